@@ -1,0 +1,58 @@
+import {LedgerFromFutureError} from '../ledger/migrations.ts';
+import {CliError, USAGE_EXIT} from './errors.ts';
+
+/** A command module: its usage text and its entry, which returns the exit code. */
+type CommandModule = {readonly usage: string; run(argv: readonly string[]): Promise<number>};
+
+/** Every verb, loaded only when used so one command never pays for another's imports. */
+const COMMANDS: Record<string, {readonly summary: string; readonly load: () => Promise<CommandModule>}> = {
+	ingest: {summary: 'fold hook payloads or spool envelopes into the ledger', load: () => import('./commands/ingest.ts')},
+	snapshot: {summary: 'print the board once (text or --json), for CI', load: () => import('./commands/snapshot.ts')},
+	timeline: {summary: "print one task's timeline", load: () => import('./commands/timeline.ts')},
+	demo: {summary: 'show the board on a scratch ledger of simulated agents', load: () => import('./commands/demo.ts')},
+};
+
+const DEFAULT_COMMAND = 'snapshot';
+
+function usage(): string {
+	const width = Math.max(...Object.keys(COMMANDS).map(name => name.length));
+	const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
+	return ['usage: controlroom [COMMAND] [OPTIONS]', '', 'commands:', ...lines, '', 'Every command takes --ledger PATH and --help.'].join('\n');
+}
+
+function describeUnexpected(error: unknown): string {
+	if (error instanceof LedgerFromFutureError) return error.message;
+	const code = (error as {code?: unknown}).code;
+	if (typeof code === 'string' && code.startsWith('SQLITE_')) {
+		return `ledger error (${code}): ${(error as Error).message}`;
+	}
+	return `unexpected error: ${error instanceof Error ? error.message : String(error)} (set CONTROLROOM_DEBUG=1 for the stack)`;
+}
+
+/** Runs the command line; returns the exit code. Errors become one line on stderr, never a stack. */
+export async function main(argv: readonly string[]): Promise<number> {
+	const [first, ...rest] = argv;
+	if (first === '--help' || first === '-h' || first === 'help') {
+		process.stdout.write(`${usage()}\n`);
+		return 0;
+	}
+	const isFlag = first === undefined || first.startsWith('-');
+	const name = isFlag ? DEFAULT_COMMAND : first;
+	const command = COMMANDS[name];
+	if (!command) {
+		process.stderr.write(`controlroom: unknown command '${name}'\n${usage()}\n`);
+		return USAGE_EXIT;
+	}
+	try {
+		const module = await command.load();
+		return await module.run(isFlag ? argv : rest);
+	} catch (error) {
+		if (process.env['CONTROLROOM_DEBUG'] && error instanceof Error) process.stderr.write(`${error.stack}\n`);
+		if (error instanceof CliError) {
+			process.stderr.write(`controlroom: ${error.message}\n`);
+			return error.exitCode;
+		}
+		process.stderr.write(`controlroom: ${describeUnexpected(error)}\n`);
+		return 1;
+	}
+}

@@ -1,0 +1,58 @@
+import {formatDuration, formatKnown, formatProgress, formatTokens, UNKNOWN} from '../core/format.ts';
+import {BOARD_LANES, type BoardLane, type Snapshot, type SnapshotTask} from '../core/snapshot.ts';
+
+const LANE_TITLES: Record<BoardLane, string> = {
+	running: 'RUNNING',
+	stalled: 'STALLED',
+	lost: 'LOST',
+	untracked: 'UNTRACKED',
+	ended: 'RECENTLY ENDED',
+};
+
+function statusLabel(task: SnapshotTask): string {
+	if (task.health) return `${task.status}/${task.health}`;
+	if (task.status === 'failed') return `failed (exit ${formatKnown(task.exitCode)})`;
+	if (task.status === 'stopped') return `stopped (${task.signal ?? `exit ${formatKnown(task.exitCode)}`})`;
+	return task.status;
+}
+
+function taskLine(task: SnapshotTask, now: number): string {
+	const started = task.startedAt ? formatDuration(now - Date.parse(task.startedAt)) : UNKNOWN;
+	return [
+		task.id.padEnd(16),
+		(task.title ?? '—').slice(0, 32).padEnd(32),
+		task.source.padEnd(13),
+		statusLabel(task).padEnd(18),
+		`age ${started}`.padEnd(10),
+		`last seen ${formatDuration(task.idleSeconds * 1000)} ago`.padEnd(20),
+		formatProgress(task.progress).padEnd(22),
+		`tokens ${formatTokens(task.tokens, task.budget)}`.padEnd(22),
+		`pid ${formatKnown(task.pid)}`,
+	].join(' ');
+}
+
+/** The board, once, as plain text for a terminal without a TTY or a CI log. */
+export function printSnapshotText(snapshot: Snapshot): string {
+	const now = Date.parse(snapshot.generatedAt);
+	const counts = snapshot.counts;
+	const lines = [
+		`controlroom snapshot ${snapshot.generatedAt}`,
+		`running ${counts.running}  stalled ${counts.stalled}  lost ${counts.lost}  untracked ${counts.untracked}  ` +
+			`registered ${counts.registered}  done ${counts.done}  failed ${counts.failed}  stopped ${counts.stopped}`,
+	];
+	for (const lane of BOARD_LANES) {
+		const tasks = snapshot.tasks.filter(task => task.lane === lane);
+		lines.push('', `${LANE_TITLES[lane]} (${tasks.length})`);
+		if (tasks.length === 0) lines.push('  none');
+		for (const task of tasks) lines.push(`  ${taskLine(task, now)}`);
+	}
+	lines.push('', `NEEDS YOU (${snapshot.queue.total})`);
+	if (snapshot.queue.total === 0) lines.push('  nothing needs you');
+	for (const lane of snapshot.queue.lanes) {
+		if (lane.total === 0) continue;
+		lines.push(`  ${lane.name}:`);
+		for (const item of lane.items) lines.push(`    ${item.taskId.padEnd(16)} ${item.reason}`);
+		if (lane.total > lane.items.length) lines.push(`    +${lane.total - lane.items.length} more`);
+	}
+	return lines.join('\n');
+}

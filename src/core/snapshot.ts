@@ -1,0 +1,133 @@
+import {assertNever} from './assert-never.ts';
+import type {HumanQueue} from './human-queue.ts';
+import type {Progress} from './progress.ts';
+import {deriveHealth, DEFAULT_STALL_SECONDS, type Health, type Status, STATUSES} from './status.ts';
+import type {Task} from './task.ts';
+import type {Tokens} from './tokens.ts';
+
+/** The board's lanes, in screen order. */
+export const BOARD_LANES = ['running', 'stalled', 'lost', 'untracked', 'ended'] as const;
+export type BoardLane = (typeof BOARD_LANES)[number];
+
+/** Which lane a task is shown in. */
+export function laneOf(status: Status, health: Health | null): BoardLane {
+	switch (status) {
+		case 'registered':
+			return 'running';
+		case 'running':
+			return health === 'stalled' ? 'stalled' : 'running';
+		case 'untracked':
+			return health === 'stalled' ? 'stalled' : 'untracked';
+		case 'lost':
+			return 'lost';
+		case 'done':
+		case 'failed':
+		case 'stopped':
+			return 'ended';
+		default:
+			return assertNever(status);
+	}
+}
+
+/** One task in snapshot JSON v1 (docs/snapshot.md). */
+export type SnapshotTask = {
+	id: string;
+	title: string | null;
+	source: string;
+	role: string | null;
+	status: Status;
+	health: Health | null;
+	pid: number | null;
+	exitCode: number | null;
+	signal: string | null;
+	error: string | null;
+	cwd: string | null;
+	parentId: string | null;
+	sessionId: string | null;
+	progress: Progress | null;
+	tokens: Tokens;
+	budget: number | null;
+	startedAt: string | null;
+	endedAt: string | null;
+	lastEventAt: string;
+	idleSeconds: number;
+	lane: BoardLane;
+};
+
+export type SnapshotCounts = Record<Status | 'stalled', number>;
+
+/** Snapshot JSON version 1: names and meanings fixed, fields may be added. */
+export type Snapshot = {
+	version: 1;
+	generatedAt: string;
+	counts: SnapshotCounts;
+	tasks: SnapshotTask[];
+	queue: {lanes: {name: string; total: number; items: {taskId: string; reason: string; at: string}[]}[]; total: number};
+	verdicts: unknown[];
+	effects: unknown[];
+};
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** The JSON view of one task at time `now`. */
+export function toSnapshotTask(task: Task, now: number, stallSeconds = DEFAULT_STALL_SECONDS): SnapshotTask {
+	const health = deriveHealth(task.status, task.lastEventAt, now, stallSeconds);
+	return {
+		id: task.id,
+		title: task.title,
+		source: task.source,
+		role: task.role,
+		status: task.status,
+		health,
+		pid: task.pid,
+		exitCode: task.exitCode,
+		signal: task.signal,
+		error: task.error,
+		cwd: task.cwd,
+		parentId: task.parentId,
+		sessionId: task.sessionId,
+		progress: task.progress,
+		tokens: task.tokens,
+		budget: task.budget,
+		startedAt: iso(task.startedAt),
+		endedAt: iso(task.endedAt),
+		lastEventAt: new Date(task.lastEventAt).toISOString(),
+		idleSeconds: Math.max(0, Math.floor((now - task.lastEventAt) / 1000)),
+		lane: laneOf(task.status, health),
+	};
+}
+
+export type SnapshotInput = {
+	/** Tasks to list: all not ended, plus those that ended within the window. */
+	readonly tasks: readonly Task[];
+	/** Status counts over the whole ledger. */
+	readonly statusCounts: Readonly<Record<Status, number>>;
+	readonly queue: HumanQueue;
+	readonly now: number;
+	readonly stallSeconds?: number;
+	readonly verdicts?: readonly unknown[];
+	readonly effects?: readonly unknown[];
+};
+
+/** Builds snapshot JSON v1. `counts.stalled` counts running or untracked tasks whose health is stalled. */
+export function buildSnapshot(input: SnapshotInput): Snapshot {
+	const tasks = input.tasks.map(task => toSnapshotTask(task, input.now, input.stallSeconds));
+	const counts = Object.fromEntries(STATUSES.map(status => [status, input.statusCounts[status] ?? 0])) as SnapshotCounts;
+	counts.stalled = tasks.filter(task => task.health === 'stalled').length;
+	return {
+		version: 1,
+		generatedAt: new Date(input.now).toISOString(),
+		counts,
+		tasks,
+		queue: {
+			lanes: input.queue.lanes.map(lane => ({
+				name: lane.name,
+				total: lane.total,
+				items: lane.items.map(item => ({taskId: item.taskId, reason: item.reason, at: new Date(item.at).toISOString()})),
+			})),
+			total: input.queue.total,
+		},
+		verdicts: [...(input.verdicts ?? [])],
+		effects: [...(input.effects ?? [])],
+	};
+}

@@ -1,0 +1,204 @@
+import {EventType, numberField, stringField, type NewEvent} from './events.ts';
+import {isEnded, type Status} from './status.ts';
+import {addTokens, UNKNOWN_TOKENS, type Tokens} from './tokens.ts';
+import {makeProgress, withDeclaredTotal, type Progress} from './progress.ts';
+
+/** One row of the task projection: the fold of a task's events. */
+export type Task = {
+	readonly id: string;
+	readonly title: string | null;
+	readonly source: string;
+	readonly role: string | null;
+	readonly status: Status;
+	readonly pid: number | null;
+	readonly pgid: number | null;
+	readonly exitCode: number | null;
+	readonly signal: string | null;
+	readonly error: string | null;
+	readonly endReason: string | null;
+	readonly cwd: string | null;
+	readonly parentId: string | null;
+	readonly sessionId: string | null;
+	readonly progress: Progress | null;
+	readonly stepsDeclared: number | null;
+	readonly tokens: Tokens;
+	readonly budget: number | null;
+	readonly createdAt: number;
+	readonly startedAt: number | null;
+	readonly endedAt: number | null;
+	readonly lastEventAt: number;
+	readonly lastSeq: number;
+	/** Plan items by id, where the agent plans with items created and completed one by one. */
+	readonly planItems: Readonly<Record<string, boolean>> | null;
+	/** A prompt was submitted and no Stop has come yet. */
+	readonly isTurnOpen: boolean;
+};
+
+function blankTask(event: NewEvent): Task {
+	return {
+		id: event.taskId,
+		title: null,
+		source: event.source,
+		role: null,
+		status: 'running',
+		pid: null,
+		pgid: null,
+		exitCode: null,
+		signal: null,
+		error: null,
+		endReason: null,
+		cwd: null,
+		parentId: null,
+		sessionId: null,
+		progress: null,
+		stepsDeclared: null,
+		tokens: UNKNOWN_TOKENS,
+		budget: null,
+		createdAt: event.at,
+		startedAt: event.at,
+		endedAt: null,
+		lastEventAt: event.at,
+		lastSeq: 0,
+		planItems: null,
+		isTurnOpen: false,
+	};
+}
+
+function end(task: Task, status: Status, at: number, patch: Partial<Task>): Task {
+	return {...task, ...patch, status, endedAt: at};
+}
+
+/** Events about the queue (a need raised by hand, an acknowledgement) never invent a task. */
+function createsTask(type: string): boolean {
+	return type !== EventType.needRaised && type !== EventType.acknowledged;
+}
+
+/** Agent events that prove a session is alive again after it ended or was found lost. */
+const REOPENING_AGENT_EVENTS = new Set(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse']);
+
+function applyAgentEvent(current: Task, event: NewEvent): Task {
+	const data = event.data;
+	const name = stringField(data, 'event');
+	const task: Task = {
+		...current,
+		cwd: stringField(data, 'cwd') ?? current.cwd,
+		pid: numberField(data, 'pid') ?? current.pid,
+		sessionId: current.sessionId ?? stringField(data, 'sessionId'),
+		parentId: current.parentId ?? stringField(data, 'parentId'),
+		title: current.title ?? stringField(data, 'titleHint'),
+		isTurnOpen: name === 'UserPromptSubmit' ? true : name === 'Stop' || name === 'StopFailure' ? false : current.isTurnOpen,
+	};
+	const reopens =
+		(task.status === 'done' || task.status === 'lost') && name !== null && REOPENING_AGENT_EVENTS.has(name);
+	if (reopens) {
+		return {...task, status: 'running', endedAt: null, exitCode: null, endReason: null, error: null};
+	}
+	return task;
+}
+
+function applyPlanItem(task: Task, itemId: string | null, isDone: boolean): Task {
+	if (itemId === null) return task;
+	const planItems = {...task.planItems, [itemId]: isDone};
+	const values = Object.values(planItems);
+	const reported = makeProgress(values.filter(Boolean).length, values.length);
+	return {...task, planItems, progress: reported ? withDeclaredTotal(reported, task.stepsDeclared) : task.progress};
+}
+
+/** A session that ends while a turn is open never said Stop: in `-p` mode that is an API error. */
+function endSession(task: Task, event: NewEvent): Task {
+	const reason = stringField(event.data, 'reason');
+	if (task.isTurnOpen && task.source !== 'wrapper') {
+		return end(task, 'failed', event.at, {
+			exitCode: null,
+			endReason: reason,
+			isTurnOpen: false,
+			error: 'session ended during a turn without Stop (API error or interruption)',
+		});
+	}
+	return end(task, 'done', event.at, {exitCode: null, endReason: reason});
+}
+
+/**
+ * Folds one event into a task. Pure: the ledger calls it inside the transaction that appends
+ * the event, so the projection never drifts from the events.
+ */
+export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0): Task | undefined {
+	if (current === undefined && !createsTask(event.type)) return undefined;
+	const base = current ?? blankTask(event);
+	const task = {...base, lastEventAt: Math.max(base.lastEventAt, event.at), lastSeq: Math.max(base.lastSeq, seq)};
+	const data = event.data;
+	switch (event.type) {
+		case EventType.registered:
+			return {
+				...task,
+				status: current && current.status !== 'registered' ? current.status : 'registered',
+				title: stringField(data, 'title') ?? task.title,
+				source: stringField(data, 'source') ?? task.source,
+				role: stringField(data, 'role') ?? task.role,
+				cwd: stringField(data, 'cwd') ?? task.cwd,
+				parentId: stringField(data, 'parentId') ?? task.parentId,
+				sessionId: stringField(data, 'sessionId') ?? task.sessionId,
+				budget: numberField(data, 'budget') ?? task.budget,
+				stepsDeclared: numberField(data, 'steps') ?? task.stepsDeclared,
+				progress: task.progress ?? declaredStart(numberField(data, 'steps')),
+				startedAt: current ? task.startedAt : null,
+				createdAt: current ? task.createdAt : event.at,
+			};
+		case EventType.started:
+			return {
+				...task,
+				status: isEnded(task.status) ? task.status : 'running',
+				pid: numberField(data, 'pid') ?? task.pid,
+				pgid: numberField(data, 'pgid') ?? task.pgid,
+				startedAt: task.startedAt ?? event.at,
+			};
+		case EventType.pidReported:
+			return {...task, pid: numberField(data, 'pid') ?? task.pid};
+		case EventType.progressed: {
+			const reported = makeProgress(numberField(data, 'done') ?? -1, numberField(data, 'total') ?? 0);
+			return reported ? {...task, progress: withDeclaredTotal(reported, task.stepsDeclared)} : task;
+		}
+		case EventType.tokensReported:
+			return {...task, tokens: addTokens(task.tokens, {input: numberField(data, 'input'), output: numberField(data, 'output')})};
+		case EventType.exited: {
+			const exitCode = numberField(data, 'exitCode');
+			const signal = stringField(data, 'signal');
+			const status: Status = signal !== null ? 'stopped' : exitCode === 0 ? 'done' : 'failed';
+			return end(task, status, event.at, {exitCode, signal, endReason: stringField(data, 'reason') ?? task.endReason});
+		}
+		case EventType.failed:
+			return end(task, 'failed', event.at, {
+				isTurnOpen: false,
+				exitCode: numberField(data, 'exitCode'),
+				error: stringField(data, 'error') ?? task.error,
+			});
+		case EventType.stopped:
+			return end(task, 'stopped', event.at, {
+				signal: stringField(data, 'signal') ?? task.signal,
+				exitCode: numberField(data, 'exitCode') ?? task.exitCode,
+				endReason: stringField(data, 'reason') ?? task.endReason,
+			});
+		case EventType.lost:
+			return isEnded(task.status) ? task : end(task, 'lost', event.at, {endReason: stringField(data, 'reason')});
+		case EventType.ended:
+			return endSession(task, event);
+		case EventType.planItem:
+			return applyPlanItem(task, stringField(data, 'itemId'), data['isDone'] === true);
+		case EventType.discovered:
+			return {
+				...task,
+				status: current ? task.status : 'untracked',
+				pid: numberField(data, 'pid') ?? task.pid,
+				title: task.title ?? stringField(data, 'command'),
+				cwd: task.cwd ?? stringField(data, 'cwd'),
+			};
+		case EventType.agentEvent:
+			return applyAgentEvent(task, event);
+		default:
+			return task;
+	}
+}
+
+function declaredStart(steps: number | null): Progress | null {
+	return steps === null ? null : makeProgress(0, steps);
+}

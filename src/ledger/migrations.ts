@@ -1,0 +1,98 @@
+import type Database from 'better-sqlite3';
+
+/** One forward step of the schema. Shipped entries are never edited; new ones are appended. */
+type Migration = {readonly version: number; readonly up: (db: Database.Database) => void};
+
+const MIGRATIONS: readonly Migration[] = [
+	{
+		version: 1,
+		up(db) {
+			db.exec(`
+				CREATE TABLE events (
+					seq INTEGER PRIMARY KEY AUTOINCREMENT,
+					task_id TEXT NOT NULL,
+					type TEXT NOT NULL,
+					at INTEGER NOT NULL,
+					source TEXT NOT NULL,
+					data TEXT NOT NULL,
+					dedup_key TEXT UNIQUE
+				);
+				CREATE INDEX events_by_task ON events(task_id, seq);
+				CREATE INDEX events_by_type ON events(type, seq);
+				CREATE TRIGGER events_refuse_update BEFORE UPDATE ON events
+					BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
+				CREATE TRIGGER events_refuse_delete BEFORE DELETE ON events
+					BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
+
+				CREATE TABLE tasks (
+					id TEXT PRIMARY KEY,
+					status TEXT NOT NULL,
+					source TEXT NOT NULL,
+					title TEXT,
+					cwd TEXT,
+					parent_id TEXT,
+					session_id TEXT,
+					pid INTEGER,
+					created_at INTEGER NOT NULL,
+					last_event_at INTEGER NOT NULL,
+					ended_at INTEGER,
+					last_seq INTEGER NOT NULL,
+					doc TEXT NOT NULL
+				);
+				CREATE INDEX tasks_by_status ON tasks(status);
+				CREATE INDEX tasks_by_ended ON tasks(ended_at);
+				CREATE INDEX tasks_by_pid ON tasks(pid);
+
+				CREATE TABLE rejects (
+					id INTEGER PRIMARY KEY AUTOINCREMENT,
+					at INTEGER NOT NULL,
+					origin TEXT NOT NULL,
+					line INTEGER,
+					reason TEXT NOT NULL,
+					raw TEXT,
+					raw_bytes INTEGER NOT NULL,
+					dedup_key TEXT UNIQUE
+				);
+
+				CREATE TABLE counters (
+					name TEXT PRIMARY KEY,
+					value INTEGER NOT NULL
+				);
+			`);
+		},
+	},
+];
+
+/** The newest schema version this build knows. */
+export const SCHEMA_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
+
+/** A ledger written by a newer controlroom: refused rather than misread. */
+export class LedgerFromFutureError extends Error {
+	constructor(found: number) {
+		super(`ledger schema version ${found} is newer than this controlroom understands (${SCHEMA_VERSION}); upgrade controlroom`);
+		this.name = 'LedgerFromFutureError';
+	}
+}
+
+function assertMonotonic(): void {
+	MIGRATIONS.forEach((migration, index) => {
+		if (migration.version !== index + 1) throw new Error(`migration ${index} has version ${migration.version}`);
+	});
+}
+
+/** Runs every pending migration in one immediate transaction; refuses a schema from the future. */
+export function migrate(db: Database.Database): void {
+	assertMonotonic();
+	const current = db.pragma('user_version', {simple: true}) as number;
+	if (current > SCHEMA_VERSION) throw new LedgerFromFutureError(current);
+	if (current === SCHEMA_VERSION) return;
+	db.transaction(() => {
+		// Re-read inside the write lock: another process may have migrated meanwhile.
+		const start = db.pragma('user_version', {simple: true}) as number;
+		if (start > SCHEMA_VERSION) throw new LedgerFromFutureError(start);
+		for (const migration of MIGRATIONS) {
+			if (migration.version > start) migration.up(db);
+		}
+		db.pragma(`user_version = ${SCHEMA_VERSION}`);
+	}).immediate();
+}

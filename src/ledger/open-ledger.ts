@@ -1,0 +1,49 @@
+import Database from 'better-sqlite3';
+import {mkdirSync} from 'node:fs';
+import {dirname} from 'node:path';
+import {migrate} from './migrations.ts';
+import {createLedgerReader, type LedgerReader} from './reader.ts';
+import {createLedgerWriter, type LedgerWriter} from './writer.ts';
+
+/** An open ledger: one connection with its prepared reader and writer. */
+export type Ledger = {
+	readonly path: string;
+	readonly db: Database.Database;
+	readonly reader: LedgerReader;
+	readonly writer: LedgerWriter;
+	close(): void;
+};
+
+export type OpenOptions = {
+	/** How long to wait for another writer's lock, in ms (the hook waits 25). */
+	readonly busyTimeoutMs?: number;
+	/** Open without creating or migrating; fails if the file is absent. */
+	readonly isReadonly?: boolean;
+};
+
+/** Opens (creating if needed) the ledger at `file`: WAL, migrations, prepared statements. */
+export function openLedger(file: string, options: OpenOptions = {}): Ledger {
+	if (!options.isReadonly) mkdirSync(dirname(file), {recursive: true});
+	const db = new Database(file, {
+		timeout: options.busyTimeoutMs ?? 5000,
+		readonly: options.isReadonly ?? false,
+		fileMustExist: options.isReadonly ?? false,
+	});
+	try {
+		if (!options.isReadonly) {
+			if (db.pragma('journal_mode', {simple: true}) !== 'wal') db.pragma('journal_mode = WAL');
+			db.pragma('synchronous = NORMAL');
+			migrate(db);
+		}
+	} catch (error) {
+		db.close();
+		throw error;
+	}
+	return {
+		path: file,
+		db,
+		reader: createLedgerReader(db),
+		writer: createLedgerWriter(db),
+		close: () => db.close(),
+	};
+}

@@ -1,0 +1,171 @@
+import {createHash} from 'node:crypto';
+import {EventType, type EventData, type NewEvent} from '../core/events.ts';
+import {progressFromList} from '../core/progress.ts';
+import type {AgentSource, HookPayload, NotifyPayload} from './payload-schema.ts';
+
+/** Strings longer than this in a kept payload are cut, so one tool output cannot bloat the ledger. */
+export const MAX_KEPT_STRING = 2000;
+const TITLE_CHARS = 80;
+
+const SOURCE_PREFIX: Record<AgentSource, string> = {claude: 'c-', codex: 'x-'};
+
+function shortHash(text: string, length = 12): string {
+	return createHash('sha1').update(text).digest('hex').slice(0, length);
+}
+
+/** The task id of an agent session: stable, short, and the same in every process. */
+export function sessionTaskId(source: AgentSource, sessionId: string): string {
+	return SOURCE_PREFIX[source] + shortHash(`${source}:${sessionId}`);
+}
+
+/** The task id of a helper (subagent) of a session. */
+export function helperTaskId(parentId: string, agentId: string): string {
+	return `${parentId}.${shortHash(agentId, 6)}`;
+}
+
+function trimValue(value: unknown): unknown {
+	if (typeof value === 'string') {
+		return value.length > MAX_KEPT_STRING ? `${value.slice(0, MAX_KEPT_STRING)}… [${value.length} chars]` : value;
+	}
+	if (Array.isArray(value)) return value.map(trimValue);
+	if (value && typeof value === 'object') {
+		return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, trimValue(inner)]));
+	}
+	return value;
+}
+
+function firstLine(text: string): string {
+	const line = text.trim().split('\n')[0] ?? '';
+	return line.length > TITLE_CHARS ? `${line.slice(0, TITLE_CHARS - 1)}…` : line;
+}
+
+function asRecord(value: unknown): Record<string, unknown> | null {
+	return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+function asString(value: unknown): string | null {
+	return typeof value === 'string' && value.length > 0 ? value : null;
+}
+
+/** Claude's TodoWrite and Codex's update_plan both carry a full list: progress is completed/total. */
+function progressFromToolInput(toolName: string | null, input: Record<string, unknown> | null): EventData | null {
+	if (!input) return null;
+	const list = toolName === 'TodoWrite' ? input['todos'] : toolName === 'update_plan' ? input['plan'] : null;
+	if (!Array.isArray(list)) return null;
+	const progress = progressFromList(list, item => asRecord(item)?.['status'] === 'completed');
+	return progress ? {done: progress.done, total: progress.total, from: toolName} : null;
+}
+
+/** Claude's Task tools add items one at a time: each is a plan item, completed or not. */
+function planItemFromToolInput(toolName: string | null, input: Record<string, unknown> | null): EventData | null {
+	if (!input || toolName !== 'TaskUpdate') return null;
+	const itemId = asString(input['taskId']) ?? asString(input['task_id']) ?? asString(input['id']);
+	const status = asString(input['status']);
+	return itemId && status ? {itemId, isDone: status === 'completed', from: toolName} : null;
+}
+
+/** Notification types that do not ask the person for anything. */
+const NOT_A_NEED = new Set(['auth_success']);
+
+export type MappingContext = {
+	readonly source: AgentSource;
+	readonly at: number;
+	/** The agent's PID from the hook's environment (CLAUDE_PID), when known. */
+	readonly pid?: number | null;
+};
+
+/**
+ * Maps one lifecycle hook payload to ledger events. One module, used by `ingest`, the spool fold
+ * and the live hook, so a payload means the same thing whichever way it arrives.
+ */
+export function mapHookPayload(payload: HookPayload, context: MappingContext): NewEvent[] {
+	const {source, at} = context;
+	const taskId = sessionTaskId(source, payload.session_id);
+	const name = payload.hook_event_name;
+	const toolName = asString(payload['tool_name']);
+	const toolInput = asRecord(payload['tool_input']);
+	const events: NewEvent[] = [];
+	const push = (type: string, data: EventData, id = taskId): void => {
+		events.push({taskId: id, type, at, source, data});
+	};
+	const prompt = asString(payload['prompt']);
+	const isTaskNotification = prompt?.trimStart().startsWith('<task-notification>') ?? false;
+
+	if (name === 'SessionStart') {
+		push(EventType.registered, {source, sessionId: payload.session_id, cwd: payload.cwd ?? null});
+		push(EventType.started, context.pid ? {pid: context.pid} : {});
+	}
+	push(EventType.agentEvent, {
+		event: name,
+		sessionId: payload.session_id,
+		cwd: payload.cwd ?? null,
+		pid: context.pid ?? null,
+		toolName,
+		titleHint: name === 'UserPromptSubmit' && prompt && !isTaskNotification ? firstLine(prompt) : null,
+		payload: trimValue(payload),
+	});
+
+	if (name === 'PreToolUse' || name === 'PostToolUse') {
+		const progress = progressFromToolInput(toolName, toolInput);
+		if (progress) push(EventType.progressed, progress);
+		const item = name === 'PostToolUse' ? planItemFromToolInput(toolName, toolInput) : null;
+		if (item) push(EventType.planItem, item);
+	}
+	if (name === 'TaskCreated' || name === 'TaskCompleted') {
+		const itemId = asString(payload['task_id']);
+		if (itemId) push(EventType.planItem, {itemId, isDone: name === 'TaskCompleted', subject: asString(payload['task_subject'])});
+	}
+	if (name === 'Notification') {
+		const kind = asString(payload['notification_type']);
+		if (!kind || !NOT_A_NEED.has(kind)) {
+			push(EventType.needRaised, {message: asString(payload['message']) ?? 'the agent asks for you', kind: kind ?? 'notification'});
+		}
+	}
+	if (name === 'StopFailure') {
+		const error = asString(payload['error']) ?? asString(payload['message']) ?? asString(payload['reason']) ?? 'StopFailure';
+		push(EventType.failed, {error, exitCode: null});
+	}
+	if (name === 'SessionEnd') push(EventType.ended, {reason: asString(payload['reason'])});
+	mapSubagent(payload, name, taskId, push);
+	return events;
+}
+
+function mapSubagent(
+	payload: HookPayload,
+	name: string,
+	parentId: string,
+	push: (type: string, data: EventData, id?: string) => void,
+): void {
+	if (name !== 'SubagentStart' && name !== 'SubagentStop') return;
+	const agentId = asString(payload['agent_id']);
+	const agentType = asString(payload['agent_type']);
+	// /compact fires SubagentStop with an empty agent_type and no transcript: not a real helper.
+	if (!agentId || !agentType) return;
+	const helperId = helperTaskId(parentId, agentId);
+	push(EventType.registered, {source: 'claude-helper', parentId, title: agentType, cwd: payload.cwd ?? null}, helperId);
+	if (name === 'SubagentStart') push(EventType.started, {}, helperId);
+	else push(EventType.ended, {reason: 'SubagentStop'}, helperId);
+}
+
+/** Maps Codex's `notify` argument (a turn ended) to ledger events. */
+export function mapNotifyPayload(payload: NotifyPayload, context: MappingContext): NewEvent[] {
+	const taskId = sessionTaskId('codex', payload['thread-id']);
+	const messages = payload['input-messages'];
+	const firstMessage = Array.isArray(messages) ? asString(messages[0]) : null;
+	return [
+		{
+			taskId,
+			type: EventType.agentEvent,
+			at: context.at,
+			source: 'codex',
+			data: {
+				event: payload.type,
+				sessionId: payload['thread-id'],
+				cwd: payload.cwd ?? null,
+				pid: context.pid ?? null,
+				titleHint: firstMessage ? firstLine(firstMessage) : null,
+				payload: trimValue(payload),
+			},
+		},
+	];
+}

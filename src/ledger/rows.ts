@@ -1,0 +1,31 @@
+import type {LedgerEvent} from '../core/events.ts';
+import type {Task} from '../core/task.ts';
+
+/** An events row as SQLite returns it. */
+export type EventRow = {
+	seq: number;
+	task_id: string;
+	type: string;
+	at: number;
+	source: string;
+	data: string;
+	dedup_key: string | null;
+};
+
+/** Turns a stored row back into an event. Rows were validated when they entered, so no re-parse. */
+export function eventFromRow(row: EventRow): LedgerEvent {
+	return {
+		seq: row.seq,
+		taskId: row.task_id,
+		type: row.type,
+		at: row.at,
+		source: row.source,
+		data: JSON.parse(row.data) as LedgerEvent['data'],
+		dedupKey: row.dedup_key,
+	};
+}
+
+/** The projection keeps the whole task as JSON beside the indexed columns. */
+export function taskFromDoc(doc: string): Task {
+	return JSON.parse(doc) as Task;
+}

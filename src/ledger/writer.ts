@@ -1,0 +1,118 @@
+import type Database from 'better-sqlite3';
+import type {NewEvent} from '../core/events.ts';
+import {applyEvent, type Task} from '../core/task.ts';
+import {taskFromDoc} from './rows.ts';
+
+/** Most of a rejected input we keep: enough to see what it was, not a 10 MB copy. */
+export const MAX_REJECT_RAW_CHARS = 64 * 1024;
+
+export type Reject = {
+	readonly origin: string;
+	readonly line: number | null;
+	readonly reason: string;
+	readonly raw: string | null;
+	/** Same key, same reject: re-reading a bad file records it once. */
+	readonly dedupKey?: string | null;
+};
+
+export type AppendResult = {
+	/** Events actually added; a repeated dedup key adds nothing. */
+	readonly appended: number;
+	readonly lastSeq: number;
+};
+
+/** The only way anything is written to the ledger. */
+export type LedgerWriter = {
+	/** Appends a batch in one immediate transaction, updating the task projection in it. */
+	append(events: readonly NewEvent[]): AppendResult;
+	/** Records input that failed validation, with the reason; false when its key was already there. */
+	reject(reject: Reject): boolean;
+	/** Runs `fn` inside one immediate transaction, for callers batching appends and rejects. */
+	transaction<T>(fn: () => T): T;
+	/** Adds to a named counter (e.g. events dropped because even the spool failed). */
+	bump(counter: string, by?: number): void;
+};
+
+/** Prepares the writer's statements once. */
+export function createLedgerWriter(db: Database.Database): LedgerWriter {
+	const insertEvent = db.prepare(
+		'INSERT OR IGNORE INTO events (task_id, type, at, source, data, dedup_key) VALUES (?, ?, ?, ?, ?, ?)',
+	);
+	const selectTask = db.prepare('SELECT doc FROM tasks WHERE id = ?').pluck();
+	const upsertTask = db.prepare(`
+		INSERT INTO tasks (id, status, source, title, cwd, parent_id, session_id, pid, created_at, last_event_at, ended_at, last_seq, doc)
+		VALUES (@id, @status, @source, @title, @cwd, @parentId, @sessionId, @pid, @createdAt, @lastEventAt, @endedAt, @lastSeq, @doc)
+		ON CONFLICT(id) DO UPDATE SET status = excluded.status, source = excluded.source, title = excluded.title,
+			cwd = excluded.cwd, parent_id = excluded.parent_id, session_id = excluded.session_id, pid = excluded.pid,
+			last_event_at = excluded.last_event_at, ended_at = excluded.ended_at, last_seq = excluded.last_seq, doc = excluded.doc`);
+	const insertReject = db.prepare(
+		'INSERT OR IGNORE INTO rejects (at, origin, line, reason, raw, raw_bytes, dedup_key) VALUES (?, ?, ?, ?, ?, ?, ?)',
+	);
+	const bumpCounter = db.prepare(
+		'INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value',
+	);
+
+	function appendInside(events: readonly NewEvent[]): AppendResult {
+		const touched = new Map<string, Task>();
+		let appended = 0;
+		let lastSeq = 0;
+		for (const event of events) {
+			const info = insertEvent.run(
+				event.taskId,
+				event.type,
+				event.at,
+				event.source,
+				JSON.stringify(event.data),
+				event.dedupKey ?? null,
+			);
+			if (info.changes === 0) continue;
+			appended += 1;
+			lastSeq = Number(info.lastInsertRowid);
+			const doc = touched.has(event.taskId) ? undefined : (selectTask.get(event.taskId) as string | undefined);
+			const current = touched.get(event.taskId) ?? (doc ? taskFromDoc(doc) : undefined);
+			const next = applyEvent(current, event, lastSeq);
+			if (next) touched.set(event.taskId, next);
+		}
+		for (const task of touched.values()) {
+			upsertTask.run({
+				id: task.id,
+				status: task.status,
+				source: task.source,
+				title: task.title,
+				cwd: task.cwd,
+				parentId: task.parentId,
+				sessionId: task.sessionId,
+				pid: task.pid,
+				createdAt: task.createdAt,
+				lastEventAt: task.lastEventAt,
+				endedAt: task.endedAt,
+				lastSeq: task.lastSeq,
+				doc: JSON.stringify(task),
+			});
+		}
+		return {appended, lastSeq};
+	}
+
+	const runImmediate = <T>(fn: () => T): T => db.transaction(fn).immediate();
+
+	return {
+		append: events => (db.inTransaction ? appendInside(events) : runImmediate(() => appendInside(events))),
+		reject(reject) {
+			const raw = reject.raw;
+			const info = insertReject.run(
+				Date.now(),
+				reject.origin,
+				reject.line,
+				reject.reason,
+				raw === null ? null : raw.slice(0, MAX_REJECT_RAW_CHARS),
+				raw === null ? 0 : Buffer.byteLength(raw),
+				reject.dedupKey ?? null,
+			);
+			return info.changes > 0;
+		},
+		transaction: fn => (db.inTransaction ? fn() : runImmediate(fn)),
+		bump(counter, by = 1) {
+			bumpCounter.run(counter, by);
+		},
+	};
+}
