@@ -71,7 +71,7 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
 
 /** The JSON view of one task at time `now`. */
 export function toSnapshotTask(task: Task, now: number, stallSeconds = DEFAULT_STALL_SECONDS): SnapshotTask {
-	const health = deriveHealth(task.status, task.lastEventAt, now, stallSeconds);
+	const health = deriveHealth(task.status, task.lastEventAt, now, task.stallSeconds ?? stallSeconds);
 	return {
 		id: task.id,
 		title: task.title,

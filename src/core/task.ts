@@ -32,6 +32,8 @@ export type Task = {
 	readonly planItems: Readonly<Record<string, boolean>> | null;
 	/** A prompt was submitted and no Stop has come yet. */
 	readonly isTurnOpen: boolean;
+	/** Silence after which this task counts as stalled; null means the default (600 s). */
+	readonly stallSeconds: number | null;
 };
 
 function blankTask(event: NewEvent): Task {
@@ -61,6 +63,7 @@ function blankTask(event: NewEvent): Task {
 		lastSeq: 0,
 		planItems: null,
 		isTurnOpen: false,
+		stallSeconds: null,
 	};
 }
 
@@ -140,6 +143,7 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 				sessionId: stringField(data, 'sessionId') ?? task.sessionId,
 				budget: numberField(data, 'budget') ?? task.budget,
 				stepsDeclared: numberField(data, 'steps') ?? task.stepsDeclared,
+				stallSeconds: numberField(data, 'stallSeconds') ?? task.stallSeconds,
 				progress: task.progress ?? declaredStart(numberField(data, 'steps')),
 				startedAt: current ? task.startedAt : null,
 				createdAt: current ? task.createdAt : event.at,
