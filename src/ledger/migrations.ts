@@ -61,6 +61,21 @@ const MIGRATIONS: readonly Migration[] = [
 			`);
 		},
 	},
+	{
+		version: 2,
+		up(db) {
+			// Where the hook stopped reading each transcript, so a long one is never re-read from the start.
+			db.exec(`
+				CREATE TABLE transcript_cursors (
+					path TEXT PRIMARY KEY,
+					task_id TEXT NOT NULL,
+					offset INTEGER NOT NULL,
+					last_message_id TEXT,
+					updated_at INTEGER NOT NULL
+				);
+			`);
+		},
+	},
 ];
 
 /** The newest schema version this build knows. */
