@@ -1,5 +1,4 @@
 import {existsSync} from 'node:fs';
-import {performance} from 'node:perf_hooks';
 import type {NewEvent} from '../core/events.ts';
 import {parseLine, PayloadError} from '../ledger/ingest.ts';
 import {openLedger, type Ledger} from '../ledger/open-ledger.ts';
@@ -29,7 +28,7 @@ export type HookRequest = {
 	readonly now: number;
 	/** CLAUDE_PID, when the agent gave one. */
 	readonly pid: number | null;
-	/** `performance.now()` value after which optional work (transcripts) is skipped. */
+	/** Milliseconds since process start (process.uptime) after which optional work (transcripts) is skipped. */
 	readonly deadline: number;
 	readonly busyTimeoutMs?: number;
 };
@@ -91,7 +90,7 @@ function transcriptTargets(payload: Record<string, unknown>, source: string) {
 }
 
 function readTranscripts(ledger: Ledger, classified: Classified, request: HookRequest): TranscriptRead[] {
-	if (classified.kind !== 'events' || classified.isEnvelope || performance.now() > request.deadline - TRANSCRIPT_MIN_TIME_LEFT_MS) return [];
+	if (classified.kind !== 'events' || classified.isEnvelope || process.uptime() * 1000 > request.deadline - TRANSCRIPT_MIN_TIME_LEFT_MS) return [];
 	const source = classified.events[0]?.source ?? '';
 	const reads: TranscriptRead[] = [];
 	for (const target of transcriptTargets(classified.payload, source)) {

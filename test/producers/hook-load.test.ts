@@ -1,5 +1,6 @@
 import {spawn, spawnSync, type ChildProcess} from 'node:child_process';
 import {join} from 'node:path';
+import {performance} from 'node:perf_hooks';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {describe, expect, it} from 'vitest';
 import {sessionTaskId} from '../../src/ledger/payload-mapping.ts';
@@ -26,6 +27,13 @@ async function holdWriteLock(ledgerFile: string, holdMs: number): Promise<{child
 	return {child, released};
 }
 
+/** Wall time of a bare `node -e 0`: what starting Node costs on this machine right now. */
+function bareNodeMs(): number {
+	const started = performance.now();
+	spawnSync(process.execPath, ['-e', '0']);
+	return performance.now() - started;
+}
+
 function prompt(n: number): string {
 	const payload = JSON.parse(fixture('claude/UserPromptSubmit.json')) as Record<string, unknown>;
 	return JSON.stringify({...payload, prompt: `prompt number ${n}`});
@@ -39,17 +47,29 @@ describe('controlroom hook while another process holds the ledger lock', () => {
 		const lockedAt = Date.now();
 		// When the hook is called repeatedly while the lock is held
 		const inputs = [fixture('claude/SessionStart.json'), prompt(1), fixture('claude/PreToolUse.json'), prompt(2), 'not json', prompt(3)];
-		const times: number[] = [];
+		const report: string[] = [];
+		const calls: {wall: number; bare: number; hookMs: number}[] = [];
 		for (const input of inputs) {
-			const run = runHookBin(home, [], input, {CLAUDE_PID: '4242'});
+			const bare = bareNodeMs();
+			const run = runHookBin(home, [], input, {CLAUDE_PID: '4242', CONTROLROOM_DEBUG: '1'});
 			expect(run.status).toBe(0);
 			expect(run.stdout.length).toBe(0);
-			times.push(run.ms);
+			// The hook's own account (CONTROLROOM_DEBUG): spooled, and how long it spent after Node started.
+			const own = /controlroom hook: spool.*, ([\d.]+) ms in the hook/.exec(run.stderr);
+			expect(own, run.stderr).not.toBeNull();
+			const hookMs = Number(own?.[1]);
+			report.push(`${run.ms.toFixed(0)} wall (bare node ${bare.toFixed(0)}, in hook ${hookMs.toFixed(0)})`);
+			calls.push({wall: run.ms, bare, hookMs});
 		}
-		const calledWithin = Date.now() - lockedAt;
-		// Then each call returned in under 200 ms, and all of them went to the spool
-		expect(calledWithin).toBeLessThan(2000);
-		expect(Math.max(...times)).toBeLessThan(200);
+		process.stderr.write(`hook calls with the ledger locked (ms): ${report.join('; ')}\n`);
+		for (const call of calls) {
+			// Then: each gave up on the lock after its 25 ms wait and stayed inside its 150 ms budget...
+			expect(call.hookMs).toBeLessThan(150);
+			// ...and returned in under 200 ms wall, unless this machine is so loaded right now that a
+			// bare `node -e 0` alone takes over 100 ms; then the bound is 200 ms past that slow start.
+			expect(call.wall).toBeLessThan(call.bare < 100 ? 200 : 200 + (call.bare - 100));
+		}
+		expect(Date.now() - lockedAt).toBeLessThan(2000);
 		expect(spoolFiles(spool)).toHaveLength(inputs.length);
 		await holder.released;
 		// And after the lock is released, one fold records every event once
@@ -113,4 +133,51 @@ describe('controlroom hook while another process holds the ledger lock', () => {
 		});
 		expect(spoolFiles(spool)).toEqual([]);
 	}, 120_000);
+});
+
+const WRITERS = 8;
+const CALLS = 2000;
+
+function runWriter(home: string, writer: number): Promise<Record<string, number>> {
+	return new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, [childScript('hook-writer'), home, String(writer), String(CALLS)], {
+			stdio: ['ignore', 'pipe', 'inherit'],
+		});
+		let output = '';
+		child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+		child.on('exit', code => (code === 0 ? resolve(JSON.parse(output) as Record<string, number>) : reject(new Error(`writer ${writer} exited ${code}`))));
+	});
+}
+
+describe('8 concurrent hook writers', () => {
+	// Each writer process calls the hook's entry in-process (handleHookInput: parse, open the ledger
+	// with its 25 ms busy timeout, append or spool, close) 2,000 times, instead of 16,000 node starts.
+	it('x 2,000 hook calls: 16,000 events after a fold, none lost, none duplicated', async () => {
+		// Given a ledger and 8 writers racing for it
+		const {home, ledgerFile, spool} = homeWithLedger();
+		const outcomes = await Promise.all(Array.from({length: WRITERS}, (_, writer) => runWriter(home, writer)));
+		// Then no call dropped its event; every one went to the ledger or the spool
+		const total = (key: string) => outcomes.reduce((sum, outcome) => sum + (outcome[key] ?? 0), 0);
+		expect(total('dropped')).toBe(0);
+		expect(total('ledger') + total('spool')).toBe(WRITERS * CALLS);
+		expect(spoolFiles(spool)).toHaveLength(total('spool'));
+		// When the spool is folded
+		withLedger(ledgerFile, ledger => {
+			foldSpool(ledger, spool);
+			// Then every call is in the ledger exactly once
+			const ids = ledger.reader
+				.eventsOfType(['agent.event'])
+				.map(event => (event.data['payload'] as Record<string, unknown>)['tool_use_id']);
+			expect(ids).toHaveLength(WRITERS * CALLS);
+			expect(new Set(ids).size).toBe(WRITERS * CALLS);
+			for (let writer = 0; writer < WRITERS; writer += 1) {
+				const task = ledger.reader.resolveTask(`writer-${writer}`);
+				expect(task?.pid).toBeGreaterThan(0);
+			}
+			expect(ledger.reader.counter('hook.dropped')).toBe(0);
+			expect(ledger.reader.rejectCount()).toBe(0);
+		});
+		expect(spoolFiles(spool)).toEqual([]);
+		process.stderr.write(`concurrency: ${total('ledger')} calls wrote the ledger, ${total('spool')} spooled\n`);
+	}, 300_000);
 });
