@@ -1,4 +1,5 @@
 import {randomBytes} from 'node:crypto';
+import {writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {sessionTaskId} from '../../src/ledger/payload-mapping.ts';
@@ -61,6 +62,27 @@ describe('controlroom hook with garbage on stdin', () => {
 			// Then one reject, no events
 			expect(stats.rejected).toBe(1);
 			expect(ledger.reader.rejectCount()).toBe(1);
+			expect(ledger.reader.eventCount()).toBe(0);
+		});
+	});
+});
+
+describe('controlroom hook when neither the ledger nor the spool takes the event', () => {
+	it('exits 0 with empty stdout, says so on stderr, and bumps hook.dropped', () => {
+		// Given a ledger whose events table cannot take an append, and a spool path that is a file
+		const {home, ledgerFile, spool} = homeWithLedger();
+		withLedger(ledgerFile, ledger =>
+			ledger.db.exec("CREATE TRIGGER refuse_all BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'disk says no'); END"),
+		);
+		writeFileSync(spool, 'not a folder');
+		// When an event arrives
+		const run = runHookBin(home, [], fixture('claude/Stop.json'));
+		// Then
+		expect(run.status).toBe(0);
+		expect(run.stdout.length).toBe(0);
+		expect(run.stderr).toMatch(/^controlroom hook: dropped one event, the spool could not be written: /);
+		withLedger(ledgerFile, ledger => {
+			expect(ledger.reader.counter('hook.dropped')).toBe(1);
 			expect(ledger.reader.eventCount()).toBe(0);
 		});
 	});
