@@ -46,11 +46,10 @@ describe('controlroom hook while another process holds the ledger lock', () => {
 		const holder = await holdWriteLock(ledgerFile, 2000);
 		const lockedAt = Date.now();
 		// When the hook is called repeatedly while the lock is held
-		const inputs = [fixture('claude/SessionStart.json'), prompt(1), fixture('claude/PreToolUse.json'), prompt(2), 'not json', prompt(3)];
+		const inputs = [fixture('claude/SessionStart.json'), prompt(1), fixture('claude/PreToolUse.json'), 'not json', prompt(2)];
 		const report: string[] = [];
-		const calls: {wall: number; bare: number; hookMs: number}[] = [];
+		const calls: {wall: number; hookMs: number}[] = [];
 		for (const input of inputs) {
-			const bare = bareNodeMs();
 			const run = runHookBin(home, [], input, {CLAUDE_PID: '4242', CONTROLROOM_DEBUG: '1'});
 			expect(run.status).toBe(0);
 			expect(run.stdout.length).toBe(0);
@@ -58,10 +57,15 @@ describe('controlroom hook while another process holds the ledger lock', () => {
 			const own = /controlroom hook: spool.*, ([\d.]+) ms in the hook/.exec(run.stderr);
 			expect(own, run.stderr).not.toBeNull();
 			const hookMs = Number(own?.[1]);
-			report.push(`${run.ms.toFixed(0)} wall (bare node ${bare.toFixed(0)}, in hook ${hookMs.toFixed(0)})`);
-			calls.push({wall: run.ms, bare, hookMs});
+			report.push(`${run.ms.toFixed(0)} wall (in hook ${hookMs.toFixed(0)})`);
+			calls.push({wall: run.ms, hookMs});
 		}
-		process.stderr.write(`hook calls with the ledger locked (ms): ${report.join('; ')}\n`);
+		const calledWithin = Date.now() - lockedAt;
+		// What starting Node costs on this machine right now, measured after the calls so that the
+		// calls all fit in the 2 s the lock is held.
+		const bare = [bareNodeMs(), bareNodeMs(), bareNodeMs()];
+		process.stderr.write(`hook calls with the ledger locked (ms): ${report.join('; ')}; bare node -e 0: ${bare.map(ms => ms.toFixed(0)).join(', ')}\n`);
+		expect(calledWithin).toBeLessThan(2000);
 		// Then each call gave up on the lock after its 25 ms wait and stayed inside its 150 ms budget
 		// (the hook's own account), and none waited for the lock (held for 2,000 ms).
 		for (const call of calls) {
@@ -72,9 +76,8 @@ describe('controlroom hook while another process holds the ledger lock', () => {
 		// and this 2-core machine runs other suites at the same time, so the wall bound is checked on
 		// the median call, and moved by however much a bare `node -e 0` is over 100 ms right now.
 		const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-		const bareMedian = median(calls.map(call => call.bare));
+		const bareMedian = median(bare);
 		expect(median(calls.map(call => call.wall))).toBeLessThan(200 + Math.max(0, bareMedian - 100));
-		expect(Date.now() - lockedAt).toBeLessThan(2000);
 		expect(spoolFiles(spool)).toHaveLength(inputs.length);
 		await holder.released;
 		// And after the lock is released, one fold records every event once
@@ -91,12 +94,11 @@ describe('controlroom hook while another process holds the ledger lock', () => {
 				'UserPromptSubmit',
 				'PreToolUse',
 				'UserPromptSubmit',
-				'UserPromptSubmit',
 			]);
 			expect(ledger.reader.rejectCount()).toBe(1);
 			// A second fold finds nothing to add
 			expect(foldSpool(ledger, spool).appended).toBe(0);
-			expect(ledger.reader.eventsOf(task?.id ?? '').filter(event => event.type === 'agent.event')).toHaveLength(5);
+			expect(ledger.reader.eventsOf(task?.id ?? '').filter(event => event.type === 'agent.event')).toHaveLength(4);
 		});
 	});
 
