@@ -4,6 +4,7 @@ import {performance} from 'node:perf_hooks';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {describe, expect, it} from 'vitest';
 import {sessionTaskId} from '../../src/ledger/payload-mapping.ts';
+import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {foldSpool} from '../../src/ledger/spool.ts';
 import {handleHookInput} from '../../src/producers/hook-main.ts';
 import {childScript} from '../helpers/children.ts';
@@ -45,6 +46,9 @@ describe('controlroom hook while another process holds the ledger lock', () => {
 		const {home, ledgerFile, spool} = homeWithLedger();
 		const holder = await holdWriteLock(ledgerFile, 2000);
 		const lockedAt = Date.now();
+		// Opening a ledger whose schema is current writes nothing: with the lock held elsewhere it
+		// still opens (a write there would throw SQLITE_BUSY after the 25 ms wait).
+		openLedger(ledgerFile, {busyTimeoutMs: 25}).close();
 		// When the hook is called repeatedly while the lock is held
 		const inputs = [fixture('claude/SessionStart.json'), prompt(1), fixture('claude/PreToolUse.json'), 'not json', prompt(2)];
 		const report: string[] = [];
