@@ -50,6 +50,19 @@ export default async function bench() {
 	console.log(`sequential, ${ROUNDS} rounds: node -e 0 median ${ms(bareMedian)}; controlroom hook median ${ms(hookMedian)}, p99 ${ms(percentile(hook, 0.99))}`);
 	console.log(`ratio hook/bare median: ${(hookMedian / bareMedian).toFixed(2)}x (goal <= 1.5x)`);
 
+	// The same concurrency with a bare node start: on a 2-core machine 8 processes share 2 cores,
+	// so this is the floor the hook's concurrent figure should be read against.
+	const bareConcurrent = [];
+	await Promise.all(
+		Array.from({length: WRITERS}, async () => {
+			for (let call = 0; call < CALLS_PER_WRITER; call += 1) bareConcurrent.push(await timed(['-e', '0'], '', env));
+		}),
+	);
+	bareConcurrent.sort((a, b) => a - b);
+	console.log(
+		`${WRITERS} concurrent bare node -e 0 x ${CALLS_PER_WRITER}: median ${ms(percentile(bareConcurrent, 0.5))}, p99 ${ms(percentile(bareConcurrent, 0.99))}`,
+	);
+
 	const concurrent = [];
 	const spoolBefore = countSpool(home);
 	await Promise.all(
