@@ -8,7 +8,7 @@ import {addTokens, isOverBudget, UNKNOWN_TOKENS, type Tokens} from '../core/toke
 import {NO_SLOT_EXIT, signalExitCode, wrapperOutcome, type WrapperOutcome} from '../core/wrapper-outcome.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {acquireSlot, checkoutRoot, NoSlotError, type SlotLease} from './admission.ts';
-import {createOutputReader, type AgentKind, type OutputFinding} from './agent-output.ts';
+import {readProgressLine, type AgentKind, type OutputFinding} from './agent-kind.ts';
 import {processStartTime} from './proc-table.ts';
 import {terminate, type StopTarget} from './stop.ts';
 import {latestStopRequest, previousThreadUsage} from './wrapper-queries.ts';
@@ -204,7 +204,11 @@ async function runRegistered(options: WrapperOptions, lease: SlotLease | null, s
 	const heartbeat = setInterval(() => append(EventType.heartbeat, {}), options.heartbeatMs);
 	let tokens: Tokens = UNKNOWN_TOKENS;
 	let budgetStop: Promise<unknown> | null = null;
-	const read = createOutputReader({agent: options.agent, previousThreadUsage: threadId => previousThreadUsage(ledger, threadId)});
+	// The Codex reader (and zod with it) loads only for Codex runs: it is most of a generic run's start-up.
+	const read =
+		options.agent === 'codex'
+			? (await import('./agent-output.ts')).createOutputReader({agent: 'codex', previousThreadUsage: threadId => previousThreadUsage(ledger, threadId)})
+			: readProgressLine;
 	const onFinding = (finding: OutputFinding, stream: string, lineNumber: number): void => {
 		if (finding.kind === 'reject') {
 			ledger.writer.reject({origin: `run:${taskId}:${stream}`, line: lineNumber, reason: finding.reason, raw: finding.raw});

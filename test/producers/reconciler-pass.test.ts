@@ -18,6 +18,7 @@ function fakeProc(root: string, pid: number, name: string, ppid: number, startTi
 	mkdirSync(join(root, String(pid)), {recursive: true});
 	writeFileSync(join(root, String(pid), 'stat'), `${pid} (${name}) ${state} ${ppid} ${pid} ${'0 '.repeat(16)}${startTime} 0\n`);
 	writeFileSync(join(root, String(pid), 'cmdline'), `${name}\0`);
+	writeFileSync(join(root, String(pid), 'comm'), `${name}\n`);
 }
 
 function setup() {
