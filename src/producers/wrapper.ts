@@ -116,7 +116,11 @@ export async function runWrapped(options: WrapperOptions): Promise<number> {
 					wait: options.wait,
 					abort: abort.signal,
 					onWait: holders =>
-						options.notice(`waiting for a slot in ${checkout} (held by ${holders.map(h => h.taskId ?? `pid ${h.pid ?? '?'}`).join(', ')})`),
+						options.notice(
+							holders === null
+								? `waiting for a slot in ${checkout} (queued behind another waiting run)`
+								: `waiting for a slot in ${checkout} (held by ${holders.map(h => h.taskId ?? `pid ${h.pid ?? 'unknown'}`).join(', ')})`,
+						),
 				});
 			} catch (error) {
 				if (error instanceof NoSlotError) {
