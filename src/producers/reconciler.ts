@@ -5,7 +5,7 @@ import type {Ledger} from '../ledger/open-ledger.ts';
 import {spoolDir} from '../ledger/paths.ts';
 import {foldSpool} from '../ledger/spool.ts';
 import {DEFAULT_PROC_ROOT, readArgv, readCwd, scanProcesses} from './proc-table.ts';
-import {processRecordOf} from './task-process.ts';
+import {processRecordOf, registeringWrapperOf} from './task-process.ts';
 
 /** Process names counted as agents unless configured (`--agents`, CONTROLROOM_AGENT_NAMES). */
 export const DEFAULT_AGENT_NAMES: readonly string[] = ['claude', 'codex'];
@@ -78,9 +78,17 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 	const untrackedRows: Task[] = [];
 	const guarded: {task: Task; event: NewEvent}[] = [];
 
-	for (const task of ledger.reader.tasksWithStatus(['running', 'untracked'])) {
+	for (const task of ledger.reader.tasksWithStatus(['registered', 'running', 'untracked'])) {
 		if (task.status === 'untracked') {
 			untrackedRows.push(task);
+			continue;
+		}
+		if (task.status === 'registered') {
+			const wrapper = registeringWrapperOf(ledger, task.id);
+			if (!wrapper || isAlive(wrapper.pid, wrapper.startTime)) continue;
+			const reason = `wrapper ${wrapper.pid} is gone and the agent was never started`;
+			lost.push({taskId: task.id, pid: wrapper.pid, reason});
+			guarded.push({task, event: {taskId: task.id, type: EventType.lost, at: now, source: 'reconciler', data: {reason}}});
 			continue;
 		}
 		const record = processRecordOf(ledger, task);

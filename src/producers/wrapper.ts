@@ -172,6 +172,7 @@ async function runRegistered(options: WrapperOptions, lease: SlotLease | null, s
 		command: commandLine,
 		agent: options.agent,
 		wrapperPid: process.pid,
+		wrapperStartTime: processStartTime(process.pid),
 		slot: lease?.slot ?? null,
 	});
 	lease?.label({taskId, title: options.title ?? commandLine.slice(0, 80)});

@@ -83,6 +83,16 @@ describe('reconcileOnce', () => {
 		expect(ledger.reader.task('u-500-1300')?.status).toBe('lost');
 	});
 
+	it('marks a registered row lost when its wrapper died before the spawn', () => {
+		const {procRoot, ledger, append} = setup();
+		append('w-gone', EventType.registered, {title: 'gone', wrapperPid: 700, wrapperStartTime: 50});
+		append('w-live', EventType.registered, {title: 'live', wrapperPid: 701, wrapperStartTime: 60});
+		fakeProc(procRoot, 701, 'node', 1, 60);
+		expect(reconcileOnce(ledger, {procRoot}).lost.map(entry => entry.taskId)).toEqual(['w-gone']);
+		expect(ledger.reader.task('w-gone')?.status).toBe('lost');
+		expect(ledger.reader.task('w-live')?.status).toBe('registered');
+	});
+
 	it('uses configured agent names', () => {
 		const {procRoot, ledger} = setup();
 		fakeProc(procRoot, 600, 'aider', 1, 1400);
