@@ -159,8 +159,18 @@ async function runRegistered(options: WrapperOptions, lease: SlotLease | null, s
 	const {ledger} = options;
 	const taskId = newTaskId();
 	const commandLine = [options.command, ...options.args].join(' ');
+	let isSpawned = false;
+	let hasWarned = false;
 	const append = (type: string, data: EventData): void => {
-		ledger.writer.append([{taskId, type, at: Date.now(), source: 'wrapper', data} satisfies NewEvent]);
+		try {
+			ledger.writer.append([{taskId, type, at: Date.now(), source: 'wrapper', data} satisfies NewEvent]);
+		} catch (error) {
+			// Before the spawn a failed write stops the run (nothing runs unrecorded); after it, the
+			// agent is never taken down by its instrumentation: say so once and carry on.
+			if (!isSpawned) throw error;
+			if (!hasWarned) options.notice(`cannot write to the ledger (${(error as Error).message}); the run goes on`);
+			hasWarned = true;
+		}
 	};
 	append(EventType.registered, {
 		title: options.title ?? commandLine.slice(0, 80),
@@ -196,6 +206,7 @@ async function runRegistered(options: WrapperOptions, lease: SlotLease | null, s
 		env: {CONTROLROOM_TASK_ID: taskId},
 	});
 	const pid = subprocess.pid;
+	isSpawned = pid !== undefined;
 	if (pid === undefined) {
 		const result = await subprocess;
 		const error = result.originalMessage || result.shortMessage || 'spawn failed';
