@@ -227,7 +227,11 @@ async function runRegistered(options: WrapperOptions, lease: SlotLease | null, s
 			: readProgressLine;
 	const onFinding = (finding: OutputFinding, stream: string, lineNumber: number): void => {
 		if (finding.kind === 'reject') {
-			ledger.writer.reject({origin: `run:${taskId}:${stream}`, line: lineNumber, reason: finding.reason, raw: finding.raw});
+			try {
+				ledger.writer.reject({origin: `run:${taskId}:${stream}`, line: lineNumber, reason: finding.reason, raw: finding.raw});
+			} catch {
+				ledger.writer.bump('wrapper.rejects_dropped');
+			}
 			return;
 		}
 		if (finding.kind === 'event') return append(finding.type, finding.data);
