@@ -186,12 +186,17 @@ async function runRegistered(options: WrapperOptions, lease: SlotLease | null, s
 		slot: lease?.slot ?? null,
 	});
 	lease?.label({taskId, title: options.title ?? commandLine.slice(0, 80)});
+	// The Codex reader (and zod with it) loads only for Codex runs, and before the spawn: the output
+	// listeners must be attached in the same tick as the spawn, or early output could be missed.
+	const read =
+		options.agent === 'codex'
+			? (await import('./agent-output.ts')).createOutputReader({agent: 'codex', previousThreadUsage: threadId => previousThreadUsage(ledger, threadId)})
+			: readProgressLine;
 	const early = signals.received();
 	if (early) {
 		append(EventType.stopped, {signal: early, reason: `wrapper received ${early} before the spawn`, exitCode: null});
 		return signalExitCode(early);
 	}
-
 	const isPiped = options.agent !== 'claude' || options.logFile !== null;
 	const subprocess = execa(options.command, [...options.args], {
 		cwd: options.cwd,
@@ -220,11 +225,6 @@ async function runRegistered(options: WrapperOptions, lease: SlotLease | null, s
 	const heartbeat = setInterval(() => append(EventType.heartbeat, {}), options.heartbeatMs);
 	let tokens: Tokens = UNKNOWN_TOKENS;
 	let budgetStop: Promise<unknown> | null = null;
-	// The Codex reader (and zod with it) loads only for Codex runs: it is most of a generic run's start-up.
-	const read =
-		options.agent === 'codex'
-			? (await import('./agent-output.ts')).createOutputReader({agent: 'codex', previousThreadUsage: threadId => previousThreadUsage(ledger, threadId)})
-			: readProgressLine;
 	const onFinding = (finding: OutputFinding, stream: string, lineNumber: number): void => {
 		if (finding.kind === 'reject') {
 			try {
