@@ -30,7 +30,7 @@ function lostWrapped(result: ReconcileResult): string[] {
 /** A fake agent executable whose kernel name is `codex` (a script run through its shebang). */
 function fakeCodex(dir: string): string {
 	const file = join(dir, 'codex');
-	writeFileSync(file, `#!${process.execPath}\nprocess.stdout.write('codex ' + process.pid + '\\n');\nsetInterval(() => {}, 1000);\n`);
+	writeFileSync(file, `#!${process.execPath}\nprocess.stdout.write('codex ' + process.pid + '\\n');\nsetTimeout(() => {}, 60000);\n`);
 	chmodSync(file, 0o755);
 	return file;
 }
@@ -41,7 +41,7 @@ async function wrappedSleeper(box: ReturnType<typeof sandbox>) {
 	const ledger = await ledgerOf(box.ledgerFile);
 	open.push(ledger);
 	const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], 10_000, 'running task');
-	pids.push(task.pid!);
+	pids.push(task.pid!, -task.pgid!);
 	// Its output went through before the wrapper dies: a later write to the dead wrapper's pipe would end it (EPIPE).
 	await waitFor(() => run.stdout().includes(`pid ${task.pid}`), 10_000, 'child output');
 	return {run, ledger, task};
@@ -105,6 +105,7 @@ describe('controlroom reconcile', () => {
 		const ledger = await ledgerOf(box.ledgerFile);
 		open.push(ledger);
 		const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], 10_000, 'running task');
+		pids.push(-task.pgid!); // the whole group goes at the end, even when an assertion fails first
 		await waitFor(() => (run.stdout().match(/codex \d+/g) ?? []).length === 2, 10_000, 'two codex processes');
 		const ours = [...readProcessTable().values()].filter(process => process.pgid === task.pgid && process.name === 'codex');
 		expect(ours).toHaveLength(2);
