@@ -1,0 +1,114 @@
+import {closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync} from 'node:fs';
+import {join} from 'node:path';
+import {parseProcStat, type ProcessInfo} from '../core/process-tree.ts';
+
+/**
+ * The process table, read straight from /proc (Linux). Reading /proc costs one small read per
+ * process and no fork, which keeps a pass with a thousand processes within a few milliseconds;
+ * spawning `ps` each pass would cost more than the whole pass budget on its own.
+ */
+export const DEFAULT_PROC_ROOT = '/proc';
+
+/** One buffer for every small /proc read: a stat line is a few hundred bytes. */
+const readBuffer = Buffer.alloc(4096);
+
+/** Reads a small /proc file with open/read/close into the shared buffer; undefined when it is gone. */
+function readSmall(file: string): string | undefined {
+	let fd: number;
+	try {
+		fd = openSync(file, 'r');
+	} catch {
+		return undefined;
+	}
+	try {
+		const length = readSync(fd, readBuffer, 0, readBuffer.length, 0);
+		return readBuffer.toString('utf8', 0, length);
+	} catch {
+		return undefined;
+	} finally {
+		closeSync(fd);
+	}
+}
+
+/**
+ * One process's stat line, or undefined when it is gone (or was never there). open/read/close
+ * into a shared buffer: readFileSync's extra fstat and allocation per file cost a third more.
+ */
+export function readProcess(pid: number, procRoot = DEFAULT_PROC_ROOT): ProcessInfo | undefined {
+	const text = readSmall(`${procRoot}/${pid}/stat`);
+	return text === undefined ? undefined : (parseProcStat(text) ?? undefined);
+}
+
+/** Every process in the table, keyed by PID. Processes that exit while we read are skipped. */
+export function readProcessTable(procRoot = DEFAULT_PROC_ROOT): Map<number, ProcessInfo> {
+	const table = new Map<number, ProcessInfo>();
+	for (const entry of readdirSync(procRoot)) {
+		const first = entry.charCodeAt(0);
+		if (first < 48 || first > 57) continue;
+		const info = readProcess(Number(entry), procRoot);
+		if (info) table.set(info.pid, info);
+	}
+	return table;
+}
+
+/** A process's argv, or null when it is gone or unreadable (kernel threads have none). */
+export function readArgv(pid: number, procRoot = DEFAULT_PROC_ROOT): string[] | null {
+	try {
+		const raw = readFileSync(join(procRoot, String(pid), 'cmdline'), 'utf8');
+		const argv = raw.split('\0');
+		if (argv.at(-1) === '') argv.pop();
+		return argv.length > 0 ? argv : null;
+	} catch {
+		return null;
+	}
+}
+
+/** A process's working folder, or null when it is gone or belongs to another user. */
+export function readCwd(pid: number, procRoot = DEFAULT_PROC_ROOT): string | null {
+	try {
+		return readlinkSync(join(procRoot, String(pid), 'cwd'));
+	} catch {
+		return null;
+	}
+}
+
+/** The start time of a live process (clock ticks after boot), or null when it is gone. */
+export function processStartTime(pid: number, procRoot = DEFAULT_PROC_ROOT): number | null {
+	return readProcess(pid, procRoot)?.startTime ?? null;
+}
+
+/** Live (non-zombie) members of a process group. */
+export function groupMembers(pgid: number, procRoot = DEFAULT_PROC_ROOT): ProcessInfo[] {
+	return [...readProcessTable(procRoot).values()].filter(process => process.pgid === pgid && process.state !== 'Z');
+}
+
+/**
+ * A pass's view of the process table: every PID with its kernel name (one read of the short
+ * `comm` file each), and the full stat line read only for the processes a pass asks about
+ * (tracked PIDs, agent-named processes and their ancestors), cached for the pass.
+ */
+export type ProcessScan = {
+	readonly pids: readonly number[];
+	name(pid: number): string | undefined;
+	get(pid: number): ProcessInfo | undefined;
+};
+
+/** Lists the process table for one pass (see ProcessScan). */
+export function scanProcesses(procRoot = DEFAULT_PROC_ROOT): ProcessScan {
+	const names = new Map<number, string>();
+	for (const entry of readdirSync(procRoot)) {
+		const first = entry.charCodeAt(0);
+		if (first < 48 || first > 57) continue;
+		const comm = readSmall(`${procRoot}/${entry}/comm`);
+		if (comm !== undefined) names.set(Number(entry), comm.endsWith('\n') ? comm.slice(0, -1) : comm);
+	}
+	const stats = new Map<number, ProcessInfo | undefined>();
+	return {
+		pids: [...names.keys()],
+		name: pid => names.get(pid),
+		get(pid) {
+			if (!stats.has(pid)) stats.set(pid, readProcess(pid, procRoot));
+			return stats.get(pid);
+		},
+	};
+}
