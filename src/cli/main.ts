@@ -9,6 +9,7 @@ const COMMANDS: Record<string, {readonly summary: string; readonly load: () => P
 	ingest: {summary: 'fold hook payloads or spool envelopes into the ledger', load: () => import('./commands/ingest.ts')},
 	snapshot: {summary: 'print the board once (text or --json), for CI', load: () => import('./commands/snapshot.ts')},
 	timeline: {summary: "print one task's timeline", load: () => import('./commands/timeline.ts')},
+	contract: {summary: 'check a handoff contract, or write a template (contract check|new)', load: () => import('./commands/contract.ts')},
 	demo: {summary: 'show the board on a scratch ledger of simulated agents', load: () => import('./commands/demo.ts')},
 };
 
