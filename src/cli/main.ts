@@ -10,6 +10,10 @@ const COMMANDS: Record<string, {readonly summary: string; readonly load: () => P
 	snapshot: {summary: 'print the board once (text or --json), for CI', load: () => import('./commands/snapshot.ts')},
 	timeline: {summary: "print one task's timeline", load: () => import('./commands/timeline.ts')},
 	contract: {summary: 'check a handoff contract, or write a template (contract check|new)', load: () => import('./commands/contract.ts')},
+	take: {summary: 'claim a contract (exclusive; a 30-minute lease)', load: () => import('./commands/take.ts')},
+	progress: {summary: 'note progress on a claim and renew its lease', load: () => import('./commands/progress.ts')},
+	'hand-in': {summary: 'hand in a claim with an evidence file', load: () => import('./commands/hand-in.ts')},
+	'pass-back': {summary: 'free a claim, with the reason the next taker sees first', load: () => import('./commands/pass-back.ts')},
 	demo: {summary: 'show the board on a scratch ledger of simulated agents', load: () => import('./commands/demo.ts')},
 };
 
