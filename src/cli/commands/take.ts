@@ -5,8 +5,9 @@ import {CliError, USAGE_EXIT} from '../errors.ts';
 import {reportRefusal} from '../handoff-report.ts';
 
 export const usage = `controlroom take FILE [--as NAME] [--json] [--ledger PATH]
-  Claims a contract for NAME (default: the contract's execution.operator, else $USER). Exclusive:
-  if someone holds it, says who and exits 1. A reason it was passed back with is printed first.
+  Claims a contract for NAME (default: $CONTROLROOM_WORKER, else the contract's execution.operator,
+  else $USER). Exclusive: if someone holds it, says who and exits 1. A reason it was passed back
+  with is printed first.
   The claim is a task with a 30-minute lease; \`controlroom progress\` renews it.`;
 
 /** `controlroom take FILE`. */
@@ -19,7 +20,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const ledger = openCommandLedger(values.ledger);
 	try {
 		return reportRefusal(() => {
-			const taken = takeContract({ledger, source: 'cli'}, file, values.as ?? null);
+			const taken = takeContract({ledger, source: 'cli'}, file, values.as ?? process.env['CONTROLROOM_WORKER'] ?? null);
 			if (values.json) return (out(JSON.stringify({version: 1, ...taken}, null, 2)), 0);
 			const lines = taken.passedBack ? [`passed back by ${taken.passedBack.by}: ${taken.passedBack.reason}`] : [];
 			lines.push(`${taken.holder} took "${taken.title}" as ${taken.taskId}`);
