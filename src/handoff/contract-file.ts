@@ -1,6 +1,6 @@
 import {readFileSync} from 'node:fs';
 import {extname} from 'node:path';
-import {parseDocument} from 'yaml';
+import {LineCounter, parseDocument} from 'yaml';
 
 /** A contract file that cannot be read as YAML or Markdown at all; the message never quotes the file. */
 export class ContractParseError extends Error {}
@@ -41,10 +41,11 @@ const SECTIONS: Readonly<Record<string, {readonly path: readonly string[]; reado
 
 /** Parses YAML, reporting only the position of an error: the parser's excerpt could show a secret. */
 export function parseYaml(source: string, where: string, lineOffset = 0): unknown {
-	const parsed = parseDocument(source, {prettyErrors: false, uniqueKeys: true});
+	const lineCounter = new LineCounter();
+	const parsed = parseDocument(source, {prettyErrors: false, uniqueKeys: true, lineCounter});
 	const error = parsed.errors[0];
 	if (error) {
-		const line = (error.linePos?.[0]?.line ?? 0) + lineOffset;
+		const line = lineCounter.linePos(error.pos[0]).line + lineOffset;
 		throw new ContractParseError(`${where}: not valid YAML (${error.code}) at line ${line}`);
 	}
 	return parsed.toJS({maxAliasCount: 100});
