@@ -43,7 +43,7 @@ function claimId(result: CliResult): string {
 }
 
 describe('claims', () => {
-	it.each([1, 2, 3])('lets exactly one of two processes taking at once win (round %i)', async () => {
+	it.each([1, 2, 3, 4, 5])('lets exactly one of two processes taking at once win (round %i)', async () => {
 		// Given one contract and two takers started together
 		const {ledger, contract} = setup();
 		const home = scratchDir('cr-home-');
