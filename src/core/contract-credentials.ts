@@ -45,3 +45,25 @@ export function detectCredential(value: string, key: string | null = null): stri
 	if (key !== null && SECRET_KEY.test(key) && !isStandIn(value)) return `secret in a field named ${key}`;
 	return null;
 }
+
+/** What a field path shows in place of a key that is itself a credential. */
+export const WITHHELD_KEY = '(key withheld)';
+
+/** Every mapping key in a document that looks like a credential, so paths never spell it out. */
+export function credentialKeys(document: unknown, out = new Set<string>()): Set<string> {
+	if (Array.isArray(document)) for (const item of document) credentialKeys(item, out);
+	else if (document !== null && typeof document === 'object') {
+		for (const [key, child] of Object.entries(document)) {
+			if (detectCredential(key) !== null) out.add(key);
+			credentialKeys(child, out);
+		}
+	}
+	return out;
+}
+
+/** A field path with any credential-shaped key replaced by WITHHELD_KEY. */
+export function redactField(field: string, keys: ReadonlySet<string>): string {
+	let safe = field;
+	for (const key of keys) safe = safe.split(key).join(WITHHELD_KEY);
+	return safe;
+}

@@ -1,5 +1,5 @@
 import {z} from 'zod';
-import {detectCredential} from './contract-credentials.ts';
+import {credentialKeys, detectCredential, redactField} from './contract-credentials.ts';
 import type {ContractProblem} from './contract-rules.ts';
 
 const text = z.string().trim().min(1);
@@ -36,7 +36,11 @@ function scanCredentials(value: unknown, path: string, out: ContractProblem[]): 
 		if (credential !== null) out.push({severity: 'error', field: path, message: `looks like a credential (${credential}); remove it, the value is not shown`});
 	} else if (Array.isArray(value)) value.forEach((item, index) => scanCredentials(item, `${path}[${index}]`, out));
 	else if (value !== null && typeof value === 'object') {
-		for (const [key, child] of Object.entries(value)) scanCredentials(child, path === '' ? key : `${path}.${key}`, out);
+		for (const [key, child] of Object.entries(value)) {
+			const childPath = path === '' ? key : `${path}.${key}`;
+			if (detectCredential(key) !== null) out.push({severity: 'error', field: childPath, message: 'looks like a credential (a key); remove it, the value is not shown'});
+			scanCredentials(child, childPath, out);
+		}
 	}
 }
 
@@ -66,7 +70,9 @@ function describeIssue(issue: z.core.$ZodIssue, document: unknown): string {
  */
 export function checkEvidence(document: unknown, terms: HandInTerms): EvidenceVerdict {
 	const problems: ContractProblem[] = [];
+	const secretKeys = credentialKeys(document);
 	scanCredentials(document, '', problems);
+	for (const [index, problem] of problems.entries()) problems[index] = {...problem, field: redactField(problem.field, secretKeys)};
 	const parsed = Evidence.safeParse(document);
 	if (!parsed.success) {
 		for (const issue of parsed.error.issues) {

@@ -1,6 +1,6 @@
 import type {z} from 'zod';
 import {commandRequirement, describeRequirement, type CommandRequirement} from './contract-commands.ts';
-import {detectCredential} from './contract-credentials.ts';
+import {credentialKeys, detectCredential, redactField} from './contract-credentials.ts';
 import {BugContract, CONTRACT_KINDS, TaskContract, TransferContract, type Contract, type ContractKind} from './contract-model.ts';
 
 /** One finding about a contract, always naming the field it is about. */
@@ -43,10 +43,8 @@ function leaves(value: unknown, path = '', key: string | null = null, out: Leaf[
 	else if (Array.isArray(value)) value.forEach((item, index) => leaves(item, joinPath(path, index), key, out));
 	else if (value !== null && typeof value === 'object') {
 		for (const [childKey, child] of Object.entries(value)) {
-			if (typeof child === 'string' || typeof child === 'number') {
-				// A key can carry a secret too (`"sk-...": note`); test it with the same rules.
-				out.push({path: joinPath(path, childKey), key: null, value: childKey});
-			}
+			// A key can carry a secret or a placeholder too (`"sk-...": note`); test it with the same rules.
+			out.push({path: joinPath(path, childKey), key: null, value: childKey});
 			leaves(child, joinPath(path, childKey), childKey, out);
 		}
 	}
@@ -190,6 +188,8 @@ export function checkContract(document: unknown, facts: RepositoryFacts): Contra
 		}
 	}
 	problems.push(...acceptorProblems(document), ...repositoryProblems(document, facts, flagged), ...vagueWarnings(document));
-	const unique = [...new Map(problems.map(problem => [`${problem.field}\u0000${problem.message}`, problem])).values()];
+	const secretKeys = credentialKeys(document);
+	const safe = problems.map(problem => ({...problem, field: redactField(problem.field, secretKeys)}));
+	const unique = [...new Map(safe.map(problem => [`${problem.field}\u0000${problem.message}`, problem])).values()];
 	return {kind, contract, problems: unique, isValid: unique.every(problem => problem.severity !== 'error')};
 }

@@ -99,3 +99,15 @@ describe('checkEvidence', () => {
 		expect(fields).toEqual(['after', 'after[2].check', 'review.acceptor']);
 	});
 });
+
+describe('credential keys', () => {
+	it('never spells out a key that is itself a credential, in contract or evidence problems', () => {
+		const secret = 'ghp_R8x2Kq9LmT4vW7yZ1aB3cD5eF6gH8iJ0kL2m';
+		const verdict = checkContract({kind: 'bug', context: {repository: '.', base_revision: 'abc', notes: {[secret]: {scope: 'repo'}}}}, ALL_DEFINED);
+		expect(verdict.problems).toContainEqual(expect.objectContaining({field: 'context.notes.(key withheld)', message: expect.stringContaining('credential')}));
+		expect(JSON.stringify(verdict.problems)).not.toContain('R8x2Kq9L');
+		const evidence = checkEvidence({uncertainty: [], extra: {[secret]: 1}}, {checks: [], acceptors: {}, operator: null});
+		expect(evidence.problems.map(problem => problem.field)).toContain('extra.(key withheld)');
+		expect(JSON.stringify(evidence.problems)).not.toContain('R8x2Kq9L');
+	});
+});
