@@ -14,6 +14,7 @@ const COMMANDS: Record<string, {readonly summary: string; readonly load: () => P
 	progress: {summary: 'note progress on a claim and renew its lease', load: () => import('./commands/progress.ts')},
 	'hand-in': {summary: 'hand in a claim with an evidence file', load: () => import('./commands/hand-in.ts')},
 	'pass-back': {summary: 'free a claim, with the reason the next taker sees first', load: () => import('./commands/pass-back.ts')},
+	work: {summary: 'list claims: held, stalled, handed in, passed back', load: () => import('./commands/work.ts')},
 	mcp: {summary: 'serve the claim verbs to agents over stdio (MCP)', load: () => import('./commands/mcp.ts')},
 	demo: {summary: 'show the board on a scratch ledger of simulated agents', load: () => import('./commands/demo.ts')},
 };

@@ -21,6 +21,23 @@ export type OpenOptions = {
 	readonly isReadonly?: boolean;
 };
 
+/**
+ * Switches a new ledger to WAL. SQLite answers a concurrent switch with SQLITE_BUSY at once,
+ * without its busy handler, so two processes creating one ledger together retry until the timeout.
+ */
+function enableWal(db: Database.Database, timeoutMs: number): void {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		try {
+			if (db.pragma('journal_mode', {simple: true}) !== 'wal') db.pragma('journal_mode = WAL');
+			return;
+		} catch (error) {
+			if ((error as {code?: unknown}).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
+			Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+		}
+	}
+}
+
 /** Opens (creating if needed) the ledger at `file`: WAL, migrations, prepared statements. */
 export function openLedger(file: string, options: OpenOptions = {}): Ledger {
 	if (!options.isReadonly) mkdirSync(dirname(file), {recursive: true});
@@ -31,7 +48,7 @@ export function openLedger(file: string, options: OpenOptions = {}): Ledger {
 	});
 	try {
 		if (!options.isReadonly) {
-			if (db.pragma('journal_mode', {simple: true}) !== 'wal') db.pragma('journal_mode = WAL');
+			enableWal(db, options.busyTimeoutMs ?? 5000);
 			db.pragma('synchronous = NORMAL');
 			migrate(db);
 		}

@@ -119,6 +119,9 @@ describe('claims', () => {
 		expect(next.stdout.split('\n')[0]).toBe('passed back by ana: the fixture database is gone');
 		expect(claimId(next)).not.toBe(first);
 
+		const work = JSON.parse(cli('work', '--json').stdout) as {items: {taskId: string; state: string; holder: string}[]};
+		expect(work.items).toEqual([expect.objectContaining({taskId: claimId(next), state: 'held', holder: 'bo'})]);
+
 		const timeline = cli('timeline', first).stdout;
 		expect(timeline).toContain('taken by ana');
 		expect(timeline).toContain('progress: query rewritten');
