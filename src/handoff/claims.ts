@@ -39,6 +39,7 @@ export type TakeResult = {
 	/** The previous taker's reason for passing it back: the first thing the new taker should read. */
 	readonly passedBack: {readonly by: string; readonly reason: string} | null;
 	readonly checks: readonly string[];
+	readonly leaseSeconds: number;
 };
 
 /** The same contract file always has the same key, whoever names it and however. */
@@ -66,7 +67,7 @@ function holderOf(ledger: Ledger, taskId: string): string {
  * Takes a contract: validates it, then decides inside one immediate transaction, so of two takers
  * at once exactly one wins; the other learns who holds it.
  */
-export function takeContract(actor: Actor, file: string, holderHint: string | null): TakeResult {
+export function takeContract(actor: Actor, file: string, holderHint: string | null, leaseSeconds = CLAIM_LEASE_SECONDS): TakeResult {
 	const checked = checkContractFile(file);
 	if (!checked.isValid || checked.contract === null) {
 		throw new HandoffError(`${file}: invalid contract; not taken`, checked.problems.filter(problem => problem.severity === 'error'));
@@ -92,10 +93,10 @@ export function takeContract(actor: Actor, file: string, holderHint: string | nu
 		const at = now();
 		const terms: HandInTerms = {checks, acceptors: acceptorsOf(contract), operator: operatorOf(contract)};
 		actor.ledger.writer.append([
-			{taskId, type: EventType.registered, at, source: actor.source, data: {title: contract.title, source: actor.source, role: CLAIM_ROLE, cwd: null, stallSeconds: CLAIM_LEASE_SECONDS, command: null}},
+			{taskId, type: EventType.registered, at, source: actor.source, data: {title: contract.title, source: actor.source, role: CLAIM_ROLE, cwd: null, stallSeconds: leaseSeconds, command: null}},
 			{taskId, type: EventType.claimTaken, at, source: actor.source, data: {contract: checked.file, contractKey: key, kind: contract.kind, holder, passedBack, ...terms}},
 		]);
-		return {taskId, holder, title: contract.title, passedBack, checks};
+		return {taskId, holder, title: contract.title, passedBack, checks, leaseSeconds};
 	});
 }
 

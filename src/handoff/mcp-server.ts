@@ -40,11 +40,15 @@ export function createHandoffServer(ledger: Ledger, defaultHolder: string | null
 		'take',
 		{
 			description: 'Claim a handoff contract file. Exclusive: refused, naming the holder, if someone holds it. Read passedBack first when present.',
-			inputSchema: {file: z.string().min(1).describe('path of the contract file (YAML or Markdown)'), as: z.string().min(1).optional().describe('who takes it')},
+			inputSchema: {
+				file: z.string().min(1).describe('path of the contract file (YAML or Markdown)'),
+				as: z.string().min(1).optional().describe('who takes it'),
+				lease_minutes: z.number().int().positive().optional().describe('silence after which the claim shows as stalled (default 30)'),
+			},
 		},
-		({file, as}) =>
+		({file, as, lease_minutes: leaseMinutes}) =>
 			guarded(() => {
-				const taken = takeContract(actor, file, as ?? defaultHolder);
+				const taken = takeContract(actor, file, as ?? defaultHolder, leaseMinutes === undefined ? undefined : leaseMinutes * 60);
 				const first = taken.passedBack ? `passed back by ${taken.passedBack.by}: ${taken.passedBack.reason}\n` : '';
 				return ok(`${first}${taken.holder} took "${taken.title}" as ${taken.taskId}`, {...taken});
 			}),

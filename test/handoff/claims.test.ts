@@ -107,8 +107,14 @@ describe('claims', () => {
 	});
 
 	it('shows the pass-back reason first to the next taker, and keeps the ended claim on the timeline', () => {
-		const {contract, cli} = setup();
-		const first = claimId(cli('take', contract, '--as', 'ana'));
+		const {contract, cli, ledger: file} = setup();
+		const first = claimId(cli('take', contract, '--as', 'ana', '--lease', '5'));
+		const db = openLedger(file);
+		try {
+			expect(db.reader.task(first)?.stallSeconds).toBe(300);
+		} finally {
+			db.close();
+		}
 		expect(cli('progress', first, 'query rewritten').status).toBe(0);
 		const passed = cli('pass-back', first, '--reason', 'the fixture database is gone');
 		expect(passed.status).toBe(0);
