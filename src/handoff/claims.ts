@@ -42,6 +42,15 @@ export type TakeResult = {
 	readonly leaseSeconds: number;
 };
 
+/**
+ * Keeps a refused contract or evidence file in the rejects table with its reasons (PRODUCT.md §3).
+ * Only field names and messages are kept, never the file's text: it may hold a credential.
+ */
+function recordReject(actor: Actor, what: string, problems: readonly ContractProblem[]): void {
+	const reason = [what, ...problems.map(problem => `${problem.field}: ${problem.message}`)].join('\n');
+	actor.ledger.writer.reject({origin: actor.source === 'mcp' ? 'mcp' : 'handoff', line: null, reason, raw: null});
+}
+
 /** The same contract file always has the same key, whoever names it and however. */
 export function contractKey(file: string): string {
 	return createHash('sha256').update(realpathSync(resolve(file))).digest('hex').slice(0, 12);
@@ -70,7 +79,9 @@ function holderOf(ledger: Ledger, taskId: string): string {
 export function takeContract(actor: Actor, file: string, holderHint: string | null, leaseSeconds = CLAIM_LEASE_SECONDS): TakeResult {
 	const checked = checkContractFile(file);
 	if (!checked.isValid || checked.contract === null) {
-		throw new HandoffError(`${file}: invalid contract; not taken`, checked.problems.filter(problem => problem.severity === 'error'));
+		const errors = checked.problems.filter(problem => problem.severity === 'error');
+		recordReject(actor, `take ${checked.file}`, errors);
+		throw new HandoffError(`${file}: invalid contract; not taken`, errors);
 	}
 	const contract = checked.contract;
 	const holder = holderHint ?? operatorOf(contract) ?? process.env['USER'] ?? 'unknown';
@@ -166,10 +177,10 @@ export type HandInResult = {readonly taskId: string; readonly acceptor: string};
  */
 export function handIn(actor: Actor, ref: string, evidenceFile: string): HandInResult {
 	const document = readEvidence(evidenceFile);
-	return actor.ledger.writer.transaction(() => {
+	const outcome = actor.ledger.writer.transaction<HandInResult | {taskId: string; problems: readonly ContractProblem[]}>(() => {
 		const task = heldClaim(actor.ledger, ref);
 		const {evidence, problems} = checkEvidence(document, termsOf(actor.ledger, task.id));
-		if (evidence === null || problems.length > 0) throw new HandoffError(`hand-in of ${task.id} refused`, problems);
+		if (evidence === null || problems.length > 0) return {taskId: task.id, problems};
 		const acceptor = evidence.review.acceptor;
 		const at = (actor.now ?? Date.now)();
 		actor.ledger.writer.append([
@@ -178,6 +189,12 @@ export function handIn(actor: Actor, ref: string, evidenceFile: string): HandInR
 		]);
 		return {taskId: task.id, acceptor};
 	});
+	if ('problems' in outcome) {
+		// Outside the transaction: a refusal must not roll back its own record.
+		recordReject(actor, `hand-in ${outcome.taskId} ${resolve(evidenceFile)}`, outcome.problems);
+		throw new HandoffError(`hand-in of ${outcome.taskId} refused`, outcome.problems);
+	}
+	return outcome;
 }
 
 /** Raises a need for a person on a task (the MCP `raise_need` verb). */

@@ -1,6 +1,7 @@
 import {spawnSync} from 'node:child_process';
 import {accessSync, constants, existsSync, readFileSync, statSync} from 'node:fs';
 import {delimiter, isAbsolute, join, resolve} from 'node:path';
+import {assertNever} from '../core/assert-never.ts';
 import type {CommandRequirement} from '../core/contract-commands.ts';
 import type {RepositoryFacts} from '../core/contract-rules.ts';
 
@@ -70,7 +71,7 @@ export function createRepositoryFacts(baseDir: string): RepositoryFacts {
 				case 'executable':
 					return findExecutable(directory, requirement.name);
 				default:
-					return false;
+					return assertNever(requirement);
 			}
 		},
 	};

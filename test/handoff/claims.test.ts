@@ -73,7 +73,7 @@ describe('claims', () => {
 	});
 
 	it('refuses a hand-in missing an acceptance line, or without uncertainty, and accepts a complete one', () => {
-		const {repo, contract, cli} = setup();
+		const {repo, contract, cli, ledger} = setup();
 		const id = claimId(cli('take', contract));
 
 		const missingLine = repo.write('missing-line.yaml', COMPLETE.replace(/ {2}- \{check: 2.*\n/, ''));
@@ -91,6 +91,13 @@ describe('claims', () => {
 
 		const operatorReview = repo.write('self-review.yaml', COMPLETE.replace('acceptor: lee', 'acceptor: worker-1'));
 		expect(cli('hand-in', id, '--evidence', operatorReview).stderr).toMatch(/^error +review\.acceptor: is the operator/m);
+
+		const rejects = openLedger(ledger);
+		try {
+			expect(rejects.reader.rejects(10).map(reject => reject.reason.split('\n')[1])).toContain('uncertainty: required, even when empty (write uncertainty: [])');
+		} finally {
+			rejects.close();
+		}
 
 		const accepted = cli('hand-in', id, '--evidence', repo.write('evidence.yaml', COMPLETE));
 		expect(accepted.stderr).toBe('');
