@@ -12,5 +12,4 @@ export default defineConfig({
 		maxWorkers: 2,
 		env: {FORCE_COLOR: '0'},
 	},
-	esbuild: {jsx: 'automatic'},
 });

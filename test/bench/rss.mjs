@@ -1,0 +1,6 @@
+// Preloaded with --import: writes the process's peak RSS (KiB) to $BENCH_RSS_FILE at exit.
+import {writeFileSync} from 'node:fs';
+
+process.on('exit', () => {
+	if (process.env.BENCH_RSS_FILE) writeFileSync(process.env.BENCH_RSS_FILE, String(process.resourceUsage().maxRSS));
+});

@@ -1,0 +1,97 @@
+import Database from 'better-sqlite3';
+import {join} from 'node:path';
+import {afterEach, describe, expect, it} from 'vitest';
+import {EventType} from '../../src/core/events.ts';
+import {LedgerFromFutureError, SCHEMA_VERSION} from '../../src/ledger/migrations.ts';
+import {openLedger, type Ledger} from '../../src/ledger/open-ledger.ts';
+import {scratchDir} from '../helpers/cli.ts';
+import {event, scratchLedger} from '../helpers/ledger.ts';
+
+let ledger: Ledger | undefined;
+afterEach(() => ledger?.close());
+
+describe('the ledger store', () => {
+	it('opens in WAL mode at the newest schema version', () => {
+		ledger = scratchLedger();
+		expect(ledger.db.pragma('journal_mode', {simple: true})).toBe('wal');
+		expect(ledger.db.pragma('user_version', {simple: true})).toBe(SCHEMA_VERSION);
+	});
+
+	it('refuses UPDATE and DELETE on events in the database itself', () => {
+		// Given a ledger with one event
+		ledger = scratchLedger();
+		ledger.writer.append([event('t-1', EventType.registered, {title: 'x'})]);
+		// When raw SQL tries to change or remove it
+		const update = () => ledger!.db.prepare("UPDATE events SET type = 'forged'").run();
+		const remove = () => ledger!.db.prepare('DELETE FROM events').run();
+		// Then SQLite refuses, and the event is untouched
+		expect(update).toThrow(/append-only/);
+		expect(remove).toThrow(/append-only/);
+		expect(ledger.reader.eventsOf('t-1').map(e => e.type)).toEqual([EventType.registered]);
+	});
+
+	it('numbers events with a monotonic seq that readers can tail by', () => {
+		ledger = scratchLedger();
+		ledger.writer.append([event('a', EventType.registered), event('b', EventType.registered)]);
+		ledger.writer.append([event('a', EventType.heartbeat)]);
+		const seqs = ledger.reader.eventsSince(0, 10).map(e => e.seq);
+		expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+		expect(ledger.reader.eventsSince(seqs[1]!, 10).map(e => e.taskId)).toEqual(['a']);
+	});
+
+	it('updates the task projection in the same transaction as its event', () => {
+		ledger = scratchLedger();
+		ledger.writer.append([
+			event('t-1', EventType.registered, {title: 'fix export', steps: 4}),
+			event('t-1', EventType.started, {pid: 4242, pgid: 4242}, 2_000),
+			event('t-1', EventType.progressed, {done: 2, total: 9}, 3_000),
+		]);
+		const task = ledger.reader.task('t-1');
+		expect(task).toMatchObject({status: 'running', pid: 4242, title: 'fix export', progress: {done: 2, total: 4}, lastEventAt: 3_000});
+	});
+
+	it('rolls back the event and the projection together when the transaction fails', () => {
+		ledger = scratchLedger();
+		ledger.writer.append([event('t-1', EventType.registered, {title: 'before'})]);
+		expect(() =>
+			ledger!.writer.transaction(() => {
+				ledger!.writer.append([event('t-1', EventType.started, {pid: 7})]);
+				throw new Error('crash mid-batch');
+			}),
+		).toThrow('crash mid-batch');
+		expect(ledger.reader.eventsOf('t-1')).toHaveLength(1);
+		expect(ledger.reader.task('t-1')?.status).toBe('registered');
+	});
+
+	it('adds nothing for a repeated dedup key', () => {
+		ledger = scratchLedger();
+		const once = {...event('t-1', EventType.registered), dedupKey: 'k1'};
+		expect(ledger.writer.append([once]).appended).toBe(1);
+		expect(ledger.writer.append([once]).appended).toBe(0);
+		expect(ledger.reader.eventCount()).toBe(1);
+	});
+
+	it('refuses a ledger written by a newer schema', () => {
+		const file = join(scratchDir(), 'ledger.db');
+		const raw = new Database(file);
+		raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+		raw.close();
+		expect(() => openLedger(file)).toThrow(LedgerFromFutureError);
+	});
+
+	it('does not write when opening a ledger that is already current', () => {
+		// Given a ledger another connection holds the write lock on
+		const file = join(scratchDir(), 'ledger.db');
+		openLedger(file).close();
+		const holder = new Database(file);
+		holder.prepare('BEGIN IMMEDIATE').run();
+		try {
+			// When it is opened with a short busy timeout, then it opens and reads
+			ledger = openLedger(file, {busyTimeoutMs: 25});
+			expect(ledger.reader.eventCount()).toBe(0);
+		} finally {
+			holder.prepare('ROLLBACK').run();
+			holder.close();
+		}
+	});
+});
