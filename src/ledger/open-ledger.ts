@@ -22,18 +22,21 @@ export type OpenOptions = {
 };
 
 /**
- * Switches a new ledger to WAL. SQLite answers a concurrent switch with SQLITE_BUSY at once,
- * without its busy handler, so two processes creating one ledger together retry until the timeout.
+ * Switches a new file to WAL. The switch needs an exclusive lock, and SQLite answers SQLITE_BUSY
+ * at once instead of waiting through the busy handler when another process opens the same new
+ * file at that moment (two wrappers started together on a fresh install): retry within the
+ * caller's busy timeout.
  */
 function enableWal(db: Database.Database, timeoutMs: number): void {
 	const deadline = Date.now() + timeoutMs;
+	const pause = new Int32Array(new SharedArrayBuffer(4));
 	for (;;) {
 		try {
 			if (db.pragma('journal_mode', {simple: true}) !== 'wal') db.pragma('journal_mode = WAL');
 			return;
 		} catch (error) {
 			if ((error as {code?: unknown}).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
-			Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+			Atomics.wait(pause, 0, 0, 5);
 		}
 	}
 }
