@@ -14,6 +14,13 @@ const COMMANDS: Record<string, {readonly summary: string; readonly load: () => P
 	run: {summary: 'run an agent command as a recorded task (wrapper)', load: () => import('./commands/run.ts')},
 	reconcile: {summary: 'fold spool files, find lost and untracked agents', load: () => import('./commands/reconcile.ts')},
 	stop: {summary: "stop a task: signal its process group, escalate, confirm", load: () => import('./commands/stop.ts')},
+	contract: {summary: 'check a handoff contract, or write a template (contract check|new)', load: () => import('./commands/contract.ts')},
+	take: {summary: 'claim a contract (exclusive; a 30-minute lease)', load: () => import('./commands/take.ts')},
+	progress: {summary: 'note progress on a claim and renew its lease', load: () => import('./commands/progress.ts')},
+	'hand-in': {summary: 'hand in a claim with an evidence file', load: () => import('./commands/hand-in.ts')},
+	'pass-back': {summary: 'free a claim, with the reason the next taker sees first', load: () => import('./commands/pass-back.ts')},
+	work: {summary: 'list claims: held, stalled, handed in, passed back', load: () => import('./commands/work.ts')},
+	mcp: {summary: 'serve the claim verbs to agents over stdio (MCP)', load: () => import('./commands/mcp.ts')},
 };
 
 const DEFAULT_COMMAND = 'snapshot';

@@ -21,6 +21,10 @@ export const EventType = {
 	agentEvent: 'agent.event',
 	needRaised: 'need.raised',
 	acknowledged: 'queue.acknowledged',
+	claimTaken: 'claim.taken',
+	claimProgressed: 'claim.progressed',
+	claimHandedIn: 'claim.handed_in',
+	claimPassedBack: 'claim.passed_back',
 } as const;
 export type KnownEventType = (typeof EventType)[keyof typeof EventType];
 

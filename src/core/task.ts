@@ -198,6 +198,12 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 			};
 		case EventType.agentEvent:
 			return applyAgentEvent(task, event);
+		case EventType.claimTaken:
+			return isEnded(task.status) ? task : {...task, status: 'running', startedAt: task.startedAt ?? event.at};
+		case EventType.claimHandedIn:
+			return end(task, 'done', event.at, {endReason: `handed in, waiting for ${stringField(data, 'acceptor') ?? 'its acceptor'}`});
+		case EventType.claimPassedBack:
+			return end(task, 'stopped', event.at, {endReason: `passed back: ${stringField(data, 'reason') ?? 'no reason'}`});
 		default:
 			return task;
 	}

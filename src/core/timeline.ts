@@ -83,6 +83,14 @@ export function describeEvent(event: LedgerEvent): string {
 			return clip(`needs you: ${stringField(data, 'message') ?? ''}`);
 		case EventType.acknowledged:
 			return 'acknowledged';
+		case EventType.claimTaken:
+			return clip(`taken by ${stringField(data, 'holder') ?? 'unknown'}`);
+		case EventType.claimProgressed:
+			return clip(`progress: ${stringField(data, 'note') ?? ''}`);
+		case EventType.claimHandedIn:
+			return clip(`handed in, waiting for ${stringField(data, 'acceptor') ?? 'its acceptor'}`);
+		case EventType.claimPassedBack:
+			return clip(`passed back: ${stringField(data, 'reason') ?? ''}`);
 		default:
 			return clip(`${event.type} ${JSON.stringify(data)}`);
 	}

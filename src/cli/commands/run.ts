@@ -3,10 +3,13 @@ import {resolve} from 'node:path';
 import {controlroomHome} from '../../ledger/paths.ts';
 import {DEFAULT_SLOTS} from '../../producers/admission.ts';
 import {AGENT_KINDS, guessAgent, type AgentKind} from '../../producers/agent-kind.ts';
+import {HandoffError} from '../../handoff/claims.ts';
+import {prepareContractRun, type ContractRun} from '../../handoff/contract-run.ts';
 import {DEFAULT_BUDGET, DEFAULT_HEARTBEAT_MS, DEFAULT_WRAPPER_GRACE_MS, runWrapped} from '../../producers/wrapper.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import {printRefusal} from '../handoff-report.ts';
 
 export const usage = `controlroom run [OPTIONS] -- CMD [ARGS...]
   Runs CMD as a recorded task: admission slot, row written, spawn, heartbeats, output parsed,
@@ -22,6 +25,10 @@ export const usage = `controlroom run [OPTIONS] -- CMD [ARGS...]
   --heartbeat SECONDS     heartbeat interval (default 15, or CONTROLROOM_HEARTBEAT_SECONDS)
   --grace SECONDS         SIGTERM-to-SIGKILL grace on a forwarded stop or budget stop (default 10)
   --log FILE              append the child's output to FILE instead of the terminal
+  --contract FILE         check a handoff contract first (invalid: exit 1, nothing registered or
+                          spawned), then put it into the agent's first turn: appended to the
+                          prompt of \`claude -p\` / \`codex exec\`, or wherever an argument says
+                          {{contract}} (docs/contracts.md); the title defaults to the contract's
 Exit: the child's code; 127 spawn failure; 125 over budget; 128+N stopped by signal N; 75 no slot.`;
 
 function positiveSeconds(flag: string, value: string | undefined): number | undefined {
@@ -51,10 +58,21 @@ export async function run(argv: readonly string[]): Promise<number> {
 		heartbeat: {type: 'string'},
 		grace: {type: 'string'},
 		log: {type: 'string'},
+		contract: {type: 'string'},
 	});
 	if (values.help) return (out(usage), 0);
 	const [command, ...args] = positionals;
 	if (command === undefined || command === '') throw new CliError('run: missing the command to run (controlroom run [OPTIONS] -- CMD ...)', USAGE_EXIT);
+	let contractRun: ContractRun | null = null;
+	if (values.contract !== undefined) {
+		// Validate before anything else touches the ledger or the process table: an invalid contract starts nothing.
+		try {
+			contractRun = prepareContractRun(values.contract, command, args);
+		} catch (error) {
+			if (error instanceof HandoffError) return printRefusal(error);
+			throw error;
+		}
+	}
 	const cwd = resolve(values.cwd ?? process.cwd());
 	try {
 		if (!statSync(cwd).isDirectory()) throw new CliError(`--cwd: ${cwd} is not a folder`, USAGE_EXIT);
@@ -67,8 +85,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		positiveSeconds('heartbeat', values.heartbeat) ?? positiveSeconds('heartbeat (CONTROLROOM_HEARTBEAT_SECONDS)', env['CONTROLROOM_HEARTBEAT_SECONDS']);
 	const options = {
 		command,
-		args,
-		title: values.title ?? null,
+		args: contractRun?.args ?? args,
+		title: values.title ?? contractRun?.title ?? null,
 		steps: positiveInt('steps', values.steps) ?? null,
 		budget: positiveInt('budget', values.budget) ?? DEFAULT_BUDGET,
 		agent: oneOf<AgentKind>('agent', values.agent, AGENT_KINDS) ?? guessAgent(command),
@@ -82,6 +100,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		logFile: values.log === undefined ? null : resolve(values.log),
 		notice: (line: string) => process.stderr.write(`controlroom: ${line}\n`),
 	};
+	if (contractRun) options.notice(`contract "${contractRun.title}" put into the first turn (${contractRun.placement})`);
 	// Swallow EPIPE on our own streams: a closed pager must not kill the wrapper while its child runs.
 	process.stdout.on('error', () => undefined);
 	process.stderr.on('error', () => undefined);

@@ -1,0 +1,25 @@
+import {listWork} from '../../handoff/claims.ts';
+import {parseCommandArgs} from '../args.ts';
+import {openCommandLedger, out} from '../context.ts';
+import {CliError, USAGE_EXIT} from '../errors.ts';
+
+export const usage = `controlroom work [--json] [--ledger PATH]
+  Lists the latest claim of every contract taken: held, stalled, handed in, or passed back (free
+  to take). The same list the MCP tool list_work returns.`;
+
+/** `controlroom work`. */
+export async function run(argv: readonly string[]): Promise<number> {
+	const {values, positionals} = parseCommandArgs('work', argv, {json: {type: 'boolean'}});
+	if (values.help) return (out(usage), 0);
+	if (positionals.length > 0) throw new CliError('work: takes no arguments', USAGE_EXIT);
+	const ledger = openCommandLedger(values.ledger, {isReading: true});
+	try {
+		const items = listWork(ledger, Date.now());
+		if (values.json) return (out(JSON.stringify({version: 1, items}, null, 2)), 0);
+		if (items.length === 0) return (out('no claims yet'), 0);
+		out(items.map(item => `${item.taskId}  ${item.state.padEnd(11)}  ${item.holder}  ${item.title ?? 'unknown'}  (${item.contract ?? 'unknown'})`).join('\n'));
+		return 0;
+	} finally {
+		ledger.close();
+	}
+}

@@ -1,0 +1,78 @@
+import type {ContractKind} from './contract-model.ts';
+
+const PRODUCTION = `# Optional production fields, any kind (delete what you do not use):
+# authority: {may_read: [...], may_write: [...], needs_reapproval: [...]}
+# evidence: [{pointer: "...", note: "..."}]
+# guardrails: {passed: [...], applying: [...], tripwires: [...]}
+# trace: {trace_id: "...", parent_span: "..."}
+# escalation: {contradiction: "...", partial_success: "...", expired_approval: "...", low_confidence: "..."}
+`;
+
+const YAML_TEMPLATES: Readonly<Record<ContractKind, string>> = {
+	task: `kind: task
+title: <one line naming the work>
+goal: <the outcome, as someone would observe it>
+context:
+  repository: .
+  base_revision: <commit the work starts from>
+  reproduction: <how to see the current behaviour>
+  expected: <what should happen instead>
+scope:
+  allowed: [<what may change>]
+  excluded: [<what must not change>]
+execution:
+  operator: <who does the work>
+  setup_command: <command the repository defines, e.g. npm ci>
+  test_command: <command the repository defines, e.g. npm test>
+  permissions: <access the operator has>
+acceptance:
+  checks:
+    - <a line a person or a script can check>
+  acceptors:
+    engineer: <who accepts; never the operator>
+stop_when:
+  - <a condition that means stop and ask>
+delivery:
+  patch_revision: required
+  commands_and_results: required
+  sample_output: <optional>
+  untested_cases: required
+`,
+	bug: `kind: bug
+title: <one line naming the defect>
+problem: <what goes wrong>
+reproduce:
+  - <first thing to do>
+  - <what you then see>
+expected: <what should happen instead>
+hard_to_see: <what made it hard to notice>
+context:
+  repository: .
+  base_revision: <commit where it reproduces>
+acceptance:
+  checks:
+    - <a line a person or a script can check>
+  acceptors:
+    engineer: <who accepts>
+`,
+	transfer: `kind: transfer
+title: <one line naming what is handed over>
+problem: <the problem that was solved>
+solution_shape: <the shape of the solution, in a few lines>
+decisions:
+  - {choice: <what was chosen>, over: <what was not>, why: <why>}
+steps:
+  - <first step to repeat it>
+verification:
+  - <how to check it worked>
+gotchas: []
+environment_specific:
+  <value to adapt>: <how to adapt it, not copy it>
+`,
+};
+
+/** A contract template with `<...>` placeholders that `contract check` flags until each is filled in. */
+export function contractTemplate(kind: ContractKind, format: 'yaml' | 'markdown'): string {
+	const yaml = `${YAML_TEMPLATES[kind]}${PRODUCTION}`;
+	return format === 'yaml' ? yaml : `---\n${yaml}---\n\n## Notes\n\n<anything a reader needs that no field holds>\n`;
+}

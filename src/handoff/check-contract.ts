@@ -1,0 +1,22 @@
+import {dirname, resolve} from 'node:path';
+import {checkContract, type ContractVerdict} from '../core/contract-rules.ts';
+import {ContractParseError, readContractFile} from './contract-file.ts';
+import {createRepositoryFacts} from './repository-facts.ts';
+
+/** A checked contract file: the verdict, plus where the file was and in which form. */
+export type CheckedContract = ContractVerdict & {readonly file: string; readonly format: 'yaml' | 'markdown' | null};
+
+/**
+ * Reads and checks a contract file. A file that does not parse is one `(file)` problem, not a
+ * throw, so every caller (CLI, take, run, MCP) reports it the same way.
+ */
+export function checkContractFile(file: string): CheckedContract {
+	const path = resolve(file);
+	try {
+		const {format, document} = readContractFile(path);
+		return {...checkContract(document, createRepositoryFacts(dirname(path))), file: path, format};
+	} catch (error) {
+		if (!(error instanceof ContractParseError)) throw error;
+		return {kind: null, contract: null, isValid: false, file: path, format: null, problems: [{severity: 'error', field: '(file)', message: error.message}]};
+	}
+}

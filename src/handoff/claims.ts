@@ -1,0 +1,247 @@
+import {createHash} from 'node:crypto';
+import {readFileSync, realpathSync} from 'node:fs';
+import {resolve} from 'node:path';
+import {acceptanceLines, acceptorsOf, operatorOf} from '../core/contract-model.ts';
+import {checkEvidence, type HandInTerms} from '../core/contract-evidence.ts';
+import type {ContractProblem} from '../core/contract-rules.ts';
+import {EventType, stringField, type EventData, type LedgerEvent, type NewEvent} from '../core/events.ts';
+import {toSnapshotTask} from '../core/snapshot.ts';
+import {isEnded} from '../core/status.ts';
+import type {Task} from '../core/task.ts';
+import type {Ledger} from '../ledger/open-ledger.ts';
+import {checkContractFile} from './check-contract.ts';
+import {ContractParseError, parseYaml} from './contract-file.ts';
+
+/** A claim's lease: silence longer than this makes it stalled (PRODUCT.md §2: claims use 30 min). */
+export const CLAIM_LEASE_SECONDS = 1800;
+/** Claim tasks carry this role, so the board and list_work can tell them from runs. */
+export const CLAIM_ROLE = 'claim';
+/** Longest output kept per evidence entry; the file itself stays the full record. */
+const MAX_OUTPUT_CHARS = 4000;
+
+/** A refusal the caller can act on, with one problem per field. */
+export class HandoffError extends Error {
+	readonly problems: readonly ContractProblem[];
+	constructor(message: string, problems: readonly ContractProblem[] = []) {
+		super(message);
+		this.name = 'HandoffError';
+		this.problems = problems;
+	}
+}
+
+/** Who is acting, and through which door (cli or mcp). */
+export type Actor = {readonly ledger: Ledger; readonly source: 'cli' | 'mcp'; readonly now?: () => number};
+
+export type TakeResult = {
+	readonly taskId: string;
+	readonly holder: string;
+	readonly title: string;
+	/** The previous taker's reason for passing it back: the first thing the new taker should read. */
+	readonly passedBack: {readonly by: string; readonly reason: string} | null;
+	readonly checks: readonly string[];
+	readonly leaseSeconds: number;
+};
+
+/**
+ * Keeps a refused contract or evidence file in the rejects table with its reasons (PRODUCT.md §3).
+ * Only field names and messages are kept, never the file's text: it may hold a credential.
+ */
+function recordReject(actor: Actor, what: string, problems: readonly ContractProblem[]): void {
+	const reason = [what, ...problems.map(problem => `${problem.field}: ${problem.message}`)].join('\n');
+	actor.ledger.writer.reject({origin: actor.source === 'mcp' ? 'mcp' : 'handoff', line: null, reason, raw: null});
+}
+
+/** The same contract file always has the same key, whoever names it and however. */
+export function contractKey(file: string): string {
+	return createHash('sha256').update(realpathSync(resolve(file))).digest('hex').slice(0, 12);
+}
+
+function latestClaimOf(ledger: Ledger, key: string): {taskId: string; count: number} | null {
+	const row = ledger.db
+		.prepare("SELECT task_id AS taskId, COUNT(*) OVER () AS count FROM events WHERE type = ? AND json_extract(data, '$.contractKey') = ? ORDER BY seq DESC LIMIT 1")
+		.get(EventType.claimTaken, key) as {taskId: string; count: number} | undefined;
+	return row ?? null;
+}
+
+function eventOf(ledger: Ledger, taskId: string, type: string): LedgerEvent | undefined {
+	return ledger.reader.eventsOf(taskId).findLast(event => event.type === type);
+}
+
+function holderOf(ledger: Ledger, taskId: string): string {
+	const taken = eventOf(ledger, taskId, EventType.claimTaken);
+	return (taken && stringField(taken.data, 'holder')) ?? 'unknown';
+}
+
+/**
+ * Takes a contract: validates it, then decides inside one immediate transaction, so of two takers
+ * at once exactly one wins; the other learns who holds it.
+ */
+export function takeContract(actor: Actor, file: string, holderHint: string | null, leaseSeconds = CLAIM_LEASE_SECONDS): TakeResult {
+	const checked = checkContractFile(file);
+	if (!checked.isValid || checked.contract === null) {
+		const errors = checked.problems.filter(problem => problem.severity === 'error');
+		recordReject(actor, `take ${checked.file}`, errors);
+		throw new HandoffError(`${file}: invalid contract; not taken`, errors);
+	}
+	const contract = checked.contract;
+	const holder = holderHint ?? operatorOf(contract) ?? process.env['USER'] ?? 'unknown';
+	const key = contractKey(checked.file);
+	const checks = acceptanceLines(contract);
+	const now = actor.now ?? Date.now;
+	return actor.ledger.writer.transaction(() => {
+		const latest = latestClaimOf(actor.ledger, key);
+		const previous = latest ? actor.ledger.reader.task(latest.taskId) : undefined;
+		if (latest && previous && !isEnded(previous.status)) {
+			const since = new Date(previous.startedAt ?? previous.createdAt).toISOString();
+			throw new HandoffError(`${file}: held by ${holderOf(actor.ledger, latest.taskId)} (claim ${latest.taskId}, since ${since})`);
+		}
+		if (latest && previous?.status === 'done') {
+			throw new HandoffError(`${file}: handed in by ${holderOf(actor.ledger, latest.taskId)} (claim ${latest.taskId}); ${previous.endReason ?? 'waiting for its acceptor'}`);
+		}
+		const passed = latest ? eventOf(actor.ledger, latest.taskId, EventType.claimPassedBack) : undefined;
+		const passedBack = passed && latest ? {by: holderOf(actor.ledger, latest.taskId), reason: stringField(passed.data, 'reason') ?? ''} : null;
+		const taskId = `claim-${key}-${(latest?.count ?? 0) + 1}`;
+		const at = now();
+		const terms: HandInTerms = {checks, acceptors: acceptorsOf(contract), operator: operatorOf(contract)};
+		actor.ledger.writer.append([
+			{taskId, type: EventType.registered, at, source: actor.source, data: {title: contract.title, source: actor.source, role: CLAIM_ROLE, cwd: null, stallSeconds: leaseSeconds, command: null}},
+			{taskId, type: EventType.claimTaken, at, source: actor.source, data: {contract: checked.file, contractKey: key, kind: contract.kind, holder, passedBack, ...terms}},
+		]);
+		return {taskId, holder, title: contract.title, passedBack, checks, leaseSeconds};
+	});
+}
+
+/** Finds a claim that is still held; anything else is a refusal naming why. */
+function heldClaim(ledger: Ledger, ref: string): Task {
+	const task = ledger.reader.resolveTask(ref);
+	if (!task) throw new HandoffError(`no task '${ref}' in ${ledger.path}`);
+	if (task.role !== CLAIM_ROLE) throw new HandoffError(`task ${task.id} is not a claim (take a contract first)`);
+	if (isEnded(task.status)) throw new HandoffError(`claim ${task.id} has ended (${task.endReason ?? task.status})`);
+	return task;
+}
+
+function appendToHeld(actor: Actor, ref: string, build: (task: Task, at: number) => NewEvent[]): Task {
+	return actor.ledger.writer.transaction(() => {
+		const task = heldClaim(actor.ledger, ref);
+		actor.ledger.writer.append(build(task, (actor.now ?? Date.now)()));
+		return task;
+	});
+}
+
+/** Records a progress note; it renews the lease. */
+export function recordProgress(actor: Actor, ref: string, note: string): Task {
+	if (note.trim() === '') throw new HandoffError('note: required');
+	return appendToHeld(actor, ref, (task, at) => [{taskId: task.id, type: EventType.claimProgressed, at, source: actor.source, data: {note, holder: holderOf(actor.ledger, task.id)}}]);
+}
+
+/** Frees the claim; the reason is shown first to whoever takes the contract next. */
+export function passBack(actor: Actor, ref: string, reason: string): Task {
+	if (reason.trim() === '') throw new HandoffError('reason: required');
+	return appendToHeld(actor, ref, (task, at) => [{taskId: task.id, type: EventType.claimPassedBack, at, source: actor.source, data: {reason, holder: holderOf(actor.ledger, task.id)}}]);
+}
+
+function termsOf(ledger: Ledger, taskId: string): HandInTerms {
+	const data: EventData = eventOf(ledger, taskId, EventType.claimTaken)?.data ?? {};
+	const checks = Array.isArray(data['checks']) ? data['checks'].filter((line): line is string => typeof line === 'string') : [];
+	const acceptors = (data['acceptors'] ?? {}) as Record<string, string>;
+	return {checks, acceptors, operator: stringField(data, 'operator')};
+}
+
+function readEvidence(file: string): unknown {
+	let source: string;
+	try {
+		source = readFileSync(file, 'utf8');
+	} catch (error) {
+		throw new HandoffError(`--evidence: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+	}
+	try {
+		return parseYaml(source, file);
+	} catch (error) {
+		if (error instanceof ContractParseError) throw new HandoffError(error.message);
+		throw error;
+	}
+}
+
+function clipOutputs<T>(value: T): T {
+	if (typeof value === 'string') return (value.length > MAX_OUTPUT_CHARS ? `${value.slice(0, MAX_OUTPUT_CHARS)}…` : value) as T;
+	if (Array.isArray(value)) return value.map(clipOutputs) as T;
+	if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, clipOutputs(child)])) as T;
+	return value;
+}
+
+export type HandInResult = {readonly taskId: string; readonly acceptor: string};
+
+/**
+ * Hands in a claim with an evidence file. Refused unless every acceptance line has passing
+ * evidence and `uncertainty` is present; accepted work waits for its acceptor in the human queue.
+ */
+export function handIn(actor: Actor, ref: string, evidenceFile: string): HandInResult {
+	const document = readEvidence(evidenceFile);
+	const outcome = actor.ledger.writer.transaction<HandInResult | {taskId: string; problems: readonly ContractProblem[]}>(() => {
+		const task = heldClaim(actor.ledger, ref);
+		const {evidence, problems} = checkEvidence(document, termsOf(actor.ledger, task.id));
+		if (evidence === null || problems.length > 0) return {taskId: task.id, problems};
+		const acceptor = evidence.review.acceptor;
+		const at = (actor.now ?? Date.now)();
+		actor.ledger.writer.append([
+			{taskId: task.id, type: EventType.claimHandedIn, at, source: actor.source, data: {acceptor, evidenceFile: resolve(evidenceFile), evidence: clipOutputs(evidence)}},
+			{taskId: task.id, type: EventType.needRaised, at, source: actor.source, data: {lane: 'waiting', kind: 'hand-in', message: `hand-in waits for ${acceptor}`}},
+		]);
+		return {taskId: task.id, acceptor};
+	});
+	if ('problems' in outcome) {
+		// Outside the transaction: a refusal must not roll back its own record.
+		recordReject(actor, `hand-in ${outcome.taskId} ${resolve(evidenceFile)}`, outcome.problems);
+		throw new HandoffError(`hand-in of ${outcome.taskId} refused`, outcome.problems);
+	}
+	return outcome;
+}
+
+/** Raises a need for a person on a task (the MCP `raise_need` verb). */
+export function raiseNeed(actor: Actor, ref: string, message: string): Task {
+	if (message.trim() === '') throw new HandoffError('message: required');
+	const task = actor.ledger.reader.resolveTask(ref);
+	if (!task) throw new HandoffError(`no task '${ref}' in ${actor.ledger.path}`);
+	actor.ledger.writer.append([{taskId: task.id, type: EventType.needRaised, at: (actor.now ?? Date.now)(), source: actor.source, data: {message, kind: 'agent'}}]);
+	return task;
+}
+
+/** One contract's latest claim, as `list_work` reports it. */
+export type WorkItem = {
+	readonly taskId: string;
+	readonly title: string | null;
+	readonly contract: string | null;
+	readonly kind: string | null;
+	readonly holder: string;
+	readonly state: 'held' | 'stalled' | 'handed in' | 'passed back' | 'ended';
+	readonly lastEventAt: string;
+	readonly endReason: string | null;
+};
+
+/** The latest claim of every contract ever taken, newest first: held, stalled, handed in or passed back (free to take). */
+export function listWork(ledger: Ledger, now: number): WorkItem[] {
+	const latest = new Map<string, LedgerEvent>();
+	for (const event of ledger.reader.eventsOfType([EventType.claimTaken])) {
+		latest.set(stringField(event.data, 'contractKey') ?? event.taskId, event);
+	}
+	const items: WorkItem[] = [];
+	for (const event of [...latest.values()].reverse()) {
+		const task = ledger.reader.task(event.taskId);
+		if (!task) continue;
+		const view = toSnapshotTask(task, now);
+		const state: WorkItem['state'] = !isEnded(task.status)
+			? view.health === 'stalled' ? 'stalled' : 'held'
+			: task.status === 'done' ? 'handed in' : task.status === 'stopped' ? 'passed back' : 'ended';
+		items.push({
+			taskId: task.id,
+			title: task.title,
+			contract: stringField(event.data, 'contract'),
+			kind: stringField(event.data, 'kind'),
+			holder: stringField(event.data, 'holder') ?? 'unknown',
+			state,
+			lastEventAt: view.lastEventAt,
+			endReason: task.endReason,
+		});
+	}
+	return items;
+}

@@ -1,0 +1,82 @@
+import {basename} from 'node:path';
+import {stringify} from 'yaml';
+import type {Contract} from '../core/contract-model.ts';
+import {checkContractFile} from './check-contract.ts';
+import {HandoffError} from './claims.ts';
+
+/** Where the rendered contract goes in the agent's command line. */
+export const CONTRACT_TOKEN = '{{contract}}';
+/** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); stay well under it. */
+const MAX_PROMPT_BYTES = 100 * 1024;
+
+export type ContractRun = {
+	readonly args: readonly string[];
+	/** The contract's title, for a run given no --title. */
+	readonly title: string;
+	/** How the contract was injected, for a one-line notice. */
+	readonly placement: 'token' | 'appended to the prompt' | 'added as the prompt';
+};
+
+/** The contract as the agent's first turn reads it: a short instruction, then the canonical YAML. */
+export function renderContract(contract: Contract, file: string): string {
+	const lines = [
+		`You have been handed a ${contract.kind} contract (${file}). Work only within it.`,
+		'Stop and say so when a stop_when line applies; never guess past a gap.',
+		'Hand in evidence for every acceptance line: before, change, after (real exit codes), uncertainty, review.',
+		'',
+		'```yaml',
+		stringify(contract).trimEnd(),
+		'```',
+	];
+	return lines.join('\n');
+}
+
+/** The agent a command line runs, from its program name and first word. */
+function agentOf(command: string, args: readonly string[]): 'claude' | 'codex' | null {
+	const program = basename(command);
+	if (program === 'claude' && args.some(arg => arg === '-p' || arg === '--print')) return 'claude';
+	if (program === 'codex' && args[0] === 'exec') return 'codex';
+	return null;
+}
+
+/** A flag that takes a separate value (`--model opus`): its value is not the prompt. */
+function isFlagValue(args: readonly string[], index: number): boolean {
+	const previous = args[index - 1];
+	return previous !== undefined && /^--[^=]+$/.test(previous) && !['--print', '--verbose', '--json', '--full-auto', '--skip-git-repo-check'].includes(previous);
+}
+
+/**
+ * Puts the rendered contract into the agent's first turn. `{{contract}}` in any argument is
+ * replaced; otherwise, for `claude -p` and `codex exec`, it is appended to the prompt when the
+ * prompt is the last argument, or added as the prompt when there is none. Any other command must
+ * say where with `{{contract}}`.
+ */
+export function injectContract(command: string, args: readonly string[], rendered: string): Pick<ContractRun, 'args' | 'placement'> {
+	if (Buffer.byteLength(rendered) > MAX_PROMPT_BYTES) throw new HandoffError(`--contract: the rendered contract is over ${MAX_PROMPT_BYTES / 1024} KiB, too long for one argument`);
+	if (args.some(arg => arg.includes(CONTRACT_TOKEN))) {
+		return {args: args.map(arg => arg.replaceAll(CONTRACT_TOKEN, rendered)), placement: 'token'};
+	}
+	const agent = agentOf(command, args);
+	if (agent === null) {
+		throw new HandoffError(`--contract: cannot tell where '${basename(command)}' takes its prompt; put ${CONTRACT_TOKEN} in the argument that should carry the contract`);
+	}
+	const floor = agent === 'codex' ? 1 : args.findIndex(arg => arg === '-p' || arg === '--print') + 1;
+	const last = args.length - 1;
+	const lastArg = args[last];
+	const hasPrompt = last >= floor && lastArg !== undefined && lastArg !== '-' && !lastArg.startsWith('-') && !isFlagValue(args, last);
+	if (hasPrompt) return {args: [...args.slice(0, last), `${lastArg}\n\n${rendered}`], placement: 'appended to the prompt'};
+	return {args: [...args, rendered], placement: 'added as the prompt'};
+}
+
+/**
+ * Validates a contract before anything runs, then injects it into the agent's command line. An
+ * invalid contract throws with one problem per field, and nothing is spawned.
+ */
+export function prepareContractRun(file: string, command: string, args: readonly string[]): ContractRun {
+	const checked = checkContractFile(file);
+	if (!checked.isValid || checked.contract === null) {
+		throw new HandoffError(`--contract: ${file} is invalid; nothing was started`, checked.problems.filter(problem => problem.severity === 'error'));
+	}
+	const injected = injectContract(command, args, renderContract(checked.contract, checked.file));
+	return {...injected, title: checked.contract.title};
+}

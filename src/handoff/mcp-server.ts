@@ -1,0 +1,93 @@
+import {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
+import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
+import {z} from 'zod';
+import type {Ledger} from '../ledger/open-ledger.ts';
+import {handIn, HandoffError, listWork, passBack, raiseNeed, recordProgress, takeContract, type Actor} from './claims.ts';
+
+const task = z.string().min(1).describe('the claim task id (or a unique prefix) that take returned');
+
+function ok(text: string, structured: Record<string, unknown>): CallToolResult {
+	return {content: [{type: 'text', text}], structuredContent: structured};
+}
+
+function noted(template: string, taskId: string): CallToolResult {
+	return ok(template.replace('%s', taskId), {taskId});
+}
+
+/** A refusal is a tool result the agent can read and act on, never a protocol error. */
+function refused(error: unknown): CallToolResult {
+	if (!(error instanceof HandoffError)) throw error;
+	const lines = [error.message, ...error.problems.map(problem => `${problem.severity} ${problem.field}: ${problem.message}`)];
+	return {isError: true, content: [{type: 'text', text: lines.join('\n')}]};
+}
+
+function guarded(fn: () => CallToolResult): CallToolResult {
+	try {
+		return fn();
+	} catch (error) {
+		return refused(error);
+	}
+}
+
+/**
+ * The agents' MCP server: the claim verbs as tools, each with a zod input schema, each calling the
+ * same functions as the CLI. `defaultHolder` names the taker when a take does not.
+ */
+export function createHandoffServer(ledger: Ledger, defaultHolder: string | null, version: string): McpServer {
+	const server = new McpServer({name: 'controlroom', version});
+	const actor: Actor = {ledger, source: 'mcp'};
+	server.registerTool(
+		'take',
+		{
+			description: 'Claim a handoff contract file. Exclusive: refused, naming the holder, if someone holds it. Read passedBack first when present.',
+			inputSchema: {
+				file: z.string().min(1).describe('path of the contract file (YAML or Markdown)'),
+				as: z.string().min(1).optional().describe('who takes it'),
+				lease_minutes: z.number().int().positive().optional().describe('silence after which the claim shows as stalled (default 30)'),
+			},
+		},
+		({file, as, lease_minutes: leaseMinutes}) =>
+			guarded(() => {
+				const taken = takeContract(actor, file, as ?? defaultHolder, leaseMinutes === undefined ? undefined : leaseMinutes * 60);
+				const first = taken.passedBack ? `passed back by ${taken.passedBack.by}: ${taken.passedBack.reason}\n` : '';
+				return ok(`${first}${taken.holder} took "${taken.title}" as ${taken.taskId}`, {...taken});
+			}),
+	);
+	server.registerTool(
+		'progress',
+		{description: 'Record a progress note on a claim you hold; renews its 30-minute lease.', inputSchema: {task, note: z.string().min(1)}},
+		({task: ref, note}) => guarded(() => noted(`noted on %s; lease renewed`, recordProgress(actor, ref, note).id)),
+	);
+	server.registerTool(
+		'hand_in',
+		{
+			description: 'Hand in a claim with an evidence file (before, change, after per acceptance line with real exit codes, uncertainty, review).',
+			inputSchema: {task, evidence_file: z.string().min(1).describe('path of the evidence YAML or JSON file')},
+		},
+		({task: ref, evidence_file: file}) =>
+			guarded(() => {
+				const result = handIn(actor, ref, file);
+				return ok(`handed in ${result.taskId}; waiting for ${result.acceptor}`, {...result});
+			}),
+	);
+	server.registerTool(
+		'pass_back',
+		{description: 'Free a claim you cannot finish; the reason is the first thing the next taker sees.', inputSchema: {task, reason: z.string().min(1)}},
+		({task: ref, reason}) => guarded(() => noted('passed %s back; the contract is free to take', passBack(actor, ref, reason).id)),
+	);
+	server.registerTool(
+		'raise_need',
+		{description: 'Ask a person for something: it shows in the human queue under needs.', inputSchema: {task, message: z.string().min(1)}},
+		({task: ref, message}) => guarded(() => noted('raised a need on %s', raiseNeed(actor, ref, message).id)),
+	);
+	server.registerTool(
+		'list_work',
+		{description: 'List the latest claim of every contract: held, stalled, handed in, or passed back (free to take).', inputSchema: {}},
+		() => {
+			const items = listWork(ledger, Date.now());
+			const text = items.length === 0 ? 'no claims yet' : items.map(item => `${item.taskId} ${item.state} ${item.holder} ${item.title ?? ''}`).join('\n');
+			return ok(text, {items});
+		},
+	);
+	return server;
+}

@@ -1,0 +1,51 @@
+// What a handoff costs a user: `contract check` (model, rules, git and command probes) and a
+// take/pass-back cycle on a real ledger, against `controlroom --help` measured in the same run.
+import {execFileSync, spawnSync} from 'node:child_process';
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {join} from 'node:path';
+import {fileURLToPath} from 'node:url';
+
+const BIN = fileURLToPath(new URL('../../bin/controlroom', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../fixtures/contracts/valid-task.yaml', import.meta.url));
+
+function timed(args, expectStatus = 0) {
+	const started = process.hrtime.bigint();
+	const result = spawnSync(process.execPath, [BIN, ...args], {encoding: 'utf8'});
+	const ms = Number(process.hrtime.bigint() - started) / 1e6;
+	if (result.status !== expectStatus) throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr}`);
+	return {ms, stdout: result.stdout};
+}
+
+const median = values => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+export default async function bench() {
+	const dir = mkdtempSync(join(tmpdir(), 'cr-bench-contract-'));
+	try {
+		const git = (...args) => execFileSync('git', ['-C', dir, ...args], {encoding: 'utf8'}).trim();
+		git('init', '-q');
+		writeFileSync(join(dir, 'package.json'), JSON.stringify({scripts: {test: 'node -e 0'}}));
+		writeFileSync(join(dir, 'Makefile'), 'check:\n\ttrue\n');
+		git('add', '.');
+		git('-c', 'user.email=b@example.com', '-c', 'user.name=bench', 'commit', '-qm', 'bench');
+		const contract = join(dir, 'task.yaml');
+		writeFileSync(contract, readFileSync(FIXTURE, 'utf8').replaceAll('BASE_REVISION', git('rev-parse', 'HEAD')));
+		const ledger = join(dir, 'ledger.db');
+		const runs = 7;
+		const baseline = median(Array.from({length: runs}, () => timed(['--help']).ms));
+		const check = median(Array.from({length: runs}, () => timed(['contract', 'check', contract]).ms));
+		const takes = [];
+		const passes = [];
+		for (let index = 0; index < runs; index += 1) {
+			const taken = timed(['take', contract, '--ledger', ledger]);
+			takes.push(taken.ms);
+			const id = /as (claim-\S+)/.exec(taken.stdout)[1];
+			passes.push(timed(['pass-back', id, '--reason', 'bench', '--ledger', ledger]).ms);
+		}
+		console.log(`baseline (controlroom --help): median ${baseline.toFixed(0)} ms over ${runs}`);
+		console.log(`contract check: median ${check.toFixed(0)} ms (${(check / baseline).toFixed(1)}x baseline)`);
+		console.log(`take: median ${median(takes).toFixed(0)} ms (${(median(takes) / baseline).toFixed(1)}x); pass-back: median ${median(passes).toFixed(0)} ms (${(median(passes) / baseline).toFixed(1)}x)`);
+	} finally {
+		rmSync(dir, {recursive: true, force: true});
+	}
+}
