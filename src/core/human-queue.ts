@@ -38,7 +38,12 @@ export type QueueInput = {
 	readonly taskKeys: ReadonlyMap<string, {readonly cwd: string | null; readonly title: string | null}>;
 };
 
+/**
+ * A later success answers a failure, not a question: a need or a hand-in waiting for its acceptor
+ * stays until someone acts on it.
+ */
 function supersededBySuccess(signal: QueueSignal, input: QueueInput): boolean {
+	if (signal.lane !== 'failed') return false;
 	const key = input.taskKeys.get(signal.taskId);
 	if (!key) return false;
 	return input.successes.some(

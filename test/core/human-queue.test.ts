@@ -35,4 +35,12 @@ describe('the human queue', () => {
 		expect(run(sameTitle)).toBe(0);
 		expect(run(earlier)).toBe(1);
 	});
+
+	it('keeps a need or a waiting hand-in even after a later success in the same directory', () => {
+		const taskKeys = new Map([['t', {cwd: '/repo', title: 'fix export'}]]);
+		const successes = [{taskId: 'u', cwd: '/repo', title: 'fix export', endedAt: 10}];
+		for (const lane of ['needs', 'waiting'] as const) {
+			expect(computeHumanQueue({signals: [signal('t', 5, lane, 'asks')], acknowledgedAt: new Map(), successes, taskKeys}).total).toBe(1);
+		}
+	});
 });
