@@ -6,13 +6,14 @@ type CommandModule = {readonly usage: string; run(argv: readonly string[]): Prom
 
 /** Every verb, loaded only when used so one command never pays for another's imports. */
 const COMMANDS: Record<string, {readonly summary: string; readonly load: () => Promise<CommandModule>}> = {
+	board: {summary: 'open the board (the default): lanes, Needs you, keys to act', load: () => import('./commands/board.ts')},
 	ingest: {summary: 'fold hook payloads or spool envelopes into the ledger', load: () => import('./commands/ingest.ts')},
 	snapshot: {summary: 'print the board once (text or --json), for CI', load: () => import('./commands/snapshot.ts')},
 	timeline: {summary: "print one task's timeline", load: () => import('./commands/timeline.ts')},
 	demo: {summary: 'show the board on a scratch ledger of simulated agents', load: () => import('./commands/demo.ts')},
 };
 
-const DEFAULT_COMMAND = 'snapshot';
+const DEFAULT_COMMAND = 'board';
 
 function usage(): string {
 	const width = Math.max(...Object.keys(COMMANDS).map(name => name.length));

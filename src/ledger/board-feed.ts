@@ -1,0 +1,72 @@
+import {DEFAULT_ENDED_WINDOW_MS} from '../core/board/selectors.ts';
+import {EventType, type LedgerEvent} from '../core/events.ts';
+import type {HumanQueue} from '../core/human-queue.ts';
+import type {Task} from '../core/task.ts';
+import type {Ledger} from './open-ledger.ts';
+import {loadHumanQueue} from './queue.ts';
+
+/** What one read of the ledger gives the board. */
+export type FeedBatch = {
+	readonly tasks: readonly Task[];
+	readonly queue: HumanQueue;
+	readonly lastSeq: number;
+	/** True for the first read: the tasks replace what the board held. */
+	readonly isFull: boolean;
+	/** The open task's events, reloaded when that task changed. */
+	readonly timelineEvents?: readonly LedgerEvent[];
+};
+
+/** The board's reads and writes of the ledger. */
+export type BoardFeed = {
+	/** Everything the board shows at start: tasks not ended or ended within the window, the queue. */
+	load(now: number): FeedBatch;
+	/** Events after `lastSeq`: the tasks they touched, reloaded, and the queue; null when nothing is new. */
+	poll(lastSeq: number, now: number, openTaskId?: string | null): FeedBatch | null;
+	/** One task's events, for the drill-down. */
+	eventsOf(taskId: string): LedgerEvent[];
+	/** Records that a person saw the queue entry raised at `signalAt`. */
+	acknowledge(taskId: string, signalAt: number, now: number): void;
+};
+
+/** Pages of this many events are read per poll, so a burst never blocks a frame for long. */
+const PAGE = 5000;
+
+/** Reads the ledger for the board: `seq > last`, then only the tasks those events touched. */
+export function createBoardFeed(ledger: Ledger, options: {readonly endedWindowMs?: number} = {}): BoardFeed {
+	const {reader, writer} = ledger;
+	const windowMs = options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS;
+	return {
+		load(now) {
+			const lastSeq = reader.lastSeq();
+			return {tasks: reader.tasksForView(now - windowMs), queue: loadHumanQueue(reader, now), lastSeq, isFull: true};
+		},
+		poll(lastSeq, now, openTaskId = null) {
+			const changed = new Set<string>();
+			let seq = lastSeq;
+			for (;;) {
+				const events = reader.eventsSince(seq, PAGE);
+				for (const event of events) changed.add(event.taskId);
+				seq = events.at(-1)?.seq ?? seq;
+				if (events.length < PAGE) break;
+			}
+			if (seq === lastSeq) return null;
+			const tasks: Task[] = [];
+			for (const id of changed) {
+				const task = reader.task(id);
+				if (task) tasks.push(task);
+			}
+			const isOpenChanged = openTaskId !== null && changed.has(openTaskId);
+			return {
+				tasks,
+				queue: loadHumanQueue(reader, now),
+				lastSeq: seq,
+				isFull: false,
+				...(isOpenChanged ? {timelineEvents: reader.eventsOf(openTaskId)} : {}),
+			};
+		},
+		eventsOf: taskId => reader.eventsOf(taskId),
+		acknowledge(taskId, signalAt, now) {
+			writer.append([{taskId, type: EventType.acknowledged, at: now, source: 'board', data: {signalAt}}]);
+		},
+	};
+}
