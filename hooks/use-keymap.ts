@@ -1,4 +1,5 @@
 import {useInput} from 'ink';
+import {useRef} from 'react';
 import {matchBinding, type BoardMode, type KeyBinding} from '../src/core/board/keymap.ts';
 
 type Handlers = {
@@ -12,20 +13,25 @@ type Handlers = {
 
 /** The board's one input handler: table keys in every mode, plain typing in a prompt. */
 export function useKeymap(mode: BoardMode, promptText: string, handlers: Handlers, isActive = true): void {
+	// Read the latest mode and handlers at key time: a key typed right after a render must not reach
+	// the previous render's handler (Ink re-subscribes useInput in a passive effect).
+	const latest = useRef({mode, promptText, handlers});
+	latest.current = {mode, promptText, handlers};
 	useInput(
 		(input, key) => {
-			if (mode === 'input') {
-				if (key.return) return handlers.onSubmit();
-				if (key.backspace || key.delete) return handlers.onText(promptText.slice(0, -1));
+			const {mode: currentMode, promptText: text, handlers: current} = latest.current;
+			if (currentMode === 'input') {
+				if (key.return) return current.onSubmit();
+				if (key.backspace || key.delete) return current.onText(text.slice(0, -1));
 				if (!key.escape && !key.ctrl && !key.meta && input && !key.upArrow && !key.downArrow && !key.tab) {
-					return handlers.onText(promptText + input);
+					return current.onText(text + input);
 				}
 			}
 			// A burst (key repeat, or keys sent together) arrives as one string: read it key by key.
 			const isBurst = input.length > 1 && !key.ctrl && !key.meta && /^[\x20-\x7e\r]+$/.test(input);
 			for (const char of isBurst ? [...input] : [input]) {
-				const binding = matchBinding(char === '\r' ? '' : char, char === '\r' ? {...key, return: true} : key, mode);
-				if (binding) handlers.onCommand(binding);
+				const binding = matchBinding(char === '\r' ? '' : char, char === '\r' ? {...key, return: true} : key, currentMode);
+				if (binding) current.onCommand(binding);
 			}
 		},
 		{isActive},

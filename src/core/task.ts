@@ -128,7 +128,14 @@ function endSession(task: Task, event: NewEvent): Task {
 export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0): Task | undefined {
 	if (current === undefined && !createsTask(event.type)) return undefined;
 	const base = current ?? blankTask(event);
-	const task = {...base, lastEventAt: Math.max(base.lastEventAt, event.at), lastSeq: Math.max(base.lastSeq, seq)};
+	// A need raised by hand or an acknowledgement is about the queue, not a sign of life: it must not
+	// flip a stalled task back to active.
+	const isLiveness = createsTask(event.type);
+	const task = {
+		...base,
+		lastEventAt: isLiveness ? Math.max(base.lastEventAt, event.at) : base.lastEventAt,
+		lastSeq: Math.max(base.lastSeq, seq),
+	};
 	const data = event.data;
 	switch (event.type) {
 		case EventType.registered:

@@ -16,6 +16,9 @@ export const usage = `controlroom [board] [--ledger PATH] [--stall SECONDS] [--s
   --stall SECONDS   silence after which a running task is stalled (default 600; a task's own wins)
   --since DURATION  how long ended tasks stay under "recently ended" (default 24h)`;
 
+const ENTER_ALT_SCREEN = '\u001B[?1049h\u001B[H';
+const LEAVE_ALT_SCREEN = '\u001B[?1049l';
+
 /** The ledger's own files: the database and its write-ahead log. */
 function ledgerFiles(file: string): string[] {
 	return [file, `${file}-wal`];
@@ -43,12 +46,19 @@ export async function run(argv: readonly string[]): Promise<number> {
 			},
 			stopUnavailable: 'stopping is not wired yet (needs the wrapper and `controlroom stop`)',
 		};
+		// The board takes the alternate screen, as k9s and less do, so quitting gives the shell back as it was.
+		process.stdout.write(ENTER_ALT_SCREEN);
 		const app = render(createElement(ClockProvider, {intervalMs: 1000, children: createElement(App, {adapters})}), {
 			maxFps: 30,
 			exitOnCtrlC: true,
 			patchConsole: true,
 		});
-		await app.waitUntilExit();
+		try {
+			await app.waitUntilExit();
+		} finally {
+			app.unmount();
+			process.stdout.write(LEAVE_ALT_SCREEN);
+		}
 		return 0;
 	} finally {
 		ledger.close();

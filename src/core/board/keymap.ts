@@ -105,12 +105,12 @@ export function helpLines(table: readonly KeyBinding[] = KEY_TABLE): HelpLine[] 
 }
 
 /** An entry of the help bar. */
-export type BarItem = {readonly keys: string; readonly label: string; readonly isDisabled: boolean};
+export type BarItem = {readonly keys: string; readonly label: string; readonly isDisabled: boolean; readonly isNotBuilt: boolean};
 
 const SHORT: Partial<Record<BoardCommand, string>> = {
 	[BoardCommand.up]: 'j/k move',
-	[BoardCommand.focus]: 'needs you',
-	[BoardCommand.open]: 'timeline',
+	[BoardCommand.focus]: 'queue',
+	[BoardCommand.open]: 'open',
 	[BoardCommand.back]: 'back',
 	[BoardCommand.stop]: 'stop',
 	[BoardCommand.acknowledge]: 'ack',
@@ -131,5 +131,6 @@ export function helpBar(mode: BoardMode, disabled: ReadonlySet<BoardCommand> = n
 			keys: binding.command === BoardCommand.up ? '' : binding.label,
 			label: SHORT[binding.command] ?? binding.description,
 			isDisabled: disabled.has(binding.command) || binding.notBuilt !== undefined,
+			isNotBuilt: binding.notBuilt !== undefined,
 		}));
 }

@@ -82,7 +82,7 @@ export function selectScreen(state: BoardState, now: number, size: {readonly wid
 		isSideBySide,
 		timeline,
 		help: state.mode === 'help' ? helpLines() : null,
-		bar: helpBar(state.mode === 'input' ? 'input' : state.mode, disabled),
+		bar: helpBar(state.mode, disabled).filter(item => isSideBySide || !item.isNotBuilt),
 		notice: state.notice,
 		prompt: state.prompt ? {label: promptLabel, text: state.prompt.text} : null,
 		confirm: confirmTask
