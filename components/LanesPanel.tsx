@@ -16,7 +16,7 @@ type Props = {
 /** The lanes: running, stalled, lost, untracked, recently ended, windowed to the screen. */
 export function LanesPanel({lanes, selectedId, isWide, width, isFocused}: Props) {
 	return (
-		<Box flexDirection="column" height={lanes.height} overflow="hidden">
+		<Box flexDirection="column" flexShrink={0}>
 			{lanes.above > 0 ? <Text dimColor>{`  ↑ ${lanes.above} more lines`}</Text> : null}
 			{lanes.lines.slice(lanes.above > 0 ? 1 : 0, lanes.below > 0 ? -1 : undefined).map(line => {
 				switch (line.kind) {

@@ -58,7 +58,7 @@ export function TaskDetail({row}: {readonly row: TaskRowView | null}) {
 	if (!row) return <Text dimColor> </Text>;
 	return (
 		<Text wrap="truncate-end" dimColor>
-			{`  ${row.source} · age ${row.age} · ${row.progress} · tokens ${row.tokens} · pid ${row.pid}`}
+			{`  ↳ ${row.source} · age ${row.age} · ${row.progress} · tokens ${row.tokens} · pid ${row.pid}`}
 		</Text>
 	);
 }
