@@ -1,12 +1,11 @@
-import {useMemo, useReducer} from 'react';
+import {useReducer} from 'react';
 import type {BoardOptions} from '../src/core/board/selectors.ts';
-import {selectScreen} from '../src/core/board/screen.ts';
 import {initialBoardState, reduceBoard} from '../src/core/board/state.ts';
 import {useBoardCommands, type BoardActions} from '../hooks/use-board-commands.ts';
-import {useNow} from '../hooks/use-clock.ts';
 import {useInterval} from '../hooks/use-interval.ts';
 import {useKeymap} from '../hooks/use-keymap.ts';
 import {useLedgerFeed, type FeedSource} from '../hooks/use-ledger-feed.ts';
+import {useScreen} from '../hooks/use-screen.ts';
 import {useTerminalSize} from '../hooks/use-terminal-size.ts';
 import {BoardView} from './BoardView.tsx';
 
@@ -24,11 +23,10 @@ type Props = {readonly adapters: BoardAdapters};
 /** The board's container: owns the reducer, connects the feed, the clock and the keys, renders BoardView. */
 export function App({adapters}: Props) {
 	const [state, dispatch] = useReducer(reduceBoard, undefined, initialBoardState);
-	const now = useNow();
 	const size = useTerminalSize();
 	const {refresh} = useLedgerFeed(adapters, dispatch, state.timeline?.taskId ?? null);
 	useInterval(adapters.reconcile, adapters.reconcileIntervalMs);
-	const screen = useMemo(() => selectScreen(state, now, size, adapters.options), [state, now, size, adapters.options]);
+	const screen = useScreen(state, size, adapters.options);
 	const onCommand = useBoardCommands(state, screen, dispatch, adapters, refresh);
 	useKeymap(state.mode, state.prompt?.text ?? '', {
 		onCommand,

@@ -32,6 +32,8 @@ function describeUnexpected(error: unknown): string {
 
 /** Runs the command line; returns the exit code. Errors become one line on stderr, never a stack. */
 export async function main(argv: readonly string[]): Promise<number> {
+	// React and Ink run their slow development builds unless told otherwise; the board is a product.
+	process.env['NODE_ENV'] ??= 'production';
 	const [first, ...rest] = argv;
 	if (first === '--help' || first === '-h' || first === 'help') {
 		process.stdout.write(`${usage()}\n`);
