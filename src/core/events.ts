@@ -13,6 +13,8 @@ export const EventType = {
 	exited: 'task.exited',
 	failed: 'task.failed',
 	stopped: 'task.stopped',
+	/** `controlroom stop` asked for the task to stop; `task.stopped` follows once its processes are gone. */
+	stopRequested: 'task.stop_requested',
 	lost: 'task.lost',
 	ended: 'task.ended',
 	discovered: 'task.discovered',

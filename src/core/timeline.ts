@@ -69,6 +69,8 @@ export function describeEvent(event: LedgerEvent): string {
 			return clip(`failed: ${stringField(data, 'error') ?? 'unknown error'}`);
 		case EventType.stopped:
 			return clip(`stopped ${stringField(data, 'signal') ?? ''} ${stringField(data, 'reason') ?? ''}`);
+		case EventType.stopRequested:
+			return `stop requested (${stringField(data, 'signal') ?? 'SIGTERM'}, then SIGKILL after ${numberField(data, 'graceMs') ?? '?'} ms)`;
 		case EventType.lost:
 			return clip(`lost: ${stringField(data, 'reason') ?? 'process gone with no exit recorded'}`);
 		case EventType.ended:

@@ -1,0 +1,94 @@
+import {statSync} from 'node:fs';
+import {resolve} from 'node:path';
+import {controlroomHome} from '../../ledger/paths.ts';
+import {DEFAULT_SLOTS} from '../../producers/admission.ts';
+import {AGENT_KINDS, guessAgent, type AgentKind} from '../../producers/agent-output.ts';
+import {DEFAULT_BUDGET, DEFAULT_HEARTBEAT_MS, DEFAULT_WRAPPER_GRACE_MS, runWrapped} from '../../producers/wrapper.ts';
+import {parseCommandArgs, positiveInt} from '../args.ts';
+import {openCommandLedger, out} from '../context.ts';
+import {CliError, USAGE_EXIT} from '../errors.ts';
+
+export const usage = `controlroom run [OPTIONS] -- CMD [ARGS...]
+  Runs CMD as a recorded task: admission slot, row written, spawn, heartbeats, output parsed,
+  exit recorded. The child's output reaches the terminal unchanged.
+  --title TEXT            task title (default: the command line)
+  --steps N               declared progress denominator (wins over what the agent reports)
+  --budget TOKENS         token budget (default 40000000); over it the child is stopped, exit 125
+  --agent codex|claude|generic   how to read the output (guessed from CMD)
+  --role worker|reviewer  reviewers only read: they take no admission slot (default worker)
+  --cwd DIR               folder to run in (default: the current one)
+  --no-wait               when every slot is held, exit 75 naming the holders instead of waiting
+  --slots N               slots per repository (default 2, or CONTROLROOM_SLOTS)
+  --heartbeat SECONDS     heartbeat interval (default 15, or CONTROLROOM_HEARTBEAT_SECONDS)
+  --grace SECONDS         SIGTERM-to-SIGKILL grace on a forwarded stop or budget stop (default 10)
+  --log FILE              append the child's output to FILE instead of the terminal
+Exit: the child's code; 127 spawn failure; 125 over budget; 128+N stopped by signal N; 75 no slot.`;
+
+function positiveSeconds(flag: string, value: string | undefined): number | undefined {
+	if (value === undefined) return undefined;
+	const seconds = Number(value);
+	if (!Number.isFinite(seconds) || seconds <= 0) throw new CliError(`--${flag}: expected a positive number of seconds, got '${value}'`, USAGE_EXIT);
+	return seconds;
+}
+
+function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+	if (value === undefined) return undefined;
+	if (!(allowed as readonly string[]).includes(value)) throw new CliError(`--${flag}: expected ${allowed.join('|')}, got '${value}'`, USAGE_EXIT);
+	return value as T;
+}
+
+/** `controlroom run`: the launch wrapper (docs/wrapper.md). */
+export async function run(argv: readonly string[]): Promise<number> {
+	const {values, positionals} = parseCommandArgs('run', argv, {
+		title: {type: 'string'},
+		steps: {type: 'string'},
+		budget: {type: 'string'},
+		agent: {type: 'string'},
+		role: {type: 'string'},
+		cwd: {type: 'string'},
+		'no-wait': {type: 'boolean'},
+		slots: {type: 'string'},
+		heartbeat: {type: 'string'},
+		grace: {type: 'string'},
+		log: {type: 'string'},
+	});
+	if (values.help) return (out(usage), 0);
+	const [command, ...args] = positionals;
+	if (command === undefined || command === '') throw new CliError('run: missing the command to run (controlroom run [OPTIONS] -- CMD ...)', USAGE_EXIT);
+	const cwd = resolve(values.cwd ?? process.cwd());
+	try {
+		if (!statSync(cwd).isDirectory()) throw new CliError(`--cwd: ${cwd} is not a folder`, USAGE_EXIT);
+	} catch (error) {
+		if (error instanceof CliError) throw error;
+		throw new CliError(`--cwd: ${cwd} does not exist`, USAGE_EXIT);
+	}
+	const env = process.env;
+	const heartbeatSeconds =
+		positiveSeconds('heartbeat', values.heartbeat) ?? positiveSeconds('heartbeat (CONTROLROOM_HEARTBEAT_SECONDS)', env['CONTROLROOM_HEARTBEAT_SECONDS']);
+	const options = {
+		command,
+		args,
+		title: values.title ?? null,
+		steps: positiveInt('steps', values.steps) ?? null,
+		budget: positiveInt('budget', values.budget) ?? DEFAULT_BUDGET,
+		agent: oneOf<AgentKind>('agent', values.agent, AGENT_KINDS) ?? guessAgent(command),
+		role: oneOf('role', values.role, ['worker', 'reviewer'] as const) ?? 'worker',
+		cwd,
+		wait: !values['no-wait'],
+		slots: positiveInt('slots', values.slots) ?? positiveInt('slots (CONTROLROOM_SLOTS)', env['CONTROLROOM_SLOTS']) ?? DEFAULT_SLOTS,
+		home: controlroomHome(),
+		heartbeatMs: heartbeatSeconds !== undefined ? heartbeatSeconds * 1000 : DEFAULT_HEARTBEAT_MS,
+		graceMs: (positiveSeconds('grace', values.grace) ?? DEFAULT_WRAPPER_GRACE_MS / 1000) * 1000,
+		logFile: values.log === undefined ? null : resolve(values.log),
+		notice: (line: string) => process.stderr.write(`controlroom: ${line}\n`),
+	};
+	// Swallow EPIPE on our own streams: a closed pager must not kill the wrapper while its child runs.
+	process.stdout.on('error', () => undefined);
+	process.stderr.on('error', () => undefined);
+	const ledger = openCommandLedger(values.ledger);
+	try {
+		return await runWrapped({...options, ledger});
+	} finally {
+		ledger.close();
+	}
+}

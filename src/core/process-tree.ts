@@ -1,0 +1,113 @@
+/** One process as the reconciler sees it in the process table. */
+export type ProcessInfo = {
+	readonly pid: number;
+	readonly ppid: number;
+	/** Process group id. */
+	readonly pgid: number;
+	/** The kernel's short name (`comm`, at most 15 characters). */
+	readonly name: string;
+	/** One-letter state; `Z` is a zombie: exited, not yet reaped. */
+	readonly state: string;
+	/** Start time in clock ticks after boot: with the PID, it names one process across PID reuse. */
+	readonly startTime: number;
+};
+
+/**
+ * Parses the text of /proc/PID/stat. The name sits in parentheses and may itself hold spaces or
+ * parentheses, so fields are counted from the last `)`.
+ */
+export function parseProcStat(text: string): ProcessInfo | null {
+	const open = text.indexOf('(');
+	const close = text.lastIndexOf(')');
+	if (open < 0 || close < open) return null;
+	const pid = Number(text.slice(0, open).trim());
+	const fields = text.slice(close + 2).split(' ');
+	// After the name: state(3) ppid(4) pgrp(5) session(6) ... starttime(22).
+	const ppid = Number(fields[1]);
+	const pgid = Number(fields[2]);
+	const startTime = Number(fields[19]);
+	if (!Number.isInteger(pid) || !Number.isInteger(ppid) || !Number.isInteger(pgid) || !Number.isFinite(startTime)) return null;
+	return {pid, ppid, pgid, name: text.slice(open + 1, close), state: fields[0] ?? '?', startTime};
+}
+
+/** Interpreters whose first argument names the program (`node /usr/lib/.../codex`). */
+const INTERPRETERS = new Set(['node', 'nodejs', 'bun', 'deno', 'python', 'python3']);
+
+function baseName(path: string): string {
+	const base = path.slice(path.lastIndexOf('/') + 1);
+	return base.replace(/\.(c|m)?js$/, '');
+}
+
+/**
+ * The agent name a process answers to, or null: its kernel name, the base name of argv[0], or,
+ * for an interpreter, the base name of the script it runs.
+ */
+export function agentNameOf(name: string, argv: readonly string[] | null, agentNames: ReadonlySet<string>): string | null {
+	if (agentNames.has(name)) return name;
+	if (!argv || argv.length === 0) return null;
+	const first = baseName(argv[0] ?? '');
+	if (agentNames.has(first)) return first;
+	if (INTERPRETERS.has(name) || INTERPRETERS.has(first)) {
+		const script = argv.slice(1).find(arg => !arg.startsWith('-'));
+		const scriptName = script === undefined ? null : baseName(script);
+		if (scriptName !== null && agentNames.has(scriptName)) return scriptName;
+	}
+	return null;
+}
+
+/** How many parent levels are walked to see whether a process belongs to a tracked one. */
+export const PARENT_LEVELS = 3;
+
+/**
+ * Whether one of the first `levels` ancestors of `pid` (parent, grandparent, ...) is an owner. An
+ * agent started by a wrapped or hooked agent, or by another agent process, belongs to it.
+ */
+export function ownedWithin(
+	pid: number,
+	table: ReadonlyMap<number, ProcessInfo>,
+	isOwner: (pid: number) => boolean,
+	levels = PARENT_LEVELS,
+): boolean {
+	let ancestor = table.get(pid)?.ppid;
+	for (let level = 1; level <= levels && ancestor !== undefined && ancestor > 1; level += 1) {
+		if (isOwner(ancestor)) return true;
+		ancestor = table.get(ancestor)?.ppid;
+	}
+	return false;
+}
+
+/**
+ * Picks the agent processes that nobody registered: named like an agent, alive (not a zombie),
+ * not tracked themselves, and with no tracked or agent ancestor within three levels.
+ */
+export function findUntracked(
+	table: ReadonlyMap<number, ProcessInfo>,
+	isAgent: (process: ProcessInfo) => boolean,
+	trackedPids: ReadonlySet<number>,
+	levels = PARENT_LEVELS,
+): ProcessInfo[] {
+	const agents = new Set<number>();
+	for (const process of table.values()) {
+		if (process.state !== 'Z' && isAgent(process)) agents.add(process.pid);
+	}
+	const found: ProcessInfo[] = [];
+	for (const pid of agents) {
+		const process = table.get(pid);
+		if (!process || trackedPids.has(pid)) continue;
+		if (!ownedWithin(pid, table, owner => trackedPids.has(owner) || agents.has(owner), levels)) found.push(process);
+	}
+	return found;
+}
+
+/** What became of a recorded PID. */
+export type PidFate = 'alive' | 'gone' | 'reused';
+
+/**
+ * Compares a recorded PID (with its start time, when recorded) to the process table now. A zombie
+ * has exited; a different start time means the kernel gave the PID to another process.
+ */
+export function pidFate(recordedStartTime: number | null, current: ProcessInfo | undefined): PidFate {
+	if (!current || current.state === 'Z') return 'gone';
+	if (recordedStartTime !== null && current.startTime !== recordedStartTime) return 'reused';
+	return 'alive';
+}

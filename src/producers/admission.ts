@@ -1,0 +1,202 @@
+import {spawn, type ChildProcess} from 'node:child_process';
+import {createHash} from 'node:crypto';
+import {closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, realpathSync, writeSync} from 'node:fs';
+import {createRequire} from 'node:module';
+import {dirname, join, resolve} from 'node:path';
+
+/** Slots per repository unless `--slots` or CONTROLROOM_SLOTS says otherwise (PRODUCT.md §4.4). */
+export const DEFAULT_SLOTS = 2;
+const MAX_SLOTS = 64;
+
+type FlockFlag = 'ex' | 'exnb' | 'un';
+type FsExt = {flockSync(fd: number, flag: FlockFlag): void};
+const require = createRequire(import.meta.url);
+let fsExt: FsExt | undefined;
+
+function flockSync(fd: number, flag: FlockFlag): void {
+	fsExt ??= require('fs-ext') as FsExt;
+	fsExt.flockSync(fd, flag);
+}
+
+/** Takes an exclusive flock without blocking; false when another open file holds it. */
+function tryLock(fd: number): boolean {
+	try {
+		flockSync(fd, 'exnb');
+		return true;
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		if (code === 'EAGAIN' || code === 'EWOULDBLOCK') return false;
+		throw error;
+	}
+}
+
+/** The checkout a folder belongs to: the nearest folder above it holding `.git`, else itself. */
+export function checkoutRoot(dir: string): string {
+	const start = realpathSync(resolve(dir));
+	for (let current = start; ; current = dirname(current)) {
+		if (existsSync(join(current, '.git'))) return current;
+		if (dirname(current) === current) return start;
+	}
+}
+
+/** Where a checkout's lock files live: `$CONTROLROOM_HOME/locks/<sha256 of the path, 16 hex>/`. */
+export function lockRootFor(checkout: string, home: string): string {
+	return join(home, 'locks', createHash('sha256').update(checkout).digest('hex').slice(0, 16));
+}
+
+/** Who holds a slot, as its holder wrote it into the slot file (a label only: the flock decides). */
+export type SlotHolder = {readonly slot: number; readonly pid: number | null; readonly taskId: string | null; readonly title: string | null};
+
+/** Every slot is held and the run was told not to wait. */
+export class NoSlotError extends Error {
+	readonly holders: readonly SlotHolder[];
+	constructor(checkout: string, slots: number, holders: readonly SlotHolder[], isQueued: boolean) {
+		const names = holders.map(holder => describeHolder(holder)).join(', ');
+		super(
+			`no free slot in ${checkout}: ${holders.length} of ${slots} held by ${names || 'unknown holders'}` +
+				`${isQueued ? ' (and a run is waiting)' : ''}; not waiting (--no-wait)`,
+		);
+		this.name = 'NoSlotError';
+		this.holders = holders;
+	}
+}
+
+function describeHolder(holder: SlotHolder): string {
+	const who = holder.taskId ?? 'a run';
+	const title = holder.title ? ` "${holder.title}"` : '';
+	return `${who}${title} (pid ${holder.pid ?? 'unknown'})`;
+}
+
+function readHolder(file: string, slot: number): SlotHolder {
+	try {
+		const parsed = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+		return {
+			slot,
+			pid: typeof parsed['pid'] === 'number' ? parsed['pid'] : null,
+			taskId: typeof parsed['taskId'] === 'string' ? parsed['taskId'] : null,
+			title: typeof parsed['title'] === 'string' ? parsed['title'] : null,
+		};
+	} catch {
+		return {slot, pid: null, taskId: null, title: null};
+	}
+}
+
+/** A slot held by this process until `release()` or until the kernel closes the file at exit. */
+export type SlotLease = {
+	readonly slot: number;
+	readonly root: string;
+	/** Writes who holds the slot into its file, for the `--no-wait` message of other runs. */
+	label(holder: {taskId: string | null; title: string | null}): void;
+	release(): void;
+};
+
+/** The `flock` helper that waits in the kernel on a descriptor it shares with us (fd 3). */
+function blockingLockHelper(fd: number): ChildProcess {
+	const stdio: ['ignore', 'ignore', 'ignore', number] = ['ignore', 'ignore', 'ignore', fd];
+	if (existsSync('/usr/bin/flock')) return spawn('/usr/bin/flock', ['--exclusive', '3'], {stdio});
+	const script = `require(${JSON.stringify(require.resolve('fs-ext'))}).flockSync(3, 'ex')`;
+	return spawn(process.execPath, ['-e', script], {stdio});
+}
+
+/**
+ * Waits, blocked in the kernel, until one of `fds` is locked; returns its index. Each wait runs in
+ * a small helper process that shares the open file with us: flock locks belong to the open file,
+ * so the lock the helper takes stays ours after it exits. No sleeps, no polling: the kernel wakes
+ * a helper when a holder closes its file or dies.
+ */
+export async function waitForAnyLock(fds: readonly number[], abort?: AbortSignal): Promise<number> {
+	const helpers = fds.map(blockingLockHelper);
+	const exits = helpers.map(
+		helper => new Promise<number | null>(done => helper.once('exit', code => done(code)).once('error', () => done(null))),
+	);
+	const winner = await new Promise<number>((done, fail) => {
+		let isSettled = false;
+		const onAbort = (): void => {
+			if (isSettled) return;
+			isSettled = true;
+			fail(new Error('aborted while waiting for a slot'));
+		};
+		abort?.addEventListener('abort', onAbort, {once: true});
+		exits.forEach((exit, index) =>
+			void exit.then(code => {
+				if (isSettled || code !== 0) return;
+				isSettled = true;
+				abort?.removeEventListener('abort', onAbort);
+				done(index);
+			}),
+		);
+		if (abort?.aborted) onAbort();
+	}).finally(() => {
+		for (const helper of helpers) if (helper.exitCode === null && helper.signalCode === null) helper.kill('SIGKILL');
+	});
+	await Promise.all(exits);
+	return winner;
+}
+
+export type AdmissionOptions = {
+	readonly checkout: string;
+	readonly home: string;
+	readonly slots?: number;
+	/** false: refuse at once with NoSlotError instead of waiting. */
+	readonly wait: boolean;
+	/** Called once when the run has to wait, with the holders. */
+	readonly onWait?: (holders: readonly SlotHolder[]) => void;
+	readonly abort?: AbortSignal;
+};
+
+/**
+ * Takes an admission slot: the repository's writer lock (waiters queue on it), then the first of
+ * N slot locks free without blocking; with none free, waits in the kernel for any of them while
+ * holding the writer lock, so later runs queue behind. The writer lock is released once a slot is
+ * held. All are flock locks the kernel drops when the holder dies.
+ */
+export async function acquireSlot(options: AdmissionOptions): Promise<SlotLease> {
+	const slots = Math.min(options.slots ?? DEFAULT_SLOTS, MAX_SLOTS);
+	const root = lockRootFor(options.checkout, options.home);
+	mkdirSync(root, {recursive: true});
+	const slotFile = (slot: number): string => join(root, `slot-${slot}.lock`);
+	const holdersOf = (): SlotHolder[] => Array.from({length: slots}, (_, slot) => readHolder(slotFile(slot), slot));
+	const writer = openSync(join(root, 'writer.lock'), 'a+');
+	const fds: number[] = [];
+	try {
+		if (!tryLock(writer)) {
+			if (!options.wait) throw new NoSlotError(options.checkout, slots, holdersOf(), true);
+			options.onWait?.(holdersOf());
+			await waitForAnyLock([writer], options.abort);
+		}
+		for (let slot = 0; slot < slots; slot += 1) fds.push(openSync(slotFile(slot), 'a+'));
+		let won = fds.findIndex(fd => tryLock(fd));
+		if (won < 0) {
+			if (!options.wait) throw new NoSlotError(options.checkout, slots, holdersOf(), false);
+			options.onWait?.(holdersOf());
+			won = await waitForAnyLock(fds, options.abort);
+		}
+		const fd = fds[won] as number;
+		fds.splice(won, 1);
+		return lease(won, root, fd);
+	} finally {
+		for (const fd of fds) closeSync(fd);
+		closeSync(writer);
+	}
+}
+
+function lease(slot: number, root: string, fd: number): SlotLease {
+	let isHeld = true;
+	const write = (holder: {taskId: string | null; title: string | null}): void => {
+		ftruncateSync(fd, 0);
+		writeSync(fd, `${JSON.stringify({pid: process.pid, ...holder, since: new Date().toISOString()})}\n`, 0);
+	};
+	write({taskId: null, title: null});
+	return {
+		slot,
+		root,
+		label: holder => {
+			if (isHeld) write(holder);
+		},
+		release() {
+			if (!isHeld) return;
+			isHeld = false;
+			closeSync(fd);
+		},
+	};
+}

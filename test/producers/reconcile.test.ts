@@ -1,0 +1,130 @@
+import {chmodSync, mkdirSync, writeFileSync} from 'node:fs';
+import {spawn} from 'node:child_process';
+import {join} from 'node:path';
+import {afterEach, describe, expect, it} from 'vitest';
+import type {Ledger} from '../../src/ledger/open-ledger.ts';
+import {openLedger} from '../../src/ledger/open-ledger.ts';
+import {readProcessTable} from '../../src/producers/proc-table.ts';
+import type {ReconcileResult} from '../../src/producers/reconciler.ts';
+import {runCli} from '../helpers/cli.ts';
+import {agent, isAlive, killQuietly, ledgerOf, sandbox, startCli, waitFor} from './helpers.ts';
+
+const open: Ledger[] = [];
+const pids: number[] = [];
+afterEach(() => {
+	for (const ledger of open.splice(0)) ledger.close();
+	for (const pid of pids.splice(0)) killQuietly(pid);
+});
+
+function reconcile(box: ReturnType<typeof sandbox>): ReconcileResult {
+	const result = runCli(['reconcile', '--once', '--json', '--ledger', box.ledgerFile], {env: box.env});
+	expect(result.status, result.stderr).toBe(0);
+	return JSON.parse(result.stdout) as ReconcileResult;
+}
+
+/** A fake agent executable whose kernel name is `codex` (a script run through its shebang). */
+function fakeCodex(dir: string): string {
+	const file = join(dir, 'codex');
+	writeFileSync(file, `#!${process.execPath}\nprocess.stdout.write('codex ' + process.pid + '\\n');\nsetInterval(() => {}, 1000);\n`);
+	chmodSync(file, 0o755);
+	return file;
+}
+
+async function wrappedSleeper(box: ReturnType<typeof sandbox>) {
+	const run = startCli(['run', '--ledger', box.ledgerFile, '--', process.execPath, agent('sleeper.mjs')], box.env);
+	pids.push(run.child.pid!);
+	const ledger = await ledgerOf(box.ledgerFile);
+	open.push(ledger);
+	const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], 10_000, 'running task');
+	pids.push(task.pid!);
+	// Its output went through before the wrapper dies: a later write to the dead wrapper's pipe would end it (EPIPE).
+	await waitFor(() => run.stdout().includes(`pid ${task.pid}`), 10_000, 'child output');
+	return {run, ledger, task};
+}
+
+describe('controlroom reconcile', () => {
+	it('marks a task lost after SIGKILL of the wrapper and its child, in one pass', async () => {
+		const box = sandbox();
+		const {run, ledger, task} = await wrappedSleeper(box);
+		run.child.kill('SIGKILL');
+		process.kill(-task.pgid!, 'SIGKILL');
+		await waitFor(() => !isAlive(task.pid!) && !isAlive(run.child.pid!), 5000, 'both gone');
+		const result = reconcile(box);
+		expect(result.lost.map(entry => entry.taskId)).toEqual([task.id]);
+		expect(ledger.reader.task(task.id)?.status).toBe('lost');
+	});
+
+	it('keeps a task running while its child lives after SIGKILL of the wrapper alone, then lost once it dies', async () => {
+		const box = sandbox();
+		const {run, ledger, task} = await wrappedSleeper(box);
+		run.child.kill('SIGKILL');
+		await run.done;
+		expect(isAlive(task.pid!)).toBe(true);
+		expect(reconcile(box).lost).toEqual([]);
+		expect(ledger.reader.task(task.id)?.status).toBe('running');
+		process.kill(-task.pgid!, 'SIGKILL');
+		await waitFor(() => !isAlive(task.pid!), 5000, 'child gone');
+		expect(reconcile(box).lost.map(entry => entry.taskId)).toEqual([task.id]);
+		expect(ledger.reader.task(task.id)?.status).toBe('lost');
+	});
+
+	it('records a codex process started outside the wrapper as untracked with its PID, and lost after it exits', async () => {
+		const box = sandbox();
+		const codex = spawn(fakeCodex(box.dir), [], {stdio: ['ignore', 'pipe', 'ignore']});
+		const pid = codex.pid!;
+		pids.push(pid);
+		await new Promise(resolve => codex.stdout.once('data', resolve));
+		const first = reconcile(box);
+		const found = first.discovered.find(entry => entry.pid === pid);
+		expect(found?.name).toBe('codex');
+		const ledger = openLedger(box.ledgerFile);
+		open.push(ledger);
+		const row = ledger.reader.task(found!.taskId)!;
+		expect(row.status).toBe('untracked');
+		expect(row.pid).toBe(pid);
+		// A second pass adds nothing for the same process.
+		expect(reconcile(box).discovered.find(entry => entry.pid === pid)).toBeUndefined();
+		codex.kill('SIGKILL');
+		await waitFor(() => !isAlive(pid), 5000, 'codex gone');
+		expect(reconcile(box).lost.map(entry => entry.taskId)).toContain(found!.taskId);
+		expect(ledger.reader.task(found!.taskId)?.status).toBe('lost');
+	});
+
+	it('never reports a wrapped agent, or agents its command started, as untracked', async () => {
+		const box = sandbox();
+		const codex = fakeCodex(box.dir);
+		// The wrapped command is a shell that starts one codex as its child and one as a grandchild.
+		const script = `'${codex}' & sh -c "'${codex}'" & wait`;
+		const run = startCli(['run', '--ledger', box.ledgerFile, '--', 'sh', '-c', script], box.env);
+		pids.push(run.child.pid!);
+		const ledger = await ledgerOf(box.ledgerFile);
+		open.push(ledger);
+		const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], 10_000, 'running task');
+		await waitFor(() => (run.stdout().match(/codex \d+/g) ?? []).length === 2, 10_000, 'two codex processes');
+		const ours = [...readProcessTable().values()].filter(process => process.pgid === task.pgid && process.name === 'codex');
+		expect(ours).toHaveLength(2);
+		const result = reconcile(box);
+		expect(result.discovered.filter(entry => ours.some(process => process.pid === entry.pid))).toEqual([]);
+		process.kill(-task.pgid!, 'SIGKILL');
+		await run.done;
+	});
+
+	it('folds spool files through the ingest path, each envelope once', () => {
+		const box = sandbox();
+		const payload = {session_id: 's-1', hook_event_name: 'SessionStart', cwd: '/repo', source: 'startup'};
+		const spool = join(box.home, 'spool');
+		const env = {at: new Date().toISOString(), source: 'claude', payload, id: 'fixed-1'};
+		runCli(['ingest', '--ledger', box.ledgerFile], {env: box.env, input: ''});
+		for (const name of ['a', 'b']) {
+			const file = join(spool, `${name}.jsonl`);
+			mkdirSync(spool, {recursive: true});
+			writeFileSync(file, `${JSON.stringify(env)}\n`);
+		}
+		const result = reconcile(box);
+		expect(result.spool.files).toBe(2);
+		const ledger = openLedger(box.ledgerFile);
+		open.push(ledger);
+		expect(ledger.reader.tasksForView(null)).toHaveLength(1);
+		expect(reconcile(box).spool.files).toBe(0);
+	});
+});

@@ -1,0 +1,91 @@
+import {mkdirSync, rmSync, writeFileSync} from 'node:fs';
+import {join} from 'node:path';
+import {afterEach, describe, expect, it} from 'vitest';
+import {EventType, type EventData} from '../../src/core/events.ts';
+import {openLedger, type Ledger} from '../../src/ledger/open-ledger.ts';
+import {reconcileOnce} from '../../src/producers/reconciler.ts';
+import {scratchDir} from '../helpers/cli.ts';
+
+// These passes read a synthetic process table (the reconciler's procRoot option), so PID reuse and
+// wrapper liveness can be set up exactly; the end-to-end tests beside this use the real /proc.
+
+const open: Ledger[] = [];
+afterEach(() => {
+	for (const ledger of open.splice(0)) ledger.close();
+});
+
+function fakeProc(root: string, pid: number, name: string, ppid: number, startTime: number, state = 'S'): void {
+	mkdirSync(join(root, String(pid)), {recursive: true});
+	writeFileSync(join(root, String(pid), 'stat'), `${pid} (${name}) ${state} ${ppid} ${pid} ${'0 '.repeat(16)}${startTime} 0\n`);
+	writeFileSync(join(root, String(pid), 'cmdline'), `${name}\0`);
+}
+
+function setup() {
+	const dir = scratchDir('cr-pass-');
+	const procRoot = join(dir, 'proc');
+	mkdirSync(procRoot);
+	const ledger = openLedger(join(dir, 'ledger.db'));
+	open.push(ledger);
+	const append = (taskId: string, type: string, data: EventData, source = 'wrapper') =>
+		ledger.writer.append([{taskId, type, at: Date.now(), source, data}]);
+	return {procRoot, ledger, append};
+}
+
+describe('reconcileOnce', () => {
+	it('marks a task lost when its PID now belongs to another process', () => {
+		const {procRoot, ledger, append} = setup();
+		append('w-a', EventType.registered, {title: 'a'});
+		append('w-a', EventType.started, {pid: 100, pgid: 100, startTime: 500, wrapperPid: 99, wrapperStartTime: 400});
+		fakeProc(procRoot, 100, 'bash', 1, 777);
+		const result = reconcileOnce(ledger, {procRoot});
+		expect(result.lost).toEqual([{taskId: 'w-a', pid: 100, reason: expect.stringMatching(/now belongs to another process/)}]);
+		expect(ledger.reader.task('w-a')?.status).toBe('lost');
+	});
+
+	it('leaves a task whose child is gone to its live wrapper, which records the exit itself', () => {
+		const {procRoot, ledger, append} = setup();
+		append('w-b', EventType.registered, {title: 'b'});
+		append('w-b', EventType.started, {pid: 200, pgid: 200, startTime: 600, wrapperPid: 199, wrapperStartTime: 450});
+		fakeProc(procRoot, 199, 'node', 1, 450);
+		expect(reconcileOnce(ledger, {procRoot}).lost).toEqual([]);
+		expect(ledger.reader.task('w-b')?.status).toBe('running');
+		rmSync(join(procRoot, '199'), {recursive: true});
+		expect(reconcileOnce(ledger, {procRoot}).lost.map(entry => entry.taskId)).toEqual(['w-b']);
+	});
+
+	it('records the start time of a hook-reported PID once, and catches its reuse later', () => {
+		const {procRoot, ledger, append} = setup();
+		append('c-1', EventType.registered, {source: 'claude', sessionId: 's'}, 'claude');
+		append('c-1', EventType.started, {pid: 300}, 'claude');
+		fakeProc(procRoot, 300, 'claude', 1, 900);
+		expect(reconcileOnce(ledger, {procRoot}).lost).toEqual([]);
+		expect(reconcileOnce(ledger, {procRoot}).discovered).toEqual([]);
+		const reported = ledger.reader.eventsOf('c-1').filter(event => event.type === EventType.pidReported);
+		expect(reported.map(event => event.data)).toEqual([{pid: 300, startTime: 900}]);
+		fakeProc(procRoot, 300, 'bash', 1, 901);
+		expect(reconcileOnce(ledger, {procRoot}).lost.map(entry => entry.taskId)).toEqual(['c-1']);
+	});
+
+	it('ends an untracked row once a hook starts tracking its PID, and treats a zombie as gone', () => {
+		const {procRoot, ledger, append} = setup();
+		fakeProc(procRoot, 400, 'codex', 1, 1200);
+		fakeProc(procRoot, 500, 'claude', 1, 1300);
+		const first = reconcileOnce(ledger, {procRoot});
+		expect(first.discovered.map(entry => entry.taskId).sort()).toEqual(['u-400-1200', 'u-500-1300']);
+		append('x-1', EventType.registered, {source: 'codex', sessionId: 't'}, 'codex');
+		append('x-1', EventType.started, {pid: 400}, 'codex');
+		fakeProc(procRoot, 500, 'claude', 1, 1300, 'Z');
+		const second = reconcileOnce(ledger, {procRoot});
+		expect(second.adopted).toEqual(['u-400-1200']);
+		expect(second.lost.map(entry => entry.taskId)).toEqual(['u-500-1300']);
+		expect(ledger.reader.task('u-400-1200')?.status).toBe('done');
+		expect(ledger.reader.task('u-500-1300')?.status).toBe('lost');
+	});
+
+	it('uses configured agent names', () => {
+		const {procRoot, ledger} = setup();
+		fakeProc(procRoot, 600, 'aider', 1, 1400);
+		expect(reconcileOnce(ledger, {procRoot}).discovered).toEqual([]);
+		expect(reconcileOnce(ledger, {procRoot, agentNames: ['aider']}).discovered.map(entry => entry.pid)).toEqual([600]);
+	});
+});
