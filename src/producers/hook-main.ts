@@ -1,0 +1,142 @@
+import {readSync} from 'node:fs';
+import {performance} from 'node:perf_hooks';
+import {isatty} from 'node:tty';
+import {ledgerPath} from '../ledger/paths.ts';
+import {AGENT_SOURCES, type AgentSource} from '../ledger/payload-schema.ts';
+import {MAX_HOOK_INPUT_BYTES, recordHook, type HookOutcome} from './hook-record.ts';
+
+/** The hook's whole budget, Node's own start included (PRODUCT.md §1, principle 4). */
+export const HOOK_BUDGET_MS = 150;
+/** Budget for the work itself when `main` runs again in a process that started long ago. */
+const WARM_WORK_BUDGET_MS = 100;
+/** How long a non-blocking stdin is waited for. */
+const STDIN_WAIT_MS = 60;
+
+/** The hook's own flags; anything else is ignored, since the hook must never fail its agent. */
+export type HookArgs = {
+	readonly agent?: AgentSource;
+	/** Codex's notify JSON (the last argument after --notify), or '' when --notify had none. */
+	readonly notify?: string;
+	readonly ledger?: string;
+};
+
+/** Parses `[--agent claude|codex] [--ledger PATH] [--notify [JSON]]` without ever throwing. */
+export function parseHookArgs(argv: readonly string[]): HookArgs {
+	let agent: AgentSource | undefined;
+	let notify: string | undefined;
+	let ledger: string | undefined;
+	for (let index = 0; index < argv.length; index += 1) {
+		const arg = argv[index] ?? '';
+		const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+		if (flag === '--agent') {
+			const value = inline ?? argv[++index];
+			if ((AGENT_SOURCES as readonly string[]).includes(value ?? '')) agent = value as AgentSource;
+		} else if (flag === '--ledger') {
+			ledger = inline ?? argv[++index];
+		} else if (flag === '--notify') {
+			// Codex appends the JSON as the very last argument.
+			notify = inline ?? (index < argv.length - 1 ? (argv.at(-1) ?? '') : '');
+			if (inline === undefined) break;
+		}
+	}
+	return {...(agent ? {agent} : {}), ...(notify !== undefined ? {notify} : {}), ...(ledger ? {ledger} : {})};
+}
+
+async function readStdinStream(limit: number, waitMs: number): Promise<Buffer> {
+	const chunks: Buffer[] = [];
+	let size = 0;
+	await new Promise<void>(resolve => {
+		const timer = setTimeout(done, waitMs);
+		function done(): void {
+			clearTimeout(timer);
+			process.stdin.pause();
+			process.stdin.removeAllListeners('data');
+			process.stdin.unref?.();
+			resolve();
+		}
+		process.stdin.on('data', (chunk: Buffer) => {
+			chunks.push(chunk);
+			size += chunk.length;
+			if (size > limit) done();
+		});
+		process.stdin.once('end', done);
+		process.stdin.once('error', done);
+	});
+	return Buffer.concat(chunks);
+}
+
+/**
+ * Reads stdin to its end, at most `limit` + 1 bytes. A blocking read is used because agents
+ * write the payload and close the pipe, and it is about 3 ms cheaper than a stream; a terminal
+ * gives nothing, and a non-blocking descriptor falls back to a stream read with a short wait.
+ */
+export async function readHookStdin(limit = MAX_HOOK_INPUT_BYTES): Promise<Buffer> {
+	if (isatty(0)) return Buffer.alloc(0);
+	const chunks: Buffer[] = [];
+	const buffer = Buffer.allocUnsafe(256 * 1024);
+	let size = 0;
+	try {
+		for (;;) {
+			const read = readSync(0, buffer, 0, buffer.length, null);
+			if (read === 0) break;
+			chunks.push(Buffer.from(buffer.subarray(0, read)));
+			size += read;
+			if (size > limit) break;
+		}
+	} catch (error) {
+		const code = (error as NodeJS.ErrnoException).code;
+		if (code === 'EAGAIN') chunks.push(await readStdinStream(limit - size, STDIN_WAIT_MS));
+		// EOF (a closed descriptor) and other read errors mean: no more input.
+	}
+	return Buffer.concat(chunks);
+}
+
+function pidFromEnv(env: NodeJS.ProcessEnv): number | null {
+	const value = Number(env['CLAUDE_PID']);
+	return Number.isInteger(value) && value > 0 ? value : null;
+}
+
+/** When the hook's optional work must stop: 150 ms after process start, or 100 ms from now in a warm process. */
+function deadlineFrom(start: number): number {
+	return start < HOOK_BUDGET_MS ? HOOK_BUDGET_MS - 10 : start + WARM_WORK_BUDGET_MS;
+}
+
+/** Records one hook input given as text: the part of `main` after stdin, for in-process callers. */
+export function handleHookInput(
+	args: HookArgs,
+	stdinText: string,
+	env: NodeJS.ProcessEnv = process.env,
+	start = performance.now(),
+): HookOutcome {
+	const isNotify = args.notify !== undefined;
+	return recordHook({
+		text: isNotify ? (args.notify ?? '') : stdinText,
+		origin: isNotify ? 'notify' : 'stdin',
+		...(args.agent ? {agent: args.agent} : {}),
+		ledgerFile: ledgerPath(args.ledger, env),
+		now: Date.now(),
+		pid: pidFromEnv(env),
+		deadline: deadlineFrom(start),
+	});
+}
+
+/**
+ * `controlroom hook [--agent claude|codex] [--notify JSON]`: records one agent event. Always
+ * returns 0 and never writes to stdout, which the agent would read into its context.
+ */
+export async function main(argv: readonly string[]): Promise<number> {
+	const start = performance.now();
+	try {
+		const args = parseHookArgs(argv);
+		// Codex's notify passes its JSON in argv and gives no stdin: do not wait for one.
+		const stdin = args.notify === undefined ? (await readHookStdin()).toString('utf8') : '';
+		handleHookInput(args, stdin, process.env, start);
+	} catch (error) {
+		try {
+			process.stderr.write(`controlroom hook: ${(error as Error).message}\n`);
+		} catch {
+			// stderr is gone too: exit 0 regardless, the agent must not notice.
+		}
+	}
+	return 0;
+}

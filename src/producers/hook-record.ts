@@ -1,0 +1,198 @@
+import {existsSync} from 'node:fs';
+import {performance} from 'node:perf_hooks';
+import type {NewEvent} from '../core/events.ts';
+import {parseLine, PayloadError} from '../ledger/ingest.ts';
+import {openLedger, type Ledger} from '../ledger/open-ledger.ts';
+import {spoolDir} from '../ledger/paths.ts';
+import {helperTaskId, sessionTaskId} from '../ledger/payload-mapping.ts';
+import type {AgentSource} from '../ledger/payload-schema.ts';
+import {writeSpoolEnvelope, writeSpoolRaw} from '../ledger/spool.ts';
+import {MAX_REJECT_RAW_CHARS} from '../ledger/writer.ts';
+import {commitTranscriptRead, readTranscriptSinceCursor, type TranscriptRead} from './transcript-tokens.ts';
+
+/** The longest the hook waits for another writer's lock before it spools instead. */
+export const HOOK_BUSY_TIMEOUT_MS = 25;
+/** Input larger than this is recorded as a reject, not parsed. */
+export const MAX_HOOK_INPUT_BYTES = 16 * 1024 * 1024;
+/** Transcripts are read only when at least this much of the hook's time is left. */
+const TRANSCRIPT_MIN_TIME_LEFT_MS = 40;
+/** Counter bumped when an event is lost because even the spool write failed. */
+export const DROPPED_COUNTER = 'hook.dropped';
+
+/** One hook invocation's input, already read from stdin or argv. */
+export type HookRequest = {
+	readonly text: string;
+	/** Where the text came from: stdin (hook events) or argv (Codex `notify`). */
+	readonly origin: 'stdin' | 'notify';
+	readonly agent?: AgentSource;
+	readonly ledgerFile: string;
+	readonly now: number;
+	/** CLAUDE_PID, when the agent gave one. */
+	readonly pid: number | null;
+	/** `performance.now()` value after which optional work (transcripts) is skipped. */
+	readonly deadline: number;
+	readonly busyTimeoutMs?: number;
+};
+
+/** Where the input ended up. */
+export type HookOutcome = {
+	readonly recordedIn: 'ledger' | 'spool' | 'dropped';
+	/** The reason the input was rejected, or null when it mapped to events. */
+	readonly rejected: string | null;
+	readonly tokenReads: number;
+};
+
+type Classified =
+	| {
+			readonly kind: 'events';
+			readonly events: NewEvent[];
+			readonly payload: Record<string, unknown>;
+			/** The input was itself a spool envelope: it is spooled as it is, never wrapped twice. */
+			readonly isEnvelope: boolean;
+	  }
+	| {readonly kind: 'reject'; readonly reason: string};
+
+function classify(request: HookRequest): Classified {
+	if (Buffer.byteLength(request.text) > MAX_HOOK_INPUT_BYTES) {
+		return {kind: 'reject', reason: `${request.origin}: larger than ${MAX_HOOK_INPUT_BYTES} bytes`};
+	}
+	if (request.text.trim().length === 0) {
+		return {kind: 'reject', reason: request.origin === 'notify' ? 'notify: no JSON argument' : 'stdin: empty'};
+	}
+	try {
+		const events = parseLine(request.text, {now: request.now, pid: request.pid, ...(request.agent ? {agent: request.agent} : {})});
+		const payload = JSON.parse(request.text) as Record<string, unknown>;
+		return {kind: 'events', events, payload, isEnvelope: 'payload' in payload && 'at' in payload};
+	} catch (error) {
+		const reason = error instanceof PayloadError ? error.message : `${request.origin}: ${(error as Error).message}`;
+		return {kind: 'reject', reason};
+	}
+}
+
+function text(value: unknown): string | null {
+	return typeof value === 'string' && value.length > 0 ? value : null;
+}
+
+/** The transcripts a Claude payload names: the session's own, and a helper's on SubagentStop. */
+function transcriptTargets(payload: Record<string, unknown>, source: string) {
+	const sessionId = text(payload['session_id']);
+	if (source !== 'claude' || sessionId === null) return [];
+	const sessionTask = sessionTaskId('claude', sessionId);
+	const targets: {path: string; taskId: string; skipSidechain: boolean}[] = [];
+	const main = text(payload['transcript_path']);
+	if (main) targets.push({path: main, taskId: sessionTask, skipSidechain: true});
+	const helperPath = text(payload['agent_transcript_path']);
+	const agentId = text(payload['agent_id']);
+	// The mapping ignores helpers without an agent_type (the /compact SubagentStop): so do tokens.
+	if (helperPath && agentId && text(payload['agent_type'])) {
+		targets.push({path: helperPath, taskId: helperTaskId(sessionTask, agentId), skipSidechain: false});
+	}
+	return targets;
+}
+
+function readTranscripts(ledger: Ledger, classified: Classified, request: HookRequest): TranscriptRead[] {
+	if (classified.kind !== 'events' || classified.isEnvelope || performance.now() > request.deadline - TRANSCRIPT_MIN_TIME_LEFT_MS) return [];
+	const source = classified.events[0]?.source ?? '';
+	const reads: TranscriptRead[] = [];
+	for (const target of transcriptTargets(classified.payload, source)) {
+		try {
+			const read = readTranscriptSinceCursor(ledger, target);
+			if (read) reads.push(read);
+		} catch {
+			// Token counts are optional: an unreadable transcript leaves them unknown, never blocks the event.
+		}
+	}
+	return reads;
+}
+
+/** Tries the ledger: false when it is absent, busy or broken, and nothing was written. */
+function recordInLedger(request: HookRequest, classified: Classified): {isDone: boolean; tokenReads: number} {
+	if (!existsSync(request.ledgerFile)) return {isDone: false, tokenReads: 0};
+	let ledger: Ledger | null = null;
+	try {
+		ledger = openLedger(request.ledgerFile, {busyTimeoutMs: request.busyTimeoutMs ?? HOOK_BUSY_TIMEOUT_MS});
+		const open = ledger;
+		if (classified.kind === 'reject') {
+			open.writer.reject({origin: `hook:${request.origin}`, line: null, reason: classified.reason, raw: request.text});
+			return {isDone: true, tokenReads: 0};
+		}
+		const reads = readTranscripts(open, classified, request);
+		const source = classified.events[0]?.source ?? 'claude';
+		let tokenReads = 0;
+		open.writer.transaction(() => {
+			open.writer.append(classified.events);
+			for (const read of reads) {
+				if (commitTranscriptRead(open, read, {at: request.now, source})) tokenReads += 1;
+			}
+		});
+		return {isDone: true, tokenReads};
+	} catch {
+		return {isDone: false, tokenReads: 0};
+	} finally {
+		try {
+			ledger?.close();
+		} catch {
+			// Closing a connection that failed to open fully: nothing left to lose.
+		}
+	}
+}
+
+/** Garbage is spooled as one line (line breaks folded) so the fold records exactly one reject. */
+function spoolableRaw(raw: string): string {
+	if (raw.trim().length === 0) return '(empty stdin)';
+	const oneLine = raw.replace(/\r?\n|\r/g, ' ');
+	return oneLine.length > MAX_REJECT_RAW_CHARS ? oneLine.slice(0, MAX_REJECT_RAW_CHARS) : oneLine;
+}
+
+function recordInSpool(request: HookRequest, classified: Classified): void {
+	const dir = spoolDir(request.ledgerFile);
+	if (classified.kind === 'reject') {
+		writeSpoolRaw(dir, spoolableRaw(request.text));
+		return;
+	}
+	if (classified.isEnvelope) {
+		writeSpoolRaw(dir, request.text.replace(/\r?\n|\r/g, ' '));
+		return;
+	}
+	const source = (classified.events[0]?.source ?? 'claude') as AgentSource;
+	writeSpoolEnvelope(dir, {
+		at: new Date(request.now).toISOString(),
+		source,
+		payload: classified.payload,
+		...(request.pid ? {pid: request.pid} : {}),
+	});
+}
+
+function countDrop(request: HookRequest): void {
+	try {
+		if (!existsSync(request.ledgerFile)) return;
+		const ledger = openLedger(request.ledgerFile, {busyTimeoutMs: request.busyTimeoutMs ?? HOOK_BUSY_TIMEOUT_MS});
+		try {
+			ledger.writer.bump(DROPPED_COUNTER);
+		} finally {
+			ledger.close();
+		}
+	} catch {
+		// Neither ledger nor spool can be written: the stderr line is all that is left.
+	}
+}
+
+/**
+ * Records one hook input: in the ledger when it can take the write within the busy timeout,
+ * else as a spool file the reconciler folds later through the same mapping. Bad input becomes a
+ * reject with its reason either way. Never throws.
+ */
+export function recordHook(request: HookRequest): HookOutcome {
+	const classified = classify(request);
+	const rejected = classified.kind === 'reject' ? classified.reason : null;
+	const ledger = recordInLedger(request, classified);
+	if (ledger.isDone) return {recordedIn: 'ledger', rejected, tokenReads: ledger.tokenReads};
+	try {
+		recordInSpool(request, classified);
+		return {recordedIn: 'spool', rejected, tokenReads: 0};
+	} catch (error) {
+		countDrop(request);
+		process.stderr.write(`controlroom hook: dropped one event, the spool could not be written: ${(error as Error).message}\n`);
+		return {recordedIn: 'dropped', rejected, tokenReads: 0};
+	}
+}

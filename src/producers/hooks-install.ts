@@ -1,0 +1,246 @@
+import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs';
+import {homedir} from 'node:os';
+import {dirname, join, resolve} from 'node:path';
+
+/** Claude Code events the hook is installed for (PRODUCT.md §4.2). */
+export const CLAUDE_EVENTS = [
+	'SessionStart',
+	'SessionEnd',
+	'UserPromptSubmit',
+	'PreToolUse',
+	'PostToolUse',
+	'PostToolUseFailure',
+	'PostToolBatch',
+	'Notification',
+	'Stop',
+	'StopFailure',
+	'SubagentStart',
+	'SubagentStop',
+	'PreCompact',
+	'TaskCreated',
+	'TaskCompleted',
+] as const;
+
+/** Codex hook events (FORMATS.md: Claude-shaped payloads; the plan arrives as PostToolUse update_plan). */
+export const CODEX_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'] as const;
+
+/** Events whose entries take a tool matcher. */
+const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
+/** Seconds the agent waits for the hook; it returns in milliseconds, this only bounds a pathological case. */
+const HOOK_TIMEOUT_SECONDS = 10;
+const NOTIFY_COMMENT = '# added by `controlroom hooks install`; `controlroom hooks uninstall` removes it';
+
+/** Recognises a command that runs `controlroom hook`, whatever path it was installed from. */
+const OUR_COMMAND = /controlroom['"]?\s+hook(\s|$)/;
+
+/** A problem with a file the user owns: reported with its path, the file left untouched. */
+export class SettingsError extends Error {}
+
+type Json = Record<string, unknown>;
+type HookEntry = {type?: unknown; command?: unknown; timeout?: unknown};
+type MatcherGroup = {matcher?: unknown; hooks?: unknown};
+
+/** Where each agent reads its hooks. */
+export type InstallTargets = {
+	readonly claudeSettings: string;
+	readonly codexHome: string;
+};
+
+/** Resolves the files: `--project DIR` → DIR/.claude/settings.json, else ~/.claude/settings.json; Codex → $CODEX_HOME. */
+export function installTargets(options: {project?: string; env?: NodeJS.ProcessEnv}): InstallTargets {
+	const env = options.env ?? process.env;
+	const home = env['HOME'] ?? homedir();
+	return {
+		claudeSettings: options.project
+			? join(resolve(options.project), '.claude', 'settings.json')
+			: join(home, '.claude', 'settings.json'),
+		codexHome: env['CODEX_HOME'] ? resolve(env['CODEX_HOME']) : join(home, '.codex'),
+	};
+}
+
+function shellQuote(word: string): string {
+	return /^[\w./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The hook command line: absolute node and bin paths, so it works from any directory. */
+export function hookCommand(program: readonly string[], agent: 'claude' | 'codex'): string {
+	return [...program, 'hook', ...(agent === 'codex' ? ['--agent', 'codex'] : [])].map(shellQuote).join(' ');
+}
+
+function readJsonFile(file: string): Json | null {
+	if (!existsSync(file)) return null;
+	const text = readFileSync(file, 'utf8');
+	if (text.trim().length === 0) return {};
+	let value: unknown;
+	try {
+		value = JSON.parse(text);
+	} catch {
+		throw new SettingsError(`${file}: not valid JSON; left untouched`);
+	}
+	if (!value || typeof value !== 'object' || Array.isArray(value)) throw new SettingsError(`${file}: expected a JSON object; left untouched`);
+	return value as Json;
+}
+
+function writeAtomically(file: string, text: string): void {
+	mkdirSync(dirname(file), {recursive: true});
+	const temporary = `${file}.controlroom-${process.pid}.tmp`;
+	writeFileSync(temporary, text);
+	renameSync(temporary, file);
+}
+
+function hooksObject(settings: Json, file: string): Json {
+	const hooks = settings['hooks'];
+	if (hooks === undefined) return {};
+	if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) throw new SettingsError(`${file}: hooks: expected an object; left untouched`);
+	return hooks as Json;
+}
+
+function groupsOf(hooks: Json, event: string, file: string): MatcherGroup[] {
+	const groups = hooks[event];
+	if (groups === undefined) return [];
+	if (!Array.isArray(groups)) throw new SettingsError(`${file}: hooks.${event}: expected a list; left untouched`);
+	return groups as MatcherGroup[];
+}
+
+function isOurs(entry: HookEntry): boolean {
+	return typeof entry.command === 'string' && OUR_COMMAND.test(entry.command);
+}
+
+function entriesOf(group: MatcherGroup): HookEntry[] {
+	return Array.isArray(group.hooks) ? (group.hooks as HookEntry[]) : [];
+}
+
+/** What one install or uninstall did to one file. */
+export type FileChange = {
+	readonly file: string;
+	readonly what: string;
+	/** Events added, updated or removed; empty when nothing changed. */
+	readonly events: readonly string[];
+	readonly isChanged: boolean;
+};
+
+/** Adds our entry to each event (or refreshes its command), keeping every other entry as it is. */
+export function installHooksFile(file: string, events: readonly string[], command: string): FileChange {
+	const settings = readJsonFile(file) ?? {};
+	const hooks = {...hooksObject(settings, file)};
+	const changed: string[] = [];
+	for (const event of events) {
+		const groups = groupsOf(hooks, event, file);
+		const mine = groups.flatMap(entriesOf).filter(isOurs);
+		if (mine.length > 0 && mine.every(entry => entry.command === command)) continue;
+		if (mine.length > 0) {
+			// Installed from another path (the package moved): point our entries at this one.
+			hooks[event] = groups.map(group => ({
+				...group,
+				hooks: entriesOf(group).map(entry => (isOurs(entry) ? {...entry, command} : entry)),
+			}));
+		} else {
+			const entry = {type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS};
+			hooks[event] = [...groups, TOOL_EVENTS.has(event) ? {matcher: '*', hooks: [entry]} : {hooks: [entry]}];
+		}
+		changed.push(event);
+	}
+	if (changed.length > 0) writeAtomically(file, `${JSON.stringify({...settings, hooks}, null, 2)}\n`);
+	return {file, what: 'hooks', events: changed, isChanged: changed.length > 0};
+}
+
+/** Removes exactly our entries; a group or event list left empty by that removal goes too. */
+export function uninstallHooksFile(file: string): FileChange {
+	const settings = readJsonFile(file);
+	if (settings === null || settings['hooks'] === undefined) return {file, what: 'hooks', events: [], isChanged: false};
+	const hooks = {...hooksObject(settings, file)};
+	const removed: string[] = [];
+	for (const event of Object.keys(hooks)) {
+		const groups = groupsOf(hooks, event, file);
+		if (!groups.some(group => entriesOf(group).some(isOurs))) continue;
+		const kept = groups.flatMap(group => {
+			const entries = entriesOf(group);
+			if (!entries.some(isOurs)) return [group];
+			const others = entries.filter(entry => !isOurs(entry));
+			return others.length > 0 ? [{...group, hooks: others}] : [];
+		});
+		if (kept.length > 0) hooks[event] = kept;
+		else delete hooks[event];
+		removed.push(event);
+	}
+	if (removed.length === 0) return {file, what: 'hooks', events: [], isChanged: false};
+	const next: Json = {...settings, hooks};
+	if (Object.keys(hooks).length === 0) delete next['hooks'];
+	writeAtomically(file, `${JSON.stringify(next, null, 2)}\n`);
+	return {file, what: 'hooks', events: removed, isChanged: true};
+}
+
+/** Events that have our hook in a file (for `hooks status`). */
+export function installedEvents(file: string): string[] {
+	const settings = readJsonFile(file);
+	if (settings === null) return [];
+	const hooks = hooksObject(settings, file);
+	return Object.keys(hooks).filter(event => groupsOf(hooks, event, file).some(group => entriesOf(group).some(isOurs)));
+}
+
+/** The top level of a TOML file ends at its first `[table]` or `[[array]]` header. */
+function topLevelEnd(lines: readonly string[]): number {
+	const index = lines.findIndex(line => /^\s*\[/.test(line));
+	return index < 0 ? lines.length : index;
+}
+
+/** The top-level `notify = ...` line of a config.toml, if any (only the top level counts: tables have their own keys). */
+export function notifySetting(text: string): {line: number; value: string} | null {
+	const lines = text.split('\n');
+	const end = topLevelEnd(lines);
+	for (let index = 0; index < end; index += 1) {
+		const match = /^\s*notify\s*=\s*(.*)$/.exec(lines[index] ?? '');
+		if (match) return {line: index, value: match[1] ?? ''};
+	}
+	return null;
+}
+
+function tomlArray(words: readonly string[]): string {
+	// JSON string escapes are valid TOML basic-string escapes.
+	return `[${words.map(word => JSON.stringify(word)).join(', ')}]`;
+}
+
+/**
+ * Sets Codex's `notify` program in config.toml where none is set: the line (with a comment naming
+ * us) goes at the end of the top level, before the first table header. No TOML library is used;
+ * only that one top-level key is read or written.
+ */
+export function installNotify(file: string, program: readonly string[]): FileChange & {existing: string | null} {
+	const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+	const current = notifySetting(text);
+	if (current && OUR_COMMAND.test(current.value.replace(/["',[\]]/g, ' '))) {
+		return {file, what: 'notify', events: [], isChanged: false, existing: null};
+	}
+	if (current) return {file, what: 'notify', events: [], isChanged: false, existing: current.value.trim()};
+	const lines = text.length > 0 ? text.split('\n') : [];
+	let end = topLevelEnd(lines);
+	while (end > 0 && (lines[end - 1] ?? '').trim() === '') end -= 1;
+	// Exactly two lines and no spacing of our own, so uninstall can give back the file byte for byte.
+	const added = [NOTIFY_COMMENT, `notify = ${tomlArray([...program, 'hook', '--agent', 'codex', '--notify'])}`];
+	const next = [...lines.slice(0, end), ...added, ...lines.slice(end)].join('\n');
+	writeAtomically(file, text.length === 0 ? `${next}\n` : next);
+	return {file, what: 'notify', events: ['notify'], isChanged: true, existing: null};
+}
+
+/** Removes our `notify` line and its comment, and nothing else. */
+export function uninstallNotify(file: string): FileChange {
+	if (!existsSync(file)) return {file, what: 'notify', events: [], isChanged: false};
+	const text = readFileSync(file, 'utf8');
+	const current = notifySetting(text);
+	if (!current || !OUR_COMMAND.test(current.value.replace(/["',[\]]/g, ' '))) {
+		return {file, what: 'notify', events: [], isChanged: false};
+	}
+	const lines = text.split('\n');
+	const from = lines[current.line - 1] === NOTIFY_COMMENT ? current.line - 1 : current.line;
+	lines.splice(from, current.line - from + 1);
+	writeAtomically(file, lines.join('\n'));
+	return {file, what: 'notify', events: ['notify'], isChanged: true};
+}
+
+/** Whether config.toml's notify is ours, someone else's, or unset. */
+export function notifyStatus(file: string): 'ours' | 'other' | 'unset' {
+	if (!existsSync(file)) return 'unset';
+	const current = notifySetting(readFileSync(file, 'utf8'));
+	if (!current) return 'unset';
+	return OUR_COMMAND.test(current.value.replace(/["',[\]]/g, ' ')) ? 'ours' : 'other';
+}

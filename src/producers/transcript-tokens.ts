@@ -1,0 +1,129 @@
+import {closeSync, fstatSync, openSync, readSync} from 'node:fs';
+import {EventType, type NewEvent} from '../core/events.ts';
+import type {Ledger} from '../ledger/open-ledger.ts';
+import {scanTranscriptText, type TranscriptUsage} from './transcript-usage.ts';
+
+/** Most of a transcript read in one hook call; the rest is read by the next call. */
+export const MAX_TRANSCRIPT_CHUNK = 8 * 1024 * 1024;
+/** Step used to walk past one line longer than a whole chunk (a huge tool result). */
+const SKIP_STEP = 1024 * 1024;
+const NEWLINE = 0x0a;
+
+/** What one incremental read of a transcript found, before it is committed. */
+export type TranscriptRead = {
+	readonly path: string;
+	readonly taskId: string;
+	/** The stored cursor this read began from (null: none); the commit checks it is unchanged. */
+	readonly cursorOffset: number | null;
+	readonly fromOffset: number;
+	readonly toOffset: number;
+	readonly lastMessageId: string | null;
+	readonly usage: TranscriptUsage;
+};
+
+type CursorRow = {offset: number; last_message_id: string | null};
+
+function storedCursor(ledger: Ledger, path: string): CursorRow | undefined {
+	return ledger.db.prepare('SELECT offset, last_message_id FROM transcript_cursors WHERE path = ?').get(path) as
+		| CursorRow
+		| undefined;
+}
+
+function readAt(fd: number, offset: number, length: number): Buffer {
+	const buffer = Buffer.allocUnsafe(length);
+	let filled = 0;
+	while (filled < length) {
+		const read = readSync(fd, buffer, filled, length - filled, offset + filled);
+		if (read === 0) break;
+		filled += read;
+	}
+	return buffer.subarray(0, filled);
+}
+
+/** Finds the offset just past the next newline at or after `from`, or null when the line is still open. */
+function nextLineStart(fd: number, from: number, size: number): number | null {
+	for (let offset = from; offset < size; offset += SKIP_STEP) {
+		const chunk = readAt(fd, offset, Math.min(SKIP_STEP, size - offset));
+		const index = chunk.indexOf(NEWLINE);
+		if (index >= 0) return offset + index + 1;
+	}
+	return null;
+}
+
+/**
+ * Reads what was appended to a transcript since its stored cursor: complete lines only, at most
+ * `maxBytes`. Returns null when there is nothing new, or no such file (a `/compact` SubagentStop
+ * names one that never exists). A file shorter than its cursor was replaced: read it from the start.
+ */
+export function readTranscriptSinceCursor(
+	ledger: Ledger,
+	target: {readonly path: string; readonly taskId: string; readonly skipSidechain: boolean},
+	maxBytes = MAX_TRANSCRIPT_CHUNK,
+): TranscriptRead | null {
+	const cursor = storedCursor(ledger, target.path);
+	let fd: number;
+	try {
+		fd = openSync(target.path, 'r');
+	} catch {
+		return null;
+	}
+	try {
+		const size = fstatSync(fd).size;
+		const isReplaced = cursor !== undefined && cursor.offset > size;
+		const fromOffset = cursor && !isReplaced ? cursor.offset : 0;
+		const previousId = cursor && !isReplaced ? cursor.last_message_id : null;
+		if (size <= fromOffset) return null;
+		const chunk = readAt(fd, fromOffset, Math.min(maxBytes, size - fromOffset));
+		const end = chunk.lastIndexOf(NEWLINE);
+		if (end < 0) {
+			if (chunk.length < maxBytes) return null; // the last line is still being written
+			// One line longer than a chunk: walk past it unread, so the cursor cannot stick on it.
+			const skipTo = nextLineStart(fd, fromOffset + chunk.length, size);
+			if (skipTo === null) return null;
+			const usage = scanTranscriptText('', {lastMessageId: null, skipSidechain: true}).usage;
+			return {...target, cursorOffset: cursor?.offset ?? null, fromOffset, toOffset: skipTo, lastMessageId: previousId, usage};
+		}
+		const scan = scanTranscriptText(chunk.subarray(0, end).toString('utf8'), {
+			lastMessageId: previousId,
+			skipSidechain: target.skipSidechain,
+		});
+		return {
+			...target,
+			cursorOffset: cursor?.offset ?? null,
+			fromOffset,
+			toOffset: fromOffset + end + 1,
+			lastMessageId: scan.lastMessageId,
+			usage: scan.usage,
+		};
+	} finally {
+		closeSync(fd);
+	}
+}
+
+/**
+ * Inside the caller's write transaction: moves the cursor and appends the usage as a
+ * `task.tokens_reported` DELTA. If another hook moved the cursor since this read, it already
+ * counted these lines, so this read is dropped (returns false). The event's dedup key names the
+ * file and the offset it starts at, so a span of a transcript is counted at most once.
+ */
+export function commitTranscriptRead(ledger: Ledger, read: TranscriptRead, event: {at: number; source: string}): boolean {
+	if ((storedCursor(ledger, read.path)?.offset ?? null) !== read.cursorOffset) return false;
+	ledger.db
+		.prepare(
+			`INSERT INTO transcript_cursors (path, task_id, offset, last_message_id, updated_at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT(path) DO UPDATE SET task_id = excluded.task_id, offset = excluded.offset,
+				last_message_id = excluded.last_message_id, updated_at = excluded.updated_at`,
+		)
+		.run(read.path, read.taskId, read.toOffset, read.lastMessageId, event.at);
+	if (read.usage.messages === 0) return true;
+	const tokens: NewEvent = {
+		taskId: read.taskId,
+		type: EventType.tokensReported,
+		at: event.at,
+		source: event.source,
+		data: {...read.usage, transcript: read.path},
+		dedupKey: `tokens:${read.path}:${read.cursorOffset ?? 'new'}>${read.fromOffset}-${read.toOffset}`,
+	};
+	ledger.writer.append([tokens]);
+	return true;
+}

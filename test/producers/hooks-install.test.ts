@@ -1,0 +1,188 @@
+import {spawnSync} from 'node:child_process';
+import {mkdirSync, readFileSync, writeFileSync, existsSync} from 'node:fs';
+import {join} from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {CLAUDE_EVENTS, CODEX_EVENTS} from '../../src/producers/hooks-install.ts';
+import {sessionTaskId} from '../../src/ledger/payload-mapping.ts';
+import {runCli, scratchDir} from '../helpers/cli.ts';
+import {fixture, homeWithLedger, withLedger} from '../helpers/hook.ts';
+
+const USERS_OWN = {
+	model: 'opus',
+	hooks: {
+		PreToolUse: [{matcher: 'Bash', hooks: [{type: 'command', command: '~/bin/audit-bash.sh', timeout: 5}]}],
+		Stop: [{hooks: [{type: 'command', command: 'say done'}]}],
+	},
+	permissions: {allow: ['Bash(npm test)']},
+};
+
+/** A temp HOME, CODEX_HOME and project, so no test ever touches the real ones. */
+function sandbox() {
+	const root = scratchDir('cr-install-');
+	const env = {HOME: join(root, 'home'), CODEX_HOME: join(root, 'codex'), CONTROLROOM_HOME: join(root, 'state')};
+	const project = join(root, 'project');
+	mkdirSync(join(project, '.claude'), {recursive: true});
+	mkdirSync(env.HOME, {recursive: true});
+	return {env, project, settings: join(project, '.claude', 'settings.json')};
+}
+
+function hooksCli(args: readonly string[], env: NodeJS.ProcessEnv) {
+	const result = runCli(['hooks', ...args], {env});
+	expect(result.stderr).toBe('');
+	expect(result.status).toBe(0);
+	return result.stdout;
+}
+
+type Settings = {hooks: Record<string, {matcher?: string; hooks: {command: string}[]}[]>};
+
+describe('controlroom hooks install --claude --project DIR', () => {
+	it("keeps the user's own hooks, is idempotent, and uninstall restores the file", () => {
+		// Given a project settings file with the user's own hooks
+		const {env, project, settings} = sandbox();
+		const original = `${JSON.stringify(USERS_OWN, null, 2)}\n`;
+		writeFileSync(settings, original);
+		// When installed once
+		const first = hooksCli(['install', '--claude', '--project', project], env);
+		const once = readFileSync(settings, 'utf8');
+		// Then the user's hooks are still there, and ours is on every event
+		expect(first).toContain('added hooks for SessionStart');
+		const installed = JSON.parse(once) as Settings & typeof USERS_OWN;
+		expect(installed.model).toBe('opus');
+		expect(installed.permissions).toEqual(USERS_OWN.permissions);
+		expect(installed.hooks.PreToolUse[0]).toEqual(USERS_OWN.hooks.PreToolUse[0]);
+		expect(installed.hooks.Stop[0]).toEqual(USERS_OWN.hooks.Stop[0]);
+		for (const event of CLAUDE_EVENTS) {
+			const ours = installed.hooks[event]?.flatMap(group => group.hooks).filter(hook => hook.command.includes('controlroom'));
+			expect(ours, event).toHaveLength(1);
+			expect(ours?.[0]?.command).toMatch(/^\/\S+node\S* \/\S+\/bin\/controlroom hook$/);
+		}
+		// When installed twice: nothing changes
+		const second = hooksCli(['install', '--claude', '--project', project], env);
+		expect(second).toContain('already installed');
+		expect(readFileSync(settings, 'utf8')).toBe(once);
+		// When uninstalled: the file is what it was
+		const removed = hooksCli(['uninstall', '--claude', '--project', project], env);
+		expect(removed).toContain('removed hooks for');
+		expect(readFileSync(settings, 'utf8')).toBe(original);
+		// And the user's home was never written
+		expect(existsSync(join(env.HOME, '.claude'))).toBe(false);
+	});
+
+	it('restores the hooks of a file it did not format itself (same JSON, any layout)', () => {
+		const {env, project, settings} = sandbox();
+		writeFileSync(settings, JSON.stringify(USERS_OWN));
+		hooksCli(['install', '--claude', '--project', project], env);
+		hooksCli(['uninstall', '--claude', '--project', project], env);
+		expect(JSON.parse(readFileSync(settings, 'utf8'))).toEqual(USERS_OWN);
+	});
+
+	it('creates the settings file when there is none, and uninstall leaves no hooks key', () => {
+		const {env, project, settings} = sandbox();
+		hooksCli(['install', '--claude', '--project', project], env);
+		expect(Object.keys((JSON.parse(readFileSync(settings, 'utf8')) as Settings).hooks)).toEqual([...CLAUDE_EVENTS]);
+		hooksCli(['uninstall', '--claude', '--project', project], env);
+		expect(JSON.parse(readFileSync(settings, 'utf8'))).toEqual({});
+	});
+
+	it('refuses a settings file that is not JSON, naming it, and leaves it untouched', () => {
+		const {env, project, settings} = sandbox();
+		writeFileSync(settings, '{"hooks": ');
+		const result = runCli(['hooks', 'install', '--claude', '--project', project], {env});
+		expect(result.status).toBe(1);
+		expect(result.stderr).toBe(`controlroom: hooks: ${settings}: not valid JSON; left untouched\n`);
+		expect(readFileSync(settings, 'utf8')).toBe('{"hooks": ');
+	});
+
+	it('the installed command works from any directory and records into the ledger', () => {
+		const {env, project, settings} = sandbox();
+		hooksCli(['install', '--claude', '--project', project], env);
+		const command = (JSON.parse(readFileSync(settings, 'utf8')) as Settings).hooks.SessionStart?.[0]?.hooks[0]?.command ?? '';
+		const {home, ledgerFile} = homeWithLedger();
+		// Claude Code runs the command through a shell, in some other directory
+		const result = spawnSync('/bin/sh', ['-c', command], {
+			cwd: scratchDir('cr-elsewhere-'),
+			input: fixture('claude/SessionStart.json'),
+			env: {PATH: '/usr/bin:/bin', CONTROLROOM_HOME: home, CLAUDE_PID: '4242'},
+		});
+		expect(result.status).toBe(0);
+		expect(result.stdout.length).toBe(0);
+		withLedger(ledgerFile, ledger => {
+			expect(ledger.reader.task(sessionTaskId('claude', 'bd6c0ffe-ec1a-4f46-b883-80987579e3e9'))?.pid).toBe(4242);
+		});
+	});
+});
+
+describe('controlroom hooks install --codex', () => {
+	it("writes hooks.json beside the user's hooks and sets notify before the first table", () => {
+		// Given a Codex home with the user's own hook and a config without notify
+		const {env} = sandbox();
+		mkdirSync(env.CODEX_HOME, {recursive: true});
+		const usersHooks = {hooks: {Stop: [{hooks: [{type: 'command', command: 'notify-send codex'}]}]}};
+		writeFileSync(join(env.CODEX_HOME, 'hooks.json'), `${JSON.stringify(usersHooks, null, 2)}\n`);
+		const config = 'model = "gpt-5.1-codex"\napproval_policy = "never"\n\n[tui]\nnotifications = true\n';
+		writeFileSync(join(env.CODEX_HOME, 'config.toml'), config);
+		// When installed twice
+		const output = hooksCli(['install', '--codex'], env);
+		hooksCli(['install', '--codex'], env);
+		// Then
+		expect(output).toContain('added notify');
+		const hooks = JSON.parse(readFileSync(join(env.CODEX_HOME, 'hooks.json'), 'utf8')) as Settings;
+		expect(hooks.hooks.Stop?.[0]).toEqual(usersHooks.hooks.Stop[0]);
+		for (const event of CODEX_EVENTS) {
+			const ours = hooks.hooks[event]?.flatMap(group => group.hooks).filter(hook => hook.command.includes('controlroom'));
+			expect(ours?.map(hook => hook.command.endsWith('controlroom hook --agent codex')), event).toEqual([true]);
+		}
+		const toml = readFileSync(join(env.CODEX_HOME, 'config.toml'), 'utf8').split('\n');
+		const notifyLine = toml.findIndex(line => line.startsWith('notify = ['));
+		expect(notifyLine).toBeGreaterThan(0);
+		expect(notifyLine).toBeLessThan(toml.indexOf('[tui]'));
+		expect(toml.filter(line => line.startsWith('notify'))).toHaveLength(1);
+		expect(toml[notifyLine]).toMatch(/^notify = \["\/\S+", "\/\S+\/bin\/controlroom", "hook", "--agent", "codex", "--notify"\]$/);
+		// When uninstalled: both files are back to what they were
+		hooksCli(['uninstall', '--codex'], env);
+		expect(readFileSync(join(env.CODEX_HOME, 'config.toml'), 'utf8')).toBe(config);
+		expect(JSON.parse(readFileSync(join(env.CODEX_HOME, 'hooks.json'), 'utf8'))).toEqual(usersHooks);
+	});
+
+	it("leaves a notify the user set alone, and says so", () => {
+		const {env} = sandbox();
+		mkdirSync(env.CODEX_HOME, {recursive: true});
+		const config = 'notify = ["terminal-notifier", "-title", "Codex"]\n';
+		writeFileSync(join(env.CODEX_HOME, 'config.toml'), config);
+		const output = hooksCli(['install', '--codex'], env);
+		expect(output).toContain('notify is already set (["terminal-notifier", "-title", "Codex"]); left as it is');
+		expect(readFileSync(join(env.CODEX_HOME, 'config.toml'), 'utf8')).toBe(config);
+		hooksCli(['uninstall', '--codex'], env);
+		expect(readFileSync(join(env.CODEX_HOME, 'config.toml'), 'utf8')).toBe(config);
+	});
+
+	it('a notify key inside a table is not the top-level notify', () => {
+		const {env} = sandbox();
+		mkdirSync(env.CODEX_HOME, {recursive: true});
+		writeFileSync(join(env.CODEX_HOME, 'config.toml'), '[profiles.fast]\nnotify = ["x"]\n');
+		hooksCli(['install', '--codex'], env);
+		const toml = readFileSync(join(env.CODEX_HOME, 'config.toml'), 'utf8');
+		expect(toml.startsWith('# added by')).toBe(true);
+		expect(toml.split('\n')[1]).toMatch(/^notify = \[.*controlroom/);
+	});
+});
+
+describe('controlroom hooks status', () => {
+	it('says what is installed where', () => {
+		const {env, project} = sandbox();
+		expect(hooksCli(['status', '--project', project], env)).toBe(
+			[
+				`claude (user): ${join(env.HOME, '.claude', 'settings.json')}: not installed`,
+				`claude (project): ${join(project, '.claude', 'settings.json')}: not installed`,
+				`codex: ${join(env.CODEX_HOME, 'hooks.json')}: not installed`,
+				`codex: ${join(env.CODEX_HOME, 'config.toml')}: notify not set`,
+				'',
+			].join('\n'),
+		);
+		hooksCli(['install'], env);
+		const status = hooksCli(['status'], env);
+		expect(status).toContain(`claude (user): ${join(env.HOME, '.claude', 'settings.json')}: installed for ${CLAUDE_EVENTS.length} events`);
+		expect(status).toContain(`codex: ${join(env.CODEX_HOME, 'hooks.json')}: installed for ${CODEX_EVENTS.length} events`);
+		expect(status).toContain('notify installed');
+	});
+});
