@@ -1,4 +1,4 @@
-import {useReducer} from 'react';
+import {useReducer, useState} from 'react';
 import type {BoardOptions} from '../src/core/board/selectors.ts';
 import {initialBoardState, reduceBoard} from '../src/core/board/state.ts';
 import {useBoardCommands, type BoardActions} from '../hooks/use-board-commands.ts';
@@ -22,9 +22,13 @@ type Props = {readonly adapters: BoardAdapters};
 
 /** The board's container: owns the reducer, connects the feed, the clock and the keys, renders BoardView. */
 export function App({adapters}: Props) {
-	const [state, dispatch] = useReducer(reduceBoard, undefined, initialBoardState);
+	// The first read happens before the first frame, so the board never flashes empty lanes.
+	const [state, dispatch] = useReducer(reduceBoard, adapters.feed, feed =>
+		reduceBoard(initialBoardState(), {type: 'ledger-read', ...feed.load(Date.now())}),
+	);
+	const [fromSeq] = useState(state.lastSeq);
 	const size = useTerminalSize();
-	const {refresh} = useLedgerFeed(adapters, dispatch, state.timeline?.taskId ?? null);
+	const {refresh} = useLedgerFeed(adapters, dispatch, fromSeq, state.timeline?.taskId ?? null);
 	useInterval(adapters.reconcile, adapters.reconcileIntervalMs);
 	const screen = useScreen(state, size, adapters.options);
 	const onCommand = useBoardCommands(state, screen, dispatch, adapters, refresh);

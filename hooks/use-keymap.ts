@@ -1,6 +1,6 @@
 import {useInput} from 'ink';
 import {useRef} from 'react';
-import {matchBinding, type BoardMode, type KeyBinding} from '../src/core/board/keymap.ts';
+import {BoardCommand, matchBinding, type BoardMode, type KeyBinding} from '../src/core/board/keymap.ts';
 
 type Handlers = {
 	/** A key from the table was pressed in the current mode. */
@@ -24,14 +24,27 @@ export function useKeymap(mode: BoardMode, promptText: string, handlers: Handler
 				if (key.return) return current.onSubmit();
 				if (key.backspace || key.delete) return current.onText(text.slice(0, -1));
 				if (!key.escape && !key.ctrl && !key.meta && input && !key.upArrow && !key.downArrow && !key.tab) {
-					return current.onText(text + input);
+					// Typed text and Enter can arrive in one chunk (a paste, or keys sent together).
+					const [typed = '', ...rest] = input.split('\r');
+					current.onText(text + typed);
+					if (rest.length > 0) current.onSubmit();
+					return;
 				}
 			}
 			// A burst (key repeat, or keys sent together) arrives as one string: read it key by key.
 			const isBurst = input.length > 1 && !key.ctrl && !key.meta && /^[\x20-\x7e\r]+$/.test(input);
-			for (const char of isBurst ? [...input] : [input]) {
+			const chars = isBurst ? [...input] : [input];
+			for (const [index, char] of chars.entries()) {
 				const binding = matchBinding(char === '\r' ? '' : char, char === '\r' ? {...key, return: true} : key, currentMode);
-				if (binding) current.onCommand(binding);
+				if (!binding) continue;
+				current.onCommand(binding);
+				if (binding.command === BoardCommand.filter) {
+					// What follows `/` in the same burst is the filter text, not more commands.
+					const [typed = '', ...rest] = chars.slice(index + 1).join('').split('\r');
+					if (typed) current.onText(typed);
+					if (rest.length > 0) current.onSubmit();
+					return;
+				}
 			}
 		},
 		{isActive},

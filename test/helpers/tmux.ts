@@ -39,7 +39,7 @@ export class Tmux {
 		for (;;) {
 			const pane = this.capture(session);
 			if (predicate(pane)) return {pane, at: Date.now()};
-			if (Date.now() > deadline) throw new Error(`tmux pane never matched; last pane:\n${pane}`);
+			if (Date.now() > deadline) throw new Error(`tmux pane never matched; last pane:\n${pane}\n(end of pane)`);
 			await new Promise(resolve => setTimeout(resolve, everyMs));
 		}
 	}
