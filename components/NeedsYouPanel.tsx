@@ -12,7 +12,7 @@ export function NeedsYouPanel({queue, width}: Props) {
 		for (const item of lane.items) {
 			lines.push({
 				key: `${lane.name}-${item.taskId}`,
-				text: `${item.taskId}  ${item.reason}${item.title ? ` — ${item.title}` : ''}  ${item.age}`,
+				text: item.text,
 				isSelected: queue.isFocused && item.taskId === queue.selectedTaskId,
 			});
 		}

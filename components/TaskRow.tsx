@@ -1,10 +1,8 @@
-import {Box, Text} from 'ink';
+import {Text} from 'ink';
 import {memo} from 'react';
+import {layoutRow} from '../src/core/board/row-layout.ts';
 import type {TaskRowView} from '../src/core/board/selectors.ts';
 import {toneColor} from './theme.ts';
-
-/** Column widths of a task row; the title takes what is left. */
-export const COLUMNS = {marker: 2, id: 15, source: 9, status: 18, age: 5, idle: 18, progress: 22, tokens: 18, pid: 11} as const;
 
 type Props = {
 	readonly row: TaskRowView;
@@ -14,39 +12,16 @@ type Props = {
 	readonly width: number;
 };
 
-function Cell({width, children, color, isBold}: {readonly width: number; readonly children: string; readonly color?: string; readonly isBold?: boolean}) {
-	return (
-		<Box width={width} flexShrink={0} marginRight={1}>
-			<Text wrap="truncate-end" color={color} bold={isBold}>
-				{children}
-			</Text>
-		</Box>
-	);
-}
-
 /** One task: id, title, source, status and health, age, idle, progress, tokens against budget, PID. */
 function TaskRowInner({row, isSelected, isWide, width}: Props) {
-	const showProgress = isWide || width >= 100;
-	const fixed =
-		COLUMNS.marker + COLUMNS.id + COLUMNS.status + COLUMNS.idle + 4 +
-		(showProgress ? COLUMNS.progress + 1 : 0) +
-		(isWide ? COLUMNS.source + COLUMNS.age + COLUMNS.tokens + COLUMNS.pid + 4 : 0);
-	const titleWidth = Math.max(6, width - fixed);
+	const layout = layoutRow(row, isWide, width);
 	return (
-		<Box width={width}>
-			<Box width={COLUMNS.marker} flexShrink={0}>
-				<Text color="cyan">{isSelected ? '›' : ' '}</Text>
-			</Box>
-			<Cell width={COLUMNS.id} isBold={isSelected}>{row.id}</Cell>
-			<Cell width={titleWidth} isBold={isSelected}>{row.title}</Cell>
-			{isWide ? <Cell width={COLUMNS.source}>{row.source}</Cell> : null}
-			<Cell width={COLUMNS.status} color={toneColor(row.tone)}>{row.status}</Cell>
-			{isWide ? <Cell width={COLUMNS.age}>{row.age}</Cell> : null}
-			<Cell width={COLUMNS.idle}>{row.idle}</Cell>
-			{showProgress ? <Cell width={COLUMNS.progress}>{row.progress}</Cell> : null}
-			{isWide ? <Cell width={COLUMNS.tokens}>{`tokens ${row.tokens}`}</Cell> : null}
-			{isWide ? <Cell width={COLUMNS.pid}>{`pid ${row.pid}`}</Cell> : null}
-		</Box>
+		<Text wrap="truncate-end" bold={isSelected}>
+			<Text color="cyan">{isSelected ? '› ' : '  '}</Text>
+			{layout.before}
+			<Text color={toneColor(row.tone)}>{layout.status}</Text>
+			{layout.after}
+		</Text>
 	);
 }
 

@@ -1,3 +1,4 @@
+import {renderToString} from 'ink';
 import {render} from 'ink-testing-library';
 import {describe, expect, it} from 'vitest';
 import {Footer} from '../../components/Footer.tsx';
@@ -40,7 +41,8 @@ describe('LanesPanel', () => {
 
 describe('TaskRow', () => {
 	it('shows every cell on a wide screen: unknown tokens and PID, no progress', () => {
-		const frame = render(<TaskRow row={toRowView(tasks.get('t-quiet')!, FIXED_NOW)} isSelected={false} isWide width={160} />).lastFrame() ?? '';
+		// ink-testing-library's stdout is 100 columns; a wide row needs 140 or more.
+		const frame = renderToString(<TaskRow row={toRowView(tasks.get('t-quiet')!, FIXED_NOW)} isSelected={false} isWide width={160} />, {columns: 160});
 		expect(frame).toContain('write the changelog');
 		expect(frame).toContain('wrapper');
 		expect(frame).toContain('last seen 1m ago');
@@ -75,7 +77,7 @@ describe('NeedsYouPanel', () => {
 	});
 
 	it('counts what is beyond five a lane', () => {
-		const items = Array.from({length: 5}, (_, index) => ({taskId: `t-${index}`, title: '', reason: 'r', age: '1m ago', at: index}));
+		const items = Array.from({length: 5}, (_, index) => ({taskId: `t-${index}`, title: '', reason: 'r', age: '1m ago', at: index, text: `t-${index}  r  1m ago`}));
 		const frame = render(<NeedsYouPanel queue={{lanes: [{name: 'needs', items, more: 4}], total: 9, selectedTaskId: null, isFocused: false, height: 10}} width={60} />).lastFrame();
 		expect(frame).toContain('+4 more');
 	});

@@ -134,7 +134,15 @@ export function windowLines(lines: readonly LaneLine[], selectedId: string | nul
 }
 
 /** A Needs you entry, preformatted. */
-export type QueueItemView = {readonly taskId: string; readonly title: string; readonly reason: string; readonly age: string; readonly at: number};
+export type QueueItemView = {
+	readonly taskId: string;
+	readonly title: string;
+	readonly reason: string;
+	readonly age: string;
+	readonly at: number;
+	/** The whole entry as one line: id, reason, title, age. */
+	readonly text: string;
+};
 /** A Needs you lane: at most five entries and the count of the rest. */
 export type QueueLaneView = {readonly name: string; readonly items: readonly QueueItemView[]; readonly more: number};
 
@@ -145,13 +153,11 @@ export function selectQueue(queue: HumanQueue, tasks: ReadonlyMap<string, Task>,
 		.map(lane => ({
 			name: lane.name,
 			more: lane.total - lane.items.length,
-			items: lane.items.map(item => ({
-				taskId: item.taskId,
-				title: tasks.get(item.taskId)?.title ?? '',
-				reason: item.reason,
-				age: `${formatDuration(now - item.at)} ago`,
-				at: item.at,
-			})),
+			items: lane.items.map(item => {
+				const title = tasks.get(item.taskId)?.title ?? '';
+				const age = `${formatDuration(now - item.at)} ago`;
+				return {taskId: item.taskId, title, reason: item.reason, age, at: item.at, text: `${item.taskId}  ${item.reason}${title ? ` — ${title}` : ''}  ${age}`};
+			}),
 		}));
 	return {lanes, order: lanes.flatMap(lane => lane.items), total: queue.total};
 }
