@@ -76,7 +76,9 @@ export default async function () {
 	try {
 		tmux('new-session', '-d', '-s', 'base', '-x', '160', '-y', '45', `exec ${process.execPath} -e "console.log('READY'); setInterval(() => {}, 1e6)"`);
 		const baseline = await timeUntil('base', 'READY');
-		tmux('new-session', '-d', '-s', 'board', '-x', '160', '-y', '45', `exec ${process.execPath} ${BIN} --ledger ${ledger}`);
+		// The board's reconciler pass still runs every 5 s; it looks for an agent name no process has, so
+		// agents of whoever else uses this machine do not enter the bench ledger.
+		tmux('new-session', '-d', '-s', 'board', '-x', '160', '-y', '45', `exec env CONTROLROOM_AGENT_NAMES=cr-bench-no-such-agent ${process.execPath} ${BIN} --ledger ${ledger}`);
 		const firstFrame = await timeUntil('board', 'RECENTLY ENDED');
 		const pid = panePid('board');
 		// Idle means settled: start-up work (JIT, the first GCs) is over after a few seconds.
