@@ -1,4 +1,5 @@
 import {watch} from 'chokidar';
+import {basename} from 'node:path';
 import {useCallback, useEffect, useRef, type Dispatch} from 'react';
 import type {BoardAction} from '../src/core/board/state.ts';
 import type {BoardFeed} from '../src/ledger/board-feed.ts';
@@ -62,6 +63,14 @@ export function useLedgerFeed(
 		schedule();
 		const paths = [...source.ledgerFiles, ...(source.spoolDir ? [source.spoolDir] : [])];
 		const watcher = watch(paths, {ignoreInitial: true, depth: 0});
+		// Raw events, not chokidar's filtered `change`: chokidar drops a change whose stat looks
+		// unchanged (atime/mtime heuristics), and a WAL append can look like that; a raw inotify event
+		// for the database, its WAL or the spool never misses one.
+		const names = new Set(source.ledgerFiles.map(file => basename(file)));
+		watcher.on('raw', (_event, path) => {
+			const name = basename(path);
+			if (names.has(name)) schedule();
+		});
 		watcher.on('all', (_event, path) => {
 			if (source.spoolDir && source.onSpool && path.startsWith(source.spoolDir)) source.onSpool();
 			schedule();

@@ -18,9 +18,9 @@ export type Demo = {
 
 type Started = {readonly child: ChildProcess; readonly name: string};
 
-const PROGRESS_AGENT = `let i = 0; const t = setInterval(() => { i++; console.log('PROGRESS ' + i + '/20'); if (i === 20) { clearInterval(t); setTimeout(() => process.exit(0), 500); } }, 5000);`;
-const FINISHING_AGENT = `console.log('updating lockfile'); setTimeout(() => { console.log('done'); process.exit(0); }, 6000);`;
-const CRASHING_AGENT = `setInterval(() => console.log('migrating rows...'), 2000);`;
+const PROGRESS_AGENT = `let i = 0; const t = setInterval(() => { i++; process.stdout.write('PROGRESS ' + i + '/20\\n'); if (i === 20) { clearInterval(t); setTimeout(() => process.exit(0), 500); } }, 5000);`;
+const FINISHING_AGENT = `process.stdout.write('updating lockfile\\n'); setTimeout(() => { process.stdout.write('done\\n'); process.exit(0); }, 6000);`;
+const CRASHING_AGENT = `setInterval(() => process.stdout.write('migrating rows...\\n'), 2000);`;
 const IDLE_PROCESS = `setInterval(() => {}, 1 << 30);`;
 
 /** Starts the demo's agents against the ledger in `home`; every one goes through the real binary. */
