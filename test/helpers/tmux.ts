@@ -16,7 +16,8 @@ export class Tmux {
 	/** Starts a detached session running a plain shell, `width`×`height`. */
 	start(session: string, width: number, height: number, env: Record<string, string>): void {
 		const exports = Object.entries(env).map(([key, value]) => `${key}=${JSON.stringify(value)}`);
-		this.run(['new-session', '-d', '-s', session, '-x', String(width), '-y', String(height), `env ${exports.join(' ')} PS1='$ ' sh`]);
+		// The test runner's NODE_ENV=test must not reach the binary: a user's shell does not have it.
+		this.run(['new-session', '-d', '-s', session, '-x', String(width), '-y', String(height), `env -u NODE_ENV -u VITEST ${exports.join(' ')} PS1='$ ' sh`]);
 	}
 
 	/** Types keys into the pane (tmux key names: Enter, Escape, Tab, Down ...). */
