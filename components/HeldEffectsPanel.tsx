@@ -12,7 +12,7 @@ export function HeldEffectsPanel({width, isCompact}: Props) {
 		<Box flexDirection="column" width={width}>
 			<Text bold dimColor>HELD EFFECTS (0)</Text>
 			<Text dimColor wrap="truncate-end">{'   none in the ledger'}</Text>
-			<Text dimColor wrap="truncate-end">{'   (effect gate: not built)'}</Text>
+			<Text dimColor wrap="truncate-end">{'   (gate not built yet)'}</Text>
 		</Box>
 	);
 }

@@ -12,7 +12,7 @@ export function ReviewsPanel({width, isCompact}: Props) {
 		<Box flexDirection="column" width={width}>
 			<Text bold dimColor>REVIEWS (0)</Text>
 			<Text dimColor wrap="truncate-end">{'   none in the ledger'}</Text>
-			<Text dimColor wrap="truncate-end">{'   (review gate: not built)'}</Text>
+			<Text dimColor wrap="truncate-end">{'   (gate not built yet)'}</Text>
 		</Box>
 	);
 }
