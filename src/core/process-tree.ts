@@ -58,45 +58,38 @@ export function agentNameOf(name: string, argv: readonly string[] | null, agentN
 /** How many parent levels are walked to see whether a process belongs to a tracked one. */
 export const PARENT_LEVELS = 3;
 
+/** Finds a process by PID (a map's `get`, or a lazy reader of the process table). */
+export type ProcessLookup = (pid: number) => ProcessInfo | undefined;
+
 /**
  * Whether one of the first `levels` ancestors of `pid` (parent, grandparent, ...) is an owner. An
  * agent started by a wrapped or hooked agent, or by another agent process, belongs to it.
  */
-export function ownedWithin(
-	pid: number,
-	table: ReadonlyMap<number, ProcessInfo>,
-	isOwner: (pid: number) => boolean,
-	levels = PARENT_LEVELS,
-): boolean {
-	let ancestor = table.get(pid)?.ppid;
+export function ownedWithin(pid: number, lookup: ProcessLookup, isOwner: (pid: number) => boolean, levels = PARENT_LEVELS): boolean {
+	let ancestor = lookup(pid)?.ppid;
 	for (let level = 1; level <= levels && ancestor !== undefined && ancestor > 1; level += 1) {
 		if (isOwner(ancestor)) return true;
-		ancestor = table.get(ancestor)?.ppid;
+		ancestor = lookup(ancestor)?.ppid;
 	}
 	return false;
 }
 
 /**
- * Picks the agent processes that nobody registered: named like an agent, alive (not a zombie),
- * not tracked themselves, and with no tracked or agent ancestor within three levels.
+ * Picks the agent processes that nobody registered, from the processes named like agents: alive
+ * (not zombies), not tracked themselves, and with no tracked or agent ancestor within three levels.
  */
 export function findUntracked(
-	table: ReadonlyMap<number, ProcessInfo>,
-	isAgent: (process: ProcessInfo) => boolean,
+	agentProcesses: readonly ProcessInfo[],
+	lookup: ProcessLookup,
 	trackedPids: ReadonlySet<number>,
 	levels = PARENT_LEVELS,
 ): ProcessInfo[] {
-	const agents = new Set<number>();
-	for (const process of table.values()) {
-		if (process.state !== 'Z' && isAgent(process)) agents.add(process.pid);
-	}
-	const found: ProcessInfo[] = [];
-	for (const pid of agents) {
-		const process = table.get(pid);
-		if (!process || trackedPids.has(pid)) continue;
-		if (!ownedWithin(pid, table, owner => trackedPids.has(owner) || agents.has(owner), levels)) found.push(process);
-	}
-	return found;
+	const alive = agentProcesses.filter(process => process.state !== 'Z');
+	const agents = new Set(alive.map(process => process.pid));
+	return alive.filter(
+		process =>
+			!trackedPids.has(process.pid) && !ownedWithin(process.pid, lookup, owner => trackedPids.has(owner) || agents.has(owner), levels),
+	);
 }
 
 /** What became of a recorded PID. */

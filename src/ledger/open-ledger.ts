@@ -21,6 +21,26 @@ export type OpenOptions = {
 	readonly isReadonly?: boolean;
 };
 
+/**
+ * Switches a new file to WAL. The switch needs an exclusive lock, and SQLite answers SQLITE_BUSY
+ * at once instead of waiting through the busy handler when another process opens the same new
+ * file at that moment (two wrappers started together on a fresh install): retry within the
+ * caller's busy timeout.
+ */
+function enableWal(db: Database.Database, timeoutMs: number): void {
+	const deadline = Date.now() + timeoutMs;
+	const pause = new Int32Array(new SharedArrayBuffer(4));
+	for (;;) {
+		try {
+			if (db.pragma('journal_mode', {simple: true}) !== 'wal') db.pragma('journal_mode = WAL');
+			return;
+		} catch (error) {
+			if ((error as {code?: unknown}).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
+			Atomics.wait(pause, 0, 0, 5);
+		}
+	}
+}
+
 /** Opens (creating if needed) the ledger at `file`: WAL, migrations, prepared statements. */
 export function openLedger(file: string, options: OpenOptions = {}): Ledger {
 	if (!options.isReadonly) mkdirSync(dirname(file), {recursive: true});
@@ -31,7 +51,7 @@ export function openLedger(file: string, options: OpenOptions = {}): Ledger {
 	});
 	try {
 		if (!options.isReadonly) {
-			if (db.pragma('journal_mode', {simple: true}) !== 'wal') db.pragma('journal_mode = WAL');
+			enableWal(db, options.busyTimeoutMs ?? 5000);
 			db.pragma('synchronous = NORMAL');
 			migrate(db);
 		}

@@ -139,8 +139,12 @@ export type AdmissionOptions = {
 	readonly slots?: number;
 	/** false: refuse at once with NoSlotError instead of waiting. */
 	readonly wait: boolean;
-	/** Called once when the run has to wait, with the holders. */
-	readonly onWait?: (holders: readonly SlotHolder[]) => void;
+	/**
+	 * Called when the run has waited `noticeAfterMs` (a one-shot timer, so a lock taken in a few
+	 * milliseconds says nothing): with the slot holders, or null while queued behind another waiter.
+	 */
+	readonly onWait?: (holders: readonly SlotHolder[] | null) => void;
+	readonly noticeAfterMs?: number;
 	readonly abort?: AbortSignal;
 };
 
@@ -161,15 +165,13 @@ export async function acquireSlot(options: AdmissionOptions): Promise<SlotLease>
 	try {
 		if (!tryLock(writer)) {
 			if (!options.wait) throw new NoSlotError(options.checkout, slots, holdersOf(), true);
-			options.onWait?.(holdersOf());
-			await waitForAnyLock([writer], options.abort);
+			await noticeWhileWaiting(waitForAnyLock([writer], options.abort), () => options.onWait?.(null), options.noticeAfterMs);
 		}
 		for (let slot = 0; slot < slots; slot += 1) fds.push(openSync(slotFile(slot), 'a+'));
 		let won = fds.findIndex(fd => tryLock(fd));
 		if (won < 0) {
 			if (!options.wait) throw new NoSlotError(options.checkout, slots, holdersOf(), false);
-			options.onWait?.(holdersOf());
-			won = await waitForAnyLock(fds, options.abort);
+			won = await noticeWhileWaiting(waitForAnyLock(fds, options.abort), () => options.onWait?.(holdersOf()), options.noticeAfterMs);
 		}
 		const fd = fds[won] as number;
 		fds.splice(won, 1);
@@ -177,6 +179,18 @@ export async function acquireSlot(options: AdmissionOptions): Promise<SlotLease>
 	} finally {
 		for (const fd of fds) closeSync(fd);
 		closeSync(writer);
+	}
+}
+
+/** Default delay before a waiting run says so. */
+const NOTICE_AFTER_MS = 250;
+
+async function noticeWhileWaiting<T>(wait: Promise<T>, notice: () => void, afterMs = NOTICE_AFTER_MS): Promise<T> {
+	const timer = setTimeout(notice, afterMs);
+	try {
+		return await wait;
+	} finally {
+		clearTimeout(timer);
 	}
 }
 

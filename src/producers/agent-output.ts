@@ -1,26 +1,16 @@
 import {z} from 'zod';
 import {countCodexTurn, todoProgress, type CodexUsage, type CodexUsageState} from '../core/codex-usage.ts';
-import {EventType, type EventData} from '../core/events.ts';
-import {parseProgressLine} from '../core/progress.ts';
-
-/** How the wrapper reads a child's output. */
-export const AGENT_KINDS = ['codex', 'claude', 'generic'] as const;
-export type AgentKind = (typeof AGENT_KINDS)[number];
+import {EventType} from '../core/events.ts';
+import {readProgressLine, type AgentKind, type OutputFinding} from './agent-kind.ts';
 
 /** Longest line parsed; a longer one still reaches the terminal, it is only not read. */
-export const MAX_PARSED_LINE = 1024 * 1024;
+const MAX_PARSED_LINE = 1024 * 1024;
 const MAX_SUMMARY = 300;
 
 const codexLineSchema = z.looseObject({type: z.string().min(1)});
 const usageSchema = z.looseObject({input_tokens: z.number().int().nonnegative(), output_tokens: z.number().int().nonnegative()});
 const todoItemSchema = z.looseObject({text: z.string().optional(), completed: z.boolean()});
 const itemSchema = z.looseObject({id: z.string().optional(), type: z.string()});
-
-/** Something the output said, for the wrapper to record. */
-export type OutputFinding =
-	| {readonly kind: 'event'; readonly type: string; readonly data: EventData}
-	| {readonly kind: 'tokens'; readonly input: number; readonly output: number; readonly data: EventData}
-	| {readonly kind: 'reject'; readonly reason: string; readonly raw: string};
 
 export type OutputReaderOptions = {
 	readonly agent: AgentKind;
@@ -116,17 +106,9 @@ export function createOutputReader(options: OutputReaderOptions): (line: string)
 
 	return line => {
 		if (line.length > MAX_PARSED_LINE) return [];
-		const progress = parseProgressLine(line);
-		if (progress) return [{kind: 'event', type: EventType.progressed, data: {...progress, from: 'PROGRESS'}}];
+		const progress = readProgressLine(line);
+		if (progress.length > 0) return progress;
 		if (options.agent === 'codex' && line.trimStart().startsWith('{')) return codexLine(line);
 		return [];
 	};
-}
-
-/** Guesses how to read the output from the command's name: `codex ...`, `claude ...`, else generic. */
-export function guessAgent(command: string): AgentKind {
-	const name = command.slice(command.lastIndexOf('/') + 1);
-	if (name === 'codex') return 'codex';
-	if (name === 'claude') return 'claude';
-	return 'generic';
 }

@@ -4,8 +4,8 @@ import type {Task} from '../core/task.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {spoolDir} from '../ledger/paths.ts';
 import {foldSpool} from '../ledger/spool.ts';
-import {DEFAULT_PROC_ROOT, readArgv, readCwd, readProcessTable} from './proc-table.ts';
-import {processRecordOf} from './task-process.ts';
+import {DEFAULT_PROC_ROOT, readArgv, readCwd, scanProcesses} from './proc-table.ts';
+import {processRecordOf, registeringWrapperOf} from './task-process.ts';
 
 /** Process names counted as agents unless configured (`--agents`, CONTROLROOM_AGENT_NAMES). */
 export const DEFAULT_AGENT_NAMES: readonly string[] = ['claude', 'codex'];
@@ -68,7 +68,7 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 	const procRoot = options.procRoot ?? DEFAULT_PROC_ROOT;
 	const names = new Set(options.agentNames ?? DEFAULT_AGENT_NAMES);
 	const folded = foldSpool(ledger, spoolDir(ledger.path), now);
-	const table = readProcessTable(procRoot);
+	const table = scanProcesses(procRoot);
 	const isAlive = (pid: number | null, startTime: number | null): boolean =>
 		pid !== null && pidFate(startTime, table.get(pid)) === 'alive';
 
@@ -78,9 +78,17 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 	const untrackedRows: Task[] = [];
 	const guarded: {task: Task; event: NewEvent}[] = [];
 
-	for (const task of ledger.reader.tasksWithStatus(['running', 'untracked'])) {
+	for (const task of ledger.reader.tasksWithStatus(['registered', 'running', 'untracked'])) {
 		if (task.status === 'untracked') {
 			untrackedRows.push(task);
+			continue;
+		}
+		if (task.status === 'registered') {
+			const wrapper = registeringWrapperOf(ledger, task.id);
+			if (!wrapper || isAlive(wrapper.pid, wrapper.startTime)) continue;
+			const reason = `wrapper ${wrapper.pid} is gone and the agent was never started`;
+			lost.push({taskId: task.id, pid: wrapper.pid, reason});
+			guarded.push({task, event: {taskId: task.id, type: EventType.lost, at: now, source: 'reconciler', data: {reason}}});
 			continue;
 		}
 		const record = processRecordOf(ledger, task);
@@ -125,12 +133,18 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 		});
 	}
 
-	const isAgent = (process: ProcessInfo): boolean =>
-		agentNameOf(process.name, INTERPRETER_NAMES.has(process.name) ? readArgv(process.pid, procRoot) : null, names) !== null;
+	const lookup = (pid: number): ProcessInfo | undefined => table.get(pid);
+	const agentProcesses: ProcessInfo[] = [];
+	for (const pid of table.pids) {
+		const name = table.name(pid) ?? '';
+		const argv = INTERPRETER_NAMES.has(name) ? readArgv(pid, procRoot) : null;
+		const process = agentNameOf(name, argv, names) !== null ? table.get(pid) : undefined;
+		if (process) agentProcesses.push(process);
+	}
 	const discovered: {taskId: string; pid: number; name: string}[] = [];
 	const adopted: string[] = [];
 	const untrackedIds = new Set(untrackedRows.map(task => task.id));
-	for (const process of findUntracked(table, isAgent, tracked)) {
+	for (const process of findUntracked(agentProcesses, lookup, tracked)) {
 		const taskId = untrackedTaskId(process);
 		if (untrackedIds.has(taskId) || ledger.reader.task(taskId)) continue;
 		const argv = readArgv(process.pid, procRoot);
@@ -153,7 +167,7 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 			const reason = goneReason(fate, record.pid);
 			lost.push({taskId: task.id, pid: record.pid, reason});
 			guarded.push({task, event: {taskId: task.id, type: EventType.lost, at: now, source: 'reconciler', data: {reason, pid: record.pid}}});
-		} else if (tracked.has(record.pid) || ownedWithin(record.pid, table, pid => tracked.has(pid))) {
+		} else if (tracked.has(record.pid) || ownedWithin(record.pid, lookup, pid => tracked.has(pid))) {
 			adopted.push(task.id);
 			guarded.push({task, event: {taskId: task.id, type: EventType.ended, at: now, source: 'reconciler', data: {reason: 'now tracked by a wrapper or hook'}}});
 		}
@@ -177,7 +191,7 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 		lost: lost.filter(entry => isWritten(entry.taskId, EventType.lost)),
 		discovered,
 		adopted: adopted.filter(taskId => isWritten(taskId, EventType.ended)),
-		processes: table.size,
+		processes: table.pids.length,
 		elapsedMs: performance.now() - started,
 	};
 }

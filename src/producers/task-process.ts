@@ -47,3 +47,22 @@ export function processRecordOf(ledger: Ledger, task: Task): ProcessRecord | nul
 		wrapperStartTime: numberOrNull(data['wrapperStartTime']),
 	};
 }
+
+const registrations = new WeakMap<Ledger, Statement>();
+
+/**
+ * The wrapper that registered a task (its PID and start time from `task.registered`), for a row
+ * still `registered`: if that wrapper is gone, the spawn never happened and nobody will say so.
+ */
+export function registeringWrapperOf(ledger: Ledger, taskId: string): {pid: number; startTime: number | null} | null {
+	let statement = registrations.get(ledger);
+	if (!statement) {
+		statement = ledger.db.prepare('SELECT data FROM events WHERE task_id = ? AND type = ? ORDER BY seq LIMIT 1').pluck();
+		registrations.set(ledger, statement);
+	}
+	const data = statement.get(taskId, EventType.registered) as string | undefined;
+	if (!data) return null;
+	const parsed = JSON.parse(data) as Record<string, unknown>;
+	const pid = numberOrNull(parsed['wrapperPid']);
+	return pid === null ? null : {pid, startTime: numberOrNull(parsed['wrapperStartTime'])};
+}

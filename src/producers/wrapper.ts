@@ -8,7 +8,7 @@ import {addTokens, isOverBudget, UNKNOWN_TOKENS, type Tokens} from '../core/toke
 import {NO_SLOT_EXIT, signalExitCode, wrapperOutcome, type WrapperOutcome} from '../core/wrapper-outcome.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {acquireSlot, checkoutRoot, NoSlotError, type SlotLease} from './admission.ts';
-import {createOutputReader, type AgentKind, type OutputFinding} from './agent-output.ts';
+import {readProgressLine, type AgentKind, type OutputFinding} from './agent-kind.ts';
 import {processStartTime} from './proc-table.ts';
 import {terminate, type StopTarget} from './stop.ts';
 import {latestStopRequest, previousThreadUsage} from './wrapper-queries.ts';
@@ -116,7 +116,11 @@ export async function runWrapped(options: WrapperOptions): Promise<number> {
 					wait: options.wait,
 					abort: abort.signal,
 					onWait: holders =>
-						options.notice(`waiting for a slot in ${checkout} (held by ${holders.map(h => h.taskId ?? `pid ${h.pid ?? '?'}`).join(', ')})`),
+						options.notice(
+							holders === null
+								? `waiting for a slot in ${checkout} (queued behind another waiting run)`
+								: `waiting for a slot in ${checkout} (held by ${holders.map(h => h.taskId ?? `pid ${h.pid ?? 'unknown'}`).join(', ')})`,
+						),
 				});
 			} catch (error) {
 				if (error instanceof NoSlotError) {
@@ -155,8 +159,18 @@ async function runRegistered(options: WrapperOptions, lease: SlotLease | null, s
 	const {ledger} = options;
 	const taskId = newTaskId();
 	const commandLine = [options.command, ...options.args].join(' ');
+	let isSpawned = false;
+	let hasWarned = false;
 	const append = (type: string, data: EventData): void => {
-		ledger.writer.append([{taskId, type, at: Date.now(), source: 'wrapper', data} satisfies NewEvent]);
+		try {
+			ledger.writer.append([{taskId, type, at: Date.now(), source: 'wrapper', data} satisfies NewEvent]);
+		} catch (error) {
+			// Before the spawn a failed write stops the run (nothing runs unrecorded); after it, the
+			// agent is never taken down by its instrumentation: say so once and carry on.
+			if (!isSpawned) throw error;
+			if (!hasWarned) options.notice(`cannot write to the ledger (${(error as Error).message}); the run goes on`);
+			hasWarned = true;
+		}
 	};
 	append(EventType.registered, {
 		title: options.title ?? commandLine.slice(0, 80),
@@ -168,15 +182,21 @@ async function runRegistered(options: WrapperOptions, lease: SlotLease | null, s
 		command: commandLine,
 		agent: options.agent,
 		wrapperPid: process.pid,
+		wrapperStartTime: processStartTime(process.pid),
 		slot: lease?.slot ?? null,
 	});
 	lease?.label({taskId, title: options.title ?? commandLine.slice(0, 80)});
+	// The Codex reader (and zod with it) loads only for Codex runs, and before the spawn: the output
+	// listeners must be attached in the same tick as the spawn, or early output could be missed.
+	const read =
+		options.agent === 'codex'
+			? (await import('./agent-output.ts')).createOutputReader({agent: 'codex', previousThreadUsage: threadId => previousThreadUsage(ledger, threadId)})
+			: readProgressLine;
 	const early = signals.received();
 	if (early) {
 		append(EventType.stopped, {signal: early, reason: `wrapper received ${early} before the spawn`, exitCode: null});
 		return signalExitCode(early);
 	}
-
 	const isPiped = options.agent !== 'claude' || options.logFile !== null;
 	const subprocess = execa(options.command, [...options.args], {
 		cwd: options.cwd,
@@ -191,6 +211,7 @@ async function runRegistered(options: WrapperOptions, lease: SlotLease | null, s
 		env: {CONTROLROOM_TASK_ID: taskId},
 	});
 	const pid = subprocess.pid;
+	isSpawned = pid !== undefined;
 	if (pid === undefined) {
 		const result = await subprocess;
 		const error = result.originalMessage || result.shortMessage || 'spawn failed';
@@ -204,10 +225,13 @@ async function runRegistered(options: WrapperOptions, lease: SlotLease | null, s
 	const heartbeat = setInterval(() => append(EventType.heartbeat, {}), options.heartbeatMs);
 	let tokens: Tokens = UNKNOWN_TOKENS;
 	let budgetStop: Promise<unknown> | null = null;
-	const read = createOutputReader({agent: options.agent, previousThreadUsage: threadId => previousThreadUsage(ledger, threadId)});
 	const onFinding = (finding: OutputFinding, stream: string, lineNumber: number): void => {
 		if (finding.kind === 'reject') {
-			ledger.writer.reject({origin: `run:${taskId}:${stream}`, line: lineNumber, reason: finding.reason, raw: finding.raw});
+			try {
+				ledger.writer.reject({origin: `run:${taskId}:${stream}`, line: lineNumber, reason: finding.reason, raw: finding.raw});
+			} catch {
+				ledger.writer.bump('wrapper.rejects_dropped');
+			}
 			return;
 		}
 		if (finding.kind === 'event') return append(finding.type, finding.data);

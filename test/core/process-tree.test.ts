@@ -12,7 +12,8 @@ const proc = (pid: number, ppid: number, name = 'bash', patch: Partial<ProcessIn
 });
 const tableOf = (...processes: ProcessInfo[]) => new Map(processes.map(process => [process.pid, process]));
 const names = new Set(['claude', 'codex']);
-const byName = (process: ProcessInfo) => names.has(process.name);
+const untracked = (table: Map<number, ProcessInfo>, tracked: Set<number>) =>
+	findUntracked([...table.values()].filter(process => names.has(process.name)), pid => table.get(pid), tracked).map(process => process.pid);
 
 describe('parseProcStat', () => {
 	it('reads pid, name (even with spaces and parentheses), state, ppid, pgid and start time', () => {
@@ -36,7 +37,7 @@ describe('agentNameOf', () => {
 describe('findUntracked', () => {
 	it('reports an agent nobody tracks, keyed by its PID', () => {
 		const table = tableOf(proc(1, 0, 'init'), proc(50, 1, 'bash'), proc(60, 50, 'codex'));
-		expect(findUntracked(table, byName, new Set()).map(process => process.pid)).toEqual([60]);
+		expect(untracked(table, new Set())).toEqual([60]);
 	});
 
 	it('skips agents that are tracked or have a tracked ancestor within three levels', () => {
@@ -53,19 +54,18 @@ describe('findUntracked', () => {
 			proc(33, 32, 'x'),
 			proc(34, 33, 'codex'), // tracked ancestor 30 is four levels up: counted
 		);
-		const found = findUntracked(table, byName, new Set([10, 20, 30]));
-		expect(found.map(process => process.pid)).toEqual([34]);
+		expect(untracked(table, new Set([10, 20, 30]))).toEqual([34]);
 	});
 
 	it('counts an agent started by another untracked agent once, and ignores zombies', () => {
 		const table = tableOf(proc(1, 0, 'init'), proc(40, 1, 'claude'), proc(41, 40, 'sh'), proc(42, 41, 'codex'), proc(43, 1, 'codex', {state: 'Z'}));
-		expect(findUntracked(table, byName, new Set()).map(process => process.pid)).toEqual([40]);
+		expect(untracked(table, new Set())).toEqual([40]);
 	});
 
 	it('walks at most the given number of levels', () => {
 		const table = tableOf(proc(2, 1), proc(3, 2), proc(4, 3));
-		expect(ownedWithin(4, table, pid => pid === 2, 2)).toBe(true);
-		expect(ownedWithin(4, table, pid => pid === 2, 1)).toBe(false);
+		expect(ownedWithin(4, pid => table.get(pid), pid => pid === 2, 2)).toBe(true);
+		expect(ownedWithin(4, pid => table.get(pid), pid => pid === 2, 1)).toBe(false);
 	});
 });
 

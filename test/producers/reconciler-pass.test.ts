@@ -18,6 +18,7 @@ function fakeProc(root: string, pid: number, name: string, ppid: number, startTi
 	mkdirSync(join(root, String(pid)), {recursive: true});
 	writeFileSync(join(root, String(pid), 'stat'), `${pid} (${name}) ${state} ${ppid} ${pid} ${'0 '.repeat(16)}${startTime} 0\n`);
 	writeFileSync(join(root, String(pid), 'cmdline'), `${name}\0`);
+	writeFileSync(join(root, String(pid), 'comm'), `${name}\n`);
 }
 
 function setup() {
@@ -80,6 +81,16 @@ describe('reconcileOnce', () => {
 		expect(second.lost.map(entry => entry.taskId)).toEqual(['u-500-1300']);
 		expect(ledger.reader.task('u-400-1200')?.status).toBe('done');
 		expect(ledger.reader.task('u-500-1300')?.status).toBe('lost');
+	});
+
+	it('marks a registered row lost when its wrapper died before the spawn', () => {
+		const {procRoot, ledger, append} = setup();
+		append('w-gone', EventType.registered, {title: 'gone', wrapperPid: 700, wrapperStartTime: 50});
+		append('w-live', EventType.registered, {title: 'live', wrapperPid: 701, wrapperStartTime: 60});
+		fakeProc(procRoot, 701, 'node', 1, 60);
+		expect(reconcileOnce(ledger, {procRoot}).lost.map(entry => entry.taskId)).toEqual(['w-gone']);
+		expect(ledger.reader.task('w-gone')?.status).toBe('lost');
+		expect(ledger.reader.task('w-live')?.status).toBe('registered');
 	});
 
 	it('uses configured agent names', () => {

@@ -130,6 +130,16 @@ describe('controlroom run', () => {
 		expect(beats.length).toBeGreaterThanOrEqual(3);
 	});
 
+	it('sends the child output to --log FILE instead of the terminal', () => {
+		const box = sandbox();
+		const log = join(box.dir, 'run.log');
+		const result = runCli(['run', '--ledger', box.ledgerFile, '--log', log, '--', 'sh', '-c', 'echo out; echo PROGRESS 1/3; echo err >&2'], {env: box.env});
+		expect(result.status).toBe(0);
+		expect(result.stdout).toBe('');
+		expect(readFileSync(log, 'utf8').split('\n').sort()).toEqual(['', 'PROGRESS 1/3', 'err', 'out']);
+		expect(onlyTask(box.ledgerFile).task.progress).toEqual({done: 1, total: 3});
+	});
+
 	it('records the role and refuses bad flags with a one-line error naming the field', () => {
 		const box = sandbox();
 		expect(runCli(['run', '--ledger', box.ledgerFile, '--role', 'reviewer', '--', 'true'], {env: box.env}).status).toBe(0);

@@ -2,7 +2,7 @@ import {statSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {controlroomHome} from '../../ledger/paths.ts';
 import {DEFAULT_SLOTS} from '../../producers/admission.ts';
-import {AGENT_KINDS, guessAgent, type AgentKind} from '../../producers/agent-output.ts';
+import {AGENT_KINDS, guessAgent, type AgentKind} from '../../producers/agent-kind.ts';
 import {DEFAULT_BUDGET, DEFAULT_HEARTBEAT_MS, DEFAULT_WRAPPER_GRACE_MS, runWrapped} from '../../producers/wrapper.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
