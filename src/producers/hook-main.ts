@@ -1,6 +1,4 @@
-import {readSync} from 'node:fs';
-import {performance} from 'node:perf_hooks';
-import {isatty} from 'node:tty';
+import {fstatSync, readSync} from 'node:fs';
 import {ledgerPath} from '../ledger/paths.ts';
 import {AGENT_SOURCES, type AgentSource} from '../ledger/payload-schema.ts';
 import {MAX_HOOK_INPUT_BYTES, recordHook, type HookOutcome} from './hook-record.ts';
@@ -42,6 +40,20 @@ export function parseHookArgs(argv: readonly string[]): HookArgs {
 	return {...(agent ? {agent} : {}), ...(notify !== undefined ? {notify} : {}), ...(ledger ? {ledger} : {})};
 }
 
+/** Milliseconds since this process started; cheaper than perf_hooks, which the hook never loads. */
+export function sinceProcessStart(): number {
+	return process.uptime() * 1000;
+}
+
+/** A terminal (or /dev/null) on stdin gives no payload: checked without loading node:tty, which pulls in net. */
+function isTerminal(): boolean {
+	try {
+		return fstatSync(0).isCharacterDevice();
+	} catch {
+		return true;
+	}
+}
+
 async function readStdinStream(limit: number, waitMs: number): Promise<Buffer> {
 	const chunks: Buffer[] = [];
 	let size = 0;
@@ -71,7 +83,7 @@ async function readStdinStream(limit: number, waitMs: number): Promise<Buffer> {
  * gives nothing, and a non-blocking descriptor falls back to a stream read with a short wait.
  */
 export async function readHookStdin(limit = MAX_HOOK_INPUT_BYTES): Promise<Buffer> {
-	if (isatty(0)) return Buffer.alloc(0);
+	if (isTerminal()) return Buffer.alloc(0);
 	const chunks: Buffer[] = [];
 	const buffer = Buffer.allocUnsafe(256 * 1024);
 	let size = 0;
@@ -106,7 +118,7 @@ export function handleHookInput(
 	args: HookArgs,
 	stdinText: string,
 	env: NodeJS.ProcessEnv = process.env,
-	start = performance.now(),
+	start = sinceProcessStart(),
 ): HookOutcome {
 	const isNotify = args.notify !== undefined;
 	return recordHook({
@@ -125,12 +137,20 @@ export function handleHookInput(
  * returns 0 and never writes to stdout, which the agent would read into its context.
  */
 export async function main(argv: readonly string[]): Promise<number> {
-	const start = performance.now();
+	const start = sinceProcessStart();
 	try {
 		const args = parseHookArgs(argv);
 		// Codex's notify passes its JSON in argv and gives no stdin: do not wait for one.
 		const stdin = args.notify === undefined ? (await readHookStdin()).toString('utf8') : '';
-		handleHookInput(args, stdin, process.env, start);
+		const outcome = handleHookInput(args, stdin, process.env, start);
+		if (process.env['CONTROLROOM_DEBUG']) {
+			// How to verify the hook's cost on a real machine (docs/hooks.md); stderr only, never stdout.
+			const end = sinceProcessStart();
+			const rejected = outcome.rejected === null ? '' : `, rejected (${outcome.rejected})`;
+			process.stderr.write(
+				`controlroom hook: ${outcome.recordedIn}${rejected}, ${(end - start).toFixed(1)} ms in the hook, ${end.toFixed(1)} ms since process start\n`,
+			);
+		}
 	} catch (error) {
 		try {
 			process.stderr.write(`controlroom hook: ${(error as Error).message}\n`);

@@ -1,5 +1,4 @@
 import {existsSync} from 'node:fs';
-import {performance} from 'node:perf_hooks';
 import type {NewEvent} from '../core/events.ts';
 import {parseLine, PayloadError} from '../ledger/ingest.ts';
 import {openLedger, type Ledger} from '../ledger/open-ledger.ts';
@@ -8,14 +7,16 @@ import {helperTaskId, sessionTaskId} from '../ledger/payload-mapping.ts';
 import type {AgentSource} from '../ledger/payload-schema.ts';
 import {writeSpoolEnvelope, writeSpoolRaw} from '../ledger/spool.ts';
 import {MAX_REJECT_RAW_CHARS} from '../ledger/writer.ts';
-import {commitTranscriptRead, readTranscriptSinceCursor, type TranscriptRead} from './transcript-tokens.ts';
+import {commitTranscriptRead, MAX_TRANSCRIPT_CHUNK, readTranscriptSinceCursor, type TranscriptRead} from './transcript-tokens.ts';
 
 /** The longest the hook waits for another writer's lock before it spools instead. */
 export const HOOK_BUSY_TIMEOUT_MS = 25;
 /** Input larger than this is recorded as a reject, not parsed. */
 export const MAX_HOOK_INPUT_BYTES = 16 * 1024 * 1024;
-/** Transcripts are read only when at least this much of the hook's time is left. */
+/** With less than this much of the hook's time left, a transcript is read in a small chunk only. */
 const TRANSCRIPT_MIN_TIME_LEFT_MS = 40;
+/** The small chunk: a turn's worth of new lines, read in about a millisecond. */
+const LATE_TRANSCRIPT_CHUNK = 256 * 1024;
 /** Counter bumped when an event is lost because even the spool write failed. */
 export const DROPPED_COUNTER = 'hook.dropped';
 
@@ -29,7 +30,7 @@ export type HookRequest = {
 	readonly now: number;
 	/** CLAUDE_PID, when the agent gave one. */
 	readonly pid: number | null;
-	/** `performance.now()` value after which optional work (transcripts) is skipped. */
+	/** Milliseconds since process start (process.uptime) after which optional work (transcripts) is skipped. */
 	readonly deadline: number;
 	readonly busyTimeoutMs?: number;
 };
@@ -91,12 +92,15 @@ function transcriptTargets(payload: Record<string, unknown>, source: string) {
 }
 
 function readTranscripts(ledger: Ledger, classified: Classified, request: HookRequest): TranscriptRead[] {
-	if (classified.kind !== 'events' || classified.isEnvelope || performance.now() > request.deadline - TRANSCRIPT_MIN_TIME_LEFT_MS) return [];
+	if (classified.kind !== 'events' || classified.isEnvelope) return [];
 	const source = classified.events[0]?.source ?? '';
 	const reads: TranscriptRead[] = [];
 	for (const target of transcriptTargets(classified.payload, source)) {
+		// Late (a slow start, a loaded machine): read less, so the last events of a session still
+		// count their tokens; whatever is left waits for the next event at the same cursor.
+		const isLate = process.uptime() * 1000 > request.deadline - TRANSCRIPT_MIN_TIME_LEFT_MS;
 		try {
-			const read = readTranscriptSinceCursor(ledger, target);
+			const read = readTranscriptSinceCursor(ledger, target, isLate ? LATE_TRANSCRIPT_CHUNK : MAX_TRANSCRIPT_CHUNK);
 			if (read) reads.push(read);
 		} catch {
 			// Token counts are optional: an unreadable transcript leaves them unknown, never blocks the event.

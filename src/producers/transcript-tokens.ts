@@ -4,7 +4,7 @@ import type {Ledger} from '../ledger/open-ledger.ts';
 import {scanTranscriptText, type TranscriptUsage} from './transcript-usage.ts';
 
 /** Most of a transcript read in one hook call; the rest is read by the next call. */
-export const MAX_TRANSCRIPT_CHUNK = 8 * 1024 * 1024;
+export const MAX_TRANSCRIPT_CHUNK = 4 * 1024 * 1024;
 /** Step used to walk past one line longer than a whole chunk (a huge tool result). */
 const SKIP_STEP = 1024 * 1024;
 const NEWLINE = 0x0a;

@@ -1,9 +1,11 @@
 import {randomBytes} from 'node:crypto';
-import {join} from 'node:path';
+import {spawnSync} from 'node:child_process';
+import {copyFileSync, mkdirSync, writeFileSync} from 'node:fs';
+import {dirname, join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {sessionTaskId} from '../../src/ledger/payload-mapping.ts';
 import {foldSpool} from '../../src/ledger/spool.ts';
-import {scratchDir} from '../helpers/cli.ts';
+import {BIN, scratchDir} from '../helpers/cli.ts';
 import {fixture, homeWithLedger, runHookBin, spoolFiles, withLedger} from '../helpers/hook.ts';
 
 const SESSION_TASK = sessionTaskId('claude', 'bd6c0ffe-ec1a-4f46-b883-80987579e3e9');
@@ -63,5 +65,44 @@ describe('controlroom hook with garbage on stdin', () => {
 			expect(ledger.reader.rejectCount()).toBe(1);
 			expect(ledger.reader.eventCount()).toBe(0);
 		});
+	});
+});
+
+describe('controlroom hook when neither the ledger nor the spool takes the event', () => {
+	it('exits 0 with empty stdout, says so on stderr, and bumps hook.dropped', () => {
+		// Given a ledger whose events table cannot take an append, and a spool path that is a file
+		const {home, ledgerFile, spool} = homeWithLedger();
+		withLedger(ledgerFile, ledger =>
+			ledger.db.exec("CREATE TRIGGER refuse_all BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'disk says no'); END"),
+		);
+		writeFileSync(spool, 'not a folder');
+		// When an event arrives
+		const run = runHookBin(home, [], fixture('claude/Stop.json'));
+		// Then
+		expect(run.status).toBe(0);
+		expect(run.stdout.length).toBe(0);
+		expect(run.stderr).toMatch(/^controlroom hook: dropped one event, the spool could not be written: /);
+		withLedger(ledgerFile, ledger => {
+			expect(ledger.reader.counter('hook.dropped')).toBe(1);
+			expect(ledger.reader.eventCount()).toBe(0);
+		});
+	});
+});
+
+describe('controlroom hook when its bundle cannot load', () => {
+	it('still exits 0 with empty stdout, and says why on stderr', () => {
+		// Given an install whose hook bundle is missing (as when a native addon fails to load)
+		const root = scratchDir('cr-broken-');
+		mkdirSync(join(root, 'bin'));
+		mkdirSync(join(root, 'dist', 'producers'), {recursive: true});
+		copyFileSync(BIN, join(root, 'bin', 'controlroom'));
+		copyFileSync(join(dirname(BIN), '..', 'dist', 'producers', 'hook-main.js'), join(root, 'dist', 'producers', 'hook-main.js'));
+		writeFileSync(join(root, 'package.json'), '{"type": "module"}');
+		// When the hook runs
+		const result = spawnSync(process.execPath, [join(root, 'bin', 'controlroom'), 'hook'], {input: fixture('claude/Stop.json')});
+		// Then
+		expect(result.status).toBe(0);
+		expect(result.stdout.length).toBe(0);
+		expect(result.stderr.toString()).toMatch(/^controlroom hook: cannot load the hook \(Cannot find module/);
 	});
 });

@@ -1,4 +1,4 @@
-import {readdirSync} from 'node:fs';
+import {copyFileSync, readdirSync} from 'node:fs';
 import {describe, expect, it} from 'vitest';
 import {foldSpool} from '../../src/ledger/spool.ts';
 import {sessionTaskId} from '../../src/ledger/payload-mapping.ts';
@@ -61,6 +61,18 @@ describe('controlroom hook with real Claude Code payloads', () => {
 			expect(task?.pid).toBe(4242);
 			const names = ledger.reader.eventsOf(task?.id ?? '').filter(event => event.type === 'agent.event').map(event => event.data['event']);
 			expect(names).toEqual(order);
+		});
+	});
+
+	it("reads the session's token usage from the transcript the payload names", () => {
+		const {home, ledgerFile} = homeWithLedger();
+		const transcript = join(home, 'session.jsonl');
+		copyFileSync(new URL('../fixtures/transcripts/session.jsonl', import.meta.url), transcript);
+		const stop = JSON.stringify({...(JSON.parse(fixture('claude/Stop.json')) as object), transcript_path: transcript});
+		expect(runHookBin(home, [], stop).status).toBe(0);
+		withLedger(ledgerFile, ledger => {
+			// See test/producers/transcript-tokens.test.ts for the sums.
+			expect(ledger.reader.task(sessionTaskId('claude', CLAUDE_SESSION))?.tokens).toEqual({input: 27208, output: 160, total: 27368});
 		});
 	});
 

@@ -144,6 +144,26 @@ describe('controlroom hooks install --codex', () => {
 		expect(JSON.parse(readFileSync(join(env.CODEX_HOME, 'hooks.json'), 'utf8'))).toEqual(usersHooks);
 	});
 
+	it('the installed notify program records a turn end when Codex appends its JSON', () => {
+		const {env} = sandbox();
+		hooksCli(['install', '--codex'], env);
+		const line = readFileSync(join(env.CODEX_HOME, 'config.toml'), 'utf8').split('\n').find(text => text.startsWith('notify = '));
+		// Our line is a TOML array of basic strings, which is also JSON.
+		const [program = '', ...args] = JSON.parse(line?.slice('notify = '.length) ?? '[]') as string[];
+		const {home, ledgerFile} = homeWithLedger();
+		const result = spawnSync(program, [...args, fixture('codex/notify.json').trim()], {
+			cwd: scratchDir('cr-elsewhere-'),
+			env: {PATH: '/usr/bin:/bin', CONTROLROOM_HOME: home},
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
+		expect(result.status).toBe(0);
+		expect(result.stdout.length).toBe(0);
+		withLedger(ledgerFile, ledger => {
+			const task = ledger.reader.task(sessionTaskId('codex', '01a22900-6136-7ae0-bfda-f40b735ec8b2'));
+			expect(ledger.reader.eventsOf(task?.id ?? '').map(event => event.data['event'])).toEqual(['agent-turn-complete']);
+		});
+	});
+
 	it("leaves a notify the user set alone, and says so", () => {
 		const {env} = sandbox();
 		mkdirSync(env.CODEX_HOME, {recursive: true});
