@@ -127,6 +127,11 @@ describe('board reducer', () => {
 		expect(back.timeline).toBeNull();
 	});
 
+	it('returns to Needs you when the timeline was opened from there', () => {
+		const fromQueue = reduceBoard(reduceBoard(loaded(), {type: 'toggle-focus'}), {type: 'open-timeline', taskId: 't-failed', events: []});
+		expect(reduceBoard(fromQueue, {type: 'back'}).mode).toBe('queue');
+	});
+
 	it('asks before stopping and returns to where it was on cancel', () => {
 		const asking = reduceBoard(loaded(), {type: 'ask-stop', taskId: 't-progress'});
 		expect(asking.mode).toBe('confirm');

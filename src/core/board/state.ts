@@ -104,7 +104,7 @@ function clamp(index: number, length: number): number {
 function back(state: BoardState): BoardState {
 	switch (state.mode) {
 		case 'timeline':
-			return {...state, mode: 'list', timeline: null};
+			return {...state, mode: state.previousMode === 'queue' ? 'queue' : 'list', timeline: null};
 		case 'help':
 		case 'confirm':
 			return {...state, mode: state.previousMode, confirmTaskId: null};
@@ -130,7 +130,15 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 		case 'toggle-focus':
 			return {...state, mode: state.mode === 'queue' ? 'list' : 'queue'};
 		case 'open-timeline':
-			return {...state, mode: 'timeline', selectedId: action.taskId, timeline: {taskId: action.taskId, events: action.events, scroll: 0}, notice: null};
+			return {
+				...state,
+				mode: 'timeline',
+				previousMode: state.mode,
+				// Opened from Needs you, the lane cursor stays where it was.
+				selectedId: state.mode === 'queue' ? state.selectedId : action.taskId,
+				timeline: {taskId: action.taskId, events: action.events, scroll: 0},
+				notice: null,
+			};
 		case 'back':
 			return back(state);
 		case 'toggle-help':
