@@ -46,6 +46,7 @@ export function useLedgerFeed(
 			if (!batch) return;
 			lastSeq = batch.lastSeq;
 			dispatch({type: 'ledger-read', ...batch});
+			if (batch.hasMore) schedule();
 		};
 		const flush = () => {
 			timer = undefined;

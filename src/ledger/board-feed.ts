@@ -12,6 +12,8 @@ export type FeedBatch = {
 	readonly lastSeq: number;
 	/** True for the first read: the tasks replace what the board held. */
 	readonly isFull: boolean;
+	/** More events wait after this page: read again at the next frame. */
+	readonly hasMore?: boolean;
 	/** The open task's events, reloaded when that task changed. */
 	readonly timelineEvents?: readonly LedgerEvent[];
 };
@@ -28,7 +30,7 @@ export type BoardFeed = {
 	acknowledge(taskId: string, signalAt: number, now: number): void;
 };
 
-/** Pages of this many events are read per poll, so a burst never blocks a frame for long. */
+/** At most this many events are read per poll (one a frame), so a burst never blocks the board for long. */
 const PAGE = 5000;
 
 /** Reads the ledger for the board: `seq > last`, then only the tasks those events touched. */
@@ -41,15 +43,10 @@ export function createBoardFeed(ledger: Ledger, options: {readonly endedWindowMs
 			return {tasks: reader.tasksForView(now - windowMs), queue: loadHumanQueue(reader, now), lastSeq, isFull: true};
 		},
 		poll(lastSeq, now, openTaskId = null) {
-			const changed = new Set<string>();
-			let seq = lastSeq;
-			for (;;) {
-				const events = reader.eventsSince(seq, PAGE);
-				for (const event of events) changed.add(event.taskId);
-				seq = events.at(-1)?.seq ?? seq;
-				if (events.length < PAGE) break;
-			}
-			if (seq === lastSeq) return null;
+			const events = reader.eventsSince(lastSeq, PAGE);
+			if (events.length === 0) return null;
+			const changed = new Set(events.map(event => event.taskId));
+			const seq = events.at(-1)?.seq ?? lastSeq;
 			const tasks: Task[] = [];
 			for (const id of changed) {
 				const task = reader.task(id);
@@ -61,6 +58,7 @@ export function createBoardFeed(ledger: Ledger, options: {readonly endedWindowMs
 				queue: loadHumanQueue(reader, now),
 				lastSeq: seq,
 				isFull: false,
+				hasMore: events.length === PAGE,
 				...(isOpenChanged ? {timelineEvents: reader.eventsOf(openTaskId)} : {}),
 			};
 		},

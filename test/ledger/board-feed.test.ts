@@ -68,4 +68,21 @@ describe('board feed', () => {
 		// And the acknowledgement is not a sign of life for the task
 		expect(ledger.reader.task('t-failed')?.lastEventAt).toBe(now - 20 * 60_000);
 	});
+
+	it('reads a burst a page at a time and says when more is waiting', () => {
+		// Given a loaded board and a burst of 6,000 heartbeats from another writer
+		const now = Date.now();
+		const ledger = fixtureLedger(now);
+		const feed = createBoardFeed(ledger);
+		const first = feed.load(now);
+		ledger.writer.append(Array.from({length: 6000}, (_, index) => ({taskId: 't-quiet', type: EventType.heartbeat, at: now + index, source: 'wrapper', data: {}})));
+		// When the board polls twice
+		const page = feed.poll(first.lastSeq, now);
+		const rest = feed.poll(page?.lastSeq ?? 0, now);
+		// Then the first read stops at a page and the second takes the rest
+		expect(page?.hasMore).toBe(true);
+		expect(rest?.hasMore).toBe(false);
+		expect(rest?.lastSeq).toBe(ledger.reader.lastSeq());
+		expect(rest?.tasks[0]?.lastEventAt).toBe(now + 5999);
+	});
 });
