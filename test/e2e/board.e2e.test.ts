@@ -135,9 +135,10 @@ describe.runIf(Tmux.isAvailable())('the board in tmux, on a real ledger', () => 
 	});
 
 	it('quits with q and gives the shell back', async () => {
+		expect(tmux.foreground(SESSION)).toBe('node');
 		tmux.send(SESSION, 'q');
-		// The alternate screen is gone and the shell prints its prompt again.
-		await tmux.waitFor(SESSION, pane => !pane.includes('RECENTLY ENDED') && pane.trimEnd().endsWith('$'));
+		// The alternate screen is gone and the shell is the pane's foreground process again.
+		await tmux.waitFor(SESSION, pane => !pane.includes('RECENTLY ENDED') && tmux.foreground(SESSION) === 'sh');
 		tmux.type(SESSION, 'echo shell-is-back-$((40+2))');
 		tmux.send(SESSION, 'Enter');
 		await tmux.waitFor(SESSION, pane => pane.includes('shell-is-back-42'));

@@ -30,6 +30,11 @@ export class Tmux {
 		this.run(['send-keys', '-t', session, '-l', text]);
 	}
 
+	/** The command in the pane's foreground (e.g. `node` while the board runs, `sh` after). */
+	foreground(session: string): string {
+		return this.run(['display-message', '-p', '-t', session, '#{pane_current_command}']).trim();
+	}
+
 	capture(session: string): string {
 		return this.run(['capture-pane', '-p', '-t', session]);
 	}
