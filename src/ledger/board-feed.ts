@@ -47,10 +47,13 @@ export function createBoardFeed(ledger: Ledger, options: {readonly endedWindowMs
 			if (events.length === 0) return null;
 			const changed = new Set(events.map(event => event.taskId));
 			const seq = events.at(-1)?.seq ?? lastSeq;
+			// A task that ended before the window cannot be on screen: importing old history must not
+			// fill the board's memory with it.
+			const endedSince = now - windowMs;
 			const tasks: Task[] = [];
 			for (const id of changed) {
 				const task = reader.task(id);
-				if (task) tasks.push(task);
+				if (task && (task.endedAt === null || task.endedAt >= endedSince)) tasks.push(task);
 			}
 			const isOpenChanged = openTaskId !== null && changed.has(openTaskId);
 			return {

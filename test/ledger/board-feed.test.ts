@@ -85,4 +85,22 @@ describe('board feed', () => {
 		expect(rest?.lastSeq).toBe(ledger.reader.lastSeq());
 		expect(rest?.tasks[0]?.lastEventAt).toBe(now + 5999);
 	});
+
+	it('leaves out tasks that ended before the window, as when old history is imported', () => {
+		// Given a loaded board
+		const now = Date.now();
+		const ledger = fixtureLedger(now);
+		const feed = createBoardFeed(ledger);
+		const first = feed.load(now);
+		// When a task from last month is imported, start to end
+		const old = now - 30 * 86_400_000;
+		ledger.writer.append([
+			{taskId: 't-old', type: EventType.registered, at: old, source: 'wrapper', data: {title: 'last month'}},
+			{taskId: 't-old', type: EventType.exited, at: old + 1000, source: 'wrapper', data: {exitCode: 0}},
+		]);
+		// Then the poll moves past its events without handing the task to the board
+		const next = feed.poll(first.lastSeq, now);
+		expect(next?.lastSeq).toBe(first.lastSeq + 2);
+		expect(next?.tasks).toEqual([]);
+	});
 });
