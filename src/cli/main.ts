@@ -6,10 +6,10 @@ type CommandModule = {readonly usage: string; run(argv: readonly string[]): Prom
 
 /** Every verb, loaded only when used so one command never pays for another's imports. */
 const COMMANDS: Record<string, {readonly summary: string; readonly load: () => Promise<CommandModule>}> = {
+	board: {summary: 'open the board (the default): lanes, Needs you, keys to act', load: () => import('./commands/board.ts')},
 	ingest: {summary: 'fold hook payloads or spool envelopes into the ledger', load: () => import('./commands/ingest.ts')},
 	snapshot: {summary: 'print the board once (text or --json), for CI', load: () => import('./commands/snapshot.ts')},
 	timeline: {summary: "print one task's timeline", load: () => import('./commands/timeline.ts')},
-	hooks: {summary: 'install, remove or show the Claude Code and Codex hooks', load: () => import('./commands/hooks.ts')},
 	demo: {summary: 'show the board on a scratch ledger of simulated agents', load: () => import('./commands/demo.ts')},
 	run: {summary: 'run an agent command as a recorded task (wrapper)', load: () => import('./commands/run.ts')},
 	reconcile: {summary: 'fold spool files, find lost and untracked agents', load: () => import('./commands/reconcile.ts')},
@@ -21,9 +21,10 @@ const COMMANDS: Record<string, {readonly summary: string; readonly load: () => P
 	'pass-back': {summary: 'free a claim, with the reason the next taker sees first', load: () => import('./commands/pass-back.ts')},
 	work: {summary: 'list claims: held, stalled, handed in, passed back', load: () => import('./commands/work.ts')},
 	mcp: {summary: 'serve the claim verbs to agents over stdio (MCP)', load: () => import('./commands/mcp.ts')},
+	hooks: {summary: 'install, remove or show the Claude Code and Codex hooks', load: () => import('./commands/hooks.ts')},
 };
 
-const DEFAULT_COMMAND = 'snapshot';
+const DEFAULT_COMMAND = 'board';
 
 function usage(): string {
 	const width = Math.max(...Object.keys(COMMANDS).map(name => name.length));
@@ -42,6 +43,8 @@ function describeUnexpected(error: unknown): string {
 
 /** Runs the command line; returns the exit code. Errors become one line on stderr, never a stack. */
 export async function main(argv: readonly string[]): Promise<number> {
+	// React and Ink run their slow development builds unless told otherwise; the board is a product.
+	process.env['NODE_ENV'] ??= 'production';
 	const [first, ...rest] = argv;
 	if (first === '--help' || first === '-h' || first === 'help') {
 		process.stdout.write(`${usage()}\n`);

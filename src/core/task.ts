@@ -128,7 +128,15 @@ function endSession(task: Task, event: NewEvent): Task {
 export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0): Task | undefined {
 	if (current === undefined && !createsTask(event.type)) return undefined;
 	const base = current ?? blankTask(event);
-	const task = {...base, lastEventAt: Math.max(base.lastEventAt, event.at), lastSeq: Math.max(base.lastSeq, seq)};
+	// A need raised by hand, an acknowledgement, or the reconciler noting a PID's start time is
+	// bookkeeping, not a sign of life: it must not flip a stalled task back to active, nor make an
+	// agent's need look answered.
+	const isLiveness = createsTask(event.type) && !(event.type === EventType.pidReported && event.source === 'reconciler');
+	const task = {
+		...base,
+		lastEventAt: isLiveness ? Math.max(base.lastEventAt, event.at) : base.lastEventAt,
+		lastSeq: Math.max(base.lastSeq, seq),
+	};
 	const data = event.data;
 	switch (event.type) {
 		case EventType.registered:

@@ -1,0 +1,39 @@
+import {Text} from 'ink';
+import {memo} from 'react';
+import {layoutRow} from '../src/core/board/row-layout.ts';
+import type {TaskRowView} from '../src/core/board/selectors.ts';
+import {toneColor} from './theme.ts';
+
+type Props = {
+	readonly row: TaskRowView;
+	readonly isSelected: boolean;
+	/** Every column on one line; otherwise id, title, status, idle and (when it fits) progress. */
+	readonly isWide: boolean;
+	readonly width: number;
+};
+
+/** One task: id, title, source, status and health, age, idle, progress, tokens against budget, PID. */
+function TaskRowInner({row, isSelected, isWide, width}: Props) {
+	const layout = layoutRow(row, isWide, width);
+	return (
+		<Text wrap="truncate-end" bold={isSelected}>
+			<Text color="cyan">{isSelected ? '› ' : '  '}</Text>
+			{layout.before}
+			<Text color={toneColor(row.tone)}>{layout.status}</Text>
+			{layout.after}
+		</Text>
+	);
+}
+
+/** A memoized task row: it re-renders only when its own cells change. */
+export const TaskRow = memo(TaskRowInner);
+
+/** The selected task's other cells, on their own line, for screens too narrow for a wide row. */
+export function TaskDetail({row}: {readonly row: TaskRowView | null}) {
+	if (!row) return <Text dimColor> </Text>;
+	return (
+		<Text wrap="truncate-end" dimColor>
+			{`  ↳ ${row.source} · age ${row.age} · ${row.progress} · tokens ${row.tokens} · pid ${row.pid}`}
+		</Text>
+	);
+}

@@ -1,0 +1,39 @@
+import {Box, Text} from 'ink';
+import type {ScreenView} from '../src/core/board/screen.ts';
+import {toneColor} from './theme.ts';
+
+type Props = {readonly timeline: NonNullable<ScreenView['timeline']>};
+
+/** The drill-down: the task, its contract and evidence where the ledger holds them, and its events with heartbeats folded. */
+export function TimelinePanel({timeline}: Props) {
+	const {row} = timeline;
+	return (
+		<Box flexDirection="column" flexGrow={1}>
+			{row ? (
+				<Text wrap="truncate-end">
+					<Text bold>{`TIMELINE ${row.id} `}</Text>
+					<Text>{`“${row.title}” · ${row.source} · `}</Text>
+					<Text color={toneColor(row.tone)}>{row.status}</Text>
+					<Text>{` · ${row.idle}`}</Text>
+				</Text>
+			) : (
+				<Text bold>TIMELINE (task not found)</Text>
+			)}
+			{row ? <Text wrap="truncate-end" dimColor>{`  age ${row.age} · ${row.progress} · tokens ${row.tokens} · pid ${row.pid}`}</Text> : null}
+			<Text wrap="truncate-end">
+				<Text bold>contract: </Text>
+				<Text dimColor={timeline.contract.length === 0}>{timeline.contract.length === 0 ? 'none recorded' : timeline.contract.join(' · ')}</Text>
+			</Text>
+			<Text wrap="truncate-end">
+				<Text bold>evidence: </Text>
+				<Text dimColor={timeline.evidence.length === 0}>{timeline.evidence.length === 0 ? 'none recorded' : timeline.evidence.join(' · ')}</Text>
+			</Text>
+			<Text dimColor>{`events ${timeline.start + 1}–${timeline.start + timeline.lines.length} of ${timeline.total} (j/k scroll, esc back)`}</Text>
+			{timeline.lines.map(line => (
+				<Text key={line.key} wrap="truncate-end" dimColor={line.isFolded}>
+					{`  ${line.time}  ${line.text}`}
+				</Text>
+			))}
+		</Box>
+	);
+}

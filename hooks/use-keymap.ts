@@ -1,0 +1,52 @@
+import {useInput} from 'ink';
+import {useRef} from 'react';
+import {BoardCommand, matchBinding, type BoardMode, type KeyBinding} from '../src/core/board/keymap.ts';
+
+type Handlers = {
+	/** A key from the table was pressed in the current mode. */
+	readonly onCommand: (binding: KeyBinding) => void;
+	/** The text of the open prompt changed (input mode only). */
+	readonly onText: (text: string) => void;
+	/** Enter in a prompt. */
+	readonly onSubmit: () => void;
+};
+
+/** The board's one input handler: table keys in every mode, plain typing in a prompt. */
+export function useKeymap(mode: BoardMode, promptText: string, handlers: Handlers, isActive = true): void {
+	// Read the latest mode and handlers at key time: a key typed right after a render must not reach
+	// the previous render's handler (Ink re-subscribes useInput in a passive effect).
+	const latest = useRef({mode, promptText, handlers});
+	latest.current = {mode, promptText, handlers};
+	useInput(
+		(input, key) => {
+			const {mode: currentMode, promptText: text, handlers: current} = latest.current;
+			if (currentMode === 'input') {
+				if (key.return) return current.onSubmit();
+				if (key.backspace || key.delete) return current.onText(text.slice(0, -1));
+				if (!key.escape && !key.ctrl && !key.meta && input && !key.upArrow && !key.downArrow && !key.tab) {
+					// Typed text and Enter can arrive in one chunk (a paste, or keys sent together).
+					const [typed = '', ...rest] = input.split('\r');
+					current.onText(text + typed);
+					if (rest.length > 0) current.onSubmit();
+					return;
+				}
+			}
+			// A burst (key repeat, or keys sent together) arrives as one string: read it key by key.
+			const isBurst = input.length > 1 && !key.ctrl && !key.meta && /^[\x20-\x7e\r]+$/.test(input);
+			const chars = isBurst ? [...input] : [input];
+			for (const [index, char] of chars.entries()) {
+				const binding = matchBinding(char === '\r' ? '' : char, char === '\r' ? {...key, return: true} : key, currentMode);
+				if (!binding) continue;
+				current.onCommand(binding);
+				if (binding.command === BoardCommand.filter) {
+					// What follows `/` in the same burst is the filter text, not more commands.
+					const [typed = '', ...rest] = chars.slice(index + 1).join('').split('\r');
+					if (typed) current.onText(typed);
+					if (rest.length > 0) current.onSubmit();
+					return;
+				}
+			}
+		},
+		{isActive},
+	);
+}

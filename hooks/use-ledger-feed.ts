@@ -1,0 +1,86 @@
+import {watch} from 'chokidar';
+import {basename} from 'node:path';
+import {useCallback, useEffect, useRef, type Dispatch} from 'react';
+import type {BoardAction} from '../src/core/board/state.ts';
+import type {BoardFeed} from '../src/ledger/board-feed.ts';
+
+/** One flush per frame at most: Ink draws at 30 fps (STYLE.md R13). */
+export const FRAME_MS = 33;
+/** A second read after a burst of file events, for a commit the first read was too early for. */
+const TRAILING_READ_MS = 150;
+
+/** What the feed hook needs: the reads, and the files whose changes mean new events. */
+export type FeedSource = {
+	readonly feed: BoardFeed;
+	/** The database file and its WAL. */
+	readonly ledgerFiles: readonly string[];
+	/** The hook's spool folder; a new file there is folded into the ledger by `onSpool`. */
+	readonly spoolDir: string | null;
+	readonly onSpool?: () => void;
+};
+
+/**
+ * Tails the ledger from `fromSeq` (the first read happens before the first frame, in the reducer's
+ * initializer): on every change chokidar reports, at most one `seq > last` read and one dispatch
+ * per frame. Returns `refresh` to read at once after an action.
+ */
+export function useLedgerFeed(
+	source: FeedSource,
+	dispatch: Dispatch<BoardAction>,
+	fromSeq: number,
+	openTaskId: string | null,
+): {refresh: () => void} {
+	const openRef = useRef(openTaskId);
+	openRef.current = openTaskId;
+	const startRef = useRef(fromSeq);
+	const flushRef = useRef<() => void>(() => {});
+	useEffect(() => {
+		const {feed} = source;
+		let lastSeq = startRef.current;
+		let timer: NodeJS.Timeout | undefined;
+		let trailing: NodeJS.Timeout | undefined;
+		let lastFlush = 0;
+		const read = () => {
+			lastFlush = Date.now();
+			const batch = feed.poll(lastSeq, lastFlush, openRef.current);
+			if (!batch) return;
+			lastSeq = batch.lastSeq;
+			dispatch({type: 'ledger-read', ...batch});
+			if (batch.hasMore) schedule();
+		};
+		const flush = () => {
+			timer = undefined;
+			read();
+			// The file event can come before the writer's commit is visible; one read a little
+			// later catches a commit that landed after this one, with no further file event.
+			clearTimeout(trailing);
+			trailing = setTimeout(read, TRAILING_READ_MS);
+		};
+		const schedule = () => {
+			timer ??= setTimeout(flush, Math.max(0, lastFlush + FRAME_MS - Date.now()));
+		};
+		flushRef.current = schedule;
+		// Anything appended between the first read and the watcher starting is read now.
+		schedule();
+		const paths = [...source.ledgerFiles, ...(source.spoolDir ? [source.spoolDir] : [])];
+		const watcher = watch(paths, {ignoreInitial: true, depth: 0});
+		// Raw events, not chokidar's filtered `change`: chokidar drops a change whose stat looks
+		// unchanged (atime/mtime heuristics), and a WAL append can look like that; a raw inotify event
+		// for the database, its WAL or the spool never misses one.
+		const names = new Set(source.ledgerFiles.map(file => basename(file)));
+		watcher.on('raw', (_event, path) => {
+			const name = basename(path);
+			if (names.has(name)) schedule();
+		});
+		watcher.on('all', (_event, path) => {
+			if (source.spoolDir && source.onSpool && path.startsWith(source.spoolDir)) source.onSpool();
+			schedule();
+		});
+		return () => {
+			clearTimeout(timer);
+			clearTimeout(trailing);
+			void watcher.close();
+		};
+	}, [source, dispatch]);
+	return {refresh: useCallback(() => flushRef.current(), [])};
+}

@@ -1,0 +1,100 @@
+import {render} from 'ink';
+import {createElement} from 'react';
+import {App, type BoardAdapters} from '../../../components/App.tsx';
+import {ClockProvider} from '../../../components/ClockProvider.tsx';
+import {parseDuration} from '../../core/duration.ts';
+import {createBoardFeed} from '../../ledger/board-feed.ts';
+import type {Ledger} from '../../ledger/open-ledger.ts';
+import {spoolDir} from '../../ledger/paths.ts';
+import {foldSpool} from '../../ledger/spool.ts';
+import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS, reconcileOnce} from '../../producers/reconciler.ts';
+import {stopTask} from '../../producers/stop.ts';
+import {parseCommandArgs, positiveInt} from '../args.ts';
+import {openCommandLedger, out} from '../context.ts';
+import {CliError, USAGE_EXIT} from '../errors.ts';
+
+export const usage = `controlroom [board] [--ledger PATH] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS]
+  Opens the board: lanes for running, stalled, lost, untracked and recently ended tasks, and the
+  Needs you, Reviews and Held effects panels. Press ? on the board for its keys, q to quit.
+  --stall SECONDS      silence after which a running task is stalled (default 600; a task's own wins)
+  --since DURATION     how long ended tasks stay under "recently ended" (default 24h)
+  --reconcile SECONDS  how often the board runs a reconciler pass itself (default 5)`;
+
+const ENTER_ALT_SCREEN = '\u001B[?1049h\u001B[H';
+const LEAVE_ALT_SCREEN = '\u001B[?1049l';
+
+/** How the board is opened. */
+export type BoardRun = {
+	readonly stallSeconds?: number;
+	readonly endedWindowMs?: number;
+	readonly reconcileIntervalMs?: number;
+	/** Agent process names the board's reconciler pass looks for. */
+	readonly agentNames?: readonly string[];
+};
+
+/** Wires the board to a ledger: the feed, the spool fold, `s` through stopTask, and the reconciler timer. */
+export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters {
+	const spool = spoolDir(ledger.path);
+	const agentNames = run.agentNames ?? agentNamesFrom(process.env['CONTROLROOM_AGENT_NAMES']);
+	return {
+		feed: createBoardFeed(ledger, run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
+		ledgerFiles: [ledger.path, `${ledger.path}-wal`],
+		spoolDir: spool,
+		onSpool: () => foldSpool(ledger, spool),
+		options: {
+			...(run.stallSeconds === undefined ? {} : {stallSeconds: run.stallSeconds}),
+			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
+		},
+		stop: async taskId => {
+			const result = await stopTask(ledger, taskId);
+			return {isStopped: result.outcome === 'stopped', message: result.message};
+		},
+		reconcile: () => reconcileOnce(ledger, {agentNames}),
+		reconcileIntervalMs: run.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS,
+	};
+}
+
+/** Shows the board on an open ledger until the person quits; the terminal is restored after. */
+export async function showBoard(ledger: Ledger, run: BoardRun = {}): Promise<void> {
+	const adapters = boardAdapters(ledger, run);
+	// The board takes the alternate screen, as k9s and less do, so quitting gives the shell back as it was.
+	process.stdout.write(ENTER_ALT_SCREEN);
+	// Raw mode from the start: a key typed before Ink's input hook subscribes must not be echoed by
+	// the terminal into the frame (Ink turns it on in an effect, after the first frame).
+	process.stdin.setRawMode?.(true);
+	const app = render(createElement(ClockProvider, {intervalMs: 1000, children: createElement(App, {adapters})}), {
+		maxFps: 30,
+		exitOnCtrlC: true,
+		patchConsole: true,
+	});
+	try {
+		await app.waitUntilExit();
+	} finally {
+		app.unmount();
+		process.stdout.write(LEAVE_ALT_SCREEN);
+	}
+}
+
+/** `controlroom board`: the Ink control room on a ledger, until `q`. */
+export async function run(argv: readonly string[]): Promise<number> {
+	const {values} = parseCommandArgs('board', argv, {stall: {type: 'string'}, since: {type: 'string'}, reconcile: {type: 'string'}}, false);
+	if (values.help) return (out(usage), 0);
+	const stallSeconds = positiveInt('stall', values.stall);
+	const reconcileSeconds = positiveInt('reconcile', values.reconcile);
+	const endedWindowMs = values.since === undefined ? undefined : parseDuration(values.since);
+	if (endedWindowMs === null) throw new CliError(`--since: expected a duration like 90m, 24h or 7d, got '${values.since}'`, USAGE_EXIT);
+	if (!process.stdin.isTTY || !process.stdout.isTTY) {
+		throw new CliError('board: needs a terminal (use `controlroom snapshot` in scripts and CI)', USAGE_EXIT);
+	}
+	const ledger = openCommandLedger(values.ledger);
+	try {
+		await showBoard(ledger, {
+			...(stallSeconds === undefined ? {} : {stallSeconds}),
+			...(endedWindowMs === undefined ? {} : {endedWindowMs}),
+			...(reconcileSeconds === undefined ? {} : {reconcileIntervalMs: reconcileSeconds * 1000}),
+		});
+		return 0;
+	} finally {
+		ledger.close();
+	}
+}

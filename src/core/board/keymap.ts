@@ -1,0 +1,136 @@
+/** What the board can be doing; each mode has its own keys (one input handler is live at a time). */
+export const BOARD_MODES = ['list', 'queue', 'timeline', 'help', 'confirm', 'input'] as const;
+export type BoardMode = (typeof BOARD_MODES)[number];
+
+/** Every board command, named once. */
+export const BoardCommand = {
+	down: 'nav.down',
+	up: 'nav.up',
+	focus: 'nav.focus',
+	open: 'task.open',
+	back: 'view.back',
+	stop: 'task.stop',
+	approve: 'effects.approve',
+	mark: 'effects.mark',
+	sendBack: 'work.send-back',
+	acknowledge: 'queue.acknowledge',
+	filter: 'view.filter',
+	help: 'app.help',
+	quit: 'app.quit',
+	confirm: 'confirm.yes',
+	cancel: 'confirm.no',
+} as const;
+export type BoardCommand = (typeof BoardCommand)[keyof typeof BoardCommand];
+
+/** One row of the key table: the keys, where they work, and the words help shows. */
+export type KeyBinding = {
+	readonly command: BoardCommand;
+	/** Key names: a character, or one of up, down, return, escape, space, tab, ctrl+c. */
+	readonly keys: readonly string[];
+	/** How help and the help bar write the keys. */
+	readonly label: string;
+	readonly description: string;
+	readonly modes: readonly BoardMode[];
+	/** Set when the feature behind the key is not built yet; the key then says so instead of acting. */
+	readonly notBuilt?: string;
+	/** Shown in the help bar (the rest only in `?` help). */
+	readonly inBar: boolean;
+};
+
+const BROWSE: readonly BoardMode[] = ['list', 'queue'];
+
+/** The one key table: matching, `?` help, the help bar and docs/board.md come from it. */
+export const KEY_TABLE: readonly KeyBinding[] = [
+	{command: BoardCommand.down, keys: ['down', 'j'], label: 'j/↓', description: 'move down', modes: ['list', 'timeline'], inBar: false},
+	{command: BoardCommand.up, keys: ['up', 'k'], label: 'k/↑', description: 'move up (in the lanes)', modes: ['list', 'timeline'], inBar: true},
+	{command: BoardCommand.down, keys: ['down', 'j'], label: 'j/↓', description: 'move down in Needs you', modes: ['queue'], inBar: false},
+	{command: BoardCommand.up, keys: ['up'], label: '↑', description: 'move up in Needs you', modes: ['queue'], inBar: false},
+	{command: BoardCommand.focus, keys: ['tab'], label: 'tab', description: 'switch between the lanes and Needs you', modes: BROWSE, inBar: true},
+	{command: BoardCommand.open, keys: ['return'], label: 'enter', description: "open the task's timeline", modes: BROWSE, inBar: true},
+	{command: BoardCommand.back, keys: ['escape'], label: 'esc', description: 'go back', modes: ['timeline', 'help'], inBar: true},
+	{command: BoardCommand.stop, keys: ['s'], label: 's', description: 'stop the task (asks first; needs a known PID)', modes: ['list', 'timeline'], inBar: true},
+	{command: BoardCommand.acknowledge, keys: ['k'], label: 'k', description: 'acknowledge the selected Needs you entry', modes: ['queue'], inBar: true},
+	{command: BoardCommand.approve, keys: ['a'], label: 'a', description: 'approve held effects (all, or those marked)', modes: BROWSE, inBar: true, notBuilt: 'the effect gate is not built yet: no held effects to approve'},
+	{command: BoardCommand.mark, keys: ['space'], label: 'space', description: 'mark a held effect for approval', modes: BROWSE, inBar: false, notBuilt: 'the effect gate is not built yet: no held effects to mark'},
+	{command: BoardCommand.sendBack, keys: ['x'], label: 'x', description: 'send work back with a reason', modes: BROWSE, inBar: true, notBuilt: 'reviews and held effects are not built yet: nothing to send back'},
+	{command: BoardCommand.filter, keys: ['/'], label: '/', description: 'filter by id, title, source or status', modes: BROWSE, inBar: true},
+	{command: BoardCommand.help, keys: ['?'], label: '?', description: 'show or hide this help', modes: ['list', 'queue', 'timeline', 'help'], inBar: true},
+	{command: BoardCommand.quit, keys: ['q', 'ctrl+c'], label: 'q', description: 'quit (the terminal is restored)', modes: ['list', 'queue', 'timeline', 'help'], inBar: true},
+	{command: BoardCommand.confirm, keys: ['y'], label: 'y', description: 'confirm', modes: ['confirm'], inBar: true},
+	{command: BoardCommand.cancel, keys: ['n', 'escape'], label: 'n/esc', description: 'cancel', modes: ['confirm', 'input'], inBar: true},
+];
+
+/** The parts of Ink's `Key` the matcher reads. */
+export type KeyLike = {
+	readonly upArrow?: boolean;
+	readonly downArrow?: boolean;
+	readonly return?: boolean;
+	readonly escape?: boolean;
+	readonly tab?: boolean;
+	readonly ctrl?: boolean;
+};
+
+/** Names a key press the way the table does. */
+export function keyName(input: string, key: KeyLike): string {
+	if (key.upArrow) return 'up';
+	if (key.downArrow) return 'down';
+	if (key.return) return 'return';
+	if (key.escape) return 'escape';
+	if (key.tab) return 'tab';
+	if (key.ctrl) return `ctrl+${input}`;
+	if (input === ' ') return 'space';
+	return input;
+}
+
+/** The binding a key press means in a mode, if any. */
+export function matchBinding(input: string, key: KeyLike, mode: BoardMode, table: readonly KeyBinding[] = KEY_TABLE): KeyBinding | undefined {
+	const name = keyName(input, key);
+	return table.find(binding => binding.modes.includes(mode) && binding.keys.includes(name));
+}
+
+/** A line of `?` help. */
+export type HelpLine = {readonly keys: string; readonly description: string};
+
+/** The `?` help, one line per command and key, from the table; unbuilt features say so. */
+export function helpLines(table: readonly KeyBinding[] = KEY_TABLE): HelpLine[] {
+	const seen = new Set<string>();
+	const lines: HelpLine[] = [];
+	for (const binding of table) {
+		const id = `${binding.label}:${binding.description}`;
+		if (seen.has(id)) continue;
+		seen.add(id);
+		lines.push({keys: binding.label, description: binding.notBuilt ? `${binding.description} — not built yet` : binding.description});
+	}
+	return lines;
+}
+
+/** An entry of the help bar. */
+export type BarItem = {readonly keys: string; readonly label: string; readonly isDisabled: boolean; readonly isNotBuilt: boolean};
+
+const SHORT: Partial<Record<BoardCommand, string>> = {
+	[BoardCommand.up]: 'j/k move',
+	[BoardCommand.focus]: 'queue',
+	[BoardCommand.open]: 'open',
+	[BoardCommand.back]: 'back',
+	[BoardCommand.stop]: 'stop',
+	[BoardCommand.acknowledge]: 'ack',
+	[BoardCommand.approve]: 'approve',
+	[BoardCommand.sendBack]: 'send back',
+	[BoardCommand.filter]: 'filter',
+	[BoardCommand.help]: 'help',
+	[BoardCommand.quit]: 'quit',
+	[BoardCommand.confirm]: 'yes',
+	[BoardCommand.cancel]: 'no',
+};
+
+/** The help bar for a mode, from the table; `disabled` names commands that cannot act now. */
+export function helpBar(mode: BoardMode, disabled: ReadonlySet<BoardCommand> = new Set(), table: readonly KeyBinding[] = KEY_TABLE): BarItem[] {
+	return table
+		.filter(binding => binding.inBar && binding.modes.includes(mode))
+		.map(binding => ({
+			keys: binding.command === BoardCommand.up ? '' : binding.label,
+			label: SHORT[binding.command] ?? binding.description,
+			isDisabled: disabled.has(binding.command) || binding.notBuilt !== undefined,
+			isNotBuilt: binding.notBuilt !== undefined,
+		}));
+}

@@ -1,0 +1,32 @@
+import type {TaskRowView} from './selectors.ts';
+
+/** Column widths of a task row; the title takes what is left. */
+export const ROW_COLUMNS = {marker: 2, id: 15, source: 9, status: 18, age: 5, idle: 18, progress: 22, tokens: 18, pid: 11} as const;
+
+/** Cuts `text` to `width` characters (with `…` when cut) and pads it to exactly that width plus a gap. */
+export function cell(text: string, width: number): string {
+	const chars = [...text];
+	const fitted = chars.length > width ? `${chars.slice(0, Math.max(0, width - 1)).join('')}…` : text;
+	return `${fitted}${' '.repeat(Math.max(0, width - Math.min(chars.length, width)))} `;
+}
+
+/** A row as three strings around the status cell (which alone is coloured), fitted to `width`. */
+export type RowLayout = {readonly before: string; readonly status: string; readonly after: string};
+
+/**
+ * Lays out a row as plain text: every column when wide; otherwise id, title, status, idle, and
+ * progress from 100 columns. One Text per row keeps an idle frame cheap to draw.
+ */
+export function layoutRow(row: TaskRowView, isWide: boolean, width: number): RowLayout {
+	const c = ROW_COLUMNS;
+	const showProgress = isWide || width >= 100;
+	const fixed = c.id + c.status + c.idle + 3 + (showProgress ? c.progress + 1 : 0) + (isWide ? c.source + c.age + c.tokens + c.pid + 4 : 0);
+	const titleWidth = Math.max(6, width - c.marker - fixed - 1);
+	const before = cell(row.id, c.id) + cell(row.title, titleWidth) + (isWide ? cell(row.source, c.source) : '');
+	const after =
+		(isWide ? cell(row.age, c.age) : '') +
+		cell(row.idle, c.idle) +
+		(showProgress ? cell(row.progress, c.progress) : '') +
+		(isWide ? cell(`tokens ${row.tokens}`, c.tokens) + cell(`pid ${row.pid}`, c.pid) : '');
+	return {before, status: cell(row.status, c.status), after: after.trimEnd()};
+}

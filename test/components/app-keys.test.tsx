@@ -1,0 +1,141 @@
+import {render} from 'ink-testing-library';
+import {afterEach, describe, expect, it} from 'vitest';
+import {join} from 'node:path';
+import {App, type BoardAdapters} from '../../components/App.tsx';
+import {ClockProvider} from '../../components/ClockProvider.tsx';
+import {EventType} from '../../src/core/events.ts';
+import {createBoardFeed} from '../../src/ledger/board-feed.ts';
+import {openLedger, type Ledger} from '../../src/ledger/open-ledger.ts';
+import {boardFixtureEvents} from '../helpers/board-fixture.ts';
+import {scratchDir} from '../helpers/cli.ts';
+import {KEYS, nextTick, waitForFrame} from '../helpers/keys.ts';
+
+const open: {ledger: Ledger; unmount: () => void}[] = [];
+afterEach(() => {
+	for (const item of open.splice(0)) {
+		item.unmount();
+		item.ledger.close();
+	}
+});
+
+async function renderBoard(extra: Partial<BoardAdapters> = {}) {
+	const ledger = openLedger(join(scratchDir('cr-board-'), 'ledger.db'));
+	const now = Date.now();
+	ledger.writer.append(boardFixtureEvents(now));
+	const adapters: BoardAdapters = {
+		feed: createBoardFeed(ledger),
+		ledgerFiles: [ledger.path, `${ledger.path}-wal`],
+		spoolDir: null,
+		options: {},
+		stopUnavailable: 'stopping is not wired in this test',
+		...extra,
+	};
+	const instance = render(
+		<ClockProvider intervalMs={1000}>
+			<App adapters={adapters} />
+		</ClockProvider>,
+	);
+	open.push({ledger, unmount: instance.unmount});
+	await waitForFrame(instance, 'RUNNING (3)');
+	await nextTick();
+	return {...instance, ledger};
+}
+
+describe('board keys', () => {
+	it('moves with j and k', async () => {
+		const board = await renderBoard();
+		await waitForFrame(board, '› t-queued');
+		board.stdin.write('j');
+		await waitForFrame(board, '› t-quiet');
+		board.stdin.write(KEYS.down);
+		await waitForFrame(board, '› t-progress');
+		board.stdin.write('k');
+		await waitForFrame(board, '› t-quiet');
+	});
+
+	it('opens the timeline with enter and returns with esc', async () => {
+		const board = await renderBoard();
+		board.stdin.write('j');
+		await waitForFrame(board, '› t-quiet');
+		board.stdin.write(KEYS.enter);
+		await waitForFrame(board, 'TIMELINE t-quiet');
+		expect(board.lastFrame()).toContain('1 heartbeat');
+		board.stdin.write(KEYS.escape);
+		await waitForFrame(board, 'RUNNING (3)');
+	});
+
+	it('shows help with ? and hides it with esc', async () => {
+		const board = await renderBoard();
+		board.stdin.write('?');
+		await waitForFrame(board, 'KEYS');
+		board.stdin.write(KEYS.escape);
+		await waitForFrame(board, 'RUNNING (3)');
+	});
+
+	it('refuses to stop a task whose PID is unknown and says why', async () => {
+		const board = await renderBoard();
+		board.stdin.write('j');
+		await waitForFrame(board, '› t-quiet');
+		board.stdin.write('s');
+		await waitForFrame(board, 'cannot stop t-quiet: its PID is unknown');
+	});
+
+	it('asks before stopping and stops through the stop function only after y', async () => {
+		const stopped: string[] = [];
+		const board = await renderBoard({stop: async taskId => (stopped.push(taskId), {isStopped: true, message: `stopped ${taskId}`})});
+		board.stdin.write('j');
+		board.stdin.write('j');
+		await waitForFrame(board, '› t-progress');
+		board.stdin.write('s');
+		await waitForFrame(board, 'Stop t-progress “fix csv export” (pid');
+		board.stdin.write('n');
+		await waitForFrame(board, 'stop cancelled');
+		expect(stopped).toEqual([]);
+		board.stdin.write('s');
+		await waitForFrame(board, 'Stop t-progress');
+		board.stdin.write('y');
+		await waitForFrame(board, 'stopped t-progress');
+		expect(stopped).toEqual(['t-progress']);
+	});
+
+	it('acknowledges the Needs you entry under the cursor as a queue.acknowledged event', async () => {
+		const board = await renderBoard();
+		await waitForFrame(board, 'NEEDS YOU (2)');
+		board.stdin.write(KEYS.tab);
+		await waitForFrame(board, 'k acknowledges');
+		board.stdin.write('k');
+		await waitForFrame(board, 'NEEDS YOU (1)');
+		const acks = board.ledger.reader.eventsOfType([EventType.acknowledged]);
+		expect(acks).toHaveLength(1);
+		expect(acks[0]?.source).toBe('board');
+		expect(typeof acks[0]?.data['signalAt']).toBe('number');
+	});
+
+	it('says plainly that approve, mark and send back are not built yet', async () => {
+		const board = await renderBoard();
+		board.stdin.write('a');
+		await waitForFrame(board, 'effect gate is not built yet');
+		board.stdin.write('x');
+		await waitForFrame(board, 'nothing to send back');
+	});
+
+	it('filters with / and shows the filter in the header', async () => {
+		const board = await renderBoard();
+		board.stdin.write('/');
+		await waitForFrame(board, 'filter:');
+		board.stdin.write('schema');
+		await nextTick();
+		board.stdin.write(KEYS.enter);
+		await waitForFrame(board, 'filter “schema”');
+		expect(board.lastFrame()).toContain('RUNNING (0)');
+		expect(board.lastFrame()).toContain('STALLED (1)');
+	});
+
+	it('shows an event another writer appends, without any key', async () => {
+		const board = await renderBoard();
+		const other = openLedger(board.ledger.path);
+		other.writer.append([{taskId: 't-new', type: EventType.registered, at: Date.now(), source: 'wrapper', data: {title: 'arrived later'}}]);
+		other.close();
+		await waitForFrame(board, 'arrived later');
+	});
+});

@@ -1,0 +1,26 @@
+import {renderToString} from 'ink';
+import {render} from 'ink-testing-library';
+import {expect, it} from 'vitest';
+import {BoardView} from '../../components/BoardView.tsx';
+import {fixtureScreen} from '../helpers/board-state.ts';
+
+// The layout regression net (STYLE.md R25): the whole board at 100 columns, fixed now, digits normalized.
+it('draws the full board at 100 columns the same way every time', () => {
+	const {lastFrame} = render(<BoardView screen={fixtureScreen({width: 100, height: 34})} />);
+	expect((lastFrame() ?? '').replace(/\d/g, '0')).toMatchSnapshot();
+});
+
+it('fits 80×24: every lane, Needs you, the detail line and the help bar in 24 lines of at most 80 columns', () => {
+	const frame = renderToString(<BoardView screen={fixtureScreen({width: 80, height: 24})} />, {columns: 80});
+	const lines = frame.split('\n');
+	expect(lines.length).toBeLessThanOrEqual(24);
+	expect(Math.max(...lines.map(line => [...line].length))).toBeLessThanOrEqual(80);
+	for (const text of ['RUNNING (3)', 'STALLED (1)', 'LOST (1)', 'UNTRACKED (1)', 'RECENTLY ENDED', 'NEEDS YOU (2)', '↳ ', 'q quit']) expect(frame).toContain(text);
+});
+
+it('reflows when the terminal grows: wide rows carry tokens and PID inline', () => {
+	const frame = renderToString(<BoardView screen={fixtureScreen({width: 160, height: 45})} />, {columns: 160});
+	expect(frame).toContain('tokens 1.5k/40M');
+	expect(frame).toContain('pid 4242');
+	expect(frame).not.toContain('↳ ');
+});

@@ -1,0 +1,120 @@
+import {renderToString} from 'ink';
+import {render} from 'ink-testing-library';
+import {describe, expect, it} from 'vitest';
+import {Footer} from '../../components/Footer.tsx';
+import {HeldEffectsPanel} from '../../components/HeldEffectsPanel.tsx';
+import {HelpPanel} from '../../components/HelpPanel.tsx';
+import {LanesPanel} from '../../components/LanesPanel.tsx';
+import {NeedsYouPanel} from '../../components/NeedsYouPanel.tsx';
+import {ReviewsPanel} from '../../components/ReviewsPanel.tsx';
+import {TaskDetail, TaskRow} from '../../components/TaskRow.tsx';
+import {TimelinePanel} from '../../components/TimelinePanel.tsx';
+import {helpLines} from '../../src/core/board/keymap.ts';
+import {toRowView} from '../../src/core/board/selectors.ts';
+import {boardFixtureEvents, FIXED_NOW, foldTasks} from '../helpers/board-fixture.ts';
+import {fixtureScreen} from '../helpers/board-state.ts';
+
+const tasks = foldTasks(boardFixtureEvents());
+
+describe('LanesPanel', () => {
+	it('shows every lane with its count and every task id', () => {
+		const screen = fixtureScreen({width: 100, height: 40});
+		const frame = render(<LanesPanel lanes={screen.lanes} selectedId="t-lost" isWide={false} width={100} isFocused />).lastFrame() ?? '';
+		for (const title of ['RUNNING (3)', 'STALLED (1)', 'LOST (1)', 'UNTRACKED (1)', 'RECENTLY ENDED (3)']) expect(frame).toContain(title);
+		expect(frame).toContain('› t-lost');
+		expect(frame).toContain('progress not reported');
+	});
+
+	it('says how many lines are hidden when the lanes do not fit', () => {
+		const screen = fixtureScreen({width: 100, height: 16});
+		const frame = render(<LanesPanel lanes={screen.lanes} selectedId={null} isWide={false} width={100} isFocused />).lastFrame() ?? '';
+		expect(frame).toMatch(/↓ \d+ more lines/);
+	});
+
+	it('writes “none” under an empty lane', () => {
+		const screen = fixtureScreen({width: 100, height: 40}, {type: 'start-prompt', kind: 'filter'}, {type: 'prompt-input', text: 'csv'}, {type: 'prompt-commit'});
+		const frame = render(<LanesPanel lanes={screen.lanes} selectedId={null} isWide={false} width={100} isFocused />).lastFrame() ?? '';
+		expect(frame).toContain('LOST (0)');
+		expect(frame).toContain('none');
+	});
+});
+
+describe('TaskRow', () => {
+	it('shows every cell on a wide screen: unknown tokens and PID, no progress', () => {
+		// ink-testing-library's stdout is 100 columns; a wide row needs 140 or more.
+		const frame = renderToString(<TaskRow row={toRowView(tasks.get('t-quiet')!, FIXED_NOW)} isSelected={false} isWide width={160} />, {columns: 160});
+		expect(frame).toContain('write the changelog');
+		expect(frame).toContain('wrapper');
+		expect(frame).toContain('last seen 1m ago');
+		expect(frame).toContain('progress not reported');
+		expect(frame).toContain('tokens unknown');
+		expect(frame).toContain('pid unknown');
+	});
+
+	it('moves age, tokens and PID to the detail line on a narrow screen', () => {
+		const row = toRowView(tasks.get('t-progress')!, FIXED_NOW);
+		const narrow = render(<TaskRow row={row} isSelected isWide={false} width={80} />).lastFrame() ?? '';
+		expect(narrow).not.toContain('pid');
+		const detail = render(<TaskDetail row={row} />).lastFrame() ?? '';
+		expect(detail).toContain('tokens 1.5k/40M');
+		expect(detail).toContain('pid 4242');
+		expect(detail).toContain('2/4');
+	});
+});
+
+describe('NeedsYouPanel', () => {
+	it('lists the queue by lane with the reason', () => {
+		const screen = fixtureScreen();
+		const frame = render(<NeedsYouPanel queue={screen.queue} width={60} />).lastFrame() ?? '';
+		expect(frame).toContain('NEEDS YOU (2)');
+		expect(frame).toContain('failed (1)');
+		expect(frame).toContain('which branch should I target?');
+	});
+
+	it('says so when nothing needs the person', () => {
+		const frame = render(<NeedsYouPanel queue={{lanes: [], total: 0, selectedTaskId: null, isFocused: false, height: 4}} width={60} />).lastFrame();
+		expect(frame).toContain('nothing needs you');
+	});
+
+	it('counts what is beyond five a lane', () => {
+		const items = Array.from({length: 5}, (_, index) => ({taskId: `t-${index}`, title: '', reason: 'r', age: '1m ago', at: index, text: `t-${index}  r  1m ago`}));
+		const frame = render(<NeedsYouPanel queue={{lanes: [{name: 'needs', items, more: 4}], total: 9, selectedTaskId: null, isFocused: false, height: 10}} width={60} />).lastFrame();
+		expect(frame).toContain('+4 more');
+	});
+});
+
+describe('Reviews and Held effects panels', () => {
+	it('say plainly that the ledger holds none and why', () => {
+		expect(render(<ReviewsPanel width={40} isCompact={false} />).lastFrame()).toContain('none in the ledger');
+		expect(render(<HeldEffectsPanel width={40} isCompact />).lastFrame()).toContain('effect gate not built yet');
+	});
+});
+
+describe('TimelinePanel', () => {
+	it('shows the task, its contract and evidence lines, and the events with heartbeats folded', () => {
+		const events = boardFixtureEvents().map((event, index) => ({...event, seq: index + 1}));
+		const screen = fixtureScreen({width: 100, height: 30}, {type: 'open-timeline', taskId: 't-stalled', events: events.filter(event => event.taskId === 't-stalled')});
+		const frame = render(<TimelinePanel timeline={screen.timeline!} />).lastFrame() ?? '';
+		expect(frame).toContain('TIMELINE t-stalled');
+		expect(frame).toContain('contract: none recorded');
+		expect(frame).toContain('evidence: none recorded');
+		expect(frame).toContain('3 heartbeats over 10m');
+		expect(frame).toContain('started pid 5151');
+	});
+});
+
+describe('HelpPanel and Footer', () => {
+	it('lists every key of the table', () => {
+		const frame = render(<HelpPanel lines={helpLines()} />).lastFrame() ?? '';
+		for (const text of ['j/↓', 'enter', 'esc', 'stop the task', 'acknowledge', 'not built yet', 'quit']) expect(frame).toContain(text);
+	});
+
+	it('draws the help bar from the table and shows the confirmation when asked', () => {
+		const bar = render(<Footer screen={fixtureScreen()} />).lastFrame() ?? '';
+		expect(bar).toContain('j/k move');
+		expect(bar).toContain('q quit');
+		const confirm = render(<Footer screen={fixtureScreen(undefined, {type: 'ask-stop', taskId: 't-progress'})} />).lastFrame() ?? '';
+		expect(confirm).toContain('Stop t-progress');
+		expect(confirm).toContain('y yes');
+	});
+});
