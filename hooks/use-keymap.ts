@@ -31,21 +31,31 @@ export function useKeymap(mode: BoardMode, promptText: string, handlers: Handler
 					return;
 				}
 			}
-			// A burst (key repeat, or keys sent together) arrives as one string: read it key by key.
+			// A burst (key repeat, or keys sent together, as `tmux send-keys j Enter` does) arrives as
+			// one string: read it key by key, each after the render the previous key caused, so Enter
+			// after j opens the row j moved to, not the one selected before the burst.
 			const isBurst = input.length > 1 && !key.ctrl && !key.meta && /^[\x20-\x7e\r]+$/.test(input);
-			const chars = isBurst ? [...input] : [input];
-			for (const [index, char] of chars.entries()) {
-				const binding = matchBinding(char === '\r' ? '' : char, char === '\r' ? {...key, return: true} : key, currentMode);
-				if (!binding) continue;
-				current.onCommand(binding);
-				if (binding.command === BoardCommand.filter) {
+			if (!isBurst) {
+				const binding = matchBinding(input, key, currentMode);
+				if (binding) current.onCommand(binding);
+				return;
+			}
+			const handleNext = (chars: readonly string[]): void => {
+				const [char, ...rest] = chars;
+				if (char === undefined) return;
+				const now = latest.current;
+				const binding = matchBinding(char === '\r' ? '' : char, char === '\r' ? {...key, return: true} : key, now.mode);
+				if (binding) now.handlers.onCommand(binding);
+				if (binding?.command === BoardCommand.filter) {
 					// What follows `/` in the same burst is the filter text, not more commands.
-					const [typed = '', ...rest] = chars.slice(index + 1).join('').split('\r');
-					if (typed) current.onText(typed);
-					if (rest.length > 0) current.onSubmit();
+					const [typed = '', ...afterEnter] = rest.join('').split('\r');
+					if (typed) now.handlers.onText(typed);
+					if (afterEnter.length > 0) now.handlers.onSubmit();
 					return;
 				}
-			}
+				if (rest.length > 0) setTimeout(() => handleNext(rest), 0);
+			};
+			handleNext([...input]);
 		},
 		{isActive},
 	);

@@ -64,6 +64,13 @@ describe('board keys', () => {
 		await waitForFrame(board, 'RUNNING (3)');
 	});
 
+	it('reads keys sent together one by one: j then Enter opens the row j moved to', async () => {
+		const board = await renderBoard();
+		await waitForFrame(board, '› t-queued');
+		board.stdin.write(`j${KEYS.enter}`);
+		await waitForFrame(board, 'TIMELINE t-quiet');
+	});
+
 	it('shows help with ? and hides it with esc', async () => {
 		const board = await renderBoard();
 		board.stdin.write('?');
