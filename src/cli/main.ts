@@ -25,6 +25,8 @@ const COMMANDS: Record<string, {readonly summary: string; readonly load: () => P
 };
 
 const DEFAULT_COMMAND = 'board';
+/** Commands that draw the board in the terminal. */
+const INTERACTIVE_COMMANDS = new Set(['board', 'demo']);
 
 function usage(): string {
 	const width = Math.max(...Object.keys(COMMANDS).map(name => name.length));
@@ -58,6 +60,11 @@ export async function main(argv: readonly string[]): Promise<number> {
 		return USAGE_EXIT;
 	}
 	try {
+		// Ink draws only a final frame when it believes it runs in CI (any CI variable set); a person at
+		// a terminal opening the board must see it live, so a TTY wins over an inherited CI=true.
+		if (INTERACTIVE_COMMANDS.has(name) && process.stdout.isTTY) {
+			for (const key of ['CI', 'CONTINUOUS_INTEGRATION']) if (process.env[key] !== undefined) process.env[key] = '0';
+		}
 		const module = await command.load();
 		return await module.run(isFlag ? argv : rest);
 	} catch (error) {
