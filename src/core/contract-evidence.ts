@@ -1,6 +1,6 @@
 import {z} from 'zod';
 import {credentialKeys, detectCredential, redactField} from './contract-credentials.ts';
-import type {ContractProblem} from './contract-rules.ts';
+import {valueAt, type ContractProblem} from './contract-rules.ts';
 
 const text = z.string().trim().min(1);
 /** A real exit code: an integer a process returned, never a guess or "unknown". */
@@ -42,15 +42,6 @@ function scanCredentials(value: unknown, path: string, out: ContractProblem[]): 
 			scanCredentials(child, childPath, out);
 		}
 	}
-}
-
-function valueAt(document: unknown, path: readonly PropertyKey[]): unknown {
-	let current: unknown = document;
-	for (const key of path) {
-		if (current === null || typeof current !== 'object') return undefined;
-		current = (current as Record<PropertyKey, unknown>)[key];
-	}
-	return current;
 }
 
 function describeIssue(issue: z.core.$ZodIssue, document: unknown): string {

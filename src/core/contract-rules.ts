@@ -51,7 +51,8 @@ function leaves(value: unknown, path = '', key: string | null = null, out: Leaf[
 	return out;
 }
 
-function valueAt(document: unknown, path: readonly PropertyKey[]): unknown {
+/** The value at a zod issue path inside a parsed document, or undefined. */
+export function valueAt(document: unknown, path: readonly PropertyKey[]): unknown {
 	let current: unknown = document;
 	for (const key of path) {
 		if (current === null || typeof current !== 'object') return undefined;
