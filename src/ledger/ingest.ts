@@ -50,12 +50,20 @@ function mapPayload(payload: unknown, source: AgentSource | undefined, at: numbe
  * PayloadError naming the field when it cannot.
  */
 export function parseLine(line: string, options: ParseOptions): NewEvent[] {
-	let value: unknown;
+	return parseValue(parseJsonLine(line), options);
+}
+
+/** JSON.parse that fails as a PayloadError naming the line. */
+export function parseJsonLine(line: string): unknown {
 	try {
-		value = JSON.parse(line);
+		return JSON.parse(line) as unknown;
 	} catch {
 		throw new PayloadError('line: not valid JSON');
 	}
+}
+
+/** Maps an already parsed line (a raw hook payload or a spool envelope) into events. */
+export function parseValue(value: unknown, options: ParseOptions): NewEvent[] {
 	const record = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 	if (record && 'payload' in record && 'at' in record) {
 		const envelope = spoolEnvelopeSchema.safeParse(record);

@@ -1,6 +1,6 @@
 import {existsSync} from 'node:fs';
 import type {NewEvent} from '../core/events.ts';
-import {parseLine, PayloadError} from '../ledger/ingest.ts';
+import {parseJsonLine, parseValue, PayloadError} from '../ledger/ingest.ts';
 import {openLedger, type Ledger} from '../ledger/open-ledger.ts';
 import {spoolDir} from '../ledger/paths.ts';
 import {helperTaskId, sessionTaskId} from '../ledger/payload-mapping.ts';
@@ -61,8 +61,10 @@ function classify(request: HookRequest): Classified {
 		return {kind: 'reject', reason: request.origin === 'notify' ? 'notify: no JSON argument' : 'stdin: empty'};
 	}
 	try {
-		const events = parseLine(request.text, {now: request.now, pid: request.pid, ...(request.agent ? {agent: request.agent} : {})});
-		const payload = JSON.parse(request.text) as Record<string, unknown>;
+		// Parsed once: a payload can be megabytes, and the hook's time is the agent's.
+		const value = parseJsonLine(request.text);
+		const events = parseValue(value, {now: request.now, pid: request.pid, ...(request.agent ? {agent: request.agent} : {})});
+		const payload = value as Record<string, unknown>;
 		return {kind: 'events', events, payload, isEnvelope: 'payload' in payload && 'at' in payload};
 	} catch (error) {
 		const reason = error instanceof PayloadError ? error.message : `${request.origin}: ${(error as Error).message}`;
