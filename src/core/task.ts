@@ -76,6 +76,13 @@ function createsTask(type: string): boolean {
 	return type !== EventType.needRaised && type !== EventType.acknowledged;
 }
 
+/**
+ * A need raised by hand, an acknowledgement, or a PID noted with its start time (only the
+ * reconciler writes those) is bookkeeping, not a sign of life: it must not flip a stalled task
+ * back to active, nor make an agent's need look answered.
+ */
+const BOOKKEEPING_EVENTS: ReadonlySet<string> = new Set([EventType.needRaised, EventType.acknowledged, EventType.pidReported]);
+
 /** Agent events that prove a session is alive again after it ended or was found lost. */
 const REOPENING_AGENT_EVENTS = new Set(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse']);
 
@@ -128,10 +135,7 @@ function endSession(task: Task, event: NewEvent): Task {
 export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0): Task | undefined {
 	if (current === undefined && !createsTask(event.type)) return undefined;
 	const base = current ?? blankTask(event);
-	// A need raised by hand, an acknowledgement, or the reconciler noting a PID's start time is
-	// bookkeeping, not a sign of life: it must not flip a stalled task back to active, nor make an
-	// agent's need look answered.
-	const isLiveness = createsTask(event.type) && !(event.type === EventType.pidReported && event.source === 'reconciler');
+	const isLiveness = !BOOKKEEPING_EVENTS.has(event.type);
 	const task = {
 		...base,
 		lastEventAt: isLiveness ? Math.max(base.lastEventAt, event.at) : base.lastEventAt,
