@@ -28,3 +28,11 @@ export function positiveInt(flag: string, value: string | undefined): number | u
 	if (!Number.isInteger(number) || number <= 0) throw new CliError(`--${flag}: expected a positive whole number, got '${value}'`, USAGE_EXIT);
 	return number;
 }
+
+/** Parses a positive number of seconds (fractions allowed), naming the flag when it is not one. */
+export function positiveSeconds(flag: string, value: string | undefined): number | undefined {
+	if (value === undefined) return undefined;
+	const seconds = Number(value);
+	if (!Number.isFinite(seconds) || seconds <= 0) throw new CliError(`--${flag}: expected a positive number of seconds, got '${value}'`, USAGE_EXIT);
+	return seconds;
+}

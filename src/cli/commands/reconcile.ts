@@ -1,6 +1,6 @@
 import {setTimeout as sleep} from 'node:timers/promises';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS, reconcileOnce, type ReconcileResult} from '../../producers/reconciler.ts';
-import {parseCommandArgs} from '../args.ts';
+import {parseCommandArgs, positiveSeconds} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 
@@ -30,12 +30,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	});
 	if (values.help) return (out(usage), 0);
 	if (positionals.length > 0) throw new CliError(`reconcile: unexpected argument '${positionals[0]}'`, USAGE_EXIT);
-	let intervalMs = DEFAULT_RECONCILE_INTERVAL_MS;
-	if (values.interval !== undefined) {
-		const seconds = Number(values.interval);
-		if (!Number.isFinite(seconds) || seconds <= 0) throw new CliError(`--interval: expected a positive number of seconds, got '${values.interval}'`, USAGE_EXIT);
-		intervalMs = seconds * 1000;
-	}
+	const intervalSeconds = positiveSeconds('interval', values.interval);
+	const intervalMs = intervalSeconds === undefined ? DEFAULT_RECONCILE_INTERVAL_MS : intervalSeconds * 1000;
 	const agentNames = agentNamesFrom(values.agents ?? process.env['CONTROLROOM_AGENT_NAMES']);
 	const ledger = openCommandLedger(values.ledger);
 	const stopping = new AbortController();

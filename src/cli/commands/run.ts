@@ -6,7 +6,7 @@ import {AGENT_KINDS, guessAgent, type AgentKind} from '../../producers/agent-kin
 import {HandoffError} from '../../handoff/claims.ts';
 import {prepareContractRun, type ContractRun} from '../../handoff/contract-run.ts';
 import {DEFAULT_BUDGET, DEFAULT_HEARTBEAT_MS, DEFAULT_WRAPPER_GRACE_MS, runWrapped} from '../../producers/wrapper.ts';
-import {parseCommandArgs, positiveInt} from '../args.ts';
+import {parseCommandArgs, positiveInt, positiveSeconds} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {printRefusal} from '../handoff-report.ts';
@@ -30,13 +30,6 @@ export const usage = `controlroom run [OPTIONS] -- CMD [ARGS...]
                           prompt of \`claude -p\` / \`codex exec\`, or wherever an argument says
                           {{contract}} (docs/contracts.md); the title defaults to the contract's
 Exit: the child's code; 127 spawn failure; 125 over budget; 128+N stopped by signal N; 75 no slot.`;
-
-function positiveSeconds(flag: string, value: string | undefined): number | undefined {
-	if (value === undefined) return undefined;
-	const seconds = Number(value);
-	if (!Number.isFinite(seconds) || seconds <= 0) throw new CliError(`--${flag}: expected a positive number of seconds, got '${value}'`, USAGE_EXIT);
-	return seconds;
-}
 
 function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
 	if (value === undefined) return undefined;
