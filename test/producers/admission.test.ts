@@ -50,9 +50,8 @@ describe('admission slots', () => {
 		expect(runs.map(run => run.stderr()).join('')).toMatch(/waiting for a slot in .*repo \(held by w-/);
 	});
 
-	it('frees a slot at once when its holder is SIGKILLed, and --no-wait exits 75 naming the holders', async () => {
-		const box = sandbox();
-		const repo = repository(box.dir);
+	/** Starts two sleeping runs in `repo` and waits until both hold a slot (their groups are cleaned up after). */
+	async function startTwoHolders(box: ReturnType<typeof sandbox>, repo: string) {
 		const holders = ['one', 'two'].map(title => startRun(box, repo, title, [process.execPath, agent('sleeper.mjs')]));
 		const ledger = await ledgerOf(box.ledgerFile);
 		open.push(ledger);
@@ -61,6 +60,13 @@ describe('admission slots', () => {
 			return tasks.length === 2 && tasks;
 		}, 10_000, 'two holders running');
 		for (const task of running) started.push({child: {pid: -task.pgid!}} as Started);
+		return {holders, ledger, running};
+	}
+
+	it('frees a slot at once when its holder is SIGKILLed, and --no-wait exits 75 naming the holders', async () => {
+		const box = sandbox();
+		const repo = repository(box.dir);
+		const {holders, ledger, running} = await startTwoHolders(box, repo);
 		// --no-wait: refused with the holders named
 		const refused = runCli(['run', '--ledger', box.ledgerFile, '--slots', '2', '--cwd', repo, '--no-wait', '--', 'true'], {env: box.env});
 		expect(refused.status).toBe(75);
@@ -82,14 +88,7 @@ describe('admission slots', () => {
 	it('lets a reviewer run without a slot', async () => {
 		const box = sandbox();
 		const repo = repository(box.dir);
-		['one', 'two'].map(title => startRun(box, repo, title, [process.execPath, agent('sleeper.mjs')]));
-		const ledger = await ledgerOf(box.ledgerFile);
-		open.push(ledger);
-		const running = await waitFor(() => {
-			const tasks = ledger.reader.tasksWithStatus(['running']);
-			return tasks.length === 2 && tasks;
-		}, 10_000, 'two holders running');
-		for (const task of running) started.push({child: {pid: -task.pgid!}} as Started);
+		await startTwoHolders(box, repo);
 		const reviewer = runCli(['run', '--ledger', box.ledgerFile, '--slots', '2', '--cwd', repo, '--role', 'reviewer', '--no-wait', '--', 'true'], {env: box.env});
 		expect(reviewer.status).toBe(0);
 	});
