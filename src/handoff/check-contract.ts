@@ -1,5 +1,5 @@
 import {dirname, resolve} from 'node:path';
-import {checkContract, type ContractVerdict} from '../core/contract-rules.ts';
+import {checkContract, type ContractVerdict} from '../core/contract/rules.ts';
 import {ContractParseError, readContractFile} from './contract-file.ts';
 import {createRepositoryFacts} from './repository-facts.ts';
 

@@ -1,9 +1,9 @@
 import {createHash} from 'node:crypto';
 import {readFileSync, realpathSync} from 'node:fs';
 import {resolve} from 'node:path';
-import {acceptanceLines, acceptorsOf, operatorOf} from '../core/contract-model.ts';
-import {checkEvidence, type HandInTerms} from '../core/contract-evidence.ts';
-import type {ContractProblem} from '../core/contract-rules.ts';
+import {acceptanceLines, acceptorsOf, operatorOf} from '../core/contract/model.ts';
+import {checkEvidence, type HandInTerms} from '../core/contract/evidence.ts';
+import type {ContractProblem} from '../core/contract/rules.ts';
 import {EventType, stringField, type EventData, type LedgerEvent, type NewEvent} from '../core/events.ts';
 import {toSnapshotTask} from '../core/snapshot.ts';
 import {isEnded} from '../core/status.ts';

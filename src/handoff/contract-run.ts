@@ -1,6 +1,6 @@
 import {basename} from 'node:path';
 import {stringify} from 'yaml';
-import type {Contract} from '../core/contract-model.ts';
+import type {Contract} from '../core/contract/model.ts';
 import {checkContractFile} from './check-contract.ts';
 import {HandoffError} from './claims.ts';
 

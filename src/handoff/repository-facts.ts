@@ -2,8 +2,8 @@ import {spawnSync} from 'node:child_process';
 import {accessSync, constants, existsSync, readFileSync, statSync} from 'node:fs';
 import {delimiter, isAbsolute, join, resolve} from 'node:path';
 import {assertNever} from '../core/assert-never.ts';
-import type {CommandRequirement} from '../core/contract-commands.ts';
-import type {RepositoryFacts} from '../core/contract-rules.ts';
+import type {CommandRequirement} from '../core/contract/commands.ts';
+import type {RepositoryFacts} from '../core/contract/rules.ts';
 
 const REMOTE = /^(?:[a-z][a-z0-9+.-]*:\/\/|[^/\s]+@[^/\s]+:)/i;
 

@@ -1,8 +1,8 @@
 import {describe, expect, it} from 'vitest';
-import {commandRequirement} from '../../src/core/contract-commands.ts';
-import {detectCredential} from '../../src/core/contract-credentials.ts';
-import {checkEvidence} from '../../src/core/contract-evidence.ts';
-import {checkContract, type RepositoryFacts} from '../../src/core/contract-rules.ts';
+import {commandRequirement} from '../../src/core/contract/commands.ts';
+import {detectCredential} from '../../src/core/contract/credentials.ts';
+import {checkEvidence} from '../../src/core/contract/evidence.ts';
+import {checkContract, type RepositoryFacts} from '../../src/core/contract/rules.ts';
 
 const ALL_DEFINED: RepositoryFacts = {repository: () => 'ok', revisionExists: () => true, defines: () => true};
 

@@ -6,7 +6,7 @@ import {describe, expect, it} from 'vitest';
 import {sessionTaskId} from '../../src/ledger/payload-mapping.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {foldSpool} from '../../src/ledger/spool.ts';
-import {handleHookInput} from '../../src/producers/hook-main.ts';
+import {handleHookInput} from '../../src/producers/agent-hook/hook-main.ts';
 import {childScript} from '../helpers/children.ts';
 import {scratchDir} from '../helpers/cli.ts';
 import {fixture, homeWithLedger, runHookBin, spoolFiles, withLedger} from '../helpers/hook.ts';

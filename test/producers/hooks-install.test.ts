@@ -2,7 +2,7 @@ import {spawnSync} from 'node:child_process';
 import {mkdirSync, readFileSync, writeFileSync, existsSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {CLAUDE_EVENTS, CODEX_EVENTS} from '../../src/producers/hooks-install.ts';
+import {CLAUDE_EVENTS, CODEX_EVENTS} from '../../src/producers/agent-hook/hooks-install.ts';
 import {sessionTaskId} from '../../src/ledger/payload-mapping.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
 import {fixture, homeWithLedger, withLedger} from '../helpers/hook.ts';

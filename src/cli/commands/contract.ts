@@ -1,7 +1,7 @@
 import {existsSync, writeFileSync} from 'node:fs';
 import {extname} from 'node:path';
-import {CONTRACT_KINDS, type ContractKind} from '../../core/contract-model.ts';
-import {contractTemplate} from '../../core/contract-template.ts';
+import {CONTRACT_KINDS, type ContractKind} from '../../core/contract/model.ts';
+import {contractTemplate} from '../../core/contract/template.ts';
 import {checkContractFile, type CheckedContract} from '../../handoff/check-contract.ts';
 import {parseCommandArgs} from '../args.ts';
 import {out} from '../context.ts';

@@ -12,7 +12,7 @@ import {
 	uninstallHooksFile,
 	uninstallNotify,
 	type FileChange,
-} from '../../producers/hooks-install.ts';
+} from '../../producers/agent-hook/hooks-install.ts';
 import {parseCommandArgs} from '../args.ts';
 import {out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';

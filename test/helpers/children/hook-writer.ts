@@ -1,6 +1,6 @@
 // Child process: one concurrent writer making COUNT hook calls in-process through the hook's own
 // entry after stdin (handleHookInput): the same code as `controlroom hook`, without 2,000 node starts.
-import {handleHookInput} from '../../../src/producers/hook-main.ts';
+import {handleHookInput} from '../../../src/producers/agent-hook/hook-main.ts';
 
 const [home, writer, count] = process.argv.slice(2);
 const env = {...process.env, CONTROLROOM_HOME: home, CLAUDE_PID: String(process.pid)};

@@ -1,4 +1,4 @@
-import type {ContractKind} from './contract-model.ts';
+import type {ContractKind} from './model.ts';
 
 const PRODUCTION = `# Optional production fields, any kind (delete what you do not use):
 # authority: {may_read: [...], may_write: [...], needs_reapproval: [...]}

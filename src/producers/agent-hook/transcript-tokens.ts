@@ -1,6 +1,6 @@
 import {closeSync, fstatSync, openSync, readSync} from 'node:fs';
-import {EventType, type NewEvent} from '../core/events.ts';
-import type {Ledger} from '../ledger/open-ledger.ts';
+import {EventType, type NewEvent} from '../../core/events.ts';
+import type {Ledger} from '../../ledger/open-ledger.ts';
 import {scanTranscriptText, type TranscriptUsage} from './transcript-usage.ts';
 
 /** Most of a transcript read in one hook call; the rest is read by the next call. */

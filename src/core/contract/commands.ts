@@ -1,4 +1,4 @@
-import {assertNever} from './assert-never.ts';
+import {assertNever} from '../assert-never.ts';
 
 /** What a repository must define for a command to run there. */
 export type CommandRequirement =

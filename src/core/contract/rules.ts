@@ -1,7 +1,7 @@
 import type {z} from 'zod';
-import {commandRequirement, describeRequirement, type CommandRequirement} from './contract-commands.ts';
-import {credentialKeys, detectCredential, redactField} from './contract-credentials.ts';
-import {BugContract, CONTRACT_KINDS, TaskContract, TransferContract, type Contract, type ContractKind} from './contract-model.ts';
+import {commandRequirement, describeRequirement, type CommandRequirement} from './commands.ts';
+import {credentialKeys, detectCredential, redactField} from './credentials.ts';
+import {BugContract, CONTRACT_KINDS, TaskContract, TransferContract, type Contract, type ContractKind} from './model.ts';
 
 /** One finding about a contract, always naming the field it is about. */
 export type ContractProblem = {

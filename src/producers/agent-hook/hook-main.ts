@@ -1,6 +1,6 @@
 import {fstatSync, readSync} from 'node:fs';
-import {ledgerPath} from '../ledger/paths.ts';
-import {AGENT_SOURCES, type AgentSource} from '../ledger/payload-schema.ts';
+import {ledgerPath} from '../../ledger/paths.ts';
+import {AGENT_SOURCES, type AgentSource} from '../../ledger/payload-schema.ts';
 import {MAX_HOOK_INPUT_BYTES, recordHook, type HookOutcome} from './hook-record.ts';
 
 /** The hook's whole budget, Node's own start included (PRODUCT.md §1, principle 4). */

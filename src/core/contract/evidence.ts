@@ -1,6 +1,6 @@
 import {z} from 'zod';
-import {credentialKeys, detectCredential, redactField} from './contract-credentials.ts';
-import {valueAt, type ContractProblem} from './contract-rules.ts';
+import {credentialKeys, detectCredential, redactField} from './credentials.ts';
+import {valueAt, type ContractProblem} from './rules.ts';
 
 const text = z.string().trim().min(1);
 /** A real exit code: an integer a process returned, never a guess or "unknown". */

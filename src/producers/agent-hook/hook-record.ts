@@ -1,12 +1,12 @@
 import {existsSync} from 'node:fs';
-import type {NewEvent} from '../core/events.ts';
-import {parseJsonLine, parseValue, PayloadError} from '../ledger/ingest.ts';
-import {openLedger, type Ledger} from '../ledger/open-ledger.ts';
-import {spoolDir} from '../ledger/paths.ts';
-import {helperTaskId, sessionTaskId} from '../ledger/payload-mapping.ts';
-import type {AgentSource} from '../ledger/payload-schema.ts';
-import {writeSpoolEnvelope, writeSpoolRaw} from '../ledger/spool.ts';
-import {MAX_REJECT_RAW_CHARS} from '../ledger/writer.ts';
+import type {NewEvent} from '../../core/events.ts';
+import {parseJsonLine, parseValue, PayloadError} from '../../ledger/ingest.ts';
+import {openLedger, type Ledger} from '../../ledger/open-ledger.ts';
+import {spoolDir} from '../../ledger/paths.ts';
+import {helperTaskId, sessionTaskId} from '../../ledger/payload-mapping.ts';
+import type {AgentSource} from '../../ledger/payload-schema.ts';
+import {writeSpoolEnvelope, writeSpoolRaw} from '../../ledger/spool.ts';
+import {MAX_REJECT_RAW_CHARS} from '../../ledger/writer.ts';
 import {commitTranscriptRead, MAX_TRANSCRIPT_CHUNK, readTranscriptSinceCursor, type TranscriptRead} from './transcript-tokens.ts';
 
 /** The longest the hook waits for another writer's lock before it spools instead. */
