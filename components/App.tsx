@@ -1,5 +1,10 @@
 import {useMemo} from 'react';
-import {ControlRoomDispatchContext, ControlRoomStateContext, useControlRoom, type BoardAdapters} from '../hooks/use-control-room.ts';
+import {
+	ControlRoomDispatchContext,
+	ControlRoomStateContext,
+	useControlRoom,
+	type BoardAdapters,
+} from '../hooks/use-control-room.ts';
 import {BoardView} from './BoardView.tsx';
 
 export type {BoardAdapters} from '../hooks/use-control-room.ts';

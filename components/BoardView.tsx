@@ -23,7 +23,13 @@ export function BoardView({screen}: Props) {
 		const side = Math.floor((width - 2) / 4);
 		body = (
 			<Box flexDirection="column" flexGrow={1}>
-				<LanesPanel lanes={screen.lanes} selectedId={screen.selectedId} isWide={screen.isWideRows} width={width} isFocused={!screen.queue.isFocused} />
+				<LanesPanel
+					lanes={screen.lanes}
+					selectedId={screen.selectedId}
+					isWide={screen.isWideRows}
+					width={width}
+					isFocused={!screen.queue.isFocused}
+				/>
 				{screen.isWideRows ? null : <TaskDetail row={screen.selected} />}
 				{screen.isSideBySide ? (
 					<Box flexDirection="row" gap={1}>
@@ -44,7 +50,9 @@ export function BoardView({screen}: Props) {
 	return (
 		<Box flexDirection="column" width={width} height={height}>
 			<Text wrap="truncate-end">
-				<Text bold color="cyan">controlroom </Text>
+				<Text bold color="cyan">
+					controlroom{' '}
+				</Text>
 				<Text>{screen.header}</Text>
 			</Text>
 			{body}

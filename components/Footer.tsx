@@ -17,9 +17,17 @@ export function Footer({screen}: Props) {
 			</Text>
 		);
 	} else if (confirm) {
-		status = <Text color={toneColor('warn')} bold wrap="truncate-end">{confirm}</Text>;
+		status = (
+			<Text color={toneColor('warn')} bold wrap="truncate-end">
+				{confirm}
+			</Text>
+		);
 	} else if (notice) {
-		status = <Text color={toneColor(notice.tone)} wrap="truncate-end">{notice.text}</Text>;
+		status = (
+			<Text color={toneColor(notice.tone)} wrap="truncate-end">
+				{notice.text}
+			</Text>
+		);
 	}
 	return (
 		<Box flexDirection="column">

@@ -7,12 +7,23 @@ type Props = {readonly width: number; readonly isCompact: boolean};
  * yet, so this panel says plainly that there is nothing, and why.
  */
 export function HeldEffectsPanel({width, isCompact}: Props) {
-	if (isCompact) return <Text dimColor wrap="truncate-end">HELD EFFECTS: none in the ledger (effect gate not built yet)</Text>;
+	if (isCompact)
+		return (
+			<Text dimColor wrap="truncate-end">
+				HELD EFFECTS: none in the ledger (effect gate not built yet)
+			</Text>
+		);
 	return (
 		<Box flexDirection="column" width={width}>
-			<Text bold dimColor>HELD EFFECTS (0)</Text>
-			<Text dimColor wrap="truncate-end">{'   none in the ledger'}</Text>
-			<Text dimColor wrap="truncate-end">{'   (gate not built yet)'}</Text>
+			<Text bold dimColor>
+				HELD EFFECTS (0)
+			</Text>
+			<Text dimColor wrap="truncate-end">
+				{'   none in the ledger'}
+			</Text>
+			<Text dimColor wrap="truncate-end">
+				{'   (gate not built yet)'}
+			</Text>
 		</Box>
 	);
 }

@@ -33,7 +33,15 @@ export function LanesPanel({lanes, selectedId, isWide, width, isFocused}: Props)
 							</Text>
 						);
 					case 'row':
-						return <TaskRow key={line.row.id} row={line.row} isSelected={isFocused && line.row.id === selectedId} isWide={isWide} width={width} />;
+						return (
+							<TaskRow
+								key={line.row.id}
+								row={line.row}
+								isSelected={isFocused && line.row.id === selectedId}
+								isWide={isWide}
+								width={width}
+							/>
+						);
 				}
 			})}
 			{lanes.below > 0 ? <Text dimColor>{`  ↓ ${lanes.below} more lines`}</Text> : null}

@@ -19,16 +19,24 @@ export function TimelinePanel({timeline}: Props) {
 			) : (
 				<Text bold>TIMELINE (task not found)</Text>
 			)}
-			{row ? <Text wrap="truncate-end" dimColor>{`  age ${row.age} · ${row.progress} · tokens ${row.tokens} · pid ${row.pid}`}</Text> : null}
+			{row ? (
+				<Text wrap="truncate-end" dimColor>{`  age ${row.age} · ${row.progress} · tokens ${row.tokens} · pid ${row.pid}`}</Text>
+			) : null}
 			<Text wrap="truncate-end">
 				<Text bold>contract: </Text>
-				<Text dimColor={timeline.contract.length === 0}>{timeline.contract.length === 0 ? 'none recorded' : timeline.contract.join(' · ')}</Text>
+				<Text dimColor={timeline.contract.length === 0}>
+					{timeline.contract.length === 0 ? 'none recorded' : timeline.contract.join(' · ')}
+				</Text>
 			</Text>
 			<Text wrap="truncate-end">
 				<Text bold>evidence: </Text>
-				<Text dimColor={timeline.evidence.length === 0}>{timeline.evidence.length === 0 ? 'none recorded' : timeline.evidence.join(' · ')}</Text>
+				<Text dimColor={timeline.evidence.length === 0}>
+					{timeline.evidence.length === 0 ? 'none recorded' : timeline.evidence.join(' · ')}
+				</Text>
 			</Text>
-			<Text dimColor>{`events ${timeline.start + 1}–${timeline.start + timeline.lines.length} of ${timeline.total} (j/k scroll, esc back)`}</Text>
+			<Text
+				dimColor
+			>{`events ${timeline.start + 1}–${timeline.start + timeline.lines.length} of ${timeline.total} (j/k scroll, esc back)`}</Text>
 			{timeline.lines.map(line => (
 				<Text key={line.key} wrap="truncate-end" dimColor={line.isFolded}>
 					{`  ${line.time}  ${line.text}`}

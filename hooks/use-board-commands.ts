@@ -18,14 +18,25 @@ export type BoardActions = {
 };
 
 /** Turns a key from the table into reducer actions and ledger writes. */
-export function useBoardCommands(state: BoardState, screen: ScreenView, dispatch: Dispatch<BoardAction>, actions: BoardActions, refresh: () => void) {
+export function useBoardCommands(
+	state: BoardState,
+	screen: ScreenView,
+	dispatch: Dispatch<BoardAction>,
+	actions: BoardActions,
+	refresh: () => void,
+) {
 	const {exit} = useApp();
 	return useCallback(
 		(binding: KeyBinding) => {
 			const notify = (tone: 'ok' | 'warn' | 'error' | 'info', text: string) => dispatch({type: 'notify', notice: {tone, text}});
 			if (binding.notBuilt) return notify('warn', `${binding.label}: ${binding.notBuilt}`);
 			const queueItem = state.mode === 'queue' ? screen.queueOrder[state.queueIndex] : undefined;
-			const taskId = state.mode === 'timeline' ? (state.timeline?.taskId ?? null) : state.mode === 'queue' ? (queueItem?.taskId ?? null) : screen.selectedId;
+			const taskId =
+				state.mode === 'timeline'
+					? (state.timeline?.taskId ?? null)
+					: state.mode === 'queue'
+						? (queueItem?.taskId ?? null)
+						: screen.selectedId;
 			switch (binding.command) {
 				case BoardCommand.down:
 				case BoardCommand.up: {
@@ -63,7 +74,8 @@ export function useBoardCommands(state: BoardState, screen: ScreenView, dispatch
 							notify(outcome.isStopped ? 'ok' : 'warn', outcome.message);
 							refresh();
 						},
-						(error: unknown) => notify('error', `stop ${target} failed: ${error instanceof Error ? error.message : String(error)}`),
+						(error: unknown) =>
+							notify('error', `stop ${target} failed: ${error instanceof Error ? error.message : String(error)}`),
 					);
 					return;
 				}

@@ -52,7 +52,10 @@ export function useControlRoom(adapters: BoardAdapters): ControlRoomState & {rea
 	const size = useTerminalSize();
 	const {refresh} = useLedgerFeed(adapters, dispatch, fromSeq, state.timeline?.taskId ?? null);
 	useInterval(adapters.reconcile, adapters.reconcileIntervalMs, error =>
-		dispatch({type: 'notify', notice: {tone: 'error', text: `reconciler pass failed: ${error instanceof Error ? error.message : String(error)}`}}),
+		dispatch({
+			type: 'notify',
+			notice: {tone: 'error', text: `reconciler pass failed: ${error instanceof Error ? error.message : String(error)}`},
+		}),
 	);
 	const screen = useScreen(state, size, adapters.options);
 	const onCommand = useBoardCommands(state, screen, dispatch, adapters, refresh);

@@ -4,7 +4,11 @@ import {useEffect, useRef} from 'react';
  * Runs `task` every `intervalMs` (not at all when either is missing), never two at once; one timer,
  * one cleanup. A failure goes to `onError` and the timer keeps going.
  */
-export function useInterval(task: (() => unknown) | undefined, intervalMs: number | undefined, onError?: (error: unknown) => void): void {
+export function useInterval(
+	task: (() => unknown) | undefined,
+	intervalMs: number | undefined,
+	onError?: (error: unknown) => void,
+): void {
 	const taskRef = useRef(task);
 	taskRef.current = task;
 	const errorRef = useRef(onError);

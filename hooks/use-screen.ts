@@ -16,7 +16,8 @@ export function useScreen(state: BoardState, size: Size, options: BoardOptions):
 	// The screen a tick computed, kept with what it was computed from so the render reuses it.
 	const [ticked, setTicked] = useState<{readonly screen: ScreenView; readonly basis: Basis} | null>(null);
 	const fresh = useMemo(() => selectScreen(state, clock.now(), size, options), [state, size, options, clock]);
-	const isTickCurrent = ticked !== null && ticked.basis.state === state && ticked.basis.size === size && ticked.basis.options === options;
+	const isTickCurrent =
+		ticked !== null && ticked.basis.state === state && ticked.basis.size === size && ticked.basis.options === options;
 	const screen = isTickCurrent ? ticked.screen : fresh;
 	const key = useMemo(() => JSON.stringify(screen), [screen]);
 	const latest = useRef({basis: {state, size, options} as Basis, key});

@@ -13,7 +13,12 @@ export const COMMON_OPTIONS = {
  * Parses a command's argv strictly with node's own parser; an unknown flag or a missing value is
  * a one-line usage error naming it.
  */
-export function parseCommandArgs<T extends Options>(command: string, argv: readonly string[], options: T, allowPositionals = true) {
+export function parseCommandArgs<T extends Options>(
+	command: string,
+	argv: readonly string[],
+	options: T,
+	allowPositionals = true,
+) {
 	try {
 		return parseArgs({args: [...argv], options: {...COMMON_OPTIONS, ...options}, allowPositionals, strict: true});
 	} catch (error) {
@@ -25,7 +30,8 @@ export function parseCommandArgs<T extends Options>(command: string, argv: reado
 export function positiveInt(flag: string, value: string | undefined): number | undefined {
 	if (value === undefined) return undefined;
 	const number = Number(value);
-	if (!Number.isInteger(number) || number <= 0) throw new CliError(`--${flag}: expected a positive whole number, got '${value}'`, USAGE_EXIT);
+	if (!Number.isInteger(number) || number <= 0)
+		throw new CliError(`--${flag}: expected a positive whole number, got '${value}'`, USAGE_EXIT);
 	return number;
 }
 
@@ -33,6 +39,7 @@ export function positiveInt(flag: string, value: string | undefined): number | u
 export function positiveSeconds(flag: string, value: string | undefined): number | undefined {
 	if (value === undefined) return undefined;
 	const seconds = Number(value);
-	if (!Number.isFinite(seconds) || seconds <= 0) throw new CliError(`--${flag}: expected a positive number of seconds, got '${value}'`, USAGE_EXIT);
+	if (!Number.isFinite(seconds) || seconds <= 0)
+		throw new CliError(`--${flag}: expected a positive number of seconds, got '${value}'`, USAGE_EXIT);
 	return seconds;
 }

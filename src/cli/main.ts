@@ -13,12 +13,18 @@ const COMMANDS: Record<string, {readonly summary: string; readonly load: () => P
 	demo: {summary: 'show the board on a scratch ledger of simulated agents', load: () => import('./commands/demo.ts')},
 	run: {summary: 'run an agent command as a recorded task (wrapper)', load: () => import('./commands/run.ts')},
 	reconcile: {summary: 'fold spool files, find lost and untracked agents', load: () => import('./commands/reconcile.ts')},
-	stop: {summary: "stop a task: signal its process group, escalate, confirm", load: () => import('./commands/stop.ts')},
-	contract: {summary: 'check a handoff contract, or write a template (contract check|new)', load: () => import('./commands/contract.ts')},
+	stop: {summary: 'stop a task: signal its process group, escalate, confirm', load: () => import('./commands/stop.ts')},
+	contract: {
+		summary: 'check a handoff contract, or write a template (contract check|new)',
+		load: () => import('./commands/contract.ts'),
+	},
 	take: {summary: 'claim a contract (exclusive; a 30-minute lease)', load: () => import('./commands/take.ts')},
 	progress: {summary: 'note progress on a claim and renew its lease', load: () => import('./commands/progress.ts')},
 	'hand-in': {summary: 'hand in a claim with an evidence file', load: () => import('./commands/hand-in.ts')},
-	'pass-back': {summary: 'free a claim, with the reason the next taker sees first', load: () => import('./commands/pass-back.ts')},
+	'pass-back': {
+		summary: 'free a claim, with the reason the next taker sees first',
+		load: () => import('./commands/pass-back.ts'),
+	},
 	work: {summary: 'list claims: held, stalled, handed in, passed back', load: () => import('./commands/work.ts')},
 	mcp: {summary: 'serve the claim verbs to agents over stdio (MCP)', load: () => import('./commands/mcp.ts')},
 	hooks: {summary: 'install, remove or show the Claude Code and Codex hooks', load: () => import('./commands/hooks.ts')},
@@ -31,7 +37,14 @@ const INTERACTIVE_COMMANDS = new Set(['board', 'demo']);
 function usage(): string {
 	const width = Math.max(...Object.keys(COMMANDS).map(name => name.length));
 	const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
-	return ['usage: controlroom [COMMAND] [OPTIONS]', '', 'commands:', ...lines, '', 'Every command takes --ledger PATH and --help.'].join('\n');
+	return [
+		'usage: controlroom [COMMAND] [OPTIONS]',
+		'',
+		'commands:',
+		...lines,
+		'',
+		'Every command takes --ledger PATH and --help.',
+	].join('\n');
 }
 
 function describeUnexpected(error: unknown): string {

@@ -65,7 +65,12 @@ export type ProcessLookup = (pid: number) => ProcessInfo | undefined;
  * Whether one of the first `levels` ancestors of `pid` (parent, grandparent, ...) is an owner. An
  * agent started by a wrapped or hooked agent, or by another agent process, belongs to it.
  */
-export function ownedWithin(pid: number, lookup: ProcessLookup, isOwner: (pid: number) => boolean, levels = PARENT_LEVELS): boolean {
+export function ownedWithin(
+	pid: number,
+	lookup: ProcessLookup,
+	isOwner: (pid: number) => boolean,
+	levels = PARENT_LEVELS,
+): boolean {
 	let ancestor = lookup(pid)?.ppid;
 	for (let level = 1; level <= levels && ancestor !== undefined && ancestor > 1; level += 1) {
 		if (isOwner(ancestor)) return true;
@@ -88,7 +93,8 @@ export function findUntracked(
 	const agents = new Set(alive.map(process => process.pid));
 	return alive.filter(
 		process =>
-			!trackedPids.has(process.pid) && !ownedWithin(process.pid, lookup, owner => trackedPids.has(owner) || agents.has(owner), levels),
+			!trackedPids.has(process.pid) &&
+			!ownedWithin(process.pid, lookup, owner => trackedPids.has(owner) || agents.has(owner), levels),
 	);
 }
 

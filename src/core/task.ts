@@ -98,8 +98,7 @@ function applyAgentEvent(current: Task, event: NewEvent): Task {
 		title: current.title ?? stringField(data, 'titleHint'),
 		isTurnOpen: name === 'UserPromptSubmit' ? true : name === 'Stop' || name === 'StopFailure' ? false : current.isTurnOpen,
 	};
-	const reopens =
-		(task.status === 'done' || task.status === 'lost') && name !== null && REOPENING_AGENT_EVENTS.has(name);
+	const reopens = (task.status === 'done' || task.status === 'lost') && name !== null && REOPENING_AGENT_EVENTS.has(name);
 	if (reopens) {
 		return {...task, status: 'running', endedAt: null, exitCode: null, endReason: null, error: null};
 	}
@@ -213,7 +212,9 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 		case EventType.claimTaken:
 			return isEnded(task.status) ? task : {...task, status: 'running', startedAt: task.startedAt ?? event.at};
 		case EventType.claimHandedIn:
-			return end(task, 'done', event.at, {endReason: `handed in, waiting for ${stringField(data, 'acceptor') ?? 'its acceptor'}`});
+			return end(task, 'done', event.at, {
+				endReason: `handed in, waiting for ${stringField(data, 'acceptor') ?? 'its acceptor'}`,
+			});
 		case EventType.claimPassedBack:
 			return end(task, 'stopped', event.at, {endReason: `passed back: ${stringField(data, 'reason') ?? 'no reason'}`});
 		default:

@@ -58,7 +58,9 @@ export function describeEvent(event: LedgerEvent): string {
 		case EventType.progressed:
 			return `progress ${numberField(data, 'done')}/${numberField(data, 'total')}`;
 		case EventType.planItem:
-			return clip(`plan item ${stringField(data, 'subject') ?? stringField(data, 'itemId') ?? ''} ${data['isDone'] === true ? 'completed' : 'open'}`);
+			return clip(
+				`plan item ${stringField(data, 'subject') ?? stringField(data, 'itemId') ?? ''} ${data['isDone'] === true ? 'completed' : 'open'}`,
+			);
 		case EventType.tokensReported:
 			return `tokens +${numberField(data, 'input') ?? '?'} in, +${numberField(data, 'output') ?? '?'} out`;
 		case EventType.exited: {

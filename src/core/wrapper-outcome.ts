@@ -64,11 +64,17 @@ export function wrapperOutcome(ending: ChildEnding): WrapperOutcome {
 	const asked = ending.receivedSignal ?? ending.stopRequested;
 	if (asked !== null) {
 		const signal = ending.signal ?? asked;
-		const reason = ending.receivedSignal !== null ? `wrapper received ${ending.receivedSignal}` : 'stop requested (controlroom stop)';
+		const reason =
+			ending.receivedSignal !== null ? `wrapper received ${ending.receivedSignal}` : 'stop requested (controlroom stop)';
 		return {kind: 'stopped', exitCode: signalExitCode(ending.receivedSignal ?? signal), signal, reason};
 	}
 	if (ending.signal !== null) {
-		return {kind: 'stopped', exitCode: signalExitCode(ending.signal), signal: ending.signal, reason: `child killed by ${ending.signal}`};
+		return {
+			kind: 'stopped',
+			exitCode: signalExitCode(ending.signal),
+			signal: ending.signal,
+			reason: `child killed by ${ending.signal}`,
+		};
 	}
 	return {kind: 'exited', exitCode: ending.exitCode ?? 1};
 }

@@ -17,6 +17,13 @@ export function checkContractFile(file: string): CheckedContract {
 		return {...checkContract(document, createRepositoryFacts(dirname(path))), file: path, format};
 	} catch (error) {
 		if (!(error instanceof ContractParseError)) throw error;
-		return {kind: null, contract: null, isValid: false, file: path, format: null, problems: [{severity: 'error', field: '(file)', message: error.message}]};
+		return {
+			kind: null,
+			contract: null,
+			isValid: false,
+			file: path,
+			format: null,
+			problems: [{severity: 'error', field: '(file)', message: error.message}],
+		};
 	}
 }

@@ -53,12 +53,17 @@ function recordReject(actor: Actor, what: string, problems: readonly ContractPro
 
 /** The same contract file always has the same key, whoever names it and however. */
 export function contractKey(file: string): string {
-	return createHash('sha256').update(realpathSync(resolve(file))).digest('hex').slice(0, 12);
+	return createHash('sha256')
+		.update(realpathSync(resolve(file)))
+		.digest('hex')
+		.slice(0, 12);
 }
 
 function latestClaimOf(ledger: Ledger, key: string): {taskId: string; count: number} | null {
 	const row = ledger.db
-		.prepare("SELECT task_id AS taskId, COUNT(*) OVER () AS count FROM events WHERE type = ? AND json_extract(data, '$.contractKey') = ? ORDER BY seq DESC LIMIT 1")
+		.prepare(
+			"SELECT task_id AS taskId, COUNT(*) OVER () AS count FROM events WHERE type = ? AND json_extract(data, '$.contractKey') = ? ORDER BY seq DESC LIMIT 1",
+		)
 		.get(EventType.claimTaken, key) as {taskId: string; count: number} | undefined;
 	return row ?? null;
 }
@@ -76,7 +81,12 @@ function holderOf(ledger: Ledger, taskId: string): string {
  * Takes a contract: validates it, then decides inside one immediate transaction, so of two takers
  * at once exactly one wins; the other learns who holds it.
  */
-export function takeContract(actor: Actor, file: string, holderHint: string | null, leaseSeconds = CLAIM_LEASE_SECONDS): TakeResult {
+export function takeContract(
+	actor: Actor,
+	file: string,
+	holderHint: string | null,
+	leaseSeconds = CLAIM_LEASE_SECONDS,
+): TakeResult {
 	const checked = checkContractFile(file);
 	if (!checked.isValid || checked.contract === null) {
 		const errors = checked.problems.filter(problem => problem.severity === 'error');
@@ -93,19 +103,43 @@ export function takeContract(actor: Actor, file: string, holderHint: string | nu
 		const previous = latest ? actor.ledger.reader.task(latest.taskId) : undefined;
 		if (latest && previous && !isEnded(previous.status)) {
 			const since = new Date(previous.startedAt ?? previous.createdAt).toISOString();
-			throw new HandoffError(`${file}: held by ${holderOf(actor.ledger, latest.taskId)} (claim ${latest.taskId}, since ${since})`);
+			throw new HandoffError(
+				`${file}: held by ${holderOf(actor.ledger, latest.taskId)} (claim ${latest.taskId}, since ${since})`,
+			);
 		}
 		if (latest && previous?.status === 'done') {
-			throw new HandoffError(`${file}: handed in by ${holderOf(actor.ledger, latest.taskId)} (claim ${latest.taskId}); ${previous.endReason ?? 'waiting for its acceptor'}`);
+			throw new HandoffError(
+				`${file}: handed in by ${holderOf(actor.ledger, latest.taskId)} (claim ${latest.taskId}); ${previous.endReason ?? 'waiting for its acceptor'}`,
+			);
 		}
 		const passed = latest ? eventOf(actor.ledger, latest.taskId, EventType.claimPassedBack) : undefined;
-		const passedBack = passed && latest ? {by: holderOf(actor.ledger, latest.taskId), reason: stringField(passed.data, 'reason') ?? ''} : null;
+		const passedBack =
+			passed && latest ? {by: holderOf(actor.ledger, latest.taskId), reason: stringField(passed.data, 'reason') ?? ''} : null;
 		const taskId = `claim-${key}-${(latest?.count ?? 0) + 1}`;
 		const at = now();
 		const terms: HandInTerms = {checks, acceptors: acceptorsOf(contract), operator: operatorOf(contract)};
 		actor.ledger.writer.append([
-			{taskId, type: EventType.registered, at, source: actor.source, data: {title: contract.title, source: actor.source, role: CLAIM_ROLE, cwd: null, stallSeconds: leaseSeconds, command: null}},
-			{taskId, type: EventType.claimTaken, at, source: actor.source, data: {contract: checked.file, contractKey: key, kind: contract.kind, holder, passedBack, ...terms}},
+			{
+				taskId,
+				type: EventType.registered,
+				at,
+				source: actor.source,
+				data: {
+					title: contract.title,
+					source: actor.source,
+					role: CLAIM_ROLE,
+					cwd: null,
+					stallSeconds: leaseSeconds,
+					command: null,
+				},
+			},
+			{
+				taskId,
+				type: EventType.claimTaken,
+				at,
+				source: actor.source,
+				data: {contract: checked.file, contractKey: key, kind: contract.kind, holder, passedBack, ...terms},
+			},
 		]);
 		return {taskId, holder, title: contract.title, passedBack, checks, leaseSeconds};
 	});
@@ -131,13 +165,29 @@ function appendToHeld(actor: Actor, ref: string, build: (task: Task, at: number)
 /** Records a progress note; it renews the lease. */
 export function recordProgress(actor: Actor, ref: string, note: string): Task {
 	if (note.trim() === '') throw new HandoffError('note: required');
-	return appendToHeld(actor, ref, (task, at) => [{taskId: task.id, type: EventType.claimProgressed, at, source: actor.source, data: {note, holder: holderOf(actor.ledger, task.id)}}]);
+	return appendToHeld(actor, ref, (task, at) => [
+		{
+			taskId: task.id,
+			type: EventType.claimProgressed,
+			at,
+			source: actor.source,
+			data: {note, holder: holderOf(actor.ledger, task.id)},
+		},
+	]);
 }
 
 /** Frees the claim; the reason is shown first to whoever takes the contract next. */
 export function passBack(actor: Actor, ref: string, reason: string): Task {
 	if (reason.trim() === '') throw new HandoffError('reason: required');
-	return appendToHeld(actor, ref, (task, at) => [{taskId: task.id, type: EventType.claimPassedBack, at, source: actor.source, data: {reason, holder: holderOf(actor.ledger, task.id)}}]);
+	return appendToHeld(actor, ref, (task, at) => [
+		{
+			taskId: task.id,
+			type: EventType.claimPassedBack,
+			at,
+			source: actor.source,
+			data: {reason, holder: holderOf(actor.ledger, task.id)},
+		},
+	]);
 }
 
 function termsOf(ledger: Ledger, taskId: string): HandInTerms {
@@ -165,7 +215,8 @@ function readEvidence(file: string): unknown {
 function clipOutputs<T>(value: T): T {
 	if (typeof value === 'string') return (value.length > MAX_OUTPUT_CHARS ? `${value.slice(0, MAX_OUTPUT_CHARS)}…` : value) as T;
 	if (Array.isArray(value)) return value.map(clipOutputs) as T;
-	if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, clipOutputs(child)])) as T;
+	if (value !== null && typeof value === 'object')
+		return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, clipOutputs(child)])) as T;
 	return value;
 }
 
@@ -184,8 +235,20 @@ export function handIn(actor: Actor, ref: string, evidenceFile: string): HandInR
 		const acceptor = evidence.review.acceptor;
 		const at = (actor.now ?? Date.now)();
 		actor.ledger.writer.append([
-			{taskId: task.id, type: EventType.claimHandedIn, at, source: actor.source, data: {acceptor, evidenceFile: resolve(evidenceFile), evidence: clipOutputs(evidence)}},
-			{taskId: task.id, type: EventType.needRaised, at, source: actor.source, data: {lane: 'waiting', kind: 'hand-in', message: `hand-in waits for ${acceptor}`}},
+			{
+				taskId: task.id,
+				type: EventType.claimHandedIn,
+				at,
+				source: actor.source,
+				data: {acceptor, evidenceFile: resolve(evidenceFile), evidence: clipOutputs(evidence)},
+			},
+			{
+				taskId: task.id,
+				type: EventType.needRaised,
+				at,
+				source: actor.source,
+				data: {lane: 'waiting', kind: 'hand-in', message: `hand-in waits for ${acceptor}`},
+			},
 		]);
 		return {taskId: task.id, acceptor};
 	});
@@ -202,7 +265,15 @@ export function raiseNeed(actor: Actor, ref: string, message: string): Task {
 	if (message.trim() === '') throw new HandoffError('message: required');
 	const task = actor.ledger.reader.resolveTask(ref);
 	if (!task) throw new HandoffError(`no task '${ref}' in ${actor.ledger.path}`);
-	actor.ledger.writer.append([{taskId: task.id, type: EventType.needRaised, at: (actor.now ?? Date.now)(), source: actor.source, data: {message, kind: 'agent'}}]);
+	actor.ledger.writer.append([
+		{
+			taskId: task.id,
+			type: EventType.needRaised,
+			at: (actor.now ?? Date.now)(),
+			source: actor.source,
+			data: {message, kind: 'agent'},
+		},
+	]);
 	return task;
 }
 
@@ -230,8 +301,14 @@ export function listWork(ledger: Ledger, now: number): WorkItem[] {
 		if (!task) continue;
 		const view = toSnapshotTask(task, now);
 		const state: WorkItem['state'] = !isEnded(task.status)
-			? view.health === 'stalled' ? 'stalled' : 'held'
-			: task.status === 'done' ? 'handed in' : task.status === 'stopped' ? 'passed back' : 'ended';
+			? view.health === 'stalled'
+				? 'stalled'
+				: 'held'
+			: task.status === 'done'
+				? 'handed in'
+				: task.status === 'stopped'
+					? 'passed back'
+					: 'ended';
 		items.push({
 			taskId: task.id,
 			title: task.title,

@@ -104,7 +104,11 @@ export function parseMarkdownContract(source: string): Record<string, unknown> {
 	let body: string[] = [];
 	const flush = () => {
 		if (heading === null) return;
-		const name = heading.title.toLowerCase().replace(/[^a-z0-9 ]+/g, ' ').replace(/\s+/g, ' ').trim();
+		const name = heading.title
+			.toLowerCase()
+			.replace(/[^a-z0-9 ]+/g, ' ')
+			.replace(/\s+/g, ' ')
+			.trim();
 		const text = body.join('\n').trim();
 		const section = SECTIONS[name];
 		const where = `section "${heading.title}"`;

@@ -42,7 +42,11 @@ function agentOf(command: string, args: readonly string[]): 'claude' | 'codex' |
 /** A flag that takes a separate value (`--model opus`): its value is not the prompt. */
 function isFlagValue(args: readonly string[], index: number): boolean {
 	const previous = args[index - 1];
-	return previous !== undefined && /^--[^=]+$/.test(previous) && !['--print', '--verbose', '--json', '--full-auto', '--skip-git-repo-check'].includes(previous);
+	return (
+		previous !== undefined &&
+		/^--[^=]+$/.test(previous) &&
+		!['--print', '--verbose', '--json', '--full-auto', '--skip-git-repo-check'].includes(previous)
+	);
 }
 
 /**
@@ -51,19 +55,27 @@ function isFlagValue(args: readonly string[], index: number): boolean {
  * prompt is the last argument, or added as the prompt when there is none. Any other command must
  * say where with `{{contract}}`.
  */
-export function injectContract(command: string, args: readonly string[], rendered: string): Pick<ContractRun, 'args' | 'placement'> {
-	if (Buffer.byteLength(rendered) > MAX_PROMPT_BYTES) throw new HandoffError(`--contract: the rendered contract is over ${MAX_PROMPT_BYTES / 1024} KiB, too long for one argument`);
+export function injectContract(
+	command: string,
+	args: readonly string[],
+	rendered: string,
+): Pick<ContractRun, 'args' | 'placement'> {
+	if (Buffer.byteLength(rendered) > MAX_PROMPT_BYTES)
+		throw new HandoffError(`--contract: the rendered contract is over ${MAX_PROMPT_BYTES / 1024} KiB, too long for one argument`);
 	if (args.some(arg => arg.includes(CONTRACT_TOKEN))) {
 		return {args: args.map(arg => arg.replaceAll(CONTRACT_TOKEN, rendered)), placement: 'token'};
 	}
 	const agent = agentOf(command, args);
 	if (agent === null) {
-		throw new HandoffError(`--contract: cannot tell where '${basename(command)}' takes its prompt; put ${CONTRACT_TOKEN} in the argument that should carry the contract`);
+		throw new HandoffError(
+			`--contract: cannot tell where '${basename(command)}' takes its prompt; put ${CONTRACT_TOKEN} in the argument that should carry the contract`,
+		);
 	}
 	const floor = agent === 'codex' ? 1 : args.findIndex(arg => arg === '-p' || arg === '--print') + 1;
 	const last = args.length - 1;
 	const lastArg = args[last];
-	const hasPrompt = last >= floor && lastArg !== undefined && lastArg !== '-' && !lastArg.startsWith('-') && !isFlagValue(args, last);
+	const hasPrompt =
+		last >= floor && lastArg !== undefined && lastArg !== '-' && !lastArg.startsWith('-') && !isFlagValue(args, last);
 	if (hasPrompt) return {args: [...args.slice(0, last), `${lastArg}\n\n${rendered}`], placement: 'appended to the prompt'};
 	return {args: [...args, rendered], placement: 'added as the prompt'};
 }
@@ -75,7 +87,10 @@ export function injectContract(command: string, args: readonly string[], rendere
 export function prepareContractRun(file: string, command: string, args: readonly string[]): ContractRun {
 	const checked = checkContractFile(file);
 	if (!checked.isValid || checked.contract === null) {
-		throw new HandoffError(`--contract: ${file} is invalid; nothing was started`, checked.problems.filter(problem => problem.severity === 'error'));
+		throw new HandoffError(
+			`--contract: ${file} is invalid; nothing was started`,
+			checked.problems.filter(problem => problem.severity === 'error'),
+		);
 	}
 	const injected = injectContract(command, args, renderContract(checked.contract, checked.file));
 	return {...injected, title: checked.contract.title};

@@ -39,11 +39,17 @@ export function createHandoffServer(ledger: Ledger, defaultHolder: string | null
 	server.registerTool(
 		'take',
 		{
-			description: 'Claim a handoff contract file. Exclusive: refused, naming the holder, if someone holds it. Read passedBack first when present.',
+			description:
+				'Claim a handoff contract file. Exclusive: refused, naming the holder, if someone holds it. Read passedBack first when present.',
 			inputSchema: {
 				file: z.string().min(1).describe('path of the contract file (YAML or Markdown)'),
 				as: z.string().min(1).optional().describe('who takes it'),
-				lease_minutes: z.number().int().positive().optional().describe('silence after which the claim shows as stalled (default 30)'),
+				lease_minutes: z
+					.number()
+					.int()
+					.positive()
+					.optional()
+					.describe('silence after which the claim shows as stalled (default 30)'),
 			},
 		},
 		({file, as, lease_minutes: leaseMinutes}) =>
@@ -55,13 +61,17 @@ export function createHandoffServer(ledger: Ledger, defaultHolder: string | null
 	);
 	server.registerTool(
 		'progress',
-		{description: 'Record a progress note on a claim you hold; renews its 30-minute lease.', inputSchema: {task, note: z.string().min(1)}},
+		{
+			description: 'Record a progress note on a claim you hold; renews its 30-minute lease.',
+			inputSchema: {task, note: z.string().min(1)},
+		},
 		({task: ref, note}) => guarded(() => noted(`noted on %s; lease renewed`, recordProgress(actor, ref, note).id)),
 	);
 	server.registerTool(
 		'hand_in',
 		{
-			description: 'Hand in a claim with an evidence file (before, change, after per acceptance line with real exit codes, uncertainty, review).',
+			description:
+				'Hand in a claim with an evidence file (before, change, after per acceptance line with real exit codes, uncertainty, review).',
 			inputSchema: {task, evidence_file: z.string().min(1).describe('path of the evidence YAML or JSON file')},
 		},
 		({task: ref, evidence_file: file}) =>
@@ -72,20 +82,33 @@ export function createHandoffServer(ledger: Ledger, defaultHolder: string | null
 	);
 	server.registerTool(
 		'pass_back',
-		{description: 'Free a claim you cannot finish; the reason is the first thing the next taker sees.', inputSchema: {task, reason: z.string().min(1)}},
-		({task: ref, reason}) => guarded(() => noted('passed %s back; the contract is free to take', passBack(actor, ref, reason).id)),
+		{
+			description: 'Free a claim you cannot finish; the reason is the first thing the next taker sees.',
+			inputSchema: {task, reason: z.string().min(1)},
+		},
+		({task: ref, reason}) =>
+			guarded(() => noted('passed %s back; the contract is free to take', passBack(actor, ref, reason).id)),
 	);
 	server.registerTool(
 		'raise_need',
-		{description: 'Ask a person for something: it shows in the human queue under needs.', inputSchema: {task, message: z.string().min(1)}},
+		{
+			description: 'Ask a person for something: it shows in the human queue under needs.',
+			inputSchema: {task, message: z.string().min(1)},
+		},
 		({task: ref, message}) => guarded(() => noted('raised a need on %s', raiseNeed(actor, ref, message).id)),
 	);
 	server.registerTool(
 		'list_work',
-		{description: 'List the latest claim of every contract: held, stalled, handed in, or passed back (free to take).', inputSchema: {}},
+		{
+			description: 'List the latest claim of every contract: held, stalled, handed in, or passed back (free to take).',
+			inputSchema: {},
+		},
 		() => {
 			const items = listWork(ledger, Date.now());
-			const text = items.length === 0 ? 'no claims yet' : items.map(item => `${item.taskId} ${item.state} ${item.holder} ${item.title ?? ''}`).join('\n');
+			const text =
+				items.length === 0
+					? 'no claims yet'
+					: items.map(item => `${item.taskId} ${item.state} ${item.holder} ${item.title ?? ''}`).join('\n');
 			return ok(text, {items});
 		},
 	);

@@ -2,13 +2,7 @@ import {createHash} from 'node:crypto';
 import type {NewEvent} from '../core/events.ts';
 import type {Ledger} from './open-ledger.ts';
 import {mapHookPayload, mapNotifyPayload} from './payload-mapping.ts';
-import {
-	describeIssue,
-	hookPayloadSchema,
-	notifyPayloadSchema,
-	spoolEnvelopeSchema,
-	type AgentSource,
-} from './payload-schema.ts';
+import {describeIssue, hookPayloadSchema, notifyPayloadSchema, spoolEnvelopeSchema, type AgentSource} from './payload-schema.ts';
 
 /** Lines folded per transaction: large enough to be fast, small enough to let other writers in. */
 export const INGEST_BATCH_LINES = 2000;

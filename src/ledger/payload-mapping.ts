@@ -118,7 +118,10 @@ export function mapHookPayload(payload: HookPayload, context: MappingContext): N
 	if (name === 'Notification') {
 		const kind = asString(payload['notification_type']);
 		if (!kind || !NOT_A_NEED.has(kind)) {
-			push(EventType.needRaised, {message: asString(payload['message']) ?? 'the agent asks for you', kind: kind ?? 'notification'});
+			push(EventType.needRaised, {
+				message: asString(payload['message']) ?? 'the agent asks for you',
+				kind: kind ?? 'notification',
+			});
 		}
 	}
 	if (name === 'StopFailure') {

@@ -33,7 +33,13 @@ export function loadHumanQueue(reader: LedgerReader, now: number): HumanQueue {
 		const fromAgent = AGENT_SOURCES.has(event.source);
 		if (fromAgent && task && (task.lastEventAt > event.at || task.endedAt !== null)) continue;
 		const lane = stringField(event.data, 'lane') === 'waiting' ? 'waiting' : 'needs';
-		signals.push({taskId: event.taskId, lane, reason: stringField(event.data, 'message') ?? 'needs you', at: event.at, seq: event.seq});
+		signals.push({
+			taskId: event.taskId,
+			lane,
+			reason: stringField(event.data, 'message') ?? 'needs you',
+			at: event.at,
+			seq: event.seq,
+		});
 	}
 	const acknowledgedAt = new Map<string, number>();
 	for (const event of reader.eventsOfType([EventType.acknowledged])) {

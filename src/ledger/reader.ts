@@ -43,7 +43,7 @@ export class AmbiguousTaskError extends Error {
 /** Prepares the reader's statements once. */
 export function createLedgerReader(db: Database.Database): LedgerReader {
 	const byId = db.prepare('SELECT doc FROM tasks WHERE id = ?').pluck();
-	const byPrefix = db.prepare("SELECT doc FROM tasks WHERE id >= ? AND id < ? || char(1114111) LIMIT 6").pluck();
+	const byPrefix = db.prepare('SELECT doc FROM tasks WHERE id >= ? AND id < ? || char(1114111) LIMIT 6').pluck();
 	const bySession = db.prepare('SELECT doc FROM tasks WHERE session_id = ? LIMIT 6').pluck();
 	const forView = db.prepare('SELECT doc FROM tasks WHERE ended_at IS NULL OR ended_at >= ? ORDER BY created_at DESC');
 	const allTasks = db.prepare('SELECT doc FROM tasks ORDER BY created_at DESC').pluck();
@@ -52,7 +52,9 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 	const ofTask = db.prepare('SELECT * FROM events WHERE task_id = ? ORDER BY seq');
 	const last = db.prepare('SELECT COALESCE(MAX(seq), 0) FROM events').pluck();
 	const eventTotal = db.prepare('SELECT COUNT(*) FROM events').pluck();
-	const rejectRows = db.prepare('SELECT id, at, origin, line, reason, raw, raw_bytes AS rawBytes FROM rejects ORDER BY id DESC LIMIT ?');
+	const rejectRows = db.prepare(
+		'SELECT id, at, origin, line, reason, raw, raw_bytes AS rawBytes FROM rejects ORDER BY id DESC LIMIT ?',
+	);
 	const rejectTotal = db.prepare('SELECT COUNT(*) FROM rejects').pluck();
 	const counterValue = db.prepare('SELECT value FROM counters WHERE name = ?').pluck();
 	const parseDocs = (docs: unknown[]): Task[] => docs.map(doc => taskFromDoc(doc as string));
@@ -68,7 +70,11 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 			for (const docs of [byPrefix.all(ref, ref), bySession.all(ref)]) {
 				const tasks = parseDocs(docs);
 				if (tasks.length === 1) return tasks[0];
-				if (tasks.length > 1) throw new AmbiguousTaskError(ref, tasks.map(task => task.id));
+				if (tasks.length > 1)
+					throw new AmbiguousTaskError(
+						ref,
+						tasks.map(task => task.id),
+					);
 			}
 			return undefined;
 		},
@@ -78,7 +84,12 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 		tasksWithStatus(statuses) {
 			if (statuses.length === 0) return [];
 			const marks = statuses.map(() => '?').join(', ');
-			return parseDocs(db.prepare(`SELECT doc FROM tasks WHERE status IN (${marks})`).pluck().all(...statuses));
+			return parseDocs(
+				db
+					.prepare(`SELECT doc FROM tasks WHERE status IN (${marks})`)
+					.pluck()
+					.all(...statuses),
+			);
 		},
 		statusCounts() {
 			const result = Object.fromEntries(STATUSES.map(status => [status, 0])) as Record<Status, number>;

@@ -45,7 +45,12 @@ export function lockRootFor(checkout: string, home: string): string {
 }
 
 /** Who holds a slot, as its holder wrote it into the slot file (a label only: the flock decides). */
-export type SlotHolder = {readonly slot: number; readonly pid: number | null; readonly taskId: string | null; readonly title: string | null};
+export type SlotHolder = {
+	readonly slot: number;
+	readonly pid: number | null;
+	readonly taskId: string | null;
+	readonly title: string | null;
+};
 
 /** Every slot is held and the run was told not to wait. */
 export class NoSlotError extends Error {
@@ -117,13 +122,14 @@ export async function waitForAnyLock(fds: readonly number[], abort?: AbortSignal
 			fail(new Error('aborted while waiting for a slot'));
 		};
 		abort?.addEventListener('abort', onAbort, {once: true});
-		exits.forEach((exit, index) =>
-			void exit.then(code => {
-				if (isSettled || code !== 0) return;
-				isSettled = true;
-				abort?.removeEventListener('abort', onAbort);
-				done(index);
-			}),
+		exits.forEach(
+			(exit, index) =>
+				void exit.then(code => {
+					if (isSettled || code !== 0) return;
+					isSettled = true;
+					abort?.removeEventListener('abort', onAbort);
+					done(index);
+				}),
 		);
 		if (abort?.aborted) onAbort();
 	}).finally(() => {
@@ -171,7 +177,11 @@ export async function acquireSlot(options: AdmissionOptions): Promise<SlotLease>
 		let won = fds.findIndex(fd => tryLock(fd));
 		if (won < 0) {
 			if (!options.wait) throw new NoSlotError(options.checkout, slots, holdersOf(), false);
-			won = await noticeWhileWaiting(waitForAnyLock(fds, options.abort), () => options.onWait?.(holdersOf()), options.noticeAfterMs);
+			won = await noticeWhileWaiting(
+				waitForAnyLock(fds, options.abort),
+				() => options.onWait?.(holdersOf()),
+				options.noticeAfterMs,
+			);
 		}
 		const fd = fds[won] as number;
 		fds.splice(won, 1);

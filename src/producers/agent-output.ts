@@ -28,7 +28,13 @@ function itemSummary(item: Record<string, unknown>): string | null {
 		if (typeof value === 'string') return clip(value);
 	}
 	const changes = item['changes'];
-	if (Array.isArray(changes)) return clip(changes.map(change => (change as {path?: unknown}).path).filter(p => typeof p === 'string').join(', '));
+	if (Array.isArray(changes))
+		return clip(
+			changes
+				.map(change => (change as {path?: unknown}).path)
+				.filter(p => typeof p === 'string')
+				.join(', '),
+		);
 	return null;
 }
 
@@ -80,8 +86,15 @@ export function createOutputReader(options: OutputReaderOptions): (line: string)
 			case 'turn.failed':
 			case 'error': {
 				const error = event['error'] as {message?: unknown} | undefined;
-				const message = typeof event['message'] === 'string' ? event['message'] : typeof error?.message === 'string' ? error.message : null;
-				return [{kind: 'event', type: EventType.agentEvent, data: {event: event.type, payload: {message: message ? clip(message) : null}}}];
+				const message =
+					typeof event['message'] === 'string' ? event['message'] : typeof error?.message === 'string' ? error.message : null;
+				return [
+					{
+						kind: 'event',
+						type: EventType.agentEvent,
+						data: {event: event.type, payload: {message: message ? clip(message) : null}},
+					},
+				];
 			}
 			case 'item.started':
 			case 'item.updated':
@@ -101,7 +114,13 @@ export function createOutputReader(options: OutputReaderOptions): (line: string)
 			return progress ? [{kind: 'event', type: EventType.progressed, data: {...progress, from: 'todo_list'}}] : [];
 		}
 		if (type !== 'item.completed' || item.data.type === 'reasoning') return [];
-		return [{kind: 'event', type: EventType.agentEvent, data: {event: type, toolName: item.data.type, payload: {message: itemSummary(item.data)}}}];
+		return [
+			{
+				kind: 'event',
+				type: EventType.agentEvent,
+				data: {event: type, toolName: item.data.type, payload: {message: itemSummary(item.data)}},
+			},
+		];
 	}
 
 	return line => {

@@ -44,7 +44,10 @@ export function untrackedTaskId(process: ProcessInfo): string {
 
 /** Agent names from a comma list (flag or environment), or the defaults. */
 export function agentNamesFrom(list: string | undefined): readonly string[] {
-	const names = (list ?? '').split(',').map(name => name.trim()).filter(Boolean);
+	const names = (list ?? '')
+		.split(',')
+		.map(name => name.trim())
+		.filter(Boolean);
 	return names.length > 0 ? names : DEFAULT_AGENT_NAMES;
 }
 
@@ -166,10 +169,22 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 		if (fate !== 'alive') {
 			const reason = goneReason(fate, record.pid);
 			lost.push({taskId: task.id, pid: record.pid, reason});
-			guarded.push({task, event: {taskId: task.id, type: EventType.lost, at: now, source: 'reconciler', data: {reason, pid: record.pid}}});
+			guarded.push({
+				task,
+				event: {taskId: task.id, type: EventType.lost, at: now, source: 'reconciler', data: {reason, pid: record.pid}},
+			});
 		} else if (tracked.has(record.pid) || ownedWithin(record.pid, lookup, pid => tracked.has(pid))) {
 			adopted.push(task.id);
-			guarded.push({task, event: {taskId: task.id, type: EventType.ended, at: now, source: 'reconciler', data: {reason: 'now tracked by a wrapper or hook'}}});
+			guarded.push({
+				task,
+				event: {
+					taskId: task.id,
+					type: EventType.ended,
+					at: now,
+					source: 'reconciler',
+					data: {reason: 'now tracked by a wrapper or hook'},
+				},
+			});
 		}
 	}
 
@@ -185,7 +200,8 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 			return new Set([...events, ...stillValid.map(entry => entry.event)]);
 		});
 	}
-	const isWritten = (taskId: string, type: string): boolean => [...written].some(event => event.taskId === taskId && event.type === type);
+	const isWritten = (taskId: string, type: string): boolean =>
+		[...written].some(event => event.taskId === taskId && event.type === type);
 	return {
 		spool: {files: folded.files, lines: folded.lines, appended: folded.appended, rejected: folded.rejected},
 		lost: lost.filter(entry => isWritten(entry.taskId, EventType.lost)),

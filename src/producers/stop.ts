@@ -109,23 +109,37 @@ export async function stopTask(ledger: Ledger, ref: string, options: {graceMs?: 
 	if (isEnded(task.status)) return refuse('ended', `task ${task.id} has already ended (${task.status})`);
 	const record = processRecordOf(ledger, task);
 	if (!record) {
-		return refuse('pid-unknown', `task ${task.id} cannot be stopped: no producer reported its PID, so there is no process to signal`);
+		return refuse(
+			'pid-unknown',
+			`task ${task.id} cannot be stopped: no producer reported its PID, so there is no process to signal`,
+		);
 	}
 	const fate = pidFate(record.startTime, readProcess(record.pid));
-	if (fate === 'gone') return refuse('gone', `task ${task.id}: process ${record.pid} is already gone; the reconciler will mark it lost`);
+	if (fate === 'gone')
+		return refuse('gone', `task ${task.id}: process ${record.pid} is already gone; the reconciler will mark it lost`);
 	if (fate === 'reused') {
-		return refuse('pid-reused', `task ${task.id}: PID ${record.pid} now belongs to another process (start time differs); not signalling it`);
+		return refuse(
+			'pid-reused',
+			`task ${task.id}: PID ${record.pid} now belongs to another process (start time differs); not signalling it`,
+		);
 	}
 	const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
 	const target = targetOf(record);
 	ledger.writer.append([
-		{taskId: task.id, type: EventType.stopRequested, at: Date.now(), source: 'cli', data: {signal: 'SIGTERM', graceMs, pgid: target.pgid}},
+		{
+			taskId: task.id,
+			type: EventType.stopRequested,
+			at: Date.now(),
+			source: 'cli',
+			data: {signal: 'SIGTERM', graceMs, pgid: target.pgid},
+		},
 	]);
 	let ended: Awaited<ReturnType<typeof terminate>>;
 	try {
 		ended = await terminate(target, graceMs);
 	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === 'EPERM') return refuse('not-permitted', `task ${task.id}: not permitted to signal process ${record.pid}`);
+		if ((error as NodeJS.ErrnoException).code === 'EPERM')
+			return refuse('not-permitted', `task ${task.id}: not permitted to signal process ${record.pid}`);
 		throw error;
 	}
 	if (ended.survivors.length > 0) {
@@ -137,7 +151,13 @@ export async function stopTask(ledger: Ledger, ref: string, options: {graceMs?: 
 			const now = ledger.reader.task(task.id);
 			if (now && !isEnded(now.status)) {
 				ledger.writer.append([
-					{taskId: task.id, type: EventType.stopped, at: Date.now(), source: 'cli', data: {signal: ended.signal, reason, exitCode: null}},
+					{
+						taskId: task.id,
+						type: EventType.stopped,
+						at: Date.now(),
+						source: 'cli',
+						data: {signal: ended.signal, reason, exitCode: null},
+					},
 				]);
 			}
 		});

@@ -190,7 +190,10 @@ async function runRegistered(options: WrapperOptions, lease: SlotLease | null, s
 	// listeners must be attached in the same tick as the spawn, or early output could be missed.
 	const read =
 		options.agent === 'codex'
-			? (await import('./agent-output.ts')).createOutputReader({agent: 'codex', previousThreadUsage: threadId => previousThreadUsage(ledger, threadId)})
+			? (await import('./agent-output.ts')).createOutputReader({
+					agent: 'codex',
+					previousThreadUsage: threadId => previousThreadUsage(ledger, threadId),
+				})
 			: readProgressLine;
 	const early = signals.received();
 	if (early) {
@@ -218,7 +221,13 @@ async function runRegistered(options: WrapperOptions, lease: SlotLease | null, s
 		return record(options, taskId, append, wrapperOutcome({...noEnding, spawnError: error}));
 	}
 	const startTime = processStartTime(pid);
-	append(EventType.started, {pid, pgid: pid, startTime, wrapperPid: process.pid, wrapperStartTime: processStartTime(process.pid)});
+	append(EventType.started, {
+		pid,
+		pgid: pid,
+		startTime,
+		wrapperPid: process.pid,
+		wrapperStartTime: processStartTime(process.pid),
+	});
 	const target: StopTarget = {pid, pgid: pid, startTime};
 	signals.setTarget(target);
 

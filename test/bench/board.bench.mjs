@@ -43,11 +43,21 @@ function buildLedger(dir) {
 	writeFileSync(file, `${lines.join('\n')}\n`);
 	const ledger = join(dir, 'ledger.db');
 	const started = performance.now();
-	const result = spawnSync(process.execPath, [BIN, 'ingest', '--ledger', ledger, file], {encoding: 'utf8', env: {...process.env, CONTROLROOM_HOME: dir}});
+	const result = spawnSync(process.execPath, [BIN, 'ingest', '--ledger', ledger, file], {
+		encoding: 'utf8',
+		env: {...process.env, CONTROLROOM_HOME: dir},
+	});
 	if (result.status !== 0) throw new Error(`ingest failed: ${result.stderr}`);
-	const snapshot = JSON.parse(execFileSync(process.execPath, [BIN, 'snapshot', '--json', '--all', '--ledger', ledger], {encoding: 'utf8', maxBuffer: 1 << 30}));
+	const snapshot = JSON.parse(
+		execFileSync(process.execPath, [BIN, 'snapshot', '--json', '--all', '--ledger', ledger], {
+			encoding: 'utf8',
+			maxBuffer: 1 << 30,
+		}),
+	);
 	const tasks = Object.values(snapshot.counts).reduce((sum, value) => sum + value, 0) - snapshot.counts.stalled;
-	console.log(`ledger: ${lines.length} lines ingested in ${((performance.now() - started) / 1000).toFixed(1)} s → ${tasks} tasks`);
+	console.log(
+		`ledger: ${lines.length} lines ingested in ${((performance.now() - started) / 1000).toFixed(1)} s → ${tasks} tasks`,
+	);
 	return ledger;
 }
 
@@ -74,11 +84,31 @@ export default async function () {
 	const dir = mkdtempSync(join(tmpdir(), 'cr-bench-board-'));
 	const ledger = buildLedger(dir);
 	try {
-		tmux('new-session', '-d', '-s', 'base', '-x', '160', '-y', '45', `exec ${process.execPath} -e "console.log('READY'); setInterval(() => {}, 1e6)"`);
+		tmux(
+			'new-session',
+			'-d',
+			'-s',
+			'base',
+			'-x',
+			'160',
+			'-y',
+			'45',
+			`exec ${process.execPath} -e "console.log('READY'); setInterval(() => {}, 1e6)"`,
+		);
 		const baseline = await timeUntil('base', 'READY');
 		// The board's reconciler pass still runs every 5 s; it looks for an agent name no process has, so
 		// agents of whoever else uses this machine do not enter the bench ledger.
-		tmux('new-session', '-d', '-s', 'board', '-x', '160', '-y', '45', `exec env CONTROLROOM_AGENT_NAMES=cr-bench-no-such-agent ${process.execPath} ${BIN} --ledger ${ledger}`);
+		tmux(
+			'new-session',
+			'-d',
+			'-s',
+			'board',
+			'-x',
+			'160',
+			'-y',
+			'45',
+			`exec env CONTROLROOM_AGENT_NAMES=cr-bench-no-such-agent ${process.execPath} ${BIN} --ledger ${ledger}`,
+		);
 		const firstFrame = await timeUntil('board', 'RECENTLY ENDED');
 		const pid = panePid('board');
 		// Idle means settled: start-up work (JIT, the first GCs) is over after a few seconds.
@@ -90,7 +120,9 @@ export default async function () {
 		const idleSeconds = (performance.now() - idleStarted) / 1000;
 		const status = readFileSync(`/proc/${pid}/status`, 'utf8');
 		const peakKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-		console.log(`first frame: ${firstFrame.toFixed(0)} ms (node start to first output: ${baseline.toFixed(0)} ms; ratio ${(firstFrame / baseline).toFixed(1)}×) — target < 500 ms`);
+		console.log(
+			`first frame: ${firstFrame.toFixed(0)} ms (node start to first output: ${baseline.toFixed(0)} ms; ratio ${(firstFrame / baseline).toFixed(1)}×) — target < 500 ms`,
+		);
 		console.log(`peak RSS: ${(peakKb / 1024).toFixed(1)} MB — target < 200 MB`);
 		console.log(`CPU over ${idleSeconds.toFixed(1)} idle s: ${((cpuSeconds / idleSeconds) * 100).toFixed(2)}% — target < 2%`);
 	} finally {

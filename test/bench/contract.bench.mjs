@@ -44,7 +44,9 @@ export default async function bench() {
 		}
 		console.log(`baseline (controlroom --help): median ${baseline.toFixed(0)} ms over ${runs}`);
 		console.log(`contract check: median ${check.toFixed(0)} ms (${(check / baseline).toFixed(1)}x baseline)`);
-		console.log(`take: median ${median(takes).toFixed(0)} ms (${(median(takes) / baseline).toFixed(1)}x); pass-back: median ${median(passes).toFixed(0)} ms (${(median(passes) / baseline).toFixed(1)}x)`);
+		console.log(
+			`take: median ${median(takes).toFixed(0)} ms (${(median(takes) / baseline).toFixed(1)}x); pass-back: median ${median(passes).toFixed(0)} ms (${(median(passes) / baseline).toFixed(1)}x)`,
+		);
 	} finally {
 		rmSync(dir, {recursive: true, force: true});
 	}

@@ -33,10 +33,15 @@ export async function writeHistory(file, {sessions, start = Date.now() - SIX_WEE
 		const source = next() < 0.7 ? 'claude' : 'codex';
 		const session_id = uuid(next);
 		const cwd = `/home/dev/repo-${Math.floor(next() * 40)}`;
-		const base = {session_id, transcript_path: `/home/dev/.claude/projects/x/${session_id}.jsonl`, cwd, permission_mode: 'default'};
+		const base = {
+			session_id,
+			transcript_path: `/home/dev/.claude/projects/x/${session_id}.jsonl`,
+			cwd,
+			permission_mode: 'default',
+		};
 		const extra = source === 'codex' ? {turn_id: uuid(next), model: 'gpt-5-codex'} : {};
 		let at = start + Math.floor((index / sessions) * SIX_WEEKS_MS);
-		const emit = async (payload) => {
+		const emit = async payload => {
 			at += 1000 + Math.floor(next() * 30_000);
 			await write(at, source, {...base, ...extra, ...payload});
 		};
@@ -50,17 +55,45 @@ export async function writeHistory(file, {sessions, start = Date.now() - SIX_WEE
 			const tool_name = isPlan ? (source === 'codex' ? 'update_plan' : 'TodoWrite') : 'Bash';
 			const tool_input = isPlan
 				? source === 'codex'
-					? {plan: [{step: 'read', status: 'completed'}, {step: 'fix', status: call > 2 ? 'completed' : 'in_progress'}, {step: 'test', status: 'pending'}]}
-					: {todos: [{content: 'read', status: 'completed', activeForm: 'Reading'}, {content: 'fix', status: 'in_progress', activeForm: 'Fixing'}]}
+					? {
+							plan: [
+								{step: 'read', status: 'completed'},
+								{step: 'fix', status: call > 2 ? 'completed' : 'in_progress'},
+								{step: 'test', status: 'pending'},
+							],
+						}
+					: {
+							todos: [
+								{content: 'read', status: 'completed', activeForm: 'Reading'},
+								{content: 'fix', status: 'in_progress', activeForm: 'Fixing'},
+							],
+						}
 				: {command: `npm test -- ${call}`, description: 'Run tests'};
 			await emit({hook_event_name: 'PreToolUse', tool_name, tool_input, tool_use_id});
-			await emit({hook_event_name: 'PostToolUse', tool_name, tool_input, tool_use_id, tool_response: {stdout: 'ok', stderr: '', interrupted: false}, duration_ms: 40});
+			await emit({
+				hook_event_name: 'PostToolUse',
+				tool_name,
+				tool_input,
+				tool_use_id,
+				tool_response: {stdout: 'ok', stderr: '', interrupted: false},
+				duration_ms: 40,
+			});
 		}
-		if (next() < 0.15) await emit({hook_event_name: 'Notification', message: 'Claude needs your permission to use Bash', notification_type: 'permission_prompt'});
+		if (next() < 0.15)
+			await emit({
+				hook_event_name: 'Notification',
+				message: 'Claude needs your permission to use Bash',
+				notification_type: 'permission_prompt',
+			});
 		if (source === 'claude' && next() < 0.2) {
 			const agent_id = uuid(next);
 			await emit({hook_event_name: 'SubagentStart', agent_id, agent_type: 'Explore'});
-			await emit({hook_event_name: 'SubagentStop', agent_id, agent_type: 'Explore', agent_transcript_path: `/tmp/${agent_id}.jsonl`});
+			await emit({
+				hook_event_name: 'SubagentStop',
+				agent_id,
+				agent_type: 'Explore',
+				agent_transcript_path: `/tmp/${agent_id}.jsonl`,
+			});
 		}
 		await emit({hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'done'});
 		if (next() < 0.97) await emit({hook_event_name: 'SessionEnd', reason: 'other'});

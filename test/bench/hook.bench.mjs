@@ -32,7 +32,9 @@ export default async function bench() {
 	const home = mkdtempSync(join(tmpdir(), 'cr-bench-hook-'));
 	const env = {...process.env, CONTROLROOM_HOME: home, CLAUDE_PID: '4242'};
 	// Create the ledger through the public CLI so the hook measures the normal (ledger present) path.
-	spawnSync(process.execPath, [BIN, 'ingest', fileURLToPath(new URL('../fixtures/claude/SessionStart.json', import.meta.url))], {env});
+	spawnSync(process.execPath, [BIN, 'ingest', fileURLToPath(new URL('../fixtures/claude/SessionStart.json', import.meta.url))], {
+		env,
+	});
 
 	// Warm the file cache for both, then alternate them so drift in machine load hits both alike.
 	await timed(['-e', '0'], '', env);
@@ -47,7 +49,9 @@ export default async function bench() {
 	hook.sort((a, b) => a - b);
 	const bareMedian = percentile(bare, 0.5);
 	const hookMedian = percentile(hook, 0.5);
-	console.log(`sequential, ${ROUNDS} rounds: node -e 0 median ${ms(bareMedian)}; controlroom hook median ${ms(hookMedian)}, p99 ${ms(percentile(hook, 0.99))}`);
+	console.log(
+		`sequential, ${ROUNDS} rounds: node -e 0 median ${ms(bareMedian)}; controlroom hook median ${ms(hookMedian)}, p99 ${ms(percentile(hook, 0.99))}`,
+	);
 	console.log(`ratio hook/bare median: ${(hookMedian / bareMedian).toFixed(2)}x (goal <= 1.5x)`);
 
 	// The same concurrency with a bare node start: on a 2-core machine 8 processes share 2 cores,

@@ -42,11 +42,17 @@ export default async function bench() {
 		check.close();
 		const snapshots = [0, 1, 2].map(() => timed(['snapshot', '--json', '--ledger', db], dir));
 		const again = timed(['ingest', history, '--ledger', db, '--json'], dir);
-		console.log(`history: ${lines} payload lines, ${(statSync(history).size / 1e6).toFixed(0)} MB; ledger: ${tasks} tasks, ${events} events, ${(statSync(db).size / 1e6).toFixed(0)} MB`);
+		console.log(
+			`history: ${lines} payload lines, ${(statSync(history).size / 1e6).toFixed(0)} MB; ledger: ${tasks} tasks, ${events} events, ${(statSync(db).size / 1e6).toFixed(0)} MB`,
+		);
 		console.log(`baseline (controlroom --help): ${baseline.ms.toFixed(0)} ms`);
-		console.log(`ingest: ${(ingest.ms / 1000).toFixed(1)} s, ${Math.round(stats.appended / (ingest.ms / 1000))} events/s, peak RSS ${ingest.rssMb.toFixed(0)} MB`);
+		console.log(
+			`ingest: ${(ingest.ms / 1000).toFixed(1)} s, ${Math.round(stats.appended / (ingest.ms / 1000))} events/s, peak RSS ${ingest.rssMb.toFixed(0)} MB`,
+		);
 		console.log(`re-ingest (adds ${JSON.parse(again.stdout).appended}): ${(again.ms / 1000).toFixed(1)} s`);
-		console.log(`snapshot --json: median ${median(snapshots.map(s => s.ms)).toFixed(0)} ms (${(median(snapshots.map(s => s.ms)) / baseline.ms).toFixed(1)}x baseline), peak RSS ${Math.max(...snapshots.map(s => s.rssMb)).toFixed(0)} MB, ${JSON.parse(snapshots[0].stdout).tasks.length} tasks listed`);
+		console.log(
+			`snapshot --json: median ${median(snapshots.map(s => s.ms)).toFixed(0)} ms (${(median(snapshots.map(s => s.ms)) / baseline.ms).toFixed(1)}x baseline), peak RSS ${Math.max(...snapshots.map(s => s.rssMb)).toFixed(0)} MB, ${JSON.parse(snapshots[0].stdout).tasks.length} tasks listed`,
+		);
 	} finally {
 		rmSync(dir, {recursive: true, force: true});
 	}

@@ -23,7 +23,10 @@ function wall(command, args, env) {
 
 /** Passes of one long-running `reconcile` (the board's case: a warm process), 20 ms apart. */
 async function warmPasses(ledger, env, count) {
-	const child = spawn(process.execPath, [BIN, 'reconcile', '--json', '--interval', '0.02', '--ledger', ledger], {env, stdio: ['ignore', 'pipe', 'inherit']});
+	const child = spawn(process.execPath, [BIN, 'reconcile', '--json', '--interval', '0.02', '--ledger', ledger], {
+		env,
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
 	const times = [];
 	let buffered = '';
 	await new Promise(resolve => {
@@ -63,18 +66,28 @@ export default async function bench() {
 
 	// 1,000 sleeping processes under one shell, which reaps them when told to stop.
 	const before_count = processCount();
-	const shell = spawn('sh', ['-c', `trap 'kill $(jobs -p) 2>/dev/null; wait; exit 0' TERM; for i in $(seq ${EXTRA}); do sleep 120 & done; wait`], {
-		stdio: 'ignore',
-	});
+	const shell = spawn(
+		'sh',
+		['-c', `trap 'kill $(jobs -p) 2>/dev/null; wait; exit 0' TERM; for i in $(seq ${EXTRA}); do sleep 120 & done; wait`],
+		{
+			stdio: 'ignore',
+		},
+	);
 	const deadline = Date.now() + 30_000;
 	while (processCount() < before_count + EXTRA && Date.now() < deadline) await new Promise(resolve => setTimeout(resolve, 50));
 	try {
 		const after = passes(ledger, env);
 		const warm = await warmPasses(ledger, env, 21);
 		console.log(`node -e 0 (baseline)            ${baseline.toFixed(1)} ms wall`);
-		console.log(`reconcile --once, ${String(before.processes).padStart(4)} processes  pass ${before.pass.toFixed(2)} ms, wall ${before.wall.toFixed(1)} ms (${(before.wall / baseline).toFixed(2)}x node -e 0)`);
-		console.log(`reconcile --once, ${String(after.processes).padStart(4)} processes  pass ${after.pass.toFixed(2)} ms, wall ${after.wall.toFixed(1)} ms (${(after.wall / baseline).toFixed(2)}x node -e 0)`);
-		console.log(`one pass with ${EXTRA} extra processes: ${after.pass.toFixed(2)} ms cold (first pass of a fresh process, median of ${ROUNDS}), ${warm.toFixed(2)} ms warm (median of 20 passes in one process); target well under 50 ms`);
+		console.log(
+			`reconcile --once, ${String(before.processes).padStart(4)} processes  pass ${before.pass.toFixed(2)} ms, wall ${before.wall.toFixed(1)} ms (${(before.wall / baseline).toFixed(2)}x node -e 0)`,
+		);
+		console.log(
+			`reconcile --once, ${String(after.processes).padStart(4)} processes  pass ${after.pass.toFixed(2)} ms, wall ${after.wall.toFixed(1)} ms (${(after.wall / baseline).toFixed(2)}x node -e 0)`,
+		);
+		console.log(
+			`one pass with ${EXTRA} extra processes: ${after.pass.toFixed(2)} ms cold (first pass of a fresh process, median of ${ROUNDS}), ${warm.toFixed(2)} ms warm (median of 20 passes in one process); target well under 50 ms`,
+		);
 	} finally {
 		shell.kill('SIGTERM');
 		await new Promise(resolve => shell.once('exit', resolve));

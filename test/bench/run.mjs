@@ -5,7 +5,9 @@ import {fileURLToPath} from 'node:url';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const only = process.argv[2];
-for (const name of readdirSync(dir).filter(file => file.endsWith('.bench.mjs')).sort()) {
+for (const name of readdirSync(dir)
+	.filter(file => file.endsWith('.bench.mjs'))
+	.sort()) {
 	if (only && !name.includes(only)) continue;
 	console.log(`\n## ${name}`);
 	const bench = await import(new URL(name, import.meta.url).href);

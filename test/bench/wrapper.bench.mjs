@@ -24,9 +24,13 @@ export default async function bench() {
 	wall(process.execPath, [BIN, 'run', '--ledger', ledger, '--', 'true'], env); // creates the ledger
 	const bare = median(Array.from({length: ROUNDS}, () => wall('true', [])));
 	const node = median(Array.from({length: ROUNDS}, () => wall(process.execPath, ['-e', '0'])));
-	const wrapped = median(Array.from({length: ROUNDS}, () => wall(process.execPath, [BIN, 'run', '--ledger', ledger, '--', 'true'], env)));
+	const wrapped = median(
+		Array.from({length: ROUNDS}, () => wall(process.execPath, [BIN, 'run', '--ledger', ledger, '--', 'true'], env)),
+	);
 	console.log(`true                        ${bare.toFixed(1)} ms`);
 	console.log(`node -e 0                   ${node.toFixed(1)} ms`);
 	console.log(`controlroom run -- true     ${wrapped.toFixed(1)} ms`);
-	console.log(`overhead: ${(wrapped - bare).toFixed(1)} ms; ratio run/true ${(wrapped / bare).toFixed(1)}x, run/(node -e 0) ${(wrapped / node).toFixed(2)}x (median of ${ROUNDS})`);
+	console.log(
+		`overhead: ${(wrapped - bare).toFixed(1)} ms; ratio run/true ${(wrapped / bare).toFixed(1)}x, run/(node -e 0) ${(wrapped / node).toFixed(2)}x (median of ${ROUNDS})`,
+	);
 }

@@ -25,7 +25,10 @@ describe('snapshot', () => {
 		const dir = scratchDir();
 		const file = join(dir, 'session.jsonl');
 		const session = '33333333-aaaa-4bbb-8ccc-000000000001';
-		writeFileSync(file, [claudePayload('SessionStart', session), claudePayload('SessionEnd', session)].map(p => JSON.stringify(p)).join('\n'));
+		writeFileSync(
+			file,
+			[claudePayload('SessionStart', session), claudePayload('SessionEnd', session)].map(p => JSON.stringify(p)).join('\n'),
+		);
 		const db = join(dir, 'ledger.db');
 		expect(runCli(['ingest', file, '--ledger', db]).status).toBe(0);
 		// When the snapshot is printed both ways
@@ -33,7 +36,13 @@ describe('snapshot', () => {
 		const text = runCli(['snapshot', '--ledger', db]).stdout;
 		// Then JSON says null and text says unknown
 		expect(json.tasks).toHaveLength(1);
-		expect(json.tasks[0]).toMatchObject({status: 'done', pid: null, exitCode: null, tokens: {input: null, output: null, total: null}, progress: null});
+		expect(json.tasks[0]).toMatchObject({
+			status: 'done',
+			pid: null,
+			exitCode: null,
+			tokens: {input: null, output: null, total: null},
+			progress: null,
+		});
 		const line = text.split('\n').find(row => row.includes(json.tasks[0].id)) ?? '';
 		expect(line).toContain('tokens unknown');
 		expect(line).toContain('pid unknown');
@@ -49,7 +58,13 @@ describe('snapshot', () => {
 			append([
 				{taskId: 't-old', type: EventType.registered, at: now - 3 * 86_400_000, source: 'wrapper', data: {title: 'old'}},
 				{taskId: 't-old', type: EventType.exited, at: now - 3 * 86_400_000, source: 'wrapper', data: {exitCode: 0}},
-				{taskId: 't-live', type: EventType.registered, at: now - 1000, source: 'wrapper', data: {title: 'live', steps: 4, budget: 100}},
+				{
+					taskId: 't-live',
+					type: EventType.registered,
+					at: now - 1000,
+					source: 'wrapper',
+					data: {title: 'live', steps: 4, budget: 100},
+				},
 				{taskId: 't-live', type: EventType.started, at: now - 1000, source: 'wrapper', data: {pid: 4242, pgid: 4242}},
 				{taskId: 't-live', type: EventType.progressed, at: now - 500, source: 'wrapper', data: {done: 2, total: 4}},
 				{taskId: 't-live', type: EventType.tokensReported, at: now - 500, source: 'wrapper', data: {input: 1200, output: 300}},
@@ -100,7 +115,10 @@ describe('snapshot', () => {
 	it('answers bad flags with one line naming the flag', () => {
 		const db = ledgerWith(() => {});
 		const cases: [string[], string][] = [
-			[['snapshot', '--fail-on', 'bogus'], "controlroom: --fail-on: expected one of needs-you, lost, stalled, failed, got 'bogus'"],
+			[
+				['snapshot', '--fail-on', 'bogus'],
+				"controlroom: --fail-on: expected one of needs-you, lost, stalled, failed, got 'bogus'",
+			],
 			[['snapshot', '--since', 'soon'], "controlroom: --since: expected a duration like 90m, 24h or 7d, got 'soon'"],
 			[['snapshot', '--since', '1h', '--all'], 'controlroom: snapshot: --since and --all exclude each other'],
 			[['timeline', 'nope'], `controlroom: timeline: no task 'nope' in ${db}`],
@@ -110,7 +128,9 @@ describe('snapshot', () => {
 			expect(result.stderr.trim()).toBe(message);
 			expect(result.status).not.toBe(0);
 		}
-		expect(runCli(['snapshot', '--ledger', join(scratchDir(), 'missing.db')]).stderr).toMatch(/^controlroom: --ledger: no ledger at /);
+		expect(runCli(['snapshot', '--ledger', join(scratchDir(), 'missing.db')]).stderr).toMatch(
+			/^controlroom: --ledger: no ledger at /,
+		);
 		expect(runCli(['snapshot', '--bogus']).stderr.trim()).toMatch(/^controlroom: snapshot: Unknown option '--bogus'/);
 	});
 
@@ -127,7 +147,10 @@ describe('snapshot', () => {
 
 	it('uses CONTROLROOM_HOME when no --ledger is given', () => {
 		const home = scratchDir();
-		runCli(['ingest', '-'], {input: JSON.stringify(claudePayload('SessionStart', 'home-session')), env: {CONTROLROOM_HOME: home}});
+		runCli(['ingest', '-'], {
+			input: JSON.stringify(claudePayload('SessionStart', 'home-session')),
+			env: {CONTROLROOM_HOME: home},
+		});
 		const json = JSON.parse(runCli(['snapshot', '--json'], {env: {CONTROLROOM_HOME: home}}).stdout);
 		expect(json.tasks.map((task: {sessionId: string}) => task.sessionId)).toEqual(['home-session']);
 	});

@@ -89,7 +89,9 @@ describe('board keys', () => {
 
 	it('asks before stopping and stops through the stop function only after y', async () => {
 		const stopped: string[] = [];
-		const board = await renderBoard({stop: async taskId => (stopped.push(taskId), {isStopped: true, message: `stopped ${taskId}`})});
+		const board = await renderBoard({
+			stop: async taskId => (stopped.push(taskId), {isStopped: true, message: `stopped ${taskId}`}),
+		});
 		board.stdin.write('j');
 		board.stdin.write('j');
 		await waitForFrame(board, '› t-progress');
@@ -141,7 +143,9 @@ describe('board keys', () => {
 	it('shows an event another writer appends, without any key', async () => {
 		const board = await renderBoard();
 		const other = openLedger(board.ledger.path);
-		other.writer.append([{taskId: 't-new', type: EventType.registered, at: Date.now(), source: 'wrapper', data: {title: 'arrived later'}}]);
+		other.writer.append([
+			{taskId: 't-new', type: EventType.registered, at: Date.now(), source: 'wrapper', data: {title: 'arrived later'}},
+		]);
 		other.close();
 		await waitForFrame(board, 'arrived later');
 	});

@@ -15,7 +15,17 @@ it('fits 80×24: every lane, Needs you, the detail line and the help bar in 24 l
 	const lines = frame.split('\n');
 	expect(lines.length).toBeLessThanOrEqual(24);
 	expect(Math.max(...lines.map(line => [...line].length))).toBeLessThanOrEqual(80);
-	for (const text of ['RUNNING (3)', 'STALLED (1)', 'LOST (1)', 'UNTRACKED (1)', 'RECENTLY ENDED', 'NEEDS YOU (2)', '↳ ', 'q quit']) expect(frame).toContain(text);
+	for (const text of [
+		'RUNNING (3)',
+		'STALLED (1)',
+		'LOST (1)',
+		'UNTRACKED (1)',
+		'RECENTLY ENDED',
+		'NEEDS YOU (2)',
+		'↳ ',
+		'q quit',
+	])
+		expect(frame).toContain(text);
 });
 
 it('reflows when the terminal grows: wide rows carry tokens and PID inline', () => {

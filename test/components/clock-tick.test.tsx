@@ -19,7 +19,15 @@ it('moves relative times on with the clock alone, with no new ledger event', asy
 	let now = FIXED_NOW;
 	const board = render(
 		<ClockProvider intervalMs={20} time={() => now}>
-			<App adapters={{feed: createBoardFeed(ledger), ledgerFiles: [ledger.path], spoolDir: null, options: {}, stopUnavailable: 'not in this test'}} />
+			<App
+				adapters={{
+					feed: createBoardFeed(ledger),
+					ledgerFiles: [ledger.path],
+					spoolDir: null,
+					options: {},
+					stopUnavailable: 'not in this test',
+				}}
+			/>
 		</ClockProvider>,
 	);
 	cleanup = () => {

@@ -19,21 +19,30 @@ const tasks = foldTasks(boardFixtureEvents());
 describe('LanesPanel', () => {
 	it('shows every lane with its count and every task id', () => {
 		const screen = fixtureScreen({width: 100, height: 40});
-		const frame = render(<LanesPanel lanes={screen.lanes} selectedId="t-lost" isWide={false} width={100} isFocused />).lastFrame() ?? '';
-		for (const title of ['RUNNING (3)', 'STALLED (1)', 'LOST (1)', 'UNTRACKED (1)', 'RECENTLY ENDED (3)']) expect(frame).toContain(title);
+		const frame =
+			render(<LanesPanel lanes={screen.lanes} selectedId="t-lost" isWide={false} width={100} isFocused />).lastFrame() ?? '';
+		for (const title of ['RUNNING (3)', 'STALLED (1)', 'LOST (1)', 'UNTRACKED (1)', 'RECENTLY ENDED (3)'])
+			expect(frame).toContain(title);
 		expect(frame).toContain('› t-lost');
 		expect(frame).toContain('progress not reported');
 	});
 
 	it('says how many lines are hidden when the lanes do not fit', () => {
 		const screen = fixtureScreen({width: 100, height: 16});
-		const frame = render(<LanesPanel lanes={screen.lanes} selectedId={null} isWide={false} width={100} isFocused />).lastFrame() ?? '';
+		const frame =
+			render(<LanesPanel lanes={screen.lanes} selectedId={null} isWide={false} width={100} isFocused />).lastFrame() ?? '';
 		expect(frame).toMatch(/↓ \d+ more lines/);
 	});
 
 	it('writes “none” under an empty lane', () => {
-		const screen = fixtureScreen({width: 100, height: 40}, {type: 'start-prompt', kind: 'filter'}, {type: 'prompt-input', text: 'csv'}, {type: 'prompt-commit'});
-		const frame = render(<LanesPanel lanes={screen.lanes} selectedId={null} isWide={false} width={100} isFocused />).lastFrame() ?? '';
+		const screen = fixtureScreen(
+			{width: 100, height: 40},
+			{type: 'start-prompt', kind: 'filter'},
+			{type: 'prompt-input', text: 'csv'},
+			{type: 'prompt-commit'},
+		);
+		const frame =
+			render(<LanesPanel lanes={screen.lanes} selectedId={null} isWide={false} width={100} isFocused />).lastFrame() ?? '';
 		expect(frame).toContain('LOST (0)');
 		expect(frame).toContain('none');
 	});
@@ -42,7 +51,10 @@ describe('LanesPanel', () => {
 describe('TaskRow', () => {
 	it('shows every cell on a wide screen: unknown tokens and PID, no progress', () => {
 		// ink-testing-library's stdout is 100 columns; a wide row needs 140 or more.
-		const frame = renderToString(<TaskRow row={toRowView(tasks.get('t-quiet')!, FIXED_NOW)} isSelected={false} isWide width={160} />, {columns: 160});
+		const frame = renderToString(
+			<TaskRow row={toRowView(tasks.get('t-quiet')!, FIXED_NOW)} isSelected={false} isWide width={160} />,
+			{columns: 160},
+		);
 		expect(frame).toContain('write the changelog');
 		expect(frame).toContain('wrapper');
 		expect(frame).toContain('last seen 1m ago');
@@ -72,13 +84,27 @@ describe('NeedsYouPanel', () => {
 	});
 
 	it('says so when nothing needs the person', () => {
-		const frame = render(<NeedsYouPanel queue={{lanes: [], total: 0, selectedTaskId: null, isFocused: false, height: 4}} width={60} />).lastFrame();
+		const frame = render(
+			<NeedsYouPanel queue={{lanes: [], total: 0, selectedTaskId: null, isFocused: false, height: 4}} width={60} />,
+		).lastFrame();
 		expect(frame).toContain('nothing needs you');
 	});
 
 	it('counts what is beyond five a lane', () => {
-		const items = Array.from({length: 5}, (_, index) => ({taskId: `t-${index}`, title: '', reason: 'r', age: '1m ago', at: index, text: `t-${index}  r  1m ago`}));
-		const frame = render(<NeedsYouPanel queue={{lanes: [{name: 'needs', items, more: 4}], total: 9, selectedTaskId: null, isFocused: false, height: 10}} width={60} />).lastFrame();
+		const items = Array.from({length: 5}, (_, index) => ({
+			taskId: `t-${index}`,
+			title: '',
+			reason: 'r',
+			age: '1m ago',
+			at: index,
+			text: `t-${index}  r  1m ago`,
+		}));
+		const frame = render(
+			<NeedsYouPanel
+				queue={{lanes: [{name: 'needs', items, more: 4}], total: 9, selectedTaskId: null, isFocused: false, height: 10}}
+				width={60}
+			/>,
+		).lastFrame();
 		expect(frame).toContain('+4 more');
 	});
 });
@@ -93,7 +119,10 @@ describe('Reviews and Held effects panels', () => {
 describe('TimelinePanel', () => {
 	it('shows the task, its contract and evidence lines, and the events with heartbeats folded', () => {
 		const events = boardFixtureEvents().map((event, index) => ({...event, seq: index + 1}));
-		const screen = fixtureScreen({width: 100, height: 30}, {type: 'open-timeline', taskId: 't-stalled', events: events.filter(event => event.taskId === 't-stalled')});
+		const screen = fixtureScreen(
+			{width: 100, height: 30},
+			{type: 'open-timeline', taskId: 't-stalled', events: events.filter(event => event.taskId === 't-stalled')},
+		);
 		const frame = render(<TimelinePanel timeline={screen.timeline!} />).lastFrame() ?? '';
 		expect(frame).toContain('TIMELINE t-stalled');
 		expect(frame).toContain('contract: none recorded');
@@ -106,14 +135,16 @@ describe('TimelinePanel', () => {
 describe('HelpPanel and Footer', () => {
 	it('lists every key of the table', () => {
 		const frame = render(<HelpPanel lines={helpLines()} />).lastFrame() ?? '';
-		for (const text of ['j/↓', 'enter', 'esc', 'stop the task', 'acknowledge', 'not built yet', 'quit']) expect(frame).toContain(text);
+		for (const text of ['j/↓', 'enter', 'esc', 'stop the task', 'acknowledge', 'not built yet', 'quit'])
+			expect(frame).toContain(text);
 	});
 
 	it('draws the help bar from the table and shows the confirmation when asked', () => {
 		const bar = render(<Footer screen={fixtureScreen()} />).lastFrame() ?? '';
 		expect(bar).toContain('j/k move');
 		expect(bar).toContain('q quit');
-		const confirm = render(<Footer screen={fixtureScreen(undefined, {type: 'ask-stop', taskId: 't-progress'})} />).lastFrame() ?? '';
+		const confirm =
+			render(<Footer screen={fixtureScreen(undefined, {type: 'ask-stop', taskId: 't-progress'})} />).lastFrame() ?? '';
 		expect(confirm).toContain('Stop t-progress');
 		expect(confirm).toContain('y yes');
 	});

@@ -74,7 +74,13 @@ describe('board selectors', () => {
 	});
 
 	it('shows five a lane with the rest counted', () => {
-		const signals = Array.from({length: 8}, (_, index) => ({taskId: `t-${index}`, lane: 'needs' as const, reason: 'r', at: FIXED_NOW - index, seq: index}));
+		const signals = Array.from({length: 8}, (_, index) => ({
+			taskId: `t-${index}`,
+			lane: 'needs' as const,
+			reason: 'r',
+			at: FIXED_NOW - index,
+			seq: index,
+		}));
 		const queue = computeHumanQueue({signals, acknowledgedAt: new Map(), successes: [], taskKeys: new Map()});
 		const view = selectQueue(queue, tasks, FIXED_NOW);
 		expect(view.lanes[0]?.items).toHaveLength(5);
@@ -128,14 +134,20 @@ describe('board reducer', () => {
 	});
 
 	it('returns to Needs you when the timeline was opened from there', () => {
-		const fromQueue = reduceBoard(reduceBoard(loaded(), {type: 'toggle-focus'}), {type: 'open-timeline', taskId: 't-failed', events: []});
+		const fromQueue = reduceBoard(reduceBoard(loaded(), {type: 'toggle-focus'}), {
+			type: 'open-timeline',
+			taskId: 't-failed',
+			events: [],
+		});
 		expect(reduceBoard(fromQueue, {type: 'back'}).mode).toBe('queue');
 	});
 
 	it('asks before stopping and returns to where it was on cancel', () => {
 		const asking = reduceBoard(loaded(), {type: 'ask-stop', taskId: 't-progress'});
 		expect(asking.mode).toBe('confirm');
-		expect(selectScreen(asking, FIXED_NOW, {width: 100, height: 30}).confirm).toContain('Stop t-progress “fix csv export” (pid 4242)?');
+		expect(selectScreen(asking, FIXED_NOW, {width: 100, height: 30}).confirm).toContain(
+			'Stop t-progress “fix csv export” (pid 4242)?',
+		);
 		expect(reduceBoard(asking, {type: 'back'}).mode).toBe('list');
 	});
 

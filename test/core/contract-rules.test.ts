@@ -60,17 +60,30 @@ describe('checkContract', () => {
 			revisionExists: (_repo, revision) => (asked.push(revision), true),
 			defines: (_repo, requirement) => (asked.push(requirement.kind), true),
 		};
-		checkContract({kind: 'bug', context: {repository: '.', base_revision: '<commit>'}, execution: {operator: 'a', test_command: 'npm test'}}, facts);
+		checkContract(
+			{kind: 'bug', context: {repository: '.', base_revision: '<commit>'}, execution: {operator: 'a', test_command: 'npm test'}},
+			facts,
+		);
 		expect(asked).toEqual(['npm-script']);
 	});
 
 	it('says a remote repository was not checked, as a warning', () => {
-		const verdict = checkContract({kind: 'bug', context: {repository: 'git@github.com:acme/x.git', base_revision: 'abc'}}, {...ALL_DEFINED, repository: () => 'remote'});
-		expect(verdict.problems).toContainEqual({severity: 'warning', field: 'context.repository', message: expect.stringContaining('not checked')});
+		const verdict = checkContract(
+			{kind: 'bug', context: {repository: 'git@github.com:acme/x.git', base_revision: 'abc'}},
+			{...ALL_DEFINED, repository: () => 'remote'},
+		);
+		expect(verdict.problems).toContainEqual({
+			severity: 'warning',
+			field: 'context.repository',
+			message: expect.stringContaining('not checked'),
+		});
 	});
 
 	it('names a wrong type without quoting the value', () => {
-		const verdict = checkContract({kind: 'bug', title: 'x', problem: 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv', reproduce: 'one string'}, ALL_DEFINED);
+		const verdict = checkContract(
+			{kind: 'bug', title: 'x', problem: 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv', reproduce: 'one string'},
+			ALL_DEFINED,
+		);
 		expect(verdict.problems).toContainEqual({severity: 'error', field: 'reproduce', message: 'expected array'});
 		expect(JSON.stringify(verdict.problems)).not.toContain('AbCdEfGh');
 	});
@@ -94,8 +107,14 @@ describe('checkEvidence', () => {
 	});
 
 	it('refuses a failing check, a check the contract lacks, and a reviewer who is no acceptor', () => {
-		const after = [{check: 1, command: 'x', exit_code: 0, output: ''}, {check: 2, command: 'x', exit_code: 2, output: ''}, {check: 3, command: 'x', exit_code: 0, output: ''}];
-		const fields = checkEvidence({...complete, after, review: {commit: 'abc', acceptor: 'sam'}}, terms).problems.map(problem => problem.field);
+		const after = [
+			{check: 1, command: 'x', exit_code: 0, output: ''},
+			{check: 2, command: 'x', exit_code: 2, output: ''},
+			{check: 3, command: 'x', exit_code: 0, output: ''},
+		];
+		const fields = checkEvidence({...complete, after, review: {commit: 'abc', acceptor: 'sam'}}, terms).problems.map(
+			problem => problem.field,
+		);
 		expect(fields).toEqual(['after', 'after[2].check', 'review.acceptor']);
 	});
 });
@@ -103,8 +122,13 @@ describe('checkEvidence', () => {
 describe('credential keys', () => {
 	it('never spells out a key that is itself a credential, in contract or evidence problems', () => {
 		const secret = 'ghp_R8x2Kq9LmT4vW7yZ1aB3cD5eF6gH8iJ0kL2m';
-		const verdict = checkContract({kind: 'bug', context: {repository: '.', base_revision: 'abc', notes: {[secret]: {scope: 'repo'}}}}, ALL_DEFINED);
-		expect(verdict.problems).toContainEqual(expect.objectContaining({field: 'context.notes.(key withheld)', message: expect.stringContaining('credential')}));
+		const verdict = checkContract(
+			{kind: 'bug', context: {repository: '.', base_revision: 'abc', notes: {[secret]: {scope: 'repo'}}}},
+			ALL_DEFINED,
+		);
+		expect(verdict.problems).toContainEqual(
+			expect.objectContaining({field: 'context.notes.(key withheld)', message: expect.stringContaining('credential')}),
+		);
 		expect(JSON.stringify(verdict.problems)).not.toContain('R8x2Kq9L');
 		const evidence = checkEvidence({uncertainty: [], extra: {[secret]: 1}}, {checks: [], acceptors: {}, operator: null});
 		expect(evidence.problems.map(problem => problem.field)).toContain('extra.(key withheld)');

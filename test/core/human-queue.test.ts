@@ -1,7 +1,13 @@
 import {describe, expect, it} from 'vitest';
 import {computeHumanQueue, type QueueSignal} from '../../src/core/human-queue.ts';
 
-const signal = (taskId: string, at: number, lane: QueueSignal['lane'] = 'failed', reason = 'exit 1'): QueueSignal => ({taskId, lane, reason, at, seq: at});
+const signal = (taskId: string, at: number, lane: QueueSignal['lane'] = 'failed', reason = 'exit 1'): QueueSignal => ({
+	taskId,
+	lane,
+	reason,
+	at,
+	seq: at,
+});
 const noKeys = new Map<string, {cwd: string | null; title: string | null}>();
 
 describe('the human queue', () => {
@@ -14,7 +20,12 @@ describe('the human queue', () => {
 	});
 
 	it('keeps one entry per task, the newest signal', () => {
-		const queue = computeHumanQueue({signals: [signal('t', 1), signal('t', 5, 'needs', 'asks')], acknowledgedAt: new Map(), successes: [], taskKeys: noKeys});
+		const queue = computeHumanQueue({
+			signals: [signal('t', 1), signal('t', 5, 'needs', 'asks')],
+			acknowledgedAt: new Map(),
+			successes: [],
+			taskKeys: noKeys,
+		});
 		expect(queue.total).toBe(1);
 		expect(queue.lanes.find(lane => lane.name === 'needs')?.items[0]?.reason).toBe('asks');
 	});
@@ -30,7 +41,8 @@ describe('the human queue', () => {
 		const sameCwd = [{taskId: 'u', cwd: '/repo', title: 'other', endedAt: 10}];
 		const sameTitle = [{taskId: 'u', cwd: '/else', title: 'fix export', endedAt: 10}];
 		const earlier = [{taskId: 'u', cwd: '/repo', title: 'fix export', endedAt: 1}];
-		const run = (successes: typeof sameCwd) => computeHumanQueue({signals: [signal('t', 5)], acknowledgedAt: new Map(), successes, taskKeys}).total;
+		const run = (successes: typeof sameCwd) =>
+			computeHumanQueue({signals: [signal('t', 5)], acknowledgedAt: new Map(), successes, taskKeys}).total;
 		expect(run(sameCwd)).toBe(0);
 		expect(run(sameTitle)).toBe(0);
 		expect(run(earlier)).toBe(1);
@@ -40,7 +52,9 @@ describe('the human queue', () => {
 		const taskKeys = new Map([['t', {cwd: '/repo', title: 'fix export'}]]);
 		const successes = [{taskId: 'u', cwd: '/repo', title: 'fix export', endedAt: 10}];
 		for (const lane of ['needs', 'waiting'] as const) {
-			expect(computeHumanQueue({signals: [signal('t', 5, lane, 'asks')], acknowledgedAt: new Map(), successes, taskKeys}).total).toBe(1);
+			expect(
+				computeHumanQueue({signals: [signal('t', 5, lane, 'asks')], acknowledgedAt: new Map(), successes, taskKeys}).total,
+			).toBe(1);
 		}
 	});
 });

@@ -13,11 +13,16 @@ const proc = (pid: number, ppid: number, name = 'bash', patch: Partial<ProcessIn
 const tableOf = (...processes: ProcessInfo[]) => new Map(processes.map(process => [process.pid, process]));
 const names = new Set(['claude', 'codex']);
 const untracked = (table: Map<number, ProcessInfo>, tracked: Set<number>) =>
-	findUntracked([...table.values()].filter(process => names.has(process.name)), pid => table.get(pid), tracked).map(process => process.pid);
+	findUntracked(
+		[...table.values()].filter(process => names.has(process.name)),
+		pid => table.get(pid),
+		tracked,
+	).map(process => process.pid);
 
 describe('parseProcStat', () => {
 	it('reads pid, name (even with spaces and parentheses), state, ppid, pgid and start time', () => {
-		const text = '4242 (my (odd) name) S 17 4242 4242 0 -1 4194304 0 0 0 0 4 1 0 0 20 0 1 0 98765 780070912 10980 18446744073709551615';
+		const text =
+			'4242 (my (odd) name) S 17 4242 4242 0 -1 4194304 0 0 0 0 4 1 0 0 20 0 1 0 98765 780070912 10980 18446744073709551615';
 		expect(parseProcStat(text)).toEqual({pid: 4242, ppid: 17, pgid: 4242, name: 'my (odd) name', state: 'S', startTime: 98765});
 		expect(parseProcStat('garbage')).toBeNull();
 	});
@@ -58,14 +63,34 @@ describe('findUntracked', () => {
 	});
 
 	it('counts an agent started by another untracked agent once, and ignores zombies', () => {
-		const table = tableOf(proc(1, 0, 'init'), proc(40, 1, 'claude'), proc(41, 40, 'sh'), proc(42, 41, 'codex'), proc(43, 1, 'codex', {state: 'Z'}));
+		const table = tableOf(
+			proc(1, 0, 'init'),
+			proc(40, 1, 'claude'),
+			proc(41, 40, 'sh'),
+			proc(42, 41, 'codex'),
+			proc(43, 1, 'codex', {state: 'Z'}),
+		);
 		expect(untracked(table, new Set())).toEqual([40]);
 	});
 
 	it('walks at most the given number of levels', () => {
 		const table = tableOf(proc(2, 1), proc(3, 2), proc(4, 3));
-		expect(ownedWithin(4, pid => table.get(pid), pid => pid === 2, 2)).toBe(true);
-		expect(ownedWithin(4, pid => table.get(pid), pid => pid === 2, 1)).toBe(false);
+		expect(
+			ownedWithin(
+				4,
+				pid => table.get(pid),
+				pid => pid === 2,
+				2,
+			),
+		).toBe(true);
+		expect(
+			ownedWithin(
+				4,
+				pid => table.get(pid),
+				pid => pid === 2,
+				1,
+			),
+		).toBe(false);
 	});
 });
 

@@ -2,7 +2,14 @@ import {describe, expect, it} from 'vitest';
 import {EventType, type LedgerEvent} from '../../src/core/events.ts';
 import {describeEvent, foldHeartbeats} from '../../src/core/timeline.ts';
 
-const at = (seq: number, type: string, data = {}): LedgerEvent => ({seq, taskId: 't', type, at: seq * 1000, source: 'wrapper', data});
+const at = (seq: number, type: string, data = {}): LedgerEvent => ({
+	seq,
+	taskId: 't',
+	type,
+	at: seq * 1000,
+	source: 'wrapper',
+	data,
+});
 
 describe('the timeline', () => {
 	it('folds runs of heartbeats into one entry', () => {

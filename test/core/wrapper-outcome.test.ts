@@ -18,17 +18,28 @@ describe('wrapperOutcome', () => {
 	});
 
 	it('returns 127 with the error when the child could not be spawned', () => {
-		expect(wrapperOutcome(ending({spawnError: 'spawn /x ENOENT'}))).toEqual({kind: 'failed-to-spawn', exitCode: 127, error: 'spawn /x ENOENT'});
+		expect(wrapperOutcome(ending({spawnError: 'spawn /x ENOENT'}))).toEqual({
+			kind: 'failed-to-spawn',
+			exitCode: 127,
+			error: 'spawn /x ENOENT',
+		});
 	});
 
 	it('returns 125 when the run went over budget, whatever the child did after the stop', () => {
-		expect(wrapperOutcome(ending({overBudget: true, signal: 'SIGTERM'}))).toEqual({kind: 'over-budget', exitCode: 125, signal: 'SIGTERM'});
+		expect(wrapperOutcome(ending({overBudget: true, signal: 'SIGTERM'}))).toEqual({
+			kind: 'over-budget',
+			exitCode: 125,
+			signal: 'SIGTERM',
+		});
 		expect(wrapperOutcome(ending({overBudget: true, exitCode: 0}))).toMatchObject({exitCode: 125});
 	});
 
 	it('returns 128+N when stopped by signal N', () => {
 		expect(wrapperOutcome(ending({signal: 'SIGKILL'}))).toMatchObject({kind: 'stopped', exitCode: 137, signal: 'SIGKILL'});
-		expect(wrapperOutcome(ending({receivedSignal: 'SIGTERM', signal: 'SIGTERM'}))).toMatchObject({kind: 'stopped', exitCode: 143});
+		expect(wrapperOutcome(ending({receivedSignal: 'SIGTERM', signal: 'SIGTERM'}))).toMatchObject({
+			kind: 'stopped',
+			exitCode: 143,
+		});
 		expect(signalExitCode('SIGINT')).toBe(130);
 		expect(signalExitCode('SIGHUP')).toBe(129);
 	});

@@ -25,11 +25,15 @@ describe.runIf(Tmux.isAvailable())('the board on its own', () => {
 		// Given a task the real wrapper runs, and the board open on its ledger with a 1 s reconciler
 		const home = scratchDir('cr-e2e-rec-');
 		const ledgerFile = join(home, 'ledger.db');
-		const wrapper = spawn(process.execPath, [BIN, 'run', '--ledger', ledgerFile, '--title', 'about to crash', '--', 'sleep', '300'], {
-			env: {...process.env, CONTROLROOM_HOME: home},
-			stdio: 'ignore',
-			detached: true,
-		});
+		const wrapper = spawn(
+			process.execPath,
+			[BIN, 'run', '--ledger', ledgerFile, '--title', 'about to crash', '--', 'sleep', '300'],
+			{
+				env: {...process.env, CONTROLROOM_HOME: home},
+				stdio: 'ignore',
+				detached: true,
+			},
+		);
 		const task = await waitForTask(ledgerFile, 'about to crash');
 		tmux.start('rec', 160, 45, {CONTROLROOM_HOME: home, PATH: process.env['PATH'] ?? ''});
 		tmux.type('rec', `node ${BIN} --ledger ${ledgerFile} --reconcile 1`);

@@ -27,11 +27,15 @@ beforeAll(async () => {
 	ledger.writer.append(boardFixtureEvents(now));
 	ingestAgentFixtures(ledger, now - 60_000);
 	ledger.close();
-	const wrapped = spawn(process.execPath, [BIN, 'run', '--ledger', ledgerFile, '--title', 'wrapped sleeper', '--', 'sh', '-c', 'sleep 300 & sleep 300; wait'], {
-		env: {...process.env, CONTROLROOM_HOME: home},
-		stdio: 'ignore',
-		detached: true,
-	});
+	const wrapped = spawn(
+		process.execPath,
+		[BIN, 'run', '--ledger', ledgerFile, '--title', 'wrapped sleeper', '--', 'sh', '-c', 'sleep 300 & sleep 300; wait'],
+		{
+			env: {...process.env, CONTROLROOM_HOME: home},
+			stdio: 'ignore',
+			detached: true,
+		},
+	);
 	children.push(wrapped);
 	const deadline = Date.now() + 10_000;
 	for (;;) {
@@ -65,7 +69,8 @@ afterAll(() => {
 describe.runIf(Tmux.isAvailable())('the board in tmux, on a real ledger', () => {
 	it('shows each lane, progress not reported, unknown and the queue panel', () => {
 		const pane = tmux.capture(SESSION);
-		for (const lane of ['RUNNING (', 'STALLED (1)', 'LOST (1)', 'UNTRACKED (1)', 'RECENTLY ENDED (3)']) expect(pane).toContain(lane);
+		for (const lane of ['RUNNING (', 'STALLED (1)', 'LOST (1)', 'UNTRACKED (1)', 'RECENTLY ENDED (3)'])
+			expect(pane).toContain(lane);
 		expect(pane).toContain('progress not reported');
 		expect(pane).toContain('pid unknown');
 		expect(pane).toContain('tokens unknown');

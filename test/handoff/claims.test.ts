@@ -48,7 +48,9 @@ describe('claims', () => {
 		const {ledger, contract} = setup();
 		const home = scratchDir('cr-home-');
 		// When both run take at the same moment
-		const results = await Promise.all(['ana', 'bo'].map(name => spawnCli(['take', contract, '--as', name, '--ledger', ledger], home)));
+		const results = await Promise.all(
+			['ana', 'bo'].map(name => spawnCli(['take', contract, '--as', name, '--ledger', ledger], home)),
+		);
 		// Then one exits 0 and the other exits 1, told who holds it
 		const winners = results.filter(result => result.status === 0);
 		const losers = results.filter(result => result.status === 1);
@@ -86,15 +88,22 @@ describe('claims', () => {
 		expect(refusedUncertainty.status).toBe(1);
 		expect(refusedUncertainty.stderr).toMatch(/^error +uncertainty: required, even when empty/m);
 
-		const fakeExit = repo.write('fake-exit.yaml', COMPLETE.replace('exit_code: 0, output: "12 passed"', 'exit_code: unknown, output: "12 passed"'));
-		expect(cli('hand-in', id, '--evidence', fakeExit).stderr).toMatch(/^error +after\[0\]\.exit_code: expected a real exit code/m);
+		const fakeExit = repo.write(
+			'fake-exit.yaml',
+			COMPLETE.replace('exit_code: 0, output: "12 passed"', 'exit_code: unknown, output: "12 passed"'),
+		);
+		expect(cli('hand-in', id, '--evidence', fakeExit).stderr).toMatch(
+			/^error +after\[0\]\.exit_code: expected a real exit code/m,
+		);
 
 		const operatorReview = repo.write('self-review.yaml', COMPLETE.replace('acceptor: lee', 'acceptor: worker-1'));
 		expect(cli('hand-in', id, '--evidence', operatorReview).stderr).toMatch(/^error +review\.acceptor: is the operator/m);
 
 		const rejects = openLedger(ledger);
 		try {
-			expect(rejects.reader.rejects(10).map(reject => reject.reason.split('\n')[1])).toContain('uncertainty: required, even when empty (write uncertainty: [])');
+			expect(rejects.reader.rejects(10).map(reject => reject.reason.split('\n')[1])).toContain(
+				'uncertainty: required, even when empty (write uncertainty: [])',
+			);
 		} finally {
 			rejects.close();
 		}
@@ -104,7 +113,9 @@ describe('claims', () => {
 		expect(accepted.status).toBe(0);
 		expect(accepted.stdout).toContain('waiting for lee');
 
-		const snapshot = JSON.parse(cli('snapshot', '--json').stdout) as {queue: {lanes: {name: string; items: {taskId: string; reason: string}[]}[]}};
+		const snapshot = JSON.parse(cli('snapshot', '--json').stdout) as {
+			queue: {lanes: {name: string; items: {taskId: string; reason: string}[]}[]};
+		};
 		const waiting = snapshot.queue.lanes.find(lane => lane.name === 'waiting');
 		expect(waiting?.items).toEqual([expect.objectContaining({taskId: id, reason: 'hand-in waits for lee'})]);
 		// A handed-in contract is not free to take again, and the claim ended but stays on the timeline.

@@ -40,7 +40,9 @@ describe('controlroom contract check', () => {
 		const file = repo.place(fixture);
 		const result = runCli(['contract', 'check', file]);
 		expect(result.status).toBe(1);
-		expect(result.stdout.split('\n')).toContainEqual(expect.stringMatching(new RegExp(`^error +${field.replace(/[.()[\]]/g, '\\$&')}: `)));
+		expect(result.stdout.split('\n')).toContainEqual(
+			expect.stringMatching(new RegExp(`^error +${field.replace(/[.()[\]]/g, '\\$&')}: `)),
+		);
 	});
 
 	it.each(VALID)('accepts %s with exit 0 and no problem lines', fixture => {
@@ -65,7 +67,12 @@ describe('controlroom contract check', () => {
 	});
 
 	it.each(['text', 'json'])('never prints a credential value (%s output)', format => {
-		for (const fixture of ['credential-token.yaml', 'credential-url.yaml', 'credential-assignment.yaml', 'credential-private-key.md']) {
+		for (const fixture of [
+			'credential-token.yaml',
+			'credential-url.yaml',
+			'credential-assignment.yaml',
+			'credential-private-key.md',
+		]) {
 			const args = ['contract', 'check', repo.place(fixture), ...(format === 'json' ? ['--json'] : [])];
 			const result = runCli(args);
 			expect(result.status).toBe(1);
@@ -83,7 +90,12 @@ describe('controlroom contract check', () => {
 	it('reports --json with one entry per problem, each naming its field', () => {
 		const result = runCli(['contract', 'check', repo.place('acceptor-is-operator.yaml'), '--json']);
 		expect(result.status).toBe(1);
-		expect(JSON.parse(result.stdout)).toMatchObject({version: 1, kind: 'task', valid: false, problems: [{severity: 'error', field: 'acceptance.acceptors.engineer'}]});
+		expect(JSON.parse(result.stdout)).toMatchObject({
+			version: 1,
+			kind: 'task',
+			valid: false,
+			problems: [{severity: 'error', field: 'acceptance.acceptors.engineer'}],
+		});
 	});
 });
 

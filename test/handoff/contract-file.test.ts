@@ -15,7 +15,19 @@ describe('the two forms of a contract', () => {
 
 	it('merges sections into front matter mappings and keeps unknown sections for the scanners', () => {
 		const document = parseMarkdownContract(
-			['---', 'kind: task', 'context: {repository: .}', '---', '## Context', '- base_revision: abc', '## Acceptance', '1. first', '2. second', '## Notes', 'free text'].join('\n'),
+			[
+				'---',
+				'kind: task',
+				'context: {repository: .}',
+				'---',
+				'## Context',
+				'- base_revision: abc',
+				'## Acceptance',
+				'1. first',
+				'2. second',
+				'## Notes',
+				'free text',
+			].join('\n'),
 		);
 		expect(document).toEqual({
 			kind: 'task',
@@ -27,10 +39,19 @@ describe('the two forms of a contract', () => {
 
 	it('reports bad YAML in a section by line, without quoting it', () => {
 		const repo = makeContractRepo();
-		const file = repo.write('broken.md', ['---', 'kind: bug', '---', '', '## Context', 'repository: [x', 'password: s3cr3t-value'].join('\n'));
+		const file = repo.write(
+			'broken.md',
+			['---', 'kind: bug', '---', '', '## Context', 'repository: [x', 'password: s3cr3t-value'].join('\n'),
+		);
 		const checked = checkContractFile(file);
 		expect(checked.isValid).toBe(false);
-		expect(checked.problems).toEqual([{severity: 'error', field: '(file)', message: expect.stringMatching(/^section "Context": not valid YAML \(\w+\) at line \d+$/)}]);
+		expect(checked.problems).toEqual([
+			{
+				severity: 'error',
+				field: '(file)',
+				message: expect.stringMatching(/^section "Context": not valid YAML \(\w+\) at line \d+$/),
+			},
+		]);
 		expect(JSON.stringify(checked)).not.toContain('s3cr3t');
 	});
 });

@@ -45,7 +45,8 @@ describe('controlroom mcp', () => {
 		});
 		client = new Client({name: 'controlroom-test', version: '0.0.0'});
 		await client.connect(transport);
-		const call = async (name: string, args: Record<string, unknown>) => (await client!.callTool({name, arguments: args})) as ToolResult;
+		const call = async (name: string, args: Record<string, unknown>) =>
+			(await client!.callTool({name, arguments: args})) as ToolResult;
 
 		// When it lists its tools
 		const {tools} = await client.listTools();
@@ -78,13 +79,25 @@ describe('controlroom mcp', () => {
 
 		const work = await call('list_work', {});
 		const items = work.structuredContent?.['items'] as {taskId: string; state: string}[];
-		expect(items.map(item => [item.taskId, item.state]).sort()).toEqual([[otherId, 'passed back'], [taskId, 'handed in']].sort());
+		expect(items.map(item => [item.taskId, item.state]).sort()).toEqual(
+			[
+				[otherId, 'passed back'],
+				[taskId, 'handed in'],
+			].sort(),
+		);
 
 		// Then the ledger holds every step, and the hand-in waits for its acceptor
 		const ledger = openLedger(ledgerFile);
 		try {
 			const types = ledger.reader.eventsOf(taskId).map(event => event.type);
-			expect(types).toEqual(['task.registered', 'claim.taken', 'claim.progressed', 'need.raised', 'claim.handed_in', 'need.raised']);
+			expect(types).toEqual([
+				'task.registered',
+				'claim.taken',
+				'claim.progressed',
+				'need.raised',
+				'claim.handed_in',
+				'need.raised',
+			]);
 			expect(ledger.reader.eventsOf(otherId).map(event => event.type)).toContain('claim.passed_back');
 			expect(ledger.reader.eventsOf(taskId).every(event => event.source === 'mcp')).toBe(true);
 			const waiting = loadHumanQueue(ledger.reader, Date.now()).lanes.find(lane => lane.name === 'waiting');

@@ -10,7 +10,10 @@ function fakeAgent(name: string): string {
 	const folder = join(scratchDir('cr-bin-'), 'bin');
 	mkdirSync(folder);
 	const file = join(folder, name);
-	writeFileSync(file, `#!${process.execPath}\nrequire('node:fs').writeFileSync(process.env.ARGS_FILE, JSON.stringify(process.argv.slice(2)));\n`);
+	writeFileSync(
+		file,
+		`#!${process.execPath}\nrequire('node:fs').writeFileSync(process.env.ARGS_FILE, JSON.stringify(process.argv.slice(2)));\n`,
+	);
 	chmodSync(file, 0o755);
 	return file;
 }
@@ -23,7 +26,17 @@ describe('controlroom run --contract', () => {
 		const ledger = join(scratchDir(), 'ledger.db');
 		const contract = repo.place('unknown-base-revision.yaml');
 		// When run is asked to start it
-		const result = runCli(['run', '--contract', contract, '--ledger', ledger, '--', process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`]);
+		const result = runCli([
+			'run',
+			'--contract',
+			contract,
+			'--ledger',
+			ledger,
+			'--',
+			process.execPath,
+			'-e',
+			`require('fs').writeFileSync(${JSON.stringify(marker)}, 'x')`,
+		]);
 		// Then it refuses, names the field, and nothing ran or was registered
 		expect(result.status).toBe(1);
 		expect(result.stderr).toMatch(/^error +context\.base_revision: no such commit/m);
@@ -43,7 +56,10 @@ describe('controlroom run --contract', () => {
 		const argsFile = join(scratchDir(), 'args.json');
 		const ledger = join(scratchDir(), 'ledger.db');
 		const claude = fakeAgent('claude');
-		const result = runCli(['run', '--contract', repo.place('valid-task.md'), '--ledger', ledger, '--', claude, '-p', 'fix the export'], {env: {ARGS_FILE: argsFile}});
+		const result = runCli(
+			['run', '--contract', repo.place('valid-task.md'), '--ledger', ledger, '--', claude, '-p', 'fix the export'],
+			{env: {ARGS_FILE: argsFile}},
+		);
 		expect(result.stderr).toContain('put into the first turn (appended to the prompt)');
 		expect(result.status).toBe(0);
 		const args = JSON.parse(readFileSync(argsFile, 'utf8')) as string[];
@@ -70,7 +86,9 @@ describe('controlroom run --contract', () => {
 		expect(codexArgs[2]).toMatch(/^You have been handed a bug contract/);
 
 		const other = fakeAgent('my-agent');
-		expect(runCli(['run', '--contract', contract, '--', other, '--task={{contract}}'], {env: {ARGS_FILE: argsFile}}).status).toBe(0);
+		expect(runCli(['run', '--contract', contract, '--', other, '--task={{contract}}'], {env: {ARGS_FILE: argsFile}}).status).toBe(
+			0,
+		);
 		expect((JSON.parse(readFileSync(argsFile, 'utf8')) as string[])[0]).toMatch(/^--task=You have been handed a bug contract/);
 
 		const never = join(scratchDir(), 'never.json');

@@ -11,7 +11,14 @@ export const FIXED_NOW = Date.UTC(2026, 10, 29, 20, 0, 0);
 
 const MIN = 60_000;
 
-function ev(taskId: string, type: string, minutesAgo: number, data: Record<string, unknown> = {}, source = 'wrapper', now = FIXED_NOW): NewEvent {
+function ev(
+	taskId: string,
+	type: string,
+	minutesAgo: number,
+	data: Record<string, unknown> = {},
+	source = 'wrapper',
+	now = FIXED_NOW,
+): NewEvent {
 	return {taskId, type, at: now - minutesAgo * MIN, source, data};
 }
 
@@ -72,5 +79,9 @@ export function ingestAgentFixtures(ledger: Ledger, now: number, dir = FIXTURES)
 	);
 	ingestLines(ledger, claude, {origin: 'fixture', now});
 	const codex = readdirSync(join(dir, 'codex')).filter(name => name.endsWith('.json'));
-	ingestLines(ledger, codex.map(name => readFileSync(join(dir, 'codex', name), 'utf8').replace(/\s*\n\s*/g, ' ')), {origin: 'fixture', now});
+	ingestLines(
+		ledger,
+		codex.map(name => readFileSync(join(dir, 'codex', name), 'utf8').replace(/\s*\n\s*/g, ' ')),
+		{origin: 'fixture', now},
+	);
 }

@@ -15,7 +15,13 @@ export function fixtureBoardState(...actions: BoardAction[]): BoardState {
 		successes: [],
 		taskKeys: new Map(),
 	});
-	const loaded = reduceBoard(initialBoardState(), {type: 'ledger-read', tasks: [...tasks.values()], queue, lastSeq: 27, isFull: true});
+	const loaded = reduceBoard(initialBoardState(), {
+		type: 'ledger-read',
+		tasks: [...tasks.values()],
+		queue,
+		lastSeq: 27,
+		isFull: true,
+	});
 	return actions.reduce(reduceBoard, loaded);
 }
 

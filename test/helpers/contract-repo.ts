@@ -39,6 +39,7 @@ export function makeContractRepo(): ContractRepo {
 		dir,
 		head,
 		write,
-		place: (fixture, name = fixture) => write(name, readFileSync(join(FIXTURES, fixture), 'utf8').replaceAll('BASE_REVISION', head)),
+		place: (fixture, name = fixture) =>
+			write(name, readFileSync(join(FIXTURES, fixture), 'utf8').replaceAll('BASE_REVISION', head)),
 	};
 }

@@ -1,5 +1,13 @@
 /** Key presses as a terminal sends them. */
-export const KEYS = {up: '\u001B[A', down: '\u001B[B', enter: '\r', escape: '\u001B', tab: '\t', ctrlC: '\u0003', backspace: '\u007F'} as const;
+export const KEYS = {
+	up: '\u001B[A',
+	down: '\u001B[B',
+	enter: '\r',
+	escape: '\u001B',
+	tab: '\t',
+	ctrlC: '\u0003',
+	backspace: '\u007F',
+} as const;
 
 /** Lets effects (input listeners, subscriptions) register before the first write. */
 export const nextTick = async (): Promise<void> =>
@@ -8,7 +16,11 @@ export const nextTick = async (): Promise<void> =>
 	});
 
 /** Waits until the last frame contains `text`, or fails after `timeoutMs`. */
-export async function waitForFrame(instance: {lastFrame: () => string | undefined}, text: string, timeoutMs = 3000): Promise<string> {
+export async function waitForFrame(
+	instance: {lastFrame: () => string | undefined},
+	text: string,
+	timeoutMs = 3000,
+): Promise<string> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const frame = instance.lastFrame() ?? '';

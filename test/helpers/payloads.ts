@@ -18,7 +18,10 @@ export function claudeSessionLines(sessionId: string, toolCalls: number): string
 	const lines = [claudePayload('SessionStart', sessionId), claudePayload('UserPromptSubmit', sessionId)];
 	for (let call = 0; call < toolCalls; call += 1) {
 		const id = `toolu_${sessionId.slice(0, 8)}_${call}`;
-		lines.push(claudePayload('PreToolUse', sessionId, {tool_use_id: id}), claudePayload('PostToolUse', sessionId, {tool_use_id: id}));
+		lines.push(
+			claudePayload('PreToolUse', sessionId, {tool_use_id: id}),
+			claudePayload('PostToolUse', sessionId, {tool_use_id: id}),
+		);
 	}
 	lines.push(claudePayload('Stop', sessionId), claudePayload('SessionEnd', sessionId));
 	return lines.map(line => JSON.stringify(line));

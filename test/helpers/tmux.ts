@@ -17,7 +17,17 @@ export class Tmux {
 	start(session: string, width: number, height: number, env: Record<string, string>): void {
 		const exports = Object.entries(env).map(([key, value]) => `${key}=${JSON.stringify(value)}`);
 		// The test runner's NODE_ENV=test must not reach the binary: a user's shell does not have it.
-		this.run(['new-session', '-d', '-s', session, '-x', String(width), '-y', String(height), `env -u NODE_ENV -u VITEST ${exports.join(' ')} PS1='$ ' sh`]);
+		this.run([
+			'new-session',
+			'-d',
+			'-s',
+			session,
+			'-x',
+			String(width),
+			'-y',
+			String(height),
+			`env -u NODE_ENV -u VITEST ${exports.join(' ')} PS1='$ ' sh`,
+		]);
 	}
 
 	/** Types keys into the pane (tmux key names: Enter, Escape, Tab, Down ...). */
@@ -40,7 +50,12 @@ export class Tmux {
 	}
 
 	/** Polls the pane until `predicate` holds; returns the pane and when it first held. */
-	async waitFor(session: string, predicate: (pane: string) => boolean, timeoutMs = 8000, everyMs = 20): Promise<{pane: string; at: number}> {
+	async waitFor(
+		session: string,
+		predicate: (pane: string) => boolean,
+		timeoutMs = 8000,
+		everyMs = 20,
+	): Promise<{pane: string; at: number}> {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
 			const pane = this.capture(session);

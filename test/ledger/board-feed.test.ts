@@ -27,7 +27,9 @@ describe('board feed', () => {
 		// When the board reads it
 		const batch = feed.load(now);
 		// Then every status is there, both agent sources too, and the failed task is in the queue
-		expect(new Set(batch.tasks.map(task => task.status))).toEqual(new Set(['registered', 'running', 'lost', 'untracked', 'done', 'failed', 'stopped']));
+		expect(new Set(batch.tasks.map(task => task.status))).toEqual(
+			new Set(['registered', 'running', 'lost', 'untracked', 'done', 'failed', 'stopped']),
+		);
 		expect(batch.tasks.map(task => task.source)).toEqual(expect.arrayContaining(['claude', 'codex']));
 		expect(batch.queue.lanes.find(lane => lane.name === 'failed')?.items.map(item => item.taskId)).toEqual(['t-failed']);
 		expect(batch.isFull).toBe(true);
@@ -42,7 +44,9 @@ describe('board feed', () => {
 		expect(feed.poll(first.lastSeq, now)).toBeNull();
 		// When another writer appends progress for one task
 		const other = openLedger(ledger.path);
-		other.writer.append([{taskId: 't-progress', type: EventType.progressed, at: now + 1, source: 'wrapper', data: {done: 3, total: 4}}]);
+		other.writer.append([
+			{taskId: 't-progress', type: EventType.progressed, at: now + 1, source: 'wrapper', data: {done: 3, total: 4}},
+		]);
 		other.close();
 		// Then the poll returns that task alone, with the open task's timeline reloaded
 		const next = feed.poll(first.lastSeq, now + 2, 't-progress');
@@ -75,7 +79,15 @@ describe('board feed', () => {
 		const ledger = fixtureLedger(now);
 		const feed = createBoardFeed(ledger);
 		const first = feed.load(now);
-		ledger.writer.append(Array.from({length: 6000}, (_, index) => ({taskId: 't-quiet', type: EventType.heartbeat, at: now + index, source: 'wrapper', data: {}})));
+		ledger.writer.append(
+			Array.from({length: 6000}, (_, index) => ({
+				taskId: 't-quiet',
+				type: EventType.heartbeat,
+				at: now + index,
+				source: 'wrapper',
+				data: {},
+			})),
+		);
 		// When the board polls twice
 		const page = feed.poll(first.lastSeq, now);
 		const rest = feed.poll(page?.lastSeq ?? 0, now);

@@ -13,7 +13,13 @@ function historyOf(tag: string, events: number): string {
 			JSON.stringify({
 				at: new Date(1_780_000_000_000 + index).toISOString(),
 				source: 'claude',
-				payload: {session_id: session, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_use_id: `${tag}-${index}`, cwd: '/repo'},
+				payload: {
+					session_id: session,
+					hook_event_name: 'PostToolUse',
+					tool_name: 'Bash',
+					tool_use_id: `${tag}-${index}`,
+					cwd: '/repo',
+				},
 			}),
 		);
 	}

@@ -67,7 +67,11 @@ describe('ingest', () => {
 
 	it('reads spool envelopes with their own time and source', () => {
 		ledger = scratchLedger();
-		const envelope = {at: '2026-11-29T20:00:00.000Z', source: 'codex', payload: {...fixture('claude/SessionStart.json'), turn_id: 't1'}};
+		const envelope = {
+			at: '2026-11-29T20:00:00.000Z',
+			source: 'codex',
+			payload: {...fixture('claude/SessionStart.json'), turn_id: 't1'},
+		};
 		ingestLines(ledger, [JSON.stringify(envelope)], {origin: 'test', now: 0});
 		const [task] = ledger.reader.tasksForView(null);
 		expect(task).toMatchObject({source: 'codex', status: 'running', lastEventAt: Date.parse(envelope.at)});
@@ -75,7 +79,10 @@ describe('ingest', () => {
 
 	it('rejects an envelope with a bad field and names it', () => {
 		ledger = scratchLedger();
-		const stats = ingestLines(ledger, [JSON.stringify({at: 'yesterday', source: 'claude', payload: {}})], {origin: 'test', now: 0});
+		const stats = ingestLines(ledger, [JSON.stringify({at: 'yesterday', source: 'claude', payload: {}})], {
+			origin: 'test',
+			now: 0,
+		});
 		expect(stats.rejected).toBe(1);
 		expect(ledger.reader.rejects(1)[0]?.reason).toMatch(/^envelope at: /);
 	});

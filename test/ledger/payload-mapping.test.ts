@@ -10,7 +10,11 @@ const SESSION = 'bd6c0ffe-ec1a-4f46-b883-80987579e3e9';
 function fold(payloads: Record<string, unknown>[], options: {source?: 'claude' | 'codex'; pid?: number} = {}): Map<string, Task> {
 	const tasks = new Map<string, Task>();
 	payloads.forEach((payload, index) => {
-		const events = mapHookPayload(hookPayloadSchema.parse(payload), {source: options.source ?? 'claude', at: 1000 + index, pid: options.pid ?? null});
+		const events = mapHookPayload(hookPayloadSchema.parse(payload), {
+			source: options.source ?? 'claude',
+			at: 1000 + index,
+			pid: options.pid ?? null,
+		});
 		for (const event of events) {
 			const next = applyEvent(tasks.get(event.taskId), event);
 			if (next) tasks.set(event.taskId, next);
@@ -22,7 +26,10 @@ function fold(payloads: Record<string, unknown>[], options: {source?: 'claude' |
 describe('hook payload mapping', () => {
 	it('makes a real Claude session one task with its cwd, session id and PID', () => {
 		const names = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolBatch', 'Stop', 'SessionEnd'];
-		const tasks = fold(names.map(name => fixture(`claude/${name}.json`)), {pid: 4321});
+		const tasks = fold(
+			names.map(name => fixture(`claude/${name}.json`)),
+			{pid: 4321},
+		);
 		expect([...tasks.keys()]).toEqual([sessionTaskId('claude', SESSION)]);
 		expect(tasks.get(sessionTaskId('claude', SESSION))).toMatchObject({
 			source: 'claude',
@@ -50,7 +57,11 @@ describe('hook payload mapping', () => {
 	});
 
 	it('ends a session failed when it ends mid-turn, as an API error in -p mode does', () => {
-		const tasks = fold([fixture('claude/SessionStart.json'), fixture('claude/UserPromptSubmit.json'), fixture('claude/SessionEnd.json')]);
+		const tasks = fold([
+			fixture('claude/SessionStart.json'),
+			fixture('claude/UserPromptSubmit.json'),
+			fixture('claude/SessionEnd.json'),
+		]);
 		expect(tasks.get(sessionTaskId('claude', SESSION))?.status).toBe('failed');
 	});
 
@@ -63,7 +74,12 @@ describe('hook payload mapping', () => {
 			claudePayload('Stop', SESSION, {hook_event_name: 'SubagentStop', agent_id: 'a2', agent_type: ''}),
 		]);
 		expect([...tasks.keys()].sort()).toEqual([parent, helperTaskId(parent, 'a1')].sort());
-		expect(tasks.get(helperTaskId(parent, 'a1'))).toMatchObject({source: 'claude-helper', parentId: parent, title: 'Explore', status: 'done'});
+		expect(tasks.get(helperTaskId(parent, 'a1'))).toMatchObject({
+			source: 'claude-helper',
+			parentId: parent,
+			title: 'Explore',
+			status: 'done',
+		});
 	});
 
 	it('takes progress from TodoWrite, Task events and Codex update_plan', () => {
@@ -75,12 +91,23 @@ describe('hook payload mapping', () => {
 		const todo = fold([claudePayload('PostToolUse', SESSION, {tool_name: 'TodoWrite', tool_input: {todos}})]);
 		expect(todo.get(sessionTaskId('claude', SESSION))?.progress).toEqual({done: 1, total: 3});
 
-		const created = (id: string) => claudePayload('Stop', SESSION, {hook_event_name: 'TaskCreated', task_id: id, task_subject: id});
-		const items = fold([created('1'), created('2'), claudePayload('Stop', SESSION, {hook_event_name: 'TaskCompleted', task_id: '1'})]);
+		const created = (id: string) =>
+			claudePayload('Stop', SESSION, {hook_event_name: 'TaskCreated', task_id: id, task_subject: id});
+		const items = fold([
+			created('1'),
+			created('2'),
+			claudePayload('Stop', SESSION, {hook_event_name: 'TaskCompleted', task_id: '1'}),
+		]);
 		expect(items.get(sessionTaskId('claude', SESSION))?.progress).toEqual({done: 1, total: 2});
 
-		const plan = [{step: 'x', status: 'completed'}, {step: 'y', status: 'in_progress'}];
-		const codex = fold([claudePayload('PostToolUse', 'thread-1', {tool_name: 'update_plan', tool_input: {plan}, turn_id: 't', model: 'm'})], {source: 'codex'});
+		const plan = [
+			{step: 'x', status: 'completed'},
+			{step: 'y', status: 'in_progress'},
+		];
+		const codex = fold(
+			[claudePayload('PostToolUse', 'thread-1', {tool_name: 'update_plan', tool_input: {plan}, turn_id: 't', model: 'm'})],
+			{source: 'codex'},
+		);
 		expect(codex.get(sessionTaskId('codex', 'thread-1'))).toMatchObject({source: 'codex', progress: {done: 1, total: 2}});
 	});
 
@@ -91,7 +118,13 @@ describe('hook payload mapping', () => {
 
 	it('raises a need for a Notification asking for the person', () => {
 		const events = mapHookPayload(
-			hookPayloadSchema.parse(claudePayload('Stop', SESSION, {hook_event_name: 'Notification', message: 'Claude needs your permission to use Bash', notification_type: 'permission_prompt'})),
+			hookPayloadSchema.parse(
+				claudePayload('Stop', SESSION, {
+					hook_event_name: 'Notification',
+					message: 'Claude needs your permission to use Bash',
+					notification_type: 'permission_prompt',
+				}),
+			),
 			{source: 'claude', at: 1},
 		);
 		expect(events.filter(event => event.type === EventType.needRaised).map(event => event.data)).toEqual([
@@ -102,11 +135,19 @@ describe('hook payload mapping', () => {
 	it('records Codex notify as a turn end on the thread’s task', () => {
 		const payload = notifyPayloadSchema.parse(fixture('codex/notify.json'));
 		const [event] = mapNotifyPayload(payload, {source: 'codex', at: 5});
-		expect(event).toMatchObject({taskId: sessionTaskId('codex', '01a22900-6136-7ae0-bfda-f40b735ec8b2'), type: EventType.agentEvent, data: {event: 'agent-turn-complete', titleHint: 'say hi'}});
+		expect(event).toMatchObject({
+			taskId: sessionTaskId('codex', '01a22900-6136-7ae0-bfda-f40b735ec8b2'),
+			type: EventType.agentEvent,
+			data: {event: 'agent-turn-complete', titleHint: 'say hi'},
+		});
 	});
 
 	it('resumes an ended session when it starts again', () => {
-		const tasks = fold([fixture('claude/SessionStart.json'), fixture('claude/SessionEnd.json'), claudePayload('SessionStart', SESSION, {source: 'resume'})]);
+		const tasks = fold([
+			fixture('claude/SessionStart.json'),
+			fixture('claude/SessionEnd.json'),
+			claudePayload('SessionStart', SESSION, {source: 'resume'}),
+		]);
 		expect(tasks.get(sessionTaskId('claude', SESSION))).toMatchObject({status: 'running', endedAt: null});
 	});
 });

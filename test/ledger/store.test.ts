@@ -47,7 +47,13 @@ describe('the ledger store', () => {
 			event('t-1', EventType.progressed, {done: 2, total: 9}, 3_000),
 		]);
 		const task = ledger.reader.task('t-1');
-		expect(task).toMatchObject({status: 'running', pid: 4242, title: 'fix export', progress: {done: 2, total: 4}, lastEventAt: 3_000});
+		expect(task).toMatchObject({
+			status: 'running',
+			pid: 4242,
+			title: 'fix export',
+			progress: {done: 2, total: 4},
+			lastEventAt: 3_000,
+		});
 	});
 
 	it('rolls back the event and the projection together when the transaction fails', () => {

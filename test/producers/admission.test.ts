@@ -20,8 +20,17 @@ function repository(dir: string): string {
 	return repo;
 }
 
-function startRun(box: ReturnType<typeof sandbox>, cwd: string, title: string, command: readonly string[], extra: readonly string[] = []): Started {
-	const run = startCli(['run', '--ledger', box.ledgerFile, '--title', title, '--slots', '2', '--cwd', cwd, ...extra, '--', ...command], box.env);
+function startRun(
+	box: ReturnType<typeof sandbox>,
+	cwd: string,
+	title: string,
+	command: readonly string[],
+	extra: readonly string[] = [],
+): Started {
+	const run = startCli(
+		['run', '--ledger', box.ledgerFile, '--title', title, '--slots', '2', '--cwd', cwd, ...extra, '--', ...command],
+		box.env,
+	);
 	started.push(run);
 	return run;
 }
@@ -31,16 +40,22 @@ describe('admission slots', () => {
 		const box = sandbox();
 		const repo = repository(box.dir);
 		// Given three writing runs of 0.6 s in one repository (one from a subfolder) with 2 slots
-		const runs = ['a', 'b', 'c'].map((title, index) => startRun(box, index === 2 ? join(repo, 'sub') : repo, title, ['sleep', '0.6']));
+		const runs = ['a', 'b', 'c'].map((title, index) =>
+			startRun(box, index === 2 ? join(repo, 'sub') : repo, title, ['sleep', '0.6']),
+		);
 		const ledger = await ledgerOf(box.ledgerFile);
 		open.push(ledger);
 		// When the test samples the ledger until all three have ended
 		let most = 0;
-		await waitFor(() => {
-			const active = ledger.reader.tasksWithStatus(['registered', 'running']).length;
-			most = Math.max(most, active);
-			return ledger.reader.tasksWithStatus(['done']).length === 3;
-		}, 15_000, 'three runs done');
+		await waitFor(
+			() => {
+				const active = ledger.reader.tasksWithStatus(['registered', 'running']).length;
+				most = Math.max(most, active);
+				return ledger.reader.tasksWithStatus(['done']).length === 3;
+			},
+			15_000,
+			'three runs done',
+		);
 		for (const run of runs) expect((await run.done).code).toBe(0);
 		// Then at most two ran at once, and the last to start started after one of the first two ended
 		expect(most).toBe(2);
@@ -55,10 +70,14 @@ describe('admission slots', () => {
 		const holders = ['one', 'two'].map(title => startRun(box, repo, title, [process.execPath, agent('sleeper.mjs')]));
 		const ledger = await ledgerOf(box.ledgerFile);
 		open.push(ledger);
-		const running = await waitFor(() => {
-			const tasks = ledger.reader.tasksWithStatus(['running']);
-			return tasks.length === 2 && tasks;
-		}, 10_000, 'two holders running');
+		const running = await waitFor(
+			() => {
+				const tasks = ledger.reader.tasksWithStatus(['running']);
+				return tasks.length === 2 && tasks;
+			},
+			10_000,
+			'two holders running',
+		);
 		for (const task of running) started.push({child: {pid: -task.pgid!}} as Started);
 		return {holders, ledger, running};
 	}
@@ -68,7 +87,9 @@ describe('admission slots', () => {
 		const repo = repository(box.dir);
 		const {holders, ledger, running} = await startTwoHolders(box, repo);
 		// --no-wait: refused with the holders named
-		const refused = runCli(['run', '--ledger', box.ledgerFile, '--slots', '2', '--cwd', repo, '--no-wait', '--', 'true'], {env: box.env});
+		const refused = runCli(['run', '--ledger', box.ledgerFile, '--slots', '2', '--cwd', repo, '--no-wait', '--', 'true'], {
+			env: box.env,
+		});
 		expect(refused.status).toBe(75);
 		const lines = refused.stderr.trim().split('\n');
 		expect(lines).toHaveLength(1);
@@ -89,7 +110,10 @@ describe('admission slots', () => {
 		const box = sandbox();
 		const repo = repository(box.dir);
 		await startTwoHolders(box, repo);
-		const reviewer = runCli(['run', '--ledger', box.ledgerFile, '--slots', '2', '--cwd', repo, '--role', 'reviewer', '--no-wait', '--', 'true'], {env: box.env});
+		const reviewer = runCli(
+			['run', '--ledger', box.ledgerFile, '--slots', '2', '--cwd', repo, '--role', 'reviewer', '--no-wait', '--', 'true'],
+			{env: box.env},
+		);
 		expect(reviewer.status).toBe(0);
 	});
 });

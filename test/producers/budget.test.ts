@@ -13,7 +13,10 @@ afterEach(() => {
 
 const thread = (id: string) => JSON.stringify({type: 'thread.started', thread_id: id});
 const turn = (input: number, output: number) =>
-	JSON.stringify({type: 'turn.completed', usage: {input_tokens: input, cached_input_tokens: 0, output_tokens: output, reasoning_output_tokens: 0}});
+	JSON.stringify({
+		type: 'turn.completed',
+		usage: {input_tokens: input, cached_input_tokens: 0, output_tokens: output, reasoning_output_tokens: 0},
+	});
 
 function streamFile(dir: string, name: string, lines: readonly string[]): string {
 	const file = join(dir, name);
@@ -22,16 +25,38 @@ function streamFile(dir: string, name: string, lines: readonly string[]): string
 }
 
 function codexRun(box: ReturnType<typeof sandbox>, file: string, extra: readonly string[] = [], mode: string[] = []) {
-	return runCli(['run', '--ledger', box.ledgerFile, '--agent', 'codex', '--grace', '0.5', ...extra, '--', process.execPath, agent('codex-stream.mjs'), file, ...mode], {
-		env: box.env,
-	});
+	return runCli(
+		[
+			'run',
+			'--ledger',
+			box.ledgerFile,
+			'--agent',
+			'codex',
+			'--grace',
+			'0.5',
+			...extra,
+			'--',
+			process.execPath,
+			agent('codex-stream.mjs'),
+			file,
+			...mode,
+		],
+		{
+			env: box.env,
+		},
+	);
 }
 
 describe('budgets', () => {
 	it('stops a Codex-shaped stream that goes over --budget and exits 125 with the reason recorded', () => {
 		// Given a stream whose cumulative usage passes 2,500 tokens on its second turn, then hangs
 		const box = sandbox();
-		const file = streamFile(box.dir, 'over.jsonl', [thread('t-over'), turn(1000, 100), '{"type":"turn.started"}', turn(3000, 300)]);
+		const file = streamFile(box.dir, 'over.jsonl', [
+			thread('t-over'),
+			turn(1000, 100),
+			'{"type":"turn.started"}',
+			turn(3000, 300),
+		]);
 		// When it runs with a budget of 2,500
 		const result = codexRun(box, file, ['--budget', '2500'], ['--hang']);
 		// Then the child was stopped, the run exits 125, and the row says why

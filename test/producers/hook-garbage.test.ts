@@ -21,7 +21,11 @@ function binary(size: number): Buffer {
 const GARBAGE: readonly {name: string; input: string | Buffer; reason: RegExp}[] = [
 	{name: 'empty stdin', input: '', reason: /^stdin: empty$/},
 	{name: 'text that is not JSON', input: 'hello, this is not json\nand a second line', reason: /not valid JSON/},
-	{name: 'a JSON array', input: '[{"session_id":"s","hook_event_name":"Stop"}]', reason: /payload: expected a JSON object, got an array/},
+	{
+		name: 'a JSON array',
+		input: '[{"session_id":"s","hook_event_name":"Stop"}]',
+		reason: /payload: expected a JSON object, got an array/,
+	},
 	{name: '10 MB of text', input: `{"session_id": "${'x'.repeat(10 * 1024 * 1024)}`, reason: /not valid JSON/},
 	{name: 'binary bytes', input: binary(64 * 1024), reason: /not valid JSON/},
 	{name: 'a payload without session_id', input: '{"hook_event_name":"Stop","cwd":"/tmp"}', reason: /^session_id: /},

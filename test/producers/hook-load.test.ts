@@ -15,7 +15,9 @@ const SESSION = 'bd6c0ffe-ec1a-4f46-b883-80987579e3e9';
 
 /** Starts a process that holds the ledger's write lock for `holdMs`; resolves once it holds it. */
 async function holdWriteLock(ledgerFile: string, holdMs: number): Promise<{child: ChildProcess; released: Promise<void>}> {
-	const child = spawn(process.execPath, [childScript('lock-holder'), ledgerFile, String(holdMs)], {stdio: ['ignore', 'pipe', 'inherit']});
+	const child = spawn(process.execPath, [childScript('lock-holder'), ledgerFile, String(holdMs)], {
+		stdio: ['ignore', 'pipe', 'inherit'],
+	});
 	let output = '';
 	const released = new Promise<void>(resolve => child.on('exit', () => resolve()));
 	await new Promise<void>((resolve, reject) => {
@@ -68,7 +70,9 @@ describe('controlroom hook while another process holds the ledger lock', () => {
 		// What starting Node costs on this machine right now, measured after the calls so that the
 		// calls all fit in the 2 s the lock is held.
 		const bare = [bareNodeMs(), bareNodeMs(), bareNodeMs()];
-		process.stderr.write(`hook calls with the ledger locked (ms): ${report.join('; ')}; bare node -e 0: ${bare.map(ms => ms.toFixed(0)).join(', ')}\n`);
+		process.stderr.write(
+			`hook calls with the ledger locked (ms): ${report.join('; ')}; bare node -e 0: ${bare.map(ms => ms.toFixed(0)).join(', ')}\n`,
+		);
 		expect(calledWithin).toBeLessThan(2000);
 		// Then each call gave up on the lock after its 25 ms wait and stayed inside its 150 ms budget
 		// (the hook's own account), and none waited for the lock (held for 2,000 ms).
@@ -111,7 +115,13 @@ describe('controlroom hook while another process holds the ledger lock', () => {
 		const home = scratchDir('cr-hook-');
 		const count = 1500;
 		for (let index = 0; index < count; index += 1) {
-			const payload = {session_id: 'fold-session', cwd: '/tmp', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_use_id: `t-${index}`};
+			const payload = {
+				session_id: 'fold-session',
+				cwd: '/tmp',
+				hook_event_name: 'PreToolUse',
+				tool_name: 'Bash',
+				tool_use_id: `t-${index}`,
+			};
 			expect(handleHookInput({}, JSON.stringify(payload), {CONTROLROOM_HOME: home}).recordedIn).toBe('spool');
 		}
 		const spool = join(home, 'spool');
@@ -156,7 +166,9 @@ function runWriter(home: string, writer: number): Promise<Record<string, number>
 		});
 		let output = '';
 		child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-		child.on('exit', code => (code === 0 ? resolve(JSON.parse(output) as Record<string, number>) : reject(new Error(`writer ${writer} exited ${code}`))));
+		child.on('exit', code =>
+			code === 0 ? resolve(JSON.parse(output) as Record<string, number>) : reject(new Error(`writer ${writer} exited ${code}`)),
+		);
 	});
 }
 

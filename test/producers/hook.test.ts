@@ -59,7 +59,10 @@ describe('controlroom hook with real Claude Code payloads', () => {
 			expect(task?.status).toBe('done');
 			expect(task?.title).toBe('say hi');
 			expect(task?.pid).toBe(4242);
-			const names = ledger.reader.eventsOf(task?.id ?? '').filter(event => event.type === 'agent.event').map(event => event.data['event']);
+			const names = ledger.reader
+				.eventsOf(task?.id ?? '')
+				.filter(event => event.type === 'agent.event')
+				.map(event => event.data['event']);
 			expect(names).toEqual(order);
 		});
 	});
@@ -72,7 +75,11 @@ describe('controlroom hook with real Claude Code payloads', () => {
 		expect(runHookBin(home, [], stop).status).toBe(0);
 		withLedger(ledgerFile, ledger => {
 			// See test/producers/transcript-tokens.test.ts for the sums.
-			expect(ledger.reader.task(sessionTaskId('claude', CLAUDE_SESSION))?.tokens).toEqual({input: 27208, output: 160, total: 27368});
+			expect(ledger.reader.task(sessionTaskId('claude', CLAUDE_SESSION))?.tokens).toEqual({
+				input: 27208,
+				output: 160,
+				total: 27368,
+			});
 		});
 	});
 

@@ -130,7 +130,10 @@ describe('controlroom hooks install --codex', () => {
 		expect(hooks.hooks.Stop?.[0]).toEqual(usersHooks.hooks.Stop[0]);
 		for (const event of CODEX_EVENTS) {
 			const ours = hooks.hooks[event]?.flatMap(group => group.hooks).filter(hook => hook.command.includes('controlroom'));
-			expect(ours?.map(hook => hook.command.endsWith('controlroom hook --agent codex')), event).toEqual([true]);
+			expect(
+				ours?.map(hook => hook.command.endsWith('controlroom hook --agent codex')),
+				event,
+			).toEqual([true]);
 		}
 		const toml = readFileSync(join(env.CODEX_HOME, 'config.toml'), 'utf8').split('\n');
 		const notifyLine = toml.findIndex(line => line.startsWith('notify = ['));
@@ -147,7 +150,9 @@ describe('controlroom hooks install --codex', () => {
 	it('the installed notify program records a turn end when Codex appends its JSON', () => {
 		const {env} = sandbox();
 		hooksCli(['install', '--codex'], env);
-		const line = readFileSync(join(env.CODEX_HOME, 'config.toml'), 'utf8').split('\n').find(text => text.startsWith('notify = '));
+		const line = readFileSync(join(env.CODEX_HOME, 'config.toml'), 'utf8')
+			.split('\n')
+			.find(text => text.startsWith('notify = '));
 		// Our line is a TOML array of basic strings, which is also JSON.
 		const [program = '', ...args] = JSON.parse(line?.slice('notify = '.length) ?? '[]') as string[];
 		const {home, ledgerFile} = homeWithLedger();
@@ -164,7 +169,7 @@ describe('controlroom hooks install --codex', () => {
 		});
 	});
 
-	it("leaves a notify the user set alone, and says so", () => {
+	it('leaves a notify the user set alone, and says so', () => {
 		const {env} = sandbox();
 		mkdirSync(env.CODEX_HOME, {recursive: true});
 		const config = 'notify = ["terminal-notifier", "-title", "Codex"]\n';
@@ -201,7 +206,9 @@ describe('controlroom hooks status', () => {
 		);
 		hooksCli(['install'], env);
 		const status = hooksCli(['status'], env);
-		expect(status).toContain(`claude (user): ${join(env.HOME, '.claude', 'settings.json')}: installed for ${CLAUDE_EVENTS.length} events`);
+		expect(status).toContain(
+			`claude (user): ${join(env.HOME, '.claude', 'settings.json')}: installed for ${CLAUDE_EVENTS.length} events`,
+		);
 		expect(status).toContain(`codex: ${join(env.CODEX_HOME, 'hooks.json')}: installed for ${CODEX_EVENTS.length} events`);
 		expect(status).toContain('notify installed');
 	});

@@ -30,7 +30,10 @@ function lostWrapped(result: ReconcileResult): string[] {
 /** A fake agent executable whose kernel name is `codex` (a script run through its shebang). */
 function fakeCodex(dir: string): string {
 	const file = join(dir, 'codex');
-	writeFileSync(file, `#!${process.execPath}\nprocess.stdout.write('codex ' + process.pid + '\\n');\nsetTimeout(() => {}, 60000);\n`);
+	writeFileSync(
+		file,
+		`#!${process.execPath}\nprocess.stdout.write('codex ' + process.pid + '\\n');\nsetTimeout(() => {}, 60000);\n`,
+	);
 	chmodSync(file, 0o755);
 	return file;
 }

@@ -29,14 +29,28 @@ describe('controlroom run', () => {
 		const report = join(box.dir, 'report.json');
 		const release = join(box.dir, 'release');
 		const run = startCli(
-			['run', '--ledger', box.ledgerFile, '--title', 'blocker', '--', process.execPath, agent('blocks-before-output.mjs'), box.ledgerFile, report, release],
+			[
+				'run',
+				'--ledger',
+				box.ledgerFile,
+				'--title',
+				'blocker',
+				'--',
+				process.execPath,
+				agent('blocks-before-output.mjs'),
+				box.ledgerFile,
+				report,
+				release,
+			],
 			box.env,
 		);
 		// When the test polls the ledger while the agent blocks
 		const ledger = await ledgerOf(box.ledgerFile);
 		open.push(ledger);
 		const task = await waitFor(() => ledger.reader.tasksForView(null).find(row => row.title === 'blocker'), 10_000, 'the row');
-		const seen = await waitFor(() => existsSync(report) && (JSON.parse(readFileSync(report, 'utf8')) as {taskId: string; status: string | null}));
+		const seen = await waitFor(
+			() => existsSync(report) && (JSON.parse(readFileSync(report, 'utf8')) as {taskId: string; status: string | null}),
+		);
 		expect(run.stdout()).toBe('');
 		// Then the row was there when the agent's first instruction ran, and registered comes first
 		expect(seen.taskId).toBe(task.id);
@@ -97,9 +111,11 @@ describe('controlroom run', () => {
 		expect(result.stderr).toBe('to stderr\n');
 	});
 
-	it('takes the --steps total over the agent\'s own PROGRESS total, and leaves progress null without any', () => {
+	it("takes the --steps total over the agent's own PROGRESS total, and leaves progress null without any", () => {
 		const box = sandbox();
-		runCli(['run', '--ledger', box.ledgerFile, '--title', 'declared', '--steps', '10', '--', 'sh', '-c', 'echo PROGRESS 2/4'], {env: box.env});
+		runCli(['run', '--ledger', box.ledgerFile, '--title', 'declared', '--steps', '10', '--', 'sh', '-c', 'echo PROGRESS 2/4'], {
+			env: box.env,
+		});
 		runCli(['run', '--ledger', box.ledgerFile, '--title', 'own', '--', 'sh', '-c', 'echo PROGRESS 3/4'], {env: box.env});
 		runCli(['run', '--ledger', box.ledgerFile, '--title', 'none', '--', 'sh', '-c', 'echo working'], {env: box.env});
 		const ledger = openLedger(box.ledgerFile);
@@ -114,7 +130,10 @@ describe('controlroom run', () => {
 	it('reads a Codex stream: todo_list progress and turn usage', () => {
 		const box = sandbox();
 		const stream = new URL('../fixtures/codex/exec-todo-list.jsonl', import.meta.url).pathname;
-		const result = runCli(['run', '--ledger', box.ledgerFile, '--agent', 'codex', '--', process.execPath, agent('codex-stream.mjs'), stream], {env: box.env});
+		const result = runCli(
+			['run', '--ledger', box.ledgerFile, '--agent', 'codex', '--', process.execPath, agent('codex-stream.mjs'), stream],
+			{env: box.env},
+		);
 		expect(result.status).toBe(0);
 		const {task} = onlyTask(box.ledgerFile);
 		expect(task.progress).toEqual({done: 2, total: 2});
@@ -133,7 +152,10 @@ describe('controlroom run', () => {
 	it('sends the child output to --log FILE instead of the terminal', () => {
 		const box = sandbox();
 		const log = join(box.dir, 'run.log');
-		const result = runCli(['run', '--ledger', box.ledgerFile, '--log', log, '--', 'sh', '-c', 'echo out; echo PROGRESS 1/3; echo err >&2'], {env: box.env});
+		const result = runCli(
+			['run', '--ledger', box.ledgerFile, '--log', log, '--', 'sh', '-c', 'echo out; echo PROGRESS 1/3; echo err >&2'],
+			{env: box.env},
+		);
 		expect(result.status).toBe(0);
 		expect(result.stdout).toBe('');
 		expect(readFileSync(log, 'utf8').split('\n').sort()).toEqual(['', 'PROGRESS 1/3', 'err', 'out']);

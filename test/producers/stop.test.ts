@@ -23,7 +23,11 @@ describe('controlroom stop', () => {
 		const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], 10_000, 'running task');
 		groups.push(task.pgid!);
 		const helperPid = Number(await waitFor(() => /ready (\d+)/.exec(run.stdout())?.[1], 10_000, 'helper pid'));
-		expect(groupMembers(task.pgid!).map(process => process.pid).sort()).toEqual([task.pid!, helperPid].sort());
+		expect(
+			groupMembers(task.pgid!)
+				.map(process => process.pid)
+				.sort(),
+		).toEqual([task.pid!, helperPid].sort());
 		// When it is stopped with a short grace period
 		const result = runCli(['stop', task.id.slice(0, 6), '--grace', '0.3', '--ledger', box.ledgerFile], {env: box.env});
 		// Then SIGTERM was escalated to SIGKILL and nothing of the group survives
@@ -54,7 +58,10 @@ describe('controlroom stop', () => {
 	it('refuses a task whose PID is unknown, and says why', async () => {
 		const box = sandbox();
 		const payload = {session_id: 'no-pid', hook_event_name: 'SessionStart', cwd: '/repo', source: 'startup'};
-		expect(runCli(['ingest', '--ledger', box.ledgerFile, '--agent', 'claude'], {env: box.env, input: `${JSON.stringify(payload)}\n`}).status).toBe(0);
+		expect(
+			runCli(['ingest', '--ledger', box.ledgerFile, '--agent', 'claude'], {env: box.env, input: `${JSON.stringify(payload)}\n`})
+				.status,
+		).toBe(0);
 		const result = runCli(['stop', 'no-pid', '--ledger', box.ledgerFile], {env: box.env});
 		expect(result.status).toBe(1);
 		expect(result.stderr).toMatch(/cannot be stopped: no producer reported its PID/);

@@ -68,7 +68,11 @@ describe('the hook reading token usage from the transcript', () => {
 		expect(events).toHaveLength(1);
 		expect(events[0]?.data).toMatchObject({input: SESSION_INPUT, output: SESSION_OUTPUT, messages: 2});
 		withLedger(ledgerFile, ledger => {
-			expect(ledger.reader.task(TASK)?.tokens).toEqual({input: SESSION_INPUT, output: SESSION_OUTPUT, total: SESSION_INPUT + SESSION_OUTPUT});
+			expect(ledger.reader.task(TASK)?.tokens).toEqual({
+				input: SESSION_INPUT,
+				output: SESSION_OUTPUT,
+				total: SESSION_INPUT + SESSION_OUTPUT,
+			});
 		});
 	});
 
@@ -123,7 +127,11 @@ describe('the hook reading token usage from the transcript', () => {
 				source: 'claude-helper',
 				tokens: {input: HELPER_INPUT, output: HELPER_OUTPUT, total: HELPER_INPUT + HELPER_OUTPUT},
 			});
-			expect(ledger.reader.task(TASK)?.tokens).toEqual({input: SESSION_INPUT, output: SESSION_OUTPUT, total: SESSION_INPUT + SESSION_OUTPUT});
+			expect(ledger.reader.task(TASK)?.tokens).toEqual({
+				input: SESSION_INPUT,
+				output: SESSION_OUTPUT,
+				total: SESSION_INPUT + SESSION_OUTPUT,
+			});
 		});
 	});
 

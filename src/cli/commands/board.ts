@@ -77,12 +77,18 @@ export async function showBoard(ledger: Ledger, run: BoardRun = {}): Promise<voi
 
 /** `controlroom board`: the Ink control room on a ledger, until `q`. */
 export async function run(argv: readonly string[]): Promise<number> {
-	const {values} = parseCommandArgs('board', argv, {stall: {type: 'string'}, since: {type: 'string'}, reconcile: {type: 'string'}}, false);
+	const {values} = parseCommandArgs(
+		'board',
+		argv,
+		{stall: {type: 'string'}, since: {type: 'string'}, reconcile: {type: 'string'}},
+		false,
+	);
 	if (values.help) return (out(usage), 0);
 	const stallSeconds = positiveInt('stall', values.stall);
 	const reconcileSeconds = positiveInt('reconcile', values.reconcile);
 	const endedWindowMs = values.since === undefined ? undefined : parseDuration(values.since);
-	if (endedWindowMs === null) throw new CliError(`--since: expected a duration like 90m, 24h or 7d, got '${values.since}'`, USAGE_EXIT);
+	if (endedWindowMs === null)
+		throw new CliError(`--since: expected a duration like 90m, 24h or 7d, got '${values.since}'`, USAGE_EXIT);
 	if (!process.stdin.isTTY || !process.stdout.isTTY) {
 		throw new CliError('board: needs a terminal (use `controlroom snapshot` in scripts and CI)', USAGE_EXIT);
 	}

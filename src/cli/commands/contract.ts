@@ -21,12 +21,21 @@ export function formatVerdict(checked: CheckedContract): string {
 	const head = checked.isValid
 		? `${checked.file}: valid ${what}${warnings > 0 ? ` (${warnings} warning${warnings === 1 ? '' : 's'})` : ''}`
 		: `${checked.file}: invalid ${what}: ${errors} error${errors === 1 ? '' : 's'}${warnings > 0 ? `, ${warnings} warning${warnings === 1 ? '' : 's'}` : ''}`;
-	return [head, ...checked.problems.map(problem => `${problem.severity.padEnd(7)} ${problem.field}: ${problem.message}`)].join('\n');
+	return [head, ...checked.problems.map(problem => `${problem.severity.padEnd(7)} ${problem.field}: ${problem.message}`)].join(
+		'\n',
+	);
 }
 
 /** The JSON form of a verdict (docs/contracts.md). */
 export function verdictJson(checked: CheckedContract): object {
-	return {version: 1, file: checked.file, format: checked.format, kind: checked.kind, valid: checked.isValid, problems: checked.problems};
+	return {
+		version: 1,
+		file: checked.file,
+		format: checked.format,
+		kind: checked.kind,
+		valid: checked.isValid,
+		problems: checked.problems,
+	};
 }
 
 function check(argv: readonly string[]): number {

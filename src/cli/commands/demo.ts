@@ -19,7 +19,8 @@ export const usage = `controlroom demo
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values} = parseCommandArgs('demo', argv, {}, false);
 	if (values.help) return (out(usage), 0);
-	if (!process.stdin.isTTY || !process.stdout.isTTY) throw new CliError('demo: needs a terminal (it opens the board)', USAGE_EXIT);
+	if (!process.stdin.isTTY || !process.stdout.isTTY)
+		throw new CliError('demo: needs a terminal (it opens the board)', USAGE_EXIT);
 	const home = mkdtempSync(join(tmpdir(), 'controlroom-demo-'));
 	const ledger = openLedger(join(home, 'ledger.db'));
 	const demo = startDemo(join(packageRoot(), 'bin', 'controlroom'), home, ledger);

@@ -37,9 +37,19 @@ function describeChange(agent: string, change: FileChange, verb: string): string
 	return `${agent}: ${change.file}: ${verb} ${change.what === 'notify' ? 'notify' : `hooks for ${change.events.join(', ')}`}`;
 }
 
-function runInstall(targets: ReturnType<typeof installTargets>, agents: {claude: boolean; codex: boolean}, isProject: boolean): void {
+function runInstall(
+	targets: ReturnType<typeof installTargets>,
+	agents: {claude: boolean; codex: boolean},
+	isProject: boolean,
+): void {
 	if (agents.claude) {
-		out(describeChange('claude', installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, hookCommand(program(), 'claude')), 'added'));
+		out(
+			describeChange(
+				'claude',
+				installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, hookCommand(program(), 'claude')),
+				'added',
+			),
+		);
 	}
 	if (agents.codex) {
 		if (isProject) out(`codex: reads hooks only from $CODEX_HOME (${targets.codexHome}); installing there`);
@@ -47,7 +57,9 @@ function runInstall(targets: ReturnType<typeof installTargets>, agents: {claude:
 		out(describeChange('codex', installHooksFile(hooksFile, CODEX_EVENTS, hookCommand(program(), 'codex')), 'added'));
 		const notify = installNotify(join(targets.codexHome, 'config.toml'), program());
 		if (notify.existing !== null) {
-			out(`codex: ${notify.file}: notify is already set (${notify.existing}); left as it is, so turn ends are not recorded from notify`);
+			out(
+				`codex: ${notify.file}: notify is already set (${notify.existing}); left as it is, so turn ends are not recorded from notify`,
+			);
 		} else {
 			out(describeChange('codex', notify, 'added'));
 		}
@@ -77,7 +89,9 @@ function runStatus(project: string | undefined): void {
 	out(describeInstalled('codex', join(user.codexHome, 'hooks.json'), CODEX_EVENTS));
 	const notifyFile = join(user.codexHome, 'config.toml');
 	const notify = notifyStatus(notifyFile);
-	out(`codex: ${notifyFile}: notify ${notify === 'ours' ? 'installed' : notify === 'other' ? 'set to another program (not ours)' : 'not set'}`);
+	out(
+		`codex: ${notifyFile}: notify ${notify === 'ours' ? 'installed' : notify === 'other' ? 'set to another program (not ours)' : 'not set'}`,
+	);
 }
 
 /** `controlroom hooks install|uninstall|status`. */

@@ -12,7 +12,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('progress', argv, {});
 	if (values.help) return (out(usage), 0);
 	const [ref, note] = positionals;
-	if (ref === undefined || note === undefined || positionals.length > 2) throw new CliError('progress: expected TASK and one "note"', USAGE_EXIT);
+	if (ref === undefined || note === undefined || positionals.length > 2)
+		throw new CliError('progress: expected TASK and one "note"', USAGE_EXIT);
 	const ledger = openCommandLedger(values.ledger, {isReading: true});
 	try {
 		return reportRefusal(() => {

@@ -33,7 +33,8 @@ Exit: the child's code; 127 spawn failure; 125 over budget; 128+N stopped by sig
 
 function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
 	if (value === undefined) return undefined;
-	if (!(allowed as readonly string[]).includes(value)) throw new CliError(`--${flag}: expected ${allowed.join('|')}, got '${value}'`, USAGE_EXIT);
+	if (!(allowed as readonly string[]).includes(value))
+		throw new CliError(`--${flag}: expected ${allowed.join('|')}, got '${value}'`, USAGE_EXIT);
 	return value as T;
 }
 
@@ -55,7 +56,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	});
 	if (values.help) return (out(usage), 0);
 	const [command, ...args] = positionals;
-	if (command === undefined || command === '') throw new CliError('run: missing the command to run (controlroom run [OPTIONS] -- CMD ...)', USAGE_EXIT);
+	if (command === undefined || command === '')
+		throw new CliError('run: missing the command to run (controlroom run [OPTIONS] -- CMD ...)', USAGE_EXIT);
 	let contractRun: ContractRun | null = null;
 	if (values.contract !== undefined) {
 		// Validate before anything else touches the ledger or the process table: an invalid contract starts nothing.
@@ -75,7 +77,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	}
 	const env = process.env;
 	const heartbeatSeconds =
-		positiveSeconds('heartbeat', values.heartbeat) ?? positiveSeconds('heartbeat (CONTROLROOM_HEARTBEAT_SECONDS)', env['CONTROLROOM_HEARTBEAT_SECONDS']);
+		positiveSeconds('heartbeat', values.heartbeat) ??
+		positiveSeconds('heartbeat (CONTROLROOM_HEARTBEAT_SECONDS)', env['CONTROLROOM_HEARTBEAT_SECONDS']);
 	const options = {
 		command,
 		args: contractRun?.args ?? args,
@@ -86,7 +89,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		role: oneOf('role', values.role, ['worker', 'reviewer'] as const) ?? 'worker',
 		cwd,
 		wait: !values['no-wait'],
-		slots: positiveInt('slots', values.slots) ?? positiveInt('slots (CONTROLROOM_SLOTS)', env['CONTROLROOM_SLOTS']) ?? DEFAULT_SLOTS,
+		slots:
+			positiveInt('slots', values.slots) ?? positiveInt('slots (CONTROLROOM_SLOTS)', env['CONTROLROOM_SLOTS']) ?? DEFAULT_SLOTS,
 		home: controlroomHome(),
 		heartbeatMs: heartbeatSeconds !== undefined ? heartbeatSeconds * 1000 : DEFAULT_HEARTBEAT_MS,
 		graceMs: (positiveSeconds('grace', values.grace) ?? DEFAULT_WRAPPER_GRACE_MS / 1000) * 1000,

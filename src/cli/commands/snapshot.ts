@@ -47,7 +47,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	if (values.all) windowMs = null;
 	if (values.since !== undefined) {
 		windowMs = parseDuration(values.since);
-		if (windowMs === null) throw new CliError(`--since: expected a duration like 90m, 24h or 7d, got '${values.since}'`, USAGE_EXIT);
+		if (windowMs === null)
+			throw new CliError(`--since: expected a duration like 90m, 24h or 7d, got '${values.since}'`, USAGE_EXIT);
 	}
 	const ledger = openCommandLedger(values.ledger, {isReading: true});
 	try {

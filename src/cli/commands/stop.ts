@@ -16,7 +16,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	let graceMs: number | undefined;
 	if (values.grace !== undefined) {
 		const seconds = Number(values.grace);
-		if (!Number.isFinite(seconds) || seconds < 0) throw new CliError(`--grace: expected seconds (0 or more), got '${values.grace}'`, USAGE_EXIT);
+		if (!Number.isFinite(seconds) || seconds < 0)
+			throw new CliError(`--grace: expected seconds (0 or more), got '${values.grace}'`, USAGE_EXIT);
 		graceMs = seconds * 1000;
 	}
 	const ledger = openCommandLedger(values.ledger, {isReading: true});

@@ -13,7 +13,11 @@ export const usage = `controlroom take FILE [--as NAME] [--lease MINUTES] [--jso
 
 /** `controlroom take FILE`. */
 export async function run(argv: readonly string[]): Promise<number> {
-	const {values, positionals} = parseCommandArgs('take', argv, {as: {type: 'string'}, lease: {type: 'string'}, json: {type: 'boolean'}});
+	const {values, positionals} = parseCommandArgs('take', argv, {
+		as: {type: 'string'},
+		lease: {type: 'string'},
+		json: {type: 'boolean'},
+	});
 	if (values.help) return (out(usage), 0);
 	const file = positionals[0];
 	if (file === undefined || positionals.length > 1) throw new CliError('take: expected one FILE', USAGE_EXIT);
@@ -22,7 +26,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const ledger = openCommandLedger(values.ledger);
 	try {
 		return reportRefusal(() => {
-			const taken = takeContract({ledger, source: 'cli'}, file, values.as ?? process.env['CONTROLROOM_WORKER'] ?? null, leaseMinutes === undefined ? undefined : leaseMinutes * 60);
+			const taken = takeContract(
+				{ledger, source: 'cli'},
+				file,
+				values.as ?? process.env['CONTROLROOM_WORKER'] ?? null,
+				leaseMinutes === undefined ? undefined : leaseMinutes * 60,
+			);
 			if (values.json) return (out(JSON.stringify({version: 1, ...taken}, null, 2)), 0);
 			const lines = taken.passedBack ? [`passed back by ${taken.passedBack.by}: ${taken.passedBack.reason}`] : [];
 			lines.push(`${taken.holder} took "${taken.title}" as ${taken.taskId}`);

@@ -24,8 +24,20 @@ export async function run(argv: readonly string[]): Promise<number> {
 		if (values.json) {
 			const jsonEntries = entries.map(entry =>
 				entry.kind === 'heartbeats'
-					? {kind: 'heartbeats', count: entry.count, from: new Date(entry.from).toISOString(), to: new Date(entry.to).toISOString()}
-					: {kind: 'event', seq: entry.event.seq, at: new Date(entry.event.at).toISOString(), type: entry.event.type, source: entry.event.source, data: entry.event.data},
+					? {
+							kind: 'heartbeats',
+							count: entry.count,
+							from: new Date(entry.from).toISOString(),
+							to: new Date(entry.to).toISOString(),
+						}
+					: {
+							kind: 'event',
+							seq: entry.event.seq,
+							at: new Date(entry.event.at).toISOString(),
+							type: entry.event.type,
+							source: entry.event.source,
+							data: entry.event.data,
+						},
 			);
 			out(JSON.stringify({version: 1, generatedAt: new Date(now).toISOString(), task: view, entries: jsonEntries}, null, 2));
 		} else {

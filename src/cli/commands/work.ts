@@ -17,7 +17,14 @@ export async function run(argv: readonly string[]): Promise<number> {
 		const items = listWork(ledger, Date.now());
 		if (values.json) return (out(JSON.stringify({version: 1, items}, null, 2)), 0);
 		if (items.length === 0) return (out('no claims yet'), 0);
-		out(items.map(item => `${item.taskId}  ${item.state.padEnd(11)}  ${item.holder}  ${item.title ?? 'unknown'}  (${item.contract ?? 'unknown'})`).join('\n'));
+		out(
+			items
+				.map(
+					item =>
+						`${item.taskId}  ${item.state.padEnd(11)}  ${item.holder}  ${item.title ?? 'unknown'}  (${item.contract ?? 'unknown'})`,
+				)
+				.join('\n'),
+		);
 		return 0;
 	} finally {
 		ledger.close();

@@ -39,7 +39,21 @@ export function startDemo(bin: string, home: string, ledger: Ledger): Demo {
 	const wrapped = (title: string, script: string, extra: readonly string[] = []) => {
 		const cwd = join(home, 'work', title.split(' ').slice(0, 2).join('-'));
 		mkdirSync(cwd, {recursive: true});
-		return launch(title, process.execPath, [bin, 'run', '--ledger', ledger.path, '--title', title, '--cwd', cwd, ...extra, '--', process.execPath, '-e', script]);
+		return launch(title, process.execPath, [
+			bin,
+			'run',
+			'--ledger',
+			ledger.path,
+			'--title',
+			title,
+			'--cwd',
+			cwd,
+			...extra,
+			'--',
+			process.execPath,
+			'-e',
+			script,
+		]);
 	};
 
 	wrapped('refactor the parser (declares 20 steps)', PROGRESS_AGENT, ['--steps', '20']);
@@ -104,10 +118,26 @@ function feedClaudeSession(bin: string, env: NodeJS.ProcessEnv, pid: number | nu
 	const payloads = [
 		{...base, hook_event_name: 'SessionStart', source: 'startup'},
 		{...base, hook_event_name: 'UserPromptSubmit', prompt: 'add a retry to the flaky upload test'},
-		{...base, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: {command: 'npm test -- upload', description: 'Run the upload tests'}, tool_use_id: 'toolu_demo0001'},
-		{...base, hook_event_name: 'Notification', message: 'Claude needs your permission to use Bash', notification_type: 'permission_prompt'},
+		{
+			...base,
+			hook_event_name: 'PreToolUse',
+			tool_name: 'Bash',
+			tool_input: {command: 'npm test -- upload', description: 'Run the upload tests'},
+			tool_use_id: 'toolu_demo0001',
+		},
+		{
+			...base,
+			hook_event_name: 'Notification',
+			message: 'Claude needs your permission to use Bash',
+			notification_type: 'permission_prompt',
+		},
 	];
 	for (const payload of payloads) {
-		spawnSync(process.execPath, [bin, 'hook'], {input: JSON.stringify(payload), env: {...env, ...(pid === null ? {} : {CLAUDE_PID: String(pid)})}, stdio: ['pipe', 'ignore', 'ignore'], timeout: 5000});
+		spawnSync(process.execPath, [bin, 'hook'], {
+			input: JSON.stringify(payload),
+			env: {...env, ...(pid === null ? {} : {CLAUDE_PID: String(pid)})},
+			stdio: ['pipe', 'ignore', 'ignore'],
+			timeout: 5000,
+		});
 	}
 }

@@ -41,23 +41,124 @@ const BROWSE: readonly BoardMode[] = ['list', 'queue'];
 
 /** The one key table: matching, `?` help, the help bar and docs/board.md come from it. */
 export const KEY_TABLE: readonly KeyBinding[] = [
-	{command: BoardCommand.down, keys: ['down', 'j'], label: 'j/↓', description: 'move down', modes: ['list', 'timeline'], inBar: false},
-	{command: BoardCommand.up, keys: ['up', 'k'], label: 'k/↑', description: 'move up (in the lanes)', modes: ['list', 'timeline'], inBar: true},
-	{command: BoardCommand.down, keys: ['down', 'j'], label: 'j/↓', description: 'move down in Needs you', modes: ['queue'], inBar: false},
+	{
+		command: BoardCommand.down,
+		keys: ['down', 'j'],
+		label: 'j/↓',
+		description: 'move down',
+		modes: ['list', 'timeline'],
+		inBar: false,
+	},
+	{
+		command: BoardCommand.up,
+		keys: ['up', 'k'],
+		label: 'k/↑',
+		description: 'move up (in the lanes)',
+		modes: ['list', 'timeline'],
+		inBar: true,
+	},
+	{
+		command: BoardCommand.down,
+		keys: ['down', 'j'],
+		label: 'j/↓',
+		description: 'move down in Needs you',
+		modes: ['queue'],
+		inBar: false,
+	},
 	{command: BoardCommand.up, keys: ['up'], label: '↑', description: 'move up in Needs you', modes: ['queue'], inBar: false},
-	{command: BoardCommand.focus, keys: ['tab'], label: 'tab', description: 'switch between the lanes and Needs you', modes: BROWSE, inBar: true},
-	{command: BoardCommand.open, keys: ['return'], label: 'enter', description: "open the task's timeline", modes: BROWSE, inBar: true},
+	{
+		command: BoardCommand.focus,
+		keys: ['tab'],
+		label: 'tab',
+		description: 'switch between the lanes and Needs you',
+		modes: BROWSE,
+		inBar: true,
+	},
+	{
+		command: BoardCommand.open,
+		keys: ['return'],
+		label: 'enter',
+		description: "open the task's timeline",
+		modes: BROWSE,
+		inBar: true,
+	},
 	{command: BoardCommand.back, keys: ['escape'], label: 'esc', description: 'go back', modes: ['timeline', 'help'], inBar: true},
-	{command: BoardCommand.stop, keys: ['s'], label: 's', description: 'stop the task (asks first; needs a known PID)', modes: ['list', 'timeline'], inBar: true},
-	{command: BoardCommand.acknowledge, keys: ['k'], label: 'k', description: 'acknowledge the selected Needs you entry', modes: ['queue'], inBar: true},
-	{command: BoardCommand.approve, keys: ['a'], label: 'a', description: 'approve held effects (all, or those marked)', modes: BROWSE, inBar: true, notBuilt: 'the effect gate is not built yet: no held effects to approve'},
-	{command: BoardCommand.mark, keys: ['space'], label: 'space', description: 'mark a held effect for approval', modes: BROWSE, inBar: false, notBuilt: 'the effect gate is not built yet: no held effects to mark'},
-	{command: BoardCommand.sendBack, keys: ['x'], label: 'x', description: 'send work back with a reason', modes: BROWSE, inBar: true, notBuilt: 'reviews and held effects are not built yet: nothing to send back'},
-	{command: BoardCommand.filter, keys: ['/'], label: '/', description: 'filter by id, title, source or status', modes: BROWSE, inBar: true},
-	{command: BoardCommand.help, keys: ['?'], label: '?', description: 'show or hide this help', modes: ['list', 'queue', 'timeline', 'help'], inBar: true},
-	{command: BoardCommand.quit, keys: ['q', 'ctrl+c'], label: 'q', description: 'quit (the terminal is restored)', modes: ['list', 'queue', 'timeline', 'help'], inBar: true},
+	{
+		command: BoardCommand.stop,
+		keys: ['s'],
+		label: 's',
+		description: 'stop the task (asks first; needs a known PID)',
+		modes: ['list', 'timeline'],
+		inBar: true,
+	},
+	{
+		command: BoardCommand.acknowledge,
+		keys: ['k'],
+		label: 'k',
+		description: 'acknowledge the selected Needs you entry',
+		modes: ['queue'],
+		inBar: true,
+	},
+	{
+		command: BoardCommand.approve,
+		keys: ['a'],
+		label: 'a',
+		description: 'approve held effects (all, or those marked)',
+		modes: BROWSE,
+		inBar: true,
+		notBuilt: 'the effect gate is not built yet: no held effects to approve',
+	},
+	{
+		command: BoardCommand.mark,
+		keys: ['space'],
+		label: 'space',
+		description: 'mark a held effect for approval',
+		modes: BROWSE,
+		inBar: false,
+		notBuilt: 'the effect gate is not built yet: no held effects to mark',
+	},
+	{
+		command: BoardCommand.sendBack,
+		keys: ['x'],
+		label: 'x',
+		description: 'send work back with a reason',
+		modes: BROWSE,
+		inBar: true,
+		notBuilt: 'reviews and held effects are not built yet: nothing to send back',
+	},
+	{
+		command: BoardCommand.filter,
+		keys: ['/'],
+		label: '/',
+		description: 'filter by id, title, source or status',
+		modes: BROWSE,
+		inBar: true,
+	},
+	{
+		command: BoardCommand.help,
+		keys: ['?'],
+		label: '?',
+		description: 'show or hide this help',
+		modes: ['list', 'queue', 'timeline', 'help'],
+		inBar: true,
+	},
+	{
+		command: BoardCommand.quit,
+		keys: ['q', 'ctrl+c'],
+		label: 'q',
+		description: 'quit (the terminal is restored)',
+		modes: ['list', 'queue', 'timeline', 'help'],
+		inBar: true,
+	},
 	{command: BoardCommand.confirm, keys: ['y'], label: 'y', description: 'confirm', modes: ['confirm'], inBar: true},
-	{command: BoardCommand.cancel, keys: ['n', 'escape'], label: 'n/esc', description: 'cancel', modes: ['confirm', 'input'], inBar: true},
+	{
+		command: BoardCommand.cancel,
+		keys: ['n', 'escape'],
+		label: 'n/esc',
+		description: 'cancel',
+		modes: ['confirm', 'input'],
+		inBar: true,
+	},
 ];
 
 /** The parts of Ink's `Key` the matcher reads. */
@@ -83,7 +184,12 @@ export function keyName(input: string, key: KeyLike): string {
 }
 
 /** The binding a key press means in a mode, if any. */
-export function matchBinding(input: string, key: KeyLike, mode: BoardMode, table: readonly KeyBinding[] = KEY_TABLE): KeyBinding | undefined {
+export function matchBinding(
+	input: string,
+	key: KeyLike,
+	mode: BoardMode,
+	table: readonly KeyBinding[] = KEY_TABLE,
+): KeyBinding | undefined {
 	const name = keyName(input, key);
 	return table.find(binding => binding.modes.includes(mode) && binding.keys.includes(name));
 }
@@ -99,7 +205,10 @@ export function helpLines(table: readonly KeyBinding[] = KEY_TABLE): HelpLine[] 
 		const id = `${binding.label}:${binding.description}`;
 		if (seen.has(id)) continue;
 		seen.add(id);
-		lines.push({keys: binding.label, description: binding.notBuilt ? `${binding.description} — not built yet` : binding.description});
+		lines.push({
+			keys: binding.label,
+			description: binding.notBuilt ? `${binding.description} — not built yet` : binding.description,
+		});
 	}
 	return lines;
 }
@@ -124,7 +233,11 @@ const SHORT: Partial<Record<BoardCommand, string>> = {
 };
 
 /** The help bar for a mode, from the table; `disabled` names commands that cannot act now. */
-export function helpBar(mode: BoardMode, disabled: ReadonlySet<BoardCommand> = new Set(), table: readonly KeyBinding[] = KEY_TABLE): BarItem[] {
+export function helpBar(
+	mode: BoardMode,
+	disabled: ReadonlySet<BoardCommand> = new Set(),
+	table: readonly KeyBinding[] = KEY_TABLE,
+): BarItem[] {
 	return table
 		.filter(binding => binding.inBar && binding.modes.includes(mode))
 		.map(binding => ({

@@ -1,7 +1,17 @@
 import type {TaskRowView} from './selectors.ts';
 
 /** Column widths of a task row; the title takes what is left. */
-export const ROW_COLUMNS = {marker: 2, id: 15, source: 9, status: 18, age: 5, idle: 18, progress: 22, tokens: 18, pid: 11} as const;
+export const ROW_COLUMNS = {
+	marker: 2,
+	id: 15,
+	source: 9,
+	status: 18,
+	age: 5,
+	idle: 18,
+	progress: 22,
+	tokens: 18,
+	pid: 11,
+} as const;
 
 /** Cuts `text` to `width` characters (with `…` when cut) and pads it to exactly that width plus a gap. */
 export function cell(text: string, width: number): string {
@@ -20,7 +30,8 @@ export type RowLayout = {readonly before: string; readonly status: string; reado
 export function layoutRow(row: TaskRowView, isWide: boolean, width: number): RowLayout {
 	const c = ROW_COLUMNS;
 	const showProgress = isWide || width >= 100;
-	const fixed = c.id + c.status + c.idle + 3 + (showProgress ? c.progress + 1 : 0) + (isWide ? c.source + c.age + c.tokens + c.pid + 4 : 0);
+	const fixed =
+		c.id + c.status + c.idle + 3 + (showProgress ? c.progress + 1 : 0) + (isWide ? c.source + c.age + c.tokens + c.pid + 4 : 0);
 	const titleWidth = Math.max(6, width - c.marker - fixed - 1);
 	const before = cell(row.id, c.id) + cell(row.title, titleWidth) + (isWide ? cell(row.source, c.source) : '');
 	const after =

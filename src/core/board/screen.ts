@@ -1,5 +1,14 @@
 import {helpBar, helpLines, BoardCommand, type BarItem, type BoardMode, type HelpLine} from './keymap.ts';
-import {selectHeader, selectLanes, selectQueue, windowLines, type BoardOptions, type LaneLine, type QueueLaneView, type TaskRowView} from './selectors.ts';
+import {
+	selectHeader,
+	selectLanes,
+	selectQueue,
+	windowLines,
+	type BoardOptions,
+	type LaneLine,
+	type QueueLaneView,
+	type TaskRowView,
+} from './selectors.ts';
 import type {BoardState, Notice} from './state.ts';
 import {selectTimeline, windowTimeline, type TimelineLineView, type TimelineView} from './timeline-view.ts';
 
@@ -19,9 +28,21 @@ export type ScreenView = {
 	readonly selectedId: string | null;
 	/** The selected task, for the detail line on narrow screens and for the stop key. */
 	readonly selected: TaskRowView | null;
-	readonly queue: {readonly lanes: readonly QueueLaneView[]; readonly total: number; readonly selectedTaskId: string | null; readonly isFocused: boolean; readonly height: number};
+	readonly queue: {
+		readonly lanes: readonly QueueLaneView[];
+		readonly total: number;
+		readonly selectedTaskId: string | null;
+		readonly isFocused: boolean;
+		readonly height: number;
+	};
 	readonly isSideBySide: boolean;
-	readonly timeline: (Omit<TimelineView, 'lines'> & {readonly lines: readonly TimelineLineView[]; readonly start: number; readonly total: number}) | null;
+	readonly timeline:
+		| (Omit<TimelineView, 'lines'> & {
+				readonly lines: readonly TimelineLineView[];
+				readonly start: number;
+				readonly total: number;
+		  })
+		| null;
 	readonly help: readonly HelpLine[] | null;
 	readonly bar: readonly BarItem[];
 	readonly notice: Notice | null;
@@ -36,12 +57,22 @@ const HEADER_LINES = 1;
 const FOOTER_LINES = 2;
 
 function queueHeight(lanes: readonly QueueLaneView[], available: number): number {
-	const needed = 1 + Math.max(1, lanes.reduce((sum, lane) => sum + 1 + lane.items.length + (lane.more > 0 ? 1 : 0), 0));
+	const needed =
+		1 +
+		Math.max(
+			1,
+			lanes.reduce((sum, lane) => sum + 1 + lane.items.length + (lane.more > 0 ? 1 : 0), 0),
+		);
 	return Math.min(needed, Math.max(3, Math.floor(available * 0.35)));
 }
 
 /** Builds the whole screen from the state at `now` for a `width`×`height` terminal. */
-export function selectScreen(state: BoardState, now: number, size: {readonly width: number; readonly height: number}, options: BoardOptions = {}): ScreenView {
+export function selectScreen(
+	state: BoardState,
+	now: number,
+	size: {readonly width: number; readonly height: number},
+	options: BoardOptions = {},
+): ScreenView {
 	const {width, height} = size;
 	const lanesView = selectLanes(state.tasks.values(), now, state.filter, options);
 	const queue = selectQueue(state.queue, state.tasks, now);
@@ -53,7 +84,8 @@ export function selectScreen(state: BoardState, now: number, size: {readonly wid
 	const panelsHeight = isSideBySide ? Math.max(3, queueLines) : queueLines + 2;
 	const detailLines = isWideRows ? 0 : 1;
 	const lanesHeight = Math.max(2, available - panelsHeight - detailLines);
-	const selectedId = state.selectedId !== null && lanesView.order.includes(state.selectedId) ? state.selectedId : (lanesView.order[0] ?? null);
+	const selectedId =
+		state.selectedId !== null && lanesView.order.includes(state.selectedId) ? state.selectedId : (lanesView.order[0] ?? null);
 	const rows = lanesView.lines.flatMap(line => (line.kind === 'row' ? [line.row] : []));
 	const selected = rows.find(row => row.id === selectedId) ?? null;
 	const queueItem = state.mode === 'queue' ? queue.order[state.queueIndex] : undefined;
@@ -78,7 +110,13 @@ export function selectScreen(state: BoardState, now: number, size: {readonly wid
 		lanes: {...windowLines(lanesView.lines, selectedId, lanesHeight), height: lanesHeight},
 		selectedId,
 		selected,
-		queue: {lanes: queue.lanes, total: queue.total, selectedTaskId: queueItem?.taskId ?? null, isFocused: state.mode === 'queue', height: isSideBySide ? panelsHeight : queueLines},
+		queue: {
+			lanes: queue.lanes,
+			total: queue.total,
+			selectedTaskId: queueItem?.taskId ?? null,
+			isFocused: state.mode === 'queue',
+			height: isSideBySide ? panelsHeight : queueLines,
+		},
 		isSideBySide,
 		timeline,
 		help: state.mode === 'help' ? helpLines() : null,

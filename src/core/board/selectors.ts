@@ -91,7 +91,11 @@ function matchesFilter(row: TaskRowView, filter: string): boolean {
 }
 
 /** The lanes, in screen order, with their rows; also the row order `j`/`k` move through. */
-export type LanesView = {readonly lines: readonly LaneLine[]; readonly order: readonly string[]; readonly counts: Readonly<Record<BoardLane, number>>};
+export type LanesView = {
+	readonly lines: readonly LaneLine[];
+	readonly order: readonly string[];
+	readonly counts: Readonly<Record<BoardLane, number>>;
+};
 
 /** Sorts tasks into lanes: ended ones newest first, the rest newest started first. */
 export function selectLanes(tasks: Iterable<Task>, now: number, filter: string, options: BoardOptions = {}): LanesView {
@@ -109,7 +113,9 @@ export function selectLanes(tasks: Iterable<Task>, now: number, filter: string, 
 	for (const lane of BOARD_LANES) {
 		const entries = byLane.get(lane) ?? [];
 		entries.sort((a, b) =>
-			lane === 'ended' ? (b.task.endedAt ?? 0) - (a.task.endedAt ?? 0) : b.task.createdAt - a.task.createdAt || a.task.id.localeCompare(b.task.id),
+			lane === 'ended'
+				? (b.task.endedAt ?? 0) - (a.task.endedAt ?? 0)
+				: b.task.createdAt - a.task.createdAt || a.task.id.localeCompare(b.task.id),
 		);
 		counts[lane] = entries.length;
 		lines.push({kind: 'lane', lane, title: LANE_TITLES[lane], count: entries.length});
@@ -126,9 +132,16 @@ export function selectLanes(tasks: Iterable<Task>, now: number, filter: string, 
  * The slice of lines that fits `height`, keeping the selected row in view (a window sized to the
  * screen, STYLE.md R18), with how many lines are hidden above and below.
  */
-export function windowLines(lines: readonly LaneLine[], selectedId: string | null, height: number): {lines: readonly LaneLine[]; above: number; below: number} {
+export function windowLines(
+	lines: readonly LaneLine[],
+	selectedId: string | null,
+	height: number,
+): {lines: readonly LaneLine[]; above: number; below: number} {
 	if (lines.length <= height) return {lines, above: 0, below: 0};
-	const index = Math.max(0, lines.findIndex(line => line.kind === 'row' && line.row.id === selectedId));
+	const index = Math.max(
+		0,
+		lines.findIndex(line => line.kind === 'row' && line.row.id === selectedId),
+	);
 	const start = Math.max(0, Math.min(index - Math.floor(height / 3), lines.length - height));
 	return {lines: lines.slice(start, start + height), above: start, below: lines.length - start - height};
 }
@@ -147,7 +160,11 @@ export type QueueItemView = {
 export type QueueLaneView = {readonly name: string; readonly items: readonly QueueItemView[]; readonly more: number};
 
 /** The Needs you panel: non-empty lanes only, and the entries in the order the cursor moves. */
-export function selectQueue(queue: HumanQueue, tasks: ReadonlyMap<string, Task>, now: number): {lanes: QueueLaneView[]; order: QueueItemView[]; total: number} {
+export function selectQueue(
+	queue: HumanQueue,
+	tasks: ReadonlyMap<string, Task>,
+	now: number,
+): {lanes: QueueLaneView[]; order: QueueItemView[]; total: number} {
 	const lanes = queue.lanes
 		.filter(lane => lane.total > 0)
 		.map(lane => ({
@@ -156,7 +173,14 @@ export function selectQueue(queue: HumanQueue, tasks: ReadonlyMap<string, Task>,
 			items: lane.items.map(item => {
 				const title = tasks.get(item.taskId)?.title ?? '';
 				const age = `${formatDuration(now - item.at)} ago`;
-				return {taskId: item.taskId, title, reason: item.reason, age, at: item.at, text: `${item.taskId}  ${item.reason}${title ? ` — ${title}` : ''}  ${age}`};
+				return {
+					taskId: item.taskId,
+					title,
+					reason: item.reason,
+					age,
+					at: item.at,
+					text: `${item.taskId}  ${item.reason}${title ? ` — ${title}` : ''}  ${age}`,
+				};
 			}),
 		}));
 	return {lanes, order: lanes.flatMap(lane => lane.items), total: queue.total};

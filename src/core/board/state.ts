@@ -34,7 +34,14 @@ export type BoardState = {
 
 /** Every change to the board state. */
 export type BoardAction =
-	| {readonly type: 'ledger-read'; readonly tasks: readonly Task[]; readonly queue: HumanQueue; readonly lastSeq: number; readonly isFull: boolean; readonly timelineEvents?: readonly LedgerEvent[]}
+	| {
+			readonly type: 'ledger-read';
+			readonly tasks: readonly Task[];
+			readonly queue: HumanQueue;
+			readonly lastSeq: number;
+			readonly isFull: boolean;
+			readonly timelineEvents?: readonly LedgerEvent[];
+	  }
 	| {readonly type: 'move'; readonly delta: number; readonly order: readonly string[]}
 	| {readonly type: 'select'; readonly taskId: string}
 	| {readonly type: 'toggle-focus'}
@@ -69,8 +76,7 @@ export function initialBoardState(): BoardState {
 function readLedger(state: BoardState, action: Extract<BoardAction, {type: 'ledger-read'}>): BoardState {
 	const tasks = action.isFull ? new Map<string, Task>() : new Map(state.tasks);
 	for (const task of action.tasks) tasks.set(task.id, task);
-	const timeline =
-		state.timeline && action.timelineEvents ? {...state.timeline, events: action.timelineEvents} : state.timeline;
+	const timeline = state.timeline && action.timelineEvents ? {...state.timeline, events: action.timelineEvents} : state.timeline;
 	const queueCount = action.queue.lanes.reduce((sum, lane) => sum + lane.items.length, 0);
 	return {
 		...state,

@@ -18,10 +18,16 @@ export type TimelineView = {
 const clock = (at: number): string => new Date(at).toISOString().slice(11, 19);
 
 const isContract = (type: string): boolean => type.startsWith('contract.');
-const isEvidence = (type: string): boolean => type.startsWith('evidence.') || type.startsWith('handoff.') || type.includes('hand_in');
+const isEvidence = (type: string): boolean =>
+	type.startsWith('evidence.') || type.startsWith('handoff.') || type.includes('hand_in');
 
 /** Builds the drill-down from a task's events, heartbeats folded into one line per run. */
-export function selectTimeline(task: Task | undefined, events: readonly LedgerEvent[], now: number, stallSeconds?: number): TimelineView {
+export function selectTimeline(
+	task: Task | undefined,
+	events: readonly LedgerEvent[],
+	now: number,
+	stallSeconds?: number,
+): TimelineView {
 	const lines = foldHeartbeats(events).map((entry): TimelineLineView => {
 		if (entry.kind === 'heartbeats') {
 			const span = entry.to - entry.from;
@@ -32,7 +38,12 @@ export function selectTimeline(task: Task | undefined, events: readonly LedgerEv
 				isFolded: true,
 			};
 		}
-		return {key: String(entry.event.seq), time: clock(entry.event.at), text: `${entry.event.source}: ${describeEvent(entry.event)}`, isFolded: false};
+		return {
+			key: String(entry.event.seq),
+			time: clock(entry.event.at),
+			text: `${entry.event.source}: ${describeEvent(entry.event)}`,
+			isFolded: false,
+		};
 	});
 	return {
 		row: task ? toRowView(task, now, stallSeconds) : null,
@@ -43,7 +54,11 @@ export function selectTimeline(task: Task | undefined, events: readonly LedgerEv
 }
 
 /** The slice of timeline lines that fits `height` from `scroll`, clamped so the end stays reachable. */
-export function windowTimeline(lines: readonly TimelineLineView[], scroll: number, height: number): {lines: readonly TimelineLineView[]; start: number} {
+export function windowTimeline(
+	lines: readonly TimelineLineView[],
+	scroll: number,
+	height: number,
+): {lines: readonly TimelineLineView[]; start: number} {
 	const start = Math.max(0, Math.min(scroll, lines.length - height));
 	return {lines: lines.slice(start, start + height), start};
 }

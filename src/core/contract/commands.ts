@@ -28,12 +28,16 @@ export function commandWords(command: string): string[] {
  */
 export function commandRequirement(command: string): CommandRequirement | null {
 	const first = command.split(/&&|\|\||;|\|/)[0] ?? '';
-	const words = commandWords(first).filter((word, index, all) => !(/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) && all.slice(0, index).every(w => /^[A-Za-z_][A-Za-z0-9_]*=/.test(w))));
+	const words = commandWords(first).filter(
+		(word, index, all) =>
+			!(/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) && all.slice(0, index).every(w => /^[A-Za-z_][A-Za-z0-9_]*=/.test(w))),
+	);
 	const [program, verb, target] = words;
 	if (program === undefined) return null;
 	if (NPM_LIKE.has(program)) {
 		if (verb === undefined) return {kind: 'package-json'};
-		if (verb === 'run' || verb === 'run-script') return target === undefined ? {kind: 'package-json'} : {kind: 'npm-script', name: target};
+		if (verb === 'run' || verb === 'run-script')
+			return target === undefined ? {kind: 'package-json'} : {kind: 'npm-script', name: target};
 		if (SCRIPT_VERBS.has(verb)) return {kind: 'npm-script', name: verb === 't' ? 'test' : verb};
 		if (INSTALL_VERBS.has(verb)) return {kind: 'package-json'};
 		// `yarn build`, `pnpm lint`: yarn, pnpm and bun run a script by its bare name.

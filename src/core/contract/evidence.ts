@@ -27,18 +27,37 @@ export type HandInTerms = {
 export type EvidenceVerdict = {readonly evidence: Evidence | null; readonly problems: readonly ContractProblem[]};
 
 function pathText(path: readonly PropertyKey[]): string {
-	return path.map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index === 0 ? '' : '.'}${String(key)}`)).join('') || '(document)';
+	return (
+		path.map((key, index) => (typeof key === 'number' ? `[${key}]` : `${index === 0 ? '' : '.'}${String(key)}`)).join('') ||
+		'(document)'
+	);
 }
 
 function scanCredentials(value: unknown, path: string, out: ContractProblem[]): void {
 	if (typeof value === 'string') {
-		const credential = detectCredential(value, path.split('.').at(-1)?.replace(/\[\d+\]$/, '') ?? null);
-		if (credential !== null) out.push({severity: 'error', field: path, message: `looks like a credential (${credential}); remove it, the value is not shown`});
+		const credential = detectCredential(
+			value,
+			path
+				.split('.')
+				.at(-1)
+				?.replace(/\[\d+\]$/, '') ?? null,
+		);
+		if (credential !== null)
+			out.push({
+				severity: 'error',
+				field: path,
+				message: `looks like a credential (${credential}); remove it, the value is not shown`,
+			});
 	} else if (Array.isArray(value)) value.forEach((item, index) => scanCredentials(item, `${path}[${index}]`, out));
 	else if (value !== null && typeof value === 'object') {
 		for (const [key, child] of Object.entries(value)) {
 			const childPath = path === '' ? key : `${path}.${key}`;
-			if (detectCredential(key) !== null) out.push({severity: 'error', field: childPath, message: 'looks like a credential (a key); remove it, the value is not shown'});
+			if (detectCredential(key) !== null)
+				out.push({
+					severity: 'error',
+					field: childPath,
+					message: 'looks like a credential (a key); remove it, the value is not shown',
+				});
 			scanCredentials(child, childPath, out);
 		}
 	}
@@ -63,7 +82,8 @@ export function checkEvidence(document: unknown, terms: HandInTerms): EvidenceVe
 	const problems: ContractProblem[] = [];
 	const secretKeys = credentialKeys(document);
 	scanCredentials(document, '', problems);
-	for (const [index, problem] of problems.entries()) problems[index] = {...problem, field: redactField(problem.field, secretKeys)};
+	for (const [index, problem] of problems.entries())
+		problems[index] = {...problem, field: redactField(problem.field, secretKeys)};
 	const parsed = Evidence.safeParse(document);
 	if (!parsed.success) {
 		for (const issue of parsed.error.issues) {
@@ -78,20 +98,36 @@ export function checkEvidence(document: unknown, terms: HandInTerms): EvidenceVe
 		if (entries.length === 0) {
 			problems.push({severity: 'error', field: 'after', message: `no entry for acceptance line ${number} ("${line}")`});
 		} else if (!entries.some(entry => entry.exit_code === 0)) {
-			problems.push({severity: 'error', field: 'after', message: `acceptance line ${number} did not pass (exit ${entries[0]?.exit_code}); pass the work back instead`});
+			problems.push({
+				severity: 'error',
+				field: 'after',
+				message: `acceptance line ${number} did not pass (exit ${entries[0]?.exit_code}); pass the work back instead`,
+			});
 		}
 	});
 	evidence.after.forEach((entry, index) => {
 		if (entry.check > terms.checks.length) {
-			problems.push({severity: 'error', field: `after[${index}].check`, message: `there is no acceptance line ${entry.check} (the contract has ${terms.checks.length})`});
+			problems.push({
+				severity: 'error',
+				field: `after[${index}].check`,
+				message: `there is no acceptance line ${entry.check} (the contract has ${terms.checks.length})`,
+			});
 		}
 	});
 	const people = Object.values(terms.acceptors).map(person => person.toLowerCase());
 	const reviewer = evidence.review.acceptor.toLowerCase();
 	if (terms.operator !== null && reviewer === terms.operator.toLowerCase()) {
-		problems.push({severity: 'error', field: 'review.acceptor', message: 'is the operator; whoever did the work cannot accept it'});
+		problems.push({
+			severity: 'error',
+			field: 'review.acceptor',
+			message: 'is the operator; whoever did the work cannot accept it',
+		});
 	} else if (people.length > 0 && !people.includes(reviewer)) {
-		problems.push({severity: 'error', field: 'review.acceptor', message: `is not an acceptor of the contract (${Object.values(terms.acceptors).join(', ')})`});
+		problems.push({
+			severity: 'error',
+			field: 'review.acceptor',
+			message: `is not an acceptor of the contract (${Object.values(terms.acceptors).join(', ')})`,
+		});
 	}
 	return {evidence, problems};
 }

@@ -124,7 +124,9 @@ function repositoryProblems(document: unknown, facts: RepositoryFacts, flagged: 
 	if (state === 'missing') return [{severity: 'error', field: 'context.repository', message: 'no such directory'}];
 	if (state === 'not-git') return [{severity: 'error', field: 'context.repository', message: 'is not a git repository'}];
 	if (state === 'remote') {
-		return [{severity: 'warning', field: 'context.repository', message: 'is remote: base revision and commands were not checked'}];
+		return [
+			{severity: 'warning', field: 'context.repository', message: 'is remote: base revision and commands were not checked'},
+		];
 	}
 	const problems: ContractProblem[] = [];
 	const revision = stringAt(document, ['context', 'base_revision']);
@@ -137,7 +139,11 @@ function repositoryProblems(document: unknown, facts: RepositoryFacts, flagged: 
 		if (command === undefined || flagged.has(field)) continue;
 		const requirement = commandRequirement(command);
 		if (requirement !== null && !facts.defines(repository, requirement)) {
-			problems.push({severity: 'error', field, message: `the repository does not define it: expected ${describeRequirement(requirement)}`});
+			problems.push({
+				severity: 'error',
+				field,
+				message: `the repository does not define it: expected ${describeRequirement(requirement)}`,
+			});
 		}
 	}
 	return problems;
@@ -148,7 +154,13 @@ function vagueWarnings(document: unknown): ContractProblem[] {
 	if (!Array.isArray(checks)) return [];
 	return checks.flatMap((line, index) =>
 		typeof line === 'string' && VAGUE.some(pattern => pattern.test(line))
-			? [{severity: 'warning' as const, field: `acceptance.checks[${index}]`, message: 'vague: say what a person or a script can check'}]
+			? [
+					{
+						severity: 'warning' as const,
+						field: `acceptance.checks[${index}]`,
+						message: 'vague: say what a person or a script can check',
+					},
+				]
 			: [],
 	);
 }
@@ -162,10 +174,19 @@ export function checkContract(document: unknown, facts: RepositoryFacts): Contra
 	const rawKind = valueAt(document, ['kind']);
 	const kind = CONTRACT_KINDS.find(candidate => candidate === rawKind) ?? null;
 	if (document === null || typeof document !== 'object' || Array.isArray(document)) {
-		return {kind: null, contract: null, problems: [{severity: 'error', field: '(document)', message: 'expected a mapping of fields'}], isValid: false};
+		return {
+			kind: null,
+			contract: null,
+			problems: [{severity: 'error', field: '(document)', message: 'expected a mapping of fields'}],
+			isValid: false,
+		};
 	}
 	if (kind === null) {
-		problems.push({severity: 'error', field: 'kind', message: rawKind === undefined ? 'required (task | bug | transfer)' : 'expected task | bug | transfer'});
+		problems.push({
+			severity: 'error',
+			field: 'kind',
+			message: rawKind === undefined ? 'required (task | bug | transfer)' : 'expected task | bug | transfer',
+		});
 	}
 	if (kind === 'bug' && valueAt(document, ['steps']) !== undefined) {
 		problems.push({severity: 'error', field: 'steps', message: 'a bug says "Reproduce", never "Steps": rename it to reproduce'});
@@ -174,7 +195,9 @@ export function checkContract(document: unknown, facts: RepositoryFacts): Contra
 	if (kind !== null) {
 		const parsed = SCHEMAS[kind].safeParse(document);
 		if (parsed.success) contract = parsed.data;
-		else for (const issue of parsed.error.issues) problems.push({severity: 'error', field: pathText(issue.path) || '(document)', message: describeIssue(issue, document)});
+		else
+			for (const issue of parsed.error.issues)
+				problems.push({severity: 'error', field: pathText(issue.path) || '(document)', message: describeIssue(issue, document)});
 	}
 	const flagged = new Set<string>();
 	for (const leaf of leaves(document)) {
@@ -182,7 +205,11 @@ export function checkContract(document: unknown, facts: RepositoryFacts): Contra
 		const credential = detectCredential(leaf.value, leaf.key);
 		if (credential !== null) {
 			flagged.add(leaf.path);
-			problems.push({severity: 'error', field: leaf.path, message: `looks like a credential (${credential}); remove it, the value is not shown`});
+			problems.push({
+				severity: 'error',
+				field: leaf.path,
+				message: `looks like a credential (${credential}); remove it, the value is not shown`,
+			});
 		} else if (placeholder !== null) {
 			flagged.add(leaf.path);
 			problems.push({severity: 'error', field: leaf.path, message: `unresolved placeholder ${placeholder[0]}`});

@@ -25,7 +25,10 @@ export function parseHookArgs(argv: readonly string[]): HookArgs {
 	let ledger: string | undefined;
 	for (let index = 0; index < argv.length; index += 1) {
 		const arg = argv[index] ?? '';
-		const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+		const [flag, inline] =
+			arg.startsWith('--') && arg.includes('=')
+				? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+				: [arg, undefined];
 		if (flag === '--agent') {
 			const value = inline ?? argv[++index];
 			if ((AGENT_SOURCES as readonly string[]).includes(value ?? '')) agent = value as AgentSource;

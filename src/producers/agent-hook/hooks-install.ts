@@ -77,7 +77,8 @@ function readJsonFile(file: string): Json | null {
 	} catch {
 		throw new SettingsError(`${file}: not valid JSON; left untouched`);
 	}
-	if (!value || typeof value !== 'object' || Array.isArray(value)) throw new SettingsError(`${file}: expected a JSON object; left untouched`);
+	if (!value || typeof value !== 'object' || Array.isArray(value))
+		throw new SettingsError(`${file}: expected a JSON object; left untouched`);
 	return value as Json;
 }
 
@@ -91,7 +92,8 @@ function writeAtomically(file: string, text: string): void {
 function hooksObject(settings: Json, file: string): Json {
 	const hooks = settings['hooks'];
 	if (hooks === undefined) return {};
-	if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) throw new SettingsError(`${file}: hooks: expected an object; left untouched`);
+	if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks))
+		throw new SettingsError(`${file}: hooks: expected an object; left untouched`);
 	return hooks as Json;
 }
 

@@ -25,8 +25,7 @@ type CursorRow = {offset: number; last_message_id: string | null};
 
 function storedCursor(ledger: Ledger, path: string): CursorRow | undefined {
 	return ledger.db.prepare('SELECT offset, last_message_id FROM transcript_cursors WHERE path = ?').get(path) as
-		| CursorRow
-		| undefined;
+		CursorRow | undefined;
 }
 
 function readAt(fd: number, offset: number, length: number): Buffer {
