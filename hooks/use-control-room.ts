@@ -1,4 +1,4 @@
-import {createContext, useContext, useReducer, useState, type Dispatch} from 'react';
+import {useReducer, useState, type Dispatch} from 'react';
 import type {ScreenView} from '../src/core/board/screen.ts';
 import type {BoardOptions} from '../src/core/board/selectors.ts';
 import {initialBoardState, reduceBoard, type BoardAction, type BoardState} from '../src/core/board/state.ts';
@@ -20,25 +20,6 @@ export type BoardAdapters = FeedSource &
 
 /** The board's state and the screen drawn from it. */
 export type ControlRoomState = {readonly state: BoardState; readonly screen: ScreenView};
-
-/** State for components below the container; null outside its provider. */
-export const ControlRoomStateContext = createContext<ControlRoomState | null>(null);
-/** Dispatch for components below the container; null outside its provider. */
-export const ControlRoomDispatchContext = createContext<Dispatch<BoardAction> | null>(null);
-
-/** The board's state and screen, inside the container (STYLE.md R15). */
-export function useControlRoomState(): ControlRoomState {
-	const value = useContext(ControlRoomStateContext);
-	if (value === null) throw new Error('useControlRoomState must be used within the board container');
-	return value;
-}
-
-/** The board's dispatch, inside the container (STYLE.md R15). */
-export function useControlRoomDispatch(): Dispatch<BoardAction> {
-	const value = useContext(ControlRoomDispatchContext);
-	if (value === null) throw new Error('useControlRoomDispatch must be used within the board container');
-	return value;
-}
 
 /**
  * The one container hook: owns the reducer (first read before the first frame), tails the ledger,

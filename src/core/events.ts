@@ -26,7 +26,6 @@ export const EventType = {
 	claimHandedIn: 'claim.handed_in',
 	claimPassedBack: 'claim.passed_back',
 } as const;
-export type KnownEventType = (typeof EventType)[keyof typeof EventType];
 
 /** A JSON object as stored in an event's data column. */
 export type EventData = Readonly<Record<string, unknown>>;

@@ -26,8 +26,3 @@ export function withDeclaredTotal(reported: Progress, declaredTotal: number | nu
 	if (declaredTotal === null) return reported;
 	return makeProgress(reported.done, declaredTotal);
 }
-
-/** Percent for display, only from a real denominator. */
-export function progressPercent(progress: Progress): number {
-	return Math.floor((progress.done / progress.total) * 100);
-}

@@ -42,8 +42,3 @@ export function deriveHealth(
 	if (!hasHealth(status)) return null;
 	return now - lastEventAt > stallSeconds * 1000 ? 'stalled' : 'active';
 }
-
-/** Parses a status name from untrusted text. */
-export function parseStatus(text: string): Status | undefined {
-	return (STATUSES as readonly string[]).includes(text) ? (text as Status) : undefined;
-}

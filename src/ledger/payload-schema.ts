@@ -40,7 +40,6 @@ export const spoolEnvelopeSchema = z.looseObject({
 	/** The agent's PID as the hook saw it (CLAUDE_PID). */
 	pid: z.optional(z.number().check(z.int(), z.positive())),
 });
-export type SpoolEnvelope = z.infer<typeof spoolEnvelopeSchema>;
 
 /** Formats the first zod issue as `field: message`, naming the field. */
 export function describeIssue(error: z.core.$ZodError): string {

@@ -82,7 +82,6 @@ function newTaskId(): string {
  * Returns the wrapper's exit code.
  */
 export async function runWrapped(options: WrapperOptions): Promise<number> {
-	const {ledger} = options;
 	const abort = new AbortController();
 	let received: Forwarded | null = null;
 	let target: StopTarget | null = null;
@@ -218,7 +217,7 @@ async function runRegistered(options: WrapperOptions, lease: SlotLease | null, s
 	if (pid === undefined) {
 		const result = await subprocess;
 		const error = result.originalMessage || result.shortMessage || 'spawn failed';
-		return record(options, taskId, append, wrapperOutcome({...noEnding, spawnError: error}));
+		return record(options, append, wrapperOutcome({...noEnding, spawnError: error}));
 	}
 	const startTime = processStartTime(pid);
 	append(EventType.started, {
@@ -271,7 +270,7 @@ async function runRegistered(options: WrapperOptions, lease: SlotLease | null, s
 		stopRequested: latestStopRequest(ledger, taskId),
 		overBudget: budgetStop !== null,
 	});
-	return record(options, taskId, append, outcome, tokens);
+	return record(options, append, outcome, tokens);
 }
 
 const noEnding = {spawnError: null, exitCode: null, signal: null, receivedSignal: null, stopRequested: null, overBudget: false};
@@ -297,7 +296,6 @@ function attach(
 
 function record(
 	options: WrapperOptions,
-	taskId: string,
 	append: (type: string, data: EventData) => void,
 	outcome: WrapperOutcome,
 	tokens: Tokens = UNKNOWN_TOKENS,

@@ -3,7 +3,6 @@ import type {HumanQueue} from '../human-queue.ts';
 import {BOARD_LANES, toSnapshotTask, type BoardLane, type SnapshotTask} from '../snapshot.ts';
 import {DEFAULT_STALL_SECONDS, isEnded} from '../status.ts';
 import type {Task} from '../task.ts';
-import type {BoardState} from './state.ts';
 import {statusTone, type Tone} from './tone.ts';
 
 /** Lane titles as the board writes them. */
@@ -192,10 +191,4 @@ export function selectHeader(counts: Readonly<Record<BoardLane, number>>, queueT
 	parts.push(`needs you ${queueTotal}`);
 	if (filter !== '') parts.push(`filter “${filter}”`);
 	return parts.join(' · ');
-}
-
-/** The task the cursor is on, if it is still listed. */
-export function selectedTask(state: BoardState, order: readonly string[]): Task | undefined {
-	const id = state.selectedId !== null && order.includes(state.selectedId) ? state.selectedId : order[0];
-	return id === undefined ? undefined : state.tasks.get(id);
 }

@@ -76,7 +76,13 @@ function describeIssue(issue: z.core.$ZodIssue, document: unknown): string {
 			return `expected ${issue.values.map(value => JSON.stringify(value)).join(' | ')}`;
 		case 'custom':
 			return issue.message;
-		default:
+		case 'too_big':
+		case 'invalid_format':
+		case 'not_multiple_of':
+		case 'unrecognized_keys':
+		case 'invalid_union':
+		case 'invalid_key':
+		case 'invalid_element':
 			return 'invalid';
 	}
 }
