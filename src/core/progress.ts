@@ -11,7 +11,7 @@ const PROGRESS_LINE = /^\s*PROGRESS\s+(\d+)\s*\/\s*(\d+)\s*$/;
 
 /** Reads an agent's own `PROGRESS n/total` line. */
 export function parseProgressLine(line: string): Progress | null {
-	const match = PROGRESS_LINE.exec(line);
+	const match = line.match(PROGRESS_LINE);
 	if (!match) return null;
 	return makeProgress(Number(match[1]), Number(match[2]));
 }

@@ -1,4 +1,5 @@
-import {EventType, numberField, stringField, type NewEvent} from './events.ts';
+import {assertNever} from './assert-never.ts';
+import {EventType, type EventDataOf, type EventTypeName, type NewEvent} from './events.ts';
 import {isEnded, type Status} from './status.ts';
 import {addTokens, UNKNOWN_TOKENS, type Tokens} from './tokens.ts';
 import {makeProgress, withDeclaredTotal, type Progress} from './progress.ts';
@@ -72,7 +73,7 @@ function end(task: Task, status: Status, at: number, patch: Partial<Task>): Task
 }
 
 /** Events about the queue (a need raised by hand, an acknowledgement) never invent a task. */
-function createsTask(type: string): boolean {
+function createsTask(type: EventTypeName): boolean {
 	return type !== EventType.needRaised && type !== EventType.acknowledged;
 }
 
@@ -81,21 +82,24 @@ function createsTask(type: string): boolean {
  * reconciler writes those) is bookkeeping, not a sign of life: it must not flip a stalled task
  * back to active, nor make an agent's need look answered.
  */
-const BOOKKEEPING_EVENTS: ReadonlySet<string> = new Set([EventType.needRaised, EventType.acknowledged, EventType.pidReported]);
+const BOOKKEEPING_EVENTS: ReadonlySet<EventTypeName> = new Set([
+	EventType.needRaised,
+	EventType.acknowledged,
+	EventType.pidReported,
+]);
 
 /** Agent events that prove a session is alive again after it ended or was found lost. */
 const REOPENING_AGENT_EVENTS = new Set(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse']);
 
-function applyAgentEvent(current: Task, event: NewEvent): Task {
-	const data = event.data;
-	const name = stringField(data, 'event');
+function applyAgentEvent(current: Task, data: EventDataOf<'agent.event'>): Task {
+	const name = data.event ?? null;
 	const task: Task = {
 		...current,
-		cwd: stringField(data, 'cwd') ?? current.cwd,
-		pid: numberField(data, 'pid') ?? current.pid,
-		sessionId: current.sessionId ?? stringField(data, 'sessionId'),
-		parentId: current.parentId ?? stringField(data, 'parentId'),
-		title: current.title ?? stringField(data, 'titleHint'),
+		cwd: data.cwd ?? current.cwd,
+		pid: data.pid ?? current.pid,
+		sessionId: current.sessionId ?? data.sessionId ?? null,
+		parentId: current.parentId ?? data.parentId ?? null,
+		title: current.title ?? data.titleHint ?? null,
 		isTurnOpen: name === 'UserPromptSubmit' ? true : name === 'Stop' || name === 'StopFailure' ? false : current.isTurnOpen,
 	};
 	const reopens = (task.status === 'done' || task.status === 'lost') && name !== null && REOPENING_AGENT_EVENTS.has(name);
@@ -114,22 +118,40 @@ function applyPlanItem(task: Task, itemId: string | null, isDone: boolean): Task
 }
 
 /** A session that ends while a turn is open never said Stop: in `-p` mode that is an API error. */
-function endSession(task: Task, event: NewEvent): Task {
-	const reason = stringField(event.data, 'reason');
+function endSession(task: Task, at: number, reason: string | null): Task {
 	if (task.isTurnOpen && task.source !== 'wrapper') {
-		return end(task, 'failed', event.at, {
+		return end(task, 'failed', at, {
 			exitCode: null,
 			endReason: reason,
 			isTurnOpen: false,
 			error: 'session ended during a turn without Stop (API error or interruption)',
 		});
 	}
-	return end(task, 'done', event.at, {exitCode: null, endReason: reason});
+	return end(task, 'done', at, {exitCode: null, endReason: reason});
+}
+
+function registerTask(current: Task | undefined, task: Task, data: EventDataOf<'task.registered'>, at: number): Task {
+	return {
+		...task,
+		status: current && current.status !== 'registered' ? current.status : 'registered',
+		title: data.title ?? task.title,
+		source: data.source ?? task.source,
+		role: data.role ?? task.role,
+		cwd: data.cwd ?? task.cwd,
+		parentId: data.parentId ?? task.parentId,
+		sessionId: data.sessionId ?? task.sessionId,
+		budget: data.budget ?? task.budget,
+		stepsDeclared: data.steps ?? task.stepsDeclared,
+		stallSeconds: data.stallSeconds ?? task.stallSeconds,
+		progress: task.progress ?? declaredStart(data.steps ?? null),
+		startedAt: current ? task.startedAt : null,
+		createdAt: current ? task.createdAt : at,
+	};
 }
 
 /**
  * Folds one event into a task. Pure: the ledger calls it inside the transaction that appends
- * the event, so the projection never drifts from the events.
+ * the event, so the projection never drifts from the events. The switch names every event type.
  */
 export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0): Task | undefined {
 	if (current === undefined && !createsTask(event.type)) return undefined;
@@ -140,85 +162,74 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 		lastEventAt: isLiveness ? Math.max(base.lastEventAt, event.at) : base.lastEventAt,
 		lastSeq: Math.max(base.lastSeq, seq),
 	};
-	const data = event.data;
 	switch (event.type) {
 		case EventType.registered:
-			return {
-				...task,
-				status: current && current.status !== 'registered' ? current.status : 'registered',
-				title: stringField(data, 'title') ?? task.title,
-				source: stringField(data, 'source') ?? task.source,
-				role: stringField(data, 'role') ?? task.role,
-				cwd: stringField(data, 'cwd') ?? task.cwd,
-				parentId: stringField(data, 'parentId') ?? task.parentId,
-				sessionId: stringField(data, 'sessionId') ?? task.sessionId,
-				budget: numberField(data, 'budget') ?? task.budget,
-				stepsDeclared: numberField(data, 'steps') ?? task.stepsDeclared,
-				stallSeconds: numberField(data, 'stallSeconds') ?? task.stallSeconds,
-				progress: task.progress ?? declaredStart(numberField(data, 'steps')),
-				startedAt: current ? task.startedAt : null,
-				createdAt: current ? task.createdAt : event.at,
-			};
+			return registerTask(current, task, event.data, event.at);
 		case EventType.started:
 			return {
 				...task,
 				status: isEnded(task.status) ? task.status : 'running',
-				pid: numberField(data, 'pid') ?? task.pid,
-				pgid: numberField(data, 'pgid') ?? task.pgid,
+				pid: event.data.pid ?? task.pid,
+				pgid: event.data.pgid ?? task.pgid,
 				startedAt: task.startedAt ?? event.at,
 			};
 		case EventType.pidReported:
-			return {...task, pid: numberField(data, 'pid') ?? task.pid};
+			return {...task, pid: event.data.pid ?? task.pid};
 		case EventType.progressed: {
-			const reported = makeProgress(numberField(data, 'done') ?? -1, numberField(data, 'total') ?? 0);
+			const reported = makeProgress(event.data.done ?? -1, event.data.total ?? 0);
 			return reported ? {...task, progress: withDeclaredTotal(reported, task.stepsDeclared)} : task;
 		}
 		case EventType.tokensReported:
-			return {...task, tokens: addTokens(task.tokens, {input: numberField(data, 'input'), output: numberField(data, 'output')})};
+			return {...task, tokens: addTokens(task.tokens, {input: event.data.input ?? null, output: event.data.output ?? null})};
 		case EventType.exited: {
-			const exitCode = numberField(data, 'exitCode');
-			const signal = stringField(data, 'signal');
+			const exitCode = event.data.exitCode ?? null;
+			const signal = event.data.signal ?? null;
 			const status: Status = signal !== null ? 'stopped' : exitCode === 0 ? 'done' : 'failed';
-			return end(task, status, event.at, {exitCode, signal, endReason: stringField(data, 'reason') ?? task.endReason});
+			return end(task, status, event.at, {exitCode, signal, endReason: event.data.reason ?? task.endReason});
 		}
 		case EventType.failed:
 			return end(task, 'failed', event.at, {
 				isTurnOpen: false,
-				exitCode: numberField(data, 'exitCode'),
-				error: stringField(data, 'error') ?? task.error,
+				exitCode: event.data.exitCode ?? null,
+				error: event.data.error ?? task.error,
 			});
 		case EventType.stopped:
 			return end(task, 'stopped', event.at, {
-				signal: stringField(data, 'signal') ?? task.signal,
-				exitCode: numberField(data, 'exitCode') ?? task.exitCode,
-				endReason: stringField(data, 'reason') ?? task.endReason,
+				signal: event.data.signal ?? task.signal,
+				exitCode: event.data.exitCode ?? task.exitCode,
+				endReason: event.data.reason ?? task.endReason,
 			});
 		case EventType.lost:
-			return isEnded(task.status) ? task : end(task, 'lost', event.at, {endReason: stringField(data, 'reason')});
+			return isEnded(task.status) ? task : end(task, 'lost', event.at, {endReason: event.data.reason ?? null});
 		case EventType.ended:
-			return endSession(task, event);
+			return endSession(task, event.at, event.data.reason ?? null);
 		case EventType.planItem:
-			return applyPlanItem(task, stringField(data, 'itemId'), data['isDone'] === true);
+			return applyPlanItem(task, event.data.itemId ?? null, event.data.isDone === true);
 		case EventType.discovered:
 			return {
 				...task,
 				status: current ? task.status : 'untracked',
-				pid: numberField(data, 'pid') ?? task.pid,
-				title: task.title ?? stringField(data, 'command'),
-				cwd: task.cwd ?? stringField(data, 'cwd'),
+				pid: event.data.pid ?? task.pid,
+				title: task.title ?? event.data.command ?? null,
+				cwd: task.cwd ?? event.data.cwd ?? null,
 			};
 		case EventType.agentEvent:
-			return applyAgentEvent(task, event);
+			return applyAgentEvent(task, event.data);
 		case EventType.claimTaken:
 			return isEnded(task.status) ? task : {...task, status: 'running', startedAt: task.startedAt ?? event.at};
 		case EventType.claimHandedIn:
-			return end(task, 'done', event.at, {
-				endReason: `handed in, waiting for ${stringField(data, 'acceptor') ?? 'its acceptor'}`,
-			});
+			return end(task, 'done', event.at, {endReason: `handed in, waiting for ${event.data.acceptor ?? 'its acceptor'}`});
 		case EventType.claimPassedBack:
-			return end(task, 'stopped', event.at, {endReason: `passed back: ${stringField(data, 'reason') ?? 'no reason'}`});
-		default:
+			return end(task, 'stopped', event.at, {endReason: `passed back: ${event.data.reason ?? 'no reason'}`});
+		// Events that only mark the task alive (or record a note) change nothing else in its row.
+		case EventType.heartbeat:
+		case EventType.stopRequested:
+		case EventType.needRaised:
+		case EventType.acknowledged:
+		case EventType.claimProgressed:
 			return task;
+		default:
+			return assertNever(event);
 	}
 }
 

@@ -1,4 +1,5 @@
-import {EventType, numberField, stringField, type LedgerEvent} from './events.ts';
+import {assertNever} from './assert-never.ts';
+import {EventType, FOREIGN_EVENT, type EventDataOf, type LedgerEvent} from './events.ts';
 
 /** A timeline line: one event, or a run of heartbeats folded into one. */
 export type TimelineEntry =
@@ -28,10 +29,10 @@ function clip(text: string): string {
 	return line.length > MAX_SUMMARY ? `${line.slice(0, MAX_SUMMARY - 1)}…` : line;
 }
 
-function describeAgentEvent(event: LedgerEvent): string {
-	const name = stringField(event.data, 'event') ?? 'event';
-	const tool = stringField(event.data, 'toolName');
-	const payload = (event.data['payload'] ?? {}) as Record<string, unknown>;
+function describeAgentEvent(data: EventDataOf<'agent.event'>): string {
+	const name = data.event ?? 'event';
+	const tool = data.toolName ?? null;
+	const payload = (data.payload ?? {}) as Record<string, unknown>;
 	const detail =
 		typeof payload['prompt'] === 'string'
 			? payload['prompt']
@@ -43,57 +44,62 @@ function describeAgentEvent(event: LedgerEvent): string {
 	return clip([name, tool, detail ? `“${detail}”` : null].filter(Boolean).join(' '));
 }
 
+const known = (value: number | string | null | undefined, fallback: string): string => (value ?? fallback).toString();
+
 /** One line of text describing an event, for the timeline. */
 export function describeEvent(event: LedgerEvent): string {
-	const data = event.data;
 	switch (event.type) {
 		case EventType.registered:
-			return clip(`registered ${stringField(data, 'title') ?? ''} ${stringField(data, 'command') ?? ''}`);
+			return clip(`registered ${event.data.title ?? ''} ${event.data.command ?? ''}`);
 		case EventType.started: {
-			const pid = numberField(data, 'pid');
+			const pid = event.data.pid ?? null;
 			return pid === null ? 'started (pid unknown)' : `started pid ${pid}`;
 		}
+		case EventType.heartbeat:
+			return 'heartbeat';
 		case EventType.pidReported:
-			return `pid ${numberField(data, 'pid') ?? 'unknown'}`;
+			return `pid ${known(event.data.pid, 'unknown')}`;
 		case EventType.progressed:
-			return `progress ${numberField(data, 'done')}/${numberField(data, 'total')}`;
+			return `progress ${known(event.data.done, 'null')}/${known(event.data.total, 'null')}`;
 		case EventType.planItem:
 			return clip(
-				`plan item ${stringField(data, 'subject') ?? stringField(data, 'itemId') ?? ''} ${data['isDone'] === true ? 'completed' : 'open'}`,
+				`plan item ${event.data.subject ?? event.data.itemId ?? ''} ${event.data.isDone === true ? 'completed' : 'open'}`,
 			);
 		case EventType.tokensReported:
-			return `tokens +${numberField(data, 'input') ?? '?'} in, +${numberField(data, 'output') ?? '?'} out`;
+			return `tokens +${known(event.data.input, '?')} in, +${known(event.data.output, '?')} out`;
 		case EventType.exited: {
-			const signal = stringField(data, 'signal');
-			return signal ? `exited by ${signal}` : `exited ${numberField(data, 'exitCode') ?? 'unknown'}`;
+			const signal = event.data.signal ?? null;
+			return signal ? `exited by ${signal}` : `exited ${known(event.data.exitCode, 'unknown')}`;
 		}
 		case EventType.failed:
-			return clip(`failed: ${stringField(data, 'error') ?? 'unknown error'}`);
+			return clip(`failed: ${event.data.error ?? 'unknown error'}`);
 		case EventType.stopped:
-			return clip(`stopped ${stringField(data, 'signal') ?? ''} ${stringField(data, 'reason') ?? ''}`);
+			return clip(`stopped ${event.data.signal ?? ''} ${event.data.reason ?? ''}`);
 		case EventType.stopRequested:
-			return `stop requested (${stringField(data, 'signal') ?? 'SIGTERM'}, then SIGKILL after ${numberField(data, 'graceMs') ?? '?'} ms)`;
+			return `stop requested (${event.data.signal ?? 'SIGTERM'}, then SIGKILL after ${known(event.data.graceMs, '?')} ms)`;
 		case EventType.lost:
-			return clip(`lost: ${stringField(data, 'reason') ?? 'process gone with no exit recorded'}`);
+			return clip(`lost: ${event.data.reason ?? 'process gone with no exit recorded'}`);
 		case EventType.ended:
-			return clip(`ended (${stringField(data, 'reason') ?? 'no reason'}), exit code unknown`);
+			return clip(`ended (${event.data.reason ?? 'no reason'}), exit code unknown`);
 		case EventType.discovered:
-			return clip(`found untracked pid ${numberField(data, 'pid') ?? '?'} ${stringField(data, 'command') ?? ''}`);
+			return clip(`found untracked pid ${known(event.data.pid, '?')} ${event.data.command ?? ''}`);
 		case EventType.agentEvent:
-			return describeAgentEvent(event);
+			return describeAgentEvent(event.data);
 		case EventType.needRaised:
-			return clip(`needs you: ${stringField(data, 'message') ?? ''}`);
+			return clip(`needs you: ${event.data.message ?? ''}`);
 		case EventType.acknowledged:
 			return 'acknowledged';
 		case EventType.claimTaken:
-			return clip(`taken by ${stringField(data, 'holder') ?? 'unknown'}`);
+			return clip(`taken by ${event.data.holder ?? 'unknown'}`);
 		case EventType.claimProgressed:
-			return clip(`progress: ${stringField(data, 'note') ?? ''}`);
+			return clip(`progress: ${event.data.note ?? ''}`);
 		case EventType.claimHandedIn:
-			return clip(`handed in, waiting for ${stringField(data, 'acceptor') ?? 'its acceptor'}`);
+			return clip(`handed in, waiting for ${event.data.acceptor ?? 'its acceptor'}`);
 		case EventType.claimPassedBack:
-			return clip(`passed back: ${stringField(data, 'reason') ?? ''}`);
+			return clip(`passed back: ${event.data.reason ?? ''}`);
+		case FOREIGN_EVENT:
+			return clip(`${event.storedType} ${JSON.stringify(event.data)}`);
 		default:
-			return clip(`${event.type} ${JSON.stringify(data)}`);
+			return assertNever(event);
 	}
 }

@@ -4,11 +4,12 @@ import {resolve} from 'node:path';
 import {acceptanceLines, acceptorsOf, operatorOf} from '../core/contract/model.ts';
 import {checkEvidence, type HandInTerms} from '../core/contract/evidence.ts';
 import type {ContractProblem} from '../core/contract/rules.ts';
-import {EventType, stringField, type EventData, type LedgerEvent, type NewEvent} from '../core/events.ts';
+import {EventType, type NewEvent} from '../core/events.ts';
 import {toSnapshotTask} from '../core/snapshot.ts';
 import {isEnded} from '../core/status.ts';
 import type {Task} from '../core/task.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
+import type {EventOfType} from '../ledger/reader.ts';
 import {checkContractFile} from './check-contract.ts';
 import {ContractParseError, parseYaml} from './contract-file.ts';
 
@@ -59,22 +60,9 @@ export function contractKey(file: string): string {
 		.slice(0, 12);
 }
 
-function latestClaimOf(ledger: Ledger, key: string): {taskId: string; count: number} | null {
-	const row = ledger.db
-		.prepare(
-			"SELECT task_id AS taskId, COUNT(*) OVER () AS count FROM events WHERE type = ? AND json_extract(data, '$.contractKey') = ? ORDER BY seq DESC LIMIT 1",
-		)
-		.get(EventType.claimTaken, key) as {taskId: string; count: number} | undefined;
-	return row ?? null;
-}
-
-function eventOf(ledger: Ledger, taskId: string, type: string): LedgerEvent | undefined {
-	return ledger.reader.eventsOf(taskId).findLast(event => event.type === type);
-}
-
 function holderOf(ledger: Ledger, taskId: string): string {
-	const taken = eventOf(ledger, taskId, EventType.claimTaken);
-	return (taken && stringField(taken.data, 'holder')) ?? 'unknown';
+	const [taken] = ledger.reader.latestEventsOf(taskId, [EventType.claimTaken], 1);
+	return taken?.data.holder ?? 'unknown';
 }
 
 /**
@@ -99,7 +87,7 @@ export function takeContract(
 	const checks = acceptanceLines(contract);
 	const now = actor.now ?? Date.now;
 	return actor.ledger.writer.transaction(() => {
-		const latest = latestClaimOf(actor.ledger, key);
+		const latest = actor.ledger.reader.latestClaimOf(key);
 		const previous = latest ? actor.ledger.reader.task(latest.taskId) : undefined;
 		if (latest && previous && !isEnded(previous.status)) {
 			const since = new Date(previous.startedAt ?? previous.createdAt).toISOString();
@@ -112,9 +100,8 @@ export function takeContract(
 				`${file}: handed in by ${holderOf(actor.ledger, latest.taskId)} (claim ${latest.taskId}); ${previous.endReason ?? 'waiting for its acceptor'}`,
 			);
 		}
-		const passed = latest ? eventOf(actor.ledger, latest.taskId, EventType.claimPassedBack) : undefined;
-		const passedBack =
-			passed && latest ? {by: holderOf(actor.ledger, latest.taskId), reason: stringField(passed.data, 'reason') ?? ''} : null;
+		const [passed] = latest ? actor.ledger.reader.latestEventsOf(latest.taskId, [EventType.claimPassedBack], 1) : [];
+		const passedBack = passed && latest ? {by: holderOf(actor.ledger, latest.taskId), reason: passed.data.reason ?? ''} : null;
 		const taskId = `claim-${key}-${(latest?.count ?? 0) + 1}`;
 		const at = now();
 		const terms: HandInTerms = {checks, acceptors: acceptorsOf(contract), operator: operatorOf(contract)};
@@ -138,7 +125,7 @@ export function takeContract(
 				type: EventType.claimTaken,
 				at,
 				source: actor.source,
-				data: {contract: checked.file, contractKey: key, kind: contract.kind, holder, passedBack, ...terms},
+				data: {contract: checked.file, contractKey: key, kind: contract.kind, holder, passedBack, ...terms, checks: [...checks]},
 			},
 		]);
 		return {taskId, holder, title: contract.title, passedBack, checks, leaseSeconds};
@@ -191,10 +178,8 @@ export function passBack(actor: Actor, ref: string, reason: string): Task {
 }
 
 function termsOf(ledger: Ledger, taskId: string): HandInTerms {
-	const data: EventData = eventOf(ledger, taskId, EventType.claimTaken)?.data ?? {};
-	const checks = Array.isArray(data['checks']) ? data['checks'].filter((line): line is string => typeof line === 'string') : [];
-	const acceptors = (data['acceptors'] ?? {}) as Record<string, string>;
-	return {checks, acceptors, operator: stringField(data, 'operator')};
+	const [taken] = ledger.reader.latestEventsOf(taskId, [EventType.claimTaken], 1);
+	return {checks: taken?.data.checks ?? [], acceptors: taken?.data.acceptors ?? {}, operator: taken?.data.operator ?? null};
 }
 
 function readEvidence(file: string): unknown {
@@ -291,9 +276,9 @@ export type WorkItem = {
 
 /** The latest claim of every contract ever taken, newest first: held, stalled, handed in or passed back (free to take). */
 export function listWork(ledger: Ledger, now: number): WorkItem[] {
-	const latest = new Map<string, LedgerEvent>();
+	const latest = new Map<string, EventOfType<'claim.taken'>>();
 	for (const event of ledger.reader.eventsOfType([EventType.claimTaken])) {
-		latest.set(stringField(event.data, 'contractKey') ?? event.taskId, event);
+		latest.set(event.data.contractKey ?? event.taskId, event);
 	}
 	const items: WorkItem[] = [];
 	for (const event of [...latest.values()].reverse()) {
@@ -312,9 +297,9 @@ export function listWork(ledger: Ledger, now: number): WorkItem[] {
 		items.push({
 			taskId: task.id,
 			title: task.title,
-			contract: stringField(event.data, 'contract'),
-			kind: stringField(event.data, 'kind'),
-			holder: stringField(event.data, 'holder') ?? 'unknown',
+			contract: event.data.contract ?? null,
+			kind: event.data.kind ?? null,
+			holder: event.data.holder ?? 'unknown',
 			state,
 			lastEventAt: view.lastEventAt,
 			endReason: task.endReason,

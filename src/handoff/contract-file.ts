@@ -54,7 +54,7 @@ export function parseYaml(source: string, where: string, lineOffset = 0): unknow
 function bulletItems(body: string): string[] {
 	const items: string[] = [];
 	for (const line of body.split('\n')) {
-		const bullet = /^\s*(?:[-*+]|\d+[.)])\s+(.*)$/.exec(line);
+		const bullet = line.match(/^\s*(?:[-*+]|\d+[.)])\s+(.*)$/);
 		if (bullet) items.push(bullet[1] ?? '');
 		else if (line.trim() !== '' && items.length > 0 && /^\s+/.test(line)) items[items.length - 1] += ` ${line.trim()}`;
 		else if (line.trim() !== '') items.push(line.trim());
@@ -119,7 +119,7 @@ export function parseMarkdownContract(source: string): Record<string, unknown> {
 		else setPath(document, section.path, parseYaml(text, where, heading.line));
 	};
 	lines.slice(start).forEach((line, index) => {
-		const match = /^##\s+(.+?)\s*#*\s*$/.exec(line);
+		const match = line.match(/^##\s+(.+?)\s*#*\s*$/);
 		if (match) {
 			flush();
 			heading = {title: match[1] ?? '', line: start + index + 1};

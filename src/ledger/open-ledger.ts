@@ -5,10 +5,13 @@ import {migrate} from './migrations.ts';
 import {createLedgerReader, type LedgerReader} from './reader.ts';
 import {createLedgerWriter, type LedgerWriter} from './writer.ts';
 
-/** An open ledger: one connection with its prepared reader and writer. */
+/**
+ * An open ledger: the store's whole interface. Everything outside src/ledger reads and writes
+ * through these named calls (docs/ledger.md, "The store interface"); no one else sees SQL.
+ */
 export type Ledger = {
+	/** The file, for messages and for the spool beside it. */
 	readonly path: string;
-	readonly db: Database.Database;
 	readonly reader: LedgerReader;
 	readonly writer: LedgerWriter;
 	close(): void;
@@ -61,7 +64,6 @@ export function openLedger(file: string, options: OpenOptions = {}): Ledger {
 	}
 	return {
 		path: file,
-		db,
 		reader: createLedgerReader(db),
 		writer: createLedgerWriter(db),
 		close: () => db.close(),

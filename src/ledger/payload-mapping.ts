@@ -1,5 +1,5 @@
 import {createHash} from 'node:crypto';
-import {EventType, type EventData, type NewEvent} from '../core/events.ts';
+import {EventType, newEvent, type EventDataOf, type EventTypeName, type NewEvent} from '../core/events.ts';
 import {progressFromList} from '../core/progress.ts';
 import type {AgentSource, HookPayload, NotifyPayload} from './payload-schema.ts';
 
@@ -48,7 +48,10 @@ function asString(value: unknown): string | null {
 }
 
 /** Claude's TodoWrite and Codex's update_plan both carry a full list: progress is completed/total. */
-function progressFromToolInput(toolName: string | null, input: Record<string, unknown> | null): EventData | null {
+function progressFromToolInput(
+	toolName: string | null,
+	input: Record<string, unknown> | null,
+): EventDataOf<'task.progressed'> | null {
 	if (!input) return null;
 	const list = toolName === 'TodoWrite' ? input['todos'] : toolName === 'update_plan' ? input['plan'] : null;
 	if (!Array.isArray(list)) return null;
@@ -57,12 +60,18 @@ function progressFromToolInput(toolName: string | null, input: Record<string, un
 }
 
 /** Claude's Task tools add items one at a time: each is a plan item, completed or not. */
-function planItemFromToolInput(toolName: string | null, input: Record<string, unknown> | null): EventData | null {
+function planItemFromToolInput(
+	toolName: string | null,
+	input: Record<string, unknown> | null,
+): EventDataOf<'task.plan_item'> | null {
 	if (!input || toolName !== 'TaskUpdate') return null;
 	const itemId = asString(input['taskId']) ?? asString(input['task_id']) ?? asString(input['id']);
 	const status = asString(input['status']);
 	return itemId && status ? {itemId, isDone: status === 'completed', from: toolName} : null;
 }
+
+/** Appends one event of a session (or, with `id`, of its helper). */
+type Push = <T extends EventTypeName>(type: T, data: EventDataOf<T>, id?: string) => void;
 
 /** Notification types that do not ask the person for anything. */
 const NOT_A_NEED = new Set(['auth_success']);
@@ -85,8 +94,8 @@ export function mapHookPayload(payload: HookPayload, context: MappingContext): N
 	const toolName = asString(payload['tool_name']);
 	const toolInput = asRecord(payload['tool_input']);
 	const events: NewEvent[] = [];
-	const push = (type: string, data: EventData, id = taskId): void => {
-		events.push({taskId: id, type, at, source, data});
+	const push: Push = (type, data, id = taskId) => {
+		events.push(newEvent(type, data, {taskId: id, at, source}));
 	};
 	const prompt = asString(payload['prompt']);
 	const isTaskNotification = prompt?.trimStart().startsWith('<task-notification>') ?? false;
@@ -133,12 +142,7 @@ export function mapHookPayload(payload: HookPayload, context: MappingContext): N
 	return events;
 }
 
-function mapSubagent(
-	payload: HookPayload,
-	name: string,
-	parentId: string,
-	push: (type: string, data: EventData, id?: string) => void,
-): void {
+function mapSubagent(payload: HookPayload, name: string, parentId: string, push: Push): void {
 	if (name !== 'SubagentStart' && name !== 'SubagentStop') return;
 	const agentId = asString(payload['agent_id']);
 	const agentType = asString(payload['agent_type']);

@@ -1,4 +1,4 @@
-import {EventType, numberField, stringField} from '../core/events.ts';
+import {EventType} from '../core/events.ts';
 import {computeHumanQueue, FAILED_WINDOW_MS, type HumanQueue, type QueueSignal} from '../core/human-queue.ts';
 import type {Task} from '../core/task.ts';
 import type {LedgerReader} from './reader.ts';
@@ -32,18 +32,18 @@ export function loadHumanQueue(reader: LedgerReader, now: number): HumanQueue {
 		const task = taskOf(event.taskId);
 		const fromAgent = AGENT_SOURCES.has(event.source);
 		if (fromAgent && task && (task.lastEventAt > event.at || task.endedAt !== null)) continue;
-		const lane = stringField(event.data, 'lane') === 'waiting' ? 'waiting' : 'needs';
+		const lane = event.data.lane === 'waiting' ? 'waiting' : 'needs';
 		signals.push({
 			taskId: event.taskId,
 			lane,
-			reason: stringField(event.data, 'message') ?? 'needs you',
+			reason: event.data.message ?? 'needs you',
 			at: event.at,
 			seq: event.seq,
 		});
 	}
 	const acknowledgedAt = new Map<string, number>();
 	for (const event of reader.eventsOfType([EventType.acknowledged])) {
-		const at = numberField(event.data, 'signalAt') ?? event.at;
+		const at = event.data.signalAt ?? event.at;
 		acknowledgedAt.set(event.taskId, Math.max(acknowledgedAt.get(event.taskId) ?? 0, at));
 	}
 	const earliest = signals.reduce((min, signal) => Math.min(min, signal.at), now);

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type {LedgerEvent} from '../core/events.ts';
+import {EventType, type EventTypeName, type LedgerEvent, type NewEvent} from '../core/events.ts';
 import {STATUSES, type Status} from '../core/status.ts';
 import type {Task} from '../core/task.ts';
 import {eventFromRow, taskFromDoc, type EventRow} from './rows.ts';
@@ -14,7 +14,13 @@ export type RejectRow = {
 	readonly rawBytes: number;
 };
 
-/** Every read the rest of the program makes of the ledger. */
+/** A known event of one type, as read back. */
+export type EventOfType<T extends EventTypeName> = NewEvent & {readonly type: T; readonly seq: number};
+
+/** Where the hook stopped reading a transcript, so a long one is never re-read from the start. */
+export type TranscriptCursor = {readonly offset: number; readonly lastMessageId: string | null};
+
+/** Every read the rest of the program makes of the ledger: named reads, statements prepared once. */
 export type LedgerReader = {
 	task(id: string): Task | undefined;
 	/** Finds a task by exact id, unique id prefix, or session id; throws a clear error on ambiguity. */
@@ -24,9 +30,21 @@ export type LedgerReader = {
 	/** Tasks in one of the given statuses. */
 	tasksWithStatus(statuses: readonly Status[]): Task[];
 	statusCounts(): Record<Status, number>;
+	/** Events after `afterSeq`, oldest first, at most `limit`: how readers tail the ledger. */
 	eventsSince(afterSeq: number, limit: number): LedgerEvent[];
+	/** One task's events, oldest first. */
 	eventsOf(taskId: string): LedgerEvent[];
-	eventsOfType(types: readonly string[], afterAt?: number): LedgerEvent[];
+	/** Events of the given types (any task) at or after `afterAt`, oldest first. */
+	eventsOfType<T extends EventTypeName>(types: readonly T[], afterAt?: number): EventOfType<T>[];
+	/** A task's first event of a type. */
+	firstEventOf<T extends EventTypeName>(taskId: string, type: T): EventOfType<T> | undefined;
+	/** A task's newest events of the given types, newest first, at most `limit`. */
+	latestEventsOf<T extends EventTypeName>(taskId: string, types: readonly T[], limit: number): EventOfType<T>[];
+	/** The newest tokens report of a Codex thread, by any task (a resumed thread reports its total). */
+	latestThreadUsage(threadId: string): EventOfType<'task.tokens_reported'> | undefined;
+	/** The newest claim of a contract, and how many claims it has had. */
+	latestClaimOf(contractKey: string): {readonly taskId: string; readonly count: number} | null;
+	transcriptCursor(path: string): TranscriptCursor | undefined;
 	lastSeq(): number;
 	eventCount(): number;
 	rejects(limit: number): RejectRow[];
@@ -40,16 +58,47 @@ export class AmbiguousTaskError extends Error {
 	}
 }
 
+const isOfType = <T extends EventTypeName>(event: LedgerEvent, types: readonly T[]): event is EventOfType<T> =>
+	(types as readonly string[]).includes(event.type);
+
+/** Statements whose SQL depends on how many values an IN list holds, prepared once per length. */
+function preparedByLength(db: Database.Database, sql: (marks: string) => string): (length: number) => Database.Statement {
+	const cache = new Map<number, Database.Statement>();
+	return length => {
+		let statement = cache.get(length);
+		if (!statement) {
+			statement = db.prepare(sql(Array.from({length}, () => '?').join(', ')));
+			cache.set(length, statement);
+		}
+		return statement;
+	};
+}
+
 /** Prepares the reader's statements once. */
 export function createLedgerReader(db: Database.Database): LedgerReader {
 	const byId = db.prepare('SELECT doc FROM tasks WHERE id = ?').pluck();
 	const byPrefix = db.prepare('SELECT doc FROM tasks WHERE id >= ? AND id < ? || char(1114111) LIMIT 6').pluck();
 	const bySession = db.prepare('SELECT doc FROM tasks WHERE session_id = ? LIMIT 6').pluck();
-	const forView = db.prepare('SELECT doc FROM tasks WHERE ended_at IS NULL OR ended_at >= ? ORDER BY created_at DESC');
+	const forView = db.prepare('SELECT doc FROM tasks WHERE ended_at IS NULL OR ended_at >= ? ORDER BY created_at DESC').pluck();
 	const allTasks = db.prepare('SELECT doc FROM tasks ORDER BY created_at DESC').pluck();
+	const withStatus = preparedByLength(db, marks => `SELECT doc FROM tasks WHERE status IN (${marks})`);
 	const counts = db.prepare('SELECT status, COUNT(*) AS n FROM tasks GROUP BY status');
 	const since = db.prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
 	const ofTask = db.prepare('SELECT * FROM events WHERE task_id = ? ORDER BY seq');
+	const ofType = preparedByLength(db, marks => `SELECT * FROM events WHERE type IN (${marks}) AND at >= ? ORDER BY seq`);
+	const firstOfType = db.prepare('SELECT * FROM events WHERE task_id = ? AND type = ? ORDER BY seq LIMIT 1');
+	const latestOfTypes = preparedByLength(
+		db,
+		marks => `SELECT * FROM events WHERE task_id = ? AND type IN (${marks}) ORDER BY seq DESC LIMIT ?`,
+	);
+	const threadUsage = db.prepare(
+		`SELECT * FROM events WHERE type = ? AND json_extract(data, '$.threadId') = ? ORDER BY seq DESC LIMIT 1`,
+	);
+	const claimOf = db.prepare(
+		`SELECT task_id AS taskId, COUNT(*) OVER () AS count FROM events
+			WHERE type = ? AND json_extract(data, '$.contractKey') = ? ORDER BY seq DESC LIMIT 1`,
+	);
+	const cursor = db.prepare('SELECT offset, last_message_id AS lastMessageId FROM transcript_cursors WHERE path = ?');
 	const last = db.prepare('SELECT COALESCE(MAX(seq), 0) FROM events').pluck();
 	const eventTotal = db.prepare('SELECT COUNT(*) FROM events').pluck();
 	const rejectRows = db.prepare(
@@ -58,6 +107,12 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 	const rejectTotal = db.prepare('SELECT COUNT(*) FROM rejects').pluck();
 	const counterValue = db.prepare('SELECT value FROM counters WHERE name = ?').pluck();
 	const parseDocs = (docs: unknown[]): Task[] => docs.map(doc => taskFromDoc(doc as string));
+	const parseRows = (rows: unknown[]): LedgerEvent[] => (rows as EventRow[]).map(eventFromRow);
+	const oneOfType = <T extends EventTypeName>(row: unknown, type: T): EventOfType<T> | undefined => {
+		if (row === undefined) return undefined;
+		const event = eventFromRow(row as EventRow);
+		return isOfType(event, [type]) ? event : undefined;
+	};
 
 	return {
 		task(id) {
@@ -78,19 +133,15 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 			}
 			return undefined;
 		},
-		tasksForView(endedSince) {
-			return endedSince === null ? parseDocs(allTasks.all()) : parseDocs(forView.pluck().all(endedSince));
-		},
-		tasksWithStatus(statuses) {
-			if (statuses.length === 0) return [];
-			const marks = statuses.map(() => '?').join(', ');
-			return parseDocs(
-				db
-					.prepare(`SELECT doc FROM tasks WHERE status IN (${marks})`)
-					.pluck()
-					.all(...statuses),
-			);
-		},
+		tasksForView: endedSince => parseDocs(endedSince === null ? allTasks.all() : forView.all(endedSince)),
+		tasksWithStatus: statuses =>
+			statuses.length === 0
+				? []
+				: parseDocs(
+						withStatus(statuses.length)
+							.pluck()
+							.all(...statuses),
+					),
 		statusCounts() {
 			const result = Object.fromEntries(STATUSES.map(status => [status, 0])) as Record<Status, number>;
 			for (const row of counts.all() as {status: Status; n: number}[]) {
@@ -98,16 +149,19 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 			}
 			return result;
 		},
-		eventsSince: (afterSeq, limit) => (since.all(afterSeq, limit) as EventRow[]).map(eventFromRow),
-		eventsOf: taskId => (ofTask.all(taskId) as EventRow[]).map(eventFromRow),
-		eventsOfType(types, afterAt = 0) {
-			if (types.length === 0) return [];
-			const marks = types.map(() => '?').join(', ');
-			const rows = db
-				.prepare(`SELECT * FROM events WHERE type IN (${marks}) AND at >= ? ORDER BY seq`)
-				.all(...types, afterAt) as EventRow[];
-			return rows.map(eventFromRow);
-		},
+		eventsSince: (afterSeq, limit) => parseRows(since.all(afterSeq, limit)),
+		eventsOf: taskId => parseRows(ofTask.all(taskId)),
+		eventsOfType: (types, afterAt = 0) =>
+			types.length === 0 ? [] : parseRows(ofType(types.length).all(...types, afterAt)).filter(event => isOfType(event, types)),
+		firstEventOf: (taskId, type) => oneOfType(firstOfType.get(taskId, type), type),
+		latestEventsOf: (taskId, types, limit) =>
+			types.length === 0
+				? []
+				: parseRows(latestOfTypes(types.length).all(taskId, ...types, limit)).filter(event => isOfType(event, types)),
+		latestThreadUsage: threadId => oneOfType(threadUsage.get(EventType.tokensReported, threadId), EventType.tokensReported),
+		latestClaimOf: contractKey =>
+			(claimOf.get(EventType.claimTaken, contractKey) as {taskId: string; count: number} | undefined) ?? null,
+		transcriptCursor: path => cursor.get(path) as TranscriptCursor | undefined,
 		lastSeq: () => last.get() as number,
 		eventCount: () => eventTotal.get() as number,
 		rejects: limit => rejectRows.all(limit) as RejectRow[],

@@ -1,4 +1,4 @@
-import type {LedgerEvent} from '../core/events.ts';
+import {parseStoredEvent, type LedgerEvent} from '../core/events.ts';
 import type {Task} from '../core/task.ts';
 
 /** An events row as SQLite returns it. */
@@ -12,20 +12,23 @@ export type EventRow = {
 	dedup_key: string | null;
 };
 
-/** Turns a stored row back into an event. Rows were validated when they entered, so no re-parse. */
+/** Turns a stored row back into an event, through the event schema (an edge: STYLE.md R5). */
 export function eventFromRow(row: EventRow): LedgerEvent {
-	return {
+	return parseStoredEvent({
 		seq: row.seq,
 		taskId: row.task_id,
 		type: row.type,
 		at: row.at,
 		source: row.source,
-		data: JSON.parse(row.data) as LedgerEvent['data'],
+		data: row.data,
 		dedupKey: row.dedup_key,
-	};
+	});
 }
 
-/** The projection keeps the whole task as JSON beside the indexed columns. */
+/**
+ * The projection keeps the whole task as JSON beside the indexed columns. Only the projection
+ * (applyEvent, inside the writer's transaction) writes it, so it is read back without a re-parse.
+ */
 export function taskFromDoc(doc: string): Task {
 	return JSON.parse(doc) as Task;
 }

@@ -21,7 +21,16 @@ export type AppendResult = {
 	readonly lastSeq: number;
 };
 
-/** The only way anything is written to the ledger. */
+/** Where a transcript was read up to, saved with the tokens counted from it. */
+export type TranscriptCursorWrite = {
+	readonly path: string;
+	readonly taskId: string;
+	readonly offset: number;
+	readonly lastMessageId: string | null;
+	readonly at: number;
+};
+
+/** The only way anything is written to the ledger: named writes, statements prepared once. */
 export type LedgerWriter = {
 	/** Appends a batch in one immediate transaction, updating the task projection in it. */
 	append(events: readonly NewEvent[]): AppendResult;
@@ -31,6 +40,8 @@ export type LedgerWriter = {
 	transaction<T>(fn: () => T): T;
 	/** Adds to a named counter (e.g. events dropped because even the spool failed). */
 	bump(counter: string, by?: number): void;
+	/** Moves a transcript's read cursor (call inside the transaction that appends its tokens). */
+	saveTranscriptCursor(cursor: TranscriptCursorWrite): void;
 };
 
 /** Prepares the writer's statements once. */
@@ -47,6 +58,11 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 			last_event_at = excluded.last_event_at, ended_at = excluded.ended_at, last_seq = excluded.last_seq, doc = excluded.doc`);
 	const insertReject = db.prepare(
 		'INSERT OR IGNORE INTO rejects (at, origin, line, reason, raw, raw_bytes, dedup_key) VALUES (?, ?, ?, ?, ?, ?, ?)',
+	);
+	const upsertCursor = db.prepare(
+		`INSERT INTO transcript_cursors (path, task_id, offset, last_message_id, updated_at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT(path) DO UPDATE SET task_id = excluded.task_id, offset = excluded.offset,
+			last_message_id = excluded.last_message_id, updated_at = excluded.updated_at`,
 	);
 	const bumpCounter = db.prepare(
 		'INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value',
@@ -113,6 +129,9 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 		transaction: fn => (db.inTransaction ? fn() : runImmediate(fn)),
 		bump(counter, by = 1) {
 			bumpCounter.run(counter, by);
+		},
+		saveTranscriptCursor(cursor) {
+			upsertCursor.run(cursor.path, cursor.taskId, cursor.offset, cursor.lastMessageId, cursor.at);
 		},
 	};
 }

@@ -65,7 +65,7 @@ export function createOutputReader(options: OutputReaderOptions): (line: string)
 					const previous = options.previousThreadUsage?.(threadId);
 					if (previous) usage = new Map(usage).set(threadId, previous);
 				}
-				return [{kind: 'event', type: EventType.agentEvent, data: {event: event.type, threadId}}];
+				return [{kind: 'event', event: {type: EventType.agentEvent, data: {event: event.type, threadId}}}];
 			}
 			case 'turn.completed': {
 				const reported = usageSchema.safeParse(event['usage']);
@@ -91,8 +91,7 @@ export function createOutputReader(options: OutputReaderOptions): (line: string)
 				return [
 					{
 						kind: 'event',
-						type: EventType.agentEvent,
-						data: {event: event.type, payload: {message: message ? clip(message) : null}},
+						event: {type: EventType.agentEvent, data: {event: event.type, payload: {message: message ? clip(message) : null}}},
 					},
 				];
 			}
@@ -111,14 +110,16 @@ export function createOutputReader(options: OutputReaderOptions): (line: string)
 		if (item.data.type === 'todo_list') {
 			const items = z.array(todoItemSchema).safeParse(item.data['items']);
 			const progress = items.success ? todoProgress(items.data) : null;
-			return progress ? [{kind: 'event', type: EventType.progressed, data: {...progress, from: 'todo_list'}}] : [];
+			return progress ? [{kind: 'event', event: {type: EventType.progressed, data: {...progress, from: 'todo_list'}}}] : [];
 		}
 		if (type !== 'item.completed' || item.data.type === 'reasoning') return [];
 		return [
 			{
 				kind: 'event',
-				type: EventType.agentEvent,
-				data: {event: type, toolName: item.data.type, payload: {message: itemSummary(item.data)}},
+				event: {
+					type: EventType.agentEvent,
+					data: {event: type, toolName: item.data.type, payload: {message: itemSummary(item.data)}},
+				},
 			},
 		];
 	}

@@ -1,4 +1,3 @@
-import type {Statement} from 'better-sqlite3';
 import {EventType} from '../core/events.ts';
 import type {Task} from '../core/task.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
@@ -14,22 +13,10 @@ export type ProcessRecord = {
 	readonly wrapperStartTime: number | null;
 };
 
-const statements = new WeakMap<Ledger, Statement>();
-
-function latestProcessData(ledger: Ledger, taskId: string): Record<string, unknown>[] {
-	let statement = statements.get(ledger);
-	if (!statement) {
-		statement = ledger.db
-			.prepare(`SELECT data FROM events WHERE task_id = ? AND type IN (?, ?, ?) ORDER BY seq DESC LIMIT 8`)
-			.pluck();
-		statements.set(ledger, statement);
-	}
-	return (statement.all(taskId, EventType.started, EventType.pidReported, EventType.discovered) as string[]).map(
-		data => JSON.parse(data) as Record<string, unknown>,
-	);
-}
-
-const numberOrNull = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+/** Events that report a task's PID, with its start time and wrapper beside it. */
+const PROCESS_REPORTS = [EventType.started, EventType.pidReported, EventType.discovered] as const;
+/** How many recent reports to search for the one naming the projection's PID. */
+const REPORTS_SEARCHED = 8;
 
 /**
  * The process behind a task: its PID from the projection, with the start time and wrapper recorded
@@ -38,31 +25,25 @@ const numberOrNull = (value: unknown): number | null => (typeof value === 'numbe
  */
 export function processRecordOf(ledger: Ledger, task: Task): ProcessRecord | null {
 	if (task.pid === null) return null;
-	const data = latestProcessData(ledger, task.id).find(row => row['pid'] === task.pid) ?? {};
+	const reports = ledger.reader.latestEventsOf(task.id, PROCESS_REPORTS, REPORTS_SEARCHED);
+	const report = reports.find(event => event.data.pid === task.pid);
+	const data = report?.data;
+	const wrapper = report?.type === EventType.started ? report.data : undefined;
 	return {
 		pid: task.pid,
-		pgid: task.pgid ?? numberOrNull(data['pgid']),
-		startTime: numberOrNull(data['startTime']),
-		wrapperPid: numberOrNull(data['wrapperPid']),
-		wrapperStartTime: numberOrNull(data['wrapperStartTime']),
+		pgid: task.pgid ?? wrapper?.pgid ?? null,
+		startTime: data?.startTime ?? null,
+		wrapperPid: wrapper?.wrapperPid ?? null,
+		wrapperStartTime: wrapper?.wrapperStartTime ?? null,
 	};
 }
-
-const registrations = new WeakMap<Ledger, Statement>();
 
 /**
  * The wrapper that registered a task (its PID and start time from `task.registered`), for a row
  * still `registered`: if that wrapper is gone, the spawn never happened and nobody will say so.
  */
 export function registeringWrapperOf(ledger: Ledger, taskId: string): {pid: number; startTime: number | null} | null {
-	let statement = registrations.get(ledger);
-	if (!statement) {
-		statement = ledger.db.prepare('SELECT data FROM events WHERE task_id = ? AND type = ? ORDER BY seq LIMIT 1').pluck();
-		registrations.set(ledger, statement);
-	}
-	const data = statement.get(taskId, EventType.registered) as string | undefined;
-	if (!data) return null;
-	const parsed = JSON.parse(data) as Record<string, unknown>;
-	const pid = numberOrNull(parsed['wrapperPid']);
-	return pid === null ? null : {pid, startTime: numberOrNull(parsed['wrapperStartTime'])};
+	const registered = ledger.reader.firstEventOf(taskId, EventType.registered);
+	const pid = registered?.data.wrapperPid ?? null;
+	return pid === null ? null : {pid, startTime: registered?.data.wrapperStartTime ?? null};
 }

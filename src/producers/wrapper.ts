@@ -3,7 +3,7 @@ import {createWriteStream} from 'node:fs';
 import {StringDecoder} from 'node:string_decoder';
 import type {Readable, Writable} from 'node:stream';
 import {execa} from 'execa';
-import {EventType, type EventData, type NewEvent} from '../core/events.ts';
+import {EventType, eventBody, type EventBody, type EventDataOf, type EventTypeName} from '../core/events.ts';
 import {addTokens, isOverBudget, UNKNOWN_TOKENS, type Tokens} from '../core/tokens.ts';
 import {NO_SLOT_EXIT, signalExitCode, wrapperOutcome, type WrapperOutcome} from '../core/wrapper-outcome.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
@@ -152,6 +152,9 @@ function forward(target: StopTarget, signal: NodeJS.Signals): void {
 	}
 }
 
+/** Records one event of the run's task, typed by its event type. */
+type Append = <T extends EventTypeName>(type: T, data: EventDataOf<T>) => void;
+
 type SignalState = {received(): Forwarded | null; setTarget(target: StopTarget): void};
 
 async function runRegistered(options: WrapperOptions, lease: SlotLease | null, signals: SignalState): Promise<number> {
@@ -160,9 +163,10 @@ async function runRegistered(options: WrapperOptions, lease: SlotLease | null, s
 	const commandLine = [options.command, ...options.args].join(' ');
 	let isSpawned = false;
 	let hasWarned = false;
-	const append = (type: string, data: EventData): void => {
+	const append: Append = (type, data) => write(eventBody(type, data));
+	const write = (body: EventBody): void => {
 		try {
-			ledger.writer.append([{taskId, type, at: Date.now(), source: 'wrapper', data} satisfies NewEvent]);
+			ledger.writer.append([{...body, taskId, at: Date.now(), source: 'wrapper'}]);
 		} catch (error) {
 			// Before the spawn a failed write stops the run (nothing runs unrecorded); after it, the
 			// agent is never taken down by its instrumentation: say so once and carry on.
@@ -242,7 +246,7 @@ async function runRegistered(options: WrapperOptions, lease: SlotLease | null, s
 			}
 			return;
 		}
-		if (finding.kind === 'event') return append(finding.type, finding.data);
+		if (finding.kind === 'event') return write(finding.event);
 		append(EventType.tokensReported, finding.data);
 		tokens = addTokens(tokens, finding);
 		if (!budgetStop && isOverBudget(tokens, options.budget)) {
@@ -294,12 +298,7 @@ function attach(
 	return splitter;
 }
 
-function record(
-	options: WrapperOptions,
-	append: (type: string, data: EventData) => void,
-	outcome: WrapperOutcome,
-	tokens: Tokens = UNKNOWN_TOKENS,
-): number {
+function record(options: WrapperOptions, append: Append, outcome: WrapperOutcome, tokens: Tokens = UNKNOWN_TOKENS): number {
 	switch (outcome.kind) {
 		case 'failed-to-spawn':
 			append(EventType.failed, {error: outcome.error, exitCode: outcome.exitCode});

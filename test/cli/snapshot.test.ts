@@ -4,6 +4,7 @@ import {describe, expect, it} from 'vitest';
 import {EventType} from '../../src/core/events.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
+import {withRawDb} from '../helpers/raw-db.ts';
 import {claudePayload} from '../helpers/payloads.ts';
 
 function ledgerWith(build: (append: ReturnType<typeof openLedger>['writer']['append']) => void): string {
@@ -136,9 +137,7 @@ describe('snapshot', () => {
 
 	it('refuses a ledger from a newer controlroom with one line', () => {
 		const db = ledgerWith(() => {});
-		const ledger = openLedger(db);
-		ledger.db.pragma('user_version = 99');
-		ledger.close();
+		withRawDb(db, raw => raw.pragma('user_version = 99'));
 		const result = runCli(['snapshot', '--ledger', db]);
 		expect(result.status).toBe(1);
 		expect(result.stderr.trim()).toMatch(/^controlroom: ledger schema version 99 is newer than this controlroom understands/);

@@ -1,14 +1,17 @@
 import {describe, expect, it} from 'vitest';
-import {EventType, type LedgerEvent} from '../../src/core/events.ts';
+import {
+	EventType,
+	newEvent,
+	parseStoredEvent,
+	type EventDataOf,
+	type EventTypeName,
+	type LedgerEvent,
+} from '../../src/core/events.ts';
 import {describeEvent, foldHeartbeats} from '../../src/core/timeline.ts';
 
-const at = (seq: number, type: string, data = {}): LedgerEvent => ({
+const at = <T extends EventTypeName>(seq: number, type: T, data?: EventDataOf<T>): LedgerEvent => ({
+	...newEvent(type, data ?? ({} as EventDataOf<T>), {taskId: 't', at: seq * 1000, source: 'wrapper'}),
 	seq,
-	taskId: 't',
-	type,
-	at: seq * 1000,
-	source: 'wrapper',
-	data,
 });
 
 describe('the timeline', () => {
@@ -31,6 +34,15 @@ describe('the timeline', () => {
 	it('describes events in words, unknown ones included', () => {
 		expect(describeEvent(at(1, EventType.started, {}))).toBe('started (pid unknown)');
 		expect(describeEvent(at(1, EventType.ended, {reason: 'other'}))).toBe('ended (other), exit code unknown');
-		expect(describeEvent(at(1, 'custom.thing', {a: 1}))).toBe('custom.thing {"a":1}');
+		const foreign = parseStoredEvent({
+			seq: 1,
+			taskId: 't',
+			type: 'custom.thing',
+			at: 1000,
+			source: 'future',
+			data: '{"a":1}',
+			dedupKey: null,
+		});
+		expect(describeEvent(foreign)).toBe('custom.thing {"a":1}');
 	});
 });

@@ -1,7 +1,7 @@
 import {readdirSync, readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {EventType, type NewEvent} from '../../src/core/events.ts';
+import {EventType, newEvent, type EventDataOf, type EventTypeName, type NewEvent} from '../../src/core/events.ts';
 import {applyEvent, type Task} from '../../src/core/task.ts';
 import type {Ledger} from '../../src/ledger/open-ledger.ts';
 import {ingestLines} from '../../src/ledger/ingest.ts';
@@ -11,15 +11,15 @@ export const FIXED_NOW = Date.UTC(2026, 10, 29, 20, 0, 0);
 
 const MIN = 60_000;
 
-function ev(
+function ev<T extends EventTypeName>(
 	taskId: string,
-	type: string,
+	type: T,
 	minutesAgo: number,
-	data: Record<string, unknown> = {},
+	data: EventDataOf<T> | undefined,
 	source = 'wrapper',
 	now = FIXED_NOW,
 ): NewEvent {
-	return {taskId, type, at: now - minutesAgo * MIN, source, data};
+	return newEvent(type, data ?? ({} as EventDataOf<T>), {taskId, at: now - minutesAgo * MIN, source});
 }
 
 /**
@@ -27,7 +27,7 @@ function ev(
  * nothing reported, stalled, lost, untracked, registered, done, failed, stopped, and a need.
  */
 export function boardFixtureEvents(now = FIXED_NOW, pids: {readonly progress?: number} = {}): NewEvent[] {
-	const e = (taskId: string, type: string, minutesAgo: number, data: Record<string, unknown> = {}, source = 'wrapper') =>
+	const e = <T extends EventTypeName>(taskId: string, type: T, minutesAgo: number, data?: EventDataOf<T>, source = 'wrapper') =>
 		ev(taskId, type, minutesAgo, data, source, now);
 	return [
 		e('t-progress', EventType.registered, 30, {title: 'fix csv export', steps: 4, budget: 40_000_000, cwd: '/repo/a'}),

@@ -1,5 +1,5 @@
 import {join} from 'node:path';
-import type {NewEvent} from '../../src/core/events.ts';
+import {newEvent, type EventDataOf, type EventTypeName, type NewEvent} from '../../src/core/events.ts';
 import {openLedger, type Ledger} from '../../src/ledger/open-ledger.ts';
 import {scratchDir} from './cli.ts';
 
@@ -9,6 +9,6 @@ export function scratchLedger(): Ledger {
 }
 
 /** A minimal event for tests; fields can be overridden. */
-export function event(taskId: string, type: string, data: NewEvent['data'] = {}, at = 1_000): NewEvent {
-	return {taskId, type, at, source: 'wrapper', data};
+export function event<T extends EventTypeName>(taskId: string, type: T, data?: EventDataOf<T>, at = 1_000): NewEvent {
+	return newEvent(type, data ?? ({} as EventDataOf<T>), {taskId, at, source: 'wrapper'});
 }

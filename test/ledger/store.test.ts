@@ -6,6 +6,7 @@ import {LedgerFromFutureError, SCHEMA_VERSION} from '../../src/ledger/migrations
 import {openLedger, type Ledger} from '../../src/ledger/open-ledger.ts';
 import {scratchDir} from '../helpers/cli.ts';
 import {event, scratchLedger} from '../helpers/ledger.ts';
+import {withRawDb} from '../helpers/raw-db.ts';
 
 let ledger: Ledger | undefined;
 afterEach(() => ledger?.close());
@@ -13,8 +14,11 @@ afterEach(() => ledger?.close());
 describe('the ledger store', () => {
 	it('opens in WAL mode at the newest schema version', () => {
 		ledger = scratchLedger();
-		expect(ledger.db.pragma('journal_mode', {simple: true})).toBe('wal');
-		expect(ledger.db.pragma('user_version', {simple: true})).toBe(SCHEMA_VERSION);
+		const pragmas = withRawDb(ledger.path, db => [
+			db.pragma('journal_mode', {simple: true}),
+			db.pragma('user_version', {simple: true}),
+		]);
+		expect(pragmas).toEqual(['wal', SCHEMA_VERSION]);
 	});
 
 	it('refuses UPDATE and DELETE on events in the database itself', () => {
@@ -22,8 +26,8 @@ describe('the ledger store', () => {
 		ledger = scratchLedger();
 		ledger.writer.append([event('t-1', EventType.registered, {title: 'x'})]);
 		// When raw SQL tries to change or remove it
-		const update = () => ledger!.db.prepare("UPDATE events SET type = 'forged'").run();
-		const remove = () => ledger!.db.prepare('DELETE FROM events').run();
+		const update = () => withRawDb(ledger!.path, db => db.prepare("UPDATE events SET type = 'forged'").run());
+		const remove = () => withRawDb(ledger!.path, db => db.prepare('DELETE FROM events').run());
 		// Then SQLite refuses, and the event is untouched
 		expect(update).toThrow(/append-only/);
 		expect(remove).toThrow(/append-only/);

@@ -12,8 +12,8 @@ describe('createOutputReader', () => {
 	it('reads a real Codex exec --json stream: todo_list progress, one usage delta, finished items', () => {
 		const read = createOutputReader({agent: 'codex'});
 		const findings = fixture.flatMap(line => read(line));
-		const progress = findings.filter(finding => finding.kind === 'event' && finding.type === EventType.progressed);
-		expect(progress.map(finding => finding.kind === 'event' && finding.data)).toEqual([
+		const progress = findings.filter(finding => finding.kind === 'event' && finding.event.type === EventType.progressed);
+		expect(progress.map(finding => finding.kind === 'event' && finding.event.data)).toEqual([
 			{done: 0, total: 2, from: 'todo_list'},
 			{done: 2, total: 2, from: 'todo_list'},
 			{done: 2, total: 2, from: 'todo_list'},
@@ -35,7 +35,7 @@ describe('createOutputReader', () => {
 	});
 
 	it('reads PROGRESS lines from any agent, and Codex JSON only from a Codex agent', () => {
-		expect(createOutputReader({agent: 'generic'})('PROGRESS 3/7')).toMatchObject([{kind: 'event', data: {done: 3, total: 7}}]);
+		expect(createOutputReader({agent: 'generic'})('PROGRESS 3/7')).toMatchObject([{kind: 'event', event: {data: {done: 3, total: 7}}}]);
 		expect(
 			createOutputReader({agent: 'generic'})('{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":1}}'),
 		).toEqual([]);

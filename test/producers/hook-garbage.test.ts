@@ -6,6 +6,7 @@ import {describe, expect, it} from 'vitest';
 import {sessionTaskId} from '../../src/ledger/payload-mapping.ts';
 import {foldSpool} from '../../src/ledger/spool.ts';
 import {BIN, scratchDir} from '../helpers/cli.ts';
+import {withRawDb} from '../helpers/raw-db.ts';
 import {fixture, homeWithLedger, runHookBin, spoolFiles, withLedger} from '../helpers/hook.ts';
 
 const SESSION_TASK = sessionTaskId('claude', 'bd6c0ffe-ec1a-4f46-b883-80987579e3e9');
@@ -76,8 +77,8 @@ describe('controlroom hook when neither the ledger nor the spool takes the event
 	it('exits 0 with empty stdout, says so on stderr, and bumps hook.dropped', () => {
 		// Given a ledger whose events table cannot take an append, and a spool path that is a file
 		const {home, ledgerFile, spool} = homeWithLedger();
-		withLedger(ledgerFile, ledger =>
-			ledger.db.exec("CREATE TRIGGER refuse_all BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'disk says no'); END"),
+		withRawDb(ledgerFile, db =>
+			db.exec("CREATE TRIGGER refuse_all BEFORE INSERT ON events BEGIN SELECT RAISE(ABORT, 'disk says no'); END"),
 		);
 		writeFileSync(spool, 'not a folder');
 		// When an event arrives

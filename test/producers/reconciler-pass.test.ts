@@ -1,7 +1,7 @@
 import {mkdirSync, rmSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
-import {EventType, type EventData} from '../../src/core/events.ts';
+import {EventType, newEvent, type EventDataOf, type EventTypeName} from '../../src/core/events.ts';
 import {openLedger, type Ledger} from '../../src/ledger/open-ledger.ts';
 import {reconcileOnce} from '../../src/producers/reconciler.ts';
 import {scratchDir} from '../helpers/cli.ts';
@@ -27,8 +27,8 @@ function setup() {
 	mkdirSync(procRoot);
 	const ledger = openLedger(join(dir, 'ledger.db'));
 	open.push(ledger);
-	const append = (taskId: string, type: string, data: EventData, source = 'wrapper') =>
-		ledger.writer.append([{taskId, type, at: Date.now(), source, data}]);
+	const append = <T extends EventTypeName>(taskId: string, type: T, data: EventDataOf<T>, source = 'wrapper') =>
+		ledger.writer.append([newEvent(type, data, {taskId, at: Date.now(), source})]);
 	return {procRoot, ledger, append};
 }
 

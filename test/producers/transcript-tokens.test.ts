@@ -86,24 +86,21 @@ describe('the hook reading token usage from the transcript', () => {
 		writeFileSync(transcript, head + partial);
 		// When the hook runs, the rest is appended, and the hook runs twice more
 		runHook(home, hookPayload('PreToolUse', transcript));
-		const afterFirst = withLedger(ledgerFile, ledger =>
-			ledger.db.prepare('SELECT offset, last_message_id FROM transcript_cursors WHERE path = ?').get(transcript),
-		);
+		const afterFirst = withLedger(ledgerFile, ledger => ledger.reader.transcriptCursor(transcript));
 		// Overwrite what was already read with bigger numbers of the same length: a re-read would count them.
 		const tampered = head.replace('"output_tokens":120', '"output_tokens":999');
 		writeFileSync(transcript, tampered + SESSION_TEXT.slice(head.length));
 		runHook(home, hookPayload('PostToolUse', transcript));
 		runHook(home, hookPayload('Stop', transcript));
 		// Then
-		expect(afterFirst).toEqual({offset: Buffer.byteLength(head), last_message_id: 'msg_01AaAaAaAaAaAaAaAaAa01'});
+		expect(afterFirst).toEqual({offset: Buffer.byteLength(head), lastMessageId: 'msg_01AaAaAaAaAaAaAaAaAa01'});
 		const events = tokenEvents(ledgerFile);
 		expect(events.map(event => [event.data['input'], event.data['output']])).toEqual([
 			[1503 + 12000, 120],
 			[5 + 200 + 13500, 40],
 		]);
 		withLedger(ledgerFile, ledger => {
-			const cursor = ledger.db.prepare('SELECT offset, task_id FROM transcript_cursors WHERE path = ?').get(transcript);
-			expect(cursor).toEqual({offset: Buffer.byteLength(readFileSync(transcript)), task_id: TASK});
+			expect(ledger.reader.transcriptCursor(transcript)?.offset).toBe(Buffer.byteLength(readFileSync(transcript)));
 		});
 	});
 

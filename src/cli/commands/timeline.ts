@@ -1,4 +1,5 @@
 import {toSnapshotTask} from '../../core/snapshot.ts';
+import {storedTypeOf} from '../../core/events.ts';
 import {foldHeartbeats} from '../../core/timeline.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
@@ -34,7 +35,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 							kind: 'event',
 							seq: entry.event.seq,
 							at: new Date(entry.event.at).toISOString(),
-							type: entry.event.type,
+							type: storedTypeOf(entry.event),
 							source: entry.event.source,
 							data: entry.event.data,
 						},

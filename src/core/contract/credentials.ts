@@ -40,7 +40,7 @@ export function detectCredential(value: string, key: string | null = null): stri
 	for (const shape of SHAPES) {
 		if (shape.pattern.test(value)) return shape.name;
 	}
-	const assigned = ASSIGNMENT.exec(value);
+	const assigned = value.match(ASSIGNMENT);
 	if (assigned?.[1] !== undefined && !isStandIn(assigned[1])) return 'secret assignment';
 	if (key !== null && SECRET_KEY.test(key) && !isStandIn(value)) return `secret in a field named ${key}`;
 	return null;

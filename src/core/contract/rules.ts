@@ -207,7 +207,7 @@ export function checkContract(document: unknown, facts: RepositoryFacts): Contra
 	}
 	const flagged = new Set<string>();
 	for (const leaf of leaves(document)) {
-		const placeholder = PLACEHOLDER.exec(leaf.value);
+		const placeholder = leaf.value.match(PLACEHOLDER);
 		const credential = detectCredential(leaf.value, leaf.key);
 		if (credential !== null) {
 			flagged.add(leaf.path);

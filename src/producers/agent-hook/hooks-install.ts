@@ -191,7 +191,7 @@ export function notifySetting(text: string): {line: number; value: string} | nul
 	const lines = text.split('\n');
 	const end = topLevelEnd(lines);
 	for (let index = 0; index < end; index += 1) {
-		const match = /^\s*notify\s*=\s*(.*)$/.exec(lines[index] ?? '');
+		const match = (lines[index] ?? '').match(/^\s*notify\s*=\s*(.*)$/);
 		if (match) return {line: index, value: match[1] ?? ''};
 	}
 	return null;

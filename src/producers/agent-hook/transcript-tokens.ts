@@ -1,5 +1,5 @@
 import {closeSync, fstatSync, openSync, readSync} from 'node:fs';
-import {EventType, type NewEvent} from '../../core/events.ts';
+import {EventType, newEvent} from '../../core/events.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {scanTranscriptText, type TranscriptUsage} from './transcript-usage.ts';
 
@@ -20,13 +20,6 @@ export type TranscriptRead = {
 	readonly lastMessageId: string | null;
 	readonly usage: TranscriptUsage;
 };
-
-type CursorRow = {offset: number; last_message_id: string | null};
-
-function storedCursor(ledger: Ledger, path: string): CursorRow | undefined {
-	return ledger.db.prepare('SELECT offset, last_message_id FROM transcript_cursors WHERE path = ?').get(path) as
-		CursorRow | undefined;
-}
 
 function readAt(fd: number, offset: number, length: number): Buffer {
 	const buffer = Buffer.allocUnsafe(length);
@@ -59,7 +52,7 @@ export function readTranscriptSinceCursor(
 	target: {readonly path: string; readonly taskId: string; readonly skipSidechain: boolean},
 	maxBytes = MAX_TRANSCRIPT_CHUNK,
 ): TranscriptRead | null {
-	const cursor = storedCursor(ledger, target.path);
+	const cursor = ledger.reader.transcriptCursor(target.path);
 	let fd: number;
 	try {
 		fd = openSync(target.path, 'r');
@@ -70,7 +63,7 @@ export function readTranscriptSinceCursor(
 		const size = fstatSync(fd).size;
 		const isReplaced = cursor !== undefined && cursor.offset > size;
 		const fromOffset = cursor && !isReplaced ? cursor.offset : 0;
-		const previousId = cursor && !isReplaced ? cursor.last_message_id : null;
+		const previousId = cursor && !isReplaced ? cursor.lastMessageId : null;
 		if (size <= fromOffset) return null;
 		const chunk = readAt(fd, fromOffset, Math.min(maxBytes, size - fromOffset));
 		const end = chunk.lastIndexOf(NEWLINE);
@@ -106,23 +99,25 @@ export function readTranscriptSinceCursor(
  * file and the offset it starts at, so a span of a transcript is counted at most once.
  */
 export function commitTranscriptRead(ledger: Ledger, read: TranscriptRead, event: {at: number; source: string}): boolean {
-	if ((storedCursor(ledger, read.path)?.offset ?? null) !== read.cursorOffset) return false;
-	ledger.db
-		.prepare(
-			`INSERT INTO transcript_cursors (path, task_id, offset, last_message_id, updated_at) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT(path) DO UPDATE SET task_id = excluded.task_id, offset = excluded.offset,
-				last_message_id = excluded.last_message_id, updated_at = excluded.updated_at`,
-		)
-		.run(read.path, read.taskId, read.toOffset, read.lastMessageId, event.at);
-	if (read.usage.messages === 0) return true;
-	const tokens: NewEvent = {
+	if ((ledger.reader.transcriptCursor(read.path)?.offset ?? null) !== read.cursorOffset) return false;
+	ledger.writer.saveTranscriptCursor({
+		path: read.path,
 		taskId: read.taskId,
-		type: EventType.tokensReported,
+		offset: read.toOffset,
+		lastMessageId: read.lastMessageId,
 		at: event.at,
-		source: event.source,
-		data: {...read.usage, transcript: read.path},
-		dedupKey: `tokens:${read.path}:${read.cursorOffset ?? 'new'}>${read.fromOffset}-${read.toOffset}`,
-	};
+	});
+	if (read.usage.messages === 0) return true;
+	const tokens = newEvent(
+		EventType.tokensReported,
+		{...read.usage, transcript: read.path},
+		{
+			taskId: read.taskId,
+			at: event.at,
+			source: event.source,
+			dedupKey: `tokens:${read.path}:${read.cursorOffset ?? 'new'}>${read.fromOffset}-${read.toOffset}`,
+		},
+	);
 	ledger.writer.append([tokens]);
 	return true;
 }
