@@ -103,7 +103,7 @@ function applyPlan(ledger: Ledger, plan: ReconcilePlan, discoveries: readonly Ne
 
 /**
  * One reconciler pass (synchronous; the board calls it on its own timer): folds the spool through
- * the same path as \`ingest\`, gathers the watched rows and the process table, lets the plan
+ * the same path as `ingest`, gathers the watched rows and the process table, lets the plan
  * (src/core/reconcile-plan.ts) decide what is lost, untracked or ended, and writes it.
  */
 export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): ReconcileResult {
