@@ -1,20 +1,6 @@
 import {formatDuration, formatKnown, formatProgress, formatTokens, UNKNOWN} from '../core/format.ts';
-import {BOARD_LANES, type BoardLane, type Snapshot, type SnapshotTask} from '../core/snapshot.ts';
-
-const LANE_TITLES: Record<BoardLane, string> = {
-	running: 'RUNNING',
-	stalled: 'STALLED',
-	lost: 'LOST',
-	untracked: 'UNTRACKED',
-	ended: 'RECENTLY ENDED',
-};
-
-function statusLabel(task: SnapshotTask): string {
-	if (task.health) return `${task.status}/${task.health}`;
-	if (task.status === 'failed') return `failed (exit ${formatKnown(task.exitCode)})`;
-	if (task.status === 'stopped') return `stopped (${task.signal ?? `exit ${formatKnown(task.exitCode)}`})`;
-	return task.status;
-}
+import {LANE_TITLES, statusLabel} from '../core/labels.ts';
+import {BOARD_LANES, type Snapshot, type SnapshotTask} from '../core/snapshot.ts';
 
 function taskLine(task: SnapshotTask, now: number): string {
 	const started = task.startedAt ? formatDuration(now - Date.parse(task.startedAt)) : UNKNOWN;

@@ -175,6 +175,9 @@ export type ForeignEvent = EventEnvelope & {
 /** An event as stored and read back: numbered by a monotonic sequence readers can tail by. */
 export type LedgerEvent = (NewEvent & {readonly seq: number}) | ForeignEvent;
 
+/** A stored event of one known type, as the typed reads return it. */
+export type EventOfType<T extends EventTypeName> = NewEvent & {readonly type: T; readonly seq: number};
+
 /** One row as the store hands it over, data still JSON text. */
 export type StoredEventRow = {
 	readonly seq: number;

@@ -1,3 +1,6 @@
+import type {EventOfType} from './events.ts';
+import type {Task} from './task.ts';
+
 /** The lanes of the human queue (PRODUCT.md §5.2). */
 export const QUEUE_LANES = ['failed', 'reviews', 'needs', 'waiting'] as const;
 export type QueueLane = (typeof QUEUE_LANES)[number];
@@ -80,4 +83,89 @@ export function computeHumanQueue(input: QueueInput): HumanQueue {
 		};
 	});
 	return {lanes, total: live.length};
+}
+
+/** Sources whose need is answered by the session's own later activity. */
+const AGENT_SOURCES: ReadonlySet<string> = new Set(['claude', 'codex']);
+
+function failedReason(task: Task): string {
+	if (task.error) return task.error;
+	if (task.exitCode !== null) return `exit ${task.exitCode}`;
+	return 'failed';
+}
+
+/** What the signals are made from, as the ledger holds it. */
+export type SignalRows = {
+	readonly now: number;
+	/** Tasks not ended, or ended within the failed window. */
+	readonly recentTasks: readonly Task[];
+	/** Every `need.raised` event. */
+	readonly needs: readonly EventOfType<'need.raised'>[];
+	/** The tasks the needs (and recent tasks) belong to, by id; a need may outlive its task's row. */
+	readonly tasks: ReadonlyMap<string, Task>;
+};
+
+/**
+ * The queue's signals: each task that failed within the window, and each need still current. An
+ * agent's own need is current only until that session shows activity after it or ends (the person
+ * answered it); a need raised by hand stays until acknowledged.
+ */
+export function queueSignals(rows: SignalRows): QueueSignal[] {
+	const signals: QueueSignal[] = [];
+	for (const task of rows.recentTasks) {
+		if (task.status === 'failed' && task.endedAt !== null && task.endedAt >= rows.now - FAILED_WINDOW_MS) {
+			signals.push({taskId: task.id, lane: 'failed', reason: failedReason(task), at: task.endedAt, seq: task.lastSeq});
+		}
+	}
+	for (const event of rows.needs) {
+		const task = rows.tasks.get(event.taskId);
+		const isAnswered = task !== undefined && (task.lastEventAt > event.at || task.endedAt !== null);
+		if (AGENT_SOURCES.has(event.source) && isAnswered) continue;
+		signals.push({
+			taskId: event.taskId,
+			lane: event.data.lane === 'waiting' ? 'waiting' : 'needs',
+			reason: event.data.message ?? 'needs you',
+			at: event.at,
+			seq: event.seq,
+		});
+	}
+	return signals;
+}
+
+/** How far back a success may answer a signal: the oldest signal's time (now when there is none). */
+export function earliestSignalAt(signals: readonly QueueSignal[], now: number): number {
+	return signals.reduce((min, signal) => Math.min(min, signal.at), now);
+}
+
+/** What the queue is computed from once the signals are known. */
+export type QueueRows = {
+	readonly signals: readonly QueueSignal[];
+	/** Tasks by id, for the directory and title of each signal's task. */
+	readonly tasks: ReadonlyMap<string, Task>;
+	/** Every `queue.acknowledged` event. */
+	readonly acknowledgements: readonly EventOfType<'queue.acknowledged'>[];
+	/** Tasks not ended, or ended since the earliest signal: where the answering successes are. */
+	readonly endedSinceEarliest: readonly Task[];
+};
+
+/**
+ * The queue from its rows: an acknowledgement covers signals up to the time it names (or its own
+ * time), and a run that exited 0 answers earlier failures in its directory or of its title.
+ */
+export function humanQueueOf(rows: QueueRows): HumanQueue {
+	const acknowledgedAt = new Map<string, number>();
+	for (const event of rows.acknowledgements) {
+		const at = event.data.signalAt ?? event.at;
+		acknowledgedAt.set(event.taskId, Math.max(acknowledgedAt.get(event.taskId) ?? 0, at));
+	}
+	const successes = rows.endedSinceEarliest
+		.filter(task => task.status === 'done' && task.exitCode === 0 && task.endedAt !== null)
+		.map(task => ({taskId: task.id, cwd: task.cwd, title: task.title, endedAt: task.endedAt ?? 0}));
+	const taskKeys = new Map(
+		rows.signals.map(signal => {
+			const task = rows.tasks.get(signal.taskId);
+			return [signal.taskId, {cwd: task?.cwd ?? null, title: task?.title ?? null}] as const;
+		}),
+	);
+	return computeHumanQueue({signals: rows.signals, acknowledgedAt, successes, taskKeys});
 }

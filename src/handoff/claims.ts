@@ -4,12 +4,11 @@ import {resolve} from 'node:path';
 import {acceptanceLines, acceptorsOf, operatorOf} from '../core/contract/model.ts';
 import {checkEvidence, type HandInTerms} from '../core/contract/evidence.ts';
 import type {ContractProblem} from '../core/contract/rules.ts';
-import {EventType, type NewEvent} from '../core/events.ts';
+import {EventType, type EventOfType, type NewEvent} from '../core/events.ts';
 import {toSnapshotTask} from '../core/snapshot.ts';
 import {isEnded} from '../core/status.ts';
 import type {Task} from '../core/task.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
-import type {EventOfType} from '../ledger/reader.ts';
 import {checkContractFile} from './check-contract.ts';
 import {ContractParseError, parseYaml} from './contract-file.ts';
 

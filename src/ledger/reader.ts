@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import {EventType, type EventTypeName, type LedgerEvent, type NewEvent} from '../core/events.ts';
+import {EventType, type EventOfType, type EventTypeName, type LedgerEvent} from '../core/events.ts';
 import {STATUSES, type Status} from '../core/status.ts';
 import type {Task} from '../core/task.ts';
 import {eventFromRow, taskFromDoc, type EventRow} from './rows.ts';
@@ -13,9 +13,6 @@ export type RejectRow = {
 	readonly raw: string | null;
 	readonly rawBytes: number;
 };
-
-/** A known event of one type, as read back. */
-export type EventOfType<T extends EventTypeName> = NewEvent & {readonly type: T; readonly seq: number};
 
 /** Where the hook stopped reading a transcript, so a long one is never re-read from the start. */
 export type TranscriptCursor = {readonly offset: number; readonly lastMessageId: string | null};

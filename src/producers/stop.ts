@@ -90,13 +90,17 @@ async function waitForWrapperRecord(ledger: Ledger, taskId: string, record: Proc
 	return false;
 }
 
+/** How a stop is made: the grace period, and who asked (recorded as the events' source). */
+export type StopOptions = {readonly graceMs?: number; readonly source?: 'cli' | 'board'};
+
 /**
  * Stops a task (by id, unique id prefix or session id): records the request, signals its process
  * group, escalates to SIGKILL after the grace period, confirms every process of the group is gone
  * and records `stopped`. A task whose PID no producer reported cannot be stopped, and the result
  * says why. The board's `s` key and `controlroom stop` both call this.
  */
-export async function stopTask(ledger: Ledger, ref: string, options: {graceMs?: number} = {}): Promise<StopResult> {
+export async function stopTask(ledger: Ledger, ref: string, options: StopOptions = {}): Promise<StopResult> {
+	const source = options.source ?? 'cli';
 	let task: Task | undefined;
 	try {
 		task = ledger.reader.resolveTask(ref);
@@ -130,7 +134,7 @@ export async function stopTask(ledger: Ledger, ref: string, options: {graceMs?: 
 			taskId: task.id,
 			type: EventType.stopRequested,
 			at: Date.now(),
-			source: 'cli',
+			source,
 			data: {signal: 'SIGTERM', graceMs, pgid: target.pgid},
 		},
 	]);
@@ -155,7 +159,7 @@ export async function stopTask(ledger: Ledger, ref: string, options: {graceMs?: 
 						taskId: task.id,
 						type: EventType.stopped,
 						at: Date.now(),
-						source: 'cli',
+						source,
 						data: {signal: ended.signal, reason, exitCode: null},
 					},
 				]);

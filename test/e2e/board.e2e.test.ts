@@ -137,6 +137,10 @@ describe.runIf(Tmux.isAvailable())('the board in tmux, on a real ledger', () => 
 		await tmux.waitFor(SESSION, pane => pane.includes(`stopped ${task?.id}`), 15_000);
 		await tmux.waitFor(SESSION, pane => pane.includes('stopped (SIGTERM)') || pane.includes('stopped (SIGKILL)'));
 		expect(groupIsGone(pgid)).toBe(true);
+		const ledger = openLedger(ledgerFile);
+		const requests = ledger.reader.eventsOf(task?.id ?? '').filter(event => event.type === EventType.stopRequested);
+		ledger.close();
+		expect(requests.map(event => event.source)).toEqual(['board']);
 	});
 
 	it('quits with q and gives the shell back', async () => {

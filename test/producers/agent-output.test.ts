@@ -35,7 +35,9 @@ describe('createOutputReader', () => {
 	});
 
 	it('reads PROGRESS lines from any agent, and Codex JSON only from a Codex agent', () => {
-		expect(createOutputReader({agent: 'generic'})('PROGRESS 3/7')).toMatchObject([{kind: 'event', event: {data: {done: 3, total: 7}}}]);
+		expect(createOutputReader({agent: 'generic'})('PROGRESS 3/7')).toMatchObject([
+			{kind: 'event', event: {data: {done: 3, total: 7}}},
+		]);
 		expect(
 			createOutputReader({agent: 'generic'})('{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":1}}'),
 		).toEqual([]);

@@ -1,4 +1,6 @@
 import {afterEach, describe, expect, it} from 'vitest';
+import {boardAdapters} from '../../src/cli/commands/board.ts';
+import {EventType} from '../../src/core/events.ts';
 import type {Ledger} from '../../src/ledger/open-ledger.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {groupMembers} from '../../src/producers/proc-table.ts';
@@ -53,6 +55,21 @@ describe('controlroom stop', () => {
 		expect(result).toMatchObject({outcome: 'stopped', taskId: task.id, signal: 'SIGTERM', escalated: false});
 		expect((await run.done).code).toBe(143);
 		expect(ledger.reader.task(task.id)).toMatchObject({status: 'stopped', signal: 'SIGTERM'});
+	});
+
+	it("records a stop made from the board as the board's, not the CLI's", async () => {
+		const box = sandbox();
+		const run = startCli(['run', '--ledger', box.ledgerFile, '--', process.execPath, agent('sleeper.mjs')], box.env);
+		const ledger = await ledgerOf(box.ledgerFile);
+		open.push(ledger);
+		const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], 10_000, 'running task');
+		groups.push(task.pgid!);
+		// The function the board's `s` key calls, wired as `controlroom board` wires it.
+		const outcome = await boardAdapters(ledger).stop?.(task.id);
+		expect(outcome).toMatchObject({isStopped: true});
+		expect((await run.done).code).toBe(143);
+		const requests = ledger.reader.eventsOf(task.id).filter(event => event.type === EventType.stopRequested);
+		expect(requests.map(event => event.source)).toEqual(['board']);
 	});
 
 	it('refuses a task whose PID is unknown, and says why', async () => {

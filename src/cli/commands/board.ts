@@ -46,7 +46,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
 		},
 		stop: async taskId => {
-			const result = await stopTask(ledger, taskId);
+			const result = await stopTask(ledger, taskId, {source: 'board'});
 			return {isStopped: result.outcome === 'stopped', message: result.message};
 		},
 		reconcile: () => reconcileOnce(ledger, {agentNames}),

@@ -1,18 +1,10 @@
 import {formatDuration, formatKnown, formatProgress, formatTokens} from '../format.ts';
 import type {HumanQueue} from '../human-queue.ts';
-import {BOARD_LANES, toSnapshotTask, type BoardLane, type SnapshotTask} from '../snapshot.ts';
+import {LANE_TITLES, statusLabel} from '../labels.ts';
+import {BOARD_LANES, toSnapshotTask, type BoardLane} from '../snapshot.ts';
 import {DEFAULT_STALL_SECONDS, isEnded} from '../status.ts';
 import type {Task} from '../task.ts';
 import {statusTone, type Tone} from './tone.ts';
-
-/** Lane titles as the board writes them. */
-export const LANE_TITLES: Readonly<Record<BoardLane, string>> = {
-	running: 'RUNNING',
-	stalled: 'STALLED',
-	lost: 'LOST',
-	untracked: 'UNTRACKED',
-	ended: 'RECENTLY ENDED',
-};
 
 /** One task row, every cell preformatted. */
 export type TaskRowView = {
@@ -47,14 +39,6 @@ export type BoardOptions = {
 
 /** Ended tasks stay on the board for a day, as in `controlroom snapshot`. */
 export const DEFAULT_ENDED_WINDOW_MS = 24 * 3_600_000;
-
-/** The status cell: status with health, or how it ended. */
-export function statusLabel(task: SnapshotTask): string {
-	if (task.health) return `${task.status}/${task.health}`;
-	if (task.status === 'failed') return `failed (exit ${formatKnown(task.exitCode)})`;
-	if (task.status === 'stopped') return `stopped (${task.signal ?? `exit ${formatKnown(task.exitCode)}`})`;
-	return task.status;
-}
 
 /** Why a task cannot be stopped from the board, or null. */
 export function stopBlockedReason(task: Pick<Task, 'status' | 'pid'>): string | null {

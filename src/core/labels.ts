@@ -1,0 +1,21 @@
+import {formatKnown} from './format.ts';
+import type {BoardLane, SnapshotTask} from './snapshot.ts';
+
+// The words the board and the snapshot text share, so a task reads the same in both.
+
+/** Lane titles as the board and `controlroom snapshot` write them. */
+export const LANE_TITLES: Readonly<Record<BoardLane, string>> = {
+	running: 'RUNNING',
+	stalled: 'STALLED',
+	lost: 'LOST',
+	untracked: 'UNTRACKED',
+	ended: 'RECENTLY ENDED',
+};
+
+/** The status cell: status with health, or how it ended. */
+export function statusLabel(task: Pick<SnapshotTask, 'status' | 'health' | 'exitCode' | 'signal'>): string {
+	if (task.health) return `${task.status}/${task.health}`;
+	if (task.status === 'failed') return `failed (exit ${formatKnown(task.exitCode)})`;
+	if (task.status === 'stopped') return `stopped (${task.signal ?? `exit ${formatKnown(task.exitCode)}`})`;
+	return task.status;
+}

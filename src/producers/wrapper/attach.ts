@@ -1,0 +1,127 @@
+import {createWriteStream} from 'node:fs';
+import {StringDecoder} from 'node:string_decoder';
+import type {Readable, Writable} from 'node:stream';
+import {EventType} from '../../core/events.ts';
+import {addTokens, isOverBudget, UNKNOWN_TOKENS, type Tokens} from '../../core/tokens.ts';
+import {readProgressLine, type OutputFinding} from '../agent-kind.ts';
+import {terminate, type StopTarget} from '../stop.ts';
+import {previousThreadUsage} from '../wrapper-queries.ts';
+import type {WrapperOptions} from './options.ts';
+import type {TaskLog} from './record.ts';
+
+/** Reads one line of the child's output into findings. */
+type OutputReader = (line: string) => OutputFinding[];
+
+/**
+ * How to read this agent's output. The Codex reader (and zod with it) loads only for Codex runs,
+ * and is loaded before the spawn: the output listeners must be attached in the same tick as the
+ * spawn, or early output could be missed.
+ */
+export async function outputReaderFor(options: Pick<WrapperOptions, 'agent' | 'ledger'>): Promise<OutputReader> {
+	if (options.agent !== 'codex') return readProgressLine;
+	const {createOutputReader} = await import('../agent-output.ts');
+	return createOutputReader({agent: 'codex', previousThreadUsage: threadId => previousThreadUsage(options.ledger, threadId)});
+}
+
+/** Splits a byte stream into lines (UTF-8 safe across chunk boundaries). */
+function lineSplitter(onLine: (line: string) => void): {push(chunk: Buffer): void; end(): void} {
+	const decoder = new StringDecoder('utf8');
+	let pending = '';
+	return {
+		push(chunk) {
+			pending += decoder.write(chunk);
+			let newline = pending.indexOf('\n');
+			while (newline >= 0) {
+				onLine(pending.slice(0, newline).replace(/\r$/, ''));
+				pending = pending.slice(newline + 1);
+				newline = pending.indexOf('\n');
+			}
+			// A line longer than the parse limit is passed through but never parsed.
+			if (pending.length > 2 * 1024 * 1024) pending = '';
+		},
+		end() {
+			pending += decoder.end();
+			if (pending.length > 0) onLine(pending);
+			pending = '';
+		},
+	};
+}
+
+/** Passes one output stream on unchanged and reads it line by line. */
+function readStream(
+	stream: Readable | null,
+	out: Writable,
+	name: string,
+	read: OutputReader,
+	onFinding: (finding: OutputFinding, stream: string, line: number) => void,
+): {end(): void} {
+	let lineNumber = 0;
+	const splitter = lineSplitter(line => {
+		lineNumber += 1;
+		for (const finding of read(line)) onFinding(finding, name, lineNumber);
+	});
+	if (!stream) return splitter;
+	// pipe() keeps backpressure: a slow terminal slows the child, and the bytes arrive unchanged.
+	stream.pipe(out, {end: false});
+	stream.on('data', (chunk: Buffer) => splitter.push(chunk));
+	return splitter;
+}
+
+/** The wrapper's watch over a running child; `finish` once the child has exited. */
+export type Attachment = {
+	/** Stops the heartbeats, reads the last partial lines, waits for a budget stop and the log file. */
+	finish(): Promise<{readonly tokens: Tokens; readonly overBudget: boolean}>;
+};
+
+/** The child as the wrapper watches it: its output streams (null when they go straight to the terminal) and its group. */
+export type Watched = {
+	readonly stdout: Readable | null;
+	readonly stderr: Readable | null;
+	readonly target: StopTarget;
+	readonly isPiped: boolean;
+};
+
+/**
+ * Attaches to a running child: heartbeats while it lives; its output passed on unchanged (to the
+ * terminal or `--log`) and read for progress, token and agent events, unreadable lines kept as
+ * rejects; and, once its known token total passes the budget, a stop of its group.
+ */
+export function attach(options: WrapperOptions, log: TaskLog, child: Watched, read: OutputReader): Attachment {
+	const {ledger, budget} = options;
+	const heartbeat = setInterval(() => log.append(EventType.heartbeat, {}), options.heartbeatMs);
+	let tokens: Tokens = UNKNOWN_TOKENS;
+	let budgetStop: Promise<unknown> | null = null;
+	const onFinding = (finding: OutputFinding, stream: string, lineNumber: number): void => {
+		if (finding.kind === 'reject') {
+			try {
+				ledger.writer.reject({origin: `run:${log.taskId}:${stream}`, line: lineNumber, reason: finding.reason, raw: finding.raw});
+			} catch {
+				ledger.writer.bump('wrapper.rejects_dropped');
+			}
+			return;
+		}
+		if (finding.kind === 'event') return log.write(finding.event);
+		log.append(EventType.tokensReported, finding.data);
+		tokens = addTokens(tokens, finding);
+		if (!budgetStop && isOverBudget(tokens, budget)) {
+			options.notice(`task ${log.taskId} is over its budget (${tokens.total} > ${budget} tokens): stopping it`);
+			budgetStop = terminate(child.target, options.graceMs);
+		}
+	};
+	const sink: Writable | null = options.logFile ? createWriteStream(options.logFile, {flags: 'a'}) : null;
+	const splitters = child.isPiped
+		? [
+				readStream(child.stdout, sink ?? process.stdout, 'stdout', read, onFinding),
+				readStream(child.stderr, sink ?? process.stderr, 'stderr', read, onFinding),
+			]
+		: [];
+	return {
+		async finish() {
+			clearInterval(heartbeat);
+			for (const splitter of splitters) splitter.end();
+			if (budgetStop) await budgetStop;
+			if (sink) await new Promise(done => sink.end(done));
+			return {tokens, overBudget: budgetStop !== null};
+		},
+	};
+}

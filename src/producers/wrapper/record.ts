@@ -1,0 +1,127 @@
+import {EventType, eventBody, type EventBody, type EventDataOf, type EventTypeName} from '../../core/events.ts';
+import {UNKNOWN_TOKENS, type Tokens} from '../../core/tokens.ts';
+import {signalExitCode, wrapperOutcome, type WrapperOutcome} from '../../core/wrapper-outcome.ts';
+import {processStartTime} from '../proc-table.ts';
+import type {StopTarget} from '../stop.ts';
+import {commandLineOf, titleOf, type WrapperOptions} from './options.ts';
+
+/** What the wrapper writes about its task, with source `wrapper`. */
+export type TaskLog = {
+	readonly taskId: string;
+	append<T extends EventTypeName>(type: T, data: EventDataOf<T>): void;
+	/** Records an event the child's output described. */
+	write(body: EventBody): void;
+	/** The child exists: from now on a failed write is reported once and the run goes on. */
+	markSpawned(): void;
+};
+
+/**
+ * The wrapper's writes for one task. Before the spawn a failed write stops the run (nothing runs
+ * unrecorded); after it, the agent is never taken down by its instrumentation: the wrapper says so
+ * once and carries on.
+ */
+export function taskLog(options: Pick<WrapperOptions, 'ledger' | 'notice'>, taskId: string): TaskLog {
+	let isSpawned = false;
+	let hasWarned = false;
+	const write = (body: EventBody): void => {
+		try {
+			options.ledger.writer.append([{...body, taskId, at: Date.now(), source: 'wrapper'}]);
+		} catch (error) {
+			if (!isSpawned) throw error;
+			if (!hasWarned) options.notice(`cannot write to the ledger (${(error as Error).message}); the run goes on`);
+			hasWarned = true;
+		}
+	};
+	return {
+		taskId,
+		append: (type, data) => write(eventBody(type, data)),
+		write,
+		markSpawned() {
+			isSpawned = true;
+		},
+	};
+}
+
+/** The `registered` row: what will run, where, on which budget, and which wrapper speaks for it. */
+export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: number | null): void {
+	log.append(EventType.registered, {
+		title: titleOf(options),
+		source: 'wrapper',
+		role: options.role,
+		cwd: options.cwd,
+		budget: options.budget,
+		steps: options.steps,
+		command: commandLineOf(options),
+		agent: options.agent,
+		wrapperPid: process.pid,
+		wrapperStartTime: processStartTime(process.pid),
+		slot,
+	});
+}
+
+/** A signal came before the spawn: the run is recorded as stopped and nothing starts. */
+export function recordStoppedBeforeSpawn(log: TaskLog, signal: string): number {
+	log.append(EventType.stopped, {signal, reason: `wrapper received ${signal} before the spawn`, exitCode: null});
+	return signalExitCode(signal);
+}
+
+/** `running`: the child's PID, its process group (it leads its own) and the start times that guard against PID reuse. */
+export function recordStarted(log: TaskLog, pid: number): StopTarget {
+	const startTime = processStartTime(pid);
+	log.append(EventType.started, {
+		pid,
+		pgid: pid,
+		startTime,
+		wrapperPid: process.pid,
+		wrapperStartTime: processStartTime(process.pid),
+	});
+	return {pid, pgid: pid, startTime};
+}
+
+/** The spawn itself failed: recorded as failed with exit 127. */
+export function recordSpawnFailure(options: WrapperOptions, log: TaskLog, error: string): number {
+	const outcome = wrapperOutcome({
+		spawnError: error,
+		exitCode: null,
+		signal: null,
+		receivedSignal: null,
+		stopRequested: null,
+		overBudget: false,
+	});
+	return recordOutcome(options, log, outcome);
+}
+
+/** Records how the run ended and returns the wrapper's exit code. */
+export function recordOutcome(
+	options: WrapperOptions,
+	log: TaskLog,
+	outcome: WrapperOutcome,
+	tokens: Tokens = UNKNOWN_TOKENS,
+): number {
+	switch (outcome.kind) {
+		case 'failed-to-spawn':
+			log.append(EventType.failed, {error: outcome.error, exitCode: outcome.exitCode});
+			options.notice(`cannot start ${options.command}: ${outcome.error}`);
+			break;
+		case 'over-budget':
+			log.append(EventType.stopped, {
+				signal: outcome.signal,
+				reason: `over budget: ${tokens.total} tokens > budget ${options.budget}`,
+				exitCode: null,
+				wrapperExit: outcome.exitCode,
+			});
+			break;
+		case 'stopped':
+			log.append(EventType.stopped, {
+				signal: outcome.signal,
+				reason: outcome.reason,
+				exitCode: null,
+				wrapperExit: outcome.exitCode,
+			});
+			break;
+		case 'exited':
+			log.append(EventType.exited, {exitCode: outcome.exitCode});
+			break;
+	}
+	return outcome.exitCode;
+}

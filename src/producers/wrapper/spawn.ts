@@ -1,0 +1,32 @@
+import {execa} from 'execa';
+import type {WrapperOptions} from './options.ts';
+
+/**
+ * Whether the child's output passes through the wrapper (to be read, or to go to `--log`). An
+ * interactive Claude Code owns the terminal itself: its hooks report what it does.
+ */
+export function isOutputPiped(options: Pick<WrapperOptions, 'agent' | 'logFile'>): boolean {
+	return options.agent !== 'claude' || options.logFile !== null;
+}
+
+/** Spawns the agent in its own process group, its task id in CONTROLROOM_TASK_ID; its PID is undefined when the spawn failed. */
+export function spawnAgent(options: WrapperOptions, taskId: string, isPiped: boolean) {
+	return execa(options.command, [...options.args], {
+		cwd: options.cwd,
+		stdin: 'inherit',
+		stdout: isPiped ? 'pipe' : 'inherit',
+		stderr: isPiped ? 'pipe' : 'inherit',
+		// Its own process group (node's detached = setsid), so a stop can signal the whole group.
+		detached: true,
+		cleanup: false,
+		reject: false,
+		buffer: false,
+		env: {CONTROLROOM_TASK_ID: taskId},
+	});
+}
+
+/** Why a spawn failed, once the failed child has settled. */
+export async function spawnError(child: ReturnType<typeof spawnAgent>): Promise<string> {
+	const result = await child;
+	return result.originalMessage || result.shortMessage || 'spawn failed';
+}
