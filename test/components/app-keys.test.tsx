@@ -8,7 +8,7 @@ import {createBoardFeed} from '../../src/ledger/board-feed.ts';
 import {openLedger, type Ledger} from '../../src/ledger/open-ledger.ts';
 import {boardFixtureEvents} from '../helpers/board-fixture.ts';
 import {scratchDir} from '../helpers/cli.ts';
-import {KEYS, nextTick, waitForFrame} from '../helpers/keys.ts';
+import {KEYS, waitForFrame, waitForKeys} from '../helpers/keys.ts';
 
 const open: {ledger: Ledger; unmount: () => void}[] = [];
 afterEach(() => {
@@ -37,7 +37,7 @@ async function renderBoard(extra: Partial<BoardAdapters> = {}) {
 	);
 	open.push({ledger, unmount: instance.unmount});
 	await waitForFrame(instance, 'RUNNING (3)');
-	await nextTick();
+	await waitForKeys(instance);
 	return {...instance, ledger};
 }
 
@@ -133,7 +133,7 @@ describe('board keys', () => {
 		board.stdin.write('/');
 		await waitForFrame(board, 'filter:');
 		board.stdin.write('schema');
-		await nextTick();
+		await waitForFrame(board, 'filter: schema');
 		board.stdin.write(KEYS.enter);
 		await waitForFrame(board, 'filter “schema”');
 		expect(board.lastFrame()).toContain('RUNNING (0)');

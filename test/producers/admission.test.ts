@@ -3,7 +3,8 @@ import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import type {Ledger} from '../../src/ledger/open-ledger.ts';
 import {runCli} from '../helpers/cli.ts';
-import {agent, killQuietly, ledgerOf, sandbox, startCli, waitFor, type Started} from './helpers.ts';
+import {onLedgerChange, onOutput, waitFor} from '../helpers/wait-for.ts';
+import {agent, killQuietly, ledgerOf, sandbox, startCli, type Started} from './helpers.ts';
 
 const open: Ledger[] = [];
 const started: Started[] = [];
@@ -53,8 +54,7 @@ describe('admission slots', () => {
 				most = Math.max(most, active);
 				return ledger.reader.tasksWithStatus(['done']).length === 3;
 			},
-			15_000,
-			'three runs done',
+			{what: 'three runs done', timeoutMs: 15_000, on: [onLedgerChange(box.ledgerFile)]},
 		);
 		for (const run of runs) expect((await run.done).code).toBe(0);
 		// Then at most two ran at once, and the last to start started after one of the first two ended
@@ -75,8 +75,7 @@ describe('admission slots', () => {
 				const tasks = ledger.reader.tasksWithStatus(['running']);
 				return tasks.length === 2 && tasks;
 			},
-			10_000,
-			'two holders running',
+			{what: 'two holders running', on: [onLedgerChange(box.ledgerFile)]},
 		);
 		for (const task of running) started.push({child: {pid: -task.pgid!}} as Started);
 		return {holders, ledger, running};
@@ -96,7 +95,10 @@ describe('admission slots', () => {
 		for (const task of running) expect(lines[0]).toContain(task.id);
 		// A waiting third run
 		const third = startRun(box, repo, 'third', ['true']);
-		await waitFor(() => third.stderr().includes('waiting for a slot'), 10_000, 'third waiting');
+		await waitFor(() => third.stderr().includes('waiting for a slot'), {
+			what: 'third waiting',
+			on: [onOutput(third.child.stderr)],
+		});
 		// When one holder's wrapper is SIGKILLed, the third gets its slot at once
 		const killedAt = Date.now();
 		holders[0]!.child.kill('SIGKILL');

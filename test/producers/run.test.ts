@@ -5,7 +5,8 @@ import {EventType} from '../../src/core/events.ts';
 import type {Ledger} from '../../src/ledger/open-ledger.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {runCli} from '../helpers/cli.ts';
-import {agent, isAlive, killQuietly, ledgerOf, sandbox, startCli, waitFor} from './helpers.ts';
+import {onFileChange, onLedgerChange, onOutput, waitFor} from '../helpers/wait-for.ts';
+import {agent, isAlive, killQuietly, ledgerOf, sandbox, startCli} from './helpers.ts';
 
 const open: Ledger[] = [];
 const pids: number[] = [];
@@ -44,12 +45,16 @@ describe('controlroom run', () => {
 			],
 			box.env,
 		);
-		// When the test polls the ledger while the agent blocks
+		// When the test reads the ledger while the agent blocks
 		const ledger = await ledgerOf(box.ledgerFile);
 		open.push(ledger);
-		const task = await waitFor(() => ledger.reader.tasksForView(null).find(row => row.title === 'blocker'), 10_000, 'the row');
+		const task = await waitFor(() => ledger.reader.tasksForView(null).find(row => row.title === 'blocker'), {
+			what: 'the row',
+			on: [onLedgerChange(box.ledgerFile)],
+		});
 		const seen = await waitFor(
 			() => existsSync(report) && (JSON.parse(readFileSync(report, 'utf8')) as {taskId: string; status: string | null}),
+			{what: "the agent's report", on: [onFileChange(report)]},
 		);
 		expect(run.stdout()).toBe('');
 		// Then the row was there when the agent's first instruction ran, and registered comes first
@@ -90,10 +95,13 @@ describe('controlroom run', () => {
 		const run = startCli(['run', '--ledger', box.ledgerFile, '--', process.execPath, agent('sleeper.mjs')], box.env);
 		const ledger = await ledgerOf(box.ledgerFile);
 		open.push(ledger);
-		const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], 10_000, 'running task');
+		const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], {
+			what: 'running task',
+			on: [onLedgerChange(box.ledgerFile)],
+		});
 		const childPid = task.pid!;
 		pids.push(childPid);
-		await waitFor(() => run.stdout().includes('pid'), 10_000, 'child output');
+		await waitFor(() => run.stdout().includes('pid'), {what: 'child output', on: [onOutput(run.child.stdout)]});
 		run.child.kill('SIGTERM');
 		expect((await run.done).code).toBe(143);
 		const ended = ledger.reader.task(task.id)!;
