@@ -148,13 +148,38 @@ describe('controlroom run', () => {
 		expect(task.tokens).toEqual({input: 8000, output: 240, total: 8240});
 	});
 
-	it('heartbeats at the configured interval while the child lives', () => {
+	it('heartbeats at the configured interval while the child lives', async () => {
+		// Given a run with a 50 ms heartbeat whose child lives until the test releases it
 		const box = sandbox();
-		const result = runCli(['run', '--ledger', box.ledgerFile, '--heartbeat', '0.05', '--', 'sleep', '0.4'], {env: box.env});
-		expect(result.status).toBe(0);
-		const {ledger, task} = onlyTask(box.ledgerFile);
-		const beats = ledger.reader.eventsOf(task.id).filter(event => event.type === EventType.heartbeat);
-		expect(beats.length).toBeGreaterThanOrEqual(3);
+		const release = join(box.dir, 'release');
+		const run = startCli(
+			[
+				'run',
+				'--ledger',
+				box.ledgerFile,
+				'--heartbeat',
+				'0.05',
+				'--',
+				process.execPath,
+				agent('holds-until-released.mjs'),
+				release,
+			],
+			box.env,
+		);
+		const ledger = await ledgerOf(box.ledgerFile);
+		open.push(ledger);
+		const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], {
+			what: 'running task',
+			on: [onLedgerChange(box.ledgerFile)],
+		});
+		pids.push(task.pid!);
+		const beatsOf = () => ledger.reader.eventsOf(task.id).filter(event => event.type === EventType.heartbeat);
+		// Then three beats come while it lives (the default interval would bring none in this test's time)
+		await waitFor(() => beatsOf().length >= 3, {what: 'three heartbeats', on: [onLedgerChange(box.ledgerFile)]});
+		expect(isAlive(task.pid!)).toBe(true);
+		writeFileSync(release, '');
+		expect((await run.done).code).toBe(0);
+		expect(ledger.reader.task(task.id)?.status).toBe('done');
 	});
 
 	it('sends the child output to --log FILE instead of the terminal', () => {
