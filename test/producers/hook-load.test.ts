@@ -52,29 +52,31 @@ function isWriteLocked(ledgerFile: string): boolean {
 	}
 }
 
-type Measured = {status: number | null; stdout: Buffer; stderr: string; wallMs: number; cpuMs: number};
+type Measured = {status: number | null; stdout: Buffer; stderr: string; wallMs: number; cpuMs: number; waitedMs: number};
 
 /**
- * Runs `node ARGS` with its CPU time reported at exit (user + system, in ms, on a pipe of its own:
- * see children/cpu-report.ts). A run that hangs is killed after 10 s, so it fails instead of
- * blocking the test process.
+ * Runs `node ARGS`, timing its wall clock, and its CPU time and own waits as it reports them at
+ * exit (children/process-times.ts, on a pipe of its own). A run that hangs is killed after 10 s,
+ * so it fails instead of blocking the test process.
  */
 function runMeasured(args: readonly string[], input: string, env: NodeJS.ProcessEnv): Measured {
 	const started = performance.now();
-	const result = spawnSync(process.execPath, ['--import', childScript('cpu-report'), ...args], {
+	const result = spawnSync(process.execPath, ['--import', childScript('process-times'), ...args], {
 		input,
 		env,
 		stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
 		timeout: 10_000,
 	});
 	const wallMs = performance.now() - started;
-	const [, stdout, stderr, cpu] = result.output as (Buffer | null)[];
+	const [, stdout, stderr, times] = result.output as (Buffer | null)[];
+	const {cpuMs, waitedMs} = JSON.parse(String(times ?? '{}')) as {cpuMs?: number; waitedMs?: number};
 	return {
 		status: result.status,
 		stdout: stdout ?? Buffer.alloc(0),
 		stderr: String(stderr ?? ''),
 		wallMs,
-		cpuMs: Number(String(cpu ?? '')),
+		cpuMs: cpuMs ?? Number.NaN,
+		waitedMs: waitedMs ?? Number.NaN,
 	};
 }
 
@@ -86,7 +88,7 @@ function prompt(n: number): string {
 const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 describe('controlroom hook while another process holds the ledger lock', () => {
-	it('returns without waiting for it (own time < 150 ms each, < 100 ms of CPU beyond a Node start), spools, and one fold records every event exactly once', async () => {
+	it('returns without waiting for it (each within 150 ms beyond a 100 ms Node start, the median within 200 ms, counted without queueing for a core), spools, and one fold records every event exactly once', async () => {
 		// Given another process holding the write lock until the test releases it
 		const {home, ledgerFile, spool} = homeWithLedger();
 		const holder = await holdWriteLock(ledgerFile);
@@ -97,35 +99,44 @@ describe('controlroom hook while another process holds the ledger lock', () => {
 		const inputs = [fixture('claude/SessionStart.json'), prompt(1), fixture('claude/PreToolUse.json'), 'not json', prompt(2)];
 		const env = {...process.env, CONTROLROOM_HOME: home, CLAUDE_PID: '4242', CONTROLROOM_DEBUG: '1'};
 		const report: string[] = [];
-		const calls: {hookMs: number; cpuMs: number; bareCpuMs: number}[] = [];
+		const calls: {hook: Measured; bare: Measured}[] = [];
 		for (const input of inputs) {
 			// A bare Node start measured just before each call: the pair sees the same machine.
 			const bare = runMeasured(['-e', '0'], '', env);
-			const run = runMeasured([BIN, 'hook'], input, env);
-			expect(run.status).toBe(0);
-			expect(run.stdout.length).toBe(0);
-			// The hook's own account (CONTROLROOM_DEBUG): spooled, and how long it spent after Node started.
-			const own = /controlroom hook: spool.*, ([\d.]+) ms in the hook/.exec(run.stderr);
-			expect(own, run.stderr).not.toBeNull();
-			const hookMs = Number(own?.[1]);
+			const hook = runMeasured([BIN, 'hook'], input, env);
+			expect(hook.status).toBe(0);
+			expect(hook.stdout.length).toBe(0);
+			// The hook's own account (CONTROLROOM_DEBUG): spooled, and its wall time after Node started.
+			const own = /controlroom hook: spool.*, ([\d.]+) ms in the hook/.exec(hook.stderr);
+			expect(own, hook.stderr).not.toBeNull();
+			calls.push({hook, bare});
 			report.push(
-				`${run.wallMs.toFixed(0)} wall, ${run.cpuMs.toFixed(0)} cpu (in hook ${hookMs.toFixed(0)}; bare node ${bare.wallMs.toFixed(0)} wall, ${bare.cpuMs.toFixed(0)} cpu)`,
+				`${hook.wallMs.toFixed(0)} wall, ${hook.cpuMs.toFixed(0)} cpu, ${hook.waitedMs.toFixed(0)} waited, ${Number(own?.[1]).toFixed(0)} in the hook by its account` +
+					` (bare node ${bare.wallMs.toFixed(0)} wall, ${bare.cpuMs.toFixed(0)} cpu, ${bare.waitedMs.toFixed(0)} waited)`,
 			);
-			calls.push({hookMs, cpuMs: run.cpuMs, bareCpuMs: bare.cpuMs});
 		}
 		process.stderr.write(`hook calls with the ledger locked (ms): ${report.join('; ')}\n`);
 		// Then none waited for the lock: it is still held (the holder releases only when told, below),
 		// so every call returned while it could not have the lock, and spooled
 		expect(isWriteLocked(ledgerFile)).toBe(true);
 		expect(spoolFiles(spool)).toHaveLength(inputs.length);
-		// And each call gave up on the lock after its 25 ms wait and stayed inside its 150 ms budget
-		// (PRODUCT.md §1.4), by the hook's own account: what the hook spends once Node has started.
-		for (const call of calls) expect(call.hookMs).toBeLessThan(150);
-		// And the whole call is cheap beyond starting Node (loading the hook's bundle, no React or Ink):
-		// under 100 ms, the 200 ms a call may take less the 100 ms a Node start is allowed. Counted in
-		// CPU time, the work the call itself does: wall time on this shared 2-core machine measures
-		// whoever else runs (Node's start alone took 800 ms there under load); the median of the pairs.
-		expect(median(calls.map(call => call.cpuMs - call.bareCpuMs))).toBeLessThan(100);
+		// And each call stayed in its budget (PRODUCT.md §1.4: at most 25 ms for the lock, 150 ms in
+		// all), and the median call returns in 200 ms when starting Node takes 100 (its bundle loads no
+		// React or Ink). Wall time cannot say so on this shared 2-core machine: it counts the time the
+		// hook queued for a core behind other processes. Under two CPU burners and the other suites
+		// (load 10) the hook's own account from inside said 305 ms for a call that used 55 ms of CPU
+		// beyond a bare Node start, and a bare `node -e 0` took up to 1.5 s. So each budget is checked
+		// on what the hook itself spends: its waits (the lock's 25 ms, its files), beyond a bare
+		// start's; and its CPU time against a bare start's (the median of the five), as a ratio, since
+		// a loaded machine stretches every process's CPU time alike: 150 ms beyond a 100 ms start is
+		// 2.5 times it, 200 ms in all is twice it.
+		const bareCpuMs = median(calls.map(call => call.bare.cpuMs));
+		const bareWaitedMs = median(calls.map(call => call.bare.waitedMs));
+		for (const {hook} of calls) {
+			expect(hook.waitedMs - bareWaitedMs).toBeLessThan(100);
+			expect(hook.cpuMs / bareCpuMs).toBeLessThan(2.5);
+		}
+		expect(median(calls.map(call => call.hook.cpuMs)) / bareCpuMs).toBeLessThan(2);
 		await holder.release();
 		// And after the lock is released, one fold records every event once
 		withLedger(ledgerFile, ledger => {
