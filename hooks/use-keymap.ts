@@ -1,5 +1,5 @@
 import {useInput} from 'ink';
-import {useRef} from 'react';
+import {useEffect, useReducer, useRef} from 'react';
 import {BoardCommand, matchBinding, type BoardMode, type KeyBinding} from '../src/core/board/keymap.ts';
 
 type Handlers = {
@@ -17,6 +17,15 @@ export function useKeymap(mode: BoardMode, promptText: string, handlers: Handler
 	// the previous render's handler (Ink re-subscribes useInput in a passive effect).
 	const latest = useRef({mode, promptText, handlers});
 	latest.current = {mode, promptText, handlers};
+	// The rest of a burst, read once the render its previous key caused has committed. A timer is
+	// not enough: React's scheduler may yield on a loaded machine, and a due timer then runs first.
+	const burstRest = useRef<(() => void) | null>(null);
+	const [, afterRender] = useReducer((renders: number) => renders + 1, 0);
+	useEffect(() => {
+		const next = burstRest.current;
+		burstRest.current = null;
+		next?.();
+	});
 	useInput(
 		(input, key) => {
 			const {mode: currentMode, promptText: text, handlers: current} = latest.current;
@@ -53,7 +62,10 @@ export function useKeymap(mode: BoardMode, promptText: string, handlers: Handler
 					if (afterEnter.length > 0) now.handlers.onSubmit();
 					return;
 				}
-				if (rest.length > 0) setTimeout(() => handleNext(rest), 0);
+				if (rest.length === 0) return;
+				burstRest.current = () => handleNext(rest);
+				// A render even when this key changed nothing, so the rest is never left waiting.
+				afterRender();
 			};
 			handleNext([...input]);
 		},

@@ -4,20 +4,21 @@ import {afterAll, describe, expect, it} from 'vitest';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {BIN, scratchDir} from '../helpers/cli.ts';
 import {Tmux} from '../helpers/tmux.ts';
+import {onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
 const tmux = new Tmux();
 afterAll(() => tmux.kill());
 
 async function waitForTask(ledgerFile: string, title: string) {
-	const deadline = Date.now() + 10_000;
-	for (;;) {
-		const ledger = openLedger(ledgerFile);
-		const task = ledger.reader.tasksForView(null).find(candidate => candidate.title === title);
-		ledger.close();
-		if (task?.status === 'running' && task.pid !== null) return task;
-		if (Date.now() > deadline) throw new Error(`the wrapper never recorded ${title} as running`);
-		await new Promise(resolve => setTimeout(resolve, 50));
-	}
+	return waitFor(
+		() => {
+			const ledger = openLedger(ledgerFile);
+			const task = ledger.reader.tasksForView(null).find(candidate => candidate.title === title);
+			ledger.close();
+			return task?.status === 'running' && task.pid !== null && task;
+		},
+		{what: `the wrapper to record ${title} as running`, on: [onLedgerChange(ledgerFile)]},
+	);
 }
 
 describe.runIf(Tmux.isAvailable())('the board on its own', () => {

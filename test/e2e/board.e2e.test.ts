@@ -6,6 +6,7 @@ import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {boardFixtureEvents, ingestAgentFixtures} from '../helpers/board-fixture.ts';
 import {BIN, scratchDir} from '../helpers/cli.ts';
 import {Tmux} from '../helpers/tmux.ts';
+import {onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
 const SESSION = 'board';
 const tmux = new Tmux();
@@ -37,22 +38,23 @@ beforeAll(async () => {
 		},
 	);
 	children.push(wrapped);
-	const deadline = Date.now() + 10_000;
-	for (;;) {
-		const reader = openLedger(ledgerFile);
-		const task = reader.reader.tasksForView(null).find(candidate => candidate.title === 'wrapped sleeper');
-		reader.close();
-		if (task?.status === 'running' && task.pid !== null) break;
-		if (Date.now() > deadline) throw new Error('the wrapper never recorded its child as running');
-		await new Promise(resolve => setTimeout(resolve, 50));
-	}
+	await waitFor(
+		() => {
+			const reader = openLedger(ledgerFile);
+			const task = reader.reader.tasksForView(null).find(candidate => candidate.title === 'wrapped sleeper');
+			reader.close();
+			return task?.status === 'running' && task.pid !== null;
+		},
+		{what: 'the wrapper to record its child as running', on: [onLedgerChange(ledgerFile)]},
+	);
 	tmux.start(SESSION, 160, 45, {CONTROLROOM_HOME: home, PATH: process.env['PATH'] ?? ''});
 	// The reconciler pass is pinned off (an hour) so the fixture PIDs, which are not real processes, stay as written.
 	tmux.type(SESSION, `node ${BIN} --ledger ${ledgerFile} --reconcile 3600`);
 	tmux.send(SESSION, 'Enter');
 	await tmux.waitFor(SESSION, pane => pane.includes('RECENTLY ENDED (3)'));
-	// As a person would: the first key comes after the board is up, not in the same millisecond.
-	await new Promise(resolve => setTimeout(resolve, 300));
+	// As a person would: the first key comes once the board reads keys (its terminal in raw mode),
+	// not while the shell's line editing would still hold it. Nothing announces a terminal's mode: polled.
+	await waitFor(() => tmux.readsKeys(SESSION), {what: 'the board to read keys', timeoutMs: 8000});
 }, 30_000);
 
 afterAll(() => {
@@ -109,7 +111,7 @@ describe.runIf(Tmux.isAvailable())('the board in tmux, on a real ledger', () => 
 		const written = Date.now();
 		writer.writer.append([{taskId: 't-late', type: EventType.registered, at: written, source: 'wrapper', data: {title}}]);
 		writer.close();
-		const {at} = await tmux.waitFor(SESSION, pane => pane.includes(title), 5000, 10);
+		const {at} = await tmux.waitFor(SESSION, pane => pane.includes(title), 5000);
 		const latency = at - written;
 		process.stdout.write(`board e2e: event on screen ${latency} ms after it was written\n`);
 		expect(latency).toBeLessThan(500);

@@ -1,9 +1,11 @@
-import {mkdirSync} from 'node:fs';
+import {mkdirSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
+import type {Task} from '../../src/core/task.ts';
 import type {Ledger} from '../../src/ledger/open-ledger.ts';
 import {runCli} from '../helpers/cli.ts';
-import {agent, killQuietly, ledgerOf, sandbox, startCli, waitFor, type Started} from './helpers.ts';
+import {onLedgerChange, onOutput, waitFor} from '../helpers/wait-for.ts';
+import {agent, isAlive, killQuietly, ledgerOf, sandbox, startCli, type Started} from './helpers.ts';
 
 const open: Ledger[] = [];
 const started: Started[] = [];
@@ -35,49 +37,81 @@ function startRun(
 	return run;
 }
 
+/** A run whose agent holds its slot until the test writes `release-TITLE` (see holds-until-released.mjs). */
+function startHolder(box: ReturnType<typeof sandbox>, cwd: string, title: string): {run: Started; release: () => void} {
+	const file = join(box.dir, `release-${title}`);
+	const run = startRun(box, cwd, title, [process.execPath, agent('holds-until-released.mjs'), file]);
+	return {run, release: () => writeFileSync(file, '')};
+}
+
+/** The most tasks that held a slot at one time, from the ledger's own times: [created, ended). */
+function mostAtOnce(tasks: readonly Task[]): number {
+	const edges = tasks.flatMap(task => [
+		{at: task.createdAt, step: 1},
+		{at: task.endedAt ?? Number.POSITIVE_INFINITY, step: -1},
+	]);
+	// An end and a start in the same millisecond: the end first (the slot was freed, then taken).
+	edges.sort((left, right) => left.at - right.at || left.step - right.step);
+	let now = 0;
+	let most = 0;
+	for (const edge of edges) {
+		now += edge.step;
+		most = Math.max(most, now);
+	}
+	return most;
+}
+
+/** Waits until `count` tasks of the ledger are running. */
+async function untilRunning(ledger: Ledger, file: string, count: number): Promise<Task[]> {
+	return waitFor(
+		() => {
+			const tasks = ledger.reader.tasksWithStatus(['running']);
+			return tasks.length === count && tasks;
+		},
+		{what: `${count} running`, on: [onLedgerChange(file)]},
+	);
+}
+
 describe('admission slots', () => {
 	it('never runs more than two writers of one repository at once; the third starts when a slot frees', async () => {
 		const box = sandbox();
 		const repo = repository(box.dir);
-		// Given three writing runs of 0.6 s in one repository (one from a subfolder) with 2 slots
-		const runs = ['a', 'b', 'c'].map((title, index) =>
-			startRun(box, index === 2 ? join(repo, 'sub') : repo, title, ['sleep', '0.6']),
-		);
+		// Given two writing runs in one repository with 2 slots, each holding until the test releases it
+		const first = startHolder(box, repo, 'a');
+		const second = startHolder(box, repo, 'b');
 		const ledger = await ledgerOf(box.ledgerFile);
 		open.push(ledger);
-		// When the test samples the ledger until all three have ended
-		let most = 0;
-		await waitFor(
-			() => {
-				const active = ledger.reader.tasksWithStatus(['registered', 'running']).length;
-				most = Math.max(most, active);
-				return ledger.reader.tasksWithStatus(['done']).length === 3;
-			},
-			15_000,
-			'three runs done',
-		);
-		for (const run of runs) expect((await run.done).code).toBe(0);
-		// Then at most two ran at once, and the last to start started after one of the first two ended
-		expect(most).toBe(2);
-		const tasks = ledger.reader.tasksForView(null).sort((left, right) => left.createdAt - right.createdAt);
-		const [first, second, third] = tasks;
-		expect(third!.createdAt).toBeGreaterThanOrEqual(Math.min(first!.endedAt!, second!.endedAt!));
-		expect(runs.map(run => run.stderr()).join('')).toMatch(/waiting for a slot in .*repo \(held by w-/);
+		const holders = await untilRunning(ledger, box.ledgerFile, 2);
+		for (const task of holders) started.push({child: {pid: -task.pgid!}} as Started);
+		// When a third starts from a subfolder of the same checkout
+		const third = startRun(box, join(repo, 'sub'), 'c', ['true']);
+		// Then it waits, naming the holders, and has no row while it waits
+		await waitFor(() => /waiting for a slot in .*repo \(held by w-/.test(third.stderr()), {
+			what: 'the third to say it waits',
+			on: [onOutput(third.child.stderr)],
+		});
+		expect(ledger.reader.tasksForView(null).map(task => task.title)).not.toContain('c');
+		// And it starts once the first is released, while the second still holds its slot
+		first.release();
+		expect((await third.done).code).toBe(0);
+		expect(ledger.reader.task(holders.find(task => task.title === 'b')!.id)?.status).toBe('running');
+		second.release();
+		expect((await first.run.done).code).toBe(0);
+		expect((await second.run.done).code).toBe(0);
+		// So at most two ran at once, and the third started after the first ended
+		const tasks = ledger.reader.tasksForView(null);
+		expect(tasks.map(task => task.status)).toEqual(['done', 'done', 'done']);
+		expect(mostAtOnce(tasks)).toBe(2);
+		const byTitle = new Map(tasks.map(task => [task.title, task]));
+		expect(byTitle.get('c')!.createdAt).toBeGreaterThanOrEqual(byTitle.get('a')!.endedAt!);
 	});
 
-	/** Starts two sleeping runs in `repo` and waits until both hold a slot (their groups are cleaned up after). */
+	/** Starts two runs in `repo` that hold their slots until the end of the test (their groups are cleaned up after). */
 	async function startTwoHolders(box: ReturnType<typeof sandbox>, repo: string) {
-		const holders = ['one', 'two'].map(title => startRun(box, repo, title, [process.execPath, agent('sleeper.mjs')]));
+		const holders = ['one', 'two'].map(title => startHolder(box, repo, title).run);
 		const ledger = await ledgerOf(box.ledgerFile);
 		open.push(ledger);
-		const running = await waitFor(
-			() => {
-				const tasks = ledger.reader.tasksWithStatus(['running']);
-				return tasks.length === 2 && tasks;
-			},
-			10_000,
-			'two holders running',
-		);
+		const running = await untilRunning(ledger, box.ledgerFile, 2);
 		for (const task of running) started.push({child: {pid: -task.pgid!}} as Started);
 		return {holders, ledger, running};
 	}
@@ -96,13 +130,21 @@ describe('admission slots', () => {
 		for (const task of running) expect(lines[0]).toContain(task.id);
 		// A waiting third run
 		const third = startRun(box, repo, 'third', ['true']);
-		await waitFor(() => third.stderr().includes('waiting for a slot'), 10_000, 'third waiting');
-		// When one holder's wrapper is SIGKILLed, the third gets its slot at once
+		await waitFor(() => third.stderr().includes('waiting for a slot'), {
+			what: 'third waiting',
+			on: [onOutput(third.child.stderr)],
+		});
+		// When one holder's wrapper is SIGKILLed, the third gets its slot at once: while that holder's
+		// agent still runs (it holds until released, and is never released here), so the kernel freed
+		// the slot when the wrapper died, not when its agent ended
 		const killedAt = Date.now();
+		const killedAgent = running.find(task => task.title === 'one')!;
 		holders[0]!.child.kill('SIGKILL');
 		expect((await third.done).code).toBe(0);
+		expect(isAlive(killedAgent.pid!)).toBe(true);
 		const thirdTask = ledger.reader.tasksForView(null).find(task => task.title === 'third')!;
 		expect(thirdTask.status).toBe('done');
+		process.stderr.write(`admission: the third took its slot ${thirdTask.createdAt - killedAt} ms after the holder was killed\n`);
 		expect(thirdTask.createdAt - killedAt).toBeLessThan(1500);
 	});
 

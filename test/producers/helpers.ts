@@ -4,6 +4,7 @@ import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {openLedger, type Ledger} from '../../src/ledger/open-ledger.ts';
 import {BIN, scratchDir} from '../helpers/cli.ts';
+import {onFileChange, waitFor} from '../helpers/wait-for.ts';
 
 /** A fake agent script under test/fixtures/agents/. */
 export function agent(name: string): string {
@@ -38,20 +39,9 @@ export function startCli(args: readonly string[], env: NodeJS.ProcessEnv, cwd?: 
 	return {child, stdout: () => out, stderr: () => err, done};
 }
 
-/** Polls `check` every 20 ms until it returns a value other than undefined/false, or fails after `ms`. */
-export async function waitFor<T>(check: () => T | undefined | false, ms = 10_000, what = 'condition'): Promise<T> {
-	const deadline = Date.now() + ms;
-	for (;;) {
-		const value = check();
-		if (value !== undefined && value !== false) return value;
-		if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-		await new Promise(resolve => setTimeout(resolve, 20));
-	}
-}
-
 /** Opens the test's ledger once the wrapper has created it. */
 export async function ledgerOf(file: string): Promise<Ledger> {
-	await waitFor(() => existsSync(file), 10_000, `ledger ${file}`);
+	await waitFor(() => existsSync(file), {what: `ledger ${file}`, on: [onFileChange(file)]});
 	return openLedger(file);
 }
 

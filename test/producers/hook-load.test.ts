@@ -1,40 +1,83 @@
 import {spawn, spawnSync, type ChildProcess} from 'node:child_process';
 import {join} from 'node:path';
 import {performance} from 'node:perf_hooks';
-import {setTimeout as sleep} from 'node:timers/promises';
+import Database from 'better-sqlite3';
 import {describe, expect, it} from 'vitest';
 import {sessionTaskId} from '../../src/ledger/payload-mapping.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {foldSpool} from '../../src/ledger/spool.ts';
 import {handleHookInput} from '../../src/producers/agent-hook/hook-main.ts';
 import {childScript} from '../helpers/children.ts';
-import {scratchDir} from '../helpers/cli.ts';
-import {fixture, homeWithLedger, runHookBin, spoolFiles, withLedger} from '../helpers/hook.ts';
+import {BIN, scratchDir} from '../helpers/cli.ts';
+import {fixture, homeWithLedger, spoolFiles, withLedger} from '../helpers/hook.ts';
+import {onOutput, waitFor} from '../helpers/wait-for.ts';
 
 const SESSION = 'bd6c0ffe-ec1a-4f46-b883-80987579e3e9';
 
-/** Starts a process that holds the ledger's write lock for `holdMs`; resolves once it holds it. */
-async function holdWriteLock(ledgerFile: string, holdMs: number): Promise<{child: ChildProcess; released: Promise<void>}> {
-	const child = spawn(process.execPath, [childScript('lock-holder'), ledgerFile, String(holdMs)], {
-		stdio: ['ignore', 'pipe', 'inherit'],
+/** A child that holds the ledger's write lock until `release()`; resolves once it holds it. */
+async function holdWriteLock(ledgerFile: string): Promise<{release: () => Promise<void>}> {
+	const child: ChildProcess = spawn(process.execPath, [childScript('lock-holder'), ledgerFile], {
+		stdio: ['pipe', 'pipe', 'inherit'],
 	});
 	let output = '';
-	const released = new Promise<void>(resolve => child.on('exit', () => resolve()));
-	await new Promise<void>((resolve, reject) => {
-		child.stdout?.on('data', (chunk: Buffer) => {
-			output += chunk.toString();
-			if (output.includes('locked')) resolve();
-		});
-		child.on('exit', code => reject(new Error(`lock holder exited ${code} before locking`)));
-	});
-	return {child, released};
+	child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+	const exited = new Promise<number | null>(resolve => child.on('exit', code => resolve(code)));
+	await Promise.race([
+		waitFor(() => output.includes('locked'), {what: 'the lock holder to lock', on: [onOutput(child.stdout)]}),
+		exited.then(code => {
+			throw new Error(`lock holder exited ${code} before locking`);
+		}),
+	]);
+	return {
+		release: async () => {
+			child.stdin?.end('release\n');
+			expect(await exited).toBe(0);
+			expect(output).toContain('released');
+		},
+	};
 }
 
-/** Wall time of a bare `node -e 0`: what starting Node costs on this machine right now. */
-function bareNodeMs(): number {
+/** Whether another process holds the write lock now: taking it, with a 25 ms wait, fails busy. */
+function isWriteLocked(ledgerFile: string): boolean {
+	const db = new Database(ledgerFile, {timeout: 25});
+	try {
+		db.exec('BEGIN IMMEDIATE');
+		db.exec('ROLLBACK');
+		return false;
+	} catch (error) {
+		if ((error as {code?: string}).code === 'SQLITE_BUSY') return true;
+		throw error;
+	} finally {
+		db.close();
+	}
+}
+
+type Measured = {status: number | null; stdout: Buffer; stderr: string; wallMs: number; cpuMs: number; waitedMs: number};
+
+/**
+ * Runs `node ARGS`, timing its wall clock, and its CPU time and own waits as it reports them at
+ * exit (children/process-times.ts, on a pipe of its own). A run that hangs is killed after 10 s,
+ * so it fails instead of blocking the test process.
+ */
+function runMeasured(args: readonly string[], input: string, env: NodeJS.ProcessEnv): Measured {
 	const started = performance.now();
-	spawnSync(process.execPath, ['-e', '0']);
-	return performance.now() - started;
+	const result = spawnSync(process.execPath, ['--import', childScript('process-times'), ...args], {
+		input,
+		env,
+		stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+		timeout: 10_000,
+	});
+	const wallMs = performance.now() - started;
+	const [, stdout, stderr, times] = result.output as (Buffer | null)[];
+	const {cpuMs, waitedMs} = JSON.parse(String(times ?? '{}')) as {cpuMs?: number; waitedMs?: number};
+	return {
+		status: result.status,
+		stdout: stdout ?? Buffer.alloc(0),
+		stderr: String(stderr ?? ''),
+		wallMs,
+		cpuMs: cpuMs ?? Number.NaN,
+		waitedMs: waitedMs ?? Number.NaN,
+	};
 }
 
 function prompt(n: number): string {
@@ -42,52 +85,59 @@ function prompt(n: number): string {
 	return JSON.stringify({...payload, prompt: `prompt number ${n}`});
 }
 
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
 describe('controlroom hook while another process holds the ledger lock', () => {
-	it('returns without waiting (own time < 150 ms each, median wall < 200 ms), spools, and one fold records every event exactly once', async () => {
-		// Given another process holding the write lock for 2 s
+	it('returns without waiting for it (each within 150 ms beyond a 100 ms Node start, the median within 200 ms, counted without queueing for a core), spools, and one fold records every event exactly once', async () => {
+		// Given another process holding the write lock until the test releases it
 		const {home, ledgerFile, spool} = homeWithLedger();
-		const holder = await holdWriteLock(ledgerFile, 2000);
-		const lockedAt = Date.now();
+		const holder = await holdWriteLock(ledgerFile);
 		// Opening a ledger whose schema is current writes nothing: with the lock held elsewhere it
 		// still opens (a write there would throw SQLITE_BUSY after the 25 ms wait).
 		openLedger(ledgerFile, {busyTimeoutMs: 25}).close();
 		// When the hook is called repeatedly while the lock is held
 		const inputs = [fixture('claude/SessionStart.json'), prompt(1), fixture('claude/PreToolUse.json'), 'not json', prompt(2)];
+		const env = {...process.env, CONTROLROOM_HOME: home, CLAUDE_PID: '4242', CONTROLROOM_DEBUG: '1'};
 		const report: string[] = [];
-		const calls: {wall: number; hookMs: number}[] = [];
+		const calls: {hook: Measured; bare: Measured}[] = [];
 		for (const input of inputs) {
-			const run = runHookBin(home, [], input, {CLAUDE_PID: '4242', CONTROLROOM_DEBUG: '1'});
-			expect(run.status).toBe(0);
-			expect(run.stdout.length).toBe(0);
-			// The hook's own account (CONTROLROOM_DEBUG): spooled, and how long it spent after Node started.
-			const own = /controlroom hook: spool.*, ([\d.]+) ms in the hook/.exec(run.stderr);
-			expect(own, run.stderr).not.toBeNull();
-			const hookMs = Number(own?.[1]);
-			report.push(`${run.ms.toFixed(0)} wall (in hook ${hookMs.toFixed(0)})`);
-			calls.push({wall: run.ms, hookMs});
+			// A bare Node start measured just before each call: the pair sees the same machine.
+			const bare = runMeasured(['-e', '0'], '', env);
+			const hook = runMeasured([BIN, 'hook'], input, env);
+			expect(hook.status).toBe(0);
+			expect(hook.stdout.length).toBe(0);
+			// The hook's own account (CONTROLROOM_DEBUG): spooled, and its wall time after Node started.
+			const own = /controlroom hook: spool.*, ([\d.]+) ms in the hook/.exec(hook.stderr);
+			expect(own, hook.stderr).not.toBeNull();
+			calls.push({hook, bare});
+			report.push(
+				`${hook.wallMs.toFixed(0)} wall, ${hook.cpuMs.toFixed(0)} cpu, ${hook.waitedMs.toFixed(0)} waited, ${Number(own?.[1]).toFixed(0)} in the hook by its account` +
+					` (bare node ${bare.wallMs.toFixed(0)} wall, ${bare.cpuMs.toFixed(0)} cpu, ${bare.waitedMs.toFixed(0)} waited)`,
+			);
 		}
-		const calledWithin = Date.now() - lockedAt;
-		// What starting Node costs on this machine right now, measured after the calls so that the
-		// calls all fit in the 2 s the lock is held.
-		const bare = [bareNodeMs(), bareNodeMs(), bareNodeMs()];
-		process.stderr.write(
-			`hook calls with the ledger locked (ms): ${report.join('; ')}; bare node -e 0: ${bare.map(ms => ms.toFixed(0)).join(', ')}\n`,
-		);
-		expect(calledWithin).toBeLessThan(2000);
-		// Then each call gave up on the lock after its 25 ms wait and stayed inside its 150 ms budget
-		// (the hook's own account), and none waited for the lock (held for 2,000 ms).
-		for (const call of calls) {
-			expect(call.hookMs).toBeLessThan(150);
-			expect(call.wall).toBeLessThan(1000);
-		}
-		// And the calls return in under 200 ms wall. Node's own start is outside the hook's control,
-		// and this 2-core machine runs other suites at the same time, so the wall bound is checked on
-		// the median call, and moved by however much a bare `node -e 0` is over 100 ms right now.
-		const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-		const bareMedian = median(bare);
-		expect(median(calls.map(call => call.wall))).toBeLessThan(200 + Math.max(0, bareMedian - 100));
+		process.stderr.write(`hook calls with the ledger locked (ms): ${report.join('; ')}\n`);
+		// Then none waited for the lock: it is still held (the holder releases only when told, below),
+		// so every call returned while it could not have the lock, and spooled
+		expect(isWriteLocked(ledgerFile)).toBe(true);
 		expect(spoolFiles(spool)).toHaveLength(inputs.length);
-		await holder.released;
+		// And each call stayed in its budget (PRODUCT.md §1.4: at most 25 ms for the lock, 150 ms in
+		// all), and the median call returns in 200 ms when starting Node takes 100 (its bundle loads no
+		// React or Ink). Wall time cannot say so on this shared 2-core machine: it counts the time the
+		// hook queued for a core behind other processes. Under two CPU burners and the other suites
+		// (load 10) the hook's own account from inside said 305 ms for a call that used 55 ms of CPU
+		// beyond a bare Node start, and a bare `node -e 0` took up to 1.5 s. So each budget is checked
+		// on what the hook itself spends: its waits (the lock's 25 ms, its files), beyond a bare
+		// start's; and its CPU time against a bare start's (the median of the five), as a ratio, since
+		// a loaded machine stretches every process's CPU time alike: 150 ms beyond a 100 ms start is
+		// 2.5 times it, 200 ms in all is twice it.
+		const bareCpuMs = median(calls.map(call => call.bare.cpuMs));
+		const bareWaitedMs = median(calls.map(call => call.bare.waitedMs));
+		for (const {hook} of calls) {
+			expect(hook.waitedMs - bareWaitedMs).toBeLessThan(100);
+			expect(hook.cpuMs / bareCpuMs).toBeLessThan(2.5);
+		}
+		expect(median(calls.map(call => call.hook.cpuMs)) / bareCpuMs).toBeLessThan(2);
+		await holder.release();
 		// And after the lock is released, one fold records every event once
 		withLedger(ledgerFile, ledger => {
 			expect(ledger.reader.eventCount()).toBe(0);
@@ -110,7 +160,7 @@ describe('controlroom hook while another process holds the ledger lock', () => {
 		});
 	});
 
-	it('a fold killed half way and run again duplicates nothing', async () => {
+	it('a fold killed half way (after a commit, before removing that file) and run again duplicates nothing', async () => {
 		// Given 1,500 spooled hook events (no ledger yet, so every call spools)
 		const home = scratchDir('cr-hook-');
 		const count = 1500;
@@ -127,19 +177,19 @@ describe('controlroom hook while another process holds the ledger lock', () => {
 		const spool = join(home, 'spool');
 		const ledgerFile = join(home, 'ledger.db');
 		withLedger(ledgerFile, () => undefined);
-		// When a fold is killed once it has folded some of them
-		const fold = spawn(process.execPath, [childScript('fold'), ledgerFile, spool], {stdio: 'ignore'});
+		// When a fold is killed at the worst point: file 100's events committed, the file not yet removed
+		const pauseAt = 100;
+		const fold = spawn(process.execPath, [childScript('fold'), ledgerFile, spool, String(pauseAt)], {
+			stdio: ['ignore', 'pipe', 'inherit'],
+		});
 		const exited = new Promise<void>(resolve => fold.on('exit', () => resolve()));
-		let folded = 0;
-		while (folded === 0) {
-			await sleep(5);
-			folded = withLedger(ledgerFile, ledger => ledger.reader.eventCount());
-		}
+		let said = '';
+		fold.stdout.on('data', (chunk: Buffer) => (said += chunk.toString()));
+		await waitFor(() => said.includes('paused'), {what: 'the fold to reach file 100', on: [onOutput(fold.stdout)]});
 		fold.kill('SIGKILL');
 		await exited;
-		const left = spoolFiles(spool).length;
-		expect(left).toBeGreaterThan(0);
-		expect(left).toBeLessThan(count);
+		expect(spoolFiles(spool)).toHaveLength(count - (pauseAt - 1));
+		expect(withLedger(ledgerFile, ledger => ledger.reader.eventsOfType(['agent.event']).length)).toBe(pauseAt);
 		// And the fold runs again (twice)
 		const again = spawnSync(process.execPath, [childScript('fold'), ledgerFile, spool], {encoding: 'utf8'});
 		expect(again.status).toBe(0);

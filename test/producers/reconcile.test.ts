@@ -7,7 +7,8 @@ import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {readProcessTable} from '../../src/producers/proc-table.ts';
 import type {ReconcileResult} from '../../src/producers/reconciler.ts';
 import {runCli} from '../helpers/cli.ts';
-import {agent, isAlive, killQuietly, ledgerOf, sandbox, startCli, waitFor} from './helpers.ts';
+import {onExit, onLedgerChange, onOutput, waitFor} from '../helpers/wait-for.ts';
+import {agent, isAlive, killQuietly, ledgerOf, sandbox, startCli} from './helpers.ts';
 
 const open: Ledger[] = [];
 const pids: number[] = [];
@@ -43,10 +44,13 @@ async function wrappedSleeper(box: ReturnType<typeof sandbox>) {
 	pids.push(run.child.pid!);
 	const ledger = await ledgerOf(box.ledgerFile);
 	open.push(ledger);
-	const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], 10_000, 'running task');
+	const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], {
+		what: 'running task',
+		on: [onLedgerChange(box.ledgerFile)],
+	});
 	pids.push(task.pid!, -task.pgid!);
 	// Its output went through before the wrapper dies: a later write to the dead wrapper's pipe would end it (EPIPE).
-	await waitFor(() => run.stdout().includes(`pid ${task.pid}`), 10_000, 'child output');
+	await waitFor(() => run.stdout().includes(`pid ${task.pid}`), {what: 'child output', on: [onOutput(run.child.stdout)]});
 	return {run, ledger, task};
 }
 
@@ -56,7 +60,8 @@ describe('controlroom reconcile', () => {
 		const {run, ledger, task} = await wrappedSleeper(box);
 		run.child.kill('SIGKILL');
 		process.kill(-task.pgid!, 'SIGKILL');
-		await waitFor(() => !isAlive(task.pid!) && !isAlive(run.child.pid!), 5000, 'both gone');
+		// The agent is the wrapper's child, not ours: nothing tells us it ended (polled).
+		await waitFor(() => !isAlive(task.pid!) && !isAlive(run.child.pid!), {what: 'both gone', timeoutMs: 5000});
 		const result = reconcile(box);
 		expect(lostWrapped(result)).toEqual([task.id]);
 		expect(ledger.reader.task(task.id)?.status).toBe('lost');
@@ -71,7 +76,7 @@ describe('controlroom reconcile', () => {
 		expect(lostWrapped(reconcile(box))).toEqual([]);
 		expect(ledger.reader.task(task.id)?.status).toBe('running');
 		process.kill(-task.pgid!, 'SIGKILL');
-		await waitFor(() => !isAlive(task.pid!), 5000, 'child gone');
+		await waitFor(() => !isAlive(task.pid!), {what: 'child gone', timeoutMs: 5000});
 		expect(lostWrapped(reconcile(box))).toEqual([task.id]);
 		expect(ledger.reader.task(task.id)?.status).toBe('lost');
 	});
@@ -93,7 +98,7 @@ describe('controlroom reconcile', () => {
 		// A second pass adds nothing for the same process.
 		expect(reconcile(box).discovered.find(entry => entry.pid === pid)).toBeUndefined();
 		codex.kill('SIGKILL');
-		await waitFor(() => !isAlive(pid), 5000, 'codex gone');
+		await waitFor(() => !isAlive(pid), {what: 'codex gone', timeoutMs: 5000, on: [onExit(codex)]});
 		expect(reconcile(box).lost.map(entry => entry.taskId)).toContain(found!.taskId);
 		expect(ledger.reader.task(found!.taskId)?.status).toBe('lost');
 	});
@@ -107,9 +112,15 @@ describe('controlroom reconcile', () => {
 		pids.push(run.child.pid!);
 		const ledger = await ledgerOf(box.ledgerFile);
 		open.push(ledger);
-		const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], 10_000, 'running task');
+		const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], {
+			what: 'running task',
+			on: [onLedgerChange(box.ledgerFile)],
+		});
 		pids.push(-task.pgid!); // the whole group goes at the end, even when an assertion fails first
-		await waitFor(() => (run.stdout().match(/codex \d+/g) ?? []).length === 2, 10_000, 'two codex processes');
+		await waitFor(() => (run.stdout().match(/codex \d+/g) ?? []).length === 2, {
+			what: 'two codex processes',
+			on: [onOutput(run.child.stdout)],
+		});
 		const ours = [...readProcessTable().values()].filter(process => process.pgid === task.pgid && process.name === 'codex');
 		expect(ours).toHaveLength(2);
 		const result = reconcile(box);

@@ -5,7 +5,8 @@ import {EventType} from '../../src/core/events.ts';
 import type {Ledger} from '../../src/ledger/open-ledger.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {runCli} from '../helpers/cli.ts';
-import {agent, isAlive, killQuietly, ledgerOf, sandbox, startCli, waitFor} from './helpers.ts';
+import {onFileChange, onLedgerChange, onOutput, waitFor} from '../helpers/wait-for.ts';
+import {agent, isAlive, killQuietly, ledgerOf, sandbox, startCli} from './helpers.ts';
 
 const open: Ledger[] = [];
 const pids: number[] = [];
@@ -44,12 +45,16 @@ describe('controlroom run', () => {
 			],
 			box.env,
 		);
-		// When the test polls the ledger while the agent blocks
+		// When the test reads the ledger while the agent blocks
 		const ledger = await ledgerOf(box.ledgerFile);
 		open.push(ledger);
-		const task = await waitFor(() => ledger.reader.tasksForView(null).find(row => row.title === 'blocker'), 10_000, 'the row');
+		const task = await waitFor(() => ledger.reader.tasksForView(null).find(row => row.title === 'blocker'), {
+			what: 'the row',
+			on: [onLedgerChange(box.ledgerFile)],
+		});
 		const seen = await waitFor(
 			() => existsSync(report) && (JSON.parse(readFileSync(report, 'utf8')) as {taskId: string; status: string | null}),
+			{what: "the agent's report", on: [onFileChange(report)]},
 		);
 		expect(run.stdout()).toBe('');
 		// Then the row was there when the agent's first instruction ran, and registered comes first
@@ -90,10 +95,13 @@ describe('controlroom run', () => {
 		const run = startCli(['run', '--ledger', box.ledgerFile, '--', process.execPath, agent('sleeper.mjs')], box.env);
 		const ledger = await ledgerOf(box.ledgerFile);
 		open.push(ledger);
-		const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], 10_000, 'running task');
+		const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], {
+			what: 'running task',
+			on: [onLedgerChange(box.ledgerFile)],
+		});
 		const childPid = task.pid!;
 		pids.push(childPid);
-		await waitFor(() => run.stdout().includes('pid'), 10_000, 'child output');
+		await waitFor(() => run.stdout().includes('pid'), {what: 'child output', on: [onOutput(run.child.stdout)]});
 		run.child.kill('SIGTERM');
 		expect((await run.done).code).toBe(143);
 		const ended = ledger.reader.task(task.id)!;
@@ -140,13 +148,38 @@ describe('controlroom run', () => {
 		expect(task.tokens).toEqual({input: 8000, output: 240, total: 8240});
 	});
 
-	it('heartbeats at the configured interval while the child lives', () => {
+	it('heartbeats at the configured interval while the child lives', async () => {
+		// Given a run with a 50 ms heartbeat whose child lives until the test releases it
 		const box = sandbox();
-		const result = runCli(['run', '--ledger', box.ledgerFile, '--heartbeat', '0.05', '--', 'sleep', '0.4'], {env: box.env});
-		expect(result.status).toBe(0);
-		const {ledger, task} = onlyTask(box.ledgerFile);
-		const beats = ledger.reader.eventsOf(task.id).filter(event => event.type === EventType.heartbeat);
-		expect(beats.length).toBeGreaterThanOrEqual(3);
+		const release = join(box.dir, 'release');
+		const run = startCli(
+			[
+				'run',
+				'--ledger',
+				box.ledgerFile,
+				'--heartbeat',
+				'0.05',
+				'--',
+				process.execPath,
+				agent('holds-until-released.mjs'),
+				release,
+			],
+			box.env,
+		);
+		const ledger = await ledgerOf(box.ledgerFile);
+		open.push(ledger);
+		const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], {
+			what: 'running task',
+			on: [onLedgerChange(box.ledgerFile)],
+		});
+		pids.push(task.pid!);
+		const beatsOf = () => ledger.reader.eventsOf(task.id).filter(event => event.type === EventType.heartbeat);
+		// Then three beats come while it lives (the default interval would bring none in this test's time)
+		await waitFor(() => beatsOf().length >= 3, {what: 'three heartbeats', on: [onLedgerChange(box.ledgerFile)]});
+		expect(isAlive(task.pid!)).toBe(true);
+		writeFileSync(release, '');
+		expect((await run.done).code).toBe(0);
+		expect(ledger.reader.task(task.id)?.status).toBe('done');
 	});
 
 	it('sends the child output to --log FILE instead of the terminal', () => {

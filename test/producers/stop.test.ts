@@ -6,7 +6,8 @@ import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {groupMembers} from '../../src/producers/proc-table.ts';
 import {stopTask} from '../../src/producers/stop.ts';
 import {runCli} from '../helpers/cli.ts';
-import {agent, isAlive, killQuietly, ledgerOf, sandbox, startCli, waitFor} from './helpers.ts';
+import {onLedgerChange, onOutput, waitFor} from '../helpers/wait-for.ts';
+import {agent, isAlive, killQuietly, ledgerOf, sandbox, startCli} from './helpers.ts';
 
 const open: Ledger[] = [];
 const groups: number[] = [];
@@ -22,9 +23,14 @@ describe('controlroom stop', () => {
 		const run = startCli(['run', '--ledger', box.ledgerFile, '--', process.execPath, agent('ignores-sigterm.mjs')], box.env);
 		const ledger = await ledgerOf(box.ledgerFile);
 		open.push(ledger);
-		const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], 10_000, 'running task');
+		const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], {
+			what: 'running task',
+			on: [onLedgerChange(box.ledgerFile)],
+		});
 		groups.push(task.pgid!);
-		const helperPid = Number(await waitFor(() => /ready (\d+)/.exec(run.stdout())?.[1], 10_000, 'helper pid'));
+		const helperPid = Number(
+			await waitFor(() => /ready (\d+)/.exec(run.stdout())?.[1], {what: 'helper pid', on: [onOutput(run.child.stdout)]}),
+		);
 		expect(
 			groupMembers(task.pgid!)
 				.map(process => process.pid)
@@ -49,7 +55,10 @@ describe('controlroom stop', () => {
 		const run = startCli(['run', '--ledger', box.ledgerFile, '--', process.execPath, agent('sleeper.mjs')], box.env);
 		const ledger = await ledgerOf(box.ledgerFile);
 		open.push(ledger);
-		const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], 10_000, 'running task');
+		const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], {
+			what: 'running task',
+			on: [onLedgerChange(box.ledgerFile)],
+		});
 		groups.push(task.pgid!);
 		const result = await stopTask(ledger, task.id, {graceMs: 5000});
 		expect(result).toMatchObject({outcome: 'stopped', taskId: task.id, signal: 'SIGTERM', escalated: false});
