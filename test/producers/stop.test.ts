@@ -71,7 +71,10 @@ describe('controlroom stop', () => {
 		const run = startCli(['run', '--ledger', box.ledgerFile, '--', process.execPath, agent('sleeper.mjs')], box.env);
 		const ledger = await ledgerOf(box.ledgerFile);
 		open.push(ledger);
-		const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], 10_000, 'running task');
+		const task = await waitFor(() => ledger.reader.tasksWithStatus(['running'])[0], {
+			what: 'running task',
+			on: [onLedgerChange(box.ledgerFile)],
+		});
 		groups.push(task.pgid!);
 		// The function the board's `s` key calls, wired as `controlroom board` wires it.
 		const outcome = await boardAdapters(ledger).stop?.(task.id);
