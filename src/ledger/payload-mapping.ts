@@ -1,7 +1,7 @@
 import {createHash} from 'node:crypto';
 import {EventType, newEvent, type EventDataOf, type EventTypeName, type NewEvent} from '../core/events.ts';
 import {progressFromList} from '../core/progress.ts';
-import type {AgentSource, HookPayload, NotifyPayload} from './payload-schema.ts';
+import type {Ancestor, AgentSource, HookPayload, NotifyPayload} from './payload-schema.ts';
 
 /** Strings longer than this in a kept payload are cut, so one tool output cannot bloat the ledger. */
 export const MAX_KEPT_STRING = 2000;
@@ -81,6 +81,10 @@ export type MappingContext = {
 	readonly at: number;
 	/** The agent's PID from the hook's environment (CLAUDE_PID), when known. */
 	readonly pid?: number | null;
+	/** The wrapper task the session runs under (CONTROLROOM_TASK_ID in the hook's environment). */
+	readonly wrapperTaskId?: string | null;
+	/** The hook process's parent chain, nearest first, up to 4 levels (pid, start time, comm). */
+	readonly ancestors?: readonly Ancestor[] | null;
 };
 
 /**
