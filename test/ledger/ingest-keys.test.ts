@@ -74,7 +74,14 @@ describe('ingest keys', () => {
 					return;
 				}
 				parseLine(line, {now: 5_000}).forEach((event, index) =>
-					insert.run(event.taskId, event.type, event.at, event.source, JSON.stringify(event.data), `${hash}#${occurrence}:${index}`),
+					insert.run(
+						event.taskId,
+						event.type,
+						event.at,
+						event.source,
+						JSON.stringify(event.data),
+						`${hash}#${occurrence}:${index}`,
+					),
 				);
 			});
 		});
@@ -87,7 +94,10 @@ describe('ingest keys', () => {
 		expect(withRawDb(ledgerFile, db => db.prepare('SELECT COUNT(*) FROM events').pluck().get())).toBe(before);
 		expect(withRawDb(ledgerFile, db => db.pragma('user_version', {simple: true}))).toBe(3);
 		// And a longer version of the file adds only its new line
-		writeFileSync(file, `${[...lines, JSON.stringify(claudePayload('Stop', '55555555-aaaa-4bbb-8ccc-000000000002'))].join('\n')}\n`);
+		writeFileSync(
+			file,
+			`${[...lines, JSON.stringify(claudePayload('Stop', '55555555-aaaa-4bbb-8ccc-000000000002'))].join('\n')}\n`,
+		);
 		const longer = runCli(['ingest', file, '--ledger', ledgerFile, '--json']);
 		expect(JSON.parse(longer.stdout)).toMatchObject({appended: 1});
 	});
