@@ -1,9 +1,16 @@
-import {createHash} from 'node:crypto';
+import {hash} from 'node:crypto';
 import type {NewEvent} from '../core/events.ts';
 import type {Ledger} from './open-ledger.ts';
 import type {Reject} from './writer.ts';
 import {mapHookPayload, mapNotifyPayload, type MappingContext} from './payload-mapping.ts';
-import {describeIssue, hookPayloadSchema, notifyPayloadSchema, spoolEnvelopeSchema, type AgentSource} from './payload-schema.ts';
+import {
+	describeIssue,
+	hookPayloadSchema,
+	notifyPayloadSchema,
+	spoolEnvelopeSchema,
+	type AgentSource,
+	type HookPayload,
+} from './payload-schema.ts';
 
 /** Lines folded per transaction: large enough to be fast, small enough to let other writers in. */
 export const INGEST_BATCH_LINES = 2000;
@@ -28,6 +35,18 @@ function guessSource(payload: Record<string, unknown>): AgentSource {
 	return 'turn_id' in payload || 'thread-id' in payload || payload['type'] === 'agent-turn-complete' ? 'codex' : 'claude';
 }
 
+const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0;
+
+/** A payload hookPayloadSchema surely accepts as it is: a session id, an event name, optional cwd and transcript path as strings. */
+function isPlainHookPayload(record: Record<string, unknown>): record is HookPayload {
+	return (
+		isText(record['session_id']) &&
+		isText(record['hook_event_name']) &&
+		(record['cwd'] === undefined || typeof record['cwd'] === 'string') &&
+		(record['transcript_path'] === undefined || typeof record['transcript_path'] === 'string')
+	);
+}
+
 /** What the hook knew besides the payload; the source is guessed from the payload when absent. */
 type PayloadContext = Omit<MappingContext, 'source'> & {readonly source?: AgentSource | undefined};
 
@@ -42,9 +61,13 @@ export function mapPayload(payload: unknown, context: PayloadContext): NewEvent[
 		if (!notify.success) throw new PayloadError(describeIssue(notify.error));
 		return mapNotifyPayload(notify.data, {...context, source: 'codex'});
 	}
+	const source = context.source ?? guessSource(record);
+	// The common case checked by hand, without zod's copy of every field (a bulk import's hot path);
+	// zod decides, and words the reason, whenever the quick check is not sure.
+	if (isPlainHookPayload(record)) return mapHookPayload(record, {...context, source});
 	const hook = hookPayloadSchema.safeParse(record);
 	if (!hook.success) throw new PayloadError(describeIssue(hook.error));
-	return mapHookPayload(hook.data, {...context, source: context.source ?? guessSource(record)});
+	return mapHookPayload(hook.data, {...context, source});
 }
 
 /**
@@ -102,10 +125,15 @@ function parseValueWithTime(value: unknown, options: ParseOptions): ParsedLine {
 	return {events, at: isEnvelope ? (events[0]?.at ?? null) : null};
 }
 
-/** Bytes of the line's sha1 kept in its key: 96 bits, with the time in front of them. */
-const KEY_HASH_BYTES = 12;
+/** Characters of the line's sha1 (base64url) kept in its key: 96 bits, with the time in front of them. */
+const KEY_HASH_CHARS = 16;
 /** Slots of the occurrence table (256 KiB); see Occurrences. */
 const OCCURRENCE_SLOTS = 1 << 16;
+
+/** The line's sha1 in base64url (27 characters), by the one-shot hash: several times cheaper than createHash. */
+function lineHash(line: string): string {
+	return hash('sha1', line, 'base64url');
+}
 
 /**
  * The key of one input line (docs/ledger.md, "Idempotence"): the time the line carries, then 96
@@ -113,10 +141,10 @@ const OCCURRENCE_SLOTS = 1 << 16;
  * keys land side by side in the UNIQUE index instead of on a random page each. A line with no time
  * of its own (a raw hook payload, whose time is the moment of reading) has none in its key.
  */
-export function lineKey(at: number | null, digest: Buffer, occurrence: number): string {
-	const hash = digest.toString('base64url', 0, KEY_HASH_BYTES);
-	if (at === null || !Number.isFinite(at)) return `r.${hash}#${occurrence}`;
-	return `@${Math.max(0, Math.trunc(at)).toString(16).padStart(12, '0')}.${hash}#${occurrence}`;
+export function lineKey(at: number | null, lineSha1: string, occurrence: number): string {
+	const short = lineSha1.slice(0, KEY_HASH_CHARS);
+	if (at === null || !Number.isFinite(at)) return `r.${short}#${occurrence}`;
+	return `@${Math.max(0, Math.trunc(at)).toString(16).padStart(12, '0')}.${short}#${occurrence}`;
 }
 
 /**
@@ -130,8 +158,13 @@ class Occurrences {
 	private slots: Uint32Array | null = null;
 	private first = -1;
 
-	next(digest: Buffer): number {
-		const slot = digest.readUInt32LE(KEY_HASH_BYTES) & (OCCURRENCE_SLOTS - 1);
+	next(lineSha1: string): number {
+		// Bits of the hash beyond those in the key: three base64url characters.
+		const slot =
+			((lineSha1.charCodeAt(KEY_HASH_CHARS) << 12) ^
+				(lineSha1.charCodeAt(KEY_HASH_CHARS + 1) << 6) ^
+				lineSha1.charCodeAt(KEY_HASH_CHARS + 2)) &
+			(OCCURRENCE_SLOTS - 1);
 		if (this.slots === null) {
 			// Most spool files hold one line: the table is made only when a second one comes.
 			if (this.first < 0) {
@@ -147,15 +180,16 @@ class Occurrences {
 	}
 }
 
-type Batch = {
-	events: NewEvent[];
-	/** Per event, its pre-version-3 key, only for a ledger that holds such keys. */
-	legacyKeys: (string | null)[];
-	rejects: Reject[];
-	lines: number;
+/** A batch of input lines made ready for the writer: keyed events and rejects. */
+export type LineBatch = {
+	readonly events: NewEvent[];
+	/** Per event, its pre-version-3 key; only for a ledger that holds such keys. */
+	readonly legacyKeys: (string | null)[] | null;
+	readonly rejects: Reject[];
+	/** Lines read into this batch, blank ones included. */
+	readonly lines: number;
+	readonly skipped: number;
 };
-
-const emptyBatch = (): Batch => ({events: [], legacyKeys: [], rejects: [], lines: 0});
 
 /** Gives one event its key: events come fresh from the mapping, so no copy is made. */
 function keyEvent(event: NewEvent, key: string): NewEvent {
@@ -168,75 +202,114 @@ function needsTrim(line: string): boolean {
 	return line.charCodeAt(0) <= 32 || line.charCodeAt(line.length - 1) <= 32;
 }
 
+export type LineBatcherOptions = ParseOptions & {
+	readonly origin: string;
+	/** The ledger holds keys of the shape used before schema version 3: compute them too. */
+	readonly withLegacyKeys: boolean;
+};
+
 /**
- * Folds lines into the ledger in batched transactions. Each line's events carry a key made of the
- * line's time, hash and occurrence number, so folding the same input twice adds nothing; a line
- * that fails goes to rejects with its number while the rest land.
+ * Turns input lines into batches of keyed events and rejects, INGEST_BATCH_LINES lines at a time.
+ * It needs no ledger, so a worker thread can run it beside the writer (ingest-worker.ts). Each
+ * line's events carry a key made of the line's time, hash and occurrence number, so folding the
+ * same input twice adds nothing; a line that fails becomes a reject with its number.
  */
-export function createIngestor(ledger: Ledger, options: ParseOptions & {readonly origin: string}) {
-	const stats: IngestStats = {lines: 0, appended: 0, rejected: 0, rejectsAdded: 0, skipped: 0};
+export function createLineBatcher(options: LineBatcherOptions, onBatch: (batch: LineBatch) => void) {
 	const occurrences = new Occurrences();
 	// Only a ledger written before schema version 3 needs the old keys, counted exactly as they were.
-	const legacySeen = ledger.reader.hasLegacyLineKeys() ? new Map<string, number>() : null;
-	let batch = emptyBatch();
+	const legacySeen = options.withLegacyKeys ? new Map<string, number>() : null;
+	const fresh = () => ({
+		events: [] as NewEvent[],
+		legacyKeys: legacySeen ? ([] as (string | null)[]) : null,
+		rejects: [] as Reject[],
+		lines: 0,
+		skipped: 0,
+	});
+	let batch = fresh();
 	let lineNumber = 0;
 	const flush = (): void => {
-		const pending = batch;
-		batch = emptyBatch();
-		if (pending.lines === 0) return;
-		ledger.writer.transaction(() => {
-			const appendOptions = legacySeen ? {legacyKeys: pending.legacyKeys} : {};
-			stats.appended += ledger.writer.append(pending.events, appendOptions).appended;
-			for (const reject of pending.rejects) {
-				if (ledger.writer.reject(reject)) stats.rejectsAdded += 1;
-			}
-		});
+		if (batch.lines === 0) return;
+		const full = batch;
+		batch = fresh();
+		onBatch(full);
 	};
 	return {
-		stats,
-		/** Adds one line; flushes a batch when it is full. */
+		/** Adds one line; hands over a batch when it is full. */
 		push(rawLine: string): void {
 			lineNumber += 1;
+			batch.lines += 1;
 			const line = rawLine.length > 0 && needsTrim(rawLine) ? rawLine.trim() : rawLine;
 			if (line.length === 0) {
-				stats.skipped += 1;
-				return;
-			}
-			stats.lines += 1;
-			const digest = createHash('sha1').update(line).digest();
-			const occurrence = occurrences.next(digest);
-			let legacyKey: string | null = null;
-			if (legacySeen) {
-				const hex = digest.toString('hex');
-				const count = (legacySeen.get(hex) ?? 0) + 1;
-				legacySeen.set(hex, count);
-				legacyKey = `${hex}#${count}`;
-			}
-			try {
-				const parsed = parseValueWithTime(parseJsonLine(line), options);
-				const key = lineKey(parsed.at, digest, occurrence);
-				for (let index = 0; index < parsed.events.length; index += 1) {
-					batch.events.push(keyEvent(parsed.events[index] as NewEvent, `${key}:${index}`));
-					if (legacySeen) batch.legacyKeys.push(`${legacyKey}:${index}`);
+				batch.skipped += 1;
+			} else {
+				const sha1 = lineHash(line);
+				const occurrence = occurrences.next(sha1);
+				let legacyKey: string | null = null;
+				if (legacySeen) {
+					const hex = Buffer.from(sha1, 'base64url').toString('hex');
+					const count = (legacySeen.get(hex) ?? 0) + 1;
+					legacySeen.set(hex, count);
+					legacyKey = `${hex}#${count}`;
 				}
-			} catch (error) {
-				if (!(error instanceof PayloadError)) throw error;
-				stats.rejected += 1;
-				batch.rejects.push({
-					origin: options.origin,
-					line: lineNumber,
-					reason: error.message,
-					raw: line,
-					dedupKey: `${options.origin}:${lineKey(null, digest, occurrence)}`,
-					legacyDedupKey: legacyKey === null ? null : `${options.origin}:${legacyKey}`,
-				});
+				try {
+					const parsed = parseValueWithTime(parseJsonLine(line), options);
+					const key = lineKey(parsed.at, sha1, occurrence);
+					for (let index = 0; index < parsed.events.length; index += 1) {
+						batch.events.push(keyEvent(parsed.events[index] as NewEvent, `${key}:${index}`));
+						batch.legacyKeys?.push(`${legacyKey}:${index}`);
+					}
+				} catch (error) {
+					if (!(error instanceof PayloadError)) throw error;
+					batch.rejects.push({
+						origin: options.origin,
+						line: lineNumber,
+						reason: error.message,
+						raw: line,
+						dedupKey: `${options.origin}:${lineKey(null, sha1, occurrence)}`,
+						legacyDedupKey: legacyKey === null ? null : `${options.origin}:${legacyKey}`,
+					});
+				}
 			}
-			batch.lines += 1;
 			if (batch.lines >= INGEST_BATCH_LINES) flush();
 		},
+		/** Hands over what is left. */
+		finish: flush,
+	};
+}
+
+/**
+ * Writes one batch in one immediate transaction and adds what it did to `stats`. `dataJson`, when
+ * given, is each event's data already serialized (by the worker thread), so it is not done twice.
+ */
+export function writeLineBatch(ledger: Ledger, batch: LineBatch, stats: IngestStats, dataJson?: readonly string[]): void {
+	stats.lines += batch.lines - batch.skipped;
+	stats.skipped += batch.skipped;
+	stats.rejected += batch.rejects.length;
+	ledger.writer.transaction(() => {
+		const appendOptions = {...(batch.legacyKeys ? {legacyKeys: batch.legacyKeys} : {}), ...(dataJson ? {dataJson} : {})};
+		stats.appended += ledger.writer.append(batch.events, appendOptions).appended;
+		for (const reject of batch.rejects) {
+			if (ledger.writer.reject(reject)) stats.rejectsAdded += 1;
+		}
+	});
+}
+
+/** A fresh tally. */
+export const emptyStats = (): IngestStats => ({lines: 0, appended: 0, rejected: 0, rejectsAdded: 0, skipped: 0});
+
+/** Folds lines into the ledger in batched transactions, on this thread (see createLineBatcher). */
+export function createIngestor(ledger: Ledger, options: ParseOptions & {readonly origin: string}) {
+	const stats = emptyStats();
+	const batcher = createLineBatcher({...options, withLegacyKeys: ledger.reader.hasLegacyLineKeys()}, batch =>
+		writeLineBatch(ledger, batch, stats),
+	);
+	return {
+		stats,
+		/** Adds one line; writes a batch when it is full. */
+		push: batcher.push,
 		/** Writes what is left; returns the totals. */
 		finish(): IngestStats {
-			flush();
+			batcher.finish();
 			return stats;
 		},
 	};

@@ -1,4 +1,4 @@
-import {createHash} from 'node:crypto';
+import {hash} from 'node:crypto';
 import {EventType, newEvent, type EventDataOf, type EventTypeName, type NewEvent} from '../core/events.ts';
 import {progressFromList} from '../core/progress.ts';
 import type {Ancestor, AgentSource, HookPayload, NotifyPayload} from './payload-schema.ts';
@@ -10,17 +10,46 @@ const TITLE_CHARS = 80;
 const SOURCE_PREFIX: Record<AgentSource, string> = {claude: 'c-', codex: 'x-'};
 
 function shortHash(text: string, length = 12): string {
-	return createHash('sha1').update(text).digest('hex').slice(0, length);
+	// The one-shot hash: several times cheaper per call than createHash().update().digest().
+	return hash('sha1', text, 'hex').slice(0, length);
 }
+
+/** Session task ids computed lately: a history holds each session's events close together. */
+const recentSessionIds = new Map<string, string>();
+const RECENT_SESSION_IDS = 4096;
 
 /** The task id of an agent session: stable, short, and the same in every process. */
 export function sessionTaskId(source: AgentSource, sessionId: string): string {
-	return SOURCE_PREFIX[source] + shortHash(`${source}:${sessionId}`);
+	const key = `${source}:${sessionId}`;
+	let id = recentSessionIds.get(key);
+	if (id === undefined) {
+		id = SOURCE_PREFIX[source] + shortHash(key);
+		if (recentSessionIds.size >= RECENT_SESSION_IDS) recentSessionIds.clear();
+		recentSessionIds.set(key, id);
+	}
+	return id;
 }
 
 /** The task id of a helper (subagent) of a session. */
 export function helperTaskId(parentId: string, agentId: string): string {
 	return `${parentId}.${shortHash(agentId, 6)}`;
+}
+
+/** Whether any string inside is longer than MAX_KEPT_STRING: most payloads hold none, and are kept as they are. */
+function hasLongString(value: unknown): boolean {
+	if (typeof value === 'string') return value.length > MAX_KEPT_STRING;
+	if (Array.isArray(value)) return value.some(hasLongString);
+	if (value && typeof value === 'object') {
+		for (const key in value) {
+			if (hasLongString((value as Record<string, unknown>)[key])) return true;
+		}
+	}
+	return false;
+}
+
+/** The payload to keep: long strings cut; a payload without any is kept as it is, not copied. */
+function keptPayload(value: unknown): unknown {
+	return hasLongString(value) ? trimValue(value) : value;
 }
 
 function trimValue(value: unknown): unknown {
@@ -115,7 +144,7 @@ export function mapHookPayload(payload: HookPayload, context: MappingContext): N
 		pid: context.pid ?? null,
 		toolName,
 		titleHint: name === 'UserPromptSubmit' && prompt && !isTaskNotification ? firstLine(prompt) : null,
-		payload: trimValue(payload),
+		payload: keptPayload(payload),
 	});
 
 	if (name === 'PreToolUse' || name === 'PostToolUse') {
@@ -175,7 +204,7 @@ export function mapNotifyPayload(payload: NotifyPayload, context: MappingContext
 				cwd: payload.cwd ?? null,
 				pid: context.pid ?? null,
 				titleHint: firstMessage ? firstLine(firstMessage) : null,
-				payload: trimValue(payload),
+				payload: keptPayload(payload),
 			},
 		},
 	];

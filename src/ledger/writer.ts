@@ -26,6 +26,8 @@ export type AppendOptions = {
 	 * old key is already in the ledger is not added again (docs/ledger.md, "Idempotence").
 	 */
 	readonly legacyKeys?: readonly (string | null)[];
+	/** Per event (same order), its data already serialized: not serialized again. */
+	readonly dataJson?: readonly string[];
 };
 
 export type AppendResult = {
@@ -85,7 +87,7 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 
 	function appendInside(events: readonly NewEvent[], options: AppendOptions = {}): AppendResult {
 		const touched = new Map<string, Task>();
-		const {legacyKeys} = options;
+		const {legacyKeys, dataJson} = options;
 		let appended = 0;
 		let lastSeq = 0;
 		for (let index = 0; index < events.length; index += 1) {
@@ -97,7 +99,7 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 				event.type,
 				event.at,
 				event.source,
-				JSON.stringify(event.data),
+				dataJson?.[index] ?? JSON.stringify(event.data),
 				event.dedupKey ?? null,
 			);
 			if (info.changes === 0) continue;
