@@ -54,6 +54,22 @@ export const spoolEnvelopeSchema = z.looseObject({
 	ancestors: z.optional(z.array(ancestorSchema)),
 });
 
+/** The spool hook's header line (spool-hook.sh; docs/hooks.md): what the hook knew besides the payload. */
+export const spoolHeaderSchema = z.looseObject({
+	v: z.literal(1),
+	source: z.enum(AGENT_SOURCES),
+	/** Where the payload came from: stdin (hook events) or the last argument (Codex `notify`). */
+	origin: z.optional(z.enum(['stdin', 'notify'])),
+	/** When the hook ran; without it, the file's modification time (the kernel's, as the payload was written). */
+	at: z.optional(z.iso.datetime({offset: true})),
+	pid: z.optional(z.number().check(z.int(), z.positive())),
+	wrapperTaskId: z.optional(z.string().check(z.minLength(1))),
+	ancestors: z.optional(z.array(ancestorSchema)),
+});
+
+/** The largest payload a hook records; a larger one is a reject (its start and size kept). */
+export const MAX_PAYLOAD_BYTES = 8 * 1024 * 1024;
+
 /** Formats the first zod issue as `field: message`, naming the field. */
 export function describeIssue(error: z.core.$ZodError): string {
 	const issue = error.issues[0];

@@ -1,11 +1,41 @@
-import {randomBytes} from 'node:crypto';
-import {mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync} from 'node:fs';
+import {hash, randomBytes} from 'node:crypto';
+import {
+	closeSync,
+	mkdirSync,
+	openSync,
+	readdirSync,
+	readFileSync,
+	readSync,
+	renameSync,
+	statSync,
+	unlinkSync,
+	writeFileSync,
+} from 'node:fs';
 import {join} from 'node:path';
+import type {NewEvent} from '../core/events.ts';
+import {
+	createLineBatcher,
+	lineKey,
+	parseValue,
+	PayloadError,
+	writeLineBatch,
+	emptyStats,
+	type IngestStats,
+	type LineBatch,
+} from './ingest.ts';
 import type {Ledger} from './open-ledger.ts';
-import {createIngestor, type IngestStats} from './ingest.ts';
-import type {AgentSource} from './payload-schema.ts';
+import {describeIssue, MAX_PAYLOAD_BYTES, spoolHeaderSchema, type AgentSource} from './payload-schema.ts';
+import {commitTranscriptRead, readTranscriptSinceCursor, transcriptTargets, type TranscriptTarget} from './transcript-tokens.ts';
+import {MAX_REJECT_RAW_CHARS, type Reject} from './writer.ts';
 
-const SPOOL_SUFFIX = '.jsonl';
+/** Files of the spool hook (spool-hook.sh): a one-line JSON header, then the payload as received. */
+const HOOK_SUFFIX = '.spool';
+/** Files of `controlroom hook --direct` when the ledger was busy: spool envelopes, one a line. */
+const ENVELOPE_SUFFIX = '.jsonl';
+/** Files folded per transaction: few commits for a large backlog, short holds of the write lock. */
+const FILES_PER_TRANSACTION = 200;
+/** A temporary file older than this was left by a hook killed while writing. */
+const STALE_TEMPORARY_MS = 60_000;
 
 /**
  * Writes one envelope as its own file: written under a temporary name, then renamed, so a fold
@@ -19,7 +49,7 @@ export function writeSpoolEnvelope(
 	const id = `${Date.now()}-${process.pid}-${randomBytes(6).toString('hex')}`;
 	const line = `${JSON.stringify({...envelope, id})}\n`;
 	const temporary = join(dir, `.${id}.tmp`);
-	const final = join(dir, `${id}${SPOOL_SUFFIX}`);
+	const final = join(dir, `${id}${ENVELOPE_SUFFIX}`);
 	writeFileSync(temporary, line, {flag: 'wx'});
 	renameSync(temporary, final);
 	return final;
@@ -30,52 +60,262 @@ export function writeSpoolRaw(dir: string, raw: string): string {
 	mkdirSync(dir, {recursive: true});
 	const id = `${Date.now()}-${process.pid}-${randomBytes(6).toString('hex')}`;
 	const temporary = join(dir, `.${id}.tmp`);
-	const final = join(dir, `${id}${SPOOL_SUFFIX}`);
+	const final = join(dir, `${id}${ENVELOPE_SUFFIX}`);
 	writeFileSync(temporary, raw.endsWith('\n') ? raw : `${raw}\n`, {flag: 'wx'});
 	renameSync(temporary, final);
 	return final;
 }
 
-function listSpoolFiles(dir: string): string[] {
+/** A file waiting in the spool. */
+export type SpoolFile = {readonly name: string; readonly path: string; readonly mtimeMs: number; readonly size: number};
+
+const isSpoolName = (name: string): boolean =>
+	!name.startsWith('.') && (name.endsWith(HOOK_SUFFIX) || name.endsWith(ENVELOPE_SUFFIX));
+
+/** The files waiting in the spool, oldest first (by the time the hook wrote them, then by name). */
+export function listSpool(dir: string): SpoolFile[] {
+	let names: string[];
 	try {
-		return readdirSync(dir)
-			.filter(name => name.endsWith(SPOOL_SUFFIX) && !name.startsWith('.'))
-			.sort();
+		names = readdirSync(dir);
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
 		throw error;
 	}
+	const files: SpoolFile[] = [];
+	for (const name of names) {
+		if (!isSpoolName(name)) continue;
+		const path = join(dir, name);
+		try {
+			const stat = statSync(path);
+			files.push({name, path, mtimeMs: stat.mtimeMs, size: stat.size});
+		} catch {
+			// Folded and removed by another process meanwhile.
+		}
+	}
+	return files.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** What is waiting in the spool, for `hooks status`. */
+export type SpoolBacklog = {
+	readonly files: number;
+	readonly bytes: number;
+	/** When the oldest waiting file was written (ms), or null when none waits. */
+	readonly oldestAt: number | null;
+	/** Temporary files older than a minute: hooks killed while writing (their event is lost). */
+	readonly staleTemporary: number;
+};
+
+/** Counts the spool's waiting files and left-over temporary ones. */
+export function spoolBacklog(dir: string, now = Date.now()): SpoolBacklog {
+	const files = listSpool(dir);
+	let staleTemporary = 0;
+	try {
+		for (const name of readdirSync(dir)) {
+			if (!name.startsWith('.') || !name.endsWith('.tmp')) continue;
+			try {
+				if (now - statSync(join(dir, name)).mtimeMs > STALE_TEMPORARY_MS) staleTemporary += 1;
+			} catch {
+				// Renamed or removed meanwhile.
+			}
+		}
+	} catch {
+		// No folder: nothing waits.
+	}
+	return {
+		files: files.length,
+		bytes: files.reduce((sum, file) => sum + file.size, 0),
+		oldestAt: files[0]?.mtimeMs ?? null,
+		staleTemporary,
+	};
+}
+
+/** What one spool file holds, ready to be written. */
+export type SpoolContent =
+	/** Keyed events and rejects, the same shape `ingest` writes. */
+	| {readonly kind: 'batch'; readonly batch: LineBatch; readonly at: number}
+	/** Removed by another fold between the listing and the read. */
+	| {readonly kind: 'gone'};
+
+const isGone = (error: unknown): boolean => (error as NodeJS.ErrnoException).code === 'ENOENT';
+
+function rejectBatch(reject: Reject): LineBatch {
+	return {events: [], legacyKeys: null, rejects: [reject], lines: 1, skipped: 0};
+}
+
+/** The first `length` bytes of a file (a payload too large to read whole is kept only in part). */
+function readStart(path: string, length: number): Buffer {
+	const fd = openSync(path, 'r');
+	try {
+		const buffer = Buffer.alloc(length);
+		const read = readSync(fd, buffer, 0, length, 0);
+		return buffer.subarray(0, read);
+	} finally {
+		closeSync(fd);
+	}
 }
 
 /**
- * Folds every spool file into the ledger through the same path as `ingest`, then removes it.
- * Each line's dedup key makes the fold exactly-once: a crash after the commit and before the
- * unlink leaves a file whose second fold adds nothing.
+ * Reads a spool hook file (spool-hook.sh; format in docs/hooks.md): the header's JSON, then the
+ * payload exactly as the agent sent it. Any fault in it (a header that does not parse, a payload
+ * too large, not JSON, not a payload) is one reject naming the fault, keeping the payload's first
+ * 64 KiB and its size; the file never stops the fold.
+ */
+function readHookFile(file: SpoolFile, now: number): SpoolContent {
+	const origin = `spool:${file.name}`;
+	const reject = (reason: string, raw: string, rawBytes: number): SpoolContent => ({
+		kind: 'batch',
+		at: now,
+		batch: rejectBatch({origin, line: null, reason, raw: raw.slice(0, MAX_REJECT_RAW_CHARS), rawBytes, dedupKey: origin}),
+	});
+	const headerRoom = 64 * 1024;
+	const isLarge = file.size > MAX_PAYLOAD_BYTES + headerRoom;
+	const bytes = isLarge ? readStart(file.path, headerRoom + MAX_REJECT_RAW_CHARS * 4) : readFileSync(file.path);
+	const newline = bytes.indexOf(0x0a);
+	if (newline < 0 || newline > headerRoom) return reject('spool header: no header line', bytes.toString('utf8'), file.size);
+	const payloadBytes = file.size - newline - 1;
+	const payloadText = bytes.toString('utf8', newline + 1);
+	let header: unknown;
+	try {
+		header = JSON.parse(bytes.toString('utf8', 0, newline));
+	} catch {
+		return reject('spool header: not valid JSON', payloadText, payloadBytes);
+	}
+	const parsed = spoolHeaderSchema.safeParse(header);
+	if (!parsed.success) return reject(`spool header ${describeIssue(parsed.error)}`, payloadText, payloadBytes);
+	const {source, origin: hookOrigin = 'stdin', pid, wrapperTaskId, ancestors} = parsed.data;
+	const at = parsed.data.at === undefined ? Math.round(file.mtimeMs) : Date.parse(parsed.data.at);
+	if (payloadBytes > MAX_PAYLOAD_BYTES) {
+		return reject(`${hookOrigin}: larger than ${MAX_PAYLOAD_BYTES} bytes`, payloadText, payloadBytes);
+	}
+	if (payloadText.trim().length === 0) {
+		return reject(hookOrigin === 'notify' ? 'notify: no JSON argument' : 'stdin: empty', payloadText, payloadBytes);
+	}
+	let value: unknown;
+	try {
+		value = JSON.parse(payloadText);
+	} catch {
+		return reject('payload: not valid JSON', payloadText, payloadBytes);
+	}
+	let events: NewEvent[];
+	try {
+		events = parseValue(value, {
+			agent: source,
+			now: at,
+			pid: pid ?? null,
+			wrapperTaskId: wrapperTaskId ?? null,
+			ancestors: ancestors ?? null,
+		});
+	} catch (error) {
+		if (!(error instanceof PayloadError)) throw error;
+		return reject(error.message, payloadText, payloadBytes);
+	}
+	// The file's name is a fresh random id: with the time in front, the key is unique and stays the
+	// same when a fold that died before removing the file reads it again.
+	const key = lineKey(at, hash('sha1', file.name, 'base64url'), 1);
+	events.forEach((event, index) => ((event as {dedupKey?: string | null}).dedupKey = `${key}:${index}`));
+	return {kind: 'batch', at, batch: {events, legacyKeys: null, rejects: [], lines: 1, skipped: 0}};
+}
+
+/** Reads an envelope file (`controlroom hook --direct` when the ledger was busy) through the same path as `ingest`. */
+function readEnvelopeFile(file: SpoolFile, now: number, withLegacyKeys: boolean): SpoolContent {
+	const text = readFileSync(file.path, 'utf8');
+	const batches: LineBatch[] = [];
+	const batcher = createLineBatcher({origin: `spool:${file.name}`, now, withLegacyKeys}, batch => batches.push(batch));
+	for (const line of text.split('\n')) batcher.push(line);
+	batcher.finish();
+	const batch: LineBatch = {
+		events: batches.flatMap(part => part.events),
+		legacyKeys: withLegacyKeys ? batches.flatMap(part => part.legacyKeys ?? []) : null,
+		rejects: batches.flatMap(part => part.rejects),
+		lines: batches.reduce((sum, part) => sum + part.lines, 0),
+		skipped: batches.reduce((sum, part) => sum + part.skipped, 0),
+	};
+	return {kind: 'batch', at: batch.events.at(-1)?.at ?? now, batch};
+}
+
+/**
+ * Reads one spool file into what the ledger is to record: keyed events, or the reject that says
+ * why there are none. The one place that decides what a spool file means; every fault of the
+ * file's own is a reject, never an exception that would stop the fold.
+ */
+export function readSpoolFile(file: SpoolFile, options: {readonly now: number; readonly withLegacyKeys: boolean}): SpoolContent {
+	try {
+		return file.name.endsWith(HOOK_SUFFIX)
+			? readHookFile(file, options.now)
+			: readEnvelopeFile(file, options.now, options.withLegacyKeys);
+	} catch (error) {
+		if (isGone(error)) return {kind: 'gone'};
+		throw error;
+	}
+}
+
+/** The events of each input line (their keys share everything before `:index`), in order. */
+function byInputLine(events: readonly NewEvent[]): NewEvent[][] {
+	const lines = new Map<string, NewEvent[]>();
+	for (const event of events) {
+		const key = event.dedupKey ?? '';
+		const line = key.slice(0, key.lastIndexOf(':'));
+		const group = lines.get(line);
+		if (group) group.push(event);
+		else lines.set(line, [event]);
+	}
+	return [...lines.values()];
+}
+
+/**
+ * Reads what the transcripts of these events grew by since their cursors and records it as
+ * tokens, as the Node hook does on each event: once per transcript for the whole group, inside
+ * the group's transaction, at the time of the latest event that named it.
+ */
+function recordTranscripts(ledger: Ledger, batches: readonly {batch: LineBatch; at: number}[]): void {
+	const latest = new Map<string, {target: TranscriptTarget; at: number; source: string}>();
+	for (const {batch} of batches) {
+		for (const events of byInputLine(batch.events)) {
+			const agentEvent = events.find(event => event.type === 'agent.event');
+			const payload = agentEvent?.type === 'agent.event' ? agentEvent.data.payload : null;
+			if (!agentEvent || !payload || typeof payload !== 'object' || Array.isArray(payload)) continue;
+			for (const target of transcriptTargets(payload as Record<string, unknown>, events)) {
+				latest.set(target.path, {target, at: agentEvent.at, source: agentEvent.source});
+			}
+		}
+	}
+	for (const {target, at, source} of latest.values()) {
+		try {
+			const read = readTranscriptSinceCursor(ledger, target);
+			if (read) commitTranscriptRead(ledger, read, {at, source});
+		} catch {
+			// Token counts are optional: an unreadable transcript leaves them unknown, never stops the fold.
+		}
+	}
+}
+
+/**
+ * Folds every spool file into the ledger, oldest first, a group of files per transaction, then
+ * removes them. Each event's key makes the fold exactly-once: a crash after a commit and before
+ * the removal leaves files whose second fold adds nothing, and two folds at once (the board and a
+ * reconciler) add each event once.
  */
 export function foldSpool(ledger: Ledger, dir: string, now = Date.now()): IngestStats & {files: number} {
-	const total = {lines: 0, appended: 0, rejected: 0, rejectsAdded: 0, skipped: 0, files: 0};
-	for (const name of listSpoolFiles(dir)) {
-		const file = join(dir, name);
-		let text: string;
-		try {
-			text = readFileSync(file, 'utf8');
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // another folder took it
-			throw error;
-		}
-		const ingestor = createIngestor(ledger, {origin: `spool:${name}`, now});
-		for (const line of text.split('\n')) ingestor.push(line);
-		const stats = ingestor.finish();
-		total.lines += stats.lines;
-		total.appended += stats.appended;
-		total.rejected += stats.rejected;
-		total.rejectsAdded += stats.rejectsAdded;
-		total.skipped += stats.skipped;
-		total.files += 1;
-		try {
-			unlinkSync(file);
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+	const total = {...emptyStats(), files: 0};
+	const files = listSpool(dir);
+	if (files.length === 0) return total;
+	const withLegacyKeys = ledger.reader.hasLegacyLineKeys();
+	for (let start = 0; start < files.length; start += FILES_PER_TRANSACTION) {
+		const group = files.slice(start, start + FILES_PER_TRANSACTION);
+		const read = group.map(file => ({file, content: readSpoolFile(file, {now, withLegacyKeys})}));
+		const batches = read.flatMap(({content}) => (content.kind === 'batch' ? [{batch: content.batch, at: content.at}] : []));
+		ledger.writer.transaction(() => {
+			for (const {batch} of batches) writeLineBatch(ledger, batch, total);
+			recordTranscripts(ledger, batches);
+		});
+		for (const {file, content} of read) {
+			if (content.kind === 'gone') continue;
+			total.files += 1;
+			try {
+				unlinkSync(file.path);
+			} catch (error) {
+				if (!isGone(error)) throw error;
+			}
 		}
 	}
 	return total;

@@ -27,7 +27,7 @@ const GARBAGE: readonly {name: string; input: string | Buffer; reason: RegExp}[]
 		input: '[{"session_id":"s","hook_event_name":"Stop"}]',
 		reason: /payload: expected a JSON object, got an array/,
 	},
-	{name: '10 MB of text', input: `{"session_id": "${'x'.repeat(10 * 1024 * 1024)}`, reason: /not valid JSON/},
+	{name: '10 MB of text', input: `{"session_id": "${'x'.repeat(10 * 1024 * 1024)}`, reason: /^stdin: larger than 8388608 bytes$/},
 	{name: 'binary bytes', input: binary(64 * 1024), reason: /not valid JSON/},
 	{name: 'a payload without session_id', input: '{"hook_event_name":"Stop","cwd":"/tmp"}', reason: /^session_id: /},
 ];

@@ -3,7 +3,7 @@ import type {NewEvent} from '../../core/events.ts';
 import {parseJsonLine, parseValue, PayloadError} from '../../ledger/ingest.ts';
 import {openLedger, type Ledger} from '../../ledger/open-ledger.ts';
 import {spoolDir} from '../../ledger/paths.ts';
-import type {AgentSource} from '../../ledger/payload-schema.ts';
+import {MAX_PAYLOAD_BYTES, type AgentSource} from '../../ledger/payload-schema.ts';
 import {writeSpoolEnvelope, writeSpoolRaw} from '../../ledger/spool.ts';
 import {MAX_REJECT_RAW_CHARS} from '../../ledger/writer.ts';
 import {
@@ -16,8 +16,8 @@ import {
 
 /** The longest the hook waits for another writer's lock before it spools instead. */
 export const HOOK_BUSY_TIMEOUT_MS = 25;
-/** Input larger than this is recorded as a reject, not parsed. */
-export const MAX_HOOK_INPUT_BYTES = 16 * 1024 * 1024;
+/** Input larger than this is recorded as a reject, not parsed: the same limit as the spool hook's fold. */
+export const MAX_HOOK_INPUT_BYTES = MAX_PAYLOAD_BYTES;
 /** With less than this much of the hook's time left, a transcript is read in a small chunk only. */
 const TRANSCRIPT_MIN_TIME_LEFT_MS = 40;
 /** The small chunk: a turn's worth of new lines, read in about a millisecond. */
