@@ -1,6 +1,7 @@
 import {existsSync} from 'node:fs';
-import {ledgerPath} from '../ledger/paths.ts';
+import {ledgerPath, spoolDir} from '../ledger/paths.ts';
 import {openLedger, type Ledger, type OpenOptions} from '../ledger/open-ledger.ts';
+import {foldSpool} from '../ledger/spool.ts';
 import {CliError} from './errors.ts';
 
 /**
@@ -16,4 +17,19 @@ export function openCommandLedger(ledgerFlag: string | undefined, options: OpenO
 /** Writes to stdout, leaving the process to exit once it is flushed. */
 export function out(text: string): void {
 	process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/**
+ * Opens the ledger a reading command names and folds the spool into it first, so nothing it prints
+ * is older than the last hook call (the spool hook only writes spool files). A fold that fails (a
+ * ledger this user cannot write, say) is said on stderr, and the command still reads.
+ */
+export function openReadingLedger(ledgerFlag: string | undefined): Ledger {
+	const ledger = openCommandLedger(ledgerFlag, {isReading: true});
+	try {
+		foldSpool(ledger, spoolDir(ledger.path));
+	} catch (error) {
+		process.stderr.write(`controlroom: could not fold the spool first: ${(error as Error).message.split('\n')[0]}\n`);
+	}
+	return ledger;
 }

@@ -320,3 +320,45 @@ export function foldSpool(ledger: Ledger, dir: string, now = Date.now()): Ingest
 	}
 	return total;
 }
+
+/** Whether a hook can write its spool files there, and if not, why. */
+export type SpoolWritability = {readonly isWritable: true} | {readonly isWritable: false; readonly reason: string};
+
+function probe(dir: string): SpoolWritability {
+	const name = join(dir, `.probe-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+	try {
+		writeFileSync(name, '', {flag: 'wx'});
+		unlinkSync(name);
+		return {isWritable: true};
+	} catch (error) {
+		return {isWritable: false, reason: `cannot create a file in ${dir} (${(error as NodeJS.ErrnoException).code ?? 'error'})`};
+	}
+}
+
+/**
+ * Checks, by trying, what the spool hook will meet: a folder it can create a file in, or, when
+ * there is none yet, a nearest existing folder above it that it can create the spool in.
+ */
+export function spoolWritability(dir: string): SpoolWritability {
+	let missing = dir;
+	for (;;) {
+		let stat;
+		try {
+			stat = statSync(missing);
+		} catch (error) {
+			const code = (error as NodeJS.ErrnoException).code;
+			if (code !== 'ENOENT') return {isWritable: false, reason: `cannot reach ${missing} (${code ?? 'error'})`};
+			const parent = join(missing, '..');
+			if (parent === missing) return {isWritable: false, reason: `no folder above ${dir} exists`};
+			missing = parent;
+			continue;
+		}
+		if (!stat.isDirectory()) {
+			return {
+				isWritable: false,
+				reason: `${missing} is not a folder, so ${missing === dir ? 'nothing can be written in it' : `${dir} cannot be created`}`,
+			};
+		}
+		return missing === dir ? probe(dir) : probe(missing);
+	}
+}

@@ -1,9 +1,15 @@
+import {existsSync} from 'node:fs';
 import {join} from 'node:path';
+import {formatDuration} from '../../core/format.ts';
+import {controlroomHome, spoolDir} from '../../ledger/paths.ts';
+import {spoolBacklog, spoolWritability} from '../../ledger/spool.ts';
 import {
 	CLAUDE_EVENTS,
 	CODEX_EVENTS,
+	hookArgv,
 	hookCommand,
-	installedEvents,
+	hookKind,
+	installedCommands,
 	installHooksFile,
 	installNotify,
 	installTargets,
@@ -12,24 +18,32 @@ import {
 	uninstallHooksFile,
 	uninstallNotify,
 	type FileChange,
+	type HookKind,
 } from '../../producers/agent-hook/hooks-install.ts';
 import {parseCommandArgs} from '../args.ts';
 import {out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {packageRoot} from '../package-root.ts';
 
-export const usage = `controlroom hooks install [--claude] [--codex] [--user | --project DIR]
+export const usage = `controlroom hooks install [--claude] [--codex] [--user | --project DIR] [--direct]
 controlroom hooks uninstall [--claude] [--codex] [--user | --project DIR]
 controlroom hooks status [--project DIR]
-  install: adds \`controlroom hook\` to Claude Code's settings (~/.claude/settings.json, or
+  install: adds our hook to Claude Code's settings (~/.claude/settings.json, or
     DIR/.claude/settings.json with --project) and to Codex's $CODEX_HOME/hooks.json, and sets
     Codex's notify in $CODEX_HOME/config.toml where none is set. Keeps every other hook; running
-    it twice changes nothing. Without --claude or --codex it does both.
-  uninstall: removes exactly those entries. status: says what is installed where.`;
+    it twice changes nothing. Without --claude or --codex it does both. The hook is a shell script
+    that spools each event (no Node start; the board, the reconciler and every reading command
+    fold the spool); --direct installs \`controlroom hook\` instead, which writes the ledger itself.
+  uninstall: removes exactly those entries. status: says what is installed where, what waits in
+    the spool, and whether the hook can write there.`;
 
-/** The program the agents run: this node binary and this package's bin, both absolute. */
-function program(): string[] {
-	return [process.execPath, join(packageRoot(), 'bin', 'controlroom')];
+/** What the installed commands run: this node and bin for the Node hook, the spool hook's script, all absolute. */
+function hookPaths(): {program: string[]; spoolScript: string} {
+	const root = packageRoot();
+	return {
+		program: [process.execPath, join(root, 'bin', 'controlroom')],
+		spoolScript: join(root, 'src', 'producers', 'agent-hook', 'spool-hook.sh'),
+	};
 }
 
 function describeChange(agent: string, change: FileChange, verb: string): string {
@@ -40,22 +54,19 @@ function describeChange(agent: string, change: FileChange, verb: string): string
 function runInstall(
 	targets: ReturnType<typeof installTargets>,
 	agents: {claude: boolean; codex: boolean},
-	isProject: boolean,
+	options: {isProject: boolean; kind: HookKind},
 ): void {
+	const paths = hookPaths();
 	if (agents.claude) {
-		out(
-			describeChange(
-				'claude',
-				installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, hookCommand(program(), 'claude')),
-				'added',
-			),
-		);
+		const command = hookCommand(hookArgv(options.kind, paths, 'claude'));
+		out(describeChange('claude', installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, command), 'added'));
 	}
 	if (agents.codex) {
-		if (isProject) out(`codex: reads hooks only from $CODEX_HOME (${targets.codexHome}); installing there`);
+		if (options.isProject) out(`codex: reads hooks only from $CODEX_HOME (${targets.codexHome}); installing there`);
 		const hooksFile = join(targets.codexHome, 'hooks.json');
-		out(describeChange('codex', installHooksFile(hooksFile, CODEX_EVENTS, hookCommand(program(), 'codex')), 'added'));
-		const notify = installNotify(join(targets.codexHome, 'config.toml'), program());
+		const command = hookCommand(hookArgv(options.kind, paths, 'codex'));
+		out(describeChange('codex', installHooksFile(hooksFile, CODEX_EVENTS, command), 'added'));
+		const notify = installNotify(join(targets.codexHome, 'config.toml'), hookArgv(options.kind, paths, 'codex'));
 		if (notify.existing !== null) {
 			out(
 				`codex: ${notify.file}: notify is already set (${notify.existing}); left as it is, so turn ends are not recorded from notify`,
@@ -75,11 +86,44 @@ function runUninstall(targets: ReturnType<typeof installTargets>, agents: {claud
 	}
 }
 
+const KIND_NAMES: Record<HookKind, string> = {spool: 'spool hook', direct: 'direct Node hook'};
+
+/** A spool hook command whose script is gone (the package moved or was removed) records nothing. */
+function missingScript(command: string): string | null {
+	const script = /(\S*spool-hook\.sh)/.exec(command.replace(/'/g, ''))?.[1];
+	return script && !existsSync(script) ? script : null;
+}
+
 function describeInstalled(agent: string, file: string, expected: readonly string[]): string {
-	const events = installedEvents(file);
-	if (events.length === 0) return `${agent}: ${file}: not installed`;
+	const commands = installedCommands(file);
+	if (commands.length === 0) return `${agent}: ${file}: not installed`;
+	const events = commands.map(entry => entry.event);
 	const missing = expected.filter(event => !events.includes(event));
-	return `${agent}: ${file}: installed for ${events.length} events${missing.length > 0 ? ` (missing: ${missing.join(', ')})` : ''}`;
+	const kinds = [...new Set(commands.map(entry => KIND_NAMES[hookKind(entry.command)]))].join(' and ');
+	const scripts = [...new Set(commands.flatMap(entry => missingScript(entry.command) ?? []))];
+	return (
+		`${agent}: ${file}: installed for ${events.length} events (${kinds})${missing.length > 0 ? ` (missing: ${missing.join(', ')})` : ''}` +
+		(scripts.length > 0 ? `; its script ${scripts.join(', ')} is missing, so nothing is recorded: run hooks install again` : '')
+	);
+}
+
+/** What waits in the spool, and whether the hook can write there (checked by trying). */
+function describeSpool(now: number): string[] {
+	const dir = spoolDir(join(controlroomHome(), 'ledger.db'));
+	const backlog = spoolBacklog(dir, now);
+	const waiting =
+		backlog.files === 0
+			? 'nothing waiting'
+			: `${backlog.files} file${backlog.files === 1 ? '' : 's'} waiting (${Math.ceil(backlog.bytes / 1024)} KiB), the oldest written ${formatDuration(now - (backlog.oldestAt ?? now))} ago; the board, the reconciler and every reading command fold them`;
+	const lines = [`spool: ${dir}: ${waiting}`];
+	if (backlog.staleTemporary > 0) {
+		lines.push(
+			`spool: ${backlog.staleTemporary} unfinished temporary file(s): hooks killed while writing; those events are lost`,
+		);
+	}
+	const writable = spoolWritability(dir);
+	lines.push(writable.isWritable ? 'spool: the hook can write there' : `spool: the hook cannot write: ${writable.reason}`);
+	return lines;
 }
 
 function runStatus(project: string | undefined): void {
@@ -89,9 +133,14 @@ function runStatus(project: string | undefined): void {
 	out(describeInstalled('codex', join(user.codexHome, 'hooks.json'), CODEX_EVENTS));
 	const notifyFile = join(user.codexHome, 'config.toml');
 	const notify = notifyStatus(notifyFile);
-	out(
-		`codex: ${notifyFile}: notify ${notify === 'ours' ? 'installed' : notify === 'other' ? 'set to another program (not ours)' : 'not set'}`,
-	);
+	const notifyText =
+		notify === 'other'
+			? 'set to another program (not ours)'
+			: notify === 'unset'
+				? 'not set'
+				: `installed (${KIND_NAMES[notify]})`;
+	out(`codex: ${notifyFile}: notify ${notifyText}`);
+	for (const line of describeSpool(Date.now())) out(line);
 }
 
 /** `controlroom hooks install|uninstall|status`. */
@@ -101,6 +150,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		codex: {type: 'boolean'},
 		user: {type: 'boolean'},
 		project: {type: 'string'},
+		direct: {type: 'boolean'},
 	});
 	if (values.help) return (out(usage), 0);
 	const [verb, ...extra] = positionals;
@@ -110,8 +160,10 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const agents = {claude: both || values.claude === true, codex: both || values.codex === true};
 	const targets = installTargets(values.project !== undefined ? {project: values.project} : {});
 	try {
-		if (verb === 'install') runInstall(targets, agents, values.project !== undefined);
-		else if (verb === 'uninstall') runUninstall(targets, agents);
+		if (verb !== 'install' && values.direct) throw new CliError('hooks: --direct goes with install', USAGE_EXIT);
+		if (verb === 'install') {
+			runInstall(targets, agents, {isProject: values.project !== undefined, kind: values.direct ? 'direct' : 'spool'});
+		} else if (verb === 'uninstall') runUninstall(targets, agents);
 		else if (verb === 'status') runStatus(values.project);
 		else throw new CliError(`hooks: expected install, uninstall or status, got '${verb ?? ''}'`, USAGE_EXIT);
 	} catch (error) {

@@ -2,7 +2,7 @@ import {parseDuration} from '../../core/duration.ts';
 import type {Snapshot} from '../../core/snapshot.ts';
 import {readSnapshot} from '../../ledger/snapshot-query.ts';
 import {parseCommandArgs} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
+import {openReadingLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {printSnapshotText} from '../print-snapshot.ts';
 
@@ -50,7 +50,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		if (windowMs === null)
 			throw new CliError(`--since: expected a duration like 90m, 24h or 7d, got '${values.since}'`, USAGE_EXIT);
 	}
-	const ledger = openCommandLedger(values.ledger, {isReading: true});
+	const ledger = openReadingLedger(values.ledger);
 	try {
 		const snapshot = readSnapshot(ledger.reader, {now: Date.now(), windowMs});
 		out(values.json ? JSON.stringify(snapshot, null, 2) : printSnapshotText(snapshot));

@@ -1,6 +1,6 @@
 import {stopTask} from '../../producers/stop.ts';
 import {parseCommandArgs} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
+import {openReadingLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 
 export const usage = `controlroom stop TASK [--grace SECONDS] [--json] [--ledger PATH]
@@ -20,7 +20,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 			throw new CliError(`--grace: expected seconds (0 or more), got '${values.grace}'`, USAGE_EXIT);
 		graceMs = seconds * 1000;
 	}
-	const ledger = openCommandLedger(values.ledger, {isReading: true});
+	const ledger = openReadingLedger(values.ledger);
 	try {
 		const result = await stopTask(ledger, positionals[0] as string, graceMs === undefined ? {} : {graceMs});
 		if (values.json) out(JSON.stringify(result));

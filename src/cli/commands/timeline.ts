@@ -2,7 +2,7 @@ import {toSnapshotTask} from '../../core/snapshot.ts';
 import {storedTypeOf} from '../../core/events.ts';
 import {foldHeartbeats} from '../../core/timeline.ts';
 import {parseCommandArgs} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
+import {openReadingLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {printTimelineText} from '../print-timeline.ts';
 
@@ -15,7 +15,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	if (values.help) return (out(usage), 0);
 	const ref = positionals[0];
 	if (ref === undefined || positionals.length > 1) throw new CliError('timeline: expected one TASK', USAGE_EXIT);
-	const ledger = openCommandLedger(values.ledger, {isReading: true});
+	const ledger = openReadingLedger(values.ledger);
 	try {
 		const task = ledger.reader.resolveTask(ref);
 		if (!task) throw new CliError(`timeline: no task '${ref}' in ${ledger.path}`);
