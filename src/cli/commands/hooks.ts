@@ -107,15 +107,28 @@ function describeInstalled(agent: string, file: string, expected: readonly strin
 	);
 }
 
+/** What waits in the spool, or why it cannot be read (a file where the folder should be, say). */
+function describeBacklog(dir: string, now: number): {text: string; staleTemporary: number} {
+	let backlog;
+	try {
+		backlog = spoolBacklog(dir, now);
+	} catch (error) {
+		return {text: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, staleTemporary: 0};
+	}
+	if (backlog.files === 0) return {text: 'nothing waiting', staleTemporary: backlog.staleTemporary};
+	const files = `${backlog.files} file${backlog.files === 1 ? '' : 's'} waiting (${Math.ceil(backlog.bytes / 1024)} KiB)`;
+	const oldest = `the oldest written ${formatDuration(now - (backlog.oldestAt ?? now))} ago`;
+	return {
+		text: `${files}, ${oldest}; the board, the reconciler and every reading command fold them`,
+		staleTemporary: backlog.staleTemporary,
+	};
+}
+
 /** What waits in the spool, and whether the hook can write there (checked by trying). */
 function describeSpool(now: number): string[] {
 	const dir = spoolDir(join(controlroomHome(), 'ledger.db'));
-	const backlog = spoolBacklog(dir, now);
-	const waiting =
-		backlog.files === 0
-			? 'nothing waiting'
-			: `${backlog.files} file${backlog.files === 1 ? '' : 's'} waiting (${Math.ceil(backlog.bytes / 1024)} KiB), the oldest written ${formatDuration(now - (backlog.oldestAt ?? now))} ago; the board, the reconciler and every reading command fold them`;
-	const lines = [`spool: ${dir}: ${waiting}`];
+	const backlog = describeBacklog(dir, now);
+	const lines = [`spool: ${dir}: ${backlog.text}`];
 	if (backlog.staleTemporary > 0) {
 		lines.push(
 			`spool: ${backlog.staleTemporary} unfinished temporary file(s): hooks killed while writing; those events are lost`,
