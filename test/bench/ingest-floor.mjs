@@ -2,7 +2,7 @@
 // line and inserts the same rows (the same events per line, one task row per touched task per
 // batch) into a ledger with the same schema and indexes, in batched transactions. No validation,
 // no projection logic, no hashing: what parsing and SQLite alone cost. Run as its own process:
-//   node test/bench/ingest-floor.mjs HISTORY LEDGER   (LEDGER made empty by `controlroom ingest /dev/null`)
+//   node test/bench/ingest-floor.mjs HISTORY LEDGER   (LEDGER made by `controlroom ingest` of an empty file)
 // Prints {"lines", "events", "tasks"} on stdout.
 import {openSync, readSync} from 'node:fs';
 import {StringDecoder} from 'node:string_decoder';
