@@ -78,3 +78,60 @@ export function renderHelp(help: CommandHelp): string {
 		...help.examples.flatMap(([command, what]) => [`  ${command}`, `      ${what}`]),
 	].join('\n');
 }
+
+/** The exit codes every command draws from, in one place (docs/cli.md); each command's help lists its own. */
+export const EXIT_CODES: readonly (readonly [code: string, meaning: string])[] = [
+	['0', 'done; for checks (snapshot --fail-on, contract check): nothing to report'],
+	[
+		'1',
+		'the command ran and the answer is no, or it could not do it: a refusal (an invalid contract, a claim held by someone else, incomplete evidence), a --fail-on lane with tasks, a task that could not be stopped, an ingest where nothing landed, a ledger that cannot be opened or written',
+	],
+	[
+		'64',
+		'the command line is wrong (EX_USAGE): an unknown command or option, a missing or bad value, a --ledger that is empty, a folder, in a folder that does not exist, or (for commands that need one) where no ledger is; nothing was written',
+	],
+	['75', 'run --no-wait: every admission slot is held (EX_TEMPFAIL)'],
+	['125', 'run: the task went over its token budget and was stopped'],
+	['127', 'run: the command could not be started, or its --log could not be opened; the task is recorded failed'],
+	['128+N', 'run: the task was stopped by signal N'],
+	['other', "run: the child's own exit code"],
+];
+
+/** One command for the reference page: its name, its one-line summary and its help. */
+export type ReferenceEntry = {readonly name: string; readonly summary: string; readonly help: CommandHelp};
+
+/** docs/cli.md: the exit codes, then every command's help exactly as `--help` prints it. */
+export function renderReference(overviewText: string, entries: readonly ReferenceEntry[]): string {
+	return [
+		'# Command line reference',
+		'',
+		"Generated from the commands' own help by `npm run docs:cli` (which runs",
+		'`controlroom help --markdown`); `controlroom COMMAND --help` prints the same text, and a test',
+		'keeps this page in step with it.',
+		'',
+		'```text',
+		overviewText,
+		'```',
+		'',
+		'## Exit codes',
+		'',
+		'Every command draws its exit codes from this table; its own help says which it uses and when.',
+		'Errors are one line on stderr, `controlroom: ...`, naming the problem and the path where there is',
+		'one; never a stack trace (set `CONTROLROOM_DEBUG=1` to see one).',
+		'',
+		'| code | meaning |',
+		'|---|---|',
+		...EXIT_CODES.map(([code, meaning]) => `| ${code} | ${meaning} |`),
+		'',
+		...entries.flatMap(entry => [
+			`## \`controlroom ${entry.name}\``,
+			'',
+			entry.summary.charAt(0).toUpperCase() + entry.summary.slice(1) + '.',
+			'',
+			'```text',
+			renderHelp(entry.help),
+			'```',
+			'',
+		]),
+	].join('\n');
+}

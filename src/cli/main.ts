@@ -1,7 +1,7 @@
 import {LedgerFromFutureError} from '../ledger/migrations.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
 import {CliError, USAGE_EXIT} from './errors.ts';
-import {renderHelp, type CommandHelp} from './help.ts';
+import {renderHelp, renderReference, type CommandHelp} from './help.ts';
 import {packageVersion} from './package-root.ts';
 
 /** A command module: its help and its entry, which returns the exit code. */
@@ -66,6 +66,18 @@ export function overview(): string {
 	].join('\n');
 }
 
+/** docs/cli.md, from every command's help (`controlroom help --markdown`). */
+export async function reference(): Promise<string> {
+	const entries = await Promise.all(
+		Object.entries(COMMANDS).map(async ([name, command]) => ({
+			name,
+			summary: command.summary,
+			help: (await command.load()).help,
+		})),
+	);
+	return renderReference(overview(), entries);
+}
+
 /** Whether argv asks for help: `--help` or `-h` before any `--` (after it, the words are a child's). */
 function asksForHelp(argv: readonly string[]): boolean {
 	const end = argv.indexOf('--');
@@ -112,6 +124,10 @@ export async function main(argv: readonly string[]): Promise<number> {
 		}
 		if (first === '--version' || first === '-V' || first === 'version') {
 			process.stdout.write(`${packageVersion()}\n`);
+			return 0;
+		}
+		if (first === 'help' && rest[0] === '--markdown' && rest.length === 1) {
+			process.stdout.write(await reference());
 			return 0;
 		}
 		if (first === 'help') return await runCommand(rest[0] ?? '', ['--help']);
