@@ -64,11 +64,13 @@ function ledgerOn(file: string, db: Database.Database, onClose: () => void = () 
 const NEEDS_A_WRITABLE_FOLDER = new Set(['SQLITE_READONLY_DIRECTORY', 'SQLITE_CANTOPEN', 'SQLITE_READONLY_CANTINIT']);
 
 /**
- * Opens a ledger read-only in place when SQLite can: the file is read-only but its folder is not,
- * or a writer's `-shm` is already there. Returns null when it cannot (a read-only folder with no
- * `-shm`, or an older schema that would need a migration).
+ * Opens a ledger read-only in place when a writer's `-shm` is already beside it (a writer is at
+ * work, or left it), so SQLite needs to create nothing there. Without one, a reader would create
+ * `-shm` and `-wal` files as itself in someone else's folder, which can lock its owner out: null.
+ * Null too when SQLite cannot read it in place, or the schema is older (it would need a migration).
  */
 function openReadonlyInPlace(file: string, timeoutMs: number): Ledger | null {
+	if (!existsSync(`${file}-shm`)) return null;
 	const db = new Database(file, {readonly: true, fileMustExist: true, timeout: timeoutMs});
 	try {
 		const version = db.pragma('user_version', {simple: true}) as number;
