@@ -98,13 +98,13 @@ export function evidenceTemplate(terms: EvidenceTemplateTerms | null): string {
 		`    exit_code: <its real exit code; 0 to hand in>`,
 		`    output: <what it printed, cut to what matters>`,
 	]);
-	const acceptors = terms && terms.acceptors.length > 0 ? ` (one of: ${terms.acceptors.join(', ')})` : '';
+	const acceptors = terms && terms.acceptors.length > 0 ? ` (one of ${terms.acceptors.join(', ')})` : '';
 	return `# Evidence for controlroom hand-in: fill in every <...>; exit codes are the real ones.
 before:
   command: <a command that shows the problem before the change>
   exit_code: <its real exit code>
-  output: <optional: what it printed>
-  base_revision: <optional: the commit the work started from>
+  output: <optional, what it printed>
+  base_revision: <optional, the commit the work started from>
 change:
   - file: <a file you changed>
     reason: <why it changed>
