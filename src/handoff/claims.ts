@@ -182,7 +182,7 @@ function claimFor(actor: Actor, ref: string, verb: string): {task: Task; holder:
 	const task = heldClaim(actor.ledger, ref);
 	const holder = holderOf(actor.ledger, task.id);
 	if (actor.identity && !isSameName(holder, actor.identity))
-		throw new NotHolderError(`claim ${task.id} is held by ${holder}; ${actor.identity} cannot ${verb} it`);
+		throw new NotHolderError(`claim ${task.id} is held by ${holder}; ${actor.identity} cannot ${verb}`);
 	return {task, holder};
 }
 
@@ -214,7 +214,7 @@ function appendToHeld(
 /** Records a progress note; it renews the lease. */
 export function recordProgress(actor: Actor, ref: string, note: string): Task {
 	if (note.trim() === '') throw new HandoffError('note: required');
-	return appendToHeld(actor, ref, 'progress', ({task, holder}, at) => [
+	return appendToHeld(actor, ref, 'progress it', ({task, holder}, at) => [
 		{
 			taskId: task.id,
 			type: EventType.claimProgressed,
@@ -228,7 +228,7 @@ export function recordProgress(actor: Actor, ref: string, note: string): Task {
 /** Frees the claim; the reason is shown first to whoever takes the contract next. */
 export function passBack(actor: Actor, ref: string, reason: string): Task {
 	if (reason.trim() === '') throw new HandoffError('reason: required');
-	return appendToHeld(actor, ref, 'pass back', ({task, holder}, at) => [
+	return appendToHeld(actor, ref, 'pass it back', ({task, holder}, at) => [
 		{
 			taskId: task.id,
 			type: EventType.claimPassedBack,
@@ -275,11 +275,11 @@ export type HandInResult = {readonly taskId: string; readonly acceptor: string};
  */
 export function handIn(actor: Actor, ref: string, evidenceFile: string): HandInResult {
 	// Whose claim it is comes before what the evidence says: another's claim is refused as such.
-	keepingImpersonation(actor, () => claimFor(actor, ref, 'hand in'));
+	keepingImpersonation(actor, () => claimFor(actor, ref, 'hand it in'));
 	const document = readEvidence(evidenceFile);
 	const outcome = keepingImpersonation(actor, () =>
 		actor.ledger.writer.transaction<HandInResult | {taskId: string; problems: readonly ContractProblem[]}>(() => {
-			const {task, holder} = claimFor(actor, ref, 'hand in');
+			const {task, holder} = claimFor(actor, ref, 'hand it in');
 			const {evidence, problems} = checkEvidence(document, termsOf(actor.ledger, task.id));
 			if (evidence === null || problems.length > 0) return {taskId: task.id, problems};
 			const acceptor = evidence.review.acceptor;
