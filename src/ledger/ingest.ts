@@ -111,8 +111,21 @@ export function parseValue(value: unknown, options: ParseOptions): NewEvent[] {
 	});
 }
 
-/** `rejected` counts lines that failed this time; `rejectsAdded` those not already recorded. */
-export type IngestStats = {lines: number; appended: number; rejected: number; rejectsAdded: number; skipped: number};
+/** How many rejected lines an ingest reports by number and reason (all of them are in the rejects table). */
+export const REPORTED_REJECTS = 5;
+
+/**
+ * `rejected` counts lines that failed this time; `rejectsAdded` those not already recorded;
+ * `firstRejects` the first few of them, by line number, with the reason.
+ */
+export type IngestStats = {
+	lines: number;
+	appended: number;
+	rejected: number;
+	rejectsAdded: number;
+	skipped: number;
+	firstRejects: {line: number; reason: string}[];
+};
 
 /** A parsed line: its events, and the time the line itself carries (an envelope's), or null. */
 type ParsedLine = {readonly events: NewEvent[]; readonly at: number | null};
@@ -285,6 +298,10 @@ export function writeLineBatch(ledger: Ledger, batch: LineBatch, stats: IngestSt
 	stats.lines += batch.lines - batch.skipped;
 	stats.skipped += batch.skipped;
 	stats.rejected += batch.rejects.length;
+	for (const reject of batch.rejects) {
+		if (stats.firstRejects.length >= REPORTED_REJECTS) break;
+		stats.firstRejects.push({line: reject.line ?? 0, reason: reject.reason});
+	}
 	ledger.writer.transaction(() => {
 		const appendOptions = {...(batch.legacyKeys ? {legacyKeys: batch.legacyKeys} : {}), ...(dataJson ? {dataJson} : {})};
 		stats.appended += ledger.writer.append(batch.events, appendOptions).appended;
@@ -295,7 +312,14 @@ export function writeLineBatch(ledger: Ledger, batch: LineBatch, stats: IngestSt
 }
 
 /** A fresh tally. */
-export const emptyStats = (): IngestStats => ({lines: 0, appended: 0, rejected: 0, rejectsAdded: 0, skipped: 0});
+export const emptyStats = (): IngestStats => ({
+	lines: 0,
+	appended: 0,
+	rejected: 0,
+	rejectsAdded: 0,
+	skipped: 0,
+	firstRejects: [],
+});
 
 /** Folds lines into the ledger in batched transactions, on this thread (see createLineBatcher). */
 export function createIngestor(ledger: Ledger, options: ParseOptions & {readonly origin: string}) {

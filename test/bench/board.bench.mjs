@@ -12,7 +12,7 @@ import {fileURLToPath} from 'node:url';
 const BIN = fileURLToPath(new URL('../../bin/controlroom', import.meta.url));
 const SESSIONS = Number(process.env.BOARD_BENCH_SESSIONS ?? 28_149);
 const TOOL_PAIRS = 8; // SessionStart, UserPromptSubmit, 8 × (PreToolUse, PostToolUse), Stop, SessionEnd = 20 events
-const SPOOL_HOOK = fileURLToPath(new URL('../../src/producers/agent-hook/spool-hook.sh', import.meta.url));
+const SPOOL_HOOK = fileURLToPath(new URL('../../dist/producers/spool-hook.sh', import.meta.url));
 const PROBES = 20;
 const socket = `cr-bench-${process.pid}`;
 const tmux = (...args) => execFileSync('tmux', ['-L', socket, ...args], {encoding: 'utf8'});

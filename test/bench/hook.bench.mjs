@@ -13,7 +13,7 @@ import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 
 const BIN = fileURLToPath(new URL('../../bin/controlroom', import.meta.url));
-const SPOOL_HOOK = fileURLToPath(new URL('../../src/producers/agent-hook/spool-hook.sh', import.meta.url));
+const SPOOL_HOOK = fileURLToPath(new URL('../../dist/producers/spool-hook.sh', import.meta.url));
 const CLAUDE_OFFLINE = fileURLToPath(new URL('../fixtures/realclients/claude-offline.sh', import.meta.url));
 const REALCLIENTS = process.env.CONTROLROOM_REALCLIENTS ?? join(homedir(), '.cache', 'controlroom-realclients');
 const PAYLOAD = readFileSync(new URL('../fixtures/claude/PreToolUse.json', import.meta.url));

@@ -7,7 +7,7 @@ import {homeWithLedger, spoolFiles, withLedger} from '../helpers/hook.ts';
 import {Tmux} from '../helpers/tmux.ts';
 import {onExit, onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
-const SPOOL_HOOK = fileURLToPath(new URL('../../src/producers/agent-hook/spool-hook.sh', import.meta.url));
+const SPOOL_HOOK = fileURLToPath(new URL('../../dist/producers/spool-hook.sh', import.meta.url));
 const WRITERS = 8;
 const CALLS = 2000;
 

@@ -38,7 +38,7 @@ type Settings = {hooks: Record<string, {matcher?: string; hooks: {command: strin
 
 /** Our entries: the spool hook (the default) or the direct Node hook. */
 const isOurs = (command: string) => /spool-hook\.sh|controlroom/.test(command);
-const SPOOL_COMMAND = /^\/bin\/sh \/\S+\/src\/producers\/agent-hook\/spool-hook\.sh$/;
+const SPOOL_COMMAND = /^\/bin\/sh \/\S+\/dist\/producers\/spool-hook\.sh$/;
 const DIRECT_COMMAND = /^\/\S+node\S* \/\S+\/bin\/controlroom hook$/;
 
 describe('controlroom hooks install --claude --project DIR', () => {

@@ -10,7 +10,7 @@ import {runCli, scratchDir} from '../helpers/cli.ts';
 import {fixture, homeWithLedger, spoolFiles, withLedger} from '../helpers/hook.ts';
 
 /** The script `hooks install` puts in the agents' settings, run as they run it. */
-const SPOOL_HOOK = fileURLToPath(new URL('../../src/producers/agent-hook/spool-hook.sh', import.meta.url));
+const SPOOL_HOOK = fileURLToPath(new URL('../../dist/producers/spool-hook.sh', import.meta.url));
 const SESSION_TASK = sessionTaskId('claude', 'bd6c0ffe-ec1a-4f46-b883-80987579e3e9');
 
 function runSpoolHook(home: string, input: string | Buffer, env: NodeJS.ProcessEnv = {}) {

@@ -23,26 +23,50 @@ import {
 import {parseCommandArgs} from '../args.ts';
 import {out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 import {packageRoot} from '../package-root.ts';
 
-export const usage = `controlroom hooks install [--claude] [--codex] [--user | --project DIR] [--direct]
-controlroom hooks uninstall [--claude] [--codex] [--user | --project DIR]
-controlroom hooks status [--project DIR]
-  install: adds our hook to Claude Code's settings (~/.claude/settings.json, or
-    DIR/.claude/settings.json with --project) and to Codex's $CODEX_HOME/hooks.json, and sets
-    Codex's notify in $CODEX_HOME/config.toml where none is set. Keeps every other hook; running
-    it twice changes nothing. Without --claude or --codex it does both. The hook is a shell script
-    that spools each event (no Node start; the board, the reconciler and every reading command
-    fold the spool); --direct installs \`controlroom hook\` instead, which writes the ledger itself.
-  uninstall: removes exactly those entries. status: says what is installed where, what waits in
-    the spool, and whether the hook can write there.`;
+export const help: CommandHelp = {
+	synopsis: [
+		'hooks install [--claude] [--codex] [--user | --project DIR] [--direct]',
+		'hooks uninstall [--claude] [--codex] [--user | --project DIR]',
+		'hooks status [--project DIR]',
+	],
+	description: `install: adds our hook to Claude Code's settings (~/.claude/settings.json, or
+DIR/.claude/settings.json with --project) and to Codex's $CODEX_HOME/hooks.json, and sets Codex's
+notify in $CODEX_HOME/config.toml where none is set. Keeps every other hook; running it twice
+changes nothing. Without --claude or --codex it does both. The hook is a shell script that spools
+each event (no Node start; the board, the reconciler and every reading command fold the spool);
+--direct installs \`controlroom hook\` instead, which writes the ledger itself.
+uninstall: removes exactly those entries. status: says what is installed where and of which kind,
+what waits in the spool, and whether the hook can write there. (docs/hooks.md)`,
+	options: [
+		['--claude', "Claude Code's settings only"],
+		['--codex', "Codex's hooks.json and notify only"],
+		['--user', "Claude Code's user settings, ~/.claude/settings.json (the default)"],
+		['--project DIR', "Claude Code's settings of the project in DIR"],
+		['--direct', 'install the Node hook (`controlroom hook`, writes the ledger itself) instead of the spool hook'],
+	],
+	hasNoLedger: true,
+	exits: [
+		['0', 'done (the lines say what changed, or that nothing had to)'],
+		['1', 'a settings file is not valid JSON or cannot be written (named; left untouched)'],
+		['64', 'bad command line: no verb, an unknown one, --user with --project'],
+	],
+	examples: [
+		['controlroom hooks install', 'every Claude Code and Codex session reports in'],
+		['controlroom hooks install --claude --project ~/src/app', "one project's Claude Code settings"],
+		['controlroom hooks status', 'what is installed where'],
+	],
+};
 
 /** What the installed commands run: this node and bin for the Node hook, the spool hook's script, all absolute. */
 function hookPaths(): {program: string[]; spoolScript: string} {
 	const root = packageRoot();
 	return {
 		program: [process.execPath, join(root, 'bin', 'controlroom')],
-		spoolScript: join(root, 'src', 'producers', 'agent-hook', 'spool-hook.sh'),
+		// The build copies it from src/producers/agent-hook/, so it ships in the package with dist/.
+		spoolScript: join(root, 'dist', 'producers', 'spool-hook.sh'),
 	};
 }
 
@@ -88,7 +112,7 @@ function runUninstall(targets: ReturnType<typeof installTargets>, agents: {claud
 
 const KIND_NAMES: Record<HookKind, string> = {spool: 'spool hook', direct: 'direct Node hook'};
 
-/** A spool hook command whose script is gone (the package moved or was removed) records nothing. */
+/** A spool hook command whose script is gone (the package moved, was removed, or was never built) records nothing. */
 function missingScript(command: string): string | null {
 	const script = /(\S*spool-hook\.sh)/.exec(command.replace(/'/g, ''))?.[1];
 	return script && !existsSync(script) ? script : null;
@@ -165,7 +189,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		project: {type: 'string'},
 		direct: {type: 'boolean'},
 	});
-	if (values.help) return (out(usage), 0);
+	if (values.ledger !== undefined)
+		throw new CliError('hooks: takes no --ledger; the hooks write to $CONTROLROOM_HOME', USAGE_EXIT);
 	const [verb, ...extra] = positionals;
 	if (extra.length > 0) throw new CliError(`hooks: unexpected argument '${extra[0]}'`, USAGE_EXIT);
 	if (values.user && values.project !== undefined) throw new CliError('hooks: --user and --project are exclusive', USAGE_EXIT);
