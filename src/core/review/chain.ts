@@ -55,6 +55,14 @@ function names(verdicts: readonly RoundVerdict[], kind: Verdict['kind']): string
  */
 export function decideRound(round: number, verdicts: readonly RoundVerdict[], maxRounds = MAX_ROUNDS): RoundDecision {
 	const disagree = isDisagreement(verdicts);
+	if (verdicts.length === 0) {
+		return {
+			kind: 'needs-person',
+			cause: 'invalid',
+			reason: `no reviewer gave a verdict in round ${round}`,
+			isDisagreement: false,
+		};
+	}
 	const stopped = verdicts.find(entry => entry.verdict.kind === 'STOPPED');
 	if (stopped) {
 		const signal = stopped.verdict.kind === 'STOPPED' ? (stopped.verdict.signal ?? 'a signal') : 'a signal';
@@ -75,7 +83,7 @@ export function decideRound(round: number, verdicts: readonly RoundVerdict[], ma
 			isDisagreement: disagree,
 		};
 	}
-	if (verdicts.length > 0 && verdicts.every(entry => entry.verdict.kind === 'APPROVE')) return {kind: 'approved'};
+	if (verdicts.every(entry => entry.verdict.kind === 'APPROVE')) return {kind: 'approved'};
 	const fixes = mergeFixes(verdicts);
 	if (round < maxRounds) return {kind: 'fix-round', fixes, isDisagreement: disagree};
 	const asked = `${fixes.length} fix${fixes.length === 1 ? '' : 'es'} still asked for after round ${round}`;

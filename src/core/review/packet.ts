@@ -191,7 +191,7 @@ export function buildPacket(input: PacketInput): Packet {
 	const trimmed: TrimStep[] = [];
 	const size = (): number => byteLength(render(input, shape, limit));
 	let bytes = size();
-	if (bytes > limit) {
+	if (bytes > limit && input.diff.files.some(file => file.withContext !== file.withoutContext)) {
 		shape.isContext = false;
 		trimmed.push('context');
 		bytes = size();
