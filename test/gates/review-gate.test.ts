@@ -23,7 +23,8 @@ afterAll(() => {
 const keeping = (out: string, answer: string) =>
 	`cat > "${out}/stdin-$CONTROLROOM_REVIEW_ROUND.txt"; cp "$CONTROLROOM_REVIEW_PACKET" "${out}/packet-$CONTROLROOM_REVIEW_ROUND.txt"; ${answer}`;
 
-describe('controlroom review with shell reviewers', () => {
+// Each test runs the real binary several times (worker, review, reviewers, fix run): slow under load.
+describe('controlroom review with shell reviewers', {timeout: 90_000}, () => {
 	it('approves on APPROVE: exit 0, the packet on stdin and in CONTROLROOM_REVIEW_PACKET, every step on the ledger', () => {
 		const r = makeReviewRepo();
 		const taskId = r.runWorker('approve me');
