@@ -27,6 +27,10 @@ const COMMANDS: Record<string, {readonly summary: string; readonly load: () => P
 	},
 	work: {summary: 'list claims: held, stalled, handed in, passed back', load: () => import('./commands/work.ts')},
 	mcp: {summary: 'serve the claim verbs to agents over stdio (MCP)', load: () => import('./commands/mcp.ts')},
+	mediate: {
+		summary: 'settle a value disagreement between agents from their positions (deterministic)',
+		load: () => import('./commands/mediate.ts'),
+	},
 	hooks: {summary: 'install, remove or show the Claude Code and Codex hooks', load: () => import('./commands/hooks.ts')},
 };
 

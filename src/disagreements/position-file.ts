@@ -3,16 +3,25 @@ import {parse} from 'yaml';
 import {z} from 'zod';
 import {checkPosition, type Position, type PositionProblem} from '../core/mediation/position.ts';
 
-const unit = z.number().min(0).max(1);
+const unit = z.number({error: 'expected a number from 0 to 1'}).min(0, 'must be 0 or more').max(1, 'must be 1 or less');
 
-/** A position file (YAML), as docs/mediation.md describes it. */
-const positionSchema = z.strictObject({
-	agent: z.string().min(1),
-	utilities: z.record(z.string().min(1), z.record(z.string().min(1), unit)),
-	weights: z.record(z.string().min(1), unit),
-	floor: unit,
-	never: z.record(z.string().min(1), z.array(z.string().min(1))).default({}),
-});
+/** A position file (YAML), as docs/mediation.md describes it; messages in the file's own terms. */
+const positionSchema = z.strictObject(
+	{
+		agent: z.string({error: 'required: the agent this position speaks for'}).min(1, 'must not be empty'),
+		utilities: z.record(z.string().min(1), z.record(z.string().min(1), unit, {error: 'expected each option with its utility'}), {
+			error: 'required: each contested item with the utility of each of its options',
+		}),
+		weights: z.record(z.string().min(1), unit, {error: 'required: each contested item with its weight'}),
+		floor: unit,
+		never: z
+			.record(z.string().min(1), z.array(z.string().min(1), {error: 'expected a list of options'}), {
+				error: 'expected each item with a list of options this agent can never accept',
+			})
+			.default({}),
+	},
+	{error: 'expected a position: agent, utilities, weights, floor, never'},
+);
 
 /** A position file that cannot be used: one line per problem, naming the file and field, never a value. */
 export class PositionFileError extends Error {}
