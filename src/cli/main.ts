@@ -32,6 +32,17 @@ const COMMANDS: Record<string, {readonly summary: string; readonly load: () => P
 		load: () => import('./commands/mediate.ts'),
 	},
 	hooks: {summary: 'install, remove or show the Claude Code and Codex hooks', load: () => import('./commands/hooks.ts')},
+	review: {
+		summary: 'review an ended task: packet, reviewers, one fix round (exit 0/2/1)',
+		load: () => import('./commands/review.ts'),
+	},
+	'send-back': {
+		summary: 'send work back with a reason: the worker runs again, or the claim is free',
+		load: () => import('./commands/send-back.ts'),
+	},
+	accept: {summary: 'accept a hand-in that waits for its acceptor', load: () => import('./commands/accept.ts')},
+	need: {summary: 'put a need of your own in the human queue', load: () => import('./commands/need.ts')},
+	ack: {summary: "acknowledge a task's entry in the human queue", load: () => import('./commands/ack.ts')},
 };
 
 const DEFAULT_COMMAND = 'board';

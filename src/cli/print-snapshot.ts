@@ -37,8 +37,20 @@ export function printSnapshotText(snapshot: Snapshot): string {
 	for (const lane of snapshot.queue.lanes) {
 		if (lane.total === 0) continue;
 		lines.push(`  ${lane.name}:`);
-		for (const item of lane.items) lines.push(`    ${item.taskId.padEnd(16)} ${item.reason}`);
+		for (const item of lane.items) {
+			lines.push(`    ${item.taskId.padEnd(16)} waiting ${formatDuration(item.waitingSeconds * 1000).padEnd(6)} ${item.reason}`);
+		}
 		if (lane.total > lane.items.length) lines.push(`    +${lane.total - lane.items.length} more`);
+	}
+	lines.push('', `REVIEWS (${snapshot.verdicts.length})`);
+	if (snapshot.verdicts.length === 0) lines.push('  no verdicts');
+	for (const verdict of snapshot.verdicts) {
+		const fixes = verdict.verdict === 'FIX' ? ` (${verdict.fixes.length})` : '';
+		const label = verdict.isDisagreement ? '  [disagree]' : '';
+		lines.push(
+			`  ${verdict.taskId.padEnd(16)} round ${verdict.round} reviewer ${verdict.reviewer} ${`${verdict.verdict}${fixes}`.padEnd(10)} ` +
+				`${formatDuration(now - Date.parse(verdict.at))} ago  review ${verdict.outcome}${label}`,
+		);
 	}
 	return lines.join('\n');
 }

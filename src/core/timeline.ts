@@ -44,6 +44,14 @@ function describeAgentEvent(data: EventDataOf<'agent.event'>): string {
 	return clip([name, tool, detail ? `“${detail}”` : null].filter(Boolean).join(' '));
 }
 
+function describeVerdict(data: EventDataOf<'review.verdict'>): string {
+	const verdict = data.verdict ?? 'unknown';
+	if (verdict === 'FIX') return `FIX (${data.fixes?.length ?? 0}) ${data.fixes?.[0] ?? ''}`;
+	if (verdict === 'INVALID') return `INVALID: ${data.reason ?? ''}`;
+	if (verdict === 'STOPPED') return `STOPPED by ${data.signal ?? 'a signal'}`;
+	return verdict;
+}
+
 const known = (value: number | string | null | undefined, fallback: string): string => (value ?? fallback).toString();
 
 /** One line of text describing an event, for the timeline. */
@@ -97,6 +105,40 @@ export function describeEvent(event: LedgerEvent): string {
 			return clip(`handed in, waiting for ${event.data.acceptor ?? 'its acceptor'}`);
 		case EventType.claimPassedBack:
 			return clip(`passed back: ${event.data.reason ?? ''}`);
+		case EventType.outputKept:
+			return `kept the end of stdout as the report (${known(event.data.bytes, '?')} bytes written)`;
+		case EventType.reviewStarted: {
+			const count = event.data.reviewers?.length ?? 0;
+			return clip(`review ${event.data.reviewId ?? ''} started: ${count} reviewer${count === 1 ? '' : 's'}`);
+		}
+		case EventType.reviewPacketBuilt: {
+			const trimmed = event.data.trimmed ?? [];
+			return clip(
+				`review packet, round ${known(event.data.round, '?')}: ${known(event.data.bytes, '?')} bytes` +
+					(trimmed.length > 0 ? `, trimmed: ${trimmed.join(', ')}` : ''),
+			);
+		}
+		case EventType.reviewVerdict:
+			return clip(
+				`round ${known(event.data.round, '?')}, reviewer ${known(event.data.reviewer, '?')}: ${describeVerdict(event.data)}`,
+			);
+		case EventType.reviewFixRound:
+			return clip(
+				`${event.data.fixes?.length ?? 0} fixes back to the worker: ${event.data.workerTaskId ?? '?'} ran again (${event.data.workerStatus ?? 'unknown'})`,
+			);
+		case EventType.reviewConcluded:
+			return clip(
+				event.data.outcome === 'approved'
+					? `review approved after ${known(event.data.rounds, '?')} round(s)`
+					: `review needs a person: ${event.data.reason ?? event.data.outcome ?? ''}`,
+			);
+		case EventType.workSentBack:
+			return clip(
+				`sent back by ${event.data.by ?? 'unknown'}: ${event.data.reason ?? ''}` +
+					(event.data.rerunTaskId ? ` → ${event.data.rerunTaskId}` : event.data.claimReturned ? ' (claim free again)' : ''),
+			);
+		case EventType.workAccepted:
+			return clip(`accepted by ${event.data.by ?? 'unknown'}`);
 		case FOREIGN_EVENT:
 			return clip(`${event.storedType} ${JSON.stringify(event.data)}`);
 		default:

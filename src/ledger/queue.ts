@@ -1,10 +1,20 @@
 import {EventType} from '../core/events.ts';
 import {earliestSignalAt, FAILED_WINDOW_MS, humanQueueOf, queueSignals, type HumanQueue} from '../core/human-queue.ts';
+import {reviewSignals, type ReviewRecord} from '../core/review/reviews.ts';
 import type {Task} from '../core/task.ts';
 import type {LedgerReader} from './reader.ts';
+import {loadReviews} from './reviews.ts';
 
-/** Reads the rows the human queue is made from and lets its rules (src/core/human-queue.ts) compute it. */
-export function loadHumanQueue(reader: LedgerReader, now: number): HumanQueue {
+/**
+ * Reads the rows the human queue is made from and lets its rules (src/core/human-queue.ts) compute
+ * it; `limit` entries a lane (five, unless a caller needs them all).
+ */
+export function loadHumanQueue(
+	reader: LedgerReader,
+	now: number,
+	reviews: readonly ReviewRecord[] = loadReviews(reader),
+	limit?: number,
+): HumanQueue {
 	const recentTasks = reader.tasksForView(now - FAILED_WINDOW_MS);
 	const needs = reader.eventsOfType([EventType.needRaised]);
 	const tasks = new Map<string, Task>(recentTasks.map(task => [task.id, task]));
@@ -12,11 +22,13 @@ export function loadHumanQueue(reader: LedgerReader, now: number): HumanQueue {
 		const task = tasks.has(taskId) ? undefined : reader.task(taskId);
 		if (task) tasks.set(taskId, task);
 	}
-	const signals = queueSignals({now, recentTasks, needs, tasks});
+	const signals = queueSignals({now, recentTasks, needs, tasks, reviews: reviewSignals(reviews)});
 	return humanQueueOf({
 		signals,
 		tasks,
 		acknowledgements: reader.eventsOfType([EventType.acknowledged]),
 		endedSinceEarliest: reader.tasksForView(earliestSignalAt(signals, now)),
+		closers: reader.eventsOfType([EventType.workSentBack, EventType.workAccepted]),
+		...(limit === undefined ? {} : {limit}),
 	});
 }

@@ -6,11 +6,11 @@ import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {printSnapshotText} from '../print-snapshot.ts';
 
-export const usage = `controlroom snapshot [--json] [--fail-on needs-you|lost|stalled|failed] [--since DURATION | --all] [--ledger PATH]
+export const usage = `controlroom snapshot [--json] [--fail-on needs-you|lost|stalled|failed|reviews] [--since DURATION | --all] [--ledger PATH]
   Prints the board once. Lists every task not ended plus those ended within the window (default 24h).
-  --fail-on exits 1 when that lane is not empty.`;
+  --fail-on exits 1 when that lane is not empty (reviews: a review still needs a person).`;
 
-const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed'] as const;
+const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed', 'reviews'] as const;
 type FailLane = (typeof FAIL_LANES)[number];
 const DEFAULT_WINDOW_MS = 24 * 3_600_000;
 
@@ -24,6 +24,8 @@ function laneIsEmpty(snapshot: Snapshot, lane: FailLane): boolean {
 			return snapshot.counts.stalled === 0;
 		case 'failed':
 			return !snapshot.tasks.some(task => task.status === 'failed');
+		case 'reviews':
+			return (snapshot.queue.lanes.find(queueLane => queueLane.name === 'reviews')?.total ?? 0) === 0;
 	}
 }
 
