@@ -1,4 +1,4 @@
-import {readFileSync, writeFileSync} from 'node:fs';
+import {existsSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
@@ -65,10 +65,19 @@ describe('controlroom mediate', () => {
 			join(dir, 'b.yaml'),
 			'agent: b\nutilities:\n  x: {p: 0.1111, q: 0.7777}\n  y: {p: 0.5555, q: 0.9999}\nweights: {x: 0.2468, y: 0.7532}\nfloor: 0.3579\n',
 		);
-		// When the engine runs, in every output form
+		// When the engine runs, in every output form, recording into one ledger
+		const ledger = join(dir, 'ledger.db');
 		const outputs = [['--json'], ['--offers'], []].map(flags =>
-			runCli(['mediate', join(dir, 'a.yaml'), join(dir, 'b.yaml'), ...flags]),
+			runCli(['mediate', join(dir, 'a.yaml'), join(dir, 'b.yaml'), '--ledger', ledger, ...flags]),
 		);
+		const recorded = /recorded as (m-[0-9a-f]+)/.exec(outputs[1]?.stdout ?? '')?.[1] ?? 'none';
+		outputs.push(runCli(['timeline', recorded, '--ledger', ledger]), runCli(['snapshot', '--json', '--all', '--ledger', ledger]));
+		expect(outputs.at(-2)?.stdout).toContain('offer #1');
+		// The ledger's own bytes (every event as stored, its WAL too) are scanned as well
+		const stored = ['', '-wal']
+			.map(suffix => (existsSync(ledger + suffix) ? readFileSync(ledger + suffix, 'latin1') : ''))
+			.join('');
+		expect(stored).toContain('mediation.offer');
 		// Then none of those numbers appears
 		const secrets = [
 			'9137',
@@ -89,6 +98,7 @@ describe('controlroom mediate', () => {
 		for (const run of outputs) {
 			for (const secret of secrets) expect(run.stdout + run.stderr).not.toContain(secret);
 		}
+		for (const secret of secrets) expect(stored).not.toContain(secret);
 		expect(outputs[0]?.status).toBe(0);
 	});
 
@@ -108,5 +118,76 @@ describe('controlroom mediate', () => {
 		expect(runCli(['mediate', PLANNER_A]).status).toBe(64);
 		const mismatch = runCli(['mediate', PLANNER_A, join(dir, 'bad.yaml')]);
 		expect(mismatch.status).toBe(1);
+	});
+
+	it('records a walk-away as a task whose timeline holds every offer, and a disagreement in the queue naming what was not settled and who vetoed what', () => {
+		const dir = scratchDir('cr-mediate-');
+		const ledger = join(dir, 'ledger.db');
+		const position = (agent: string, mine: string, never: string) =>
+			[
+				`agent: ${agent}`,
+				'utilities:',
+				`  release: {${mine}: 1.0, ${mine === 'now' ? 'later' : 'now'}: 0.0}`,
+				'  scope: {small: 0.5, large: 0.5}',
+				'weights: {release: 0.9, scope: 0.1}',
+				'floor: 0.8',
+				never,
+			].join('\n');
+		writeFileSync(join(dir, 'a.yaml'), position('eager', 'now', 'never: {scope: [large]}'));
+		writeFileSync(join(dir, 'b.yaml'), position('careful', 'later', ''));
+		// When the two positions are mediated
+		const run = runCli(['mediate', join(dir, 'a.yaml'), join(dir, 'b.yaml'), '--ledger', ledger]);
+		expect(run.status).toBe(2);
+		const taskId = /recorded as (m-[0-9a-f]+)/.exec(run.stdout)?.[1] ?? 'none';
+		// Then the queue's disagreements lane holds it, labelled value, with the unsettled item and the veto
+		const snapshot = JSON.parse(runCli(['snapshot', '--json', '--ledger', ledger]).stdout) as {
+			queue: {lanes: {name: string; items: {taskId: string; reason: string}[]}[]};
+			disagreements: {taskId: string; kind: string; items: string[]; vetoes: unknown[]; isOpen: boolean}[];
+			tasks: {id: string; role: string; status: string}[];
+		};
+		const lane = snapshot.queue.lanes.find(each => each.name === 'disagreements');
+		expect(lane?.items).toEqual([
+			{
+				taskId,
+				reason: 'value: unsettled release; eager vetoed scope=large',
+				at: expect.any(String),
+				waitingSeconds: expect.any(Number),
+			},
+		]);
+		expect(snapshot.disagreements).toEqual([
+			expect.objectContaining({
+				taskId,
+				kind: 'value',
+				items: ['release'],
+				vetoes: [{agent: 'eager', item: 'scope', option: 'large'}],
+				isOpen: true,
+			}),
+		]);
+		expect(snapshot.tasks.find(task => task.id === taskId)).toMatchObject({role: 'mediator', status: 'done'});
+		// And its timeline (the board's drill-down) shows the offers in order, with each answer
+		const timeline = runCli(['timeline', taskId, '--ledger', ledger]).stdout;
+		expect(timeline).toContain('offer #1 (round 1) by careful: release=later scope=large → eager vetoes scope=large');
+		expect(timeline).toContain('offer #2 (round 1) by eager: release=now scope=small → careful rejects');
+		expect(timeline).toContain('walk-away after 3 offers; unsettled: release; eager vetoed scope=large');
+		// And once a person acknowledges it, it leaves the lane but stays listed as answered
+		expect(runCli(['ack', taskId, '--ledger', ledger]).status).toBe(0);
+		const after = JSON.parse(runCli(['snapshot', '--json', '--ledger', ledger]).stdout) as typeof snapshot;
+		expect(after.queue.lanes.find(each => each.name === 'disagreements')?.items).toEqual([]);
+		expect(after.disagreements[0]?.isOpen).toBe(false);
+	});
+
+	it('records an agreement without a queue entry, and --no-record writes no ledger', () => {
+		const dir = scratchDir('cr-mediate-');
+		const ledger = join(dir, 'ledger.db');
+		expect(runCli(['mediate', PLANNER_A, PLANNER_B, '--ledger', ledger]).status).toBe(0);
+		const snapshot = JSON.parse(runCli(['snapshot', '--json', '--ledger', ledger]).stdout) as {
+			queue: {total: number};
+			disagreements: unknown[];
+		};
+		expect(snapshot.queue.total).toBe(0);
+		expect(snapshot.disagreements).toEqual([]);
+		const other = join(dir, 'other.db');
+		expect(runCli(['mediate', PLANNER_A, PLANNER_B, '--no-record', '--ledger', other]).status).toBe(0);
+		expect(existsSync(other)).toBe(false);
 	});
 });
