@@ -31,6 +31,10 @@ const COMMANDS: Record<string, {readonly summary: string; readonly load: () => P
 		summary: 'settle a value disagreement between agents from their positions (deterministic)',
 		load: () => import('./commands/mediate.ts'),
 	},
+	plan: {
+		summary: 'plan review: an independent read-only reviewer, two rounds, then the disagreements lane',
+		load: () => import('./commands/plan.ts'),
+	},
 	hooks: {summary: 'install, remove or show the Claude Code and Codex hooks', load: () => import('./commands/hooks.ts')},
 	review: {
 		summary: 'review an ended task: packet, reviewers, one fix round (exit 0/2/1)',
