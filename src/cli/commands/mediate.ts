@@ -6,18 +6,33 @@ import {recordMediation} from '../../disagreements/record-mediation.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 
-export const usage = `controlroom mediate POSITION.yaml POSITION.yaml... [--json] [--offers] [--no-record] [--ledger PATH]
-  Settles a disagreement about what to want, deterministically: each file is one agent's private
-  position (utilities per item and option, weights, a floor, options it can never accept). The
-  engine runs alternating offers and asks each position only whether an offer reaches its floor,
-  beats its own standing offer, or holds an option it vetoes; no weight or floor is ever printed
-  or recorded. --offers prints every offer and answer (--json always holds them).
-  The mediation is recorded in the ledger as a task (role mediator) whose timeline holds every
-  offer; a walk-away puts what could not be settled, and who vetoed what, in the queue's
-  disagreements lane. --no-record only prints. See docs/mediation.md.
-  Exit 0 agreement, 2 walk-away, 1 error (a position file that cannot be used), 64 bad usage.
-  Example: controlroom mediate planner-a.yaml planner-b.yaml --offers`;
+export const help: CommandHelp = {
+	synopsis: ['mediate POSITION.yaml POSITION.yaml... [--json] [--offers] [--no-record]'],
+	description: `Settles a disagreement about what to want, deterministically: each file is one agent's private
+position (utilities per item and option, weights, a floor, options it can never accept). The engine
+runs alternating offers and asks each position only whether an offer reaches its floor, beats its
+own standing offer, or holds an option it vetoes; no weight or floor is ever printed or recorded.
+The mediation is recorded as a task (role mediator) whose timeline holds every offer; a walk-away
+puts what could not be settled, and who vetoed what, in the queue's disagreements lane.
+See docs/mediation.md.`,
+	options: [
+		['--offers', 'print every offer and answer (--json always holds them)'],
+		['--json', 'the whole transcript as JSON (byte-identical for the same positions)'],
+		['--no-record', 'only print: write nothing to the ledger'],
+	],
+	exits: [
+		['0', 'agreement'],
+		['2', "walk-away (nothing acceptable to every agent, vetoes included): an entry in the queue's disagreements lane"],
+		['1', 'a position file that cannot be used (one line per problem, naming the file and the field)'],
+		['64', 'bad command line (fewer than two POSITION files)'],
+	],
+	examples: [
+		['controlroom mediate planner-a.yaml planner-b.yaml --offers', 'mediate two planners, printing every offer'],
+		['controlroom mediate a.yaml b.yaml --json --no-record', 'the transcript alone, nothing recorded'],
+	],
+};
 
 /** `controlroom mediate`. */
 export async function run(argv: readonly string[]): Promise<number> {
@@ -26,7 +41,6 @@ export async function run(argv: readonly string[]): Promise<number> {
 		offers: {type: 'boolean'},
 		'no-record': {type: 'boolean'},
 	});
-	if (values.help) return (out(usage), 0);
 	if (positionals.length < 2) throw new CliError('mediate: expected at least two POSITION files', USAGE_EXIT);
 	let transcript: Transcript;
 	try {
@@ -51,7 +65,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 }
 
 function record(transcript: Transcript, ledgerFlag: string | undefined): string {
-	const ledger = openCommandLedger(ledgerFlag);
+	const ledger = openCommandLedger(ledgerFlag, {mode: 'create'});
 	try {
 		return recordMediation(ledger, transcript, {cwd: process.cwd(), now: Date.now()});
 	} finally {

@@ -6,19 +6,37 @@ import {controlroomHome} from '../../ledger/paths.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 import {gateCall} from '../gate-call.ts';
 
-export const usage = `controlroom plan review PLAN --reviewer 'CMD' [--against PLAN2] [--json] [--ledger PATH]
-  An independent, read-only reviewer judges a plan (against another agent's plan with --against)
-  from the plans and the files they cite as evidence (Markdown links to local files, and
-  "evidence: PATH" lines), one packet for both sides, on its stdin and in CONTROLROOM_REVIEW_PACKET.
-  It runs through the wrapper (role reviewer, a task of its own) and must answer exactly APPROVE or
-  a numbered list of the points still to settle. At most two rounds: round 2 re-reads the plans and
-  names what round 1 left open. Still open after that, a disagreement about what will happen goes
-  to the queue's disagreements lane, labelled evidence. A reviewer that changes the git work tree
-  it runs in counts as INVALID. See docs/mediation.md.
-Exit: 0 approved; 2 left to a person (the disagreements lane); 1 error; 64 bad command line.
-Example: controlroom plan review plan-a.md --against plan-b.md --reviewer 'claude -p "review the plans on stdin"'`;
+export const help: CommandHelp = {
+	synopsis: ["plan review PLAN --reviewer 'CMD' [--against PLAN2] [--json]"],
+	description: `An independent, read-only reviewer judges a plan (against another agent's plan with --against)
+from the plans and the files they cite as evidence (Markdown links to local files, and
+"evidence: PATH" lines), one packet for both sides, on its stdin and in CONTROLROOM_REVIEW_PACKET.
+It runs through the wrapper (role reviewer, a task of its own) and must answer exactly APPROVE or a
+numbered list of the points still to settle. At most two rounds: round 2 re-reads the plans and
+names what round 1 left open. Still open after that, a disagreement about what will happen goes
+to the queue's disagreements lane, labelled evidence. A reviewer that changes the git work tree it
+runs in counts as INVALID. See docs/mediation.md.`,
+	options: [
+		['--reviewer CMD', 'a shell command line that reads the packet on stdin and answers on stdout'],
+		['--against PLAN2', 'the plan it disagrees with: both go to the reviewer, with the evidence both cite'],
+		['--json', "the result as JSON on stdout (the reviewer's own output goes to stderr)"],
+	],
+	exits: [
+		['0', 'approved'],
+		['2', "left to a person after two rounds: an entry in the queue's disagreements lane"],
+		['1', 'error: a plan that cannot be read, a reviewer that cannot be started'],
+		['64', "bad command line (not 'review', no PLAN, no --reviewer)"],
+	],
+	examples: [
+		[
+			'controlroom plan review plan-a.md --against plan-b.md --reviewer "claude -p \'Review the plans on stdin. Answer APPROVE or a numbered list.\'"',
+			'Claude Code judges two plans',
+		],
+	],
+};
 
 function printResult(result: PlanReviewResult): string {
 	const lines = result.rounds.map(round => {
@@ -63,7 +81,6 @@ export async function run(argv: readonly string[]): Promise<number> {
 		against: {type: 'string'},
 		json: {type: 'boolean'},
 	});
-	if (values.help) return (out(usage), 0);
 	const [verb, plan, ...extra] = positionals;
 	if (verb !== 'review') throw new CliError(`plan: expected 'review', got '${verb ?? ''}'`, USAGE_EXIT);
 	if (plan === undefined || extra.length > 0) throw new CliError('plan review: expected one PLAN file', USAGE_EXIT);
@@ -72,7 +89,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	// The reviewer's own stderr goes to ours; the result alone is on stdout.
 	process.stdout.on('error', () => undefined);
 	process.stderr.on('error', () => undefined);
-	const ledger = openCommandLedger(values.ledger);
+	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
 	try {
 		const result = await gateCall(() =>
 			reviewPlans({

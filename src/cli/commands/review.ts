@@ -6,23 +6,46 @@ import {controlroomHome} from '../../ledger/paths.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 import {gateCall} from '../gate-call.ts';
 
-export const usage = `controlroom review TASK --reviewer 'CMD' [--reviewer 'CMD2'] [--test 'CMD'] [--report FILE] [--json] [--ledger PATH]
-  Reviews an ended task: builds a packet (the task's own diff, at most 200 lines of test output,
-  the worker's report, the brief's path; at most 256 KB), runs each reviewer through the wrapper
-  (role reviewer) with the packet on stdin and in CONTROLROOM_REVIEW_PACKET, and reads each answer
-  strictly: exactly APPROVE, or a numbered list of fixes; anything else is INVALID; a reviewer
-  ended by a signal is STOPPED. Fixes go back to the worker once (it runs again through the
-  wrapper with them in its brief), then a second round; every reviewer must approve.
-  --reviewer CMD   a shell command line; repeat for a second reviewer
-  --test CMD       run CMD in the task's folder for each packet (default: the hand-in's evidence,
-                   else the contract's test command)
-  --report FILE    the worker's report (default: the hand-in's evidence, the agent's last answer,
-                   or the end of the worker's stdout)
-  --json           the result as JSON on stdout (reviewers' stderr and the fix run's output go to stderr)
-Exit: 0 approved; 2 needs a person (fixes left after round 2, INVALID, STOPPED, a failed fix run:
-an entry in the queue's reviews lane); 1 error; 64 bad command line. See docs/review.md.`;
+export const help: CommandHelp = {
+	synopsis: ["review TASK --reviewer 'CMD' [--reviewer 'CMD2'] [--test 'CMD'] [--report FILE] [--json]"],
+	description: `Reviews an ended task: builds a packet (the task's own diff, at most 200 lines of test output,
+the worker's report, the brief's path; at most 256 KB), runs each reviewer through the wrapper
+(role reviewer) with the packet on stdin and in CONTROLROOM_REVIEW_PACKET, and reads each answer
+strictly: exactly APPROVE, or a numbered list of fixes; anything else is INVALID; a reviewer ended
+by a signal is STOPPED. Fixes go back to the worker once (it runs again through the wrapper with
+them in its brief), then a second round; every reviewer must approve. See docs/review.md.`,
+	options: [
+		['--reviewer CMD', 'a shell command line that reads the packet and answers; repeat for a second reviewer'],
+		[
+			'--test CMD',
+			"run CMD in the task's folder for each packet (default: the hand-in's evidence, else the contract's test command)",
+		],
+		[
+			'--report FILE',
+			"the worker's report (default: the hand-in's evidence, the agent's last answer, or the end of the worker's stdout)",
+		],
+		['--json', "the result as JSON on stdout (reviewers' and the fix run's output go to stderr)"],
+	],
+	exits: [
+		['0', 'approved'],
+		[
+			'2',
+			"needs a person: fixes left after round 2, an INVALID or STOPPED verdict, or a failed fix run (an entry in the queue's reviews lane)",
+		],
+		['1', 'error: no such task, a worker that cannot be run again, an unreadable --report'],
+		['64', 'bad command line (no TASK, no --reviewer, an empty one), or no ledger at --ledger PATH'],
+	],
+	examples: [
+		["controlroom review w-3f2a --reviewer 'cat >/dev/null; echo APPROVE'", 'a shell reviewer that approves'],
+		[
+			'controlroom review w-3f2a --reviewer "claude -p \'Review the packet on stdin. Answer APPROVE or a numbered list of fixes.\'"',
+			'Claude Code as the reviewer',
+		],
+	],
+};
 
 function printResult(result: ReviewResult): string {
 	const lines: string[] = [];
@@ -78,7 +101,6 @@ export async function run(argv: readonly string[]): Promise<number> {
 		report: {type: 'string'},
 		json: {type: 'boolean'},
 	});
-	if (values.help) return (out(usage), 0);
 	const ref = positionals[0];
 	if (ref === undefined || positionals.length > 1) throw new CliError('review: expected one TASK', USAGE_EXIT);
 	const reviewers = values.reviewer ?? [];
@@ -87,7 +109,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	// The reviewers' and the fix run's own output must not mix with the result on stdout.
 	process.stdout.on('error', () => undefined);
 	process.stderr.on('error', () => undefined);
-	const ledger = openCommandLedger(values.ledger, {isReading: true});
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		const result = await gateCall(() =>
 			reviewTask({

@@ -135,12 +135,16 @@ export function latestReviews(records: readonly ReviewRecord[]): ReviewRecord[] 
 	return [...latest.values()];
 }
 
-/** The verdicts to show (board and snapshot): every verdict of each task's latest review, newest first. */
+/**
+ * The verdicts to show (board and snapshot): every verdict of each task's latest review; reviews
+ * with the newest verdict first, and within one, the last round first, reviewers in their order.
+ */
 export function shownVerdicts(records: readonly ReviewRecord[], since: number | null = null): VerdictRecord[] {
+	const newest = (record: ReviewRecord): number => Math.max(record.startedAt, ...record.verdicts.map(entry => entry.at));
 	return latestReviews(records)
 		.filter(record => since === null || record.outcome === 'running' || (record.concludedAt ?? record.startedAt) >= since)
-		.flatMap(record => record.verdicts)
-		.sort((a, b) => b.at - a.at || b.seq - a.seq);
+		.sort((a, b) => newest(b) - newest(a))
+		.flatMap(record => [...record.verdicts].sort((a, b) => b.round - a.round || a.reviewer - b.reviewer));
 }
 
 /** A review that needs a person, as a signal for the queue's reviews lane. */
