@@ -10,7 +10,7 @@ import type {CommandHelp} from '../help.ts';
 import {gateCall} from '../gate-call.ts';
 
 export const help: CommandHelp = {
-	synopsis: ["review TASK --reviewer 'CMD' [--reviewer 'CMD2'] [--test 'CMD'] [--report FILE] [--json]"],
+	synopsis: ['review TASK --reviewer CMD [--reviewer CMD2] [--test CMD] [--report FILE]'],
 	description: `Reviews an ended task: builds a packet (the task's own diff, at most 200 lines of test output,
 the worker's report, the brief's path; at most 256 KB), runs each reviewer through the wrapper
 (role reviewer) with the packet on stdin and in CONTROLROOM_REVIEW_PACKET, and reads each answer
@@ -40,10 +40,7 @@ them in its brief), then a second round; every reviewer must approve. See docs/r
 	],
 	examples: [
 		["controlroom review w-3f2a --reviewer 'cat >/dev/null; echo APPROVE'", 'a shell reviewer that approves'],
-		[
-			'controlroom review w-3f2a --reviewer "claude -p \'Review the packet on stdin. Answer APPROVE or a numbered list of fixes.\'"',
-			'Claude Code as the reviewer',
-		],
+		['controlroom review w-3f2a --reviewer "claude -p \'Answer APPROVE or numbered fixes.\'"', 'Claude Code as the reviewer'],
 	],
 };
 
