@@ -32,9 +32,10 @@ runs in counts as INVALID. See docs/mediation.md.`,
 	],
 	examples: [
 		[
-			'controlroom plan review plan-a.md --against plan-b.md --reviewer "claude -p \'Review the plans on stdin. Answer APPROVE or a numbered list.\'"',
-			'Claude Code judges two plans',
+			`controlroom plan review plan-a.md --against plan-b.md --reviewer 'claude -p "Review the plans."'`,
+			'Claude judges two plans',
 		],
+		["controlroom plan review plan.md --reviewer './my-reviewer.sh'", 'one plan, a reviewer of your own'],
 	],
 };
 
