@@ -52,5 +52,13 @@ export function printSnapshotText(snapshot: Snapshot): string {
 				`${formatDuration(now - Date.parse(verdict.at))} ago  review ${verdict.outcome}${label}`,
 		);
 	}
+	const open = snapshot.disagreements.filter(disagreement => disagreement.isOpen);
+	lines.push('', `DISAGREEMENTS (${open.length} open)`);
+	if (snapshot.disagreements.length === 0) lines.push('  none');
+	for (const disagreement of snapshot.disagreements) {
+		lines.push(
+			`  ${disagreement.taskId.padEnd(16)} ${disagreement.isOpen ? 'open    ' : 'answered'} ${disagreement.agents.join(' vs ')}  ${disagreement.reason}`,
+		);
+	}
 	return lines.join('\n');
 }

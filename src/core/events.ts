@@ -43,11 +43,22 @@ export const EventType = {
 	workSentBack: 'work.sent_back',
 	/** A person accepted a hand-in that waited for its acceptor. */
 	workAccepted: 'work.accepted',
+	/** One offer of a mediation (docs/mediation.md), with each other agent's answer: never a weight or floor. */
+	mediationOffer: 'mediation.offer',
+	/** A mediation ended: the agreement, or a walk-away with what could not be settled and the vetoes. */
+	mediationConcluded: 'mediation.concluded',
+	/** One round of a plan review: the reviewer's task and verdict. */
+	planReviewRound: 'plan.review_round',
+	/** A plan review ended: approved, or still open after its rounds (a disagreement about what will happen). */
+	planReviewConcluded: 'plan.review_concluded',
+	/** A disagreement that needs a person: the queue's disagreements lane (evidence or value). */
+	disagreementOpened: 'disagreement.opened',
 } as const;
 
 const text = z.optional(z.nullable(z.string()));
 const count = z.optional(z.nullable(z.number()));
 const anything = z.optional(z.unknown());
+const vetoSchema = z.looseObject({agent: z.string(), item: z.string(), option: z.string(), offer: count});
 
 /**
  * What each event type carries. Every field is optional (a ledger written by an older build may
@@ -202,6 +213,49 @@ const EVENT_DATA = {
 		claimReturned: z.optional(z.boolean()),
 	}),
 	'work.accepted': z.looseObject({by: text, note: text}),
+	'mediation.offer': z.looseObject({
+		n: count,
+		round: count,
+		by: text,
+		offer: z.optional(z.record(z.string(), z.string())),
+		answers: z.optional(
+			z.array(
+				z.looseObject({
+					agent: z.string(),
+					answer: z.string(),
+					options: z.optional(z.array(z.looseObject({item: z.string(), option: z.string()}))),
+				}),
+			),
+		),
+	}),
+	'mediation.concluded': z.looseObject({
+		outcome: text,
+		agreement: z.optional(z.nullable(z.record(z.string(), z.string()))),
+		agents: z.optional(z.array(z.string())),
+		offers: count,
+		rounds: count,
+		unsettled: z.optional(z.array(z.string())),
+		vetoes: z.optional(z.array(vetoSchema)),
+	}),
+	'plan.review_round': z.looseObject({
+		round: count,
+		reviewerTaskId: text,
+		command: text,
+		verdict: text,
+		fixes: z.optional(z.array(z.string())),
+		reason: text,
+		packetPath: text,
+	}),
+	'plan.review_concluded': z.looseObject({outcome: text, rounds: count, reason: text}),
+	'disagreement.opened': z.looseObject({
+		/** evidence: they disagree about what will happen (plan review); value: about what to want (mediation). */
+		kind: text,
+		/** What could not be settled: the items of a mediation, the open points of a plan review. */
+		items: z.optional(z.array(z.string())),
+		vetoes: z.optional(z.array(vetoSchema)),
+		agents: z.optional(z.array(z.string())),
+		summary: text,
+	}),
 } as const;
 
 /** Every event type this build understands. */
@@ -242,6 +296,11 @@ export const eventBodySchema = z.discriminatedUnion('type', [
 	variant('review.concluded'),
 	variant('work.sent_back'),
 	variant('work.accepted'),
+	variant('mediation.offer'),
+	variant('mediation.concluded'),
+	variant('plan.review_round'),
+	variant('plan.review_concluded'),
+	variant('disagreement.opened'),
 ]);
 
 /** An event's type and data: what it says. */

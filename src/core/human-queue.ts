@@ -1,9 +1,10 @@
+import {disagreementReason, type DisagreementRecord} from './disagreements.ts';
 import type {EventOfType} from './events.ts';
 import type {ReviewSignal} from './review/reviews.ts';
 import type {Task} from './task.ts';
 
 /** The lanes of the human queue (PRODUCT.md §5.2). */
-export const QUEUE_LANES = ['failed', 'reviews', 'needs', 'waiting'] as const;
+export const QUEUE_LANES = ['failed', 'reviews', 'disagreements', 'needs', 'waiting'] as const;
 export type QueueLane = (typeof QUEUE_LANES)[number];
 
 /** At most this many entries a lane; the rest are counted. */
@@ -113,10 +114,12 @@ export type SignalRows = {
 	readonly tasks: ReadonlyMap<string, Task>;
 	/** Reviews that need a person (src/core/review/reviews.ts). */
 	readonly reviews?: readonly ReviewSignal[];
+	/** Disagreements a plan review or a mediation could not settle (src/core/disagreements.ts). */
+	readonly disagreements?: readonly DisagreementRecord[];
 };
 
 /**
- * The queue's signals: each task that failed within the window, each review that needs a person,
+ * The queue's signals: each task that failed within the window, each review that needs a person, each disagreement left for a person,
  * and each need still current. An agent's own need is current only until that session shows
  * activity after it or ends (the person answered it); a need raised by hand stays until
  * acknowledged; a hand-in waits until accepted, sent back or acknowledged.
@@ -129,6 +132,15 @@ export function queueSignals(rows: SignalRows): QueueSignal[] {
 		}
 	}
 	for (const review of rows.reviews ?? []) signals.push({...review, lane: 'reviews'});
+	for (const record of rows.disagreements ?? []) {
+		signals.push({
+			taskId: record.taskId,
+			lane: 'disagreements',
+			reason: disagreementReason(record),
+			at: record.at,
+			seq: record.seq,
+		});
+	}
 	for (const event of rows.needs) {
 		const task = rows.tasks.get(event.taskId);
 		const isAnswered = task !== undefined && (task.lastEventAt > event.at || task.endedAt !== null);

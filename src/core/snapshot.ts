@@ -1,4 +1,5 @@
 import {assertNever} from './assert-never.ts';
+import {disagreementReason, type DisagreementKind, type DisagreementRecord} from './disagreements.ts';
 import type {HumanQueue} from './human-queue.ts';
 import type {Progress} from './progress.ts';
 import type {ReviewOutcome, ReviewRecord, VerdictRecord} from './review/reviews.ts';
@@ -96,6 +97,43 @@ export function toSnapshotVerdicts(verdicts: readonly VerdictRecord[], reviews: 
 	}));
 }
 
+/** One disagreement handed to a person, in snapshot JSON (docs/snapshot.md). */
+export type SnapshotDisagreement = {
+	/** The plan review's or mediation's task: `controlroom timeline` shows its rounds or offers. */
+	taskId: string;
+	kind: DisagreementKind;
+	/** What could not be settled: a mediation's items, a plan review's open points. */
+	items: string[];
+	vetoes: {agent: string; item: string; option: string}[];
+	agents: string[];
+	/** The queue's line for it. */
+	reason: string;
+	at: string;
+	/** Still in the queue: nobody acknowledged it since. */
+	isOpen: boolean;
+};
+
+/** Disagreements opened since `since` (all with null), newest first. */
+export function toSnapshotDisagreements(
+	records: readonly DisagreementRecord[],
+	openTaskIds: ReadonlySet<string>,
+	since: number | null,
+): SnapshotDisagreement[] {
+	return records
+		.filter(record => since === null || record.at >= since)
+		.toReversed()
+		.map(record => ({
+			taskId: record.taskId,
+			kind: record.kind,
+			items: [...record.items],
+			vetoes: record.vetoes.map(veto => ({...veto})),
+			agents: [...record.agents],
+			reason: disagreementReason(record),
+			at: new Date(record.at).toISOString(),
+			isOpen: openTaskIds.has(record.taskId),
+		}));
+}
+
 /** Snapshot JSON version 1: names and meanings fixed, fields may be added. */
 export type Snapshot = {
 	version: 1;
@@ -108,6 +146,7 @@ export type Snapshot = {
 	};
 	verdicts: SnapshotVerdict[];
 	effects: unknown[];
+	disagreements: SnapshotDisagreement[];
 };
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -150,6 +189,7 @@ export type SnapshotInput = {
 	readonly stallSeconds?: number;
 	readonly verdicts?: readonly SnapshotVerdict[];
 	readonly effects?: readonly unknown[];
+	readonly disagreements?: readonly SnapshotDisagreement[];
 };
 
 /** Builds snapshot JSON v1. `counts.stalled` counts running or untracked tasks whose health is stalled. */
@@ -177,5 +217,6 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
 		},
 		verdicts: [...(input.verdicts ?? [])],
 		effects: [...(input.effects ?? [])],
+		disagreements: [...(input.disagreements ?? [])],
 	};
 }

@@ -83,6 +83,11 @@ const ABOUT_A_TASK: ReadonlySet<EventTypeName> = new Set([
 	EventType.reviewConcluded,
 	EventType.workSentBack,
 	EventType.workAccepted,
+	EventType.mediationOffer,
+	EventType.mediationConcluded,
+	EventType.planReviewRound,
+	EventType.planReviewConcluded,
+	EventType.disagreementOpened,
 ]);
 
 /** Events about a task (a need raised by hand, an acknowledgement, a review) never invent one. */
@@ -244,6 +249,11 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 		case EventType.reviewConcluded:
 		case EventType.workSentBack:
 		case EventType.workAccepted:
+		case EventType.mediationOffer:
+		case EventType.mediationConcluded:
+		case EventType.planReviewRound:
+		case EventType.planReviewConcluded:
+		case EventType.disagreementOpened:
 			return task;
 		default:
 			return assertNever(event);

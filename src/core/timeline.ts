@@ -52,6 +52,37 @@ function describeVerdict(data: EventDataOf<'review.verdict'>): string {
 	return verdict;
 }
 
+/** `slot-1=early slot-2=late`: a settlement as the transcript prints it. */
+const settlementText = (settlement: Readonly<Record<string, string>>): string =>
+	Object.entries(settlement)
+		.map(([item, option]) => `${item}=${option}`)
+		.join(' ');
+
+/** An offer and its answers, whole: the drill-down is where the transcript is audited, so it is not clipped. */
+function describeOffer(data: EventDataOf<'mediation.offer'>): string {
+	const answers = (data.answers ?? [])
+		.map(answer =>
+			answer.answer === 'veto'
+				? `${answer.agent} vetoes ${(answer.options ?? []).map(vetoed => `${vetoed.item}=${vetoed.option}`).join(',')}`
+				: `${answer.agent} ${answer.answer}s`,
+		)
+		.join('; ');
+	return `offer #${data.n ?? '?'} (round ${data.round ?? '?'}) by ${data.by ?? '?'}: ${settlementText(data.offer ?? {})} → ${answers}`;
+}
+
+function describeMediation(data: EventDataOf<'mediation.concluded'>): string {
+	if (data.outcome === 'agreement')
+		return `agreement after ${data.offers ?? '?'} offers: ${settlementText(data.agreement ?? {})}`;
+	const vetoes = (data.vetoes ?? []).map(veto => `${veto.agent} vetoed ${veto.item}=${veto.option}`);
+	return [`walk-away after ${data.offers ?? '?'} offers; unsettled: ${(data.unsettled ?? []).join(', ')}`, ...vetoes].join('; ');
+}
+
+function describePlanRound(data: EventDataOf<'plan.review_round'>): string {
+	const verdict = data.verdict ?? 'unknown';
+	const detail = verdict === 'FIX' ? `${data.fixes?.length ?? 0} open: ${(data.fixes ?? []).join(' | ')}` : (data.reason ?? '');
+	return clip(`plan review round ${data.round ?? '?'} (${data.reviewerTaskId ?? '?'}): ${verdict} ${detail}`);
+}
+
 const known = (value: number | string | null | undefined, fallback: string): string => (value ?? fallback).toString();
 
 /** One line of text describing an event, for the timeline. */
@@ -139,6 +170,18 @@ export function describeEvent(event: LedgerEvent): string {
 			);
 		case EventType.workAccepted:
 			return clip(`accepted by ${event.data.by ?? 'unknown'}`);
+		case EventType.mediationOffer:
+			return describeOffer(event.data);
+		case EventType.mediationConcluded:
+			return describeMediation(event.data);
+		case EventType.planReviewRound:
+			return describePlanRound(event.data);
+		case EventType.planReviewConcluded:
+			return clip(
+				`plan review ${event.data.outcome ?? '?'} after ${known(event.data.rounds, '?')} round(s): ${event.data.reason ?? ''}`,
+			);
+		case EventType.disagreementOpened:
+			return clip(`disagreement (${event.data.kind ?? '?'}) for a person: ${event.data.summary ?? ''}`);
 		case FOREIGN_EVENT:
 			return clip(`${event.storedType} ${JSON.stringify(event.data)}`);
 		default:

@@ -1,3 +1,4 @@
+import {disagreementRecords} from '../core/disagreements.ts';
 import {EventType} from '../core/events.ts';
 import {earliestSignalAt, FAILED_WINDOW_MS, humanQueueOf, queueSignals, type HumanQueue} from '../core/human-queue.ts';
 import {reviewSignals, type ReviewRecord} from '../core/review/reviews.ts';
@@ -22,7 +23,8 @@ export function loadHumanQueue(
 		const task = tasks.has(taskId) ? undefined : reader.task(taskId);
 		if (task) tasks.set(taskId, task);
 	}
-	const signals = queueSignals({now, recentTasks, needs, tasks, reviews: reviewSignals(reviews)});
+	const disagreements = disagreementRecords(reader.eventsOfType([EventType.disagreementOpened]));
+	const signals = queueSignals({now, recentTasks, needs, tasks, reviews: reviewSignals(reviews), disagreements});
 	return humanQueueOf({
 		signals,
 		tasks,

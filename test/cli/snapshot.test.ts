@@ -73,7 +73,16 @@ describe('snapshot', () => {
 			]);
 		});
 		const json = JSON.parse(runCli(['snapshot', '--json', '--ledger', db]).stdout);
-		expect(Object.keys(json)).toEqual(['version', 'generatedAt', 'counts', 'tasks', 'queue', 'verdicts', 'effects']);
+		expect(Object.keys(json)).toEqual([
+			'version',
+			'generatedAt',
+			'counts',
+			'tasks',
+			'queue',
+			'verdicts',
+			'effects',
+			'disagreements',
+		]);
 		expect(json.version).toBe(1);
 		expect(json.counts).toEqual({registered: 0, running: 2, done: 1, failed: 0, stopped: 0, lost: 0, untracked: 0, stalled: 1});
 		expect(json.tasks.map((task: {id: string}) => task.id).sort()).toEqual(['t-live', 't-quiet']);
