@@ -28,6 +28,22 @@ const COMMANDS: Record<string, {readonly summary: string; readonly load: () => P
 	work: {summary: 'list claims: held, stalled, handed in, passed back', load: () => import('./commands/work.ts')},
 	mcp: {summary: 'serve the claim verbs to agents over stdio (MCP)', load: () => import('./commands/mcp.ts')},
 	hooks: {summary: 'install, remove or show the Claude Code and Codex hooks', load: () => import('./commands/hooks.ts')},
+	gateway: {
+		summary: "the effect gate: an MCP server that holds a work order's writes for approval",
+		load: () => import('./commands/gateway.ts'),
+	},
+	effects: {
+		summary: 'list, approve or send back held effects (effects list|approve|reject)',
+		load: () => import('./commands/effects.ts'),
+	},
+	order: {
+		summary: "derive a sub-agent's work order, without staged tools (order derive)",
+		load: () => import('./commands/order.ts'),
+	},
+	workers: {
+		summary: "each worker's track record: approvals, rework, failures, expiries, spend",
+		load: () => import('./commands/workers.ts'),
+	},
 };
 
 const DEFAULT_COMMAND = 'board';
