@@ -134,6 +134,19 @@ export function parseWorkOrder(document: unknown): OrderParse {
 	};
 }
 
+/** A duration as an order writes it: the largest whole unit (`1h`, `90m`, `45s`). */
+function durationText(ms: number): string {
+	const seconds = Math.round(ms / 1000);
+	for (const [unit, size] of [
+		['d', 86_400],
+		['h', 3600],
+		['m', 60],
+	] as const) {
+		if (seconds % size === 0) return `${seconds / size}${unit}`;
+	}
+	return `${seconds}s`;
+}
+
 /** The YAML-shaped document of an order: what `order derive` writes. */
 export function workOrderDocument(order: WorkOrder): Record<string, unknown> {
 	return {
@@ -141,7 +154,7 @@ export function workOrderDocument(order: WorkOrder): Record<string, unknown> {
 		worker: order.worker,
 		...(order.parent === null ? {} : {derived_from: order.parent}),
 		budget: {calls: order.budgetCalls},
-		expires: `${Math.round(order.expiresMs / 1000)}s`,
+		expires: durationText(order.expiresMs),
 		upstreams: Object.fromEntries(
 			order.upstreams.map(upstream => [
 				upstream.name,
