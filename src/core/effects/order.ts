@@ -44,16 +44,20 @@ const orderSchema = z
 		derived_from: orderId.optional(),
 		budget: z.object({calls: z.number().int().positive()}).strict(),
 		expires: duration.optional(),
-		upstreams: z.record(
-			z.string().regex(UPSTREAM_NAME, 'an upstream name is letters and digits, joined by single - or _'),
-			upstreamSchema,
-		),
+		upstreams: z.record(z.string(), upstreamSchema),
 	})
 	.strict()
 	.superRefine((order, context) => {
 		const names = Object.keys(order.upstreams);
 		if (names.length === 0) context.addIssue({code: 'custom', path: ['upstreams'], message: 'name at least one upstream'});
 		for (const [name, upstream] of Object.entries(order.upstreams)) {
+			if (!UPSTREAM_NAME.test(name)) {
+				context.addIssue({
+					code: 'custom',
+					path: ['upstreams', name],
+					message: 'an upstream name is letters and digits, joined by single - or _',
+				});
+			}
 			for (const tool of upstream.staged ?? []) {
 				if (!upstream.allow.includes(tool)) {
 					context.addIssue({
