@@ -1,3 +1,4 @@
+import {summarizeArgs} from '../core/effects/view.ts';
 import {formatDuration, formatKnown, formatProgress, formatTokens, UNKNOWN} from '../core/format.ts';
 import {LANE_TITLES, statusLabel} from '../core/labels.ts';
 import {BOARD_LANES, type Snapshot, type SnapshotTask} from '../core/snapshot.ts';
@@ -39,6 +40,13 @@ export function printSnapshotText(snapshot: Snapshot): string {
 		lines.push(`  ${lane.name}:`);
 		for (const item of lane.items) lines.push(`    ${item.taskId.padEnd(16)} ${item.reason}`);
 		if (lane.total > lane.items.length) lines.push(`    +${lane.total - lane.items.length} more`);
+	}
+	const effects = snapshot.effects;
+	lines.push('', `HELD EFFECTS (${effects.filter(effect => effect.state === 'held').length})`);
+	if (effects.length === 0) lines.push('  none');
+	for (const effect of effects) {
+		const state = effect.state === 'finished' && effect.isError ? 'failed' : effect.state;
+		lines.push(`  ${effect.order.padEnd(12)} ${state.padEnd(15)} ${effect.id.padEnd(28)} ${summarizeArgs(effect.args, 70)}`);
 	}
 	return lines.join('\n');
 }

@@ -1,4 +1,5 @@
 import {assertNever} from './assert-never.ts';
+import type {SnapshotEffect} from './effects/view.ts';
 import type {HumanQueue} from './human-queue.ts';
 import type {Progress} from './progress.ts';
 import {deriveHealth, DEFAULT_STALL_SECONDS, type Health, type Status, STATUSES} from './status.ts';
@@ -64,7 +65,8 @@ export type Snapshot = {
 	tasks: SnapshotTask[];
 	queue: {lanes: {name: string; total: number; items: {taskId: string; reason: string; at: string}[]}[]; total: number};
 	verdicts: unknown[];
-	effects: unknown[];
+	/** Staged effects: open ones, and those settled within the window (docs/snapshot.md). */
+	effects: SnapshotEffect[];
 };
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -106,7 +108,7 @@ export type SnapshotInput = {
 	readonly now: number;
 	readonly stallSeconds?: number;
 	readonly verdicts?: readonly unknown[];
-	readonly effects?: readonly unknown[];
+	readonly effects?: readonly SnapshotEffect[];
 };
 
 /** Builds snapshot JSON v1. `counts.stalled` counts running or untracked tasks whose health is stalled. */

@@ -110,9 +110,11 @@ describe('NeedsYouPanel', () => {
 });
 
 describe('Reviews and Held effects panels', () => {
-	it('say plainly that the ledger holds none and why', () => {
+	it('say plainly when there is nothing', () => {
 		expect(render(<ReviewsPanel width={40} isCompact={false} />).lastFrame()).toContain('none in the ledger');
-		expect(render(<HeldEffectsPanel width={40} isCompact />).lastFrame()).toContain('effect gate not built yet');
+		const none = {lines: [], heldCount: 0, markedCount: 0, isFocused: false, height: 3};
+		expect(render(<HeldEffectsPanel effects={none} width={40} isCompact />).lastFrame()).toContain('HELD EFFECTS (0): none');
+		expect(render(<HeldEffectsPanel effects={none} width={40} isCompact={false} />).lastFrame()).toContain('nothing held');
 	});
 });
 
