@@ -7,13 +7,18 @@ import {BIN, runCli, scratchDir} from '../helpers/cli.ts';
 import {callTool, connectGateway, orderInLedger, SLOW_SERVER, writeOrder} from '../helpers/effects.ts';
 import {onExit, onFileChange, onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
+// Each test starts several real processes one after another (the gateway, its upstream, one CLI
+// run per step, each a fresh Node): about 2.5 s apiece on the shared 2-core machine under load,
+// so the budget is per process started, not a guess at a race. Every wait inside is on an event.
+const SPAWNS_TIMEOUT_MS = 120_000;
+
 let client: Client | undefined;
 afterEach(async () => {
 	await client?.close();
 	client = undefined;
 });
 
-describe('at most once, across a crash', () => {
+describe('at most once, across a crash', {timeout: SPAWNS_TIMEOUT_MS}, () => {
 	it('shows an effect killed mid-call as outcome unknown, never sends it again, and still runs the others once', async () => {
 		// Given an order over our slow upstream, which logs every call it receives and holds
 		// slow_append until a release file appears (the test never makes it)

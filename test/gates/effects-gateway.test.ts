@@ -5,6 +5,11 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {runCli, scratchDir} from '../helpers/cli.ts';
 import {callTool, connectGateway, FS_SERVER, MEMORY_SERVER, orderInLedger, resultText, writeOrder} from '../helpers/effects.ts';
 
+// Each test starts several real processes one after another (the gateway, its upstream, one CLI
+// run per step, each a fresh Node): about 2.5 s apiece on the shared 2-core machine under load,
+// so the budget is per process started, not a guess at a race. Every wait inside is on an event.
+const SPAWNS_TIMEOUT_MS = 120_000;
+
 const clients: Client[] = [];
 afterEach(async () => {
 	await Promise.all(clients.splice(0).map(client => client.close()));
@@ -37,7 +42,7 @@ ${extra}`,
 	return {dir, srv, ledger: join(dir, 'ledger.db'), order};
 }
 
-describe('the effect gateway against the real filesystem server', () => {
+describe('the effect gateway against the real filesystem server', {timeout: SPAWNS_TIMEOUT_MS}, () => {
 	it('passes a read and records it, holds a write (file untouched), runs it once on approval and never again', async () => {
 		// Given an order over the real filesystem server and a file to read
 		const {srv, ledger, order} = fsOrder();
@@ -156,7 +161,7 @@ upstreams:
 	});
 });
 
-describe('the effect gateway against the real memory server', () => {
+describe('the effect gateway against the real memory server', {timeout: SPAWNS_TIMEOUT_MS}, () => {
 	it('fills the second call of a $ref chain from the first call’s result', async () => {
 		// Given an order over the real knowledge-graph server, its store in a scratch file
 		const dir = scratchDir('cr-effects-');
@@ -209,7 +214,7 @@ upstreams:
 	});
 });
 
-describe('derived orders', () => {
+describe('derived orders', {timeout: SPAWNS_TIMEOUT_MS}, () => {
 	it('never carry staged tools: the sub-agent does not see them and is refused when it calls one', async () => {
 		// Given a worker's order and an order derived from it for a sub-agent
 		const {dir, srv, ledger, order} = fsOrder();
