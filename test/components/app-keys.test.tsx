@@ -136,10 +136,10 @@ describe('board keys', () => {
 		expect(typeof acks[0]?.data['signalAt']).toBe('number');
 	});
 
-	it('says plainly that approve, mark and send back are not built yet', async () => {
+	it('says plainly when there is nothing held to approve, and that reviews are not built yet', async () => {
 		const board = await renderBoard();
 		board.stdin.write('a');
-		await waitForFrame(board, 'effect gate is not built yet');
+		await waitForFrame(board, 'a: no held effects to approve');
 		board.stdin.write('x');
 		await waitForFrame(board, 'nothing to send back');
 	});

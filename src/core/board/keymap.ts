@@ -146,7 +146,7 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		description: 'send work back with a reason',
 		modes: BROWSE,
 		inBar: true,
-		notBuilt: 'reviews and held effects are not built yet: nothing to send back',
+		notBuilt: 'reviews are not built yet: nothing to send back here (held effects: tab to Held effects)',
 	},
 	{
 		command: BoardCommand.filter,
