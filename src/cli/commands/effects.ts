@@ -8,17 +8,39 @@ import {readOrders} from '../../ledger/orders.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 
-export const usage = `controlroom effects list [ORDER] [--json] [--all]
-  Held effects by order: tool, arguments, state (held, started, finished, failed, outcome unknown,
-  rejected, expired) and age. Without ORDER: orders with open effects or effects settled in the last
-  24h (--all: every order). With ORDER: that order's reads too.
-controlroom effects approve ORDER [--only ID ...] [--report FILE]
-  Runs the held calls once each, in order, filling {"$ref": ID, "pointer": "/..."} from earlier
-  results. --report: the worker's report; its \`effects\` must match the gateway's log, else nothing
-  runs. Exit 0 all ran (or nothing was held), 1 refused or an effect failed, 64 bad command line.
-controlroom effects reject ORDER --reason TEXT
-  Sends the order's held effects back: they are dropped, with the reason; nothing ran.`;
+export const help: CommandHelp = {
+	synopsis: [
+		'effects list [ORDER] [--json] [--all]',
+		'effects approve ORDER [--only ID ...] [--report FILE]',
+		'effects reject ORDER --reason TEXT',
+	],
+	description: `The effect gate's held calls (docs/effects.md).
+list: held effects by order: tool, arguments, state (held, started, finished, failed, outcome
+unknown, rejected, expired) and age. Without ORDER: orders with open effects or effects settled in
+the last 24h. With ORDER: that order's reads too.
+approve: runs the held calls once each, in order, filling {"$ref": ID, "pointer": "/..."} from
+earlier results. An effect started and never finished is outcome unknown and never sent again.
+reject: sends the order's held effects back with the reason: they are dropped; nothing ran.`,
+	options: [
+		['--json', 'list: {version: 1, generatedAt, effects: [...]} (the snapshot effects[] shape)'],
+		['--all', 'list: every order, however old'],
+		['--only ID', 'approve: only these effects (ids or placeholders; repeatable)'],
+		['--report FILE', "approve: the worker's report; its effects must match the gateway's log, else nothing runs"],
+		['--reason TEXT', 'reject: why (the worker reads it); required'],
+	],
+	exits: [
+		['0', 'listed; approve: every effect it meant to run finished, or nothing was held; reject: sent back'],
+		['1', 'approve: refused (report mismatch, no such order, order file changed), an effect failed or its outcome is unknown'],
+		['64', 'bad command line, or no ledger at --ledger PATH'],
+	],
+	examples: [
+		['controlroom effects list', 'what waits for approval'],
+		['controlroom effects approve o-42 --report report.md', "run o-42's held effects once, if the report agrees"],
+		['controlroom effects reject o-42 --reason "keep notes.txt"', 'drop them, telling the worker why'],
+	],
+};
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -45,9 +67,8 @@ function orderLines(order: OrderRecord, now: number, withReads: boolean): string
 
 function list(argv: readonly string[]): number {
 	const {values, positionals} = parseCommandArgs('effects list', argv, {json: {type: 'boolean'}, all: {type: 'boolean'}});
-	if (values.help) return (out(usage), 0);
 	if (positionals.length > 1) throw new CliError('effects list: expected at most one ORDER', USAGE_EXIT);
-	const ledger = openCommandLedger(values.ledger, {isReading: true});
+	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
 	try {
 		const now = Date.now();
 		const all = readOrders(ledger.reader);
@@ -86,7 +107,6 @@ async function approve(argv: readonly string[]): Promise<number> {
 		only: {type: 'string', multiple: true},
 		report: {type: 'string'},
 	});
-	if (values.help) return (out(usage), 0);
 	const [orderId, ...rest] = positionals;
 	if (orderId === undefined || rest.length > 0) throw new CliError('effects approve: expected one ORDER', USAGE_EXIT);
 	let report;
@@ -96,7 +116,7 @@ async function approve(argv: readonly string[]): Promise<number> {
 		if (error instanceof ReportFileError) throw new CliError(error.message);
 		throw error;
 	}
-	const ledger = openCommandLedger(values.ledger);
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		const result = await approveEffects(ledger, orderId, {
 			only: values.only ?? [],
@@ -116,12 +136,11 @@ async function approve(argv: readonly string[]): Promise<number> {
 
 function reject(argv: readonly string[]): number {
 	const {values, positionals} = parseCommandArgs('effects reject', argv, {reason: {type: 'string'}});
-	if (values.help) return (out(usage), 0);
 	const [orderId, ...rest] = positionals;
 	if (orderId === undefined || rest.length > 0) throw new CliError('effects reject: expected one ORDER', USAGE_EXIT);
 	const reason = values.reason?.trim() ?? '';
 	if (reason === '') throw new CliError('effects reject: --reason TEXT is required (the worker reads it)', USAGE_EXIT);
-	const ledger = openCommandLedger(values.ledger);
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		const result = sendBackEffects(ledger, orderId, reason, 'cli');
 		for (const id of result.expired) out(`${id}: had expired already`);
@@ -147,11 +166,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 			return approve(rest);
 		case 'reject':
 			return reject(rest);
-		case '--help':
-		case '-h':
 		case undefined:
-			out(usage);
-			return verb === undefined ? USAGE_EXIT : 0;
+			throw new CliError('effects: expected a verb: list, approve or reject (see controlroom effects --help)', USAGE_EXIT);
 		default:
 			throw new CliError(`effects: unknown verb '${verb}' (list, approve or reject)`, USAGE_EXIT);
 	}

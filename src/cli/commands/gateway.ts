@@ -6,21 +6,30 @@ import {loadOrderFile, OrderFileError} from '../../gates/effects/order-file.ts';
 import {UpstreamError} from '../../gates/effects/upstreams.ts';
 import {ToolNameClashError} from '../../core/effects/plan.ts';
 import {parseCommandArgs} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
+import {openCommandLedger} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 import {packageRoot} from '../package-root.ts';
 
-export const usage = `controlroom gateway --order FILE [--ledger PATH]
-  The effect gate: an MCP server on stdio between a worker and the upstream MCP servers its work
-  order names. Lists only the order's allowed tools; reads pass through and are recorded; staged
-  calls are recorded and held, answered with a placeholder (pending:UPSTREAM/TOOL#N); other tools
-  and calls past the budget are refused. A person approves held calls with \`controlroom effects\`
-  or on the board. Stdout carries only the protocol; it runs until stdin closes. See docs/effects.md.`;
+export const help: CommandHelp = {
+	synopsis: ['gateway --order FILE'],
+	description: `The effect gate: an MCP server on stdio between a worker and the upstream MCP servers its work
+order names. Lists only the order's allowed tools; reads pass through and are recorded; staged
+calls are recorded and held, answered with a placeholder (pending:UPSTREAM/TOOL#N); other tools
+and calls past the budget are refused. A person approves held calls with controlroom effects or on
+the board. Stdout carries only the protocol; it runs until stdin closes. See docs/effects.md.`,
+	options: [['--order FILE', 'the work order (YAML); required']],
+	exits: [
+		['0', 'stdin closed: the client is done'],
+		['1', 'the order is invalid or cannot be read, an upstream did not start, or tool names clash'],
+		['64', 'bad command line'],
+	],
+	examples: [['controlroom gateway --order o-42.yaml', 'what an MCP client config runs (command + args)']],
+};
 
 /** `controlroom gateway`. */
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('gateway', argv, {order: {type: 'string'}});
-	if (values.help) return (out(usage), 0);
 	if (positionals.length > 0) throw new CliError('gateway: takes no arguments (the order is --order FILE)', USAGE_EXIT);
 	if (values.order === undefined) throw new CliError('gateway: --order FILE is required', USAGE_EXIT);
 	let loaded;
@@ -30,7 +39,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		if (error instanceof OrderFileError) throw new CliError(error.message);
 		throw error;
 	}
-	const ledger = openCommandLedger(values.ledger);
+	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
 	const version = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {version: string}).version;
 	let gateway;
 	try {
