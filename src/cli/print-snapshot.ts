@@ -1,3 +1,4 @@
+import {summarizeArgs} from '../core/effects/view.ts';
 import {formatDuration, formatKnown, formatProgress, formatTokens, UNKNOWN} from '../core/format.ts';
 import {LANE_TITLES, statusLabel} from '../core/labels.ts';
 import {BOARD_LANES, type Snapshot, type SnapshotTask} from '../core/snapshot.ts';
@@ -59,6 +60,13 @@ export function printSnapshotText(snapshot: Snapshot): string {
 		lines.push(
 			`  ${disagreement.taskId.padEnd(16)} ${disagreement.isOpen ? 'open    ' : 'answered'} ${disagreement.agents.join(' vs ')}  ${disagreement.reason}`,
 		);
+	}
+	const effects = snapshot.effects;
+	lines.push('', `HELD EFFECTS (${effects.filter(effect => effect.state === 'held').length})`);
+	if (effects.length === 0) lines.push('  none');
+	for (const effect of effects) {
+		const state = effect.state === 'finished' && effect.isError ? 'failed' : effect.state;
+		lines.push(`  ${effect.order.padEnd(12)} ${state.padEnd(15)} ${effect.id.padEnd(28)} ${summarizeArgs(effect.args, 70)}`);
 	}
 	return lines.join('\n');
 }

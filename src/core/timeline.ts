@@ -182,6 +182,38 @@ export function describeEvent(event: LedgerEvent): string {
 			);
 		case EventType.disagreementOpened:
 			return clip(`disagreement (${event.data.kind ?? '?'}) for a person: ${event.data.summary ?? ''}`);
+		case EventType.orderOpened:
+			return clip(
+				`gateway opened the order for ${event.data.worker ?? 'unknown'}${event.data.parent ? ` (derived from ${event.data.parent})` : ''}, budget ${known(event.data.budgetCalls, 'unknown')} calls`,
+			);
+		case EventType.orderDerived:
+			return clip(`derived order ${event.data.child ?? '?'} for ${event.data.worker ?? 'unknown'} (no staged tools)`);
+		case EventType.orderApproved:
+			return clip(
+				`approved ${(event.data.ids ?? []).join(', ') || 'nothing'}${event.data.reconciled ? ' (report reconciled)' : ''}`,
+			);
+		case EventType.orderApprovalRefused:
+			return clip(`approval refused, nothing ran: ${(event.data.mismatches ?? []).join('; ')}`);
+		case EventType.orderSentBack:
+			return clip(`sent back ${(event.data.ids ?? []).join(', ') || 'nothing held'}: ${event.data.reason ?? ''}`);
+		case EventType.effectRead:
+			return clip(`read ${event.data.id ?? '?'} passed through`);
+		case EventType.effectHeld:
+			return clip(`held ${event.data.id ?? '?'} for approval`);
+		case EventType.effectRefused:
+			return clip(
+				`refused ${event.data.upstream ? `${event.data.upstream}/` : ''}${event.data.tool ?? '?'}: ${event.data.reason ?? ''}`,
+			);
+		case EventType.effectStarted:
+			return clip(`started ${event.data.id ?? '?'} (sent upstream)`);
+		case EventType.effectFinished:
+			return clip(
+				`finished ${event.data.id ?? '?'}${event.data.isError ? ` with an error${event.data.error ? `: ${event.data.error}` : ''}` : ''}`,
+			);
+		case EventType.effectOutcomeUnknown:
+			return clip(`outcome unknown ${event.data.id ?? '?'}: ${event.data.reason ?? 'started, never finished'}`);
+		case EventType.effectExpired:
+			return clip(`expired ${event.data.id ?? '?'} (not approved in time)`);
 		case FOREIGN_EVENT:
 			return clip(`${event.storedType} ${JSON.stringify(event.data)}`);
 		default:

@@ -1,9 +1,12 @@
+import {approverKey, type OrdersSnapshot} from '../core/board/effects-view.ts';
 import {DEFAULT_ENDED_WINDOW_MS} from '../core/board/selectors.ts';
+import type {ApproverCheck} from '../core/effects/fold.ts';
 import {EventType, type LedgerEvent} from '../core/events.ts';
 import type {HumanQueue} from '../core/human-queue.ts';
 import {shownVerdicts, type VerdictRecord} from '../core/review/reviews.ts';
 import type {Task} from '../core/task.ts';
 import type {Ledger} from './open-ledger.ts';
+import {readOrders} from './orders.ts';
 import {loadHumanQueue} from './queue.ts';
 import {loadReviews} from './reviews.ts';
 
@@ -20,6 +23,8 @@ export type FeedBatch = {
 	readonly hasMore?: boolean;
 	/** The open task's events, reloaded when that task changed. */
 	readonly timelineEvents?: readonly LedgerEvent[];
+	/** Work orders and their effects, reloaded when an order or effect event arrived. */
+	readonly orders?: OrdersSnapshot;
 };
 
 /** The board's reads and writes of the ledger. */
@@ -37,19 +42,47 @@ export type BoardFeed = {
 /** At most this many events are read per poll (one a frame), so a burst never blocks the board for long. */
 const PAGE = 5000;
 
+const isOrderType = (type: string): boolean => type.startsWith('order.') || type.startsWith('effect.');
+
 /** Reads the ledger for the board: `seq > last`, then only the tasks those events touched. */
-export function createBoardFeed(ledger: Ledger, options: {readonly endedWindowMs?: number} = {}): BoardFeed {
+export function createBoardFeed(
+	ledger: Ledger,
+	options: {readonly endedWindowMs?: number; readonly isApproverAlive?: ApproverCheck} = {},
+): BoardFeed {
 	const {reader, writer} = ledger;
 	const windowMs = options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS;
+	const isAlive = options.isApproverAlive;
+	// Which approvers still run is asked of the process table here, once a read, not at every frame.
+	const loadOrders = (): OrdersSnapshot => {
+		const records = [...readOrders(reader).values()];
+		const deadApprovers = new Set<string>();
+		for (const order of records) {
+			for (const effect of order.effects) {
+				if (effect.approver && effect.finishedAt === null && effect.unknownAt === null && isAlive && !isAlive(effect.approver)) {
+					deadApprovers.add(approverKey(effect.approver));
+				}
+			}
+		}
+		return {records, deadApprovers: [...deadApprovers]};
+	};
 	// The queue and the Reviews panel read the same reviews once a read.
 	const queueAndVerdicts = (now: number): {queue: HumanQueue; verdicts: VerdictRecord[]} => {
 		const reviews = loadReviews(reader);
-		return {queue: loadHumanQueue(reader, now, reviews), verdicts: shownVerdicts(reviews, now - windowMs)};
+		return {
+			queue: loadHumanQueue(reader, now, {reviews, isApproverAlive: isAlive}),
+			verdicts: shownVerdicts(reviews, now - windowMs),
+		};
 	};
 	return {
 		load(now) {
 			const lastSeq = reader.lastSeq();
-			return {tasks: reader.tasksForView(now - windowMs), ...queueAndVerdicts(now), lastSeq, isFull: true};
+			return {
+				tasks: reader.tasksForView(now - windowMs),
+				...queueAndVerdicts(now),
+				lastSeq,
+				isFull: true,
+				orders: loadOrders(),
+			};
 		},
 		poll(lastSeq, now, openTaskId = null) {
 			const events = reader.eventsSince(lastSeq, PAGE);
@@ -65,6 +98,7 @@ export function createBoardFeed(ledger: Ledger, options: {readonly endedWindowMs
 				if (task && (task.endedAt === null || task.endedAt >= endedSince)) tasks.push(task);
 			}
 			const isOpenChanged = openTaskId !== null && changed.has(openTaskId);
+			const isOrderChanged = events.some(event => isOrderType(event.type));
 			return {
 				tasks,
 				...queueAndVerdicts(now),
@@ -72,6 +106,7 @@ export function createBoardFeed(ledger: Ledger, options: {readonly endedWindowMs
 				isFull: false,
 				hasMore: events.length === PAGE,
 				...(isOpenChanged ? {timelineEvents: reader.eventsOf(openTaskId)} : {}),
+				...(isOrderChanged ? {orders: loadOrders()} : {}),
 			};
 		},
 		eventsOf: taskId => reader.eventsOf(taskId),

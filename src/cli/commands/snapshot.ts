@@ -1,5 +1,6 @@
 import {parseDuration} from '../../core/duration.ts';
 import type {Snapshot} from '../../core/snapshot.ts';
+import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {readSnapshot} from '../../ledger/snapshot-query.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
@@ -99,7 +100,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	}
 	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
 	try {
-		const snapshot = readSnapshot(ledger.reader, {now: Date.now(), windowMs});
+		const snapshot = readSnapshot(ledger.reader, {now: Date.now(), windowMs, isApproverAlive});
 		out(values.json ? JSON.stringify(snapshot, null, 2) : printSnapshotText(snapshot));
 		const matches = failOn.flatMap(lane => {
 			const tasks = laneTasks(snapshot, lane);
