@@ -1,13 +1,14 @@
 import {formatDuration, formatKnown, formatProgress, formatTokens, UNKNOWN} from '../core/format.ts';
 import {LANE_TITLES, statusLabel} from '../core/labels.ts';
 import {BOARD_LANES, type Snapshot, type SnapshotTask} from '../core/snapshot.ts';
+import {terminalSafe} from '../core/terminal-text.ts';
 
 function taskLine(task: SnapshotTask, now: number): string {
 	const started = task.startedAt ? formatDuration(now - Date.parse(task.startedAt)) : UNKNOWN;
 	return [
-		task.id.padEnd(16),
-		(task.title ?? '—').slice(0, 32).padEnd(32),
-		task.source.padEnd(13),
+		terminalSafe(task.id).padEnd(16),
+		(task.title === null ? '—' : terminalSafe(task.title)).slice(0, 32).padEnd(32),
+		terminalSafe(task.source).padEnd(13),
 		statusLabel(task).padEnd(18),
 		`age ${started}`.padEnd(10),
 		`last seen ${formatDuration(task.idleSeconds * 1000)} ago`.padEnd(20),
@@ -17,7 +18,7 @@ function taskLine(task: SnapshotTask, now: number): string {
 	].join(' ');
 }
 
-/** The board, once, as plain text for a terminal without a TTY or a CI log. */
+/** The board, once, as plain text for a terminal without a TTY or a CI log; ledger text is shown escaped. */
 export function printSnapshotText(snapshot: Snapshot): string {
 	const now = Date.parse(snapshot.generatedAt);
 	const counts = snapshot.counts;
@@ -37,7 +38,7 @@ export function printSnapshotText(snapshot: Snapshot): string {
 	for (const lane of snapshot.queue.lanes) {
 		if (lane.total === 0) continue;
 		lines.push(`  ${lane.name}:`);
-		for (const item of lane.items) lines.push(`    ${item.taskId.padEnd(16)} ${item.reason}`);
+		for (const item of lane.items) lines.push(`    ${terminalSafe(item.taskId).padEnd(16)} ${terminalSafe(item.reason)}`);
 		if (lane.total > lane.items.length) lines.push(`    +${lane.total - lane.items.length} more`);
 	}
 	return lines.join('\n');

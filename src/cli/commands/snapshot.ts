@@ -1,5 +1,6 @@
 import {parseDuration} from '../../core/duration.ts';
 import type {Snapshot} from '../../core/snapshot.ts';
+import {terminalSafeJson} from '../../core/terminal-text.ts';
 import {readSnapshot} from '../../ledger/snapshot-query.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
@@ -53,7 +54,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const ledger = openCommandLedger(values.ledger, {isReading: true});
 	try {
 		const snapshot = readSnapshot(ledger.reader, {now: Date.now(), windowMs});
-		out(values.json ? JSON.stringify(snapshot, null, 2) : printSnapshotText(snapshot));
+		out(values.json ? terminalSafeJson(snapshot, 2) : printSnapshotText(snapshot));
 		return failOn.some(lane => !laneIsEmpty(snapshot, lane)) ? 1 : 0;
 	} finally {
 		ledger.close();

@@ -9,6 +9,7 @@ import {
 	type QueueLaneView,
 	type TaskRowView,
 } from './selectors.ts';
+import {terminalSafe} from '../terminal-text.ts';
 import type {BoardState, Notice} from './state.ts';
 import {selectTimeline, windowTimeline, type TimelineLineView, type TimelineView} from './timeline-view.ts';
 
@@ -121,10 +122,13 @@ export function selectScreen(
 		timeline,
 		help: state.mode === 'help' ? helpLines() : null,
 		bar: helpBar(state.mode, disabled).filter(item => isSideBySide || !item.isNotBuilt),
-		notice: state.notice,
-		prompt: state.prompt ? {label: promptLabel, text: state.prompt.text} : null,
+		// A notice can quote a task title or a file name: it is ledger text too.
+		notice: state.notice ? {...state.notice, text: terminalSafe(state.notice.text)} : null,
+		prompt: state.prompt ? {label: promptLabel, text: terminalSafe(state.prompt.text)} : null,
 		confirm: confirmTask
-			? `Stop ${confirmTask.id} “${confirmTask.title ?? '—'}” (pid ${confirmTask.pid ?? 'unknown'})? y to stop, n to cancel`
+			? terminalSafe(
+					`Stop ${confirmTask.id} “${confirmTask.title ?? '—'}” (pid ${confirmTask.pid ?? 'unknown'})? y to stop, n to cancel`,
+				)
 			: null,
 		order: lanesView.order,
 		queueOrder: queue.order.map(item => ({taskId: item.taskId, at: item.at})),
