@@ -32,7 +32,14 @@ export type ReconcileOptions = {
 
 /** What one pass did. */
 export type ReconcileResult = {
-	readonly spool: {readonly files: number; readonly lines: number; readonly appended: number; readonly rejected: number};
+	readonly spool: {
+		readonly files: number;
+		readonly lines: number;
+		readonly appended: number;
+		readonly rejected: number;
+		/** Files that held bad input, moved to spool/rejected/ with their reasons. */
+		readonly setAside: number;
+	};
 	/** Tasks found gone with no exit recorded, now `lost`. */
 	readonly lost: readonly {readonly taskId: string; readonly pid: number; readonly reason: string}[];
 	/** Agent processes nobody registered, now `untracked`. */
@@ -123,7 +130,13 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 	);
 	const written = applyPlan(ledger, plan, discoveries);
 	return {
-		spool: {files: folded.files, lines: folded.lines, appended: folded.appended, rejected: folded.rejected},
+		spool: {
+			files: folded.files,
+			lines: folded.lines,
+			appended: folded.appended,
+			rejected: folded.rejected,
+			setAside: folded.setAside,
+		},
 		lost: lostTasks(written),
 		discovered: plan.discovered.map(({taskId, process}) => ({taskId, pid: process.pid, name: process.name})),
 		adopted: adoptedTasks(written),

@@ -12,7 +12,8 @@ export const usage = `controlroom reconcile [--once] [--interval SECONDS] [--age
 
 function summary(result: ReconcileResult): string {
 	const parts = [
-		`spool ${result.spool.lines} lines (${result.spool.appended} events, ${result.spool.rejected} rejected)`,
+		`spool ${result.spool.lines} lines (${result.spool.appended} events, ${result.spool.rejected} rejected` +
+			`${result.spool.setAside ? `, ${result.spool.setAside} files moved to spool/rejected/` : ''})`,
 		`lost ${result.lost.length}${result.lost.length ? ` [${result.lost.map(entry => entry.taskId).join(', ')}]` : ''}`,
 		`untracked ${result.discovered.length}${result.discovered.length ? ` [${result.discovered.map(entry => `${entry.taskId} ${entry.name}`).join(', ')}]` : ''}`,
 		`${result.processes} processes in ${result.elapsedMs.toFixed(1)} ms`,
