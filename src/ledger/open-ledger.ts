@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
-import {mkdirSync} from 'node:fs';
+import {closeSync, openSync} from 'node:fs';
 import {dirname} from 'node:path';
 import {migrate} from './migrations.ts';
+import {makePrivateDir, PRIVATE_FILE_MODE} from './private-files.ts';
 import {createLedgerReader, type LedgerReader} from './reader.ts';
 import {createLedgerWriter, type LedgerWriter} from './writer.ts';
 
@@ -44,9 +45,22 @@ function enableWal(db: Database.Database, timeoutMs: number): void {
 	}
 }
 
+/**
+ * Creates the ledger file owner-only before SQLite does: SQLite would make it 0644 less the umask,
+ * and it gives the WAL and shared-memory files the database file's own mode, so all three are 0600.
+ */
+function createPrivately(file: string): void {
+	makePrivateDir(dirname(file));
+	try {
+		closeSync(openSync(file, 'wx', PRIVATE_FILE_MODE));
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+	}
+}
+
 /** Opens (creating if needed) the ledger at `file`: WAL, migrations, prepared statements. */
 export function openLedger(file: string, options: OpenOptions = {}): Ledger {
-	if (!options.isReadonly) mkdirSync(dirname(file), {recursive: true});
+	if (!options.isReadonly) createPrivately(file);
 	const db = new Database(file, {
 		timeout: options.busyTimeoutMs ?? 5000,
 		readonly: options.isReadonly ?? false,
