@@ -75,7 +75,15 @@ function describeRaw(event: LedgerEvent): string {
 			return `tokens +${known(event.data.input, '?')} in, +${known(event.data.output, '?')} out`;
 		case EventType.exited: {
 			const signal = event.data.signal ?? null;
-			return signal ? `exited by ${signal}` : `exited ${known(event.data.exitCode, 'unknown')}`;
+			const left = event.data.leftRunning ?? [];
+			const leftText =
+				left.length > 0
+					? `, left running: ${left.map(process => `${process.name ?? '?'} (pid ${known(process.pid, '?')})`).join(', ')}` +
+						((event.data.leftRunningCount ?? left.length) > left.length
+							? ` and ${(event.data.leftRunningCount ?? 0) - left.length} more`
+							: '')
+					: '';
+			return clip(`${signal ? `exited by ${signal}` : `exited ${known(event.data.exitCode, 'unknown')}`}${leftText}`);
 		}
 		case EventType.failed:
 			return clip(`failed: ${event.data.error ?? 'unknown error'}`);

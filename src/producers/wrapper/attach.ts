@@ -4,7 +4,7 @@ import type {Readable, Writable} from 'node:stream';
 import {EventType} from '../../core/events.ts';
 import {addTokens, isOverBudget, UNKNOWN_TOKENS, type Tokens} from '../../core/tokens.ts';
 import {readProgressLine, type OutputFinding} from '../agent-kind.ts';
-import {terminate, type StopTarget} from '../stop.ts';
+import {terminate, type GroupEnd, type StopTarget} from '../stop.ts';
 import {previousThreadUsage} from '../wrapper-queries.ts';
 import type {WrapperOptions} from './options.ts';
 import type {TaskLog} from './record.ts';
@@ -70,7 +70,7 @@ function readStream(
 /** The wrapper's watch over a running child; `finish` once the child has exited. */
 export type Attachment = {
 	/** Stops the heartbeats, reads the last partial lines, waits for a budget stop and the log file. */
-	finish(): Promise<{readonly tokens: Tokens; readonly overBudget: boolean}>;
+	finish(): Promise<{readonly tokens: Tokens; readonly overBudget: boolean; readonly budgetStop: GroupEnd | null}>;
 };
 
 /** The child as the wrapper watches it: its output streams (null when they go straight to the terminal) and its group. */
@@ -90,7 +90,7 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 	const {ledger, budget} = options;
 	const heartbeat = setInterval(() => log.append(EventType.heartbeat, {}), options.heartbeatMs);
 	let tokens: Tokens = UNKNOWN_TOKENS;
-	let budgetStop: Promise<unknown> | null = null;
+	let budgetStop: Promise<GroupEnd> | null = null;
 	const onFinding = (finding: OutputFinding, stream: string, lineNumber: number): void => {
 		if (finding.kind === 'reject') {
 			try {
@@ -119,9 +119,9 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 		async finish() {
 			clearInterval(heartbeat);
 			for (const splitter of splitters) splitter.end();
-			if (budgetStop) await budgetStop;
+			const ended = budgetStop ? await budgetStop : null;
 			if (sink) await new Promise(done => sink.end(done));
-			return {tokens, overBudget: budgetStop !== null};
+			return {tokens, overBudget: budgetStop !== null, budgetStop: ended};
 		},
 	};
 }
