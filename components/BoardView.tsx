@@ -8,6 +8,7 @@ import {NeedsYouPanel} from './NeedsYouPanel.tsx';
 import {ReviewsPanel} from './ReviewsPanel.tsx';
 import {TaskDetail} from './TaskRow.tsx';
 import {TimelinePanel} from './TimelinePanel.tsx';
+import {toneColor} from './theme.ts';
 
 type Props = {readonly screen: ScreenView};
 
@@ -55,6 +56,11 @@ export function BoardView({screen}: Props) {
 				</Text>
 				<Text>{screen.header}</Text>
 			</Text>
+			{screen.alerts.map(alert => (
+				<Text key={alert} color={toneColor('error')} bold wrap="truncate-end">
+					{`⚠ ${alert}`}
+				</Text>
+			))}
 			{body}
 			<Footer screen={screen} />
 		</Box>

@@ -2,8 +2,9 @@ import {DEFAULT_ENDED_WINDOW_MS} from '../core/board/selectors.ts';
 import {EventType, type LedgerEvent} from '../core/events.ts';
 import type {HumanQueue} from '../core/human-queue.ts';
 import type {Task} from '../core/task.ts';
-import type {Ledger} from './open-ledger.ts';
+import type {Ledger, LedgerFileChange} from './open-ledger.ts';
 import {loadHumanQueue} from './queue.ts';
+import {DROPPED_COUNTER} from './counters.ts';
 
 /** What one read of the ledger gives the board. */
 export type FeedBatch = {
@@ -16,6 +17,10 @@ export type FeedBatch = {
 	readonly hasMore?: boolean;
 	/** The open task's events, reloaded when that task changed. */
 	readonly timelineEvents?: readonly LedgerEvent[];
+	/** The ledger file was deleted or replaced and has been reopened: this read is of the new file. */
+	readonly ledgerChange?: LedgerFileChange;
+	/** Events the hook could not record anywhere (the `hook.dropped` counter), when it is not 0. */
+	readonly dropped?: number;
 };
 
 /** The board's reads and writes of the ledger. */
@@ -24,6 +29,11 @@ export type BoardFeed = {
 	load(now: number): FeedBatch;
 	/** Events after `lastSeq`: the tasks they touched, reloaded, and the queue; null when nothing is new. */
 	poll(lastSeq: number, now: number, openTaskId?: string | null): FeedBatch | null;
+	/**
+	 * Checks that the ledger file is still the one open (it may have been deleted or replaced under
+	 * the board); when it is not, reopens it and returns a full read of the new file saying so.
+	 */
+	verify(now: number): FeedBatch | null;
 	/** One task's events, for the drill-down. */
 	eventsOf(taskId: string): LedgerEvent[];
 	/** Records that a person saw the queue entry raised at `signalAt`. */
@@ -35,14 +45,33 @@ const PAGE = 5000;
 
 /** Reads the ledger for the board: `seq > last`, then only the tasks those events touched. */
 export function createBoardFeed(ledger: Ledger, options: {readonly endedWindowMs?: number} = {}): BoardFeed {
-	const {reader, writer} = ledger;
 	const windowMs = options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS;
+	// The reads are taken from the ledger at each call: after a reopen they are the new file's.
+	let generation = ledger.generation;
+	const dropped = (): {dropped?: number} => {
+		const count = ledger.reader.counter(DROPPED_COUNTER);
+		return count > 0 ? {dropped: count} : {};
+	};
+	const load = (now: number): FeedBatch => {
+		generation = ledger.generation;
+		const reader = ledger.reader;
+		const lastSeq = reader.lastSeq();
+		return {tasks: reader.tasksForView(now - windowMs), queue: loadHumanQueue(reader, now), lastSeq, isFull: true, ...dropped()};
+	};
+	const reloaded = (now: number): FeedBatch => {
+		const change = ledger.lastChange;
+		return {...load(now), ...(change ? {ledgerChange: change} : {})};
+	};
 	return {
-		load(now) {
-			const lastSeq = reader.lastSeq();
-			return {tasks: reader.tasksForView(now - windowMs), queue: loadHumanQueue(reader, now), lastSeq, isFull: true};
+		load,
+		verify(now) {
+			ledger.verifyFile();
+			return ledger.generation !== generation ? reloaded(now) : null;
 		},
 		poll(lastSeq, now, openTaskId = null) {
+			// Reopened (here, or by the reconciler pass sharing this ledger): read the new file from its start.
+			if (ledger.generation !== generation) return reloaded(now);
+			const reader = ledger.reader;
 			const events = reader.eventsSince(lastSeq, PAGE);
 			if (events.length === 0) return null;
 			const changed = new Set(events.map(event => event.taskId));
@@ -62,12 +91,13 @@ export function createBoardFeed(ledger: Ledger, options: {readonly endedWindowMs
 				lastSeq: seq,
 				isFull: false,
 				hasMore: events.length === PAGE,
+				...dropped(),
 				...(isOpenChanged ? {timelineEvents: reader.eventsOf(openTaskId)} : {}),
 			};
 		},
-		eventsOf: taskId => reader.eventsOf(taskId),
+		eventsOf: taskId => ledger.reader.eventsOf(taskId),
 		acknowledge(taskId, signalAt, now) {
-			writer.append([{taskId, type: EventType.acknowledged, at: now, source: 'board', data: {signalAt}}]);
+			ledger.writer.append([{taskId, type: EventType.acknowledged, at: now, source: 'board', data: {signalAt}}]);
 		},
 	};
 }

@@ -1,10 +1,13 @@
 import Database from 'better-sqlite3';
-import {closeSync, openSync} from 'node:fs';
+import {closeSync, existsSync, openSync, statSync, unlinkSync} from 'node:fs';
 import {dirname} from 'node:path';
 import {migrate} from './migrations.ts';
 import {makePrivateDir, PRIVATE_FILE_MODE} from './private-files.ts';
 import {createLedgerReader, type LedgerReader} from './reader.ts';
 import {createLedgerWriter, type LedgerWriter} from './writer.ts';
+
+/** The ledger file was deleted, or another file now has its name (it was replaced). */
+export type LedgerFileChange = {readonly kind: 'deleted' | 'replaced'; readonly at: number; readonly path: string};
 
 /**
  * An open ledger: the store's whole interface. Everything outside src/ledger reads and writes
@@ -13,8 +16,22 @@ import {createLedgerWriter, type LedgerWriter} from './writer.ts';
 export type Ledger = {
 	/** The file, for messages and for the spool beside it. */
 	readonly path: string;
+	/** The reads; after a reopen, those of the new file. */
 	readonly reader: LedgerReader;
+	/** The writes; after a reopen, those of the new file. */
 	readonly writer: LedgerWriter;
+	/** How many times the file was reopened: a reader that tails by `seq` starts over when it changes. */
+	readonly generation: number;
+	/** The last time the file was found deleted or replaced (and reopened), or null. */
+	readonly lastChange: LedgerFileChange | null;
+	/**
+	 * Checks that the path still names the file this ledger holds open. When that file was deleted
+	 * or replaced, reopens the path now (a new, empty ledger if nothing is there) so later writes
+	 * land where every other process looks, and says what happened; null when nothing changed.
+	 */
+	verifyFile(): LedgerFileChange | null;
+	/** SQLite's `PRAGMA quick_check`: an empty list when the file is sound, else the problems (the first ten). */
+	quickCheck(): string[];
 	close(): void;
 };
 
@@ -23,6 +40,8 @@ export type OpenOptions = {
 	readonly busyTimeoutMs?: number;
 	/** Open without creating or migrating; fails if the file is absent. */
 	readonly isReadonly?: boolean;
+	/** Open for writing, but never create the file (the hook: no ledger means spool). */
+	readonly mustExist?: boolean;
 };
 
 /**
@@ -45,26 +64,65 @@ function enableWal(db: Database.Database, timeoutMs: number): void {
 	}
 }
 
-/**
- * Creates the ledger file owner-only before SQLite does: SQLite would make it 0644 less the umask,
- * and it gives the WAL and shared-memory files the database file's own mode, so all three are 0600.
- */
-function createPrivately(file: string): void {
-	makePrivateDir(dirname(file));
+function unlinkIfThere(file: string): void {
 	try {
-		closeSync(openSync(file, 'wx', PRIVATE_FILE_MODE));
+		unlinkSync(file);
 	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+		if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
 	}
 }
 
-/** Opens (creating if needed) the ledger at `file`: WAL, migrations, prepared statements. */
-export function openLedger(file: string, options: OpenOptions = {}): Ledger {
-	if (!options.isReadonly) createPrivately(file);
+/**
+ * Creates the ledger file when there is none, owner-only: SQLite would make it 0644 less the
+ * umask, and it gives the WAL and shared-memory files the database file's own mode, so all three
+ * are 0600. Creation happens under an exclusive lock (a SQLite lock on `ledger.db.lock`, which the
+ * kernel drops if its holder dies) so that the WAL and shared-memory files a deleted ledger left
+ * behind (other processes may still hold that ledger open) are removed before the new file exists,
+ * and never by a second creator after the first has made its own: a new ledger must never join
+ * the old one's WAL.
+ */
+function createIfMissing(file: string, busyTimeoutMs: number): void {
+	if (existsSync(file)) return;
+	makePrivateDir(dirname(file));
+	const lockFile = `${file}.lock`;
+	try {
+		closeSync(openSync(lockFile, 'wx', PRIVATE_FILE_MODE));
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+	}
+	const lock = new Database(lockFile, {timeout: Math.max(busyTimeoutMs, 1000)});
+	try {
+		lock.exec('BEGIN EXCLUSIVE');
+		if (existsSync(file)) return; // another process made it while we waited
+		unlinkIfThere(`${file}-wal`);
+		unlinkIfThere(`${file}-shm`);
+		closeSync(openSync(file, 'wx', PRIVATE_FILE_MODE));
+	} finally {
+		if (lock.inTransaction) lock.exec('COMMIT');
+		lock.close();
+	}
+}
+
+/** The identity of the file at a path (device and inode), or null when nothing is there. */
+function identityOf(file: string): string | null {
+	try {
+		const stat = statSync(file);
+		return `${stat.dev}:${stat.ino}`;
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+		throw error;
+	}
+}
+
+type Opened = {db: Database.Database; reader: LedgerReader; writer: LedgerWriter; identity: string | null};
+
+function openDatabase(file: string, options: OpenOptions): Opened {
+	const isCreating = !options.isReadonly && !options.mustExist;
+	if (isCreating) createIfMissing(file, options.busyTimeoutMs ?? 5000);
 	const db = new Database(file, {
 		timeout: options.busyTimeoutMs ?? 5000,
 		readonly: options.isReadonly ?? false,
-		fileMustExist: options.isReadonly ?? false,
+		fileMustExist: !isCreating,
 	});
 	try {
 		if (!options.isReadonly) {
@@ -76,10 +134,48 @@ export function openLedger(file: string, options: OpenOptions = {}): Ledger {
 		db.close();
 		throw error;
 	}
+	// Taken after the open: the file SQLite opened is the one whose identity is watched.
+	return {db, reader: createLedgerReader(db), writer: createLedgerWriter(db), identity: identityOf(file)};
+}
+
+/** Opens (creating if needed) the ledger at `file`: WAL, migrations, prepared statements. */
+export function openLedger(file: string, options: OpenOptions = {}): Ledger {
+	let current = openDatabase(file, options);
+	let generation = 0;
+	let lastChange: LedgerFileChange | null = null;
 	return {
 		path: file,
-		reader: createLedgerReader(db),
-		writer: createLedgerWriter(db),
-		close: () => db.close(),
+		get reader() {
+			return current.reader;
+		},
+		get writer() {
+			return current.writer;
+		},
+		get generation() {
+			return generation;
+		},
+		get lastChange() {
+			return lastChange;
+		},
+		verifyFile() {
+			const now = identityOf(file);
+			if (now !== null && now === current.identity) return null;
+			const kind = now === null ? 'deleted' : 'replaced';
+			try {
+				current.db.close();
+			} catch {
+				// A connection to a file that is gone: nothing left to save in it.
+			}
+			current = openDatabase(file, options);
+			generation += 1;
+			lastChange = {kind, at: Date.now(), path: file};
+			return lastChange;
+		},
+		quickCheck() {
+			const rows = current.db.pragma('quick_check(10)', {simple: false}) as {quick_check: string}[];
+			const problems = rows.map(row => row.quick_check);
+			return problems.length === 1 && problems[0] === 'ok' ? [] : problems;
+		},
+		close: () => current.db.close(),
 	};
 }

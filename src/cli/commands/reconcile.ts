@@ -4,6 +4,9 @@ import {parseCommandArgs, positiveSeconds} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 
+/** Exit code of a reconciler whose ledger file was deleted or replaced while it ran (it went on with the new file). */
+const LEDGER_REPLACED_EXIT = 3;
+
 export const usage = `controlroom reconcile [--once] [--interval SECONDS] [--agents NAMES] [--json] [--ledger PATH]
   Each pass: folds spool files into the ledger; marks running tasks whose process is gone with no
   exit as lost; records agent processes nobody registered (claude, codex, or --agents a,b /
@@ -39,13 +42,20 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const stopLoop = (): void => stopping.abort();
 	process.once('SIGINT', stopLoop);
 	process.once('SIGTERM', stopLoop);
+	let exitCode = 0;
 	try {
 		for (;;) {
 			const result = reconcileOnce(ledger, {agentNames});
+			if (result.ledgerChange) {
+				exitCode = LEDGER_REPLACED_EXIT;
+				process.stderr.write(
+					`controlroom: the ledger ${result.ledgerChange.path} was ${result.ledgerChange.kind}: reconciling the new file there from now on\n`,
+				);
+			}
 			out(values.json ? JSON.stringify(result) : summary(result));
-			if (values.once || stopping.signal.aborted) return 0;
+			if (values.once || stopping.signal.aborted) return exitCode;
 			await sleep(intervalMs, undefined, {signal: stopping.signal}).catch(() => undefined);
-			if (stopping.signal.aborted) return 0;
+			if (stopping.signal.aborted) return exitCode;
 		}
 	} finally {
 		process.off('SIGINT', stopLoop);

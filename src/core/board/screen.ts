@@ -24,6 +24,8 @@ export type ScreenView = {
 	readonly height: number;
 	readonly mode: BoardMode;
 	readonly header: string;
+	/** Lines under the header that stay until the board is closed: the ledger file was replaced, hook events were dropped. */
+	readonly alerts: readonly string[];
 	readonly isWideRows: boolean;
 	readonly lanes: {readonly lines: readonly LaneLine[]; readonly above: number; readonly below: number; readonly height: number};
 	readonly selectedId: string | null;
@@ -67,6 +69,27 @@ function queueHeight(lanes: readonly QueueLaneView[], available: number): number
 	return Math.min(needed, Math.max(3, Math.floor(available * 0.35)));
 }
 
+const clockOf = (at: number): string => new Date(at).toISOString().slice(11, 19);
+
+/** The alert lines: what the board must not let anyone miss. */
+export function selectAlerts(state: Pick<BoardState, 'ledgerAlert' | 'dropped'>): string[] {
+	const alerts: string[] = [];
+	if (state.ledgerAlert) {
+		const {kind, at, path} = state.ledgerAlert;
+		alerts.push(
+			terminalSafe(
+				`ledger ${path} was ${kind} at ${clockOf(at)} UTC; now reading and writing the new file there (earlier events are not in it)`,
+			),
+		);
+	}
+	if (state.dropped > 0) {
+		alerts.push(
+			`${state.dropped} hook event${state.dropped === 1 ? ' was' : 's were'} dropped: neither ledger nor spool could be written (see controlroom doctor)`,
+		);
+	}
+	return alerts;
+}
+
 /** Builds the whole screen from the state at `now` for a `width`×`height` terminal. */
 export function selectScreen(
 	state: BoardState,
@@ -79,7 +102,8 @@ export function selectScreen(
 	const queue = selectQueue(state.queue, state.tasks, now);
 	const isWideRows = width >= WIDE_ROW_COLUMNS;
 	const isSideBySide = width >= SIDE_BY_SIDE_COLUMNS;
-	const available = Math.max(4, height - HEADER_LINES - FOOTER_LINES);
+	const alerts = selectAlerts(state);
+	const available = Math.max(4, height - HEADER_LINES - alerts.length - FOOTER_LINES);
 	const queueLines = queueHeight(queue.lanes, available);
 	// Side by side, Reviews and Held effects sit beside Needs you (3 lines); stacked, one line each below it.
 	const panelsHeight = isSideBySide ? Math.max(3, queueLines) : queueLines + 2;
@@ -107,6 +131,7 @@ export function selectScreen(
 		height,
 		mode: state.mode,
 		header: selectHeader(lanesView.counts, queue.total, state.filter),
+		alerts,
 		isWideRows,
 		lanes: {...windowLines(lanesView.lines, selectedId, lanesHeight), height: lanesHeight},
 		selectedId,

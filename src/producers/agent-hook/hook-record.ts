@@ -2,6 +2,7 @@ import {existsSync} from 'node:fs';
 import type {NewEvent} from '../../core/events.ts';
 import {decodeLine, parseJsonText, parseValue, rejectReason} from '../../ledger/ingest.ts';
 import {openLedger, type Ledger} from '../../ledger/open-ledger.ts';
+import {DROPPED_COUNTER} from '../../ledger/counters.ts';
 import {spoolDir} from '../../ledger/paths.ts';
 import {MAX_LINE_BYTES} from '../../ledger/payload-limits.ts';
 import {helperTaskId, sessionTaskId} from '../../ledger/payload-mapping.ts';
@@ -18,8 +19,6 @@ export const MAX_HOOK_INPUT_BYTES = MAX_LINE_BYTES;
 const TRANSCRIPT_MIN_TIME_LEFT_MS = 40;
 /** The small chunk: a turn's worth of new lines, read in about a millisecond. */
 const LATE_TRANSCRIPT_CHUNK = 256 * 1024;
-/** Counter bumped when an event is lost because even the spool write failed. */
-export const DROPPED_COUNTER = 'hook.dropped';
 
 /** One hook invocation's input, already read from stdin or argv. */
 export type HookRequest = {
@@ -128,7 +127,7 @@ function recordInLedger(request: HookRequest, classified: Classified): {isDone: 
 	if (!existsSync(request.ledgerFile)) return {isDone: false, tokenReads: 0};
 	let ledger: Ledger | null = null;
 	try {
-		ledger = openLedger(request.ledgerFile, {busyTimeoutMs: request.busyTimeoutMs ?? HOOK_BUSY_TIMEOUT_MS});
+		ledger = openLedger(request.ledgerFile, {busyTimeoutMs: request.busyTimeoutMs ?? HOOK_BUSY_TIMEOUT_MS, mustExist: true});
 		const open = ledger;
 		if (classified.kind === 'reject') {
 			open.writer.reject({
@@ -190,7 +189,10 @@ function recordInSpool(request: HookRequest, classified: Classified): void {
 function countDrop(request: HookRequest): void {
 	try {
 		if (!existsSync(request.ledgerFile)) return;
-		const ledger = openLedger(request.ledgerFile, {busyTimeoutMs: request.busyTimeoutMs ?? HOOK_BUSY_TIMEOUT_MS});
+		const ledger = openLedger(request.ledgerFile, {
+			busyTimeoutMs: request.busyTimeoutMs ?? HOOK_BUSY_TIMEOUT_MS,
+			mustExist: true,
+		});
 		try {
 			ledger.writer.bump(DROPPED_COUNTER);
 		} finally {

@@ -6,6 +6,7 @@ import {awaitRecordedEnd, latestStopRequest} from '../wrapper-queries.ts';
 import {admit} from './admit.ts';
 import {attach, outputReaderFor} from './attach.ts';
 import {childExit, leftRunning, releaseOutput} from './child-exit.ts';
+import {watchLedgerFile} from './ledger-watch.ts';
 import {titleOf, type WrapperOptions} from './options.ts';
 import {recordOutcome, recordRegistered, recordSpawnFailure, recordStarted, recordStoppedBeforeSpawn, taskLog} from './record.ts';
 import {relaySignals, type SignalRelay} from './signals.ts';
@@ -56,11 +57,18 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 	const target = recordStarted(log, child.pid);
 	relay.setTarget(target);
 	const attachment = attach(options, log, {stdout: child.stdout, stderr: child.stderr, target, isPiped}, read);
+	const childPid = child.pid;
+	// A ledger deleted or replaced under the run: the task is recorded again in the new file.
+	const fileWatch = watchLedgerFile(options, () => {
+		recordRegistered(options, log, lease?.slot ?? null);
+		recordStarted(log, childPid);
+	});
 	// The run ends when the child does: background processes holding its pipes do not hold the task.
 	const exit = await exited;
 	await releaseOutput([child.stdout, child.stderr]);
 	await child;
 	const {tokens, overBudget, budgetStop} = await attachment.finish();
+	fileWatch.stop();
 	const received = relay.received();
 	const terminating = received === 'SIGINT' ? null : received;
 	const stopRequest = latestStopRequest(options.ledger, log.taskId);
