@@ -1,6 +1,7 @@
 import {randomBytes} from 'node:crypto';
 import {closeSync, fstatSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
+import {DROPPED_COUNTER} from './counters.ts';
 import type {Ledger} from './open-ledger.ts';
 import {createIngestor, type IngestStats} from './ingest.ts';
 import {MAX_LINE_BYTES} from './payload-limits.ts';
@@ -56,6 +57,36 @@ export function writeSpoolRaw(dir: string, raw: string): string {
 	return writeSpoolFile(dir, raw.endsWith('\n') ? raw : `${raw}\n`);
 }
 
+/** A drop marker's name ends so: an empty file saying one hook event could be written nowhere. */
+const DROP_SUFFIX = '.dropped';
+
+/**
+ * Marks one hook event lost because neither the ledger nor a spool file could take it (a full
+ * disk): an empty file, since a new name in an existing folder needs no data block where a line
+ * would. The next fold counts the markers into the ledger's drop counter, so the loss is told.
+ */
+export function markDropped(dir: string): void {
+	makePrivateDir(dir);
+	closeSync(openSync(join(dir, `${newSpoolName()}${DROP_SUFFIX}`), 'wx', PRIVATE_FILE_MODE));
+}
+
+/**
+ * Moves the drop markers into the ledger's counter. Counted before the markers are removed: a
+ * crash between the two counts those drops twice, which says more than was lost, never less.
+ */
+function foldDropMarkers(ledger: Ledger, dir: string): number {
+	let markers: string[];
+	try {
+		markers = readdirSync(dir).filter(name => name.endsWith(DROP_SUFFIX));
+	} catch {
+		return 0;
+	}
+	if (markers.length === 0) return 0;
+	ledger.writer.bump(DROPPED_COUNTER, markers.length);
+	for (const name of markers) removeFolded(join(dir, name));
+	return markers.length;
+}
+
 function listSpoolFiles(dir: string): string[] {
 	try {
 		return readdirSync(dir)
@@ -68,7 +99,11 @@ function listSpoolFiles(dir: string): string[] {
 }
 
 /** What a fold did: the ingest totals, the files folded, and those set aside in `spool/rejected/`. */
-export type FoldStats = IngestStats & {files: number; setAside: number};
+export type FoldStats = IngestStats & {
+	files: number;
+	setAside: number;
+	/** Drop markers counted into `hook.dropped`. */ dropped: number;
+};
 
 /** The lines of a file's bytes (split on LF; the ingestor trims CR and blanks). */
 function* linesOf(bytes: Buffer): Generator<Buffer> {
@@ -162,7 +197,8 @@ function foldFile(ledger: Ledger, dir: string, name: string, now: number): (Inge
  * ledger itself (busy, full, corrupt) stops the fold, leaving the files for the next pass.
  */
 export function foldSpool(ledger: Ledger, dir: string, now = Date.now()): FoldStats {
-	const total: FoldStats = {lines: 0, appended: 0, rejected: 0, rejectsAdded: 0, skipped: 0, files: 0, setAside: 0};
+	const total: FoldStats = {lines: 0, appended: 0, rejected: 0, rejectsAdded: 0, skipped: 0, files: 0, setAside: 0, dropped: 0};
+	total.dropped = foldDropMarkers(ledger, dir);
 	for (const name of listSpoolFiles(dir)) {
 		let folded: ReturnType<typeof foldFile>;
 		try {

@@ -7,7 +7,7 @@ import {spoolDir} from '../../ledger/paths.ts';
 import {MAX_LINE_BYTES} from '../../ledger/payload-limits.ts';
 import {helperTaskId, sessionTaskId} from '../../ledger/payload-mapping.ts';
 import type {AgentSource} from '../../ledger/payload-schema.ts';
-import {writeSpoolEnvelope, writeSpoolRaw} from '../../ledger/spool.ts';
+import {markDropped, writeSpoolEnvelope, writeSpoolRaw} from '../../ledger/spool.ts';
 import {MAX_REJECT_RAW_CHARS} from '../../ledger/writer.ts';
 import {commitTranscriptRead, MAX_TRANSCRIPT_CHUNK, readTranscriptSinceCursor, type TranscriptRead} from './transcript-tokens.ts';
 
@@ -186,20 +186,31 @@ function recordInSpool(request: HookRequest, classified: Classified): void {
 	});
 }
 
+/**
+ * Counts an event that neither the ledger nor the spool could take: in the ledger's counter when
+ * that write still goes through, else as an empty marker file in the spool (on a full disk a new
+ * name often fits where a line does not) that the next fold counts in. Never throws.
+ */
 function countDrop(request: HookRequest): void {
 	try {
-		if (!existsSync(request.ledgerFile)) return;
+		if (!existsSync(request.ledgerFile)) throw new Error('no ledger');
 		const ledger = openLedger(request.ledgerFile, {
 			busyTimeoutMs: request.busyTimeoutMs ?? HOOK_BUSY_TIMEOUT_MS,
 			mustExist: true,
 		});
 		try {
 			ledger.writer.bump(DROPPED_COUNTER);
+			return;
 		} finally {
 			ledger.close();
 		}
 	} catch {
-		// Neither ledger nor spool can be written: the stderr line is all that is left.
+		// The ledger cannot count it: leave a marker.
+	}
+	try {
+		markDropped(spoolDir(request.ledgerFile));
+	} catch {
+		// Not even a name fits: the stderr line is all that is left.
 	}
 }
 
