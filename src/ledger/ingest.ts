@@ -102,8 +102,21 @@ export function rejectReason(error: unknown): string {
 	return `mapping failed: ${named.slice(0, 500)}`;
 }
 
-/** `rejected` counts lines that failed this time; `rejectsAdded` those not already recorded. */
-export type IngestStats = {lines: number; appended: number; rejected: number; rejectsAdded: number; skipped: number};
+/** How many rejected lines an ingest reports by number and reason (all of them are in the rejects table). */
+export const REPORTED_REJECTS = 5;
+
+/**
+ * `rejected` counts lines that failed this time; `rejectsAdded` those not already recorded;
+ * `firstRejects` the first few of them, by line number, with the reason.
+ */
+export type IngestStats = {
+	lines: number;
+	appended: number;
+	rejected: number;
+	rejectsAdded: number;
+	skipped: number;
+	firstRejects: {line: number; reason: string}[];
+};
 
 /** Where the lines come from (recorded on each reject), and who hears of each reject as it happens. */
 export type IngestOptions = ParseOptions & {
@@ -135,7 +148,7 @@ function rawText(raw: RawLine): string {
  * store itself (busy, full, corrupt) stops the fold, leaving the input to be read again.
  */
 export function createIngestor(ledger: Ledger, options: IngestOptions) {
-	const stats: IngestStats = {lines: 0, appended: 0, rejected: 0, rejectsAdded: 0, skipped: 0};
+	const stats: IngestStats = {lines: 0, appended: 0, rejected: 0, rejectsAdded: 0, skipped: 0, firstRejects: []};
 	const seen = new Map<string, number>();
 	let batch: Batch = {mapped: [], rejects: [], lines: 0};
 	let lineNumber = 0;
@@ -153,6 +166,7 @@ export function createIngestor(ledger: Ledger, options: IngestOptions) {
 				if (isStoreFault(error)) throw error;
 				stats.rejected += 1;
 				const reason = `events could not be written: ${rejectReason(error)}`;
+				if (stats.firstRejects.length < REPORTED_REJECTS) stats.firstRejects.push({line: entry.line, reason});
 				options.onReject?.(entry.line, reason);
 				pending.rejects.push({
 					line: entry.line,
@@ -182,6 +196,7 @@ export function createIngestor(ledger: Ledger, options: IngestOptions) {
 	};
 	const reject = (line: number, reason: string, raw: RawLine, key: string, rawBytes: number): void => {
 		stats.rejected += 1;
+		if (stats.firstRejects.length < REPORTED_REJECTS) stats.firstRejects.push({line, reason});
 		options.onReject?.(line, reason);
 		batch.rejects.push({line, reason, raw: rawText(raw), rawBytes, dedupKey: `${options.origin}:${key}`});
 	};

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
-import {closeSync, existsSync, openSync, statSync, unlinkSync} from 'node:fs';
-import {dirname} from 'node:path';
-import {migrate} from './migrations.ts';
+import {closeSync, copyFileSync, existsSync, mkdtempSync, openSync, rmSync, statSync, unlinkSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import {dirname, join} from 'node:path';
+import {LedgerFromFutureError, migrate, SCHEMA_VERSION} from './migrations.ts';
 import {makePrivateDir, PRIVATE_FILE_MODE} from './private-files.ts';
 import {createLedgerReader, type LedgerReader} from './reader.ts';
 import {createLedgerWriter, type LedgerWriter} from './writer.ts';
@@ -38,7 +39,10 @@ export type Ledger = {
 export type OpenOptions = {
 	/** How long to wait for another writer's lock, in ms (the hook waits 25). */
 	readonly busyTimeoutMs?: number;
-	/** Open without creating or migrating; fails if the file is absent. */
+	/**
+	 * Open for reading only, never creating, migrating or writing the file (a ledger the user may
+	 * not write, e.g. in a read-only folder). Its writer refuses every write.
+	 */
 	readonly isReadonly?: boolean;
 	/** Open for writing, but never create the file (the hook: no ledger means spool). */
 	readonly mustExist?: boolean;
@@ -114,28 +118,87 @@ function identityOf(file: string): string | null {
 	}
 }
 
-type Opened = {db: Database.Database; reader: LedgerReader; writer: LedgerWriter; identity: string | null};
+type Opened = {
+	readonly db: Database.Database;
+	readonly reader: LedgerReader;
+	readonly writer: LedgerWriter;
+	/** The identity of the file at the path when it was opened: a change means it was deleted or replaced. */
+	readonly identity: string | null;
+	readonly onClose: () => void;
+};
+
+function opened(file: string, db: Database.Database, onClose: () => void = () => undefined): Opened {
+	// Taken after the open: the file SQLite opened is the one whose identity is watched.
+	return {db, reader: createLedgerReader(db), writer: createLedgerWriter(db), identity: identityOf(file), onClose};
+}
+
+/** What a read-only open cannot do by itself: SQLite needs to create `-shm` beside a WAL ledger. */
+const NEEDS_A_WRITABLE_FOLDER = new Set(['SQLITE_READONLY_DIRECTORY', 'SQLITE_CANTOPEN', 'SQLITE_READONLY_CANTINIT']);
+
+/**
+ * Opens a ledger read-only in place when a writer's `-shm` is already beside it (a writer is at
+ * work, or left it), so SQLite needs to create nothing there. Without one, a reader would create
+ * `-shm` and `-wal` files as itself in someone else's folder, which can lock its owner out: null.
+ * Null too when SQLite cannot read it in place, or the schema is older (it would need a migration).
+ */
+function openReadonlyInPlace(file: string, timeoutMs: number): Opened | null {
+	if (!existsSync(`${file}-shm`)) return null;
+	const db = new Database(file, {readonly: true, fileMustExist: true, timeout: timeoutMs});
+	try {
+		const version = db.pragma('user_version', {simple: true}) as number;
+		if (version > SCHEMA_VERSION) throw new LedgerFromFutureError(version);
+		if (version === SCHEMA_VERSION) return opened(file, db);
+	} catch (error) {
+		db.close();
+		if (NEEDS_A_WRITABLE_FOLDER.has((error as {code?: string}).code ?? '')) return null;
+		throw error;
+	}
+	db.close();
+	return null;
+}
+
+/**
+ * Reads a ledger the user cannot write through a private copy (with its `-wal`, so nothing
+ * committed is missed) in a temporary folder, migrated there if it is older; removed on close.
+ * The copy is never written back: writes to it are refused like any read-only ledger's.
+ */
+function openReadonlyCopy(file: string, timeoutMs: number): Opened {
+	const folder = mkdtempSync(join(tmpdir(), 'controlroom-readonly-'));
+	const remove = () => rmSync(folder, {recursive: true, force: true});
+	try {
+		const copy = join(folder, 'ledger.db');
+		copyFileSync(file, copy);
+		if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, `${copy}-wal`);
+		const db = new Database(copy, {fileMustExist: true, timeout: timeoutMs});
+		try {
+			migrate(db);
+			db.pragma('query_only = ON');
+		} catch (error) {
+			db.close();
+			throw error;
+		}
+		return opened(file, db, remove);
+	} catch (error) {
+		remove();
+		throw error;
+	}
+}
 
 function openDatabase(file: string, options: OpenOptions): Opened {
-	const isCreating = !options.isReadonly && !options.mustExist;
-	if (isCreating) createIfMissing(file, options.busyTimeoutMs ?? 5000);
-	const db = new Database(file, {
-		timeout: options.busyTimeoutMs ?? 5000,
-		readonly: options.isReadonly ?? false,
-		fileMustExist: !isCreating,
-	});
+	const timeoutMs = options.busyTimeoutMs ?? 5000;
+	if (options.isReadonly) return openReadonlyInPlace(file, timeoutMs) ?? openReadonlyCopy(file, timeoutMs);
+	const isCreating = !options.mustExist;
+	if (isCreating) createIfMissing(file, timeoutMs);
+	const db = new Database(file, {timeout: timeoutMs, fileMustExist: !isCreating});
 	try {
-		if (!options.isReadonly) {
-			enableWal(db, options.busyTimeoutMs ?? 5000);
-			db.pragma('synchronous = NORMAL');
-			migrate(db);
-		}
+		enableWal(db, timeoutMs);
+		db.pragma('synchronous = NORMAL');
+		migrate(db);
 	} catch (error) {
 		db.close();
 		throw error;
 	}
-	// Taken after the open: the file SQLite opened is the one whose identity is watched.
-	return {db, reader: createLedgerReader(db), writer: createLedgerWriter(db), identity: identityOf(file)};
+	return opened(file, db);
 }
 
 /** Opens (creating if needed) the ledger at `file`: WAL, migrations, prepared statements. */
@@ -163,6 +226,7 @@ export function openLedger(file: string, options: OpenOptions = {}): Ledger {
 			const kind = now === null ? 'deleted' : 'replaced';
 			try {
 				current.db.close();
+				current.onClose();
 			} catch {
 				// A connection to a file that is gone: nothing left to save in it.
 			}
@@ -176,6 +240,9 @@ export function openLedger(file: string, options: OpenOptions = {}): Ledger {
 			const problems = rows.map(row => row.quick_check);
 			return problems.length === 1 && problems[0] === 'ok' ? [] : problems;
 		},
-		close: () => current.db.close(),
+		close: () => {
+			current.db.close();
+			current.onClose();
+		},
 	};
 }

@@ -99,7 +99,7 @@ function listSpoolFiles(dir: string): string[] {
 }
 
 /** What a fold did: the ingest totals, the files folded, and those set aside in `spool/rejected/`. */
-export type FoldStats = IngestStats & {
+export type FoldStats = Omit<IngestStats, 'firstRejects'> & {
 	files: number;
 	setAside: number;
 	/** Drop markers counted into `hook.dropped`. */ dropped: number;
@@ -182,7 +182,15 @@ function foldFile(ledger: Ledger, dir: string, name: string, now: number): (Inge
 			rawBytes: file.size,
 			dedupKey: `${origin}:file`,
 		});
-		return {lines: 0, appended: 0, rejected: 1, rejectsAdded: 1, skipped: 0, reasons: [reason]};
+		return {
+			lines: 0,
+			appended: 0,
+			rejected: 1,
+			rejectsAdded: 1,
+			skipped: 0,
+			firstRejects: [{line: 0, reason}],
+			reasons: [reason],
+		};
 	}
 	for (const line of linesOf(file.bytes)) ingestor.push(line);
 	return {...ingestor.finish(), reasons};

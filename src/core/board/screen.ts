@@ -1,5 +1,6 @@
 import {helpBar, helpLines, BoardCommand, type BarItem, type BoardMode, type HelpLine} from './keymap.ts';
 import {
+	ledgerHeaderLabel,
 	selectHeader,
 	selectLanes,
 	selectQueue,
@@ -26,6 +27,8 @@ export type ScreenView = {
 	readonly header: string;
 	/** Lines under the header that stay until the board is closed: the ledger file was replaced, hook events were dropped. */
 	readonly alerts: readonly string[];
+	/** The ledger the board shows, cut to fit, or null when the caller did not name one. */
+	readonly ledger: string | null;
 	readonly isWideRows: boolean;
 	readonly lanes: {readonly lines: readonly LaneLine[]; readonly above: number; readonly below: number; readonly height: number};
 	readonly selectedId: string | null;
@@ -132,6 +135,8 @@ export function selectScreen(
 		mode: state.mode,
 		header: selectHeader(lanesView.counts, queue.total, state.filter),
 		alerts,
+		ledger:
+			options.ledgerLabel === undefined ? null : ledgerHeaderLabel(options.ledgerLabel, Math.max(20, Math.floor(width / 3))),
 		isWideRows,
 		lanes: {...windowLines(lanesView.lines, selectedId, lanesHeight), height: lanesHeight},
 		selectedId,
