@@ -9,6 +9,7 @@ import {NeedsYouPanel} from './NeedsYouPanel.tsx';
 import {ReviewsPanel} from './ReviewsPanel.tsx';
 import {TaskDetail} from './TaskRow.tsx';
 import {TimelinePanel} from './TimelinePanel.tsx';
+import {toneColor} from './theme.ts';
 
 type Props = {readonly screen: ScreenView};
 
@@ -59,6 +60,11 @@ export function BoardView({screen}: Props) {
 				{screen.ledger === null ? null : <Text dimColor>{`${screen.ledger}  `}</Text>}
 				<Text>{screen.header}</Text>
 			</Text>
+			{screen.alerts.map(alert => (
+				<Text key={alert} color={toneColor('error')} bold wrap="truncate-end">
+					{`⚠ ${alert}`}
+				</Text>
+			))}
 			{body}
 			<Footer screen={screen} />
 		</Box>

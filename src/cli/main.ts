@@ -1,3 +1,4 @@
+import {terminalSafe} from '../core/terminal-text.ts';
 import {LedgerFromFutureError} from '../ledger/migrations.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
 import {CliError, USAGE_EXIT} from './errors.ts';
@@ -171,10 +172,10 @@ export async function main(argv: readonly string[]): Promise<number> {
 	} catch (error) {
 		if (process.env['CONTROLROOM_DEBUG'] && error instanceof Error) process.stderr.write(`${error.stack}\n`);
 		if (error instanceof CliError) {
-			process.stderr.write(`controlroom: ${error.message}\n`);
+			process.stderr.write(`controlroom: ${terminalSafe(error.message)}\n`);
 			return error.exitCode;
 		}
-		process.stderr.write(`controlroom: ${describeUnexpected(error)}\n`);
+		process.stderr.write(`controlroom: ${terminalSafe(describeUnexpected(error))}\n`);
 		return 1;
 	}
 }

@@ -1,6 +1,7 @@
 import {parseDuration} from '../../core/duration.ts';
 import type {Snapshot} from '../../core/snapshot.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
+import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {readSnapshot} from '../../ledger/snapshot-query.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
@@ -101,13 +102,13 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
 	try {
 		const snapshot = readSnapshot(ledger.reader, {now: Date.now(), windowMs, isApproverAlive});
-		out(values.json ? JSON.stringify(snapshot, null, 2) : printSnapshotText(snapshot));
+		out(values.json ? terminalSafeJson(snapshot, 2) : printSnapshotText(snapshot));
 		const matches = failOn.flatMap(lane => {
 			const tasks = laneTasks(snapshot, lane);
 			const total = laneTotal(snapshot, lane, tasks);
 			return total > 0 ? [describeMatch(lane, total, tasks)] : [];
 		});
-		if (matches.length > 0) process.stderr.write(`controlroom: ${matches.join('; ')}\n`);
+		if (matches.length > 0) process.stderr.write(`controlroom: ${terminalSafe(matches.join('; '))}\n`);
 		return matches.length > 0 ? 1 : 0;
 	} finally {
 		ledger.close();

@@ -12,6 +12,7 @@ import {
 	type TaskRowView,
 } from './selectors.ts';
 import {selectReviews, type ReviewsView} from './reviews-view.ts';
+import {terminalSafe} from '../terminal-text.ts';
 import type {BoardState, Notice} from './state.ts';
 import {summarizeArgs} from '../effects/view.ts';
 import {formatDuration} from '../format.ts';
@@ -28,6 +29,8 @@ export type ScreenView = {
 	readonly height: number;
 	readonly mode: BoardMode;
 	readonly header: string;
+	/** Lines under the header that stay until the board is closed: the ledger file was replaced, hook events were dropped. */
+	readonly alerts: readonly string[];
 	/** The ledger the board shows, cut to fit, or null when the caller did not name one. */
 	readonly ledger: string | null;
 	readonly isWideRows: boolean;
@@ -103,7 +106,29 @@ function approvalLine(state: BoardState, ref: HeldEffectRef, now: number): strin
 	const effect = state.orders.records.find(order => order.id === ref.orderId)?.effects.find(candidate => candidate.id === ref.id);
 	const args = effect ? summarizeArgs(effect.args, 100) : '';
 	const age = effect ? `  held ${formatDuration(now - effect.calledAt)}` : '';
-	return `${ref.orderId}  ${ref.id}  ${args}${age}`;
+	// The arguments are the agent's words: shown escaped, like every ledger text.
+	return terminalSafe(`${ref.orderId}  ${ref.id}  ${args}${age}`);
+}
+
+const clockOf = (at: number): string => new Date(at).toISOString().slice(11, 19);
+
+/** The alert lines: what the board must not let anyone miss. */
+export function selectAlerts(state: Pick<BoardState, 'ledgerAlert' | 'dropped'>): string[] {
+	const alerts: string[] = [];
+	if (state.ledgerAlert) {
+		const {kind, at, path} = state.ledgerAlert;
+		alerts.push(
+			terminalSafe(
+				`ledger ${path} was ${kind} at ${clockOf(at)} UTC; now reading and writing the new file there (earlier events are not in it)`,
+			),
+		);
+	}
+	if (state.dropped > 0) {
+		alerts.push(
+			`${state.dropped} hook event${state.dropped === 1 ? ' was' : 's were'} dropped: neither ledger nor spool could be written (see controlroom doctor)`,
+		);
+	}
+	return alerts;
 }
 
 /** Builds the whole screen from the state at `now` for a `width`×`height` terminal. */
@@ -118,7 +143,8 @@ export function selectScreen(
 	const queue = selectQueue(state.queue, state.tasks, now);
 	const isWideRows = width >= WIDE_ROW_COLUMNS;
 	const isSideBySide = width >= SIDE_BY_SIDE_COLUMNS;
-	const available = Math.max(4, height - HEADER_LINES - FOOTER_LINES);
+	const alerts = selectAlerts(state);
+	const available = Math.max(4, height - HEADER_LINES - alerts.length - FOOTER_LINES);
 	const queueLines = queueHeight(queue.lanes, available);
 	const isEffectsFocused = state.mode === 'effects';
 	const held = selectHeldEffects(state.orders, now, state.marked, state.effectIndex, isEffectsFocused);
@@ -171,6 +197,7 @@ export function selectScreen(
 		height,
 		mode: state.mode,
 		header: selectHeader(lanesView.counts, queue.total, state.filter),
+		alerts,
 		ledger:
 			options.ledgerLabel === undefined ? null : ledgerHeaderLabel(options.ledgerLabel, Math.max(20, Math.floor(width / 3))),
 		isWideRows,
@@ -201,12 +228,15 @@ export function selectScreen(
 			helpBar(state.mode, disabled).filter(item => isSideBySide || !item.isNotBuilt),
 			size.width,
 		),
-		notice: state.notice,
-		prompt: state.prompt ? {label: promptLabel, text: state.prompt.text} : null,
+		// A notice can quote a task title or a file name: it is ledger text too.
+		notice: state.notice ? {...state.notice, text: terminalSafe(state.notice.text)} : null,
+		prompt: state.prompt ? {label: promptLabel, text: terminalSafe(state.prompt.text)} : null,
 		confirm: state.approval
 			? `Approve ${state.approval.length} held effect${state.approval.length === 1 ? '' : 's'} listed above? y runs each once, n cancels`
 			: confirmTask
-				? `Stop ${confirmTask.id} “${confirmTask.title ?? '—'}” (pid ${confirmTask.pid ?? 'unknown'})? y to stop, n to cancel`
+				? terminalSafe(
+						`Stop ${confirmTask.id} “${confirmTask.title ?? '—'}” (pid ${confirmTask.pid ?? 'unknown'})? y to stop, n to cancel`,
+					)
 				: null,
 		order: lanesView.order,
 		queueOrder: queue.order.map(item => ({taskId: item.taskId, at: item.at})),

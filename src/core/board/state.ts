@@ -10,6 +10,9 @@ import type {Tone} from './tone.ts';
 /** A line of text the board shows under the lanes until the next action. */
 export type Notice = {readonly tone: Tone; readonly text: string};
 
+/** The ledger file was deleted or replaced under the board, which now reads and writes a new file. */
+export type LedgerFileAlert = {readonly kind: 'deleted' | 'replaced'; readonly at: number; readonly path: string};
+
 /** What a text prompt is for. */
 export type PromptKind = 'filter' | 'reason';
 
@@ -38,6 +41,10 @@ export type BoardState = {
 	readonly pendingSendBack: {readonly taskId: string; readonly reason: string} | null;
 	readonly timeline: {readonly taskId: string; readonly events: readonly LedgerEvent[]; readonly scroll: number} | null;
 	readonly notice: Notice | null;
+	/** Stays on screen until the board is closed: the ledger it started with is gone. */
+	readonly ledgerAlert: LedgerFileAlert | null;
+	/** Hook events recorded nowhere (the ledger's `hook.dropped` counter). */
+	readonly dropped: number;
 	readonly isLoaded: boolean;
 	/** Work orders and their effects, as the feed last read them (docs/effects.md). */
 	readonly orders: OrdersSnapshot;
@@ -60,6 +67,8 @@ export type BoardAction =
 			readonly isFull: boolean;
 			readonly timelineEvents?: readonly LedgerEvent[];
 			readonly orders?: OrdersSnapshot;
+			readonly ledgerChange?: LedgerFileAlert;
+			readonly dropped?: number;
 	  }
 	| {readonly type: 'move'; readonly delta: number; readonly order: readonly string[]}
 	| {readonly type: 'select'; readonly taskId: string}
@@ -95,6 +104,8 @@ export function initialBoardState(): BoardState {
 		pendingSendBack: null,
 		timeline: null,
 		notice: null,
+		ledgerAlert: null,
+		dropped: 0,
 		isLoaded: false,
 		orders: {records: [], deadApprovers: []},
 		effectIndex: 0,
@@ -113,7 +124,10 @@ function readLedger(state: BoardState, action: Extract<BoardAction, {type: 'ledg
 		tasks,
 		queue: action.queue,
 		verdicts: action.verdicts ?? state.verdicts,
-		lastSeq: Math.max(state.lastSeq, action.lastSeq),
+		// A full read may be of a new file (the old one was deleted): its sequence starts again.
+		lastSeq: action.isFull ? action.lastSeq : Math.max(state.lastSeq, action.lastSeq),
+		ledgerAlert: action.ledgerChange ?? state.ledgerAlert,
+		dropped: action.dropped ?? state.dropped,
 		timeline,
 		queueIndex: Math.min(state.queueIndex, Math.max(0, queueCount - 1)),
 		isLoaded: true,

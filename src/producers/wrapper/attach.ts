@@ -3,7 +3,7 @@ import type {Readable, Writable} from 'node:stream';
 import {EventType} from '../../core/events.ts';
 import {addTokens, isOverBudget, UNKNOWN_TOKENS, type Tokens} from '../../core/tokens.ts';
 import {readProgressLine, type OutputFinding} from '../agent-kind.ts';
-import {terminate, type StopTarget} from '../stop.ts';
+import {terminate, type GroupEnd, type StopTarget} from '../stop.ts';
 import {previousThreadUsage} from '../wrapper-queries.ts';
 import type {WrapperOptions} from './options.ts';
 import {outputTail} from './output-tail.ts';
@@ -73,6 +73,7 @@ export type Attachment = {
 	finish(): Promise<{
 		readonly tokens: Tokens;
 		readonly overBudget: boolean;
+		readonly budgetStop: GroupEnd | null;
 		/** The end of stdout, kept as the task's report (null when stdout went straight to the terminal). */
 		readonly kept: {readonly text: string; readonly bytes: number; readonly isCut: boolean} | null;
 	}>;
@@ -97,7 +98,7 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 	const {ledger, budget} = options;
 	const heartbeat = setInterval(() => log.append(EventType.heartbeat, {}), options.heartbeatMs);
 	let tokens: Tokens = UNKNOWN_TOKENS;
-	let budgetStop: Promise<unknown> | null = null;
+	let budgetStop: Promise<GroupEnd> | null = null;
 	const onFinding = (finding: OutputFinding, stream: string, lineNumber: number): void => {
 		if (finding.kind === 'reject') {
 			try {
@@ -132,9 +133,9 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 		async finish() {
 			clearInterval(heartbeat);
 			for (const splitter of splitters) splitter.end();
-			if (budgetStop) await budgetStop;
+			const ended = budgetStop ? await budgetStop : null;
 			if (sink) await new Promise(done => sink.end(done));
-			return {tokens, overBudget: budgetStop !== null, kept: tail ? tail.result() : null};
+			return {tokens, overBudget: budgetStop !== null, budgetStop: ended, kept: tail ? tail.result() : null};
 		},
 	};
 }
