@@ -1,9 +1,9 @@
 import {createReadStream, existsSync, statSync} from 'node:fs';
 import {Worker} from 'node:worker_threads';
 import type {NewEvent} from '../core/events.ts';
-import {createIngestor, emptyStats, writeLineBatch, type IngestStats, type ParseOptions} from './ingest.ts';
+import {createIngestor, emptyStats, writeLineBatch, type IngestOptions, type IngestStats} from './ingest.ts';
 import type {IngestWorkerData, IngestWorkerMessage} from './ingest-worker.ts';
-import {readLines} from './line-reader.ts';
+import {byteLines} from './ingest-stream.ts';
 import type {Ledger} from './open-ledger.ts';
 
 /** Inputs smaller than this are read on this thread: a worker's start costs more than it saves. */
@@ -22,27 +22,18 @@ export type IngestInput = {
  * serialization run on a worker thread while this one writes (SQLite and the task projection), so a
  * bulk import uses two cores; otherwise both run here. The ledger sees the same batches either way.
  */
-export async function ingestInput(
-	ledger: Ledger,
-	input: IngestInput,
-	options: ParseOptions & {readonly origin: string},
-): Promise<IngestStats> {
+export async function ingestInput(ledger: Ledger, input: IngestInput, options: IngestOptions): Promise<IngestStats> {
 	const isLarge = input.file !== null && statSync(input.file).size >= WORKER_MIN_BYTES;
 	if (isLarge && input.workerFile && existsSync(input.workerFile)) {
 		return ingestOnWorker(ledger, input.file, input.workerFile, options);
 	}
 	const ingestor = createIngestor(ledger, options);
 	const stream = input.file === null ? process.stdin : createReadStream(input.file, {highWaterMark: 1 << 20});
-	for await (const line of readLines(stream)) ingestor.push(line);
+	for await (const line of byteLines(stream)) ingestor.push(line.raw, line.streamed);
 	return ingestor.finish();
 }
 
-function ingestOnWorker(
-	ledger: Ledger,
-	file: string | null,
-	workerFile: string,
-	options: ParseOptions & {readonly origin: string},
-): Promise<IngestStats> {
+function ingestOnWorker(ledger: Ledger, file: string | null, workerFile: string, options: IngestOptions): Promise<IngestStats> {
 	const stats = emptyStats();
 	const workerData: IngestWorkerData = {file, options: {...options, withLegacyKeys: ledger.reader.hasLegacyLineKeys()}};
 	const worker = new Worker(workerFile, {workerData});
@@ -60,7 +51,7 @@ function ingestOnWorker(
 					const events = batch.events.map(
 						(event, index) => ({...event, data: JSON.parse(batch.dataJson[index] ?? '{}') as unknown}) as NewEvent,
 					);
-					writeLineBatch(ledger, {...batch, events}, stats, batch.dataJson);
+					writeLineBatch(ledger, {...batch, events}, stats, {origin: options.origin, dataJson: batch.dataJson});
 					worker.postMessage('ack');
 				} else if (message.kind === 'done') {
 					settle(() => resolve(stats));

@@ -3,7 +3,7 @@
 import {createReadStream} from 'node:fs';
 import {parentPort, workerData} from 'node:worker_threads';
 import {createLineBatcher, type LineBatch, type LineBatcherOptions} from './ingest.ts';
-import {readLines} from './line-reader.ts';
+import {byteLines} from './ingest-stream.ts';
 
 /** What the writer thread gives the worker. */
 export type IngestWorkerData = {
@@ -50,8 +50,8 @@ async function run(port: NonNullable<typeof parentPort>, input: IngestWorkerData
 		input.file === null
 			? createReadStream('', {fd: 0, highWaterMark: 1 << 20})
 			: createReadStream(input.file, {highWaterMark: 1 << 20});
-	for await (const line of readLines(stream)) {
-		batcher.push(line);
+	for await (const line of byteLines(stream)) {
+		batcher.push(line.raw, line.streamed);
 		while (inFlight >= MAX_IN_FLIGHT) await new Promise<void>(resolve => (wake = resolve));
 	}
 	batcher.finish();

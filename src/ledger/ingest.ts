@@ -1,7 +1,7 @@
 import {hash} from 'node:crypto';
 import type {NewEvent} from '../core/events.ts';
 import type {Ledger} from './open-ledger.ts';
-import type {Reject} from './writer.ts';
+import {fieldLimitProblem, invalidUtf8Offset, MAX_DEPTH, MAX_LINE_BYTES, nestsDeeperThan} from './payload-limits.ts';
 import {mapHookPayload, mapNotifyPayload, type MappingContext} from './payload-mapping.ts';
 import {
 	describeIssue,
@@ -11,12 +11,17 @@ import {
 	type AgentSource,
 	type HookPayload,
 } from './payload-schema.ts';
+import {isStoreFault} from './store-errors.ts';
+import {MAX_REJECT_RAW_CHARS, type Reject} from './writer.ts';
 
 /** Lines folded per transaction: large enough to be fast, small enough to let other writers in. */
 export const INGEST_BATCH_LINES = 2000;
 
 /** A line that could not be mapped, with the field that failed. */
 export class PayloadError extends Error {}
+
+/** A line as it arrived: text, or bytes not yet known to be UTF-8. */
+export type RawLine = string | Uint8Array;
 
 export type ParseOptions = {
 	/** Source of payloads that are not in an envelope; guessed from the payload when absent. */
@@ -56,6 +61,8 @@ export function mapPayload(payload: unknown, context: PayloadContext): NewEvent[
 		throw new PayloadError(`payload: expected a JSON object, got ${Array.isArray(payload) ? 'an array' : typeof payload}`);
 	}
 	const record = payload as Record<string, unknown>;
+	const limit = fieldLimitProblem(record);
+	if (limit) throw new PayloadError(limit);
 	if (!('hook_event_name' in record) && 'thread-id' in record) {
 		const notify = notifyPayloadSchema.safeParse(record);
 		if (!notify.success) throw new PayloadError(describeIssue(notify.error));
@@ -70,21 +77,40 @@ export function mapPayload(payload: unknown, context: PayloadContext): NewEvent[
 	return mapHookPayload(hook.data, {...context, source});
 }
 
-/**
- * Parses one input line (a raw hook payload or a spool envelope) into events. Throws
- * PayloadError naming the field when it cannot.
- */
-export function parseLine(line: string, options: ParseOptions): NewEvent[] {
-	return parseValue(parseJsonLine(line), options);
+function byteLength(raw: RawLine): number {
+	return typeof raw === 'string' ? Buffer.byteLength(raw) : raw.length;
 }
 
-/** JSON.parse that fails as a PayloadError naming the line. */
-export function parseJsonLine(line: string): unknown {
+/**
+ * The edge every line passes first (hook stdin, spool files, `ingest`): its size, its encoding,
+ * its nesting, then JSON. Returns the text, or throws PayloadError naming the limit it broke.
+ * `totalBytes` is the line's real size when only its head was kept (a line too long to hold).
+ */
+export function decodeLine(raw: RawLine, totalBytes = byteLength(raw)): string {
+	if (totalBytes > MAX_LINE_BYTES) throw new PayloadError(`line: ${totalBytes} bytes, over the ${MAX_LINE_BYTES} allowed`);
+	if (typeof raw === 'string') return raw;
+	const bad = invalidUtf8Offset(raw);
+	if (bad >= 0) throw new PayloadError(`line: not valid UTF-8 (at byte ${bad})`);
+	return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8');
+}
+
+/** JSON.parse behind the nesting limit, failing as a PayloadError naming the line. */
+export function parseJsonText(text: string): unknown {
+	// Checked before parsing: a payload nested 10,000 deep must cost a scan, not a stack.
+	if (nestsDeeperThan(text)) throw new PayloadError(`payload: nested deeper than ${MAX_DEPTH} levels`);
 	try {
-		return JSON.parse(line) as unknown;
+		return JSON.parse(text) as unknown;
 	} catch {
 		throw new PayloadError('line: not valid JSON');
 	}
+}
+
+/**
+ * Parses one input line (a raw hook payload or a spool envelope) into events, through every limit.
+ * Throws PayloadError naming the field or the limit when it cannot.
+ */
+export function parseLine(raw: RawLine, options: ParseOptions): NewEvent[] {
+	return parseValue(parseJsonText(decodeLine(raw)), options);
 }
 
 /** Maps an already parsed line (a raw hook payload or a spool envelope) into events. */
@@ -109,6 +135,13 @@ export function parseValue(value: unknown, options: ParseOptions): NewEvent[] {
 		wrapperTaskId: options.wrapperTaskId ?? null,
 		ancestors: options.ancestors ?? null,
 	});
+}
+
+/** The reason a line was refused: a PayloadError says it; anything else is named as the mapping failing on it. */
+export function rejectReason(error: unknown): string {
+	if (error instanceof PayloadError) return error.message;
+	const named = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+	return `mapping failed: ${named.slice(0, 500)}`;
 }
 
 /** How many rejected lines an ingest reports by number and reason (all of them are in the rejects table). */
@@ -199,6 +232,8 @@ export type LineBatch = {
 	/** Per event, its pre-version-3 key; only for a ledger that holds such keys. */
 	readonly legacyKeys: (string | null)[] | null;
 	readonly rejects: Reject[];
+	/** Per input line that mapped, its number and how many of `events` (in order) it made. */
+	readonly inputs: {readonly line: number; readonly events: number}[];
 	/** Lines read into this batch, blank ones included. */
 	readonly lines: number;
 	readonly skipped: number;
@@ -215,6 +250,16 @@ function needsTrim(line: string): boolean {
 	return line.charCodeAt(0) <= 32 || line.charCodeAt(line.length - 1) <= 32;
 }
 
+/** Enough of a rejected line to fill the kept head (MAX_REJECT_RAW_CHARS characters), decoded leniently. */
+function rawText(raw: RawLine): string {
+	if (typeof raw === 'string') return raw.length > MAX_REJECT_RAW_CHARS ? raw.slice(0, MAX_REJECT_RAW_CHARS) : raw;
+	const head = raw.subarray(0, MAX_REJECT_RAW_CHARS * 4);
+	return Buffer.from(head.buffer, head.byteOffset, head.byteLength).toString('utf8').slice(0, MAX_REJECT_RAW_CHARS);
+}
+
+/** A line's real size and sha1 (base64url) when only its head is passed in (a line longer than can be held). */
+export type StreamedLine = {readonly bytes: number; readonly sha1: string};
+
 export type LineBatcherOptions = ParseOptions & {
 	readonly origin: string;
 	/** The ledger holds keys of the shape used before schema version 3: compute them too. */
@@ -223,9 +268,10 @@ export type LineBatcherOptions = ParseOptions & {
 
 /**
  * Turns input lines into batches of keyed events and rejects, INGEST_BATCH_LINES lines at a time.
- * It needs no ledger, so a worker thread can run it beside the writer (ingest-worker.ts). Each
- * line's events carry a key made of the line's time, hash and occurrence number, so folding the
- * same input twice adds nothing; a line that fails becomes a reject with its number.
+ * It needs no ledger, so a worker thread can run it beside the writer (ingest-worker.ts). Every
+ * line passes the edge first (size, UTF-8, nesting, JSON, field limits: decodeLine). Each line's
+ * events carry a key made of the line's time, hash and occurrence number, so folding the same
+ * input twice adds nothing; whatever goes wrong with one line makes it a reject with its number.
  */
 export function createLineBatcher(options: LineBatcherOptions, onBatch: (batch: LineBatch) => void) {
 	const occurrences = new Occurrences();
@@ -235,6 +281,7 @@ export function createLineBatcher(options: LineBatcherOptions, onBatch: (batch: 
 		events: [] as NewEvent[],
 		legacyKeys: legacySeen ? ([] as (string | null)[]) : null,
 		rejects: [] as Reject[],
+		inputs: [] as {line: number; events: number}[],
 		lines: 0,
 		skipped: 0,
 	});
@@ -246,41 +293,64 @@ export function createLineBatcher(options: LineBatcherOptions, onBatch: (batch: 
 		batch = fresh();
 		onBatch(full);
 	};
+	const legacyKeyOf = (sha1: string): string | null => {
+		if (!legacySeen) return null;
+		const hex = Buffer.from(sha1, 'base64url').toString('hex');
+		const count = (legacySeen.get(hex) ?? 0) + 1;
+		legacySeen.set(hex, count);
+		return `${hex}#${count}`;
+	};
+	const reject = (raw: RawLine, rawBytes: number, reason: string, sha1: string, occurrence: number, legacyKey: string | null) => {
+		batch.rejects.push({
+			origin: options.origin,
+			line: lineNumber,
+			reason,
+			raw: rawText(raw),
+			rawBytes,
+			dedupKey: `${options.origin}:${lineKey(null, sha1, occurrence)}`,
+			legacyDedupKey: legacyKey === null ? null : `${options.origin}:${legacyKey}`,
+		});
+	};
 	return {
-		/** Adds one line; hands over a batch when it is full. */
-		push(rawLine: string): void {
+		/**
+		 * Adds one line (text, or bytes checked for UTF-8 here); hands over a batch when it is full.
+		 * `streamed` gives the real size and hash of a line of which only the head was kept.
+		 */
+		push(raw: RawLine, streamed?: StreamedLine): void {
 			lineNumber += 1;
 			batch.lines += 1;
-			const line = rawLine.length > 0 && needsTrim(rawLine) ? rawLine.trim() : rawLine;
-			if (line.length === 0) {
-				batch.skipped += 1;
+			// A string of at most a third of the limit in UTF-16 units cannot pass it in bytes: not counted.
+			const isSurelySmall = streamed === undefined && typeof raw === 'string' && raw.length * 3 <= MAX_LINE_BYTES;
+			const rawBytes = (): number => streamed?.bytes ?? byteLength(raw);
+			let decoded: string | null = null;
+			let decodeFault: unknown = null;
+			try {
+				decoded = decodeLine(raw, isSurelySmall ? 0 : rawBytes());
+			} catch (error) {
+				decodeFault = error;
+			}
+			if (decoded === null) {
+				const sha1 = streamed?.sha1 ?? hash('sha1', raw, 'base64url');
+				reject(raw, rawBytes(), rejectReason(decodeFault), sha1, occurrences.next(sha1), legacyKeyOf(sha1));
 			} else {
-				const sha1 = lineHash(line);
-				const occurrence = occurrences.next(sha1);
-				let legacyKey: string | null = null;
-				if (legacySeen) {
-					const hex = Buffer.from(sha1, 'base64url').toString('hex');
-					const count = (legacySeen.get(hex) ?? 0) + 1;
-					legacySeen.set(hex, count);
-					legacyKey = `${hex}#${count}`;
-				}
-				try {
-					const parsed = parseValueWithTime(parseJsonLine(line), options);
-					const key = lineKey(parsed.at, sha1, occurrence);
-					for (let index = 0; index < parsed.events.length; index += 1) {
-						batch.events.push(keyEvent(parsed.events[index] as NewEvent, `${key}:${index}`));
-						batch.legacyKeys?.push(`${legacyKey}:${index}`);
+				const line = decoded.length > 0 && needsTrim(decoded) ? decoded.trim() : decoded;
+				if (line.length === 0) {
+					batch.skipped += 1;
+				} else {
+					const sha1 = lineHash(line);
+					const occurrence = occurrences.next(sha1);
+					const legacyKey = legacyKeyOf(sha1);
+					try {
+						const parsed = parseValueWithTime(parseJsonText(line), options);
+						const key = lineKey(parsed.at, sha1, occurrence);
+						for (let index = 0; index < parsed.events.length; index += 1) {
+							batch.events.push(keyEvent(parsed.events[index] as NewEvent, `${key}:${index}`));
+							batch.legacyKeys?.push(`${legacyKey}:${index}`);
+						}
+						batch.inputs.push({line: lineNumber, events: parsed.events.length});
+					} catch (error) {
+						reject(line, rawBytes(), rejectReason(error), sha1, occurrence, legacyKey);
 					}
-				} catch (error) {
-					if (!(error instanceof PayloadError)) throw error;
-					batch.rejects.push({
-						origin: options.origin,
-						line: lineNumber,
-						reason: error.message,
-						raw: line,
-						dedupKey: `${options.origin}:${lineKey(null, sha1, occurrence)}`,
-						legacyDedupKey: legacyKey === null ? null : `${options.origin}:${legacyKey}`,
-					});
 				}
 			}
 			if (batch.lines >= INGEST_BATCH_LINES) flush();
@@ -290,25 +360,95 @@ export function createLineBatcher(options: LineBatcherOptions, onBatch: (batch: 
 	};
 }
 
-/**
- * Writes one batch in one immediate transaction and adds what it did to `stats`. `dataJson`, when
- * given, is each event's data already serialized (by the worker thread), so it is not done twice.
- */
-export function writeLineBatch(ledger: Ledger, batch: LineBatch, stats: IngestStats, dataJson?: readonly string[]): void {
-	stats.lines += batch.lines - batch.skipped;
-	stats.skipped += batch.skipped;
-	stats.rejected += batch.rejects.length;
-	for (const reject of batch.rejects) {
+function writeRejects(ledger: Ledger, rejects: readonly Reject[]): number {
+	let added = 0;
+	for (const reject of rejects) if (ledger.writer.reject(reject)) added += 1;
+	return added;
+}
+
+function noteRejects(rejects: readonly Reject[], stats: IngestStats): void {
+	stats.rejected += rejects.length;
+	for (const reject of rejects) {
 		if (stats.firstRejects.length >= REPORTED_REJECTS) break;
 		stats.firstRejects.push({line: reject.line ?? 0, reason: reject.reason});
 	}
-	ledger.writer.transaction(() => {
-		const appendOptions = {...(batch.legacyKeys ? {legacyKeys: batch.legacyKeys} : {}), ...(dataJson ? {dataJson} : {})};
-		stats.appended += ledger.writer.append(batch.events, appendOptions).appended;
-		for (const reject of batch.rejects) {
-			if (ledger.writer.reject(reject)) stats.rejectsAdded += 1;
+}
+
+/**
+ * After a batch the store refused for a reason not its own (a constraint, a trigger): each input
+ * line in its own transaction, so only the line whose events are refused becomes a reject.
+ */
+function writeOneByOne(
+	ledger: Ledger,
+	batch: LineBatch,
+	stats: IngestStats,
+	origin: string,
+	dataJson: readonly string[] | undefined,
+): Reject[] {
+	const refused: Reject[] = [];
+	let start = 0;
+	for (const input of batch.inputs) {
+		const end = start + input.events;
+		const events = batch.events.slice(start, end);
+		const appendOptions = {
+			...(batch.legacyKeys ? {legacyKeys: batch.legacyKeys.slice(start, end)} : {}),
+			...(dataJson ? {dataJson: dataJson.slice(start, end)} : {}),
+		};
+		start = end;
+		try {
+			stats.appended += ledger.writer.transaction(() => ledger.writer.append(events, appendOptions).appended);
+		} catch (error) {
+			if (isStoreFault(error)) throw error;
+			const key = events[0]?.dedupKey ?? '';
+			const raw = JSON.stringify(events.map(event => event.data));
+			refused.push({
+				origin,
+				line: input.line,
+				reason: `events could not be written: ${rejectReason(error)}`,
+				raw: rawText(raw),
+				rawBytes: Buffer.byteLength(raw),
+				dedupKey: `${origin}:${key.slice(0, key.lastIndexOf(':'))}`,
+			});
 		}
-	});
+	}
+	stats.rejectsAdded += ledger.writer.transaction(() => writeRejects(ledger, [...batch.rejects, ...refused]));
+	return refused;
+}
+
+/**
+ * Writes one batch in one immediate transaction and adds what it did to `stats`. `dataJson`, when
+ * given, is each event's data already serialized (by the worker thread), so it is not done twice.
+ * Only a fault of the store itself (busy, full, corrupt) escapes; the input is then read again.
+ * Returns the rejects of the batch, those the store made included, in line order.
+ */
+export function writeLineBatch(
+	ledger: Ledger,
+	batch: LineBatch,
+	stats: IngestStats,
+	options: {readonly origin: string; readonly dataJson?: readonly string[] | undefined},
+): Reject[] {
+	stats.lines += batch.lines - batch.skipped;
+	stats.skipped += batch.skipped;
+	const {dataJson} = options;
+	let refused: Reject[] = [];
+	try {
+		// Counted once the transaction stands: a rolled-back batch is written again line by line.
+		const written = ledger.writer.transaction(() => {
+			const appendOptions = {...(batch.legacyKeys ? {legacyKeys: batch.legacyKeys} : {}), ...(dataJson ? {dataJson} : {})};
+			return {
+				appended: ledger.writer.append(batch.events, appendOptions).appended,
+				rejectsAdded: writeRejects(ledger, batch.rejects),
+			};
+		});
+		stats.appended += written.appended;
+		stats.rejectsAdded += written.rejectsAdded;
+	} catch (error) {
+		if (isStoreFault(error)) throw error;
+		refused = writeOneByOne(ledger, batch, stats, options.origin, dataJson);
+	}
+	const rejects = [...batch.rejects, ...refused].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+	noteRejects(rejects, stats);
+	return rejects;
 }
 
 /** A fresh tally. */
@@ -321,12 +461,15 @@ export const emptyStats = (): IngestStats => ({
 	firstRejects: [],
 });
 
+/** Where the lines come from (recorded on each reject). */
+export type IngestOptions = ParseOptions & {readonly origin: string};
+
 /** Folds lines into the ledger in batched transactions, on this thread (see createLineBatcher). */
-export function createIngestor(ledger: Ledger, options: ParseOptions & {readonly origin: string}) {
+export function createIngestor(ledger: Ledger, options: IngestOptions) {
 	const stats = emptyStats();
-	const batcher = createLineBatcher({...options, withLegacyKeys: ledger.reader.hasLegacyLineKeys()}, batch =>
-		writeLineBatch(ledger, batch, stats),
-	);
+	const batcher = createLineBatcher({...options, withLegacyKeys: ledger.reader.hasLegacyLineKeys()}, batch => {
+		writeLineBatch(ledger, batch, stats, {origin: options.origin});
+	});
 	return {
 		stats,
 		/** Adds one line; writes a batch when it is full. */
@@ -340,11 +483,7 @@ export function createIngestor(ledger: Ledger, options: ParseOptions & {readonly
 }
 
 /** Folds a whole in-memory list of lines. */
-export function ingestLines(
-	ledger: Ledger,
-	lines: Iterable<string>,
-	options: ParseOptions & {readonly origin: string},
-): IngestStats {
+export function ingestLines(ledger: Ledger, lines: Iterable<RawLine>, options: IngestOptions): IngestStats {
 	const ingestor = createIngestor(ledger, options);
 	for (const line of lines) ingestor.push(line);
 	return ingestor.finish();

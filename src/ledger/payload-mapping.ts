@@ -1,10 +1,9 @@
 import {hash} from 'node:crypto';
 import {EventType, newEvent, type EventDataOf, type EventTypeName, type NewEvent} from '../core/events.ts';
 import {progressFromList} from '../core/progress.ts';
+import {keptPayload} from './payload-limits.ts';
 import type {Ancestor, AgentSource, HookPayload, NotifyPayload} from './payload-schema.ts';
 
-/** Strings longer than this in a kept payload are cut, so one tool output cannot bloat the ledger. */
-export const MAX_KEPT_STRING = 2000;
 const TITLE_CHARS = 80;
 
 const SOURCE_PREFIX: Record<AgentSource, string> = {claude: 'c-', codex: 'x-'};
@@ -33,34 +32,6 @@ export function sessionTaskId(source: AgentSource, sessionId: string): string {
 /** The task id of a helper (subagent) of a session. */
 export function helperTaskId(parentId: string, agentId: string): string {
 	return `${parentId}.${shortHash(agentId, 6)}`;
-}
-
-/** Whether any string inside is longer than MAX_KEPT_STRING: most payloads hold none, and are kept as they are. */
-function hasLongString(value: unknown): boolean {
-	if (typeof value === 'string') return value.length > MAX_KEPT_STRING;
-	if (Array.isArray(value)) return value.some(hasLongString);
-	if (value && typeof value === 'object') {
-		for (const key in value) {
-			if (hasLongString((value as Record<string, unknown>)[key])) return true;
-		}
-	}
-	return false;
-}
-
-/** The payload to keep: long strings cut; a payload without any is kept as it is, not copied. */
-function keptPayload(value: unknown): unknown {
-	return hasLongString(value) ? trimValue(value) : value;
-}
-
-function trimValue(value: unknown): unknown {
-	if (typeof value === 'string') {
-		return value.length > MAX_KEPT_STRING ? `${value.slice(0, MAX_KEPT_STRING)}… [${value.length} chars]` : value;
-	}
-	if (Array.isArray(value)) return value.map(trimValue);
-	if (value && typeof value === 'object') {
-		return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, trimValue(inner)]));
-	}
-	return value;
 }
 
 function firstLine(text: string): string {

@@ -67,9 +67,6 @@ export const spoolHeaderSchema = z.looseObject({
 	ancestors: z.optional(z.array(ancestorSchema)),
 });
 
-/** The largest payload a hook records; a larger one is a reject (its start and size kept). */
-export const MAX_PAYLOAD_BYTES = 8 * 1024 * 1024;
-
 /** Formats the first zod issue as `field: message`, naming the field. */
 export function describeIssue(error: z.core.$ZodError): string {
 	const issue = error.issues[0];

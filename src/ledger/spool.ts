@@ -1,30 +1,25 @@
 import {hash, randomBytes} from 'node:crypto';
-import {
-	closeSync,
-	mkdirSync,
-	openSync,
-	readdirSync,
-	readFileSync,
-	readSync,
-	renameSync,
-	statSync,
-	unlinkSync,
-	writeFileSync,
-} from 'node:fs';
+import {closeSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import type {NewEvent} from '../core/events.ts';
+import {DROPPED_COUNTER} from './counters.ts';
 import {
 	createLineBatcher,
-	lineKey,
-	parseValue,
-	PayloadError,
-	writeLineBatch,
+	decodeLine,
 	emptyStats,
+	lineKey,
+	parseJsonText,
+	parseValue,
+	rejectReason,
+	REPORTED_REJECTS,
+	writeLineBatch,
 	type IngestStats,
 	type LineBatch,
 } from './ingest.ts';
 import type {Ledger} from './open-ledger.ts';
-import {describeIssue, MAX_PAYLOAD_BYTES, spoolHeaderSchema, type AgentSource} from './payload-schema.ts';
+import {MAX_LINE_BYTES} from './payload-limits.ts';
+import {describeIssue, spoolHeaderSchema, type AgentSource} from './payload-schema.ts';
+import {makePrivateDir, PRIVATE_FILE_MODE} from './private-files.ts';
 import {commitTranscriptRead, readTranscriptSinceCursor, transcriptTargets, type TranscriptTarget} from './transcript-tokens.ts';
 import {MAX_REJECT_RAW_CHARS, type Reject} from './writer.ts';
 
@@ -36,34 +31,90 @@ const ENVELOPE_SUFFIX = '.jsonl';
 const FILES_PER_TRANSACTION = 200;
 /** A temporary file older than this was left by a hook killed while writing. */
 const STALE_TEMPORARY_MS = 60_000;
+/** Where spool files that held bad input are moved, with a `.reason` file beside each. */
+export const REJECTED_DIR = 'rejected';
+/** An envelope file holds one envelope (a hook's) or a few lines; one larger than this is set aside unread. */
+export const MAX_SPOOL_FILE_BYTES = 16 * MAX_LINE_BYTES;
+/** Room for a hook file's header line before its payload. */
+const HOOK_HEADER_ROOM = 64 * 1024;
+
+function newSpoolName(): string {
+	return `${Date.now()}-${process.pid}-${randomBytes(6).toString('hex')}`;
+}
 
 /**
- * Writes one envelope as its own file: written under a temporary name, then renamed, so a fold
- * never sees half a line and no two writers ever share a file.
+ * Writes one spool file: under a temporary name, then renamed, so a fold never sees half a line
+ * and no two writers ever share a file. Private (0600 in a 0700 folder) whatever the umask; a
+ * failed write leaves no temporary file behind.
  */
+function writeSpoolFile(dir: string, text: string): string {
+	makePrivateDir(dir);
+	const id = newSpoolName();
+	const temporary = join(dir, `.${id}.tmp`);
+	const final = join(dir, `${id}${ENVELOPE_SUFFIX}`);
+	try {
+		writeFileSync(temporary, text, {flag: 'wx', mode: PRIVATE_FILE_MODE});
+		renameSync(temporary, final);
+	} catch (error) {
+		try {
+			unlinkSync(temporary);
+		} catch {
+			// Never created, or already renamed: nothing to clean.
+		}
+		throw error;
+	}
+	return final;
+}
+
+/** Writes one envelope as its own spool file. */
 export function writeSpoolEnvelope(
 	dir: string,
 	envelope: {at: string; source: AgentSource; payload: unknown; pid?: number},
 ): string {
-	mkdirSync(dir, {recursive: true});
-	const id = `${Date.now()}-${process.pid}-${randomBytes(6).toString('hex')}`;
-	const line = `${JSON.stringify({...envelope, id})}\n`;
-	const temporary = join(dir, `.${id}.tmp`);
-	const final = join(dir, `${id}${ENVELOPE_SUFFIX}`);
-	writeFileSync(temporary, line, {flag: 'wx'});
-	renameSync(temporary, final);
-	return final;
+	return writeSpoolFile(dir, `${JSON.stringify({...envelope, id: newSpoolName()})}\n`);
 }
 
 /** Writes raw, unparseable hook input to the spool so the fold can record it as a reject. */
 export function writeSpoolRaw(dir: string, raw: string): string {
-	mkdirSync(dir, {recursive: true});
-	const id = `${Date.now()}-${process.pid}-${randomBytes(6).toString('hex')}`;
-	const temporary = join(dir, `.${id}.tmp`);
-	const final = join(dir, `${id}${ENVELOPE_SUFFIX}`);
-	writeFileSync(temporary, raw.endsWith('\n') ? raw : `${raw}\n`, {flag: 'wx'});
-	renameSync(temporary, final);
-	return final;
+	return writeSpoolFile(dir, raw.endsWith('\n') ? raw : `${raw}\n`);
+}
+
+/** A drop marker's name ends so: an empty file saying one hook event could be written nowhere. */
+const DROP_SUFFIX = '.dropped';
+
+/**
+ * Marks one hook event lost because neither the ledger nor a spool file could take it (a full
+ * disk): an empty file, since a new name in an existing folder needs no data block where a line
+ * would. The next fold counts the markers into the ledger's drop counter, so the loss is told.
+ */
+export function markDropped(dir: string): void {
+	makePrivateDir(dir);
+	closeSync(openSync(join(dir, `${newSpoolName()}${DROP_SUFFIX}`), 'wx', PRIVATE_FILE_MODE));
+}
+
+function removeFolded(file: string): void {
+	try {
+		unlinkSync(file);
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+	}
+}
+
+/**
+ * Moves the drop markers into the ledger's counter. Counted before the markers are removed: a
+ * crash between the two counts those drops twice, which says more than was lost, never less.
+ */
+function foldDropMarkers(ledger: Ledger, dir: string): number {
+	let markers: string[];
+	try {
+		markers = readdirSync(dir).filter(name => name.endsWith(DROP_SUFFIX));
+	} catch {
+		return 0;
+	}
+	if (markers.length === 0) return 0;
+	ledger.writer.bump(DROPPED_COUNTER, markers.length);
+	for (const name of markers) removeFolded(join(dir, name));
+	return markers.length;
 }
 
 /** A file waiting in the spool. */
@@ -134,12 +185,14 @@ export type SpoolContent =
 	/** Keyed events and rejects, the same shape `ingest` writes. */
 	| {readonly kind: 'batch'; readonly batch: LineBatch; readonly at: number}
 	/** Removed by another fold between the listing and the read. */
-	| {readonly kind: 'gone'};
+	| {readonly kind: 'gone'}
+	/** Could not be read as a spool file at all (a folder, unreadable): set aside with the reason. */
+	| {readonly kind: 'fault'; readonly reason: string};
 
 const isGone = (error: unknown): boolean => (error as NodeJS.ErrnoException).code === 'ENOENT';
 
 function rejectBatch(reject: Reject): LineBatch {
-	return {events: [], legacyKeys: null, rejects: [reject], lines: 1, skipped: 0};
+	return {events: [], legacyKeys: null, rejects: [reject], inputs: [], lines: 1, skipped: 0};
 }
 
 /** The first `length` bytes of a file (a payload too large to read whole is kept only in part). */
@@ -167,8 +220,8 @@ function readHookFile(file: SpoolFile, now: number): SpoolContent {
 		at: now,
 		batch: rejectBatch({origin, line: null, reason, raw: raw.slice(0, MAX_REJECT_RAW_CHARS), rawBytes, dedupKey: origin}),
 	});
-	const headerRoom = 64 * 1024;
-	const isLarge = file.size > MAX_PAYLOAD_BYTES + headerRoom;
+	const headerRoom = HOOK_HEADER_ROOM;
+	const isLarge = file.size > MAX_LINE_BYTES + headerRoom;
 	const bytes = isLarge ? readStart(file.path, headerRoom + MAX_REJECT_RAW_CHARS * 4) : readFileSync(file.path);
 	const newline = bytes.indexOf(0x0a);
 	if (newline < 0 || newline > headerRoom) return reject('spool header: no header line', bytes.toString('utf8'), file.size);
@@ -184,17 +237,19 @@ function readHookFile(file: SpoolFile, now: number): SpoolContent {
 	if (!parsed.success) return reject(`spool header ${describeIssue(parsed.error)}`, payloadText, payloadBytes);
 	const {source, origin: hookOrigin = 'stdin', pid, wrapperTaskId, ancestors} = parsed.data;
 	const at = parsed.data.at === undefined ? Math.round(file.mtimeMs) : Date.parse(parsed.data.at);
-	if (payloadBytes > MAX_PAYLOAD_BYTES) {
-		return reject(`${hookOrigin}: larger than ${MAX_PAYLOAD_BYTES} bytes`, payloadText, payloadBytes);
+	if (payloadBytes > MAX_LINE_BYTES) {
+		return reject(`${hookOrigin}: larger than ${MAX_LINE_BYTES} bytes`, payloadText, payloadBytes);
 	}
 	if (payloadText.trim().length === 0) {
 		return reject(hookOrigin === 'notify' ? 'notify: no JSON argument' : 'stdin: empty', payloadText, payloadBytes);
 	}
 	let value: unknown;
 	try {
-		value = JSON.parse(payloadText);
-	} catch {
-		return reject('payload: not valid JSON', payloadText, payloadBytes);
+		// The same edge as every line: UTF-8 and nesting, before JSON.
+		value = parseJsonText(decodeLine(bytes.subarray(newline + 1), payloadBytes));
+	} catch (error) {
+		const reason = rejectReason(error);
+		return reject(reason === 'line: not valid JSON' ? 'payload: not valid JSON' : reason, payloadText, payloadBytes);
 	}
 	let events: NewEvent[];
 	try {
@@ -206,27 +261,54 @@ function readHookFile(file: SpoolFile, now: number): SpoolContent {
 			ancestors: ancestors ?? null,
 		});
 	} catch (error) {
-		if (!(error instanceof PayloadError)) throw error;
-		return reject(error.message, payloadText, payloadBytes);
+		return reject(rejectReason(error), payloadText, payloadBytes);
 	}
 	// The file's name is a fresh random id: with the time in front, the key is unique and stays the
 	// same when a fold that died before removing the file reads it again.
 	const key = lineKey(at, hash('sha1', file.name, 'base64url'), 1);
 	events.forEach((event, index) => ((event as {dedupKey?: string | null}).dedupKey = `${key}:${index}`));
-	return {kind: 'batch', at, batch: {events, legacyKeys: null, rejects: [], lines: 1, skipped: 0}};
+	return {
+		kind: 'batch',
+		at,
+		batch: {events, legacyKeys: null, rejects: [], inputs: [{line: 1, events: events.length}], lines: 1, skipped: 0},
+	};
 }
 
 /** Reads an envelope file (`controlroom hook --direct` when the ledger was busy) through the same path as `ingest`. */
 function readEnvelopeFile(file: SpoolFile, now: number, withLegacyKeys: boolean): SpoolContent {
-	const text = readFileSync(file.path, 'utf8');
+	const origin = `spool:${file.name}`;
+	if (file.size > MAX_SPOOL_FILE_BYTES) {
+		const reason = `file: ${file.size} bytes, over the ${MAX_SPOOL_FILE_BYTES} a spool file may hold; not read`;
+		const head = readStart(file.path, MAX_REJECT_RAW_CHARS);
+		return {
+			kind: 'batch',
+			at: now,
+			batch: rejectBatch({
+				origin,
+				line: null,
+				reason,
+				raw: head.toString('utf8'),
+				rawBytes: file.size,
+				dedupKey: `${origin}:file`,
+			}),
+		};
+	}
+	// Split on bytes, not decoded text: invalid UTF-8 is refused by the edge, not patched by a decoder.
+	const bytes = readFileSync(file.path);
 	const batches: LineBatch[] = [];
-	const batcher = createLineBatcher({origin: `spool:${file.name}`, now, withLegacyKeys}, batch => batches.push(batch));
-	for (const line of text.split('\n')) batcher.push(line);
+	const batcher = createLineBatcher({origin, now, withLegacyKeys}, batch => batches.push(batch));
+	let start = 0;
+	for (let end = bytes.indexOf(0x0a, start); end >= 0; end = bytes.indexOf(0x0a, start)) {
+		batcher.push(bytes.subarray(start, end));
+		start = end + 1;
+	}
+	if (start < bytes.length) batcher.push(bytes.subarray(start));
 	batcher.finish();
 	const batch: LineBatch = {
 		events: batches.flatMap(part => part.events),
 		legacyKeys: withLegacyKeys ? batches.flatMap(part => part.legacyKeys ?? []) : null,
 		rejects: batches.flatMap(part => part.rejects),
+		inputs: batches.flatMap(part => part.inputs),
 		lines: batches.reduce((sum, part) => sum + part.lines, 0),
 		skipped: batches.reduce((sum, part) => sum + part.skipped, 0),
 	};
@@ -245,7 +327,9 @@ export function readSpoolFile(file: SpoolFile, options: {readonly now: number; r
 			: readEnvelopeFile(file, options.now, options.withLegacyKeys);
 	} catch (error) {
 		if (isGone(error)) return {kind: 'gone'};
-		throw error;
+		// Anything else is about this file (a folder by a spool name, unreadable): say why, go on.
+		const message = error instanceof Error ? error.message : String(error);
+		return {kind: 'fault', reason: `file: could not be folded: ${message}`.slice(0, 500)};
 	}
 }
 
@@ -289,14 +373,47 @@ function recordTranscripts(ledger: Ledger, batches: readonly {batch: LineBatch; 
 	}
 }
 
+/** What a fold did: the ingest totals, the files folded, those set aside in `spool/rejected/`, the drops counted. */
+export type FoldStats = IngestStats & {
+	files: number;
+	setAside: number;
+	/** Drop markers counted into `hook.dropped`. */
+	dropped: number;
+};
+
+/** Moves a spool file into `rejected/` with its reasons beside it; false when another fold got there first. */
+function setAside(dir: string, name: string, reasons: readonly string[]): boolean {
+	const rejected = join(dir, REJECTED_DIR);
+	makePrivateDir(rejected);
+	try {
+		renameSync(join(dir, name), join(rejected, name));
+	} catch (error) {
+		if (isGone(error)) return false;
+		throw error;
+	}
+	try {
+		writeFileSync(join(rejected, `${name}.reason`), `${reasons.join('\n')}\n`, {mode: PRIVATE_FILE_MODE});
+	} catch {
+		// The reasons are in the ledger's rejects too; a full disk must not stop the fold here.
+	}
+	return true;
+}
+
+const describeReject = (reject: Reject): string =>
+	reject.line === null ? reject.reason : `line ${reject.line}: ${reject.reason}`;
+
 /**
  * Folds every spool file into the ledger, oldest first, a group of files per transaction, then
  * removes them. Each event's key makes the fold exactly-once: a crash after a commit and before
  * the removal leaves files whose second fold adds nothing, and two folds at once (the board and a
- * reconciler) add each event once.
+ * reconciler) add each event once. A file that held bad input (a line over a limit, not JSON, not
+ * UTF-8, a mapping that failed, a file that cannot be read) has its rejects recorded with their
+ * reasons and is moved to `spool/rejected/`, and the fold goes on; only a fault of the ledger
+ * itself (busy, full, corrupt) stops the fold, leaving the files for the next pass.
  */
-export function foldSpool(ledger: Ledger, dir: string, now = Date.now()): IngestStats & {files: number} {
-	const total = {...emptyStats(), files: 0};
+export function foldSpool(ledger: Ledger, dir: string, now = Date.now()): FoldStats {
+	const total: FoldStats = {...emptyStats(), files: 0, setAside: 0, dropped: 0};
+	total.dropped = foldDropMarkers(ledger, dir);
 	const files = listSpool(dir);
 	if (files.length === 0) return total;
 	const withLegacyKeys = ledger.reader.hasLegacyLineKeys();
@@ -304,17 +421,31 @@ export function foldSpool(ledger: Ledger, dir: string, now = Date.now()): Ingest
 		const group = files.slice(start, start + FILES_PER_TRANSACTION);
 		const read = group.map(file => ({file, content: readSpoolFile(file, {now, withLegacyKeys})}));
 		const batches = read.flatMap(({content}) => (content.kind === 'batch' ? [{batch: content.batch, at: content.at}] : []));
+		const rejectsOf = new Map<string, Reject[]>();
 		ledger.writer.transaction(() => {
-			for (const {batch} of batches) writeLineBatch(ledger, batch, total);
+			for (const {file, content} of read) {
+				if (content.kind === 'batch') {
+					const rejects = writeLineBatch(ledger, content.batch, total, {origin: `spool:${file.name}`});
+					if (rejects.length > 0) rejectsOf.set(file.name, rejects);
+				} else if (content.kind === 'fault') {
+					const origin = `spool:${file.name}`;
+					const reject: Reject = {origin, line: null, reason: content.reason, raw: null, dedupKey: `${origin}:file`};
+					if (ledger.writer.reject(reject)) total.rejectsAdded += 1;
+					total.rejected += 1;
+					if (total.firstRejects.length < REPORTED_REJECTS) total.firstRejects.push({line: 0, reason: content.reason});
+					rejectsOf.set(file.name, [reject]);
+				}
+			}
 			recordTranscripts(ledger, batches);
 		});
 		for (const {file, content} of read) {
 			if (content.kind === 'gone') continue;
 			total.files += 1;
-			try {
-				unlinkSync(file.path);
-			} catch (error) {
-				if (!isGone(error)) throw error;
+			const rejects = rejectsOf.get(file.name);
+			if (rejects) {
+				if (setAside(dir, file.name, rejects.map(describeReject))) total.setAside += 1;
+			} else {
+				removeFolded(file.path);
 			}
 		}
 	}

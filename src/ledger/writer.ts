@@ -11,12 +11,12 @@ export type Reject = {
 	readonly line: number | null;
 	readonly reason: string;
 	readonly raw: string | null;
+	/** The input's full size in bytes, when `raw` is only its head (default: the size of `raw`). */
+	readonly rawBytes?: number;
 	/** Same key, same reject: re-reading a bad file records it once. */
 	readonly dedupKey?: string | null;
 	/** The key this input had before schema version 3, looked up too in a ledger that holds such keys. */
 	readonly legacyDedupKey?: string | null;
-	/** The input's full size when `raw` is only its beginning (a spool file too large to read whole). */
-	readonly rawBytes?: number;
 };
 
 /** How a batch is appended. */
@@ -149,7 +149,9 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 			);
 			return info.changes > 0;
 		},
-		transaction: fn => (db.inTransaction ? fn() : runImmediate(fn)),
+		// Inside another transaction, a savepoint: a part that fails (one spool file's batch) is undone
+		// alone, so the caller can write it again line by line without what it left half done.
+		transaction: fn => (db.inTransaction ? db.transaction(fn)() : runImmediate(fn)),
 		bump(counter, by = 1) {
 			bumpCounter.run(counter, by);
 		},
