@@ -4,6 +4,7 @@ import {Footer} from './Footer.tsx';
 import {HeldEffectsPanel} from './HeldEffectsPanel.tsx';
 import {HelpPanel} from './HelpPanel.tsx';
 import {LanesPanel} from './LanesPanel.tsx';
+import {LogPanel} from './LogPanel.tsx';
 import {NeedsYouPanel} from './NeedsYouPanel.tsx';
 import {ReviewsPanel} from './ReviewsPanel.tsx';
 import {TaskDetail} from './TaskRow.tsx';
@@ -11,11 +12,13 @@ import {TimelinePanel} from './TimelinePanel.tsx';
 
 type Props = {readonly screen: ScreenView};
 
-/** The whole board for one frame: header, lanes (or timeline, or help), panels, footer. Renders only. */
+/** The whole board for one frame: header, lanes (or a timeline, a log, help), panels, footer. Renders only. */
 export function BoardView({screen}: Props) {
 	const {width, height} = screen;
 	let body;
-	if (screen.timeline) {
+	if (screen.log) {
+		body = <LogPanel log={screen.log} />;
+	} else if (screen.timeline) {
 		body = <TimelinePanel timeline={screen.timeline} />;
 	} else if (screen.help) {
 		body = <HelpPanel lines={screen.help} />;
@@ -49,12 +52,19 @@ export function BoardView({screen}: Props) {
 	}
 	return (
 		<Box flexDirection="column" width={width} height={height}>
-			<Text wrap="truncate-end">
-				<Text bold color="cyan">
-					controlroom{' '}
-				</Text>
-				<Text>{screen.header}</Text>
-			</Text>
+			<Box width={width}>
+				<Box flexGrow={1} flexShrink={1}>
+					<Text wrap="truncate-end">
+						<Text bold color="cyan">
+							controlroom{' '}
+						</Text>
+						<Text>{screen.header.counts}</Text>
+					</Text>
+				</Box>
+				<Box flexShrink={0} marginLeft={1}>
+					<Text color="cyan">{screen.header.sort}</Text>
+				</Box>
+			</Box>
 			{body}
 			<Footer screen={screen} />
 		</Box>

@@ -59,7 +59,7 @@ function supersededBySuccess(signal: QueueSignal, input: QueueInput): boolean {
 
 /**
  * Computes the queue: newest signal per task, minus those acknowledged after it and those a later
- * success made moot; each lane capped at five with a count of the rest.
+ * success made moot; each lane oldest-waiting first, capped at five with a count of the rest.
  */
 export function computeHumanQueue(input: QueueInput): HumanQueue {
 	const newest = new Map<string, QueueSignal>();
@@ -75,7 +75,8 @@ export function computeHumanQueue(input: QueueInput): HumanQueue {
 		return !supersededBySuccess(signal, input);
 	});
 	const lanes = QUEUE_LANES.map(name => {
-		const entries = live.filter(signal => signal.lane === name).sort((a, b) => b.at - a.at || b.seq - a.seq);
+		// Oldest-waiting first: what has waited longest is what the person should see first.
+		const entries = live.filter(signal => signal.lane === name).sort((a, b) => a.at - b.at || a.seq - b.seq);
 		return {
 			name,
 			total: entries.length,

@@ -4,10 +4,23 @@ import {expect, it} from 'vitest';
 import {BoardView} from '../../components/BoardView.tsx';
 import {fixtureScreen} from '../helpers/board-state.ts';
 
-// The layout regression net (STYLE.md R25): the whole board at 100 columns, fixed now, digits normalized.
+/** The whole board drawn at a terminal's size; the fixture's clock is fixed, so every digit stays put. */
+function drawn(width: number, height: number): string {
+	return renderToString(<BoardView screen={fixtureScreen({width, height})} />, {columns: width});
+}
+
+// The layout regression net (STYLE.md R25): the whole board at a fixed now.
 it('draws the full board at 100 columns the same way every time', () => {
 	const {lastFrame} = render(<BoardView screen={fixtureScreen({width: 100, height: 34})} />);
 	expect((lastFrame() ?? '').replace(/\d/g, '0')).toMatchSnapshot();
+});
+
+it('draws the full board at 80×24 the same way every time', () => {
+	expect(drawn(80, 24)).toMatchSnapshot();
+});
+
+it('draws the full board at 160×45 the same way every time', () => {
+	expect(drawn(160, 45)).toMatchSnapshot();
 });
 
 it('fits 80×24: every lane, Needs you, the detail line and the help bar in 24 lines of at most 80 columns', () => {
@@ -15,17 +28,9 @@ it('fits 80×24: every lane, Needs you, the detail line and the help bar in 24 l
 	const lines = frame.split('\n');
 	expect(lines.length).toBeLessThanOrEqual(24);
 	expect(Math.max(...lines.map(line => [...line].length))).toBeLessThanOrEqual(80);
-	for (const text of [
-		'RUNNING (3)',
-		'STALLED (1)',
-		'LOST (1)',
-		'UNTRACKED (1)',
-		'RECENTLY ENDED',
-		'NEEDS YOU (2)',
-		'↳ ',
-		'q quit',
-	])
-		expect(frame).toContain(text);
+	for (const text of ['RUNNING (3)', 'NEEDS YOU (2)', '↳ ', 'sort: newest', '? help', 'q quit']) expect(frame).toContain(text);
+	// What the window cannot show is named, lane by lane.
+	expect(frame).toMatch(/↓ \d+ more: .*RECENTLY ENDED \d/);
 });
 
 it('reflows when the terminal grows: wide rows carry tokens and PID inline', () => {
@@ -33,4 +38,5 @@ it('reflows when the terminal grows: wide rows carry tokens and PID inline', () 
 	expect(frame).toContain('tokens 1.5k/40M');
 	expect(frame).toContain('pid 4242');
 	expect(frame).not.toContain('↳ ');
+	for (const lane of ['STALLED (1)', 'LOST (1)', 'UNTRACKED (1)', 'RECENTLY ENDED (3)']) expect(frame).toContain(lane);
 });

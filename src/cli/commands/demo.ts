@@ -24,12 +24,13 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const home = mkdtempSync(join(tmpdir(), 'controlroom-demo-'));
 	const ledger = openLedger(join(home, 'ledger.db'));
 	const demo = startDemo(join(packageRoot(), 'bin', 'controlroom'), home, ledger);
+	let status: number;
 	try {
-		await showBoard(ledger, {stallSeconds: DEMO_STALL_SECONDS, reconcileIntervalMs: DEMO_RECONCILE_MS});
+		status = await showBoard(ledger, {stallSeconds: DEMO_STALL_SECONDS, reconcileIntervalMs: DEMO_RECONCILE_MS});
 	} finally {
 		await demo.stop();
 		ledger.close();
 	}
 	out(`demo ledger kept at ${ledger.path} (look again with: controlroom --ledger ${ledger.path})`);
-	return 0;
+	return status;
 }

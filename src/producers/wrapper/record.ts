@@ -42,8 +42,8 @@ export function taskLog(options: Pick<WrapperOptions, 'ledger' | 'notice'>, task
 	};
 }
 
-/** The `registered` row: what will run, where, on which budget, and which wrapper speaks for it. */
-export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: number | null): void {
+/** The `registered` row: what will run, where, on which budget, which wrapper speaks for it, and where its output is kept. */
+export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: number | null, output: string | null = null): void {
 	log.append(EventType.registered, {
 		title: titleOf(options),
 		source: 'wrapper',
@@ -56,6 +56,7 @@ export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: nu
 		wrapperPid: process.pid,
 		wrapperStartTime: processStartTime(process.pid),
 		slot,
+		output,
 	});
 }
 

@@ -8,6 +8,7 @@ import {titleOf, type WrapperOptions} from './options.ts';
 import {recordOutcome, recordRegistered, recordSpawnFailure, recordStarted, recordStoppedBeforeSpawn, taskLog} from './record.ts';
 import {relaySignals, type SignalRelay} from './signals.ts';
 import {isOutputPiped, spawnAgent, spawnError} from './spawn.ts';
+import {keepOutput, outputFileOf, prepareOutputDir, pruneOutputFiles, type OutputKeeper} from './output-file.ts';
 
 function newTaskId(): string {
 	return `w-${randomBytes(5).toString('hex')}`;
@@ -37,21 +38,24 @@ export async function runWrapped(options: WrapperOptions): Promise<number> {
 /** Registers the task, spawns the agent, attaches to it until it exits, and records how it ended. */
 async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, relay: SignalRelay): Promise<number> {
 	const log = taskLog(options, newTaskId());
-	recordRegistered(options, log, lease?.slot ?? null);
+	const isPiped = isOutputPiped(options);
+	const output = isPiped ? outputKeeperFor(options, log.taskId) : null;
+	recordRegistered(options, log, lease?.slot ?? null, output?.path ?? null);
 	lease?.label({taskId: log.taskId, title: titleOf(options)});
 	const read = await outputReaderFor(options);
 	const early = relay.received();
-	if (early) return recordStoppedBeforeSpawn(log, early);
-	const isPiped = isOutputPiped(options);
+	if (early) return (output?.close(), recordStoppedBeforeSpawn(log, early));
 	const child = spawnAgent(options, log.taskId, isPiped);
-	if (child.pid === undefined) return recordSpawnFailure(options, log, await spawnError(child));
+	if (child.pid === undefined) return (output?.close(), recordSpawnFailure(options, log, await spawnError(child)));
 	log.markSpawned();
 	// From the spawn to the listeners, all in this tick: no early output is missed.
 	const target = recordStarted(log, child.pid);
 	relay.setTarget(target);
-	const attachment = attach(options, log, {stdout: child.stdout, stderr: child.stderr, target, isPiped}, read);
+	const attachment = attach(options, log, {stdout: child.stdout, stderr: child.stderr, target, isPiped, output}, read);
 	const result = await child;
 	const {tokens, overBudget} = await attachment.finish();
+	output?.close();
+	pruneOutputFiles(options.home, Date.now());
 	const received = relay.received();
 	const outcome = wrapperOutcome({
 		spawnError: null,
@@ -62,4 +66,18 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 		overBudget,
 	});
 	return recordOutcome(options, log, outcome, tokens);
+}
+
+/**
+ * The bounded copy of a piped run's output the board's log view reads, under
+ * `$CONTROLROOM_HOME/output/`; none (and one notice) when that folder cannot be made.
+ */
+function outputKeeperFor(options: WrapperOptions, taskId: string): OutputKeeper | null {
+	try {
+		prepareOutputDir(options.home);
+	} catch (error) {
+		options.notice(`cannot keep the run's output under ${options.home} (${(error as Error).message}); the run goes on`);
+		return null;
+	}
+	return keepOutput(outputFileOf(options.home, taskId), options.notice);
 }
