@@ -1,13 +1,6 @@
 /** The narrowest the id column gets. */
 const MIN_ID_COLUMN = 8;
 
-/** The widest the id column may grow at a terminal width: whole ids where there is room for them. */
-export function idColumnCap(width: number): number {
-	if (width >= 140) return 40;
-	if (width >= 100) return 28;
-	return 22;
-}
-
 function commonPrefixLength(a: string, b: string): number {
 	let length = 0;
 	while (length < a.length && length < b.length && a[length] === b[length]) length += 1;

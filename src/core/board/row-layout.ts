@@ -47,3 +47,25 @@ export function layoutRow(row: TaskRowView, isWide: boolean, width: number, idWi
 		(isWide ? cell(`tokens ${row.tokens}`, c.tokens) + cell(`pid ${row.pid}`, c.pid) : '');
 	return {before, status: cell(row.status, c.status), after: after.trimEnd()};
 }
+
+/** The title keeps at least this many columns while long ids can give way. */
+const MIN_TITLE_COLUMNS = 24;
+/** The id column never caps below this (whole session ids) nor above this. */
+const ID_CAP_RANGE = {min: 14, max: 40} as const;
+
+/**
+ * How wide the id column may grow at a terminal width before long ids are cut to a unique prefix:
+ * what the other columns and a readable title leave (whole ids from about 180 columns).
+ */
+export function idColumnCap(width: number, isWide: boolean): number {
+	const c = ROW_COLUMNS;
+	const showProgress = isWide || width >= 100;
+	const others =
+		c.marker +
+		c.status +
+		c.idle +
+		4 +
+		(showProgress ? c.progress + 1 : 0) +
+		(isWide ? c.source + c.age + c.tokens + c.pid + 4 : 0);
+	return Math.max(ID_CAP_RANGE.min, Math.min(ID_CAP_RANGE.max, width - others - MIN_TITLE_COLUMNS));
+}

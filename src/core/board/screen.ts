@@ -1,4 +1,3 @@
-import {idColumnCap} from './ids.ts';
 import {fitBar, helpBar, helpLines, BoardCommand, type BarItem, type BoardMode, type HelpLine} from './keymap.ts';
 import {windowLog, type LogWindow, type TaskLog} from './log-view.ts';
 import {
@@ -13,6 +12,7 @@ import {
 	type QueueLaneView,
 	type TaskRowView,
 } from './selectors.ts';
+import {idColumnCap} from './row-layout.ts';
 import {SORT_LABELS} from './sort.ts';
 import type {BoardState, Notice} from './state.ts';
 import {selectTimeline, windowTimeline, type TimelineLineView, type TimelineView} from './timeline-view.ts';
@@ -128,7 +128,7 @@ export function selectScreen(
 	const lanesView = selectLanes(
 		state.tasks.values(),
 		now,
-		{filter: state.filter, sort: state.sort, idCap: idColumnCap(width)},
+		{filter: state.filter, sort: state.sort, idCap: idColumnCap(width, width >= WIDE_ROW_COLUMNS)},
 		options,
 	);
 	const queue = selectQueue(state.queue, state.tasks, now);
