@@ -124,6 +124,30 @@ describe('board keys', () => {
 		expect(stopped).toEqual(['t-progress']);
 	});
 
+	it('keeps the cursor on a task it stopped while the task moves to recently ended', async () => {
+		let ledgerPath = '';
+		const board = await renderBoard({
+			stop: async taskId => {
+				const writer = openLedger(ledgerPath);
+				writer.writer.append([{taskId, type: EventType.stopped, at: Date.now(), source: 'board', data: {signal: 'SIGTERM'}}]);
+				writer.close();
+				return {isStopped: true, message: `stopped ${taskId}`};
+			},
+		});
+		ledgerPath = board.ledger.path;
+		board.stdin.write('j');
+		await waitForFrame(board, '› t-quiet');
+		board.stdin.write('j');
+		await waitForFrame(board, '› t-progress');
+		board.stdin.write('s');
+		await waitForFrame(board, 'Stop t-progress');
+		board.stdin.write('y');
+		await waitForFrame(board, 'RECENTLY ENDED (4)');
+		const frame = board.lastFrame() ?? '';
+		expect(frame.split('\n').find(line => line.startsWith('›'))).toContain('t-progress');
+		expect(frame.split('\n').find(line => line.startsWith('›'))).toContain('stopped (SIGTERM)');
+	});
+
 	it('acknowledges the Needs you entry under the cursor as a queue.acknowledged event', async () => {
 		const board = await renderBoard();
 		await waitForFrame(board, 'NEEDS YOU (2)');
@@ -164,8 +188,13 @@ describe('board keys', () => {
 
 	it('sorts with o, and says so in the header', async () => {
 		const board = await renderBoard();
+		await waitForFrame(board, '› t-queued');
 		board.stdin.write('o');
 		await waitForFrame(board, 'sort: longest idle');
+		// The cursor stays on its task, wherever the new order puts it.
+		const lines = (board.lastFrame() ?? '').split('\n');
+		expect(lines.find(line => line.startsWith('›'))).toContain('t-queued');
+		expect(lines.findIndex(line => line.startsWith('›'))).toBeGreaterThan(lines.findIndex(line => line.includes('t-progress')));
 		board.stdin.write('ooo');
 		await waitForFrame(board, 'sort: newest');
 	});
