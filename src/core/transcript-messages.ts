@@ -84,6 +84,9 @@ function codexMessages(line: Record<string, unknown>, agent: string): SessionMes
 	return [];
 }
 
+/** What a message line of either transcript holds somewhere. */
+const MESSAGE_LINE = /"type":\s*"(?:user|assistant|response_item)"/;
+
 /**
  * The messages in transcript lines (JSONL) of Claude Code or Codex, oldest first. Lines that are
  * not JSON (a line cut by reading from the middle of a file) or not a message are skipped.
@@ -91,7 +94,9 @@ function codexMessages(line: Record<string, unknown>, agent: string): SessionMes
 export function transcriptMessages(lines: readonly string[], agent: string): SessionMessage[] {
 	const messages: SessionMessage[] = [];
 	for (const text of lines) {
-		if (!text.trim()) continue;
+		// Most lines of a real transcript are neither (attachments, request snapshots, some of them
+		// large): not parsed at all.
+		if (!MESSAGE_LINE.test(text)) continue;
 		let parsed: unknown;
 		try {
 			parsed = JSON.parse(text);
