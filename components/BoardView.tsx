@@ -21,7 +21,7 @@ export function BoardView({screen}: Props) {
 	} else if (screen.timeline) {
 		body = <TimelinePanel timeline={screen.timeline} />;
 	} else if (screen.help) {
-		body = <HelpPanel lines={screen.help} />;
+		body = <HelpPanel help={screen.help} />;
 	} else {
 		const side = Math.floor((width - 2) / 4);
 		body = (

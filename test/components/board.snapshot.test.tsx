@@ -2,6 +2,7 @@ import {renderToString} from 'ink';
 import {render} from 'ink-testing-library';
 import {expect, it} from 'vitest';
 import {BoardView} from '../../components/BoardView.tsx';
+import {helpLines} from '../../src/core/board/keymap.ts';
 import {fixtureScreen} from '../helpers/board-state.ts';
 
 /** The whole board drawn at a terminal's size; the fixture's clock is fixed, so every digit stays put. */
@@ -39,4 +40,29 @@ it('reflows when the terminal grows: wide rows carry tokens and PID inline', () 
 	expect(frame).toContain('pid 4242');
 	expect(frame).not.toContain('↳ ');
 	for (const lane of ['STALLED (1)', 'LOST (1)', 'UNTRACKED (1)', 'RECENTLY ENDED (3)']) expect(frame).toContain(lane);
+});
+
+it('fits ? help into the rows there are: every key on its own line at 80×24, and says how many are left out when even that is too short', () => {
+	const keys = helpLines().map(line => line.keys);
+	for (const [width, height] of [
+		[80, 24],
+		[160, 45],
+		[120, 20],
+	] as const) {
+		const frame = renderToString(<BoardView screen={fixtureScreen({width, height}, {type: 'toggle-help'})} />, {columns: width});
+		const lines = frame.split('\n');
+		expect(lines.length).toBeLessThanOrEqual(height);
+		// Each key starts one line or one column, and no line was drawn over another.
+		for (const key of keys)
+			expect(
+				frame.split(/\s{2,}/).filter(cell => cell.trim() === key),
+				`${key} at ${width}×${height}`,
+			).toHaveLength(1);
+		expect(lines.at(-1)).toContain('esc close');
+	}
+	const short = renderToString(<BoardView screen={fixtureScreen({width: 80, height: 16}, {type: 'toggle-help'})} />, {
+		columns: 80,
+	});
+	expect(short.split('\n').length).toBeLessThanOrEqual(16);
+	expect(short).toMatch(new RegExp(`↓ ${keys.length - 12} more keys`));
 });

@@ -10,6 +10,7 @@ import {ReviewsPanel} from '../../components/ReviewsPanel.tsx';
 import {TaskDetail, TaskRow} from '../../components/TaskRow.tsx';
 import {TimelinePanel} from '../../components/TimelinePanel.tsx';
 import {helpLines} from '../../src/core/board/keymap.ts';
+import {fitHelp} from '../../src/core/board/screen.ts';
 import {toRowView} from '../../src/core/board/selectors.ts';
 import {boardFixtureEvents, FIXED_NOW, foldTasks} from '../helpers/board-fixture.ts';
 import {fixtureScreen} from '../helpers/board-state.ts';
@@ -133,7 +134,7 @@ describe('TimelinePanel', () => {
 
 describe('HelpPanel and Footer', () => {
 	it('lists every key of the table', () => {
-		const frame = render(<HelpPanel lines={helpLines()} />).lastFrame() ?? '';
+		const frame = render(<HelpPanel help={fitHelp(helpLines(), 40, 100)} />).lastFrame() ?? '';
 		for (const text of [
 			'j/↓',
 			'enter',

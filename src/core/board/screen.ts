@@ -61,7 +61,7 @@ export type ScreenView = {
 		  })
 		| null;
 	readonly log: LogScreen | null;
-	readonly help: readonly HelpLine[] | null;
+	readonly help: HelpScreen | null;
 	readonly bar: readonly BarItem[];
 	readonly notice: Notice | null;
 	/** The filter in force, shown on the status line whatever the width; null when none. */
@@ -76,6 +76,33 @@ export type ScreenView = {
 	/** How far the open timeline or log can scroll. */
 	readonly scrollMax: number;
 };
+
+/** `?` help fitted to the rows under the header: in columns side by side, and cut when even that does not fit. */
+export type HelpScreen = {
+	readonly hasTitle: boolean;
+	readonly columns: readonly (readonly HelpLine[])[];
+	/** Keys left out for want of rows (said on the last line); 0 when all are listed. */
+	readonly more: number;
+};
+
+/** The narrowest a help column is drawn in: the key (10) and enough words to read. */
+const HELP_COLUMN_MIN = 60;
+
+/**
+ * Help never draws more lines than there are rows (Ink squeezes an overfull frame into overlapping
+ * lines): the title goes first, then the keys go into two columns where the width allows, and only
+ * then are the last keys left out, with a line saying how many.
+ */
+export function fitHelp(lines: readonly HelpLine[], rows: number, width: number): HelpScreen {
+	if (lines.length + 1 <= rows) return {hasTitle: true, columns: [lines], more: 0};
+	if (width >= 2 * HELP_COLUMN_MIN && Math.ceil(lines.length / 2) <= rows) {
+		const half = Math.ceil(lines.length / 2);
+		return {hasTitle: half + 1 <= rows, columns: [lines.slice(0, half), lines.slice(half)], more: 0};
+	}
+	if (lines.length <= rows) return {hasTitle: false, columns: [lines], more: 0};
+	const shown = Math.max(0, rows - 1);
+	return {hasTitle: false, columns: [lines.slice(0, shown)], more: lines.length - shown};
+}
 
 const HEADER_LINES = 1;
 const FOOTER_LINES = 2;
@@ -208,7 +235,7 @@ export function selectScreen(
 		isSideBySide,
 		timeline,
 		log,
-		help: state.mode === 'help' ? helpLines() : null,
+		help: state.mode === 'help' ? fitHelp(helpLines(), available, width) : null,
 		bar: fitBar(helpBar(state.mode, disabled, undefined, hidden), width),
 		notice: state.notice,
 		filter: state.filter.trim() === '' || state.prompt?.kind === 'filter' ? null : state.filter.trim(),
