@@ -1,6 +1,7 @@
 import {spawn, spawnSync, type ChildProcess} from 'node:child_process';
 import {join} from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {helpLines} from '../../src/core/board/keymap.ts';
 import {EventType} from '../../src/core/events.ts';
 import type {Task} from '../../src/core/task.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
@@ -286,6 +287,20 @@ describe.runIf(Tmux.isAvailable())('the board as people expect a terminal dashbo
 		tmux.send(NARROW, 'n');
 		await tmux.waitFor(NARROW, current => current.includes('stop cancelled'));
 		expect(await clearFilter(NARROW)).toContain(running);
+	});
+
+	it('lists each key once in ? help at 80×24, every key on a line of its own', async () => {
+		tmux.send(NARROW, '?');
+		const {pane} = await tmux.waitFor(NARROW, current => current.includes('esc close') && current.includes('ctrl+c'));
+		const shown = lines(pane).map(line => line.trimStart().split(/\s{2,}/)[0]);
+		for (const {keys} of helpLines())
+			expect(
+				shown.filter(key => key === keys),
+				keys,
+			).toHaveLength(1);
+		expect(lines(pane).length).toBeLessThanOrEqual(24);
+		tmux.send(NARROW, 'Escape');
+		await tmux.waitFor(NARROW, current => current.includes(running) && !current.includes('esc close'));
 	});
 
 	it('gives the terminal back exactly after a resize: q, and Ctrl-C with exit status 130', async () => {
