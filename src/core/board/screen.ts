@@ -1,6 +1,7 @@
 import {fitBar, helpBar, helpLines, BoardCommand, type BarItem, type BoardMode, type HelpLine} from './keymap.ts';
 import {windowLog, type LogWindow, type TaskLog} from './log-view.ts';
 import {
+	ledgerHeaderLabel,
 	selectHeader,
 	selectLanes,
 	selectQueue,
@@ -38,6 +39,8 @@ export type ScreenView = {
 	readonly mode: BoardMode;
 	/** The header: counts per lane and Needs you, and the sort order (always shown, at the right). */
 	readonly header: {readonly counts: string; readonly sort: string};
+	/** The ledger the board shows, cut to fit, or null when the caller did not name one. */
+	readonly ledger: string | null;
 	readonly isWideRows: boolean;
 	readonly lanes: LanesWindow & {readonly height: number; readonly idWidth: number};
 	readonly selectedId: string | null;
@@ -220,6 +223,8 @@ export function selectScreen(
 		height,
 		mode: state.mode,
 		header: selectHeader(lanesView.counts, queue.total, SORT_LABELS[state.sort], width),
+		ledger:
+			options.ledgerLabel === undefined ? null : ledgerHeaderLabel(options.ledgerLabel, Math.max(20, Math.floor(width / 3))),
 		isWideRows,
 		lanes: {...windowLines(lanesView.lines, selectedId, lanesHeight), height: lanesHeight, idWidth: lanesView.idWidth},
 		selectedId,
