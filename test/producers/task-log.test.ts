@@ -1,4 +1,4 @@
-import {appendFileSync, copyFileSync, existsSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs';
+import {appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import type {TaskLog} from '../../src/core/board/log-view.ts';
@@ -85,6 +85,8 @@ describe('the bounded copy of a run’s output', () => {
 
 	it('is written by `controlroom run` under $CONTROLROOM_HOME/output and named in the registered event', () => {
 		const box = sandbox();
+		// --ledger names a file in a folder that exists.
+		mkdirSync(box.home, {recursive: true});
 		const result = runCli(['run', '--ledger', box.ledgerFile, '--', 'sh', '-c', "printf 'out\\n'; printf 'err\\n' >&2"], {
 			env: box.env,
 		});
