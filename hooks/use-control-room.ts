@@ -4,7 +4,7 @@ import type {ScreenView} from '../src/core/board/screen.ts';
 import type {BoardOptions} from '../src/core/board/selectors.ts';
 import {initialBoardState, reduceBoard, type BoardAction, type BoardState} from '../src/core/board/state.ts';
 import {useBell} from './use-bell.ts';
-import {useBoardCommands, type BoardActions} from './use-board-commands.ts';
+import {useBoardCommands, useSendBack, type BoardActions} from './use-board-commands.ts';
 import {useInterval} from './use-interval.ts';
 import {useKeymap} from './use-keymap.ts';
 import {useLedgerFeed, type FeedSource} from './use-ledger-feed.ts';
@@ -55,6 +55,7 @@ export function useControlRoom(adapters: BoardAdapters): ControlRoomState & {rea
 		dispatch({type: 'select', taskId: screen.selectedId, index: screen.selectedIndex});
 	}, [screen.selectedId, screen.selectedIndex, state.selectedId, state.selectedIndex]);
 	const onCommand = useBoardCommands(state, screen, dispatch, adapters, refresh);
+	useSendBack(state, dispatch, adapters, refresh);
 	useKeymap(state.mode, {onCommand, onEdit: edit => dispatch({type: 'prompt-edit', edit})});
 	return {state, screen, dispatch};
 }

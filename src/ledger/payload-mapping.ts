@@ -1,10 +1,9 @@
 import {createHash} from 'node:crypto';
 import {EventType, newEvent, type EventDataOf, type EventTypeName, type NewEvent} from '../core/events.ts';
 import {progressFromList} from '../core/progress.ts';
+import {keptPayload} from './payload-limits.ts';
 import type {AgentSource, HookPayload, NotifyPayload} from './payload-schema.ts';
 
-/** Strings longer than this in a kept payload are cut, so one tool output cannot bloat the ledger. */
-export const MAX_KEPT_STRING = 2000;
 const TITLE_CHARS = 80;
 
 const SOURCE_PREFIX: Record<AgentSource, string> = {claude: 'c-', codex: 'x-'};
@@ -21,17 +20,6 @@ export function sessionTaskId(source: AgentSource, sessionId: string): string {
 /** The task id of a helper (subagent) of a session. */
 export function helperTaskId(parentId: string, agentId: string): string {
 	return `${parentId}.${shortHash(agentId, 6)}`;
-}
-
-function trimValue(value: unknown): unknown {
-	if (typeof value === 'string') {
-		return value.length > MAX_KEPT_STRING ? `${value.slice(0, MAX_KEPT_STRING)}… [${value.length} chars]` : value;
-	}
-	if (Array.isArray(value)) return value.map(trimValue);
-	if (value && typeof value === 'object') {
-		return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, trimValue(inner)]));
-	}
-	return value;
 }
 
 function firstLine(text: string): string {
@@ -111,7 +99,7 @@ export function mapHookPayload(payload: HookPayload, context: MappingContext): N
 		pid: context.pid ?? null,
 		toolName,
 		titleHint: name === 'UserPromptSubmit' && prompt && !isTaskNotification ? firstLine(prompt) : null,
-		payload: trimValue(payload),
+		payload: keptPayload(payload),
 	});
 
 	if (name === 'PreToolUse' || name === 'PostToolUse') {
@@ -171,7 +159,7 @@ export function mapNotifyPayload(payload: NotifyPayload, context: MappingContext
 				cwd: payload.cwd ?? null,
 				pid: context.pid ?? null,
 				titleHint: firstMessage ? firstLine(firstMessage) : null,
-				payload: trimValue(payload),
+				payload: keptPayload(payload),
 			},
 		},
 	];

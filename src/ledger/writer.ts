@@ -11,6 +11,8 @@ export type Reject = {
 	readonly line: number | null;
 	readonly reason: string;
 	readonly raw: string | null;
+	/** The input's full size in bytes, when `raw` is only its head (default: the size of `raw`). */
+	readonly rawBytes?: number;
 	/** Same key, same reject: re-reading a bad file records it once. */
 	readonly dedupKey?: string | null;
 };
@@ -121,7 +123,7 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 				reject.line,
 				reject.reason,
 				raw === null ? null : raw.slice(0, MAX_REJECT_RAW_CHARS),
-				raw === null ? 0 : Buffer.byteLength(raw),
+				reject.rawBytes ?? (raw === null ? 0 : Buffer.byteLength(raw)),
 				reject.dedupKey ?? null,
 			);
 			return info.changes > 0;

@@ -206,7 +206,15 @@ describe('key table', () => {
 		['q', {}, 'list', BoardCommand.quit],
 		['c', {ctrl: true}, 'help', BoardCommand.interrupt],
 		['c', {ctrl: true}, 'input', BoardCommand.interrupt],
-		[' ', {}, 'list', BoardCommand.mark],
+		['c', {ctrl: true}, 'effects', BoardCommand.interrupt],
+		[' ', {}, 'effects', BoardCommand.mark],
+		['a', {}, 'list', BoardCommand.approve],
+		['a', {}, 'effects', BoardCommand.approve],
+		['x', {}, 'effects', BoardCommand.sendBack],
+		['x', {}, 'timeline', BoardCommand.sendBack],
+		['k', {}, 'effects', BoardCommand.up],
+		['', {tab: true}, 'effects', BoardCommand.focus],
+		['', {escape: true}, 'effects', BoardCommand.back],
 	] as const)('maps %j %j in %s to its command', (input, key, mode, command) => {
 		expect(matchBinding(input, key, mode)?.command).toBe(command);
 	});
@@ -215,6 +223,7 @@ describe('key table', () => {
 		['s', 'confirm'],
 		['y', 'list'],
 		['k', 'timeline-ack'],
+		[' ', 'list'],
 	] as const)('ignores %s where it means nothing (%s)', (input, mode) => {
 		if (mode === 'timeline-ack') expect(matchBinding(input, {}, 'timeline')?.command).not.toBe(BoardCommand.acknowledge);
 		else expect(matchBinding(input, {}, mode)).toBeUndefined();
@@ -236,10 +245,19 @@ describe('key table', () => {
 
 	it('draws help and the help bar from the same table, saying what is not built', () => {
 		const lines = helpLines();
-		expect(lines.find(line => line.keys === 'a')?.description).toContain('not built yet');
+		expect(lines.find(line => line.keys === 'a')?.description).not.toContain('not built yet');
+		// x sends back a task, and in Held effects an order: one help line says both.
+		const x = lines.filter(line => line.keys === 'x');
+		expect(x).toHaveLength(1);
+		expect(x[0]?.description).toContain("in Held effects, send the order's held effects back");
+		expect(x[0]?.description).not.toContain('not built');
 		const bar = helpBar('list', new Set([BoardCommand.stop]));
 		expect(bar.find(item => item.keys === 's')?.isDisabled).toBe(true);
-		expect(bar.find(item => item.keys === 'a')?.isNotBuilt).toBe(true);
+		expect(bar.find(item => item.keys === 'a')?.isNotBuilt).toBe(false);
+		expect(bar.find(item => item.keys === 'x')?.isNotBuilt).toBe(false);
+		const effectsBar = helpBar('effects', new Set());
+		expect(effectsBar.map(item => item.keys)).toEqual(expect.arrayContaining(['space', 'a', 'x']));
+		expect(effectsBar.find(item => item.keys === 'x')?.isNotBuilt).toBe(false);
 		expect(bar.map(item => item.keys)).toContain('q');
 	});
 });

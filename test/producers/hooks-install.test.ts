@@ -1,10 +1,21 @@
 import {spawnSync} from 'node:child_process';
-import {mkdirSync, readFileSync, writeFileSync, existsSync} from 'node:fs';
+import {
+	chmodSync,
+	existsSync,
+	lstatSync,
+	mkdirSync,
+	readdirSync,
+	readFileSync,
+	readlinkSync,
+	statSync,
+	symlinkSync,
+	writeFileSync,
+} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {CLAUDE_EVENTS, CODEX_EVENTS} from '../../src/producers/agent-hook/hooks-install.ts';
 import {sessionTaskId} from '../../src/ledger/payload-mapping.ts';
-import {runCli, scratchDir} from '../helpers/cli.ts';
+import {BIN, runCli, scratchDir} from '../helpers/cli.ts';
 import {fixture, homeWithLedger, withLedger} from '../helpers/hook.ts';
 
 const USERS_OWN = {
@@ -211,5 +222,88 @@ describe('controlroom hooks status', () => {
 		);
 		expect(status).toContain(`codex: ${join(env.CODEX_HOME, 'hooks.json')}: installed for ${CODEX_EVENTS.length} events`);
 		expect(status).toContain('notify installed');
+	});
+});
+
+describe('controlroom hooks install on a file the user keeps their own way', () => {
+	it('writes through a symlinked 0600 settings file: the link stays a link, the mode stays 0600, and the previous file is kept as a backup', () => {
+		// Given ~/.claude/settings.json as a link into a dotfiles folder, the target 0600
+		const {env} = sandbox();
+		const dotfiles = join(env.HOME, 'dotfiles', 'claude');
+		mkdirSync(dotfiles, {recursive: true});
+		mkdirSync(join(env.HOME, '.claude'));
+		const target = join(dotfiles, 'settings.json');
+		const original = `${JSON.stringify(USERS_OWN, null, 2)}\n`;
+		writeFileSync(target, original, {mode: 0o600});
+		chmodSync(target, 0o600);
+		const link = join(env.HOME, '.claude', 'settings.json');
+		symlinkSync('../dotfiles/claude/settings.json', link);
+		// When installed
+		hooksCli(['install', '--claude'], env);
+		// Then the link is still a link to the same target, which now holds our hooks and the user's
+		expect(lstatSync(link).isSymbolicLink()).toBe(true);
+		expect(readlinkSync(link)).toBe('../dotfiles/claude/settings.json');
+		const installed = JSON.parse(readFileSync(target, 'utf8')) as Settings & typeof USERS_OWN;
+		expect(installed.model).toBe('opus');
+		expect(installed.hooks.SessionStart?.[0]?.hooks[0]?.command).toMatch(/controlroom hook$/);
+		// And the mode is the user's, and the previous content is kept beside the link, just as private
+		expect(statSync(target).mode & 0o777).toBe(0o600);
+		const backup = `${link}.controlroom-backup`;
+		expect(readFileSync(backup, 'utf8')).toBe(original);
+		expect(statSync(backup).mode & 0o777).toBe(0o600);
+		// And no temporary file is left in either folder
+		expect(readdirSync(dotfiles)).toEqual(['settings.json']);
+		expect(readdirSync(join(env.HOME, '.claude')).sort()).toEqual(['settings.json', 'settings.json.controlroom-backup']);
+		// When uninstalled: the target holds the user's hooks again, still through the link, still 0600
+		hooksCli(['uninstall', '--claude'], env);
+		expect(lstatSync(link).isSymbolicLink()).toBe(true);
+		expect(readFileSync(target, 'utf8')).toBe(original);
+		expect(statSync(target).mode & 0o777).toBe(0o600);
+	});
+
+	it('keeps a 0644 file 0644 under umask 077, and creates a missing file 0600', () => {
+		const {env, project, settings} = sandbox();
+		writeFileSync(settings, '{}\n');
+		chmodSync(settings, 0o644);
+		const run = spawnSync(
+			'sh',
+			['-c', 'umask 077; exec "$@"', 'sh', process.execPath, BIN, 'hooks', 'install', '--claude', '--project', project],
+			{
+				env: {...process.env, ...env},
+				encoding: 'utf8',
+			},
+		);
+		expect(run.status).toBe(0);
+		expect(statSync(settings).mode & 0o777).toBe(0o644);
+		hooksCli(['install', '--claude'], env);
+		expect(statSync(join(env.HOME, '.claude', 'settings.json')).mode & 0o777).toBe(0o600);
+	});
+
+	it('handles null and odd entries: a null hooks key, a null event list, null and string groups, a group without a list', () => {
+		// Given settings whose hooks hold every odd shape a hand-edited file can have
+		const {env, project, settings} = sandbox();
+		const odd = {
+			hooks: {
+				Stop: [null, 'not a group', {matcher: '*'}, {hooks: null}, {hooks: [null, 42, {type: 'command', command: 'say done'}]}],
+				SessionStart: null,
+			},
+		};
+		writeFileSync(settings, JSON.stringify(odd));
+		// When installed, then uninstalled
+		const installed = runCli(['hooks', 'install', '--claude', '--project', project], {env});
+		expect(installed.stderr).toBe('');
+		expect(installed.status).toBe(0);
+		const after = JSON.parse(readFileSync(settings, 'utf8')) as {hooks: Record<string, unknown[]>};
+		// Then every odd entry is kept as it was, and ours is added beside them
+		expect(after.hooks['Stop']?.slice(0, 5)).toEqual(odd.hooks.Stop);
+		expect(after.hooks['Stop']).toHaveLength(6);
+		expect(after.hooks['SessionStart']).toHaveLength(1);
+		expect(hooksCli(['status', '--project', project], env)).toContain('claude (project)');
+		hooksCli(['uninstall', '--claude', '--project', project], env);
+		expect((JSON.parse(readFileSync(settings, 'utf8')) as typeof odd).hooks.Stop).toEqual(odd.hooks.Stop);
+		// A null hooks key counts as none
+		writeFileSync(settings, '{"hooks": null, "model": "opus"}');
+		hooksCli(['install', '--claude', '--project', project], env);
+		expect(JSON.parse(readFileSync(settings, 'utf8'))).toMatchObject({model: 'opus', hooks: {Stop: [expect.anything()]}});
 	});
 });

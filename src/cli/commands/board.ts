@@ -6,6 +6,8 @@ import {createElement} from 'react';
 import {App, type BoardAdapters} from '../../../components/App.tsx';
 import {ClockProvider} from '../../../components/ClockProvider.tsx';
 import {parseDuration} from '../../core/duration.ts';
+import {approveFromBoard, sendBackFromBoard, settleEffects} from '../../gates/effects/board-actions.ts';
+import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {createBoardFeed} from '../../ledger/board-feed.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {spoolDir} from '../../ledger/paths.ts';
@@ -13,6 +15,10 @@ import {foldSpool} from '../../ledger/spool.ts';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS, reconcileOnce} from '../../producers/reconciler.ts';
 import {stopTask} from '../../producers/stop.ts';
 import {createLogReader} from '../../producers/task-log.ts';
+import {sendBack} from '../../gates/review/send-back.ts';
+import {ReviewGateError} from '../../gates/review/subject.ts';
+import {AmbiguousTaskError} from '../../ledger/reader.ts';
+import {personName, selfLauncher} from '../gate-call.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {openCommandLedger} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -68,12 +74,15 @@ export type BoardRun = {
 	readonly isBellOn?: boolean;
 };
 
-/** Wires the board to a ledger: the feed, the spool fold, `s` through stopTask, and the reconciler timer. */
+/** Wires the board to a ledger: the feed, the spool fold, `s` through stopTask, `x` through sendBack, and the reconciler timer. */
 export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters {
 	const spool = spoolDir(ledger.path);
 	const agentNames = run.agentNames ?? agentNamesFrom(process.env['CONTROLROOM_AGENT_NAMES']);
 	return {
-		feed: createBoardFeed(ledger, run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
+		feed: createBoardFeed(ledger, {
+			isApproverAlive,
+			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
+		}),
 		ledgerFiles: [ledger.path, `${ledger.path}-wal`],
 		spoolDir: spool,
 		onSpool: () => foldSpool(ledger, spool),
@@ -86,7 +95,30 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 			const result = await stopTask(ledger, taskId, {source: 'board'});
 			return {isStopped: result.outcome === 'stopped', message: result.message};
 		},
-		reconcile: () => reconcileOnce(ledger, {agentNames}),
+		sendBack: async (taskId, reason) => {
+			try {
+				const result = sendBack({
+					ledger,
+					ref: taskId,
+					reason,
+					by: personName(undefined),
+					source: 'board',
+					launcher: selfLauncher(),
+				});
+				return {isSentBack: true, message: result.message};
+			} catch (error) {
+				if (error instanceof ReviewGateError || error instanceof AmbiguousTaskError)
+					return {isSentBack: false, message: `x: ${error.message}`};
+				throw error;
+			}
+		},
+		approveEffects: refs => approveFromBoard(ledger, refs),
+		sendBackOrder: (orderId, reason) => sendBackFromBoard(ledger, orderId, reason),
+		reconcile: () => {
+			reconcileOnce(ledger, {agentNames});
+			// Held effects past expiry, and effects whose approval died mid-call, are recorded as such.
+			settleEffects(ledger);
+		},
 		reconcileIntervalMs: run.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS,
 		logs: createLogReader(ledger),
 		// BEL is one byte that moves no cursor, so it can be written beside Ink's frames; tmux turns it into a window alert.

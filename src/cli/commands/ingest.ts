@@ -1,7 +1,7 @@
 import {createReadStream, statSync} from 'node:fs';
 import {resolve} from 'node:path';
-import {createInterface} from 'node:readline';
-import {createIngestor, type IngestStats} from '../../ledger/ingest.ts';
+import {ingestStream} from '../../ledger/ingest-stream.ts';
+import type {IngestStats} from '../../ledger/ingest.ts';
 import {AGENT_SOURCES, type AgentSource} from '../../ledger/payload-schema.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
@@ -56,15 +56,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 	}
 	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
 	try {
-		const ingestor = createIngestor(ledger, {
+		const input = file === '-' ? process.stdin : createReadStream(file);
+		const stats = await ingestStream(input, ledger, {
 			origin: file === '-' ? 'ingest:-' : `ingest:${resolve(file)}`,
 			now: Date.now(),
 			...(agent ? {agent: agent as AgentSource} : {}),
 		});
-		const input = file === '-' ? process.stdin : createReadStream(file, {encoding: 'utf8'});
-		const lines = createInterface({input, crlfDelay: Infinity});
-		for await (const line of lines) ingestor.push(line);
-		const stats = ingestor.finish();
 		if (values.json) out(JSON.stringify(stats));
 		else {
 			out(

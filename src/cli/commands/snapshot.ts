@@ -1,5 +1,7 @@
 import {parseDuration} from '../../core/duration.ts';
 import type {Snapshot} from '../../core/snapshot.ts';
+import {isApproverAlive} from '../../gates/effects/liveness.ts';
+import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {readSnapshot} from '../../ledger/snapshot-query.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
@@ -16,7 +18,7 @@ read-only ledger read-only.`,
 		['--json', 'snapshot JSON version 1 (docs/snapshot.md)'],
 		[
 			'--fail-on LANE',
-			'exit 1 when LANE is not empty, and say on stderr which tasks are in it; LANE is needs-you, lost, stalled or failed; repeat it for several',
+			'exit 1 when LANE is not empty, and say on stderr which tasks are in it; LANE is needs-you, lost, stalled, failed or reviews (a review that needs a person, docs/review.md); repeat it for several',
 		],
 		['--since DURATION', 'how far back ended tasks are listed, like 90m, 24h or 7d (default 24h)'],
 		['--all', 'list every task the ledger holds'],
@@ -30,10 +32,11 @@ read-only ledger read-only.`,
 		['controlroom snapshot', 'the board once, as text'],
 		['controlroom snapshot --json --all > board.json', 'every task, as JSON'],
 		['controlroom snapshot --fail-on lost --fail-on failed', 'fail a CI step when a task was lost or failed'],
+		['controlroom snapshot --fail-on reviews', 'fail a CI step while a review needs a person'],
 	],
 };
 
-const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed'] as const;
+const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed', 'reviews'] as const;
 type FailLane = (typeof FAIL_LANES)[number];
 const DEFAULT_WINDOW_MS = 24 * 3_600_000;
 /** How many task ids a --fail-on line names before it says "and N more". */
@@ -50,6 +53,8 @@ function laneTasks(snapshot: Snapshot, lane: FailLane): string[] {
 			return snapshot.tasks.filter(task => task.health === 'stalled').map(task => task.id);
 		case 'failed':
 			return snapshot.tasks.filter(task => task.status === 'failed').map(task => task.id);
+		case 'reviews':
+			return snapshot.queue.lanes.find(queueLane => queueLane.name === 'reviews')?.items.map(item => item.taskId) ?? [];
 	}
 }
 
@@ -96,14 +101,14 @@ export async function run(argv: readonly string[]): Promise<number> {
 	}
 	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
 	try {
-		const snapshot = readSnapshot(ledger.reader, {now: Date.now(), windowMs});
-		out(values.json ? JSON.stringify(snapshot, null, 2) : printSnapshotText(snapshot));
+		const snapshot = readSnapshot(ledger.reader, {now: Date.now(), windowMs, isApproverAlive});
+		out(values.json ? terminalSafeJson(snapshot, 2) : printSnapshotText(snapshot));
 		const matches = failOn.flatMap(lane => {
 			const tasks = laneTasks(snapshot, lane);
 			const total = laneTotal(snapshot, lane, tasks);
 			return total > 0 ? [describeMatch(lane, total, tasks)] : [];
 		});
-		if (matches.length > 0) process.stderr.write(`controlroom: ${matches.join('; ')}\n`);
+		if (matches.length > 0) process.stderr.write(`controlroom: ${terminalSafe(matches.join('; '))}\n`);
 		return matches.length > 0 ? 1 : 0;
 	} finally {
 		ledger.close();

@@ -1,3 +1,4 @@
+import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {stopTask} from '../../producers/stop.ts';
 import {parseCommandArgs, taskArgument} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
@@ -42,9 +43,9 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		const result = await stopTask(ledger, ref, graceMs === undefined ? {} : {graceMs});
-		if (values.json) out(JSON.stringify(result));
-		else if (result.outcome === 'stopped') out(result.message);
-		else process.stderr.write(`controlroom: ${result.message}\n`);
+		if (values.json) out(terminalSafeJson(result));
+		else if (result.outcome === 'stopped') out(terminalSafe(result.message));
+		else process.stderr.write(`controlroom: ${terminalSafe(result.message)}\n`);
 		return result.outcome === 'stopped' ? 0 : 1;
 	} finally {
 		ledger.close();

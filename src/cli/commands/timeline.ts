@@ -1,5 +1,6 @@
 import {toSnapshotTask} from '../../core/snapshot.ts';
 import {storedTypeOf} from '../../core/events.ts';
+import {terminalSafeJson} from '../../core/terminal-text.ts';
 import {foldHeartbeats} from '../../core/timeline.ts';
 import {parseCommandArgs, taskArgument} from '../args.ts';
 import {openCommandLedger, out, resolveForCommand} from '../context.ts';
@@ -52,7 +53,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 							data: entry.event.data,
 						},
 			);
-			out(JSON.stringify({version: 1, generatedAt: new Date(now).toISOString(), task: view, entries: jsonEntries}, null, 2));
+			out(terminalSafeJson({version: 1, generatedAt: new Date(now).toISOString(), task: view, entries: jsonEntries}, 2));
 		} else {
 			out(printTimelineText(view, entries));
 		}

@@ -1,3 +1,4 @@
+import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {listWork} from '../../handoff/claims.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
@@ -24,13 +25,13 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
 	try {
 		const items = listWork(ledger, Date.now());
-		if (values.json) return (out(JSON.stringify({version: 1, items}, null, 2)), 0);
+		if (values.json) return (out(terminalSafeJson({version: 1, items}, 2)), 0);
 		if (items.length === 0) return (out('no claims yet'), 0);
 		out(
 			items
 				.map(
 					item =>
-						`${item.taskId}  ${item.state.padEnd(11)}  ${item.holder}  ${item.title ?? 'unknown'}  (${item.contract ?? 'unknown'})`,
+						`${terminalSafe(item.taskId)}  ${item.state.padEnd(11)}  ${terminalSafe(item.holder)}  ${terminalSafe(item.title ?? 'unknown')}  (${terminalSafe(item.contract ?? 'unknown')})`,
 				)
 				.join('\n'),
 		);

@@ -1,5 +1,5 @@
 /** What the board can be doing; each mode has its own keys (one input handler is live at a time). */
-export const BOARD_MODES = ['list', 'queue', 'timeline', 'log', 'help', 'confirm', 'input'] as const;
+export const BOARD_MODES = ['list', 'queue', 'effects', 'timeline', 'log', 'help', 'confirm', 'input'] as const;
 export type BoardMode = (typeof BOARD_MODES)[number];
 
 /** Every board command, named once. */
@@ -55,7 +55,7 @@ export type KeyBinding = {
 
 const BROWSE: readonly BoardMode[] = ['list', 'queue'];
 const VIEWS: readonly BoardMode[] = ['list', 'queue', 'timeline', 'log'];
-const EVERYWHERE: readonly BoardMode[] = ['list', 'queue', 'timeline', 'log', 'help'];
+const EVERYWHERE: readonly BoardMode[] = ['list', 'queue', 'effects', 'timeline', 'log', 'help'];
 
 /**
  * The one key table: matching, `?` help, the help bar and docs/board.md come from it. Matching
@@ -63,7 +63,14 @@ const EVERYWHERE: readonly BoardMode[] = ['list', 'queue', 'timeline', 'log', 'h
  * as move up. To add a key: one entry here, one case in hooks/use-board-commands.ts.
  */
 export const KEY_TABLE: readonly KeyBinding[] = [
-	{command: BoardCommand.down, keys: ['down', 'j'], label: 'j/↓', description: 'move down', modes: VIEWS, inBar: false},
+	{
+		command: BoardCommand.down,
+		keys: ['down', 'j'],
+		label: 'j/↓',
+		description: 'move down',
+		modes: [...VIEWS, 'effects'],
+		inBar: false,
+	},
 	{
 		command: BoardCommand.acknowledge,
 		keys: ['k'],
@@ -78,9 +85,9 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		keys: ['up', 'k'],
 		label: 'k/↑',
 		description: 'move up',
-		modes: VIEWS,
+		modes: [...VIEWS, 'effects'],
 		inBar: true,
-		short: {list: 'j/k move', queue: '↑↓ move', timeline: 'j/k scroll', log: 'j/k scroll'},
+		short: {list: 'j/k move', queue: '↑↓ move', effects: 'j/k move', timeline: 'j/k scroll', log: 'j/k scroll'},
 		isBarWordOnly: true,
 	},
 	{
@@ -113,17 +120,17 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		command: BoardCommand.focus,
 		keys: ['tab'],
 		label: 'tab',
-		description: 'switch between the lanes and Needs you',
-		modes: BROWSE,
+		description: 'switch between the lanes, Needs you and Held effects',
+		modes: [...BROWSE, 'effects'],
 		inBar: true,
-		short: {list: 'queue', queue: 'lanes'},
+		short: {list: 'queue', queue: 'effects', effects: 'lanes'},
 	},
 	{
 		command: BoardCommand.open,
 		keys: ['return'],
 		label: 'enter',
-		description: "open the task's timeline",
-		modes: BROWSE,
+		description: "open the task's timeline (in Held effects: the order's)",
+		modes: [...BROWSE, 'effects'],
 		inBar: true,
 		short: 'open',
 	},
@@ -150,9 +157,18 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		keys: ['escape'],
 		label: 'esc',
 		description: 'go back: close the view, help or prompt, cancel a question, clear the filter',
-		modes: ['queue', 'timeline', 'log', 'help', 'confirm', 'input', 'list'],
+		modes: ['queue', 'effects', 'timeline', 'log', 'help', 'confirm', 'input', 'list'],
 		inBar: true,
-		short: {queue: 'lanes', timeline: 'back', log: 'back', help: 'close', confirm: 'no', input: 'clear', list: 'clear filter'},
+		short: {
+			queue: 'lanes',
+			effects: 'lanes',
+			timeline: 'back',
+			log: 'back',
+			help: 'close',
+			confirm: 'no',
+			input: 'clear',
+			list: 'clear filter',
+		},
 	},
 	{
 		command: BoardCommand.stop,
@@ -167,30 +183,37 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		command: BoardCommand.approve,
 		keys: ['a'],
 		label: 'a',
-		description: 'approve held effects (all, or those marked)',
-		modes: BROWSE,
+		description: 'approve held effects: those marked, else all (asks first, listing them)',
+		modes: [...BROWSE, 'effects'],
 		inBar: true,
 		short: 'approve',
-		notBuilt: 'the effect gate is not built yet: no held effects to approve',
 	},
 	{
 		command: BoardCommand.mark,
 		keys: ['space'],
 		label: 'space',
-		description: 'mark a held effect for approval',
-		modes: BROWSE,
-		inBar: false,
-		notBuilt: 'the effect gate is not built yet: no held effects to mark',
+		description: 'mark or unmark the held effect under the cursor',
+		modes: ['effects'],
+		inBar: true,
+		short: 'mark',
 	},
 	{
 		command: BoardCommand.sendBack,
 		keys: ['x'],
 		label: 'x',
-		description: 'send work back with a reason',
-		modes: BROWSE,
+		description: "in Held effects, send the order's held effects back (they are dropped)",
+		modes: ['effects'],
 		inBar: true,
 		short: 'send back',
-		notBuilt: 'reviews and held effects are not built yet: nothing to send back',
+	},
+	{
+		command: BoardCommand.sendBack,
+		keys: ['x'],
+		label: 'x',
+		description: 'send back with a reason: a review that needs you, a failed task, a hand-in',
+		modes: [...BROWSE, 'timeline'],
+		inBar: true,
+		short: 'send back',
 	},
 	{
 		command: BoardCommand.filter,
@@ -359,6 +382,9 @@ export type BarItem = {
 /** What the help bar gives up first when it does not fit: unbuilt features, then these, in order; help and quit stay. */
 const BAR_GIVES_UP: readonly BoardCommand[] = [
 	BoardCommand.sort,
+	BoardCommand.back,
+	BoardCommand.approve,
+	BoardCommand.sendBack,
 	BoardCommand.focus,
 	BoardCommand.acknowledge,
 	BoardCommand.log,
@@ -367,7 +393,17 @@ const BAR_GIVES_UP: readonly BoardCommand[] = [
 	BoardCommand.filter,
 	BoardCommand.up,
 	BoardCommand.bottom,
+];
+
+/** In Held effects its own keys (mark, approve, send back) are what the bar is for: moving and Esc go first. */
+const EFFECTS_BAR_GIVES_UP: readonly BoardCommand[] = [
 	BoardCommand.back,
+	BoardCommand.up,
+	BoardCommand.open,
+	BoardCommand.focus,
+	BoardCommand.sendBack,
+	BoardCommand.mark,
+	BoardCommand.approve,
 ];
 
 /** How wide the help bar draws an item: `keys label` and two spaces. */
@@ -375,11 +411,12 @@ export function barItemWidth(item: BarItem): number {
 	return (item.keys ? [...item.keys].length + 1 : 0) + [...item.label].length + 2;
 }
 
-/** The help bar cut to `width` columns by leaving out what matters least, never help or quit. */
-export function fitBar(items: readonly BarItem[], width: number): BarItem[] {
+/** The help bar cut to `width` columns by leaving out what matters least in `mode`, never help or quit. */
+export function fitBar(items: readonly BarItem[], width: number, mode: BoardMode = 'list'): BarItem[] {
 	let kept = [...items];
 	const total = () => kept.reduce((sum, item) => sum + barItemWidth(item), 0);
-	const order = [...kept.filter(item => item.isNotBuilt).map(item => item.command), ...BAR_GIVES_UP];
+	const givesUp = mode === 'effects' ? EFFECTS_BAR_GIVES_UP : BAR_GIVES_UP;
+	const order = [...kept.filter(item => item.isNotBuilt).map(item => item.command), ...givesUp];
 	for (const command of order) {
 		if (total() <= width) break;
 		kept = kept.filter(item => item.command !== command);

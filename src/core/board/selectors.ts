@@ -6,6 +6,7 @@ import {DEFAULT_STALL_SECONDS, isEnded} from '../status.ts';
 import type {Task} from '../task.ts';
 import {layoutIds} from './ids.ts';
 import {compareTasks, type SortOrder} from './sort.ts';
+import {terminalSafe} from '../terminal-text.ts';
 import {statusTone, type Tone} from './tone.ts';
 
 /** One task row, every cell preformatted. */
@@ -60,15 +61,15 @@ function rowStatus(task: Task, label: string): string {
 	return label;
 }
 
-/** Preformats one task for its row. */
+/** Preformats one task for its row; text from the ledger is made safe for the terminal here. */
 export function toRowView(task: Task, now: number, stallSeconds = DEFAULT_STALL_SECONDS, shownId = task.id): TaskRowView {
 	const view = toSnapshotTask(task, now, stallSeconds);
 	const started = task.startedAt ?? task.createdAt;
 	return {
-		id: task.id,
-		shownId,
-		title: task.title ?? '—',
-		source: task.source,
+		id: terminalSafe(task.id),
+		shownId: terminalSafe(shownId),
+		title: task.title === null ? '—' : terminalSafe(task.title),
+		source: terminalSafe(task.source),
 		status: rowStatus(task, statusLabel(view)),
 		tone: statusTone(view.status, view.health),
 		age: formatDuration(now - started),
@@ -130,8 +131,9 @@ export function selectLanes(tasks: Iterable<Task>, now: number, query: LanesQuer
 		entries.sort((a, b) => compare(a.task, b.task));
 		counts[lane] = entries.length;
 		lines.push({kind: 'lane', lane, title: LANE_TITLES[lane], count: entries.length});
-		for (const {row} of entries) {
-			const shownId = ids.shown.get(row.id) ?? row.id;
+		for (const {task, row} of entries) {
+			const shown = ids.shown.get(task.id);
+			const shownId = shown === undefined ? row.shownId : terminalSafe(shown);
 			lines.push({kind: 'row', row: shownId === row.shownId ? row : {...row, shownId}});
 			order.push(row.id);
 		}
@@ -215,15 +217,17 @@ export function selectQueue(
 			name: lane.name,
 			more: lane.total - lane.items.length,
 			items: lane.items.map(item => {
-				const title = tasks.get(item.taskId)?.title ?? '';
+				const title = terminalSafe(tasks.get(item.taskId)?.title ?? '');
+				const reason = terminalSafe(item.reason);
+				const shownId = terminalSafe(item.taskId);
 				const age = `waiting ${formatDuration(now - item.at)}`;
 				return {
 					taskId: item.taskId,
 					title,
-					reason: item.reason,
+					reason,
 					age,
 					at: item.at,
-					text: `${item.taskId}  ${age}  ${item.reason}${title ? ` — ${title}` : ''}`,
+					text: `${shownId}  ${age}  ${reason}${title ? ` — ${title}` : ''}`,
 				};
 			}),
 		}));

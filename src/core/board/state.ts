@@ -1,7 +1,9 @@
 import {assertNever} from '../assert-never.ts';
 import type {LedgerEvent} from '../events.ts';
 import type {HumanQueue} from '../human-queue.ts';
+import type {VerdictRecord} from '../review/reviews.ts';
 import type {Task} from '../task.ts';
+import {heldKey, type HeldEffectRef, type OrdersSnapshot} from './effects-view.ts';
 import type {BoardMode} from './keymap.ts';
 import type {TaskLog} from './log-view.ts';
 import {nextSortOrder, type SortOrder} from './sort.ts';
@@ -9,6 +11,9 @@ import type {Tone} from './tone.ts';
 
 /** A line of text the board shows under the lanes until the next action. */
 export type Notice = {readonly tone: Tone; readonly text: string};
+
+/** The ledger file was deleted or replaced under the board, which now reads and writes a new file. */
+export type LedgerFileAlert = {readonly kind: 'deleted' | 'replaced'; readonly at: number; readonly path: string};
 
 /** What a text prompt is for. */
 export type PromptKind = 'filter' | 'reason';
@@ -21,6 +26,8 @@ export type BoardState = {
 	/** Tasks read so far, by id (only tasks not ended or ended recently are loaded at start). */
 	readonly tasks: ReadonlyMap<string, Task>;
 	readonly queue: HumanQueue;
+	/** The latest verdicts, for the Reviews panel. */
+	readonly verdicts: readonly VerdictRecord[];
 	/** The last ledger sequence read: the feed reads `seq > lastSeq` next. */
 	readonly lastSeq: number;
 	readonly mode: BoardMode;
@@ -34,16 +41,33 @@ export type BoardState = {
 	/** The filter as typed (it applies live, while typing). */
 	readonly filter: string;
 	readonly sort: SortOrder;
-	readonly prompt: {readonly kind: PromptKind; readonly text: string} | null;
+	/** A reason prompt with `orderId` sends that order's held effects back on Enter. */
+	readonly prompt: {readonly kind: PromptKind; readonly text: string; readonly orderId?: string} | null;
 	/** The task a confirmation (stop) is about. */
 	readonly confirmTaskId: string | null;
+	/** The task a reason prompt (send back) is about. */
+	readonly promptTaskId: string | null;
+	/** A send-back the reason prompt committed, for the board to carry out once. */
+	readonly pendingSendBack: {readonly taskId: string; readonly reason: string} | null;
 	readonly timeline: (Opened & {readonly events: readonly LedgerEvent[]; readonly scroll: number}) | null;
 	/** The log view: its lines once read, and how far above the newest line it is scrolled (0 follows). */
 	readonly log: (Opened & {readonly view: TaskLog | null; readonly fromEnd: number}) | null;
 	readonly notice: Notice | null;
+	/** Stays on screen until the board is closed: the ledger it started with is gone. */
+	readonly ledgerAlert: LedgerFileAlert | null;
+	/** Hook events recorded nowhere (the ledger's `hook.dropped` counter). */
+	readonly dropped: number;
 	readonly isLoaded: boolean;
 	/** How many times a new entry came into Needs you since the board opened: each one rings the bell. */
 	readonly bells: number;
+	/** Work orders and their effects, as the feed last read them (docs/effects.md). */
+	readonly orders: OrdersSnapshot;
+	/** The cursor in HELD EFFECTS (an index into its held effects). */
+	readonly effectIndex: number;
+	/** Held effects marked with space, by `heldKey`. */
+	readonly marked: ReadonlySet<string>;
+	/** The held effects an approval confirmation lists. */
+	readonly approval: readonly HeldEffectRef[] | null;
 };
 
 /** Where a jump goes. */
@@ -55,9 +79,13 @@ export type BoardAction =
 			readonly type: 'ledger-read';
 			readonly tasks: readonly Task[];
 			readonly queue: HumanQueue;
+			readonly verdicts?: readonly VerdictRecord[];
 			readonly lastSeq: number;
 			readonly isFull: boolean;
 			readonly timelineEvents?: readonly LedgerEvent[];
+			readonly orders?: OrdersSnapshot;
+			readonly ledgerChange?: LedgerFileAlert;
+			readonly dropped?: number;
 	  }
 	| {readonly type: 'move'; readonly delta: number; readonly order: readonly string[]}
 	| {readonly type: 'move-to'; readonly edge: Edge; readonly order: readonly string[]}
@@ -72,10 +100,14 @@ export type BoardAction =
 	| {readonly type: 'toggle-help'}
 	| {readonly type: 'ask-stop'; readonly taskId: string}
 	| {readonly type: 'cycle-sort'}
-	| {readonly type: 'start-prompt'; readonly kind: PromptKind}
+	/** A reason prompt is about a task (send it back) or, in Held effects, an order (send its effects back). */
+	| {readonly type: 'start-prompt'; readonly kind: PromptKind; readonly taskId?: string; readonly orderId?: string}
 	| {readonly type: 'prompt-edit'; readonly edit: {readonly kind: 'type'; readonly text: string} | {readonly kind: 'erase'}}
+	| {readonly type: 'toggle-mark'; readonly ref: HeldEffectRef}
+	| {readonly type: 'ask-approve'; readonly refs: readonly HeldEffectRef[]}
 	| {readonly type: 'prompt-input'; readonly text: string}
 	| {readonly type: 'prompt-commit'}
+	| {readonly type: 'send-back-taken'}
 	| {readonly type: 'notify'; readonly notice: Notice | null};
 
 /** The board before the first read. */
@@ -83,6 +115,7 @@ export function initialBoardState(): BoardState {
 	return {
 		tasks: new Map(),
 		queue: {lanes: [], total: 0},
+		verdicts: [],
 		lastSeq: 0,
 		mode: 'list',
 		previousMode: 'list',
@@ -93,11 +126,19 @@ export function initialBoardState(): BoardState {
 		sort: 'newest',
 		prompt: null,
 		confirmTaskId: null,
+		promptTaskId: null,
+		pendingSendBack: null,
 		timeline: null,
 		log: null,
 		notice: null,
+		ledgerAlert: null,
+		dropped: 0,
 		isLoaded: false,
 		bells: 0,
+		orders: {records: [], deadApprovers: []},
+		effectIndex: 0,
+		marked: new Set(),
+		approval: null,
 	};
 }
 
@@ -121,11 +162,16 @@ function readLedger(state: BoardState, action: Extract<BoardAction, {type: 'ledg
 		...state,
 		tasks,
 		queue: action.queue,
-		lastSeq: Math.max(state.lastSeq, action.lastSeq),
+		verdicts: action.verdicts ?? state.verdicts,
+		// A full read may be of a new file (the old one was deleted): its sequence starts again.
+		lastSeq: action.isFull ? action.lastSeq : Math.max(state.lastSeq, action.lastSeq),
+		ledgerAlert: action.ledgerChange ?? state.ledgerAlert,
+		dropped: action.dropped ?? state.dropped,
 		timeline,
 		queueIndex: Math.min(state.queueIndex, Math.max(0, queueCount - 1)),
 		isLoaded: true,
 		bells: isNewNeed ? state.bells + 1 : state.bells,
+		orders: action.orders ?? state.orders,
 	};
 }
 
@@ -133,9 +179,10 @@ function clamp(index: number, length: number): number {
 	return Math.max(0, Math.min(length - 1, index));
 }
 
-/** Moves the cursor of the lanes or of Needs you through `order` by `delta` rows. */
+/** Moves the cursor of the lanes, Needs you or Held effects through `order` by `delta` rows. */
 function move(state: BoardState, delta: number, order: readonly string[]): BoardState {
 	if (state.mode === 'queue') return {...state, queueIndex: clamp(state.queueIndex + delta, order.length)};
+	if (state.mode === 'effects') return {...state, effectIndex: Math.max(0, clamp(state.effectIndex + delta, order.length))};
 	if (order.length === 0) return {...state, selectedId: null, selectedIndex: 0};
 	const at = state.selectedId === null ? -1 : order.indexOf(state.selectedId);
 	// With no row (or a row no longer listed) selected, the screen shows the cursor at the remembered index.
@@ -162,7 +209,7 @@ function back(state: BoardState): BoardState {
 			return {...state, mode: state.log?.returnMode ?? 'list', log: null};
 		case 'help':
 		case 'confirm':
-			return {...state, mode: state.previousMode, confirmTaskId: null};
+			return {...state, mode: state.previousMode, confirmTaskId: null, approval: null};
 		case 'input':
 			// Esc on a filter clears it, as in k9s; on any other prompt it drops what was typed.
 			return {
@@ -170,8 +217,10 @@ function back(state: BoardState): BoardState {
 				mode: state.previousMode,
 				filter: state.prompt?.kind === 'filter' ? '' : state.filter,
 				prompt: null,
+				promptTaskId: null,
 			};
 		case 'queue':
+		case 'effects':
 			return {...state, mode: 'list'};
 		case 'list':
 			return state.filter === '' ? state : {...state, filter: ''};
@@ -185,10 +234,27 @@ function editPrompt(state: BoardState, text: string): BoardState {
 	return {...state, prompt: {...state.prompt, text}, filter: state.prompt.kind === 'filter' ? text : state.filter};
 }
 
-/** The one mode a view returns to: the lanes or Needs you, never an overlay. */
+/** The one mode a view returns to: the lanes, Needs you or Held effects, never an overlay. */
 function returnModeOf(state: BoardState): BoardMode {
 	if (state.mode === 'timeline') return state.timeline?.returnMode ?? 'list';
-	return state.mode === 'queue' ? 'queue' : 'list';
+	return state.mode === 'queue' || state.mode === 'effects' ? state.mode : 'list';
+}
+
+/**
+ * Enter in a prompt: a filter applies; a reason becomes a pending send-back (carried out by the
+ * board), or, when empty, a notice that nothing was sent.
+ */
+function commitPrompt(state: BoardState): BoardState {
+	const {prompt, promptTaskId} = state;
+	if (!prompt) return state;
+	const closed = {...state, mode: state.previousMode, prompt: null, promptTaskId: null};
+	if (prompt.kind === 'filter') return {...closed, filter: prompt.text.trim()};
+	const reason = prompt.text.trim();
+	if (promptTaskId === null) return closed;
+	if (reason === '') {
+		return {...closed, notice: {tone: 'warn', text: `x: a reason is required; ${promptTaskId} was not sent back`}};
+	}
+	return {...closed, pendingSendBack: {taskId: promptTaskId, reason}};
 }
 
 /** The board's one reducer: pure, so every transition is tested without Ink. */
@@ -207,13 +273,14 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 		case 'select':
 			return {...state, selectedId: action.taskId, selectedIndex: Math.max(0, action.index)};
 		case 'toggle-focus':
-			return {...state, mode: state.mode === 'queue' ? 'list' : 'queue'};
+			// Tab goes round the panels that take a cursor: lanes, Needs you, Held effects.
+			return {...state, mode: state.mode === 'list' ? 'queue' : state.mode === 'queue' ? 'effects' : 'list'};
 		case 'open-timeline':
 			return {
 				...state,
 				mode: 'timeline',
-				// Opened from Needs you, the lane cursor stays where it was.
-				selectedId: state.mode === 'queue' ? state.selectedId : action.taskId,
+				// Opened from Needs you or Held effects, the lane cursor stays where it was.
+				selectedId: state.mode === 'queue' || state.mode === 'effects' ? state.selectedId : action.taskId,
 				timeline: {taskId: action.taskId, events: action.events, scroll: 0, returnMode: returnModeOf(state)},
 				notice: null,
 			};
@@ -245,7 +312,12 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 				...state,
 				mode: 'input',
 				previousMode: state.mode,
-				prompt: {kind: action.kind, text: action.kind === 'filter' ? state.filter : ''},
+				prompt: {
+					kind: action.kind,
+					text: action.kind === 'filter' ? state.filter : '',
+					...(action.orderId === undefined ? {} : {orderId: action.orderId}),
+				},
+				promptTaskId: action.taskId ?? null,
 				notice: null,
 			};
 		case 'prompt-edit':
@@ -254,16 +326,21 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 				state,
 				action.edit.kind === 'erase' ? [...state.prompt.text].slice(0, -1).join('') : state.prompt.text + action.edit.text,
 			);
+		case 'toggle-mark': {
+			const key = heldKey(action.ref);
+			const marked = new Set(state.marked);
+			if (marked.has(key)) marked.delete(key);
+			else marked.add(key);
+			return {...state, marked};
+		}
+		case 'ask-approve':
+			return {...state, mode: 'confirm', previousMode: state.mode, approval: action.refs, confirmTaskId: null, notice: null};
 		case 'prompt-input':
 			return editPrompt(state, action.text);
 		case 'prompt-commit':
-			if (!state.prompt) return state;
-			return {
-				...state,
-				mode: state.previousMode,
-				filter: state.prompt.kind === 'filter' ? state.prompt.text.trim() : state.filter,
-				prompt: null,
-			};
+			return commitPrompt(state);
+		case 'send-back-taken':
+			return {...state, pendingSendBack: null};
 		case 'notify':
 			return {...state, notice: action.notice};
 		default:

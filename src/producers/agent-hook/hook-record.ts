@@ -1,28 +1,29 @@
 import {existsSync} from 'node:fs';
 import type {NewEvent} from '../../core/events.ts';
-import {parseJsonLine, parseValue, PayloadError} from '../../ledger/ingest.ts';
+import {decodeLine, parseJsonText, parseValue, rejectReason} from '../../ledger/ingest.ts';
 import {openLedger, type Ledger} from '../../ledger/open-ledger.ts';
+import {DROPPED_COUNTER} from '../../ledger/counters.ts';
 import {spoolDir} from '../../ledger/paths.ts';
+import {MAX_LINE_BYTES} from '../../ledger/payload-limits.ts';
 import {helperTaskId, sessionTaskId} from '../../ledger/payload-mapping.ts';
 import type {AgentSource} from '../../ledger/payload-schema.ts';
-import {writeSpoolEnvelope, writeSpoolRaw} from '../../ledger/spool.ts';
+import {markDropped, writeSpoolEnvelope, writeSpoolRaw} from '../../ledger/spool.ts';
 import {MAX_REJECT_RAW_CHARS} from '../../ledger/writer.ts';
 import {commitTranscriptRead, MAX_TRANSCRIPT_CHUNK, readTranscriptSinceCursor, type TranscriptRead} from './transcript-tokens.ts';
 
 /** The longest the hook waits for another writer's lock before it spools instead. */
 export const HOOK_BUSY_TIMEOUT_MS = 25;
-/** Input larger than this is recorded as a reject, not parsed. */
-export const MAX_HOOK_INPUT_BYTES = 16 * 1024 * 1024;
+/** Input larger than this is recorded as a reject, not parsed (the limit every line meets, docs/ledger.md). */
+export const MAX_HOOK_INPUT_BYTES = MAX_LINE_BYTES;
 /** With less than this much of the hook's time left, a transcript is read in a small chunk only. */
 const TRANSCRIPT_MIN_TIME_LEFT_MS = 40;
 /** The small chunk: a turn's worth of new lines, read in about a millisecond. */
 const LATE_TRANSCRIPT_CHUNK = 256 * 1024;
-/** Counter bumped when an event is lost because even the spool write failed. */
-export const DROPPED_COUNTER = 'hook.dropped';
 
 /** One hook invocation's input, already read from stdin or argv. */
 export type HookRequest = {
-	readonly text: string;
+	/** The input: bytes as read from stdin (checked for UTF-8), or text (argv, in-process callers). */
+	readonly text: string | Uint8Array;
 	/** Where the text came from: stdin (hook events) or argv (Codex `notify`). */
 	readonly origin: 'stdin' | 'notify';
 	readonly agent?: AgentSource;
@@ -53,22 +54,32 @@ type Classified =
 	  }
 	| {readonly kind: 'reject'; readonly reason: string};
 
+function inputBytes(input: string | Uint8Array): number {
+	return typeof input === 'string' ? Buffer.byteLength(input) : input.length;
+}
+
+/** The input as text for a reject or the spool (invalid UTF-8 shown as U+FFFD: the reject says what it was). */
+function inputText(input: string | Uint8Array): string {
+	return typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8');
+}
+
 function classify(request: HookRequest): Classified {
-	if (Buffer.byteLength(request.text) > MAX_HOOK_INPUT_BYTES) {
+	if (inputBytes(request.text) > MAX_HOOK_INPUT_BYTES) {
 		return {kind: 'reject', reason: `${request.origin}: larger than ${MAX_HOOK_INPUT_BYTES} bytes`};
 	}
-	if (request.text.trim().length === 0) {
-		return {kind: 'reject', reason: request.origin === 'notify' ? 'notify: no JSON argument' : 'stdin: empty'};
-	}
 	try {
+		// The same edge as every spool and ingest line: size, UTF-8, nesting, JSON, field limits.
+		const text = decodeLine(request.text);
+		if (text.trim().length === 0) {
+			return {kind: 'reject', reason: request.origin === 'notify' ? 'notify: no JSON argument' : 'stdin: empty'};
+		}
 		// Parsed once: a payload can be megabytes, and the hook's time is the agent's.
-		const value = parseJsonLine(request.text);
+		const value = parseJsonText(text);
 		const events = parseValue(value, {now: request.now, pid: request.pid, ...(request.agent ? {agent: request.agent} : {})});
 		const payload = value as Record<string, unknown>;
 		return {kind: 'events', events, payload, isEnvelope: 'payload' in payload && 'at' in payload};
 	} catch (error) {
-		const reason = error instanceof PayloadError ? error.message : `${request.origin}: ${(error as Error).message}`;
-		return {kind: 'reject', reason};
+		return {kind: 'reject', reason: rejectReason(error)};
 	}
 }
 
@@ -116,10 +127,16 @@ function recordInLedger(request: HookRequest, classified: Classified): {isDone: 
 	if (!existsSync(request.ledgerFile)) return {isDone: false, tokenReads: 0};
 	let ledger: Ledger | null = null;
 	try {
-		ledger = openLedger(request.ledgerFile, {busyTimeoutMs: request.busyTimeoutMs ?? HOOK_BUSY_TIMEOUT_MS});
+		ledger = openLedger(request.ledgerFile, {busyTimeoutMs: request.busyTimeoutMs ?? HOOK_BUSY_TIMEOUT_MS, mustExist: true});
 		const open = ledger;
 		if (classified.kind === 'reject') {
-			open.writer.reject({origin: `hook:${request.origin}`, line: null, reason: classified.reason, raw: request.text});
+			open.writer.reject({
+				origin: `hook:${request.origin}`,
+				line: null,
+				reason: classified.reason,
+				raw: inputText(request.text.slice(0, MAX_REJECT_RAW_CHARS * 4)),
+				rawBytes: inputBytes(request.text),
+			});
 			return {isDone: true, tokenReads: 0};
 		}
 		const reads = readTranscripts(open, classified, request);
@@ -153,11 +170,11 @@ function spoolableRaw(raw: string): string {
 function recordInSpool(request: HookRequest, classified: Classified): void {
 	const dir = spoolDir(request.ledgerFile);
 	if (classified.kind === 'reject') {
-		writeSpoolRaw(dir, spoolableRaw(request.text));
+		writeSpoolRaw(dir, spoolableRaw(inputText(request.text.slice(0, MAX_REJECT_RAW_CHARS * 4))));
 		return;
 	}
 	if (classified.isEnvelope) {
-		writeSpoolRaw(dir, request.text.replace(/\r?\n|\r/g, ' '));
+		writeSpoolRaw(dir, inputText(request.text).replace(/\r?\n|\r/g, ' '));
 		return;
 	}
 	const source = (classified.events[0]?.source ?? 'claude') as AgentSource;
@@ -169,17 +186,31 @@ function recordInSpool(request: HookRequest, classified: Classified): void {
 	});
 }
 
+/**
+ * Counts an event that neither the ledger nor the spool could take: in the ledger's counter when
+ * that write still goes through, else as an empty marker file in the spool (on a full disk a new
+ * name often fits where a line does not) that the next fold counts in. Never throws.
+ */
 function countDrop(request: HookRequest): void {
 	try {
-		if (!existsSync(request.ledgerFile)) return;
-		const ledger = openLedger(request.ledgerFile, {busyTimeoutMs: request.busyTimeoutMs ?? HOOK_BUSY_TIMEOUT_MS});
+		if (!existsSync(request.ledgerFile)) throw new Error('no ledger');
+		const ledger = openLedger(request.ledgerFile, {
+			busyTimeoutMs: request.busyTimeoutMs ?? HOOK_BUSY_TIMEOUT_MS,
+			mustExist: true,
+		});
 		try {
 			ledger.writer.bump(DROPPED_COUNTER);
+			return;
 		} finally {
 			ledger.close();
 		}
 	} catch {
-		// Neither ledger nor spool can be written: the stderr line is all that is left.
+		// The ledger cannot count it: leave a marker.
+	}
+	try {
+		markDropped(spoolDir(request.ledgerFile));
+	} catch {
+		// Not even a name fits: the stderr line is all that is left.
 	}
 }
 

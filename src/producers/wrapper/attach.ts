@@ -3,10 +3,11 @@ import type {Readable, Writable} from 'node:stream';
 import {EventType} from '../../core/events.ts';
 import {addTokens, isOverBudget, UNKNOWN_TOKENS, type Tokens} from '../../core/tokens.ts';
 import {readProgressLine, type OutputFinding} from '../agent-kind.ts';
-import {terminate, type StopTarget} from '../stop.ts';
+import {terminate, type GroupEnd, type StopTarget} from '../stop.ts';
 import {previousThreadUsage} from '../wrapper-queries.ts';
 import type {WrapperOptions} from './options.ts';
 import type {OutputKeeper} from './output-file.ts';
+import {outputTail} from './output-tail.ts';
 import type {TaskLog} from './record.ts';
 
 /** Reads one line of the child's output into findings. */
@@ -74,7 +75,13 @@ function readStream(
 /** The wrapper's watch over a running child; `finish` once the child has exited. */
 export type Attachment = {
 	/** Stops the heartbeats, reads the last partial lines, waits for a budget stop and the log file. */
-	finish(): Promise<{readonly tokens: Tokens; readonly overBudget: boolean}>;
+	finish(): Promise<{
+		readonly tokens: Tokens;
+		readonly overBudget: boolean;
+		readonly budgetStop: GroupEnd | null;
+		/** The end of stdout, kept as the task's report (null when stdout went straight to the terminal). */
+		readonly kept: {readonly text: string; readonly bytes: number; readonly isCut: boolean} | null;
+	}>;
 };
 
 /** The child as the wrapper watches it: its output streams (null when they go straight to the terminal) and its group. */
@@ -99,7 +106,7 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 	const {ledger, budget} = options;
 	const heartbeat = setInterval(() => log.append(EventType.heartbeat, {}), options.heartbeatMs);
 	let tokens: Tokens = UNKNOWN_TOKENS;
-	let budgetStop: Promise<unknown> | null = null;
+	let budgetStop: Promise<GroupEnd> | null = null;
 	const onFinding = (finding: OutputFinding, stream: string, lineNumber: number): void => {
 		if (finding.kind === 'reject') {
 			try {
@@ -124,17 +131,19 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 	);
 	const splitters = child.isPiped
 		? [
-				readStream(child.stdout, sink ?? process.stdout, 'stdout', read, onFinding, child.output),
-				readStream(child.stderr, sink ?? process.stderr, 'stderr', read, onFinding, child.output),
+				readStream(child.stdout, sink ?? options.stdout ?? process.stdout, 'stdout', read, onFinding, child.output),
+				readStream(child.stderr, sink ?? options.stderr ?? process.stderr, 'stderr', read, onFinding, child.output),
 			]
 		: [];
+	const tail = child.isPiped && child.stdout ? outputTail() : null;
+	child.stdout?.on('data', (chunk: Buffer) => tail?.push(chunk));
 	return {
 		async finish() {
 			clearInterval(heartbeat);
 			for (const splitter of splitters) splitter.end();
-			if (budgetStop) await budgetStop;
+			const ended = budgetStop ? await budgetStop : null;
 			if (sink) await new Promise(done => sink.end(done));
-			return {tokens, overBudget: budgetStop !== null};
+			return {tokens, overBudget: budgetStop !== null, budgetStop: ended, kept: tail ? tail.result() : null};
 		},
 	};
 }
