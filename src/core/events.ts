@@ -465,5 +465,14 @@ export function newEvent<T extends EventTypeName>(
 	data: EventDataOf<T>,
 	envelope: EventEnvelope,
 ): NewEvent & {readonly type: T} {
-	return {...envelope, ...eventBody(type, data)};
+	// One literal of one shape (no spreads): the mapping builds one of these per event of a bulk import.
+	const event = {
+		taskId: envelope.taskId,
+		at: envelope.at,
+		source: envelope.source,
+		dedupKey: envelope.dedupKey ?? null,
+		type,
+		data,
+	};
+	return event as unknown as NewEvent & {readonly type: T};
 }

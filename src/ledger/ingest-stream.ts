@@ -1,37 +1,33 @@
 import {createHash, type Hash} from 'node:crypto';
 import type {Readable} from 'node:stream';
-import {createIngestor, type IngestOptions, type IngestStats} from './ingest.ts';
+import type {RawLine, StreamedLine} from './ingest.ts';
 import {MAX_LINE_BYTES} from './payload-limits.ts';
 import {MAX_REJECT_RAW_CHARS} from './writer.ts';
 
 /** How much of a line too long to hold is kept for its reject. */
 const HEAD_BYTES = MAX_REJECT_RAW_CHARS * 4;
 
+/** One line of a byte stream; `streamed` when only its head was kept. */
+export type ByteLine = {readonly raw: RawLine; readonly streamed?: StreamedLine};
+
 /**
- * Folds a byte stream of JSON lines into the ledger. Lines are split on bytes, not decoded text,
- * so invalid UTF-8 is refused by the edge rather than patched by a decoder; a line longer than
- * MAX_LINE_BYTES is never held whole: its head is kept for the reject, its size and hash counted
- * as it streams past.
+ * The lines of a byte stream, split on bytes, not decoded text, so invalid UTF-8 is refused by the
+ * edge rather than patched by a decoder; a line longer than MAX_LINE_BYTES is never held whole:
+ * its head is kept for the reject, its size and hash counted as it streams past.
  */
-export async function ingestStream(
-	input: Readable,
-	ledger: Parameters<typeof createIngestor>[0],
-	options: IngestOptions,
-): Promise<IngestStats> {
-	const ingestor = createIngestor(ledger, options);
+export async function* byteLines(input: Readable): AsyncGenerator<ByteLine> {
 	let parts: Buffer[] = [];
 	let held = 0;
 	// Set once the current line passed the limit: from then on only its size and hash are kept.
 	let long: {head: Buffer; bytes: number; hash: Hash} | null = null;
-	const endLine = (): void => {
-		if (long) {
-			ingestor.push(long.head, {bytes: long.bytes, sha1: long.hash.digest('hex')});
-		} else {
-			ingestor.push(parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts));
-		}
+	const endLine = (): ByteLine => {
+		const line: ByteLine = long
+			? {raw: long.head, streamed: {bytes: long.bytes, sha1: long.hash.digest('base64url')}}
+			: {raw: parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts)};
 		parts = [];
 		held = 0;
 		long = null;
+		return line;
 	};
 	const add = (piece: Buffer): void => {
 		if (piece.length === 0) return;
@@ -54,11 +50,10 @@ export async function ingestStream(
 		let start = 0;
 		for (let end = bytes.indexOf(0x0a, start); end >= 0; end = bytes.indexOf(0x0a, start)) {
 			add(bytes.subarray(start, end));
-			endLine();
+			yield endLine();
 			start = end + 1;
 		}
 		add(bytes.subarray(start));
 	}
-	if (held > 0 || long) endLine();
-	return ingestor.finish();
+	if (held > 0 || long) yield endLine();
 }

@@ -1,20 +1,32 @@
-import {createHash} from 'node:crypto';
+import {hash} from 'node:crypto';
 import {EventType, newEvent, type EventDataOf, type EventTypeName, type NewEvent} from '../core/events.ts';
 import {progressFromList} from '../core/progress.ts';
 import {keptPayload} from './payload-limits.ts';
-import type {AgentSource, HookPayload, NotifyPayload} from './payload-schema.ts';
+import type {Ancestor, AgentSource, HookPayload, NotifyPayload} from './payload-schema.ts';
 
 const TITLE_CHARS = 80;
 
 const SOURCE_PREFIX: Record<AgentSource, string> = {claude: 'c-', codex: 'x-'};
 
 function shortHash(text: string, length = 12): string {
-	return createHash('sha1').update(text).digest('hex').slice(0, length);
+	// The one-shot hash: several times cheaper per call than createHash().update().digest().
+	return hash('sha1', text, 'hex').slice(0, length);
 }
+
+/** Session task ids computed lately: a history holds each session's events close together. */
+const recentSessionIds = new Map<string, string>();
+const RECENT_SESSION_IDS = 4096;
 
 /** The task id of an agent session: stable, short, and the same in every process. */
 export function sessionTaskId(source: AgentSource, sessionId: string): string {
-	return SOURCE_PREFIX[source] + shortHash(`${source}:${sessionId}`);
+	const key = `${source}:${sessionId}`;
+	let id = recentSessionIds.get(key);
+	if (id === undefined) {
+		id = SOURCE_PREFIX[source] + shortHash(key);
+		if (recentSessionIds.size >= RECENT_SESSION_IDS) recentSessionIds.clear();
+		recentSessionIds.set(key, id);
+	}
+	return id;
 }
 
 /** The task id of a helper (subagent) of a session. */
@@ -69,6 +81,10 @@ export type MappingContext = {
 	readonly at: number;
 	/** The agent's PID from the hook's environment (CLAUDE_PID), when known. */
 	readonly pid?: number | null;
+	/** The wrapper task the session runs under (CONTROLROOM_TASK_ID in the hook's environment). */
+	readonly wrapperTaskId?: string | null;
+	/** The hook process's parent chain, nearest first, up to 4 levels (pid, start time, comm). */
+	readonly ancestors?: readonly Ancestor[] | null;
 };
 
 /**

@@ -1,4 +1,4 @@
-import {writeSync} from 'node:fs';
+import {mkdirSync, writeSync} from 'node:fs';
 import {render} from 'ink';
 import {homedir} from 'node:os';
 import {sep} from 'node:path';
@@ -77,6 +77,13 @@ export type BoardRun = {
 /** Wires the board to a ledger: the feed, the spool fold, `s` through stopTask, `x` through sendBack, and the reconciler timer. */
 export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters {
 	const spool = spoolDir(ledger.path);
+	// The folder is watched for the spool hook's files: it must exist before the watch starts, or
+	// the first events wait for the reconciler's pass instead of showing at once.
+	try {
+		mkdirSync(spool, {recursive: true});
+	} catch {
+		// Not ours to create (a file there, no permission): the reconciler pass still folds what comes.
+	}
 	const agentNames = run.agentNames ?? agentNamesFrom(process.env['CONTROLROOM_AGENT_NAMES']);
 	return {
 		feed: createBoardFeed(ledger, {

@@ -4,7 +4,7 @@ import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {readSnapshot} from '../../ledger/snapshot-query.ts';
 import {parseCommandArgs} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
+import {openReadingLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 import {printSnapshotText} from '../print-snapshot.ts';
@@ -99,7 +99,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		if (windowMs === null)
 			throw new CliError(`--since: expected a duration like 90m, 24h or 7d, got '${values.since}'`, USAGE_EXIT);
 	}
-	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
+	const ledger = openReadingLedger(values.ledger);
 	try {
 		const snapshot = readSnapshot(ledger.reader, {now: Date.now(), windowMs, isApproverAlive});
 		out(values.json ? terminalSafeJson(snapshot, 2) : printSnapshotText(snapshot));

@@ -1,7 +1,7 @@
 import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {listWork} from '../../handoff/claims.ts';
 import {parseCommandArgs} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
+import {openReadingLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 
@@ -22,7 +22,7 @@ take). The same list the MCP tool list_work returns. Opens a read-only ledger re
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('work', argv, {json: {type: 'boolean'}});
 	if (positionals.length > 0) throw new CliError('work: takes no arguments', USAGE_EXIT);
-	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
+	const ledger = openReadingLedger(values.ledger);
 	try {
 		const items = listWork(ledger, Date.now());
 		if (values.json) return (out(terminalSafeJson({version: 1, items}, 2)), 0);

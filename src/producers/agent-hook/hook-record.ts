@@ -5,11 +5,16 @@ import {openLedger, type Ledger} from '../../ledger/open-ledger.ts';
 import {DROPPED_COUNTER} from '../../ledger/counters.ts';
 import {spoolDir} from '../../ledger/paths.ts';
 import {MAX_LINE_BYTES} from '../../ledger/payload-limits.ts';
-import {helperTaskId, sessionTaskId} from '../../ledger/payload-mapping.ts';
 import type {AgentSource} from '../../ledger/payload-schema.ts';
 import {markDropped, writeSpoolEnvelope, writeSpoolRaw} from '../../ledger/spool.ts';
 import {MAX_REJECT_RAW_CHARS} from '../../ledger/writer.ts';
-import {commitTranscriptRead, MAX_TRANSCRIPT_CHUNK, readTranscriptSinceCursor, type TranscriptRead} from './transcript-tokens.ts';
+import {
+	commitTranscriptRead,
+	MAX_TRANSCRIPT_CHUNK,
+	readTranscriptSinceCursor,
+	transcriptTargets,
+	type TranscriptRead,
+} from '../../ledger/transcript-tokens.ts';
 
 /** The longest the hook waits for another writer's lock before it spools instead. */
 export const HOOK_BUSY_TIMEOUT_MS = 25;
@@ -83,32 +88,10 @@ function classify(request: HookRequest): Classified {
 	}
 }
 
-function text(value: unknown): string | null {
-	return typeof value === 'string' && value.length > 0 ? value : null;
-}
-
-/** The transcripts a Claude payload names: the session's own, and a helper's on SubagentStop. */
-function transcriptTargets(payload: Record<string, unknown>, source: string) {
-	const sessionId = text(payload['session_id']);
-	if (source !== 'claude' || sessionId === null) return [];
-	const sessionTask = sessionTaskId('claude', sessionId);
-	const targets: {path: string; taskId: string; skipSidechain: boolean}[] = [];
-	const main = text(payload['transcript_path']);
-	if (main) targets.push({path: main, taskId: sessionTask, skipSidechain: true});
-	const helperPath = text(payload['agent_transcript_path']);
-	const agentId = text(payload['agent_id']);
-	// The mapping ignores helpers without an agent_type (the /compact SubagentStop): so do tokens.
-	if (helperPath && agentId && text(payload['agent_type'])) {
-		targets.push({path: helperPath, taskId: helperTaskId(sessionTask, agentId), skipSidechain: false});
-	}
-	return targets;
-}
-
 function readTranscripts(ledger: Ledger, classified: Classified, request: HookRequest): TranscriptRead[] {
 	if (classified.kind !== 'events' || classified.isEnvelope) return [];
-	const source = classified.events[0]?.source ?? '';
 	const reads: TranscriptRead[] = [];
-	for (const target of transcriptTargets(classified.payload, source)) {
+	for (const target of transcriptTargets(classified.payload, classified.events)) {
 		// Late (a slow start, a loaded machine): read less, so the last events of a session still
 		// count their tokens; whatever is left waits for the next event at the same cursor.
 		const isLate = process.uptime() * 1000 > request.deadline - TRANSCRIPT_MIN_TIME_LEFT_MS;

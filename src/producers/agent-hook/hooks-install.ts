@@ -42,8 +42,20 @@ const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure'])
 const HOOK_TIMEOUT_SECONDS = 10;
 const NOTIFY_COMMENT = '# added by `controlroom hooks install`; `controlroom hooks uninstall` removes it';
 
-/** Recognises a command that runs `controlroom hook`, whatever path it was installed from. */
-const OUR_COMMAND = /controlroom['"]?\s+hook(\s|$)/;
+/**
+ * Recognises a command of ours, whatever path it was installed from: the spool hook
+ * (`/bin/sh .../spool-hook.sh`, the default) or the direct Node hook (`... controlroom hook`).
+ */
+const OUR_COMMAND = /(controlroom['"]?\s+hook|spool-hook\.sh['"]?)(\s|$)/;
+const SPOOL_HOOK = /spool-hook\.sh['"]?(\s|$)/;
+
+/** Which of our hooks a command runs. */
+export type HookKind = 'spool' | 'direct';
+
+/** The kind of an installed command of ours. */
+export function hookKind(command: string): HookKind {
+	return SPOOL_HOOK.test(command) ? 'spool' : 'direct';
+}
 
 /** A problem with a file the user owns: reported with its path, the file left untouched. */
 export class SettingsError extends Error {}
@@ -73,9 +85,22 @@ function shellQuote(word: string): string {
 	return /^[\w./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The hook command line: absolute node and bin paths, so it works from any directory. */
-export function hookCommand(program: readonly string[], agent: 'claude' | 'codex'): string {
-	return [...program, 'hook', ...(agent === 'codex' ? ['--agent', 'codex'] : [])].map(shellQuote).join(' ');
+/**
+ * The argv of our hook for an agent: the spool hook (`/bin/sh SCRIPT`, no Node start) or, with
+ * `direct`, the Node hook (`NODE BIN hook`); absolute paths, so it works from any directory.
+ */
+export function hookArgv(
+	kind: HookKind,
+	paths: {readonly program: readonly string[]; readonly spoolScript: string},
+	agent: 'claude' | 'codex',
+): string[] {
+	const base = kind === 'spool' ? ['/bin/sh', paths.spoolScript] : [...paths.program, 'hook'];
+	return [...base, ...(agent === 'codex' ? ['--agent', 'codex'] : [])];
+}
+
+/** The hook command line for a settings file: the argv, quoted for the agent's shell. */
+export function hookCommand(argv: readonly string[]): string {
+	return argv.map(shellQuote).join(' ');
 }
 
 function readJsonFile(file: string): Json | null {
@@ -237,12 +262,17 @@ export function uninstallHooksFile(file: string): FileChange {
 	return {file, what: 'hooks', events: removed, isChanged: true};
 }
 
-/** Events that have our hook in a file (for `hooks status`). */
-export function installedEvents(file: string): string[] {
+/** Our commands in a settings file, per event (for `hooks status`: which kind, which script). */
+export function installedCommands(file: string): {event: string; command: string}[] {
 	const settings = readJsonFile(file);
 	if (settings === null) return [];
 	const hooks = hooksObject(settings, file);
-	return Object.keys(hooks).filter(event => groupsOf(hooks, event, file).some(group => entriesOf(group).some(isOurs)));
+	return Object.keys(hooks).flatMap(event => {
+		const ours = groupsOf(hooks, event, file)
+			.flatMap(entriesOf)
+			.find(entry => isOurs(entry));
+		return isRecord(ours) ? [{event, command: String(ours['command'])}] : [];
+	});
 }
 
 /** The top level of a TOML file ends at its first `[table]` or `[[array]]` header. */
@@ -272,18 +302,24 @@ function tomlArray(words: readonly string[]): string {
  * us) goes at the end of the top level, before the first table header. No TOML library is used;
  * only that one top-level key is read or written.
  */
-export function installNotify(file: string, program: readonly string[]): FileChange & {existing: string | null} {
+export function installNotify(file: string, hookArgs: readonly string[]): FileChange & {existing: string | null} {
 	const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
 	const current = notifySetting(text);
+	const wanted = `notify = ${tomlArray([...hookArgs, '--notify'])}`;
 	if (current && OUR_COMMAND.test(current.value.replace(/["',[\]]/g, ' '))) {
-		return {file, what: 'notify', events: [], isChanged: false, existing: null};
+		const lines = text.split('\n');
+		if (lines[current.line] === wanted) return {file, what: 'notify', events: [], isChanged: false, existing: null};
+		// Ours, from another path or of the other kind (spool or direct): pointed at this one in place.
+		lines[current.line] = wanted;
+		writeAtomically(file, lines.join('\n'));
+		return {file, what: 'notify', events: ['notify'], isChanged: true, existing: null};
 	}
 	if (current) return {file, what: 'notify', events: [], isChanged: false, existing: current.value.trim()};
 	const lines = text.length > 0 ? text.split('\n') : [];
 	let end = topLevelEnd(lines);
 	while (end > 0 && (lines[end - 1] ?? '').trim() === '') end -= 1;
 	// Exactly two lines and no spacing of our own, so uninstall can give back the file byte for byte.
-	const added = [NOTIFY_COMMENT, `notify = ${tomlArray([...program, 'hook', '--agent', 'codex', '--notify'])}`];
+	const added = [NOTIFY_COMMENT, wanted];
 	const next = [...lines.slice(0, end), ...added, ...lines.slice(end)].join('\n');
 	writeAtomically(file, text.length === 0 ? `${next}\n` : next);
 	return {file, what: 'notify', events: ['notify'], isChanged: true, existing: null};
@@ -304,10 +340,11 @@ export function uninstallNotify(file: string): FileChange {
 	return {file, what: 'notify', events: ['notify'], isChanged: true};
 }
 
-/** Whether config.toml's notify is ours, someone else's, or unset. */
-export function notifyStatus(file: string): 'ours' | 'other' | 'unset' {
+/** Whether config.toml's notify is ours (and of which kind), someone else's, or unset. */
+export function notifyStatus(file: string): HookKind | 'other' | 'unset' {
 	if (!existsSync(file)) return 'unset';
 	const current = notifySetting(readFileSync(file, 'utf8'));
 	if (!current) return 'unset';
-	return OUR_COMMAND.test(current.value.replace(/["',[\]]/g, ' ')) ? 'ours' : 'other';
+	const words = current.value.replace(/["',[\]]/g, ' ');
+	return OUR_COMMAND.test(words) ? hookKind(words) : 'other';
 }
