@@ -6,6 +6,7 @@ import {readProgressLine, type OutputFinding} from '../agent-kind.ts';
 import {terminate, type GroupEnd, type StopTarget} from '../stop.ts';
 import {previousThreadUsage} from '../wrapper-queries.ts';
 import type {WrapperOptions} from './options.ts';
+import type {OutputKeeper} from './output-file.ts';
 import {outputTail} from './output-tail.ts';
 import type {TaskLog} from './record.ts';
 
@@ -54,6 +55,7 @@ function readStream(
 	name: string,
 	read: OutputReader,
 	onFinding: (finding: OutputFinding, stream: string, line: number) => void,
+	keep: OutputKeeper | null,
 ): {end(): void} {
 	let lineNumber = 0;
 	const splitter = lineSplitter(line => {
@@ -63,7 +65,10 @@ function readStream(
 	if (!stream) return splitter;
 	// pipe() keeps backpressure: a slow terminal slows the child, and the bytes arrive unchanged.
 	stream.pipe(out, {end: false});
-	stream.on('data', (chunk: Buffer) => splitter.push(chunk));
+	stream.on('data', (chunk: Buffer) => {
+		keep?.write(chunk);
+		splitter.push(chunk);
+	});
 	return splitter;
 }
 
@@ -87,12 +92,15 @@ export type Watched = {
 	readonly isPiped: boolean;
 	/** Where the output goes instead of the terminal: `--log`, opened before the spawn. */
 	readonly sink: Writable | null;
+	/** The bounded copy of the output kept for the board's log view, when there is one. */
+	readonly output: OutputKeeper | null;
 };
 
 /**
  * Attaches to a running child: heartbeats while it lives; its output passed on unchanged (to the
- * terminal or `--log`) and read for progress, token and agent events, unreadable lines kept as
- * rejects; and, once its known token total passes the budget, a stop of its group.
+ * terminal or `--log`), kept in its bounded output file, and read for progress, token and agent
+ * events, unreadable lines kept as rejects; and, once its known token total passes the budget, a
+ * stop of its group.
  */
 export function attach(options: WrapperOptions, log: TaskLog, child: Watched, read: OutputReader): Attachment {
 	const {ledger, budget} = options;
@@ -123,8 +131,8 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 	);
 	const splitters = child.isPiped
 		? [
-				readStream(child.stdout, sink ?? options.stdout ?? process.stdout, 'stdout', read, onFinding),
-				readStream(child.stderr, sink ?? options.stderr ?? process.stderr, 'stderr', read, onFinding),
+				readStream(child.stdout, sink ?? options.stdout ?? process.stdout, 'stdout', read, onFinding, child.output),
+				readStream(child.stderr, sink ?? options.stderr ?? process.stderr, 'stderr', read, onFinding, child.output),
 			]
 		: [];
 	const tail = child.isPiped && child.stdout ? outputTail() : null;
