@@ -203,7 +203,7 @@ export function selectAlerts(state: Pick<BoardState, 'ledgerAlert' | 'dropped'>)
 	}
 	if (state.dropped > 0) {
 		alerts.push(
-			`${state.dropped} hook event${state.dropped === 1 ? ' was' : 's were'} dropped: neither ledger nor spool could be written (see controlroom doctor)`,
+			`${state.dropped} hook event${state.dropped === 1 ? ' was' : 's were'} dropped: neither ledger nor spool could be written (controlroom hooks status says why)`,
 		);
 	}
 	return alerts;
