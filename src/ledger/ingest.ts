@@ -1,7 +1,8 @@
 import {createHash} from 'node:crypto';
+import type {HookAncestor} from '../core/agent-process.ts';
 import type {NewEvent} from '../core/events.ts';
 import type {Ledger} from './open-ledger.ts';
-import {mapHookPayload, mapNotifyPayload} from './payload-mapping.ts';
+import {mapHookPayload, mapNotifyPayload, type MappingContext} from './payload-mapping.ts';
 import {describeIssue, hookPayloadSchema, notifyPayloadSchema, spoolEnvelopeSchema, type AgentSource} from './payload-schema.ts';
 
 /** Lines folded per transaction: large enough to be fast, small enough to let other writers in. */
@@ -17,13 +18,20 @@ export type ParseOptions = {
 	readonly now: number;
 	/** PID for payloads that carry none (the live hook's CLAUDE_PID). */
 	readonly pid?: number | null;
+	/** The live hook's CONTROLROOM_TASK_ID, for payloads that carry none. */
+	readonly wrapperTaskId?: string | null;
+	/** The live hook's parent chain, for payloads that carry none. */
+	readonly ancestors?: readonly HookAncestor[] | null;
 };
+
+/** What an envelope or the live hook knew besides the payload (MappingContext without source and time). */
+type HookContext = Pick<MappingContext, 'pid' | 'wrapperTaskId' | 'ancestors'>;
 
 function guessSource(payload: Record<string, unknown>): AgentSource {
 	return 'turn_id' in payload || 'thread-id' in payload || payload['type'] === 'agent-turn-complete' ? 'codex' : 'claude';
 }
 
-function mapPayload(payload: unknown, source: AgentSource | undefined, at: number, pid: number | null): NewEvent[] {
+function mapPayload(payload: unknown, source: AgentSource | undefined, at: number, hook: HookContext): NewEvent[] {
 	if (!payload || typeof payload !== 'object' || Array.isArray(payload)) {
 		throw new PayloadError(`payload: expected a JSON object, got ${Array.isArray(payload) ? 'an array' : typeof payload}`);
 	}
@@ -32,11 +40,11 @@ function mapPayload(payload: unknown, source: AgentSource | undefined, at: numbe
 	if (!('hook_event_name' in record) && 'thread-id' in record) {
 		const notify = notifyPayloadSchema.safeParse(record);
 		if (!notify.success) throw new PayloadError(describeIssue(notify.error));
-		return mapNotifyPayload(notify.data, {source: 'codex', at, pid});
+		return mapNotifyPayload(notify.data, {source: 'codex', at, ...hook});
 	}
-	const hook = hookPayloadSchema.safeParse(record);
-	if (!hook.success) throw new PayloadError(describeIssue(hook.error));
-	return mapHookPayload(hook.data, {source: agent, at, pid});
+	const parsed = hookPayloadSchema.safeParse(record);
+	if (!parsed.success) throw new PayloadError(describeIssue(parsed.error));
+	return mapHookPayload(parsed.data, {source: agent, at, ...hook});
 }
 
 /**
@@ -62,10 +70,18 @@ export function parseValue(value: unknown, options: ParseOptions): NewEvent[] {
 	if (record && 'payload' in record && 'at' in record) {
 		const envelope = spoolEnvelopeSchema.safeParse(record);
 		if (!envelope.success) throw new PayloadError(`envelope ${describeIssue(envelope.error)}`);
-		const {at, source, payload, pid} = envelope.data;
-		return mapPayload(payload, source, Date.parse(at), pid ?? null);
+		const {at, source, payload, pid, wrapperTaskId, ancestors} = envelope.data;
+		return mapPayload(payload, source, Date.parse(at), {
+			pid: pid ?? null,
+			wrapperTaskId: wrapperTaskId ?? null,
+			ancestors: ancestors ?? null,
+		});
 	}
-	return mapPayload(value, options.agent, options.now, options.pid ?? null);
+	return mapPayload(value, options.agent, options.now, {
+		pid: options.pid ?? null,
+		wrapperTaskId: options.wrapperTaskId ?? null,
+		ancestors: options.ancestors ?? null,
+	});
 }
 
 /** `rejected` counts lines that failed this time; `rejectsAdded` those not already recorded. */

@@ -30,6 +30,19 @@ export const notifyPayloadSchema = z.looseObject({
 });
 export type NotifyPayload = z.infer<typeof notifyPayloadSchema>;
 
+/**
+ * One process of the hook's parent chain: its PID, its start time (field 22 of /proc/PID/stat, clock
+ * ticks after boot; with the PID it names one process across PID reuse) and its kernel name (comm).
+ */
+export const ancestorSchema = z.looseObject({
+	pid: z.number().check(z.int(), z.positive()),
+	startTime: z.number().check(z.int(), z.nonnegative()),
+	name: z.string(),
+});
+
+/** How many parent levels the hook records: agent → shell → hook is common, a wrapper script adds one. */
+export const ANCESTOR_LEVELS = 4;
+
 /** The spool envelope: the hook writes it when the ledger is busy; `ingest` reads it too. */
 export const spoolEnvelopeSchema = z.looseObject({
 	at: z.iso.datetime({offset: true}),
@@ -39,6 +52,10 @@ export const spoolEnvelopeSchema = z.looseObject({
 	id: z.optional(z.string()),
 	/** The agent's PID as the hook saw it (CLAUDE_PID). */
 	pid: z.optional(z.number().check(z.int(), z.positive())),
+	/** CONTROLROOM_TASK_ID from the hook's environment: the wrapper task this session belongs to. */
+	wrapperTaskId: z.optional(z.string().check(z.minLength(1))),
+	/** The hook process's parent chain, nearest first, up to ANCESTOR_LEVELS. */
+	ancestors: z.optional(z.array(ancestorSchema)),
 });
 
 /** Formats the first zod issue as `field: message`, naming the field. */

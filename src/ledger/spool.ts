@@ -1,6 +1,7 @@
 import {randomBytes} from 'node:crypto';
 import {mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
+import type {HookAncestor} from '../core/agent-process.ts';
 import type {Ledger} from './open-ledger.ts';
 import {createIngestor, type IngestStats} from './ingest.ts';
 import type {AgentSource} from './payload-schema.ts';
@@ -13,7 +14,14 @@ const SPOOL_SUFFIX = '.jsonl';
  */
 export function writeSpoolEnvelope(
 	dir: string,
-	envelope: {at: string; source: AgentSource; payload: unknown; pid?: number},
+	envelope: {
+		at: string;
+		source: AgentSource;
+		payload: unknown;
+		pid?: number;
+		wrapperTaskId?: string;
+		ancestors?: readonly HookAncestor[];
+	},
 ): string {
 	mkdirSync(dir, {recursive: true});
 	const id = `${Date.now()}-${process.pid}-${randomBytes(6).toString('hex')}`;

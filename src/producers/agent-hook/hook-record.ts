@@ -1,9 +1,10 @@
 import {existsSync} from 'node:fs';
+import type {HookAncestor} from '../../core/agent-process.ts';
 import type {NewEvent} from '../../core/events.ts';
 import {parseJsonLine, parseValue, PayloadError} from '../../ledger/ingest.ts';
 import {openLedger, type Ledger} from '../../ledger/open-ledger.ts';
 import {spoolDir} from '../../ledger/paths.ts';
-import {helperTaskId, sessionTaskId} from '../../ledger/payload-mapping.ts';
+import {helperTaskId, sessionTaskOf} from '../../ledger/payload-mapping.ts';
 import type {AgentSource} from '../../ledger/payload-schema.ts';
 import {writeSpoolEnvelope, writeSpoolRaw} from '../../ledger/spool.ts';
 import {MAX_REJECT_RAW_CHARS} from '../../ledger/writer.ts';
@@ -30,6 +31,10 @@ export type HookRequest = {
 	readonly now: number;
 	/** CLAUDE_PID, when the agent gave one. */
 	readonly pid: number | null;
+	/** CONTROLROOM_TASK_ID, when the agent runs under `controlroom run`. */
+	readonly wrapperTaskId?: string | null;
+	/** The hook process's parent chain, nearest first. */
+	readonly ancestors?: readonly HookAncestor[];
 	/** Milliseconds since process start (process.uptime) after which optional work (transcripts) is skipped. */
 	readonly deadline: number;
 	readonly busyTimeoutMs?: number;
@@ -63,7 +68,13 @@ function classify(request: HookRequest): Classified {
 	try {
 		// Parsed once: a payload can be megabytes, and the hook's time is the agent's.
 		const value = parseJsonLine(request.text);
-		const events = parseValue(value, {now: request.now, pid: request.pid, ...(request.agent ? {agent: request.agent} : {})});
+		const events = parseValue(value, {
+			now: request.now,
+			pid: request.pid,
+			wrapperTaskId: request.wrapperTaskId ?? null,
+			ancestors: request.ancestors ?? null,
+			...(request.agent ? {agent: request.agent} : {}),
+		});
 		const payload = value as Record<string, unknown>;
 		return {kind: 'events', events, payload, isEnvelope: 'payload' in payload && 'at' in payload};
 	} catch (error) {
@@ -77,10 +88,11 @@ function text(value: unknown): string | null {
 }
 
 /** The transcripts a Claude payload names: the session's own, and a helper's on SubagentStop. */
-function transcriptTargets(payload: Record<string, unknown>, source: string) {
+function transcriptTargets(payload: Record<string, unknown>, source: string, request: HookRequest) {
 	const sessionId = text(payload['session_id']);
 	if (source !== 'claude' || sessionId === null) return [];
-	const sessionTask = sessionTaskId('claude', sessionId);
+	// The tokens land where the mapping put the session: the wrapper's task when there is one.
+	const sessionTask = sessionTaskOf('claude', sessionId, {wrapperTaskId: request.wrapperTaskId ?? null});
 	const targets: {path: string; taskId: string; skipSidechain: boolean}[] = [];
 	const main = text(payload['transcript_path']);
 	if (main) targets.push({path: main, taskId: sessionTask, skipSidechain: true});
@@ -97,7 +109,7 @@ function readTranscripts(ledger: Ledger, classified: Classified, request: HookRe
 	if (classified.kind !== 'events' || classified.isEnvelope) return [];
 	const source = classified.events[0]?.source ?? '';
 	const reads: TranscriptRead[] = [];
-	for (const target of transcriptTargets(classified.payload, source)) {
+	for (const target of transcriptTargets(classified.payload, source, request)) {
 		// Late (a slow start, a loaded machine): read less, so the last events of a session still
 		// count their tokens; whatever is left waits for the next event at the same cursor.
 		const isLate = process.uptime() * 1000 > request.deadline - TRANSCRIPT_MIN_TIME_LEFT_MS;
@@ -166,6 +178,8 @@ function recordInSpool(request: HookRequest, classified: Classified): void {
 		source,
 		payload: classified.payload,
 		...(request.pid ? {pid: request.pid} : {}),
+		...(request.wrapperTaskId ? {wrapperTaskId: request.wrapperTaskId} : {}),
+		...(request.ancestors && request.ancestors.length > 0 ? {ancestors: request.ancestors} : {}),
 	});
 }
 
