@@ -21,11 +21,12 @@ import {packageRoot} from '../package-root.ts';
 export const usage = `controlroom hooks install [--claude] [--codex] [--user | --project DIR]
 controlroom hooks uninstall [--claude] [--codex] [--user | --project DIR]
 controlroom hooks status [--project DIR]
-  install: adds \`controlroom hook\` to Claude Code's settings (~/.claude/settings.json, or
-    DIR/.claude/settings.json with --project) and to Codex's $CODEX_HOME/hooks.json, and sets
-    Codex's notify in $CODEX_HOME/config.toml where none is set. Keeps every other hook; running
-    it twice changes nothing. Without --claude or --codex it does both.
-  uninstall: removes exactly those entries. status: says what is installed where.`;
+  install: adds \`controlroom hook\` to Claude Code's settings ($CLAUDE_CONFIG_DIR/settings.json
+    when set, else ~/.claude/settings.json; DIR/.claude/settings.json with --project) and to Codex's
+    $CODEX_HOME/hooks.json (default ~/.codex), and sets Codex's notify in its config.toml where none
+    is set. Keeps every other hook; running it twice changes nothing. Without --claude or --codex it
+    does both.
+  uninstall: removes exactly those entries. status: names each file it read and what is installed there.`;
 
 /** The program the agents run: this node binary and this package's bin, both absolute. */
 function program(): string[] {
@@ -82,11 +83,16 @@ function describeInstalled(agent: string, file: string, expected: readonly strin
 	return `${agent}: ${file}: installed for ${events.length} events${missing.length > 0 ? ` (missing: ${missing.join(', ')})` : ''}`;
 }
 
+/** What chose a file, in the words a user checks: ` (from $CLAUDE_CONFIG_DIR)`, or nothing for the default. */
+function origin(reason: string): string {
+	return reason === 'default' ? '' : ` (from ${reason.startsWith('--') ? reason : `$${reason}`})`;
+}
+
 function runStatus(project: string | undefined): void {
 	const user = installTargets({});
-	out(describeInstalled('claude (user)', user.claudeSettings, CLAUDE_EVENTS));
+	out(describeInstalled(`claude (user)${origin(user.claudeChosenBy)}`, user.claudeSettings, CLAUDE_EVENTS));
 	if (project) out(describeInstalled('claude (project)', installTargets({project}).claudeSettings, CLAUDE_EVENTS));
-	out(describeInstalled('codex', join(user.codexHome, 'hooks.json'), CODEX_EVENTS));
+	out(describeInstalled(`codex${origin(user.codexChosenBy)}`, join(user.codexHome, 'hooks.json'), CODEX_EVENTS));
 	const notifyFile = join(user.codexHome, 'config.toml');
 	const notify = notifyStatus(notifyFile);
 	out(
