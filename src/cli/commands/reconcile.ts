@@ -6,14 +6,16 @@ import {CliError, USAGE_EXIT} from '../errors.ts';
 
 export const usage = `controlroom reconcile [--once] [--interval SECONDS] [--agents NAMES] [--json] [--ledger PATH]
   Each pass: folds spool files into the ledger; marks running tasks whose process is gone with no
-  exit as lost; records agent processes nobody registered (claude, codex, or --agents a,b /
-  CONTROLROOM_AGENT_NAMES) as untracked, and lost when they vanish. Without --once it repeats
-  every --interval seconds (default 5) until interrupted.`;
+  exit as lost (a hook session whose last turn had completed ends instead, exit code unknown);
+  records agent processes nobody registered (claude, codex, or --agents a,b /
+  CONTROLROOM_AGENT_NAMES) as untracked, ended (outcome unknown) when they vanish. Without --once
+  it repeats every --interval seconds (default 5) until interrupted.`;
 
 function summary(result: ReconcileResult): string {
 	const parts = [
 		`spool ${result.spool.lines} lines (${result.spool.appended} events, ${result.spool.rejected} rejected)`,
 		`lost ${result.lost.length}${result.lost.length ? ` [${result.lost.map(entry => entry.taskId).join(', ')}]` : ''}`,
+		`ended ${result.ended.length}${result.ended.length ? ` [${result.ended.map(entry => entry.taskId).join(', ')}]` : ''}`,
 		`untracked ${result.discovered.length}${result.discovered.length ? ` [${result.discovered.map(entry => `${entry.taskId} ${entry.name}`).join(', ')}]` : ''}`,
 		`${result.processes} processes in ${result.elapsedMs.toFixed(1)} ms`,
 	];
