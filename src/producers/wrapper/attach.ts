@@ -7,6 +7,7 @@ import {readProgressLine, type OutputFinding} from '../agent-kind.ts';
 import {terminate, type StopTarget} from '../stop.ts';
 import {previousThreadUsage} from '../wrapper-queries.ts';
 import type {WrapperOptions} from './options.ts';
+import {watchLedger} from './ledger-watch.ts';
 import type {TaskLog} from './record.ts';
 
 /** Reads one line of the child's output into findings. */
@@ -81,16 +82,40 @@ export type Watched = {
 	readonly isPiped: boolean;
 };
 
+/** The larger of two known totals: the task's row (output and hooks) or the output alone (if a write failed). */
+function larger(a: Tokens, b: Tokens): Tokens {
+	return (a.total ?? -1) >= (b.total ?? -1) ? a : b;
+}
+
 /**
  * Attaches to a running child: heartbeats while it lives; its output passed on unchanged (to the
  * terminal or `--log`) and read for progress, token and agent events, unreadable lines kept as
- * rejects; and, once its known token total passes the budget, a stop of its group.
+ * rejects; and, once its known token total passes the budget, a stop of its group. The total is
+ * the task's: what the output reported plus what the agent's own hooks wrote onto this task (a
+ * wrapped Claude reports its tokens only through its hooks), watched as the ledger changes.
  */
 export function attach(options: WrapperOptions, log: TaskLog, child: Watched, read: OutputReader): Attachment {
 	const {ledger, budget} = options;
-	const heartbeat = setInterval(() => log.append(EventType.heartbeat, {}), options.heartbeatMs);
 	let tokens: Tokens = UNKNOWN_TOKENS;
 	let budgetStop: Promise<unknown> | null = null;
+	const taskTokens = (): Tokens => {
+		try {
+			return larger(ledger.reader.task(log.taskId)?.tokens ?? UNKNOWN_TOKENS, tokens);
+		} catch {
+			return tokens;
+		}
+	};
+	const stopIfOverBudget = (): void => {
+		const total = taskTokens();
+		if (budgetStop || !isOverBudget(total, budget)) return;
+		options.notice(`task ${log.taskId} is over its budget (${total.total} > ${budget} tokens): stopping it`);
+		budgetStop = terminate(child.target, options.graceMs);
+	};
+	const watch = watchLedger(ledger, stopIfOverBudget);
+	const heartbeat = setInterval(() => {
+		log.append(EventType.heartbeat, {});
+		watch.look();
+	}, options.heartbeatMs);
 	const onFinding = (finding: OutputFinding, stream: string, lineNumber: number): void => {
 		if (finding.kind === 'reject') {
 			try {
@@ -103,10 +128,7 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 		if (finding.kind === 'event') return log.write(finding.event);
 		log.append(EventType.tokensReported, finding.data);
 		tokens = addTokens(tokens, finding);
-		if (!budgetStop && isOverBudget(tokens, budget)) {
-			options.notice(`task ${log.taskId} is over its budget (${tokens.total} > ${budget} tokens): stopping it`);
-			budgetStop = terminate(child.target, options.graceMs);
-		}
+		stopIfOverBudget();
 	};
 	const sink: Writable | null = options.logFile ? createWriteStream(options.logFile, {flags: 'a'}) : null;
 	const splitters = child.isPiped
@@ -119,9 +141,11 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 		async finish() {
 			clearInterval(heartbeat);
 			for (const splitter of splitters) splitter.end();
+			// The child has exited: a total that passes the budget now stops nothing (it finished on its own).
+			watch.close();
 			if (budgetStop) await budgetStop;
 			if (sink) await new Promise(done => sink.end(done));
-			return {tokens, overBudget: budgetStop !== null};
+			return {tokens: taskTokens(), overBudget: budgetStop !== null};
 		},
 	};
 }
