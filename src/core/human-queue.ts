@@ -57,11 +57,8 @@ function supersededBySuccess(signal: QueueSignal, input: QueueInput): boolean {
 	);
 }
 
-/**
- * Computes the queue: newest signal per task, minus those acknowledged after it and those a later
- * success made moot; each lane capped at five with a count of the rest.
- */
-export function computeHumanQueue(input: QueueInput): HumanQueue {
+/** The entries the queue holds, uncapped: newest signal per task, minus those acknowledged after it and those a later success made moot. */
+function liveSignals(input: QueueInput): QueueSignal[] {
 	const newest = new Map<string, QueueSignal>();
 	for (const signal of input.signals) {
 		const previous = newest.get(signal.taskId);
@@ -69,11 +66,19 @@ export function computeHumanQueue(input: QueueInput): HumanQueue {
 			newest.set(signal.taskId, signal);
 		}
 	}
-	const live = [...newest.values()].filter(signal => {
+	return [...newest.values()].filter(signal => {
 		const acknowledged = input.acknowledgedAt.get(signal.taskId);
 		if (acknowledged !== undefined && acknowledged >= signal.at) return false;
 		return !supersededBySuccess(signal, input);
 	});
+}
+
+/**
+ * Computes the queue: newest signal per task, minus those acknowledged after it and those a later
+ * success made moot; each lane capped at five with a count of the rest.
+ */
+export function computeHumanQueue(input: QueueInput): HumanQueue {
+	const live = liveSignals(input);
 	const lanes = QUEUE_LANES.map(name => {
 		const entries = live.filter(signal => signal.lane === name).sort((a, b) => b.at - a.at || b.seq - a.seq);
 		return {
@@ -153,6 +158,15 @@ export type QueueRows = {
  * time), and a run that exited 0 answers earlier failures in its directory or of its title.
  */
 export function humanQueueOf(rows: QueueRows): HumanQueue {
+	return computeHumanQueue(queueInputOf(rows));
+}
+
+/** One task's entry in the queue, if it has one (found past a lane's first five too), as `explain` names it. */
+export function queueEntryOf(rows: QueueRows, taskId: string): QueueSignal | null {
+	return liveSignals(queueInputOf(rows)).find(signal => signal.taskId === taskId) ?? null;
+}
+
+function queueInputOf(rows: QueueRows): QueueInput {
 	const acknowledgedAt = new Map<string, number>();
 	for (const event of rows.acknowledgements) {
 		const at = event.data.signalAt ?? event.at;
@@ -167,5 +181,5 @@ export function humanQueueOf(rows: QueueRows): HumanQueue {
 			return [signal.taskId, {cwd: task?.cwd ?? null, title: task?.title ?? null}] as const;
 		}),
 	);
-	return computeHumanQueue({signals: rows.signals, acknowledgedAt, successes, taskKeys});
+	return {signals: rows.signals, acknowledgedAt, successes, taskKeys};
 }
