@@ -106,16 +106,21 @@ describe('hooks install --claude with CLAUDE_CONFIG_DIR set', () => {
 		() => {
 			const box = realClientBox({SCENARIO: 'bash'});
 			installClaudeHooks(box);
+			// The ledger exists (as when the board or reconciler runs), so the hook writes to it
+			expect(box.cli(['reconcile', '--once', ...NO_UNTRACKED]).status).toBe(0);
 			const run = spawnSync(CLAUDE, [box.dir, '-p', 'say hi', '--dangerously-skip-permissions'], {
 				env: box.env,
 				encoding: 'utf8',
 			});
 			expect(run.status, run.stderr).toBe(0);
-			// With no ledger yet the hook spools; a reconciler pass folds the spool
-			expect(box.cli(['reconcile', '--once', ...NO_UNTRACKED]).status).toBe(0);
 			const {tasks} = box.snapshot();
 			expect(tasks).toHaveLength(1);
-			expect(tasks[0]).toMatchObject({source: 'claude', status: 'done', tokens: {input: 2768, output: 84, total: 2852}});
+			expect(tasks[0]).toMatchObject({
+				source: 'claude',
+				status: 'done',
+				pid: expect.any(Number),
+				tokens: {input: 2768, output: 84, total: 2852},
+			});
 		},
 		SLOW,
 	);
