@@ -1,4 +1,6 @@
 import {render} from 'ink';
+import {homedir} from 'node:os';
+import {sep} from 'node:path';
 import {createElement} from 'react';
 import {App, type BoardAdapters} from '../../../components/App.tsx';
 import {ClockProvider} from '../../../components/ClockProvider.tsx';
@@ -10,15 +12,37 @@ import {foldSpool} from '../../ledger/spool.ts';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS, reconcileOnce} from '../../producers/reconciler.ts';
 import {stopTask} from '../../producers/stop.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
+import {openCommandLedger} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 
-export const usage = `controlroom [board] [--ledger PATH] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS]
-  Opens the board: lanes for running, stalled, lost, untracked and recently ended tasks, and the
-  Needs you, Reviews and Held effects panels. Press ? on the board for its keys, q to quit.
-  --stall SECONDS      silence after which a running task is stalled (default 600; a task's own wins)
-  --since DURATION     how long ended tasks stay under "recently ended" (default 24h)
-  --reconcile SECONDS  how often the board runs a reconciler pass itself (default 5)`;
+export const help: CommandHelp = {
+	synopsis: ['[board] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS]'],
+	description: `Opens the board (what \`controlroom\` alone does): lanes for running, stalled, lost, untracked and
+recently ended tasks, and the Needs you, Reviews and Held effects panels; the header names the
+ledger shown. Press ? on the board for its keys, q to quit. It runs a reconciler pass itself, so
+it shows the truth even when nothing else runs. Needs a terminal; scripts use snapshot.`,
+	options: [
+		['--stall SECONDS', "silence after which a running task is stalled (default 600; a task's own wins)"],
+		['--since DURATION', 'how long ended tasks stay under "recently ended" (default 24h)'],
+		['--reconcile SECONDS', 'how often the board runs a reconciler pass itself (default 5)'],
+	],
+	exits: [
+		['0', 'quit with q or Ctrl-C'],
+		['1', 'the ledger cannot be opened (the message names it)'],
+		['64', 'bad command line, no ledger at --ledger PATH, or not a terminal'],
+	],
+	examples: [
+		['controlroom', 'the board on your ledger ($CONTROLROOM_HOME/ledger.db)'],
+		['controlroom --ledger ./ci-ledger.db --since 7d', "another ledger, with a week's ended tasks"],
+	],
+};
+
+/** A path as a person reads it: the home folder as `~`. */
+function homeAsTilde(path: string): string {
+	const home = homedir();
+	return path === home || path.startsWith(`${home}${sep}`) ? `~${path.slice(home.length)}` : path;
+}
 
 const ENTER_ALT_SCREEN = '\u001B[?1049h\u001B[H';
 const LEAVE_ALT_SCREEN = '\u001B[?1049l';
@@ -42,6 +66,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		spoolDir: spool,
 		onSpool: () => foldSpool(ledger, spool),
 		options: {
+			ledgerLabel: homeAsTilde(ledger.path),
 			...(run.stallSeconds === undefined ? {} : {stallSeconds: run.stallSeconds}),
 			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
 		},
@@ -83,7 +108,6 @@ export async function run(argv: readonly string[]): Promise<number> {
 		{stall: {type: 'string'}, since: {type: 'string'}, reconcile: {type: 'string'}},
 		false,
 	);
-	if (values.help) return (out(usage), 0);
 	const stallSeconds = positiveInt('stall', values.stall);
 	const reconcileSeconds = positiveInt('reconcile', values.reconcile);
 	const endedWindowMs = values.since === undefined ? undefined : parseDuration(values.since);
@@ -92,7 +116,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	if (!process.stdin.isTTY || !process.stdout.isTTY) {
 		throw new CliError('board: needs a terminal (use `controlroom snapshot` in scripts and CI)', USAGE_EXIT);
 	}
-	const ledger = openCommandLedger(values.ledger);
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		await showBoard(ledger, {
 			...(stallSeconds === undefined ? {} : {stallSeconds}),

@@ -4,14 +4,28 @@ import {pidFate} from '../../core/process-tree.ts';
 import {loadQueueEntry} from '../../ledger/queue.ts';
 import {readProcess} from '../../producers/proc-table.ts';
 import {processRecordOf} from '../../producers/task-process.ts';
-import {parseCommandArgs} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
-import {CliError, USAGE_EXIT} from '../errors.ts';
+import {parseCommandArgs, taskArgument} from '../args.ts';
+import {openCommandLedger, out, resolveForCommand} from '../context.ts';
+import {CliError} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 
-export const usage = `controlroom explain TASK [--json] [--ledger PATH]
-  For each thing the board shows about a task (status, health, PID, progress, tokens, lane, queue),
-  the signal that set it, which producer sent it and how old it is; 'disputed' where two disagree.
-  TASK is an id, a unique id prefix, or a session id. JSON shape: docs/snapshot.md.`;
+export const help: CommandHelp = {
+	synopsis: ['explain TASK [--json]'],
+	description: `For each thing the board shows about a task (status, health, PID, progress, tokens, lane, queue),
+the signal that set it: the ledger event, which producer sent it and how old it is, or the process
+table read now. Where two signals disagree it says 'disputed' and names both. TASK is an id, a
+unique id prefix, or a session id. Opens the ledger read-only.`,
+	options: [['--json', 'explain JSON version 1 (docs/snapshot.md)']],
+	exits: [
+		['0', 'printed'],
+		['1', 'no such task, or TASK matches several (the message lists them), or the ledger cannot be read'],
+		['64', 'bad command line (no TASK, an empty one), or no ledger at --ledger PATH'],
+	],
+	examples: [
+		['controlroom explain w-3f2c', 'why the task whose id starts with w-3f2c shows what it shows'],
+		['controlroom explain 5f1e9c2a-session-id --json', 'a Claude Code session, as JSON'],
+	],
+};
 
 function check(pid: number | null, startTime: number | null, at: number): ProcessCheck | null {
 	return pid === null ? null : {pid, fate: pidFate(startTime, readProcess(pid)), at};
@@ -31,12 +45,10 @@ function printText(explanation: Explanation, now: number): string {
 /** `controlroom explain TASK`: reads the task's events, its queue entry and the process table now. */
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('explain', argv, {json: {type: 'boolean'}});
-	if (values.help) return (out(usage), 0);
-	const ref = positionals[0];
-	if (ref === undefined || positionals.length > 1) throw new CliError('explain: expected one TASK', USAGE_EXIT);
-	const ledger = openCommandLedger(values.ledger, {isReading: true});
+	const ref = taskArgument('explain', positionals);
+	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
 	try {
-		const task = ledger.reader.resolveTask(ref);
+		const task = resolveForCommand('explain', ledger, ref);
 		if (!task) throw new CliError(`explain: no task '${ref}' in ${ledger.path}`);
 		const now = Date.now();
 		const record = processRecordOf(ledger, task);

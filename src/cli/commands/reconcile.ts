@@ -3,13 +3,31 @@ import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS, reconcileOnce, type Recon
 import {parseCommandArgs, positiveSeconds} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 
-export const usage = `controlroom reconcile [--once] [--interval SECONDS] [--agents NAMES] [--json] [--ledger PATH]
-  Each pass: folds spool files into the ledger; marks running tasks whose process is gone with no
-  exit as lost (a hook session whose last turn had completed ends instead, exit code unknown);
-  records agent processes nobody registered (claude, codex, or --agents a,b /
-  CONTROLROOM_AGENT_NAMES) as untracked, ended (outcome unknown) when they vanish. Without --once
-  it repeats every --interval seconds (default 5) until interrupted.`;
+export const help: CommandHelp = {
+	synopsis: ['reconcile [--once] [--interval SECONDS] [--agents NAMES] [--json]'],
+	description: `Each pass: folds spool files into the ledger; marks running tasks whose process is gone with no
+exit as lost (a hook session whose last turn had completed ends instead, exit code unknown);
+records agent processes nobody registered (claude, codex, or --agents / CONTROLROOM_AGENT_NAMES) as
+untracked, ended (outcome unknown) when they vanish. Without --once it repeats every
+--interval seconds until interrupted (the board runs the same pass on its own timer).`,
+	options: [
+		['--once', 'one pass, then exit'],
+		['--interval SECONDS', 'time between passes (default 5)'],
+		['--agents NAMES', 'comma-separated process names to look for instead of claude and codex'],
+		['--json', 'one JSON line per pass'],
+	],
+	exits: [
+		['0', 'done (--once), or interrupted with Ctrl-C or SIGTERM'],
+		['1', 'the ledger cannot be opened or written'],
+		['64', 'bad command line, or a --ledger in a folder that does not exist'],
+	],
+	examples: [
+		['controlroom reconcile --once', 'one pass now, with a one-line summary'],
+		['controlroom reconcile --interval 10 --agents aider,goose', 'a pass every 10 s, also looking for aider and goose'],
+	],
+};
 
 function summary(result: ReconcileResult): string {
 	const parts = [
@@ -30,12 +48,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 		agents: {type: 'string'},
 		json: {type: 'boolean'},
 	});
-	if (values.help) return (out(usage), 0);
 	if (positionals.length > 0) throw new CliError(`reconcile: unexpected argument '${positionals[0]}'`, USAGE_EXIT);
 	const intervalSeconds = positiveSeconds('interval', values.interval);
 	const intervalMs = intervalSeconds === undefined ? DEFAULT_RECONCILE_INTERVAL_MS : intervalSeconds * 1000;
 	const agentNames = agentNamesFrom(values.agents ?? process.env['CONTROLROOM_AGENT_NAMES']);
-	const ledger = openCommandLedger(values.ledger);
+	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
 	const stopping = new AbortController();
 	const stopLoop = (): void => stopping.abort();
 	process.once('SIGINT', stopLoop);

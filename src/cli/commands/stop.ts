@@ -1,28 +1,47 @@
 import {stopTask} from '../../producers/stop.ts';
-import {parseCommandArgs} from '../args.ts';
+import {parseCommandArgs, taskArgument} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 
-export const usage = `controlroom stop TASK [--grace SECONDS] [--json] [--ledger PATH]
-  Sends SIGTERM to the task's process group, waits up to --grace seconds (default 5), then SIGKILL,
-  confirms no process of the group is left, and records the task as stopped. A task whose PID is
-  unknown cannot be stopped. Exit 0 stopped, 1 could not stop (the message says why).`;
+export const help: CommandHelp = {
+	synopsis: ['stop TASK [--grace SECONDS] [--json]'],
+	description: `Sends SIGTERM to the task's process group, waits up to --grace seconds, then SIGKILL, confirms no
+process of the group is left, and records the task as stopped. TASK is an id, a unique id prefix
+or a session id. A task whose PID no producer reported cannot be stopped: there is nothing to
+signal.`,
+	options: [
+		['--grace SECONDS', 'how long to wait after SIGTERM before SIGKILL (default 5; 0 kills at once)'],
+		['--json', 'the result as JSON: {outcome, taskId, reason, message}'],
+	],
+	exits: [
+		['0', 'stopped'],
+		[
+			'1',
+			'could not stop it (the message says why: no such task, several match, already ended, PID unknown, process gone), or the ledger cannot be written',
+		],
+		['64', 'bad command line (no TASK, an empty one, a bad --grace), or no ledger at --ledger PATH'],
+	],
+	examples: [
+		['controlroom stop w-3f2c', 'stops the task whose id starts with w-3f2c'],
+		['controlroom stop w-3f2c --grace 0', 'kills it without waiting'],
+	],
+};
 
 /** `controlroom stop TASK`. */
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('stop', argv, {grace: {type: 'string'}, json: {type: 'boolean'}});
-	if (values.help) return (out(usage), 0);
-	if (positionals.length !== 1) throw new CliError('stop: takes exactly one TASK (id, id prefix or session id)', USAGE_EXIT);
+	const ref = taskArgument('stop', positionals);
 	let graceMs: number | undefined;
 	if (values.grace !== undefined) {
 		const seconds = Number(values.grace);
-		if (!Number.isFinite(seconds) || seconds < 0)
+		if (values.grace.trim() === '' || !Number.isFinite(seconds) || seconds < 0)
 			throw new CliError(`--grace: expected seconds (0 or more), got '${values.grace}'`, USAGE_EXIT);
 		graceMs = seconds * 1000;
 	}
-	const ledger = openCommandLedger(values.ledger, {isReading: true});
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
-		const result = await stopTask(ledger, positionals[0] as string, graceMs === undefined ? {} : {graceMs});
+		const result = await stopTask(ledger, ref, graceMs === undefined ? {} : {graceMs});
 		if (values.json) out(JSON.stringify(result));
 		else if (result.outcome === 'stopped') out(result.message);
 		else process.stderr.write(`controlroom: ${result.message}\n`);

@@ -1,23 +1,35 @@
 import {toSnapshotTask} from '../../core/snapshot.ts';
 import {storedTypeOf} from '../../core/events.ts';
 import {foldHeartbeats} from '../../core/timeline.ts';
-import {parseCommandArgs} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
-import {CliError, USAGE_EXIT} from '../errors.ts';
+import {parseCommandArgs, taskArgument} from '../args.ts';
+import {openCommandLedger, out, resolveForCommand} from '../context.ts';
+import {CliError} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 import {printTimelineText} from '../print-timeline.ts';
 
-export const usage = `controlroom timeline TASK [--json] [--ledger PATH]
-  Prints one task's timeline, heartbeats folded. TASK is an id, a unique id prefix, or a session id.`;
+export const help: CommandHelp = {
+	synopsis: ['timeline TASK [--json]'],
+	description: `Prints one task's timeline, event by event, heartbeats folded. TASK is an id, a unique id prefix,
+or a session id. Opens a read-only ledger read-only.`,
+	options: [['--json', 'timeline JSON version 1 (docs/snapshot.md)']],
+	exits: [
+		['0', 'printed'],
+		['1', 'no such task, or TASK matches several (the message lists them), or the ledger cannot be read'],
+		['64', 'bad command line (no TASK, an empty one), or no ledger at --ledger PATH'],
+	],
+	examples: [
+		['controlroom timeline w-3f2c', 'the task whose id starts with w-3f2c'],
+		['controlroom timeline 5f1e9c2a-session-id --json', 'a Claude Code session, as JSON'],
+	],
+};
 
 /** `controlroom timeline TASK`. */
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('timeline', argv, {json: {type: 'boolean'}});
-	if (values.help) return (out(usage), 0);
-	const ref = positionals[0];
-	if (ref === undefined || positionals.length > 1) throw new CliError('timeline: expected one TASK', USAGE_EXIT);
-	const ledger = openCommandLedger(values.ledger, {isReading: true});
+	const ref = taskArgument('timeline', positionals);
+	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
 	try {
-		const task = ledger.reader.resolveTask(ref);
+		const task = resolveForCommand('timeline', ledger, ref);
 		if (!task) throw new CliError(`timeline: no task '${ref}' in ${ledger.path}`);
 		const now = Date.now();
 		const view = toSnapshotTask(task, now);

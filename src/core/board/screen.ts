@@ -1,5 +1,6 @@
 import {helpBar, helpLines, BoardCommand, type BarItem, type BoardMode, type HelpLine} from './keymap.ts';
 import {
+	ledgerHeaderLabel,
 	selectHeader,
 	selectLanes,
 	selectQueue,
@@ -23,6 +24,8 @@ export type ScreenView = {
 	readonly height: number;
 	readonly mode: BoardMode;
 	readonly header: string;
+	/** The ledger the board shows, cut to fit, or null when the caller did not name one. */
+	readonly ledger: string | null;
 	readonly isWideRows: boolean;
 	readonly lanes: {readonly lines: readonly LaneLine[]; readonly above: number; readonly below: number; readonly height: number};
 	readonly selectedId: string | null;
@@ -106,6 +109,8 @@ export function selectScreen(
 		height,
 		mode: state.mode,
 		header: selectHeader(lanesView.counts, queue.total, state.filter),
+		ledger:
+			options.ledgerLabel === undefined ? null : ledgerHeaderLabel(options.ledgerLabel, Math.max(20, Math.floor(width / 3))),
 		isWideRows,
 		lanes: {...windowLines(lanesView.lines, selectedId, lanesHeight), height: lanesHeight},
 		selectedId,

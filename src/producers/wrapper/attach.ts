@@ -1,4 +1,3 @@
-import {createWriteStream} from 'node:fs';
 import {StringDecoder} from 'node:string_decoder';
 import type {Readable, Writable} from 'node:stream';
 import {EventType} from '../../core/events.ts';
@@ -80,6 +79,8 @@ export type Watched = {
 	readonly stderr: Readable | null;
 	readonly target: StopTarget;
 	readonly isPiped: boolean;
+	/** Where the output goes instead of the terminal: `--log`, opened before the spawn. */
+	readonly sink: Writable | null;
 };
 
 /** The larger of two known totals: the task's row (output and hooks) or the output alone (if a write failed). */
@@ -130,7 +131,11 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 		tokens = addTokens(tokens, finding);
 		stopIfOverBudget();
 	};
-	const sink: Writable | null = options.logFile ? createWriteStream(options.logFile, {flags: 'a'}) : null;
+	const {sink} = child;
+	// A log that fails later (a full disk) must not crash the wrapper while its child runs: said once.
+	sink?.once('error', error =>
+		options.notice(`the log ${options.logFile ?? ''} failed (${error.message}); output is no longer kept there`),
+	);
 	const splitters = child.isPiped
 		? [
 				readStream(child.stdout, sink ?? process.stdout, 'stdout', read, onFinding),
