@@ -34,7 +34,7 @@ describe('interactive Claude Code on a terminal (under script)', () => {
 		await tmux.waitFor(session, () => tmux?.readsKeys(session) === true && tmux.foreground(session) !== 'sh', 90_000);
 		tmux.type(session, 'say hi');
 		// Enter once the prompt shows the text (typed keys arrive as a burst the TUI may take as a paste)
-		await tmux.waitFor(session, pane => pane.includes('❯ say hi'), 30_000);
+		await tmux.waitFor(session, pane => /❯\s*say hi/.test(pane), 30_000);
 		tmux.send(session, 'Enter');
 		const sessionTask = () => box.snapshot().tasks.find(row => row['source'] === 'claude');
 		await waitFor(() => sessionTask()?.['status'] === 'failed', {
@@ -45,7 +45,7 @@ describe('interactive Claude Code on a terminal (under script)', () => {
 		});
 		// and the user leaves with /exit
 		tmux.type(session, '/exit');
-		await tmux.waitFor(session, pane => pane.includes('❯ /exit'), 30_000);
+		await tmux.waitFor(session, pane => /❯\s*\/exit/.test(pane), 30_000);
 		tmux.send(session, 'Enter');
 		const events = () => {
 			const id = String(sessionTask()?.['id']);
