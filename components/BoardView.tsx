@@ -34,13 +34,13 @@ export function BoardView({screen}: Props) {
 				{screen.isSideBySide ? (
 					<Box flexDirection="row" gap={1}>
 						<NeedsYouPanel queue={screen.queue} width={width - 2 * side - 2} />
-						<ReviewsPanel width={side} isCompact={false} />
+						<ReviewsPanel reviews={screen.reviews} width={side} height={screen.queue.height} isCompact={false} />
 						<HeldEffectsPanel width={side} isCompact={false} />
 					</Box>
 				) : (
 					<Box flexDirection="column">
 						<NeedsYouPanel queue={screen.queue} width={width} />
-						<ReviewsPanel width={width} isCompact />
+						<ReviewsPanel reviews={screen.reviews} width={width} height={1} isCompact />
 						<HeldEffectsPanel width={width} isCompact />
 					</Box>
 				)}

@@ -1,12 +1,16 @@
 import {useApp} from 'ink';
-import {useCallback, type Dispatch} from 'react';
+import {useCallback, useEffect, type Dispatch} from 'react';
 import {BoardCommand, type KeyBinding} from '../src/core/board/keymap.ts';
+import {sendBackBlockedReason} from '../src/core/board/reviews-view.ts';
 import type {ScreenView} from '../src/core/board/screen.ts';
 import type {BoardAction, BoardState} from '../src/core/board/state.ts';
 import type {BoardFeed} from '../src/ledger/board-feed.ts';
 
 /** What a stop request came to, in one line for the status line. */
 export type StopOutcome = {readonly isStopped: boolean; readonly message: string};
+
+/** What a send-back came to, in one line for the status line. */
+export type SendBackOutcome = {readonly isSentBack: boolean; readonly message: string};
 
 /** The actions that write: each one is an event on the ledger, through the same functions as the CLI. */
 export type BoardActions = {
@@ -15,7 +19,32 @@ export type BoardActions = {
 	readonly stop?: (taskId: string) => Promise<StopOutcome>;
 	/** Why `stop` is absent. */
 	readonly stopUnavailable?: string;
+	/** Sends a task back with a reason (the function behind `controlroom send-back`). */
+	readonly sendBack?: (taskId: string, reason: string) => Promise<SendBackOutcome>;
 };
+
+/**
+ * Carries out a send-back the reason prompt committed (the reducer holds it as pending, so the
+ * reason is the whole text typed, even when the last keys and Enter came in one burst).
+ */
+export function useSendBack(state: BoardState, dispatch: Dispatch<BoardAction>, actions: BoardActions, refresh: () => void) {
+	const pending = state.pendingSendBack;
+	useEffect(() => {
+		if (pending === null) return;
+		dispatch({type: 'send-back-taken'});
+		const notify = (tone: 'ok' | 'warn' | 'error' | 'info', text: string) => dispatch({type: 'notify', notice: {tone, text}});
+		if (!actions.sendBack) return notify('warn', 'x: send back is not available here');
+		notify('info', `sending ${pending.taskId} back…`);
+		void actions.sendBack(pending.taskId, pending.reason).then(
+			outcome => {
+				notify(outcome.isSentBack ? 'ok' : 'warn', outcome.message);
+				refresh();
+			},
+			(error: unknown) =>
+				notify('error', `send back ${pending.taskId} failed: ${error instanceof Error ? error.message : String(error)}`),
+		);
+	}, [pending, dispatch, actions, refresh]);
+}
 
 /** Turns a key from the table into reducer actions and ledger writes. */
 export function useBoardCommands(
@@ -81,6 +110,8 @@ export function useBoardCommands(
 				}
 				case BoardCommand.cancel:
 					if (state.mode === 'confirm') notify('info', 'stop cancelled');
+					if (state.mode === 'input' && state.promptTaskId !== null)
+						notify('info', `x: cancelled; ${state.promptTaskId} was not sent back`);
 					return dispatch({type: 'back'});
 				case BoardCommand.acknowledge: {
 					if (!queueItem) return notify('warn', 'k: nothing in Needs you to acknowledge');
@@ -88,9 +119,15 @@ export function useBoardCommands(
 					notify('ok', `acknowledged ${queueItem.taskId}`);
 					return refresh();
 				}
+				case BoardCommand.sendBack: {
+					if (taskId === null) return notify('warn', 'x: no task selected');
+					const blocked = sendBackBlockedReason(state.tasks.get(taskId) ?? {id: taskId, status: 'done'}, state.queue);
+					if (blocked) return notify('warn', `x: ${blocked}`);
+					if (!actions.sendBack) return notify('warn', 'x: send back is not available here');
+					return dispatch({type: 'start-prompt', kind: 'reason', taskId});
+				}
 				case BoardCommand.approve:
 				case BoardCommand.mark:
-				case BoardCommand.sendBack:
 					return notify('warn', `${binding.label}: not available`);
 			}
 		},

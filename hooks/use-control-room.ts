@@ -2,7 +2,7 @@ import {useReducer, useState, type Dispatch} from 'react';
 import type {ScreenView} from '../src/core/board/screen.ts';
 import type {BoardOptions} from '../src/core/board/selectors.ts';
 import {initialBoardState, reduceBoard, type BoardAction, type BoardState} from '../src/core/board/state.ts';
-import {useBoardCommands, type BoardActions} from './use-board-commands.ts';
+import {useBoardCommands, useSendBack, type BoardActions} from './use-board-commands.ts';
 import {useInterval} from './use-interval.ts';
 import {useKeymap} from './use-keymap.ts';
 import {useLedgerFeed, type FeedSource} from './use-ledger-feed.ts';
@@ -40,6 +40,7 @@ export function useControlRoom(adapters: BoardAdapters): ControlRoomState & {rea
 	);
 	const screen = useScreen(state, size, adapters.options);
 	const onCommand = useBoardCommands(state, screen, dispatch, adapters, refresh);
+	useSendBack(state, dispatch, adapters, refresh);
 	useKeymap(state.mode, state.prompt?.text ?? '', {
 		onCommand,
 		onText: text => dispatch({type: 'prompt-input', text}),

@@ -22,7 +22,6 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 	reconcile: {summary: 'fold spool files, find lost and untracked agents', load: () => import('./commands/reconcile.ts')},
 	ingest: {summary: 'fold hook payloads or spool envelopes into the ledger', load: () => import('./commands/ingest.ts')},
 	rejects: {summary: 'list input the ledger refused, with line numbers and reasons', load: () => import('./commands/rejects.ts')},
-	hooks: {summary: 'install, remove or show the Claude Code and Codex hooks', load: () => import('./commands/hooks.ts')},
 	hook: {summary: 'record one agent lifecycle event from stdin (what the hooks run)', load: () => import('./commands/hook.ts')},
 	contract: {
 		summary: 'check a handoff contract, or write a template (contract check|new|template)',
@@ -37,6 +36,26 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 	},
 	work: {summary: 'list claims: held, stalled, handed in, passed back', load: () => import('./commands/work.ts')},
 	mcp: {summary: 'serve the claim verbs to agents over stdio (MCP)', load: () => import('./commands/mcp.ts')},
+	mediate: {
+		summary: 'settle a value disagreement between agents from their positions (deterministic)',
+		load: () => import('./commands/mediate.ts'),
+	},
+	plan: {
+		summary: 'plan review: an independent read-only reviewer, two rounds, then the disagreements lane',
+		load: () => import('./commands/plan.ts'),
+	},
+	hooks: {summary: 'install, remove or show the Claude Code and Codex hooks', load: () => import('./commands/hooks.ts')},
+	review: {
+		summary: 'review an ended task: packet, reviewers, one fix round (exit 0/2/1)',
+		load: () => import('./commands/review.ts'),
+	},
+	'send-back': {
+		summary: 'send work back with a reason: the worker runs again, or the claim is free',
+		load: () => import('./commands/send-back.ts'),
+	},
+	accept: {summary: 'accept a hand-in that waits for its acceptor', load: () => import('./commands/accept.ts')},
+	need: {summary: 'put a need of your own in the human queue', load: () => import('./commands/need.ts')},
+	ack: {summary: "acknowledge a task's entry in the human queue", load: () => import('./commands/ack.ts')},
 };
 
 const DEFAULT_COMMAND = 'board';

@@ -37,8 +37,28 @@ export function printSnapshotText(snapshot: Snapshot): string {
 	for (const lane of snapshot.queue.lanes) {
 		if (lane.total === 0) continue;
 		lines.push(`  ${lane.name}:`);
-		for (const item of lane.items) lines.push(`    ${item.taskId.padEnd(16)} ${item.reason}`);
+		for (const item of lane.items) {
+			lines.push(`    ${item.taskId.padEnd(16)} waiting ${formatDuration(item.waitingSeconds * 1000).padEnd(6)} ${item.reason}`);
+		}
 		if (lane.total > lane.items.length) lines.push(`    +${lane.total - lane.items.length} more`);
+	}
+	lines.push('', `REVIEWS (${snapshot.verdicts.length})`);
+	if (snapshot.verdicts.length === 0) lines.push('  no verdicts');
+	for (const verdict of snapshot.verdicts) {
+		const fixes = verdict.verdict === 'FIX' ? ` (${verdict.fixes.length})` : '';
+		const label = verdict.isDisagreement ? '  [disagree]' : '';
+		lines.push(
+			`  ${verdict.taskId.padEnd(16)} round ${verdict.round} reviewer ${verdict.reviewer} ${`${verdict.verdict}${fixes}`.padEnd(10)} ` +
+				`${formatDuration(now - Date.parse(verdict.at))} ago  review ${verdict.outcome}${label}`,
+		);
+	}
+	const open = snapshot.disagreements.filter(disagreement => disagreement.isOpen);
+	lines.push('', `DISAGREEMENTS (${open.length} open)`);
+	if (snapshot.disagreements.length === 0) lines.push('  none');
+	for (const disagreement of snapshot.disagreements) {
+		lines.push(
+			`  ${disagreement.taskId.padEnd(16)} ${disagreement.isOpen ? 'open    ' : 'answered'} ${disagreement.agents.join(' vs ')}  ${disagreement.reason}`,
+		);
 	}
 	return lines.join('\n');
 }

@@ -27,11 +27,38 @@ export const EventType = {
 	claimProgressed: 'claim.progressed',
 	claimHandedIn: 'claim.handed_in',
 	claimPassedBack: 'claim.passed_back',
+	/** The wrapper kept the end of the worker's stdout: its report, for a review packet. */
+	outputKept: 'task.output_kept',
+	/** `controlroom review` began: which reviewers, how many rounds at most. */
+	reviewStarted: 'review.started',
+	/** A round's packet was written (its path, size, and what was trimmed to fit). */
+	reviewPacketBuilt: 'review.packet_built',
+	/** One reviewer's verdict in one round: APPROVE, FIX, INVALID or STOPPED. */
+	reviewVerdict: 'review.verdict',
+	/** The fixes went back to the worker, which runs again with them in its brief. */
+	reviewFixRound: 'review.fix_round',
+	/** The review ended: approved, or it needs a person (or an error stopped it). */
+	reviewConcluded: 'review.concluded',
+	/** A person sent the work back with a reason: the worker runs again, or the claim is free again. */
+	workSentBack: 'work.sent_back',
+	/** A person accepted a hand-in that waited for its acceptor. */
+	workAccepted: 'work.accepted',
+	/** One offer of a mediation (docs/mediation.md), with each other agent's answer: never a weight or floor. */
+	mediationOffer: 'mediation.offer',
+	/** A mediation ended: the agreement, or a walk-away with what could not be settled and the vetoes. */
+	mediationConcluded: 'mediation.concluded',
+	/** One round of a plan review: the reviewer's task and verdict. */
+	planReviewRound: 'plan.review_round',
+	/** A plan review ended: approved, or still open after its rounds (a disagreement about what will happen). */
+	planReviewConcluded: 'plan.review_concluded',
+	/** A disagreement that needs a person: the queue's disagreements lane (evidence or value). */
+	disagreementOpened: 'disagreement.opened',
 } as const;
 
 const text = z.optional(z.nullable(z.string()));
 const count = z.optional(z.nullable(z.number()));
 const anything = z.optional(z.unknown());
+const vetoSchema = z.looseObject({agent: z.string(), item: z.string(), option: z.string(), offer: count});
 
 /**
  * What each event type carries. Every field is optional (a ledger written by an older build may
@@ -50,6 +77,16 @@ const EVENT_DATA = {
 		steps: count,
 		stallSeconds: count,
 		command: text,
+		/** The command as given, before a contract was put into it: what a re-run starts again. */
+		argv: z.optional(z.nullable(z.array(z.string()))),
+		/** The contract file a run was given (absolute path). */
+		contract: text,
+		/** The brief file a re-run was given (the original brief plus the fixes). */
+		brief: text,
+		/** `git rev-parse HEAD` in the task's folder when it started: where its diff begins. */
+		baseRevision: text,
+		/** The task this run does again (a fix round or a send-back). */
+		rerunOf: text,
 		agent: text,
 		wrapperPid: count,
 		wrapperStartTime: count,
@@ -118,6 +155,118 @@ const EVENT_DATA = {
 	'claim.progressed': z.looseObject({note: text, holder: text, actor: text}),
 	'claim.handed_in': z.looseObject({acceptor: text, evidenceFile: text, evidence: anything, holder: text, actor: text}),
 	'claim.passed_back': z.looseObject({reason: text, holder: text, actor: text}),
+	'task.output_kept': z.looseObject({
+		/** The last lines of stdout, at most OUTPUT_KEPT_BYTES. */
+		text: text,
+		/** Every byte the child wrote to stdout. */
+		bytes: count,
+		isCut: z.optional(z.boolean()),
+	}),
+	'review.started': z.looseObject({
+		reviewId: text,
+		reviewers: z.optional(z.array(z.string())),
+		maxRounds: count,
+		baseRevision: text,
+	}),
+	'review.packet_built': z.looseObject({
+		reviewId: text,
+		round: count,
+		path: text,
+		bytes: count,
+		/** The trimming steps applied, in order (docs/review.md). */
+		trimmed: z.optional(z.array(z.string())),
+		/** Paths left out of the packet's diff, for the reviewer to open. */
+		listed: z.optional(z.array(z.string())),
+		reportFrom: text,
+		testsFrom: text,
+		workerTaskId: text,
+	}),
+	'review.verdict': z.looseObject({
+		reviewId: text,
+		round: count,
+		/** 1-based, in the order the reviewers were given. */
+		reviewer: count,
+		command: text,
+		reviewerTaskId: text,
+		verdict: text,
+		fixes: z.optional(z.array(z.string())),
+		reason: text,
+		signal: text,
+		exitCode: count,
+	}),
+	'review.fix_round': z.looseObject({
+		reviewId: text,
+		/** The round whose fixes go back. */
+		round: count,
+		fixes: z.optional(z.array(z.string())),
+		workerTaskId: text,
+		briefPath: text,
+		workerStatus: text,
+		workerExit: count,
+	}),
+	'review.concluded': z.looseObject({
+		reviewId: text,
+		outcome: text,
+		rounds: count,
+		cause: text,
+		reason: text,
+		isDisagreement: z.optional(z.boolean()),
+		exitCode: count,
+	}),
+	'work.sent_back': z.looseObject({
+		reason: text,
+		by: text,
+		/** Where it was sent back from: reviews, failed or waiting. */
+		from: text,
+		rerunTaskId: text,
+		briefPath: text,
+		logPath: text,
+		claimReturned: z.optional(z.boolean()),
+	}),
+	'work.accepted': z.looseObject({by: text, note: text}),
+	'mediation.offer': z.looseObject({
+		n: count,
+		round: count,
+		by: text,
+		offer: z.optional(z.record(z.string(), z.string())),
+		answers: z.optional(
+			z.array(
+				z.looseObject({
+					agent: z.string(),
+					answer: z.string(),
+					options: z.optional(z.array(z.looseObject({item: z.string(), option: z.string()}))),
+				}),
+			),
+		),
+	}),
+	'mediation.concluded': z.looseObject({
+		outcome: text,
+		agreement: z.optional(z.nullable(z.record(z.string(), z.string()))),
+		agents: z.optional(z.array(z.string())),
+		offers: count,
+		rounds: count,
+		unsettled: z.optional(z.array(z.string())),
+		vetoes: z.optional(z.array(vetoSchema)),
+	}),
+	'plan.review_round': z.looseObject({
+		round: count,
+		reviewerTaskId: text,
+		command: text,
+		verdict: text,
+		fixes: z.optional(z.array(z.string())),
+		reason: text,
+		packetPath: text,
+	}),
+	'plan.review_concluded': z.looseObject({outcome: text, rounds: count, reason: text}),
+	'disagreement.opened': z.looseObject({
+		/** evidence: they disagree about what will happen (plan review); value: about what to want (mediation). */
+		kind: text,
+		/** What could not be settled: the items of a mediation, the open points of a plan review. */
+		items: z.optional(z.array(z.string())),
+		vetoes: z.optional(z.array(vetoSchema)),
+		agents: z.optional(z.array(z.string())),
+		summary: text,
+	}),
 } as const;
 
 /** Every event type this build understands. */
@@ -150,6 +299,19 @@ export const eventBodySchema = z.discriminatedUnion('type', [
 	variant('claim.progressed'),
 	variant('claim.handed_in'),
 	variant('claim.passed_back'),
+	variant('task.output_kept'),
+	variant('review.started'),
+	variant('review.packet_built'),
+	variant('review.verdict'),
+	variant('review.fix_round'),
+	variant('review.concluded'),
+	variant('work.sent_back'),
+	variant('work.accepted'),
+	variant('mediation.offer'),
+	variant('mediation.concluded'),
+	variant('plan.review_round'),
+	variant('plan.review_concluded'),
+	variant('disagreement.opened'),
 ]);
 
 /** An event's type and data: what it says. */

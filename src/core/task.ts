@@ -72,21 +72,35 @@ function end(task: Task, status: Status, at: number, patch: Partial<Task>): Task
 	return {...task, ...patch, status, endedAt: at};
 }
 
-/** Events about the queue (a need raised by hand, an acknowledgement) never invent a task. */
+/** What people and gates say about a task (the queue, reviews, send-backs): never the task itself. */
+const ABOUT_A_TASK: ReadonlySet<EventTypeName> = new Set([
+	EventType.needRaised,
+	EventType.acknowledged,
+	EventType.reviewStarted,
+	EventType.reviewPacketBuilt,
+	EventType.reviewVerdict,
+	EventType.reviewFixRound,
+	EventType.reviewConcluded,
+	EventType.workSentBack,
+	EventType.workAccepted,
+	EventType.mediationOffer,
+	EventType.mediationConcluded,
+	EventType.planReviewRound,
+	EventType.planReviewConcluded,
+	EventType.disagreementOpened,
+]);
+
+/** Events about a task (a need raised by hand, an acknowledgement, a review) never invent one. */
 function createsTask(type: EventTypeName): boolean {
-	return type !== EventType.needRaised && type !== EventType.acknowledged;
+	return !ABOUT_A_TASK.has(type);
 }
 
 /**
- * A need raised by hand, an acknowledgement, or a PID noted with its start time (only the
- * reconciler writes those) is bookkeeping, not a sign of life: it must not flip a stalled task
+ * What people and gates say about a task, or a PID noted with its start time (only the
+ * reconciler writes those), is bookkeeping, not a sign of life: it must not flip a stalled task
  * back to active, nor make an agent's need look answered.
  */
-const BOOKKEEPING_EVENTS: ReadonlySet<EventTypeName> = new Set([
-	EventType.needRaised,
-	EventType.acknowledged,
-	EventType.pidReported,
-]);
+const BOOKKEEPING_EVENTS: ReadonlySet<EventTypeName> = new Set([...ABOUT_A_TASK, EventType.pidReported]);
 
 /** Agent events that prove a session is alive again after it ended, failed or was found lost. */
 const REOPENING_AGENT_EVENTS = new Set(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse']);
@@ -281,6 +295,19 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 		case EventType.needRaised:
 		case EventType.acknowledged:
 		case EventType.claimProgressed:
+		case EventType.outputKept:
+		case EventType.reviewStarted:
+		case EventType.reviewPacketBuilt:
+		case EventType.reviewVerdict:
+		case EventType.reviewFixRound:
+		case EventType.reviewConcluded:
+		case EventType.workSentBack:
+		case EventType.workAccepted:
+		case EventType.mediationOffer:
+		case EventType.mediationConcluded:
+		case EventType.planReviewRound:
+		case EventType.planReviewConcluded:
+		case EventType.disagreementOpened:
 			return task;
 		default:
 			return assertNever(event);

@@ -44,6 +44,45 @@ function describeAgentEvent(data: EventDataOf<'agent.event'>): string {
 	return clip([name, tool, detail ? `“${detail}”` : null].filter(Boolean).join(' '));
 }
 
+function describeVerdict(data: EventDataOf<'review.verdict'>): string {
+	const verdict = data.verdict ?? 'unknown';
+	if (verdict === 'FIX') return `FIX (${data.fixes?.length ?? 0}) ${data.fixes?.[0] ?? ''}`;
+	if (verdict === 'INVALID') return `INVALID: ${data.reason ?? ''}`;
+	if (verdict === 'STOPPED') return `STOPPED by ${data.signal ?? 'a signal'}`;
+	return verdict;
+}
+
+/** `slot-1=early slot-2=late`: a settlement as the transcript prints it. */
+const settlementText = (settlement: Readonly<Record<string, string>>): string =>
+	Object.entries(settlement)
+		.map(([item, option]) => `${item}=${option}`)
+		.join(' ');
+
+/** An offer and its answers, whole: the drill-down is where the transcript is audited, so it is not clipped. */
+function describeOffer(data: EventDataOf<'mediation.offer'>): string {
+	const answers = (data.answers ?? [])
+		.map(answer =>
+			answer.answer === 'veto'
+				? `${answer.agent} vetoes ${(answer.options ?? []).map(vetoed => `${vetoed.item}=${vetoed.option}`).join(',')}`
+				: `${answer.agent} ${answer.answer}s`,
+		)
+		.join('; ');
+	return `offer #${data.n ?? '?'} (round ${data.round ?? '?'}) by ${data.by ?? '?'}: ${settlementText(data.offer ?? {})} → ${answers}`;
+}
+
+function describeMediation(data: EventDataOf<'mediation.concluded'>): string {
+	if (data.outcome === 'agreement')
+		return `agreement after ${data.offers ?? '?'} offers: ${settlementText(data.agreement ?? {})}`;
+	const vetoes = (data.vetoes ?? []).map(veto => `${veto.agent} vetoed ${veto.item}=${veto.option}`);
+	return [`walk-away after ${data.offers ?? '?'} offers; unsettled: ${(data.unsettled ?? []).join(', ')}`, ...vetoes].join('; ');
+}
+
+function describePlanRound(data: EventDataOf<'plan.review_round'>): string {
+	const verdict = data.verdict ?? 'unknown';
+	const detail = verdict === 'FIX' ? `${data.fixes?.length ?? 0} open: ${(data.fixes ?? []).join(' | ')}` : (data.reason ?? '');
+	return clip(`plan review round ${data.round ?? '?'} (${data.reviewerTaskId ?? '?'}): ${verdict} ${detail}`);
+}
+
 const known = (value: number | string | null | undefined, fallback: string): string => (value ?? fallback).toString();
 
 /** One line of text describing an event, for the timeline. */
@@ -97,6 +136,52 @@ export function describeEvent(event: LedgerEvent): string {
 			return clip(`handed in, waiting for ${event.data.acceptor ?? 'its acceptor'}`);
 		case EventType.claimPassedBack:
 			return clip(`passed back: ${event.data.reason ?? ''}`);
+		case EventType.outputKept:
+			return `kept the end of stdout as the report (${known(event.data.bytes, '?')} bytes written)`;
+		case EventType.reviewStarted: {
+			const count = event.data.reviewers?.length ?? 0;
+			return clip(`review ${event.data.reviewId ?? ''} started: ${count} reviewer${count === 1 ? '' : 's'}`);
+		}
+		case EventType.reviewPacketBuilt: {
+			const trimmed = event.data.trimmed ?? [];
+			return clip(
+				`review packet, round ${known(event.data.round, '?')}: ${known(event.data.bytes, '?')} bytes` +
+					(trimmed.length > 0 ? `, trimmed: ${trimmed.join(', ')}` : ''),
+			);
+		}
+		case EventType.reviewVerdict:
+			return clip(
+				`round ${known(event.data.round, '?')}, reviewer ${known(event.data.reviewer, '?')}: ${describeVerdict(event.data)}`,
+			);
+		case EventType.reviewFixRound:
+			return clip(
+				`${event.data.fixes?.length ?? 0} fixes back to the worker: ${event.data.workerTaskId ?? '?'} ran again (${event.data.workerStatus ?? 'unknown'})`,
+			);
+		case EventType.reviewConcluded:
+			return clip(
+				event.data.outcome === 'approved'
+					? `review approved after ${known(event.data.rounds, '?')} round(s)`
+					: `review needs a person: ${event.data.reason ?? event.data.outcome ?? ''}`,
+			);
+		case EventType.workSentBack:
+			return clip(
+				`sent back by ${event.data.by ?? 'unknown'}: ${event.data.reason ?? ''}` +
+					(event.data.rerunTaskId ? ` → ${event.data.rerunTaskId}` : event.data.claimReturned ? ' (claim free again)' : ''),
+			);
+		case EventType.workAccepted:
+			return clip(`accepted by ${event.data.by ?? 'unknown'}`);
+		case EventType.mediationOffer:
+			return describeOffer(event.data);
+		case EventType.mediationConcluded:
+			return describeMediation(event.data);
+		case EventType.planReviewRound:
+			return describePlanRound(event.data);
+		case EventType.planReviewConcluded:
+			return clip(
+				`plan review ${event.data.outcome ?? '?'} after ${known(event.data.rounds, '?')} round(s): ${event.data.reason ?? ''}`,
+			);
+		case EventType.disagreementOpened:
+			return clip(`disagreement (${event.data.kind ?? '?'}) for a person: ${event.data.summary ?? ''}`);
 		case FOREIGN_EVENT:
 			return clip(`${event.storedType} ${JSON.stringify(event.data)}`);
 		default:

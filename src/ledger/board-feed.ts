@@ -1,14 +1,18 @@
 import {DEFAULT_ENDED_WINDOW_MS} from '../core/board/selectors.ts';
 import {EventType, type LedgerEvent} from '../core/events.ts';
 import type {HumanQueue} from '../core/human-queue.ts';
+import {shownVerdicts, type VerdictRecord} from '../core/review/reviews.ts';
 import type {Task} from '../core/task.ts';
 import type {Ledger} from './open-ledger.ts';
 import {loadHumanQueue} from './queue.ts';
+import {loadReviews} from './reviews.ts';
 
 /** What one read of the ledger gives the board. */
 export type FeedBatch = {
 	readonly tasks: readonly Task[];
 	readonly queue: HumanQueue;
+	/** The verdicts of each task's latest review within the window, newest first. */
+	readonly verdicts: readonly VerdictRecord[];
 	readonly lastSeq: number;
 	/** True for the first read: the tasks replace what the board held. */
 	readonly isFull: boolean;
@@ -37,10 +41,15 @@ const PAGE = 5000;
 export function createBoardFeed(ledger: Ledger, options: {readonly endedWindowMs?: number} = {}): BoardFeed {
 	const {reader, writer} = ledger;
 	const windowMs = options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS;
+	// The queue and the Reviews panel read the same reviews once a read.
+	const queueAndVerdicts = (now: number): {queue: HumanQueue; verdicts: VerdictRecord[]} => {
+		const reviews = loadReviews(reader);
+		return {queue: loadHumanQueue(reader, now, reviews), verdicts: shownVerdicts(reviews, now - windowMs)};
+	};
 	return {
 		load(now) {
 			const lastSeq = reader.lastSeq();
-			return {tasks: reader.tasksForView(now - windowMs), queue: loadHumanQueue(reader, now), lastSeq, isFull: true};
+			return {tasks: reader.tasksForView(now - windowMs), ...queueAndVerdicts(now), lastSeq, isFull: true};
 		},
 		poll(lastSeq, now, openTaskId = null) {
 			const events = reader.eventsSince(lastSeq, PAGE);
@@ -58,7 +67,7 @@ export function createBoardFeed(ledger: Ledger, options: {readonly endedWindowMs
 			const isOpenChanged = openTaskId !== null && changed.has(openTaskId);
 			return {
 				tasks,
-				queue: loadHumanQueue(reader, now),
+				...queueAndVerdicts(now),
 				lastSeq: seq,
 				isFull: false,
 				hasMore: events.length === PAGE,

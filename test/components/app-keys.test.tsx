@@ -136,12 +136,58 @@ describe('board keys', () => {
 		expect(typeof acks[0]?.data['signalAt']).toBe('number');
 	});
 
-	it('says plainly that approve, mark and send back are not built yet', async () => {
+	it('says plainly that approve and mark are not built yet', async () => {
 		const board = await renderBoard();
 		board.stdin.write('a');
 		await waitForFrame(board, 'effect gate is not built yet');
+	});
+
+	it('says at once, without asking, when x has nothing to send back', async () => {
+		const sent: string[] = [];
+		const board = await renderBoard({sendBack: async taskId => (sent.push(taskId), {isSentBack: true, message: 'sent'})});
+		await waitForFrame(board, '› t-queued');
 		board.stdin.write('x');
-		await waitForFrame(board, 'nothing to send back');
+		await waitForFrame(board, 'x: t-queued is not waiting for a person');
+		expect(board.lastFrame()).not.toContain('reason');
+		expect(sent).toEqual([]);
+	});
+
+	it('asks for a reason on x and sends the Needs you entry back with it', async () => {
+		const sent: {taskId: string; reason: string}[] = [];
+		const board = await renderBoard({
+			sendBack: async (taskId, reason) => {
+				sent.push({taskId, reason});
+				return {isSentBack: true, message: `sent back ${taskId}: the worker runs again`};
+			},
+		});
+		board.stdin.write(KEYS.tab);
+		await waitForFrame(board, 'k acknowledges');
+		board.stdin.write('x');
+		await waitForFrame(board, 'send t-failed back');
+		board.stdin.write('raise the timeout to 30 s');
+		await waitForFrame(board, 'raise the timeout to 30 s');
+		board.stdin.write(KEYS.enter);
+		await waitForFrame(board, 'sent back t-failed: the worker runs again');
+		expect(sent).toEqual([{taskId: 't-failed', reason: 'raise the timeout to 30 s'}]);
+	});
+
+	it('sends nothing back when the reason is empty or the prompt is cancelled', async () => {
+		const sent: string[] = [];
+		const board = await renderBoard({sendBack: async taskId => (sent.push(taskId), {isSentBack: true, message: 'sent'})});
+		board.stdin.write(KEYS.tab);
+		await waitForFrame(board, 'k acknowledges');
+		board.stdin.write('x');
+		await waitForFrame(board, 'send t-failed back');
+		board.stdin.write(KEYS.enter);
+		await waitForFrame(board, 'a reason is required; t-failed was not sent back');
+		board.stdin.write('x');
+		await waitForFrame(board, 'send t-failed back');
+		board.stdin.write('never mind');
+		await waitForFrame(board, 'never mind');
+		board.stdin.write(KEYS.escape);
+		await waitForFrame(board, 'k acknowledges');
+		expect(board.lastFrame()).not.toContain('send t-failed back');
+		expect(sent).toEqual([]);
 	});
 
 	it('filters with / and shows the filter in the header', async () => {

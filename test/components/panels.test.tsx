@@ -10,7 +10,9 @@ import {ReviewsPanel} from '../../components/ReviewsPanel.tsx';
 import {TaskDetail, TaskRow} from '../../components/TaskRow.tsx';
 import {TimelinePanel} from '../../components/TimelinePanel.tsx';
 import {helpLines} from '../../src/core/board/keymap.ts';
+import {selectReviews} from '../../src/core/board/reviews-view.ts';
 import {toRowView} from '../../src/core/board/selectors.ts';
+import type {VerdictRecord} from '../../src/core/review/reviews.ts';
 import {boardFixtureEvents, FIXED_NOW, foldTasks} from '../helpers/board-fixture.ts';
 import {fixtureScreen} from '../helpers/board-state.ts';
 
@@ -110,9 +112,49 @@ describe('NeedsYouPanel', () => {
 });
 
 describe('Reviews and Held effects panels', () => {
-	it('say plainly that the ledger holds none and why', () => {
-		expect(render(<ReviewsPanel width={40} isCompact={false} />).lastFrame()).toContain('none in the ledger');
+	const verdict = (patch: Partial<VerdictRecord>): VerdictRecord => ({
+		taskId: 'w-1',
+		reviewId: 'r-1',
+		round: 1,
+		reviewer: 1,
+		command: 'echo APPROVE',
+		reviewerTaskId: 'w-r1',
+		verdict: 'APPROVE',
+		fixes: [],
+		reason: null,
+		signal: null,
+		at: FIXED_NOW - 60_000,
+		seq: 1,
+		isDisagreement: false,
+		...patch,
+	});
+
+	it('say plainly when there is nothing yet', () => {
+		expect(
+			render(<ReviewsPanel reviews={selectReviews([], FIXED_NOW)} width={40} height={3} isCompact={false} />).lastFrame(),
+		).toContain('no verdicts yet');
 		expect(render(<HeldEffectsPanel width={40} isCompact />).lastFrame()).toContain('effect gate not built yet');
+	});
+
+	it('shows each verdict with task, round, reviewer and age; INVALID and STOPPED as such; a disagreement labelled', () => {
+		const reviews = selectReviews(
+			[
+				verdict({verdict: 'FIX', fixes: ['a', 'b'], reviewer: 2, command: 'claude -p', round: 2, isDisagreement: true, seq: 4}),
+				verdict({verdict: 'APPROVE', round: 2, isDisagreement: true, seq: 3}),
+				verdict({taskId: 'w-2', verdict: 'INVALID', reason: 'prose', seq: 2}),
+				verdict({taskId: 'w-3', verdict: 'STOPPED', signal: 'SIGTERM', seq: 1}),
+			],
+			FIXED_NOW,
+		);
+		const frame = render(<ReviewsPanel reviews={reviews} width={90} height={6} isCompact={false} />).lastFrame() ?? '';
+		expect(frame).toContain('REVIEWS (4)');
+		expect(frame).toContain('w-1  FIX 2  round 2  #2 claude -p  1m ago  ≠ disagree');
+		expect(frame).toContain('w-1  APPROVE  round 2  #1 echo APPROVE  1m ago  ≠ disagree');
+		expect(frame).toContain('w-2  INVALID  round 1');
+		expect(frame).toContain('w-3  STOPPED SIGTERM  round 1');
+		const compact = render(<ReviewsPanel reviews={reviews} width={120} height={1} isCompact />).lastFrame() ?? '';
+		expect(compact).toContain('REVIEWS (4) w-1  FIX 2');
+		expect(compact).toContain('+3 more');
 	});
 });
 

@@ -209,6 +209,8 @@ describe('key table', () => {
 		const lines = helpLines();
 		for (const binding of KEY_TABLE) expect(lines.some(line => line.keys === binding.label)).toBe(true);
 		expect(lines.find(line => line.keys === 'a')?.description).toContain('not built yet');
+		expect(lines.find(line => line.keys === 'x')?.description).not.toContain('not built');
+		expect(helpBar('list').find(item => item.keys === 'x')?.isNotBuilt).toBe(false);
 		const bar = helpBar('list', new Set([BoardCommand.stop]));
 		expect(bar.find(item => item.keys === 's')?.isDisabled).toBe(true);
 		expect(bar.find(item => item.keys === 'a')?.isNotBuilt).toBe(true);

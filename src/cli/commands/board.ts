@@ -11,6 +11,10 @@ import {spoolDir} from '../../ledger/paths.ts';
 import {foldSpool} from '../../ledger/spool.ts';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS, reconcileOnce} from '../../producers/reconciler.ts';
 import {stopTask} from '../../producers/stop.ts';
+import {sendBack} from '../../gates/review/send-back.ts';
+import {ReviewGateError} from '../../gates/review/subject.ts';
+import {AmbiguousTaskError} from '../../ledger/reader.ts';
+import {personName, selfLauncher} from '../gate-call.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {openCommandLedger} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -56,7 +60,7 @@ export type BoardRun = {
 	readonly agentNames?: readonly string[];
 };
 
-/** Wires the board to a ledger: the feed, the spool fold, `s` through stopTask, and the reconciler timer. */
+/** Wires the board to a ledger: the feed, the spool fold, `s` through stopTask, `x` through sendBack, and the reconciler timer. */
 export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters {
 	const spool = spoolDir(ledger.path);
 	const agentNames = run.agentNames ?? agentNamesFrom(process.env['CONTROLROOM_AGENT_NAMES']);
@@ -73,6 +77,23 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		stop: async taskId => {
 			const result = await stopTask(ledger, taskId, {source: 'board'});
 			return {isStopped: result.outcome === 'stopped', message: result.message};
+		},
+		sendBack: async (taskId, reason) => {
+			try {
+				const result = sendBack({
+					ledger,
+					ref: taskId,
+					reason,
+					by: personName(undefined),
+					source: 'board',
+					launcher: selfLauncher(),
+				});
+				return {isSentBack: true, message: result.message};
+			} catch (error) {
+				if (error instanceof ReviewGateError || error instanceof AmbiguousTaskError)
+					return {isSentBack: false, message: `x: ${error.message}`};
+				throw error;
+			}
 		},
 		reconcile: () => reconcileOnce(ledger, {agentNames}),
 		reconcileIntervalMs: run.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS,

@@ -16,7 +16,7 @@ read-only ledger read-only.`,
 		['--json', 'snapshot JSON version 1 (docs/snapshot.md)'],
 		[
 			'--fail-on LANE',
-			'exit 1 when LANE is not empty, and say on stderr which tasks are in it; LANE is needs-you, lost, stalled or failed; repeat it for several',
+			'exit 1 when LANE is not empty, and say on stderr which tasks are in it; LANE is needs-you, lost, stalled, failed or reviews (a review that needs a person, docs/review.md); repeat it for several',
 		],
 		['--since DURATION', 'how far back ended tasks are listed, like 90m, 24h or 7d (default 24h)'],
 		['--all', 'list every task the ledger holds'],
@@ -30,10 +30,11 @@ read-only ledger read-only.`,
 		['controlroom snapshot', 'the board once, as text'],
 		['controlroom snapshot --json --all > board.json', 'every task, as JSON'],
 		['controlroom snapshot --fail-on lost --fail-on failed', 'fail a CI step when a task was lost or failed'],
+		['controlroom snapshot --fail-on reviews', 'fail a CI step while a review needs a person'],
 	],
 };
 
-const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed'] as const;
+const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed', 'reviews'] as const;
 type FailLane = (typeof FAIL_LANES)[number];
 const DEFAULT_WINDOW_MS = 24 * 3_600_000;
 /** How many task ids a --fail-on line names before it says "and N more". */
@@ -50,6 +51,8 @@ function laneTasks(snapshot: Snapshot, lane: FailLane): string[] {
 			return snapshot.tasks.filter(task => task.health === 'stalled').map(task => task.id);
 		case 'failed':
 			return snapshot.tasks.filter(task => task.status === 'failed').map(task => task.id);
+		case 'reviews':
+			return snapshot.queue.lanes.find(queueLane => queueLane.name === 'reviews')?.items.map(item => item.taskId) ?? [];
 	}
 }
 

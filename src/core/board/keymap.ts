@@ -121,10 +121,9 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		command: BoardCommand.sendBack,
 		keys: ['x'],
 		label: 'x',
-		description: 'send work back with a reason',
-		modes: BROWSE,
+		description: 'send back with a reason: a review that needs you, a failed task, a hand-in',
+		modes: [...BROWSE, 'timeline'],
 		inBar: true,
-		notBuilt: 'reviews and held effects are not built yet: nothing to send back',
 	},
 	{
 		command: BoardCommand.filter,

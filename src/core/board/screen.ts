@@ -10,6 +10,7 @@ import {
 	type QueueLaneView,
 	type TaskRowView,
 } from './selectors.ts';
+import {selectReviews, type ReviewsView} from './reviews-view.ts';
 import type {BoardState, Notice} from './state.ts';
 import {selectTimeline, windowTimeline, type TimelineLineView, type TimelineView} from './timeline-view.ts';
 
@@ -39,6 +40,8 @@ export type ScreenView = {
 		readonly height: number;
 	};
 	readonly isSideBySide: boolean;
+	/** The Reviews panel: the latest verdicts. */
+	readonly reviews: ReviewsView;
 	readonly timeline:
 		| (Omit<TimelineView, 'lines'> & {
 				readonly lines: readonly TimelineLineView[];
@@ -103,7 +106,10 @@ export function selectScreen(
 		timeline = {...view, lines: windowed.lines, start: windowed.start, total: view.lines.length};
 	}
 	const confirmTask = state.confirmTaskId === null ? undefined : state.tasks.get(state.confirmTaskId);
-	const promptLabel = state.prompt?.kind === 'filter' ? 'filter: ' : 'reason: ';
+	const promptLabel =
+		state.prompt?.kind === 'filter'
+			? 'filter: '
+			: `send ${state.promptTaskId ?? 'it'} back — reason (enter sends, esc cancels): `;
 	return {
 		width,
 		height,
@@ -123,6 +129,7 @@ export function selectScreen(
 			height: isSideBySide ? panelsHeight : queueLines,
 		},
 		isSideBySide,
+		reviews: selectReviews(state.verdicts, now),
 		timeline,
 		help: state.mode === 'help' ? helpLines() : null,
 		bar: helpBar(state.mode, disabled).filter(item => isSideBySide || !item.isNotBuilt),

@@ -157,7 +157,7 @@ export function selectQueue(
 			more: lane.total - lane.items.length,
 			items: lane.items.map(item => {
 				const title = tasks.get(item.taskId)?.title ?? '';
-				const age = `${formatDuration(now - item.at)} ago`;
+				const age = `waiting ${formatDuration(now - item.at)}`;
 				return {
 					taskId: item.taskId,
 					title,

@@ -1,6 +1,7 @@
 import {assertNever} from '../assert-never.ts';
 import type {LedgerEvent} from '../events.ts';
 import type {HumanQueue} from '../human-queue.ts';
+import type {VerdictRecord} from '../review/reviews.ts';
 import type {Task} from '../task.ts';
 import type {BoardMode} from './keymap.ts';
 import type {Tone} from './tone.ts';
@@ -16,6 +17,8 @@ export type BoardState = {
 	/** Tasks read so far, by id (only tasks not ended or ended recently are loaded at start). */
 	readonly tasks: ReadonlyMap<string, Task>;
 	readonly queue: HumanQueue;
+	/** The latest verdicts, for the Reviews panel. */
+	readonly verdicts: readonly VerdictRecord[];
 	/** The last ledger sequence read: the feed reads `seq > lastSeq` next. */
 	readonly lastSeq: number;
 	readonly mode: BoardMode;
@@ -27,6 +30,10 @@ export type BoardState = {
 	readonly prompt: {readonly kind: PromptKind; readonly text: string} | null;
 	/** The task a confirmation (stop) is about. */
 	readonly confirmTaskId: string | null;
+	/** The task a reason prompt (send back) is about. */
+	readonly promptTaskId: string | null;
+	/** A send-back the reason prompt committed, for the board to carry out once. */
+	readonly pendingSendBack: {readonly taskId: string; readonly reason: string} | null;
 	readonly timeline: {readonly taskId: string; readonly events: readonly LedgerEvent[]; readonly scroll: number} | null;
 	readonly notice: Notice | null;
 	readonly isLoaded: boolean;
@@ -38,6 +45,7 @@ export type BoardAction =
 			readonly type: 'ledger-read';
 			readonly tasks: readonly Task[];
 			readonly queue: HumanQueue;
+			readonly verdicts?: readonly VerdictRecord[];
 			readonly lastSeq: number;
 			readonly isFull: boolean;
 			readonly timelineEvents?: readonly LedgerEvent[];
@@ -49,9 +57,10 @@ export type BoardAction =
 	| {readonly type: 'back'}
 	| {readonly type: 'toggle-help'}
 	| {readonly type: 'ask-stop'; readonly taskId: string}
-	| {readonly type: 'start-prompt'; readonly kind: PromptKind}
+	| {readonly type: 'start-prompt'; readonly kind: PromptKind; readonly taskId?: string}
 	| {readonly type: 'prompt-input'; readonly text: string}
 	| {readonly type: 'prompt-commit'}
+	| {readonly type: 'send-back-taken'}
 	| {readonly type: 'notify'; readonly notice: Notice | null};
 
 /** The board before the first read. */
@@ -59,6 +68,7 @@ export function initialBoardState(): BoardState {
 	return {
 		tasks: new Map(),
 		queue: {lanes: [], total: 0},
+		verdicts: [],
 		lastSeq: 0,
 		mode: 'list',
 		previousMode: 'list',
@@ -67,6 +77,8 @@ export function initialBoardState(): BoardState {
 		filter: '',
 		prompt: null,
 		confirmTaskId: null,
+		promptTaskId: null,
+		pendingSendBack: null,
 		timeline: null,
 		notice: null,
 		isLoaded: false,
@@ -82,6 +94,7 @@ function readLedger(state: BoardState, action: Extract<BoardAction, {type: 'ledg
 		...state,
 		tasks,
 		queue: action.queue,
+		verdicts: action.verdicts ?? state.verdicts,
 		lastSeq: Math.max(state.lastSeq, action.lastSeq),
 		timeline,
 		queueIndex: Math.min(state.queueIndex, Math.max(0, queueCount - 1)),
@@ -115,13 +128,30 @@ function back(state: BoardState): BoardState {
 		case 'confirm':
 			return {...state, mode: state.previousMode, confirmTaskId: null};
 		case 'input':
-			return {...state, mode: state.previousMode, prompt: null};
+			return {...state, mode: state.previousMode, prompt: null, promptTaskId: null};
 		case 'list':
 		case 'queue':
 			return state;
 		default:
 			return assertNever(state.mode);
 	}
+}
+
+/**
+ * Enter in a prompt: a filter applies; a reason becomes a pending send-back (carried out by the
+ * board), or, when empty, a notice that nothing was sent.
+ */
+function commitPrompt(state: BoardState): BoardState {
+	const {prompt, promptTaskId} = state;
+	if (!prompt) return state;
+	const closed = {...state, mode: state.previousMode, prompt: null, promptTaskId: null};
+	if (prompt.kind === 'filter') return {...closed, filter: prompt.text.trim()};
+	const reason = prompt.text.trim();
+	if (promptTaskId === null) return closed;
+	if (reason === '') {
+		return {...closed, notice: {tone: 'warn', text: `x: a reason is required; ${promptTaskId} was not sent back`}};
+	}
+	return {...closed, pendingSendBack: {taskId: promptTaskId, reason}};
 }
 
 /** The board's one reducer: pure, so every transition is tested without Ink. */
@@ -157,18 +187,15 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 				mode: 'input',
 				previousMode: state.mode,
 				prompt: {kind: action.kind, text: action.kind === 'filter' ? state.filter : ''},
+				promptTaskId: action.taskId ?? null,
 				notice: null,
 			};
 		case 'prompt-input':
 			return state.prompt ? {...state, prompt: {...state.prompt, text: action.text}} : state;
 		case 'prompt-commit':
-			if (!state.prompt) return state;
-			return {
-				...state,
-				mode: state.previousMode,
-				filter: state.prompt.kind === 'filter' ? state.prompt.text.trim() : state.filter,
-				prompt: null,
-			};
+			return commitPrompt(state);
+		case 'send-back-taken':
+			return {...state, pendingSendBack: null};
 		case 'notify':
 			return {...state, notice: action.notice};
 		default:

@@ -7,6 +7,7 @@ import {terminate, type StopTarget} from '../stop.ts';
 import {previousThreadUsage} from '../wrapper-queries.ts';
 import type {WrapperOptions} from './options.ts';
 import {watchLedger} from './ledger-watch.ts';
+import {outputTail} from './output-tail.ts';
 import type {TaskLog} from './record.ts';
 
 /** Reads one line of the child's output into findings. */
@@ -70,7 +71,12 @@ function readStream(
 /** The wrapper's watch over a running child; `finish` once the child has exited. */
 export type Attachment = {
 	/** Stops the heartbeats, reads the last partial lines, waits for a budget stop and the log file. */
-	finish(): Promise<{readonly tokens: Tokens; readonly overBudget: boolean}>;
+	finish(): Promise<{
+		readonly tokens: Tokens;
+		readonly overBudget: boolean;
+		/** The end of stdout, kept as the task's report (null when stdout went straight to the terminal). */
+		readonly kept: {readonly text: string; readonly bytes: number; readonly isCut: boolean} | null;
+	}>;
 };
 
 /** The child as the wrapper watches it: its output streams (null when they go straight to the terminal) and its group. */
@@ -138,10 +144,12 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 	);
 	const splitters = child.isPiped
 		? [
-				readStream(child.stdout, sink ?? process.stdout, 'stdout', read, onFinding),
-				readStream(child.stderr, sink ?? process.stderr, 'stderr', read, onFinding),
+				readStream(child.stdout, sink ?? options.stdout ?? process.stdout, 'stdout', read, onFinding),
+				readStream(child.stderr, sink ?? options.stderr ?? process.stderr, 'stderr', read, onFinding),
 			]
 		: [];
+	const tail = child.isPiped && child.stdout ? outputTail() : null;
+	child.stdout?.on('data', (chunk: Buffer) => tail?.push(chunk));
 	return {
 		async finish() {
 			clearInterval(heartbeat);
@@ -150,7 +158,7 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 			watch.close();
 			if (budgetStop) await budgetStop;
 			if (sink) await new Promise(done => sink.end(done));
-			return {tokens: taskTokens(), overBudget: budgetStop !== null};
+			return {tokens: taskTokens(), overBudget: budgetStop !== null, kept: tail ? tail.result() : null};
 		},
 	};
 }

@@ -1,6 +1,7 @@
 import {EventType, eventBody, type EventBody, type EventDataOf, type EventTypeName} from '../../core/events.ts';
 import {UNKNOWN_TOKENS, type Tokens} from '../../core/tokens.ts';
 import {signalExitCode, wrapperOutcome, type WrapperOutcome} from '../../core/wrapper-outcome.ts';
+import {headRevision} from '../git-revision.ts';
 import {processStartTime} from '../proc-table.ts';
 import type {StopTarget} from '../stop.ts';
 import {commandLineOf, titleOf, type WrapperOptions} from './options.ts';
@@ -42,16 +43,26 @@ export function taskLog(options: Pick<WrapperOptions, 'ledger' | 'notice'>, task
 	};
 }
 
-/** The `registered` row: what will run, where, on which budget, and which wrapper speaks for it. */
+/**
+ * The `registered` row: what will run, where, on which budget, and which wrapper speaks for it;
+ * the command as given and its brief, so the review gate can run it again; and the revision the
+ * work starts from, so its diff is its own.
+ */
 export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: number | null): void {
 	log.append(EventType.registered, {
 		title: titleOf(options),
 		source: 'wrapper',
 		role: options.role,
 		cwd: options.cwd,
+		parentId: options.parentId ?? null,
 		budget: options.budget,
 		steps: options.steps,
 		command: commandLineOf(options),
+		argv: [...(options.argv ?? [options.command, ...options.args])],
+		contract: options.contract ?? null,
+		brief: options.brief ?? null,
+		rerunOf: options.rerunOf ?? null,
+		baseRevision: headRevision(options.cwd),
 		agent: options.agent,
 		wrapperPid: process.pid,
 		wrapperStartTime: processStartTime(process.pid),

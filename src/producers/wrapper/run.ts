@@ -1,4 +1,5 @@
 import {randomBytes} from 'node:crypto';
+import {EventType} from '../../core/events.ts';
 import {wrapperOutcome} from '../../core/wrapper-outcome.ts';
 import type {SlotLease} from '../admission.ts';
 import {latestStopRequest} from '../wrapper-queries.ts';
@@ -37,7 +38,7 @@ export async function runWrapped(options: WrapperOptions): Promise<number> {
 
 /** Registers the task, spawns the agent, attaches to it until it exits, and records how it ended. */
 async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, relay: SignalRelay): Promise<number> {
-	const log = taskLog(options, newTaskId());
+	const log = taskLog(options, options.taskId ?? newTaskId());
 	recordRegistered(options, log, lease?.slot ?? null);
 	lease?.label({taskId: log.taskId, title: titleOf(options)});
 	const read = await outputReaderFor(options);
@@ -58,7 +59,8 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 	relay.setTarget(target);
 	const attachment = attach(options, log, {stdout: child.stdout, stderr: child.stderr, target, isPiped, sink}, read);
 	const result = await child;
-	const {tokens, overBudget} = await attachment.finish();
+	const {tokens, overBudget, kept} = await attachment.finish();
+	if (kept && kept.bytes > 0) log.append(EventType.outputKept, kept);
 	const received = relay.received();
 	const outcome = wrapperOutcome({
 		spawnError: null,
