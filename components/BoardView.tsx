@@ -1,5 +1,6 @@
 import {Box, Text} from 'ink';
 import type {ScreenView} from '../src/core/board/screen.ts';
+import {ApprovalPanel} from './ApprovalPanel.tsx';
 import {Footer} from './Footer.tsx';
 import {HeldEffectsPanel} from './HeldEffectsPanel.tsx';
 import {HelpPanel} from './HelpPanel.tsx';
@@ -8,6 +9,7 @@ import {NeedsYouPanel} from './NeedsYouPanel.tsx';
 import {ReviewsPanel} from './ReviewsPanel.tsx';
 import {TaskDetail} from './TaskRow.tsx';
 import {TimelinePanel} from './TimelinePanel.tsx';
+import {toneColor} from './theme.ts';
 
 type Props = {readonly screen: ScreenView};
 
@@ -19,6 +21,8 @@ export function BoardView({screen}: Props) {
 		body = <TimelinePanel timeline={screen.timeline} />;
 	} else if (screen.help) {
 		body = <HelpPanel lines={screen.help} />;
+	} else if (screen.approval) {
+		body = <ApprovalPanel lines={screen.approval} />;
 	} else {
 		const side = Math.floor((width - 2) / 4);
 		body = (
@@ -35,13 +39,13 @@ export function BoardView({screen}: Props) {
 					<Box flexDirection="row" gap={1}>
 						<NeedsYouPanel queue={screen.queue} width={width - 2 * side - 2} />
 						<ReviewsPanel reviews={screen.reviews} width={side} height={screen.queue.height} isCompact={false} />
-						<HeldEffectsPanel width={side} isCompact={false} />
+						<HeldEffectsPanel effects={screen.effects} width={side} isCompact={false} />
 					</Box>
 				) : (
 					<Box flexDirection="column">
 						<NeedsYouPanel queue={screen.queue} width={width} />
 						<ReviewsPanel reviews={screen.reviews} width={width} height={1} isCompact />
-						<HeldEffectsPanel width={width} isCompact />
+						<HeldEffectsPanel effects={screen.effects} width={width} isCompact={!screen.effects.isFocused} />
 					</Box>
 				)}
 			</Box>
@@ -56,6 +60,11 @@ export function BoardView({screen}: Props) {
 				{screen.ledger === null ? null : <Text dimColor>{`${screen.ledger}  `}</Text>}
 				<Text>{screen.header}</Text>
 			</Text>
+			{screen.alerts.map(alert => (
+				<Text key={alert} color={toneColor('error')} bold wrap="truncate-end">
+					{`⚠ ${alert}`}
+				</Text>
+			))}
 			{body}
 			<Footer screen={screen} />
 		</Box>

@@ -1,5 +1,6 @@
 import {useApp} from 'ink';
 import {useCallback, useEffect, type Dispatch} from 'react';
+import {heldKey, type HeldEffectRef} from '../src/core/board/effects-view.ts';
 import {BoardCommand, type KeyBinding} from '../src/core/board/keymap.ts';
 import {sendBackBlockedReason} from '../src/core/board/reviews-view.ts';
 import type {ScreenView} from '../src/core/board/screen.ts';
@@ -21,6 +22,10 @@ export type BoardActions = {
 	readonly stopUnavailable?: string;
 	/** Sends a task back with a reason (the function behind `controlroom send-back`). */
 	readonly sendBack?: (taskId: string, reason: string) => Promise<SendBackOutcome>;
+	/** Runs held effects once each (the function behind `controlroom effects approve`), per order. */
+	readonly approveEffects?: (refs: readonly HeldEffectRef[]) => Promise<{readonly isSuccess: boolean; readonly message: string}>;
+	/** Sends an order's held effects back with a reason (the function behind `controlroom effects reject`). */
+	readonly sendBackOrder?: (orderId: string, reason: string) => {readonly message: string};
 };
 
 /**
@@ -46,6 +51,51 @@ export function useSendBack(state: BoardState, dispatch: Dispatch<BoardAction>, 
 	}, [pending, dispatch, actions, refresh]);
 }
 
+type Notify = (tone: 'ok' | 'warn' | 'error' | 'info', text: string) => void;
+
+/** Enter in a prompt: a filter applies; a reason with an order sends that order's held effects back. */
+export function submitPrompt(
+	state: BoardState,
+	dispatch: Dispatch<BoardAction>,
+	actions: BoardActions,
+	refresh: () => void,
+): void {
+	const prompt = state.prompt;
+	dispatch({type: 'prompt-commit'});
+	if (prompt?.kind !== 'reason' || prompt.orderId === undefined) return;
+	const notify: Notify = (tone, text) => dispatch({type: 'notify', notice: {tone, text}});
+	const reason = prompt.text.trim();
+	if (reason === '') return notify('warn', `x: not sent back: a reason is required (${prompt.orderId}'s worker reads it)`);
+	if (!actions.sendBackOrder) return notify('warn', 'x: sending back is not available here');
+	try {
+		notify('ok', actions.sendBackOrder(prompt.orderId, reason).message);
+	} catch (error) {
+		notify('error', `x: ${error instanceof Error ? error.message : String(error)}`);
+	}
+	refresh();
+}
+
+/** `a`: the marked held effects, else every held one, to confirm. */
+function approvalTargets(state: BoardState, screen: ScreenView): HeldEffectRef[] {
+	const marked = screen.effectOrder.filter(ref => state.marked.has(heldKey(ref)));
+	return marked.length > 0 ? marked : [...screen.effectOrder];
+}
+
+function runApproval(refs: readonly HeldEffectRef[], actions: BoardActions, notify: Notify, refresh: () => void): void {
+	if (!actions.approveEffects) return notify('warn', 'a: approving is not available here');
+	notify('info', `approving ${refs.length} held effect${refs.length === 1 ? '' : 's'}…`);
+	void actions.approveEffects(refs).then(
+		outcome => {
+			notify(outcome.isSuccess ? 'ok' : 'error', outcome.message);
+			refresh();
+		},
+		(error: unknown) => {
+			notify('error', `a: ${error instanceof Error ? error.message : String(error)}`);
+			refresh();
+		},
+	);
+}
+
 /** Turns a key from the table into reducer actions and ledger writes. */
 export function useBoardCommands(
 	state: BoardState,
@@ -57,9 +107,10 @@ export function useBoardCommands(
 	const {exit} = useApp();
 	return useCallback(
 		(binding: KeyBinding) => {
-			const notify = (tone: 'ok' | 'warn' | 'error' | 'info', text: string) => dispatch({type: 'notify', notice: {tone, text}});
+			const notify: Notify = (tone, text) => dispatch({type: 'notify', notice: {tone, text}});
 			if (binding.notBuilt) return notify('warn', `${binding.label}: ${binding.notBuilt}`);
 			const queueItem = state.mode === 'queue' ? screen.queueOrder[state.queueIndex] : undefined;
+			const heldEffect = state.mode === 'effects' ? screen.effectOrder[state.effectIndex] : undefined;
 			const taskId =
 				state.mode === 'timeline'
 					? (state.timeline?.taskId ?? null)
@@ -69,14 +120,21 @@ export function useBoardCommands(
 			switch (binding.command) {
 				case BoardCommand.down:
 				case BoardCommand.up: {
-					const order = state.mode === 'queue' ? screen.queueOrder.map(item => item.taskId) : screen.order;
+					const order =
+						state.mode === 'queue'
+							? screen.queueOrder.map(item => item.taskId)
+							: state.mode === 'effects'
+								? screen.effectOrder.map(ref => ref.id)
+								: screen.order;
 					return dispatch({type: 'move', delta: binding.command === BoardCommand.down ? 1 : -1, order});
 				}
 				case BoardCommand.focus:
 					return dispatch({type: 'toggle-focus'});
-				case BoardCommand.open:
-					if (taskId === null) return notify('warn', 'no task selected');
-					return dispatch({type: 'open-timeline', taskId, events: actions.feed.eventsOf(taskId)});
+				case BoardCommand.open: {
+					const openId = state.mode === 'effects' ? (heldEffect?.orderId ?? null) : taskId;
+					if (openId === null) return notify('warn', state.mode === 'effects' ? 'no held effect selected' : 'no task selected');
+					return dispatch({type: 'open-timeline', taskId: openId, events: actions.feed.eventsOf(openId)});
+				}
 				case BoardCommand.back:
 					return dispatch({type: 'back'});
 				case BoardCommand.help:
@@ -95,7 +153,9 @@ export function useBoardCommands(
 				}
 				case BoardCommand.confirm: {
 					const target = state.confirmTaskId;
+					const approval = state.approval;
 					dispatch({type: 'back'});
+					if (approval) return runApproval(approval, actions, notify, refresh);
 					if (target === null || !actions.stop) return;
 					notify('info', `stopping ${target}…`);
 					void actions.stop(target).then(
@@ -109,7 +169,7 @@ export function useBoardCommands(
 					return;
 				}
 				case BoardCommand.cancel:
-					if (state.mode === 'confirm') notify('info', 'stop cancelled');
+					if (state.mode === 'confirm') notify('info', state.approval ? 'approval cancelled: nothing ran' : 'stop cancelled');
 					if (state.mode === 'input' && state.promptTaskId !== null)
 						notify('info', `x: cancelled; ${state.promptTaskId} was not sent back`);
 					return dispatch({type: 'back'});
@@ -120,15 +180,25 @@ export function useBoardCommands(
 					return refresh();
 				}
 				case BoardCommand.sendBack: {
+					// In Held effects, x sends the order under the cursor back; elsewhere, the selected task.
+					if (state.mode === 'effects') {
+						if (!heldEffect) return notify('warn', 'x: no held order under the cursor');
+						return dispatch({type: 'start-prompt', kind: 'reason', orderId: heldEffect.orderId});
+					}
 					if (taskId === null) return notify('warn', 'x: no task selected');
 					const blocked = sendBackBlockedReason(state.tasks.get(taskId) ?? {id: taskId, status: 'done'}, state.queue);
 					if (blocked) return notify('warn', `x: ${blocked}`);
 					if (!actions.sendBack) return notify('warn', 'x: send back is not available here');
 					return dispatch({type: 'start-prompt', kind: 'reason', taskId});
 				}
-				case BoardCommand.approve:
+				case BoardCommand.approve: {
+					const refs = approvalTargets(state, screen);
+					if (refs.length === 0) return notify('warn', 'a: no held effects to approve');
+					return dispatch({type: 'ask-approve', refs});
+				}
 				case BoardCommand.mark:
-					return notify('warn', `${binding.label}: not available`);
+					if (!heldEffect) return notify('warn', 'space: no held effect under the cursor');
+					return dispatch({type: 'toggle-mark', ref: heldEffect});
 			}
 		},
 		[state, screen, dispatch, actions, refresh, exit],

@@ -2,7 +2,7 @@ import {useReducer, useState, type Dispatch} from 'react';
 import type {ScreenView} from '../src/core/board/screen.ts';
 import type {BoardOptions} from '../src/core/board/selectors.ts';
 import {initialBoardState, reduceBoard, type BoardAction, type BoardState} from '../src/core/board/state.ts';
-import {useBoardCommands, useSendBack, type BoardActions} from './use-board-commands.ts';
+import {submitPrompt, useBoardCommands, useSendBack, type BoardActions} from './use-board-commands.ts';
 import {useInterval} from './use-interval.ts';
 import {useKeymap} from './use-keymap.ts';
 import {useLedgerFeed, type FeedSource} from './use-ledger-feed.ts';
@@ -44,7 +44,7 @@ export function useControlRoom(adapters: BoardAdapters): ControlRoomState & {rea
 	useKeymap(state.mode, state.prompt?.text ?? '', {
 		onCommand,
 		onText: text => dispatch({type: 'prompt-input', text}),
-		onSubmit: () => dispatch({type: 'prompt-commit'}),
+		onSubmit: () => submitPrompt(state, dispatch, adapters, refresh),
 	});
 	return {state, screen, dispatch};
 }

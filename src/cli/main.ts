@@ -1,3 +1,4 @@
+import {terminalSafe} from '../core/terminal-text.ts';
 import {LedgerFromFutureError} from '../ledger/migrations.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
 import {CliError, USAGE_EXIT} from './errors.ts';
@@ -56,6 +57,22 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 	accept: {summary: 'accept a hand-in that waits for its acceptor', load: () => import('./commands/accept.ts')},
 	need: {summary: 'put a need of your own in the human queue', load: () => import('./commands/need.ts')},
 	ack: {summary: "acknowledge a task's entry in the human queue", load: () => import('./commands/ack.ts')},
+	gateway: {
+		summary: "the effect gate: an MCP server that holds a work order's writes for approval",
+		load: () => import('./commands/gateway.ts'),
+	},
+	effects: {
+		summary: 'list, approve or send back held effects (effects list|approve|reject)',
+		load: () => import('./commands/effects.ts'),
+	},
+	order: {
+		summary: "derive a sub-agent's work order, without staged tools (order derive)",
+		load: () => import('./commands/order.ts'),
+	},
+	workers: {
+		summary: "each worker's track record: approvals, rework, failures, expiries, spend",
+		load: () => import('./commands/workers.ts'),
+	},
 };
 
 const DEFAULT_COMMAND = 'board';
@@ -156,10 +173,10 @@ export async function main(argv: readonly string[]): Promise<number> {
 	} catch (error) {
 		if (process.env['CONTROLROOM_DEBUG'] && error instanceof Error) process.stderr.write(`${error.stack}\n`);
 		if (error instanceof CliError) {
-			process.stderr.write(`controlroom: ${error.message}\n`);
+			process.stderr.write(`controlroom: ${terminalSafe(error.message)}\n`);
 			return error.exitCode;
 		}
-		process.stderr.write(`controlroom: ${describeUnexpected(error)}\n`);
+		process.stderr.write(`controlroom: ${terminalSafe(describeUnexpected(error))}\n`);
 		return 1;
 	}
 }

@@ -53,6 +53,30 @@ export const EventType = {
 	planReviewConcluded: 'plan.review_concluded',
 	/** A disagreement that needs a person: the queue's disagreements lane (evidence or value). */
 	disagreementOpened: 'disagreement.opened',
+	/** A gateway started serving a work order (docs/effects.md). Events about an order carry its id as their task id. */
+	orderOpened: 'order.opened',
+	/** `order derive` wrote an order for a sub-agent from this one. */
+	orderDerived: 'order.derived',
+	/** A person approved held effects; the runs follow as effect.started / effect.finished. */
+	orderApproved: 'order.approved',
+	/** An approval found the report and the gateway's log disagree, and ran nothing. */
+	orderApprovalRefused: 'order.approval_refused',
+	/** A person sent the order's held effects back, with a reason: they are dropped. */
+	orderSentBack: 'order.sent_back',
+	/** A read passed through the gateway (recorded before it is forwarded). */
+	effectRead: 'effect.read',
+	/** A staged call, held with its arguments; the worker got a placeholder. */
+	effectHeld: 'effect.held',
+	/** A call the gateway refused (not in the order, over budget, staged in a derived order). */
+	effectRefused: 'effect.refused',
+	/** An approved effect is about to be sent upstream: recorded before the call, so it is never sent twice. */
+	effectStarted: 'effect.started',
+	/** The upstream answered a read or an approved effect. */
+	effectFinished: 'effect.finished',
+	/** An effect was started and its end never recorded (its approver died): never retried automatically. */
+	effectOutcomeUnknown: 'effect.outcome_unknown',
+	/** A held effect passed its order's expiry unapproved. */
+	effectExpired: 'effect.expired',
 } as const;
 
 const text = z.optional(z.nullable(z.string()));
@@ -113,9 +137,22 @@ const EVENT_DATA = {
 		from: text,
 		transcript: text,
 	}),
-	'task.exited': z.looseObject({exitCode: count, signal: text, reason: text}),
+	'task.exited': z.looseObject({
+		exitCode: count,
+		signal: text,
+		reason: text,
+		/** Processes of the child's group still alive when it exited (the first 20), and how many in all. */
+		leftRunning: z.optional(z.array(z.looseObject({pid: count, name: text}))),
+		leftRunningCount: count,
+	}),
 	'task.failed': z.looseObject({error: text, exitCode: count}),
-	'task.stopped': z.looseObject({signal: text, reason: text, exitCode: count, wrapperExit: count}),
+	'task.stopped': z.looseObject({
+		signal: text,
+		reason: text,
+		exitCode: count,
+		wrapperExit: count,
+		escalated: z.optional(z.boolean()),
+	}),
 	'task.stop_requested': z.looseObject({signal: text, graceMs: count, pgid: count}),
 	'task.lost': z.looseObject({reason: text, pid: count}),
 	'task.ended': z.looseObject({reason: text}),
@@ -267,6 +304,32 @@ const EVENT_DATA = {
 		agents: z.optional(z.array(z.string())),
 		summary: text,
 	}),
+	'order.opened': z.looseObject({
+		worker: text,
+		/** The order this one was derived from (a sub-agent's order), else null. */
+		parent: text,
+		budgetCalls: count,
+		expiresMs: count,
+		/** The order file, absolute, and the sha256 of its bytes: an approval runs under the same order. */
+		file: text,
+		digest: text,
+		/** Per upstream: its command, the tools offered, which of them are staged. */
+		upstreams: anything,
+		/** The worker's task (CONTROLROOM_TASK_ID in the gateway's environment), when known. */
+		workerTask: text,
+		gatewayPid: count,
+	}),
+	'order.derived': z.looseObject({child: text, worker: text, file: text, staged: z.optional(z.array(z.string()))}),
+	'order.approved': z.looseObject({ids: z.optional(z.array(z.string())), reconciled: z.optional(z.boolean()), report: text}),
+	'order.approval_refused': z.looseObject({mismatches: z.optional(z.array(z.string())), report: text}),
+	'order.sent_back': z.looseObject({ids: z.optional(z.array(z.string())), reason: text}),
+	'effect.read': z.looseObject({id: text, seq: count, upstream: text, tool: text, args: anything}),
+	'effect.held': z.looseObject({id: text, seq: count, upstream: text, tool: text, args: anything, expiresAt: count}),
+	'effect.refused': z.looseObject({tool: text, upstream: text, reason: text, args: anything}),
+	'effect.started': z.looseObject({id: text, args: anything, approverPid: count, approverStartTime: count}),
+	'effect.finished': z.looseObject({id: text, isError: z.optional(z.boolean()), result: anything, error: text}),
+	'effect.outcome_unknown': z.looseObject({id: text, reason: text}),
+	'effect.expired': z.looseObject({id: text}),
 } as const;
 
 /** Every event type this build understands. */
@@ -312,6 +375,18 @@ export const eventBodySchema = z.discriminatedUnion('type', [
 	variant('plan.review_round'),
 	variant('plan.review_concluded'),
 	variant('disagreement.opened'),
+	variant('order.opened'),
+	variant('order.derived'),
+	variant('order.approved'),
+	variant('order.approval_refused'),
+	variant('order.sent_back'),
+	variant('effect.read'),
+	variant('effect.held'),
+	variant('effect.refused'),
+	variant('effect.started'),
+	variant('effect.finished'),
+	variant('effect.outcome_unknown'),
+	variant('effect.expired'),
 ]);
 
 /** An event's type and data: what it says. */
@@ -399,5 +474,14 @@ export function newEvent<T extends EventTypeName>(
 	data: EventDataOf<T>,
 	envelope: EventEnvelope,
 ): NewEvent & {readonly type: T} {
-	return {...envelope, ...eventBody(type, data)};
+	// One literal of one shape (no spreads): the mapping builds one of these per event of a bulk import.
+	const event = {
+		taskId: envelope.taskId,
+		at: envelope.at,
+		source: envelope.source,
+		dedupKey: envelope.dedupKey ?? null,
+		type,
+		data,
+	};
+	return event as unknown as NewEvent & {readonly type: T};
 }

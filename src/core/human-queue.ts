@@ -1,4 +1,5 @@
 import {disagreementReason, type DisagreementRecord} from './disagreements.ts';
+import {effectState, stagedEffects, type ApproverCheck, type OrderRecord} from './effects/fold.ts';
 import type {EventOfType} from './events.ts';
 import type {ReviewSignal} from './review/reviews.ts';
 import type {Task} from './task.ts';
@@ -151,6 +152,34 @@ export function queueSignals(rows: SignalRows): QueueSignal[] {
 			reason: event.data.message ?? 'needs you',
 			at: event.at,
 			seq: event.seq,
+		});
+	}
+	return signals;
+}
+
+/**
+ * Work orders waiting on their owner (the waiting lane): held effects to approve, and effects whose
+ * outcome is unknown (started, never finished: a person checks the world by hand). One signal an
+ * order, as of its newest such effect, so a newly held effect brings an acknowledged order back.
+ */
+export function orderSignals(orders: Iterable<OrderRecord>, now: number, isApproverAlive?: ApproverCheck): QueueSignal[] {
+	const signals: QueueSignal[] = [];
+	for (const order of orders) {
+		const staged = stagedEffects(order);
+		const held = staged.filter(effect => effectState(effect, now, isApproverAlive) === 'held');
+		const unknown = staged.filter(effect => effectState(effect, now, isApproverAlive) === 'outcome unknown');
+		if (held.length === 0 && unknown.length === 0) continue;
+		const parts = [
+			...(unknown.length > 0 ? [`outcome unknown: ${unknown.map(effect => effect.id).join(', ')} (check by hand)`] : []),
+			...(held.length > 0 ? [`${held.length} held effect${held.length === 1 ? '' : 's'} to approve`] : []),
+		];
+		const times = [...held.map(effect => effect.calledAt), ...unknown.map(effect => effect.unknownAt ?? effect.startedAt ?? 0)];
+		signals.push({
+			taskId: order.id,
+			lane: 'waiting',
+			reason: `${parts.join('; ')}${order.worker ? ` (${order.worker})` : ''}`,
+			at: Math.max(...times),
+			seq: order.lastSeq,
 		});
 	}
 	return signals;

@@ -1,5 +1,6 @@
 import {assertNever} from './assert-never.ts';
 import {disagreementReason, type DisagreementKind, type DisagreementRecord} from './disagreements.ts';
+import type {SnapshotEffect} from './effects/view.ts';
 import type {HumanQueue} from './human-queue.ts';
 import type {Progress} from './progress.ts';
 import type {ReviewOutcome, ReviewRecord, VerdictRecord} from './review/reviews.ts';
@@ -147,7 +148,8 @@ export type Snapshot = {
 		total: number;
 	};
 	verdicts: SnapshotVerdict[];
-	effects: unknown[];
+	/** Staged effects: open ones, and those settled within the window (docs/snapshot.md). */
+	effects: SnapshotEffect[];
 	disagreements: SnapshotDisagreement[];
 };
 
@@ -191,7 +193,7 @@ export type SnapshotInput = {
 	readonly now: number;
 	readonly stallSeconds?: number;
 	readonly verdicts?: readonly SnapshotVerdict[];
-	readonly effects?: readonly unknown[];
+	readonly effects?: readonly SnapshotEffect[];
 	readonly disagreements?: readonly SnapshotDisagreement[];
 };
 

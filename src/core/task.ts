@@ -90,9 +90,14 @@ const ABOUT_A_TASK: ReadonlySet<EventTypeName> = new Set([
 	EventType.disagreementOpened,
 ]);
 
-/** Events about a task (a need raised by hand, an acknowledgement, a review) never invent one. */
+/** Events about a work order and its effects are the order's, not a task's (docs/effects.md). */
+function isOrderEvent(type: EventTypeName): boolean {
+	return type.startsWith('order.') || type.startsWith('effect.');
+}
+
+/** Events about a task (a need raised by hand, an acknowledgement, a review) or an order never invent a task. */
 function createsTask(type: EventTypeName): boolean {
-	return !ABOUT_A_TASK.has(type);
+	return !ABOUT_A_TASK.has(type) && !isOrderEvent(type);
 }
 
 /**
@@ -230,7 +235,7 @@ function registerTask(current: Task | undefined, task: Task, event: NewEvent & {
 export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0): Task | undefined {
 	if (current === undefined && !createsTask(event.type)) return undefined;
 	const base = current ?? blankTask(event);
-	const isLiveness = !BOOKKEEPING_EVENTS.has(event.type);
+	const isLiveness = !BOOKKEEPING_EVENTS.has(event.type) && !isOrderEvent(event.type);
 	const task = {
 		...base,
 		lastEventAt: isLiveness ? Math.max(base.lastEventAt, event.at) : base.lastEventAt,
@@ -309,6 +314,20 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 		case EventType.planReviewConcluded:
 		case EventType.disagreementOpened:
 			return task;
+		// An order's events are folded by src/core/effects (an order id is not a task's).
+		case EventType.orderOpened:
+		case EventType.orderDerived:
+		case EventType.orderApproved:
+		case EventType.orderApprovalRefused:
+		case EventType.orderSentBack:
+		case EventType.effectRead:
+		case EventType.effectHeld:
+		case EventType.effectRefused:
+		case EventType.effectStarted:
+		case EventType.effectFinished:
+		case EventType.effectOutcomeUnknown:
+		case EventType.effectExpired:
+			return current;
 		default:
 			return assertNever(event);
 	}

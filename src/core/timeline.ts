@@ -1,5 +1,6 @@
 import {assertNever} from './assert-never.ts';
 import {EventType, FOREIGN_EVENT, type EventDataOf, type LedgerEvent} from './events.ts';
+import {terminalSafe} from './terminal-text.ts';
 
 /** A timeline line: one event, or a run of heartbeats folded into one. */
 export type TimelineEntry =
@@ -24,8 +25,9 @@ export function foldHeartbeats(events: readonly LedgerEvent[]): TimelineEntry[] 
 
 const MAX_SUMMARY = 100;
 
+/** One line, made safe for a terminal first (a prompt's line breaks show as `\n`), then cut. */
 function clip(text: string): string {
-	const line = text.replace(/\s+/g, ' ').trim();
+	const line = terminalSafe(text).replace(/\s+/g, ' ').trim();
 	return line.length > MAX_SUMMARY ? `${line.slice(0, MAX_SUMMARY - 1)}…` : line;
 }
 
@@ -85,8 +87,12 @@ function describePlanRound(data: EventDataOf<'plan.review_round'>): string {
 
 const known = (value: number | string | null | undefined, fallback: string): string => (value ?? fallback).toString();
 
-/** One line of text describing an event, for the timeline. */
+/** One line of text describing an event, for the timeline; safe to print to a terminal. */
 export function describeEvent(event: LedgerEvent): string {
+	return terminalSafe(describeRaw(event));
+}
+
+function describeRaw(event: LedgerEvent): string {
 	switch (event.type) {
 		case EventType.registered:
 			return clip(`registered ${event.data.title ?? ''} ${event.data.command ?? ''}`);
@@ -108,7 +114,15 @@ export function describeEvent(event: LedgerEvent): string {
 			return `tokens +${known(event.data.input, '?')} in, +${known(event.data.output, '?')} out`;
 		case EventType.exited: {
 			const signal = event.data.signal ?? null;
-			return signal ? `exited by ${signal}` : `exited ${known(event.data.exitCode, 'unknown')}`;
+			const left = event.data.leftRunning ?? [];
+			const leftText =
+				left.length > 0
+					? `, left running: ${left.map(process => `${process.name ?? '?'} (pid ${known(process.pid, '?')})`).join(', ')}` +
+						((event.data.leftRunningCount ?? left.length) > left.length
+							? ` and ${(event.data.leftRunningCount ?? 0) - left.length} more`
+							: '')
+					: '';
+			return clip(`${signal ? `exited by ${signal}` : `exited ${known(event.data.exitCode, 'unknown')}`}${leftText}`);
 		}
 		case EventType.failed:
 			return clip(`failed: ${event.data.error ?? 'unknown error'}`);
@@ -182,6 +196,38 @@ export function describeEvent(event: LedgerEvent): string {
 			);
 		case EventType.disagreementOpened:
 			return clip(`disagreement (${event.data.kind ?? '?'}) for a person: ${event.data.summary ?? ''}`);
+		case EventType.orderOpened:
+			return clip(
+				`gateway opened the order for ${event.data.worker ?? 'unknown'}${event.data.parent ? ` (derived from ${event.data.parent})` : ''}, budget ${known(event.data.budgetCalls, 'unknown')} calls`,
+			);
+		case EventType.orderDerived:
+			return clip(`derived order ${event.data.child ?? '?'} for ${event.data.worker ?? 'unknown'} (no staged tools)`);
+		case EventType.orderApproved:
+			return clip(
+				`approved ${(event.data.ids ?? []).join(', ') || 'nothing'}${event.data.reconciled ? ' (report reconciled)' : ''}`,
+			);
+		case EventType.orderApprovalRefused:
+			return clip(`approval refused, nothing ran: ${(event.data.mismatches ?? []).join('; ')}`);
+		case EventType.orderSentBack:
+			return clip(`sent back ${(event.data.ids ?? []).join(', ') || 'nothing held'}: ${event.data.reason ?? ''}`);
+		case EventType.effectRead:
+			return clip(`read ${event.data.id ?? '?'} passed through`);
+		case EventType.effectHeld:
+			return clip(`held ${event.data.id ?? '?'} for approval`);
+		case EventType.effectRefused:
+			return clip(
+				`refused ${event.data.upstream ? `${event.data.upstream}/` : ''}${event.data.tool ?? '?'}: ${event.data.reason ?? ''}`,
+			);
+		case EventType.effectStarted:
+			return clip(`started ${event.data.id ?? '?'} (sent upstream)`);
+		case EventType.effectFinished:
+			return clip(
+				`finished ${event.data.id ?? '?'}${event.data.isError ? ` with an error${event.data.error ? `: ${event.data.error}` : ''}` : ''}`,
+			);
+		case EventType.effectOutcomeUnknown:
+			return clip(`outcome unknown ${event.data.id ?? '?'}: ${event.data.reason ?? 'started, never finished'}`);
+		case EventType.effectExpired:
+			return clip(`expired ${event.data.id ?? '?'} (not approved in time)`);
 		case FOREIGN_EVENT:
 			return clip(`${event.storedType} ${JSON.stringify(event.data)}`);
 		default:

@@ -30,7 +30,7 @@ export function raiseNeedByHand(
 
 /** A queue entry found by its task id or a unique prefix of it. */
 function queueEntry(ledger: Ledger, ref: string, now: number): {readonly lane: QueueLane; readonly item: QueueItem} {
-	const entries = loadHumanQueue(ledger.reader, now, undefined, Number.MAX_SAFE_INTEGER).lanes.flatMap(lane =>
+	const entries = loadHumanQueue(ledger.reader, now, {limit: Number.MAX_SAFE_INTEGER}).lanes.flatMap(lane =>
 		lane.items.map(item => ({lane: lane.name, item})),
 	);
 	const exact = entries.filter(entry => entry.item.taskId === ref);

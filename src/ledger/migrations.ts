@@ -76,6 +76,26 @@ const MIGRATIONS: readonly Migration[] = [
 			`);
 		},
 	},
+	{
+		version: 3,
+		up(db) {
+			// Ingest keys now begin with the line's own time, so a batch lands in order in the UNIQUE
+			// index instead of all over it (docs/ledger.md, "Idempotence"). Rows are append-only and
+			// keep the keys they were written with; a ledger that holds keys of the old shape
+			// (sha1(line)#occurrence:index) is marked, and its ingests also look the old key up, so
+			// re-reading a file ingested before this version still adds nothing.
+			db.exec(`
+				CREATE TABLE ledger_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+				INSERT INTO ledger_meta (name, value)
+					SELECT 'legacy_line_keys', 'yes' WHERE EXISTS (
+						SELECT 1 FROM events WHERE dedup_key >= '0' AND dedup_key < 'g'
+							AND dedup_key GLOB '${'[0-9a-f]'.repeat(40)}#*'
+					) OR EXISTS (
+						SELECT 1 FROM rejects WHERE dedup_key GLOB '*:${'[0-9a-f]'.repeat(40)}#*'
+					);
+			`);
+		},
+	},
 ];
 
 /** The newest schema version this build knows. */

@@ -136,10 +136,10 @@ describe('board keys', () => {
 		expect(typeof acks[0]?.data['signalAt']).toBe('number');
 	});
 
-	it('says plainly that approve and mark are not built yet', async () => {
+	it('says plainly when there is nothing held to approve', async () => {
 		const board = await renderBoard();
 		board.stdin.write('a');
-		await waitForFrame(board, 'effect gate is not built yet');
+		await waitForFrame(board, 'a: no held effects to approve');
 	});
 
 	it('says at once, without asking, when x has nothing to send back', async () => {

@@ -1,3 +1,4 @@
+import {mkdirSync} from 'node:fs';
 import {render} from 'ink';
 import {homedir} from 'node:os';
 import {sep} from 'node:path';
@@ -5,6 +6,8 @@ import {createElement} from 'react';
 import {App, type BoardAdapters} from '../../../components/App.tsx';
 import {ClockProvider} from '../../../components/ClockProvider.tsx';
 import {parseDuration} from '../../core/duration.ts';
+import {approveFromBoard, sendBackFromBoard, settleEffects} from '../../gates/effects/board-actions.ts';
+import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {createBoardFeed} from '../../ledger/board-feed.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {spoolDir} from '../../ledger/paths.ts';
@@ -63,9 +66,19 @@ export type BoardRun = {
 /** Wires the board to a ledger: the feed, the spool fold, `s` through stopTask, `x` through sendBack, and the reconciler timer. */
 export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters {
 	const spool = spoolDir(ledger.path);
+	// The folder is watched for the spool hook's files: it must exist before the watch starts, or
+	// the first events wait for the reconciler's pass instead of showing at once.
+	try {
+		mkdirSync(spool, {recursive: true});
+	} catch {
+		// Not ours to create (a file there, no permission): the reconciler pass still folds what comes.
+	}
 	const agentNames = run.agentNames ?? agentNamesFrom(process.env['CONTROLROOM_AGENT_NAMES']);
 	return {
-		feed: createBoardFeed(ledger, run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
+		feed: createBoardFeed(ledger, {
+			isApproverAlive,
+			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
+		}),
 		ledgerFiles: [ledger.path, `${ledger.path}-wal`],
 		spoolDir: spool,
 		onSpool: () => foldSpool(ledger, spool),
@@ -95,7 +108,13 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 				throw error;
 			}
 		},
-		reconcile: () => reconcileOnce(ledger, {agentNames}),
+		approveEffects: refs => approveFromBoard(ledger, refs),
+		sendBackOrder: (orderId, reason) => sendBackFromBoard(ledger, orderId, reason),
+		reconcile: () => {
+			reconcileOnce(ledger, {agentNames});
+			// Held effects past expiry, and effects whose approval died mid-call, are recorded as such.
+			settleEffects(ledger);
+		},
 		reconcileIntervalMs: run.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS,
 	};
 }

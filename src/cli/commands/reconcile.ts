@@ -5,6 +5,9 @@ import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 
+/** Exit code of a reconciler whose ledger file was deleted or replaced while it ran (it went on with the new file). */
+const LEDGER_REPLACED_EXIT = 3;
+
 export const help: CommandHelp = {
 	synopsis: ['reconcile [--once] [--interval SECONDS] [--agents NAMES] [--json]'],
 	description: `Each pass: folds spool files into the ledger; marks running tasks whose process is gone with no
@@ -21,6 +24,7 @@ untracked, ended (outcome unknown) when they vanish. Without --once it repeats e
 	exits: [
 		['0', 'done (--once), or interrupted with Ctrl-C or SIGTERM'],
 		['1', 'the ledger cannot be opened or written'],
+		['3', 'the ledger file was deleted or replaced while it ran (it said so on stderr and went on with the new file)'],
 		['64', 'bad command line, or a --ledger in a folder that does not exist'],
 	],
 	examples: [
@@ -31,7 +35,8 @@ untracked, ended (outcome unknown) when they vanish. Without --once it repeats e
 
 function summary(result: ReconcileResult): string {
 	const parts = [
-		`spool ${result.spool.lines} lines (${result.spool.appended} events, ${result.spool.rejected} rejected)`,
+		`spool ${result.spool.lines} lines (${result.spool.appended} events, ${result.spool.rejected} rejected` +
+			`${result.spool.setAside ? `, ${result.spool.setAside} files moved to spool/rejected/` : ''})`,
 		`lost ${result.lost.length}${result.lost.length ? ` [${result.lost.map(entry => entry.taskId).join(', ')}]` : ''}`,
 		`ended ${result.ended.length}${result.ended.length ? ` [${result.ended.map(entry => entry.taskId).join(', ')}]` : ''}`,
 		`untracked ${result.discovered.length}${result.discovered.length ? ` [${result.discovered.map(entry => `${entry.taskId} ${entry.name}`).join(', ')}]` : ''}`,
@@ -57,13 +62,20 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const stopLoop = (): void => stopping.abort();
 	process.once('SIGINT', stopLoop);
 	process.once('SIGTERM', stopLoop);
+	let exitCode = 0;
 	try {
 		for (;;) {
 			const result = reconcileOnce(ledger, {agentNames});
+			if (result.ledgerChange) {
+				exitCode = LEDGER_REPLACED_EXIT;
+				process.stderr.write(
+					`controlroom: the ledger ${result.ledgerChange.path} was ${result.ledgerChange.kind}: reconciling the new file there from now on\n`,
+				);
+			}
 			out(values.json ? JSON.stringify(result) : summary(result));
-			if (values.once || stopping.signal.aborted) return 0;
+			if (values.once || stopping.signal.aborted) return exitCode;
 			await sleep(intervalMs, undefined, {signal: stopping.signal}).catch(() => undefined);
-			if (stopping.signal.aborted) return 0;
+			if (stopping.signal.aborted) return exitCode;
 		}
 	} finally {
 		process.off('SIGINT', stopLoop);

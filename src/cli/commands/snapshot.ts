@@ -1,8 +1,10 @@
 import {parseDuration} from '../../core/duration.ts';
 import type {Snapshot} from '../../core/snapshot.ts';
+import {isApproverAlive} from '../../gates/effects/liveness.ts';
+import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {readSnapshot} from '../../ledger/snapshot-query.ts';
 import {parseCommandArgs} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
+import {openReadingLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 import {printSnapshotText} from '../print-snapshot.ts';
@@ -97,16 +99,16 @@ export async function run(argv: readonly string[]): Promise<number> {
 		if (windowMs === null)
 			throw new CliError(`--since: expected a duration like 90m, 24h or 7d, got '${values.since}'`, USAGE_EXIT);
 	}
-	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
+	const ledger = openReadingLedger(values.ledger);
 	try {
-		const snapshot = readSnapshot(ledger.reader, {now: Date.now(), windowMs});
-		out(values.json ? JSON.stringify(snapshot, null, 2) : printSnapshotText(snapshot));
+		const snapshot = readSnapshot(ledger.reader, {now: Date.now(), windowMs, isApproverAlive});
+		out(values.json ? terminalSafeJson(snapshot, 2) : printSnapshotText(snapshot));
 		const matches = failOn.flatMap(lane => {
 			const tasks = laneTasks(snapshot, lane);
 			const total = laneTotal(snapshot, lane, tasks);
 			return total > 0 ? [describeMatch(lane, total, tasks)] : [];
 		});
-		if (matches.length > 0) process.stderr.write(`controlroom: ${matches.join('; ')}\n`);
+		if (matches.length > 0) process.stderr.write(`controlroom: ${terminalSafe(matches.join('; '))}\n`);
 		return matches.length > 0 ? 1 : 0;
 	} finally {
 		ledger.close();

@@ -1,6 +1,7 @@
+import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {stopTask} from '../../producers/stop.ts';
 import {parseCommandArgs, taskArgument} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
+import {openReadingLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 
@@ -39,12 +40,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 			throw new CliError(`--grace: expected seconds (0 or more), got '${values.grace}'`, USAGE_EXIT);
 		graceMs = seconds * 1000;
 	}
-	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
+	const ledger = openReadingLedger(values.ledger, 'existing');
 	try {
 		const result = await stopTask(ledger, ref, graceMs === undefined ? {} : {graceMs});
-		if (values.json) out(JSON.stringify(result));
-		else if (result.outcome === 'stopped') out(result.message);
-		else process.stderr.write(`controlroom: ${result.message}\n`);
+		if (values.json) out(terminalSafeJson(result));
+		else if (result.outcome === 'stopped') out(terminalSafe(result.message));
+		else process.stderr.write(`controlroom: ${terminalSafe(result.message)}\n`);
 		return result.outcome === 'stopped' ? 0 : 1;
 	} finally {
 		ledger.close();

@@ -1,8 +1,9 @@
 import {toSnapshotTask} from '../../core/snapshot.ts';
 import {storedTypeOf} from '../../core/events.ts';
+import {terminalSafeJson} from '../../core/terminal-text.ts';
 import {foldHeartbeats} from '../../core/timeline.ts';
 import {parseCommandArgs, taskArgument} from '../args.ts';
-import {openCommandLedger, out, resolveForCommand} from '../context.ts';
+import {openReadingLedger, out, resolveForCommand} from '../context.ts';
 import {CliError} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 import {printTimelineText} from '../print-timeline.ts';
@@ -27,7 +28,7 @@ or a session id. Opens a read-only ledger read-only.`,
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('timeline', argv, {json: {type: 'boolean'}});
 	const ref = taskArgument('timeline', positionals);
-	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
+	const ledger = openReadingLedger(values.ledger);
 	try {
 		const task = resolveForCommand('timeline', ledger, ref);
 		if (!task) throw new CliError(`timeline: no task '${ref}' in ${ledger.path}`);
@@ -52,7 +53,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 							data: entry.event.data,
 						},
 			);
-			out(JSON.stringify({version: 1, generatedAt: new Date(now).toISOString(), task: view, entries: jsonEntries}, null, 2));
+			out(terminalSafeJson({version: 1, generatedAt: new Date(now).toISOString(), task: view, entries: jsonEntries}, 2));
 		} else {
 			out(printTimelineText(view, entries));
 		}

@@ -1,5 +1,5 @@
 /** What the board can be doing; each mode has its own keys (one input handler is live at a time). */
-export const BOARD_MODES = ['list', 'queue', 'timeline', 'help', 'confirm', 'input'] as const;
+export const BOARD_MODES = ['list', 'queue', 'effects', 'timeline', 'help', 'confirm', 'input'] as const;
 export type BoardMode = (typeof BOARD_MODES)[number];
 
 /** Every board command, named once. */
@@ -67,19 +67,35 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	},
 	{command: BoardCommand.up, keys: ['up'], label: '↑', description: 'move up in Needs you', modes: ['queue'], inBar: false},
 	{
+		command: BoardCommand.down,
+		keys: ['down', 'j'],
+		label: 'j/↓',
+		description: 'move down in Held effects',
+		modes: ['effects'],
+		inBar: false,
+	},
+	{
+		command: BoardCommand.up,
+		keys: ['up', 'k'],
+		label: 'k/↑',
+		description: 'move up in Held effects',
+		modes: ['effects'],
+		inBar: true,
+	},
+	{
 		command: BoardCommand.focus,
 		keys: ['tab'],
 		label: 'tab',
-		description: 'switch between the lanes and Needs you',
-		modes: BROWSE,
+		description: 'switch between the lanes, Needs you and Held effects',
+		modes: [...BROWSE, 'effects'],
 		inBar: true,
 	},
 	{
 		command: BoardCommand.open,
 		keys: ['return'],
 		label: 'enter',
-		description: "open the task's timeline",
-		modes: BROWSE,
+		description: "open the task's timeline (in Held effects: the order's)",
+		modes: [...BROWSE, 'effects'],
 		inBar: true,
 	},
 	{command: BoardCommand.back, keys: ['escape'], label: 'esc', description: 'go back', modes: ['timeline', 'help'], inBar: true},
@@ -103,19 +119,25 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		command: BoardCommand.approve,
 		keys: ['a'],
 		label: 'a',
-		description: 'approve held effects (all, or those marked)',
-		modes: BROWSE,
+		description: 'approve held effects: those marked, else all (asks first, listing them)',
+		modes: [...BROWSE, 'effects'],
 		inBar: true,
-		notBuilt: 'the effect gate is not built yet: no held effects to approve',
 	},
 	{
 		command: BoardCommand.mark,
 		keys: ['space'],
 		label: 'space',
-		description: 'mark a held effect for approval',
-		modes: BROWSE,
-		inBar: false,
-		notBuilt: 'the effect gate is not built yet: no held effects to mark',
+		description: 'mark or unmark the held effect under the cursor',
+		modes: ['effects'],
+		inBar: true,
+	},
+	{
+		command: BoardCommand.sendBack,
+		keys: ['x'],
+		label: 'x',
+		description: "send the order's held effects back with a reason (they are dropped)",
+		modes: ['effects'],
+		inBar: true,
 	},
 	{
 		command: BoardCommand.sendBack,
@@ -138,7 +160,7 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		keys: ['?'],
 		label: '?',
 		description: 'show or hide this help',
-		modes: ['list', 'queue', 'timeline', 'help'],
+		modes: ['list', 'queue', 'effects', 'timeline', 'help'],
 		inBar: true,
 	},
 	{
@@ -146,7 +168,7 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		keys: ['q', 'ctrl+c'],
 		label: 'q',
 		description: 'quit (the terminal is restored)',
-		modes: ['list', 'queue', 'timeline', 'help'],
+		modes: ['list', 'queue', 'effects', 'timeline', 'help'],
 		inBar: true,
 	},
 	{command: BoardCommand.confirm, keys: ['y'], label: 'y', description: 'confirm', modes: ['confirm'], inBar: true},
@@ -223,6 +245,7 @@ const SHORT: Partial<Record<BoardCommand, string>> = {
 	[BoardCommand.stop]: 'stop',
 	[BoardCommand.acknowledge]: 'ack',
 	[BoardCommand.approve]: 'approve',
+	[BoardCommand.mark]: 'mark',
 	[BoardCommand.sendBack]: 'send back',
 	[BoardCommand.filter]: 'filter',
 	[BoardCommand.help]: 'help',
@@ -245,4 +268,20 @@ export function helpBar(
 			isDisabled: disabled.has(binding.command) || binding.notBuilt !== undefined,
 			isNotBuilt: binding.notBuilt !== undefined,
 		}));
+}
+
+/** How wide the footer draws an item: `keys label` and two spaces after it. */
+const barItemWidth = (item: BarItem): number => (item.keys ? item.keys.length + 1 : 0) + item.label.length + 2;
+
+/**
+ * The help bar cut to `width` columns: items are dropped from the end of the actions, never `? help`
+ * and `q quit` (the last two), so a narrow terminal still says how to get help and out; the keys
+ * left out are all in `?` help.
+ */
+export function fitBar(items: readonly BarItem[], width: number): BarItem[] {
+	const kept = [...items];
+	const tail = kept.splice(-2);
+	const total = (list: readonly BarItem[]): number => list.reduce((sum, item) => sum + barItemWidth(item), 0);
+	while (kept.length > 0 && total(kept) + total(tail) - 2 > width) kept.pop();
+	return [...kept, ...tail];
 }

@@ -4,6 +4,7 @@ import {LANE_TITLES, statusLabel} from '../labels.ts';
 import {BOARD_LANES, toSnapshotTask, type BoardLane} from '../snapshot.ts';
 import {DEFAULT_STALL_SECONDS, isEnded} from '../status.ts';
 import type {Task} from '../task.ts';
+import {terminalSafe} from '../terminal-text.ts';
 import {statusTone, type Tone} from './tone.ts';
 
 /** One task row, every cell preformatted. */
@@ -49,14 +50,14 @@ export function stopBlockedReason(task: Pick<Task, 'status' | 'pid'>): string | 
 	return null;
 }
 
-/** Preformats one task for its row. */
+/** Preformats one task for its row; text from the ledger is made safe for the terminal here. */
 export function toRowView(task: Task, now: number, stallSeconds = DEFAULT_STALL_SECONDS): TaskRowView {
 	const view = toSnapshotTask(task, now, stallSeconds);
 	const started = task.startedAt ?? task.createdAt;
 	return {
-		id: task.id,
-		title: task.title ?? '—',
-		source: task.source,
+		id: terminalSafe(task.id),
+		title: task.title === null ? '—' : terminalSafe(task.title),
+		source: terminalSafe(task.source),
 		status: statusLabel(view),
 		tone: statusTone(view.status, view.health),
 		age: formatDuration(now - started),
@@ -156,15 +157,17 @@ export function selectQueue(
 			name: lane.name,
 			more: lane.total - lane.items.length,
 			items: lane.items.map(item => {
-				const title = tasks.get(item.taskId)?.title ?? '';
+				const title = terminalSafe(tasks.get(item.taskId)?.title ?? '');
+				const reason = terminalSafe(item.reason);
+				const shownId = terminalSafe(item.taskId);
 				const age = `waiting ${formatDuration(now - item.at)}`;
 				return {
 					taskId: item.taskId,
 					title,
-					reason: item.reason,
+					reason,
 					age,
 					at: item.at,
-					text: `${item.taskId}  ${item.reason}${title ? ` — ${title}` : ''}  ${age}`,
+					text: `${shownId}  ${reason}${title ? ` — ${title}` : ''}  ${age}`,
 				};
 			}),
 		}));
@@ -175,7 +178,7 @@ export function selectQueue(
 export function selectHeader(counts: Readonly<Record<BoardLane, number>>, queueTotal: number, filter: string): string {
 	const parts = BOARD_LANES.map(lane => `${lane === 'ended' ? 'ended' : lane} ${counts[lane]}`);
 	parts.push(`needs you ${queueTotal}`);
-	if (filter !== '') parts.push(`filter “${filter}”`);
+	if (filter !== '') parts.push(`filter “${terminalSafe(filter)}”`);
 	return parts.join(' · ');
 }
 

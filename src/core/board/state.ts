@@ -3,11 +3,15 @@ import type {LedgerEvent} from '../events.ts';
 import type {HumanQueue} from '../human-queue.ts';
 import type {VerdictRecord} from '../review/reviews.ts';
 import type {Task} from '../task.ts';
+import {heldKey, type HeldEffectRef, type OrdersSnapshot} from './effects-view.ts';
 import type {BoardMode} from './keymap.ts';
 import type {Tone} from './tone.ts';
 
 /** A line of text the board shows under the lanes until the next action. */
 export type Notice = {readonly tone: Tone; readonly text: string};
+
+/** The ledger file was deleted or replaced under the board, which now reads and writes a new file. */
+export type LedgerFileAlert = {readonly kind: 'deleted' | 'replaced'; readonly at: number; readonly path: string};
 
 /** What a text prompt is for. */
 export type PromptKind = 'filter' | 'reason';
@@ -27,7 +31,8 @@ export type BoardState = {
 	readonly selectedId: string | null;
 	readonly queueIndex: number;
 	readonly filter: string;
-	readonly prompt: {readonly kind: PromptKind; readonly text: string} | null;
+	/** A reason prompt with `orderId` sends that order's held effects back on Enter. */
+	readonly prompt: {readonly kind: PromptKind; readonly text: string; readonly orderId?: string} | null;
 	/** The task a confirmation (stop) is about. */
 	readonly confirmTaskId: string | null;
 	/** The task a reason prompt (send back) is about. */
@@ -36,7 +41,19 @@ export type BoardState = {
 	readonly pendingSendBack: {readonly taskId: string; readonly reason: string} | null;
 	readonly timeline: {readonly taskId: string; readonly events: readonly LedgerEvent[]; readonly scroll: number} | null;
 	readonly notice: Notice | null;
+	/** Stays on screen until the board is closed: the ledger it started with is gone. */
+	readonly ledgerAlert: LedgerFileAlert | null;
+	/** Hook events recorded nowhere (the ledger's `hook.dropped` counter). */
+	readonly dropped: number;
 	readonly isLoaded: boolean;
+	/** Work orders and their effects, as the feed last read them (docs/effects.md). */
+	readonly orders: OrdersSnapshot;
+	/** The cursor in HELD EFFECTS (an index into its held effects). */
+	readonly effectIndex: number;
+	/** Held effects marked with space, by `heldKey`. */
+	readonly marked: ReadonlySet<string>;
+	/** The held effects an approval confirmation lists. */
+	readonly approval: readonly HeldEffectRef[] | null;
 };
 
 /** Every change to the board state. */
@@ -49,6 +66,9 @@ export type BoardAction =
 			readonly lastSeq: number;
 			readonly isFull: boolean;
 			readonly timelineEvents?: readonly LedgerEvent[];
+			readonly orders?: OrdersSnapshot;
+			readonly ledgerChange?: LedgerFileAlert;
+			readonly dropped?: number;
 	  }
 	| {readonly type: 'move'; readonly delta: number; readonly order: readonly string[]}
 	| {readonly type: 'select'; readonly taskId: string}
@@ -57,7 +77,10 @@ export type BoardAction =
 	| {readonly type: 'back'}
 	| {readonly type: 'toggle-help'}
 	| {readonly type: 'ask-stop'; readonly taskId: string}
-	| {readonly type: 'start-prompt'; readonly kind: PromptKind; readonly taskId?: string}
+	/** A reason prompt is about a task (send it back) or, in Held effects, an order (send its effects back). */
+	| {readonly type: 'start-prompt'; readonly kind: PromptKind; readonly taskId?: string; readonly orderId?: string}
+	| {readonly type: 'toggle-mark'; readonly ref: HeldEffectRef}
+	| {readonly type: 'ask-approve'; readonly refs: readonly HeldEffectRef[]}
 	| {readonly type: 'prompt-input'; readonly text: string}
 	| {readonly type: 'prompt-commit'}
 	| {readonly type: 'send-back-taken'}
@@ -81,7 +104,13 @@ export function initialBoardState(): BoardState {
 		pendingSendBack: null,
 		timeline: null,
 		notice: null,
+		ledgerAlert: null,
+		dropped: 0,
 		isLoaded: false,
+		orders: {records: [], deadApprovers: []},
+		effectIndex: 0,
+		marked: new Set(),
+		approval: null,
 	};
 }
 
@@ -95,10 +124,14 @@ function readLedger(state: BoardState, action: Extract<BoardAction, {type: 'ledg
 		tasks,
 		queue: action.queue,
 		verdicts: action.verdicts ?? state.verdicts,
-		lastSeq: Math.max(state.lastSeq, action.lastSeq),
+		// A full read may be of a new file (the old one was deleted): its sequence starts again.
+		lastSeq: action.isFull ? action.lastSeq : Math.max(state.lastSeq, action.lastSeq),
+		ledgerAlert: action.ledgerChange ?? state.ledgerAlert,
+		dropped: action.dropped ?? state.dropped,
 		timeline,
 		queueIndex: Math.min(state.queueIndex, Math.max(0, queueCount - 1)),
 		isLoaded: true,
+		orders: action.orders ?? state.orders,
 	};
 }
 
@@ -108,6 +141,9 @@ function move(state: BoardState, delta: number, order: readonly string[]): Board
 	}
 	if (state.mode === 'queue') {
 		return {...state, queueIndex: clamp(state.queueIndex + delta, order.length)};
+	}
+	if (state.mode === 'effects') {
+		return {...state, effectIndex: Math.max(0, clamp(state.effectIndex + delta, order.length))};
 	}
 	if (order.length === 0) return {...state, selectedId: null};
 	// With nothing (or a row no longer listed) selected, the screen shows the cursor on the first row.
@@ -126,11 +162,12 @@ function back(state: BoardState): BoardState {
 			return {...state, mode: state.previousMode === 'queue' ? 'queue' : 'list', timeline: null};
 		case 'help':
 		case 'confirm':
-			return {...state, mode: state.previousMode, confirmTaskId: null};
+			return {...state, mode: state.previousMode, confirmTaskId: null, approval: null};
 		case 'input':
 			return {...state, mode: state.previousMode, prompt: null, promptTaskId: null};
 		case 'list':
 		case 'queue':
+		case 'effects':
 			return state;
 		default:
 			return assertNever(state.mode);
@@ -164,7 +201,8 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 		case 'select':
 			return {...state, selectedId: action.taskId};
 		case 'toggle-focus':
-			return {...state, mode: state.mode === 'queue' ? 'list' : 'queue'};
+			// Tab goes round the panels that take a cursor: lanes, Needs you, Held effects.
+			return {...state, mode: state.mode === 'list' ? 'queue' : state.mode === 'queue' ? 'effects' : 'list'};
 		case 'open-timeline':
 			return {
 				...state,
@@ -186,10 +224,23 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 				...state,
 				mode: 'input',
 				previousMode: state.mode,
-				prompt: {kind: action.kind, text: action.kind === 'filter' ? state.filter : ''},
+				prompt: {
+					kind: action.kind,
+					text: action.kind === 'filter' ? state.filter : '',
+					...(action.orderId === undefined ? {} : {orderId: action.orderId}),
+				},
 				promptTaskId: action.taskId ?? null,
 				notice: null,
 			};
+		case 'toggle-mark': {
+			const key = heldKey(action.ref);
+			const marked = new Set(state.marked);
+			if (marked.has(key)) marked.delete(key);
+			else marked.add(key);
+			return {...state, marked};
+		}
+		case 'ask-approve':
+			return {...state, mode: 'confirm', previousMode: state.mode, approval: action.refs, confirmTaskId: null, notice: null};
 		case 'prompt-input':
 			return state.prompt ? {...state, prompt: {...state.prompt, text: action.text}} : state;
 		case 'prompt-commit':

@@ -3,10 +3,10 @@ import type {Readable, Writable} from 'node:stream';
 import {EventType} from '../../core/events.ts';
 import {addTokens, isOverBudget, UNKNOWN_TOKENS, type Tokens} from '../../core/tokens.ts';
 import {readProgressLine, type OutputFinding} from '../agent-kind.ts';
-import {terminate, type StopTarget} from '../stop.ts';
+import {terminate, type GroupEnd, type StopTarget} from '../stop.ts';
 import {previousThreadUsage} from '../wrapper-queries.ts';
 import type {WrapperOptions} from './options.ts';
-import {watchLedger} from './ledger-watch.ts';
+import {watchLedger} from './hook-watch.ts';
 import {outputTail} from './output-tail.ts';
 import type {TaskLog} from './record.ts';
 
@@ -74,6 +74,7 @@ export type Attachment = {
 	finish(): Promise<{
 		readonly tokens: Tokens;
 		readonly overBudget: boolean;
+		readonly budgetStop: GroupEnd | null;
 		/** The end of stdout, kept as the task's report (null when stdout went straight to the terminal). */
 		readonly kept: {readonly text: string; readonly bytes: number; readonly isCut: boolean} | null;
 	}>;
@@ -104,7 +105,7 @@ function larger(a: Tokens, b: Tokens): Tokens {
 export function attach(options: WrapperOptions, log: TaskLog, child: Watched, read: OutputReader): Attachment {
 	const {ledger, budget} = options;
 	let tokens: Tokens = UNKNOWN_TOKENS;
-	let budgetStop: Promise<unknown> | null = null;
+	let budgetStop: Promise<GroupEnd> | null = null;
 	const taskTokens = (): Tokens => {
 		try {
 			return larger(ledger.reader.task(log.taskId)?.tokens ?? UNKNOWN_TOKENS, tokens);
@@ -156,9 +157,9 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 			for (const splitter of splitters) splitter.end();
 			// The child has exited: a total that passes the budget now stops nothing (it finished on its own).
 			watch.close();
-			if (budgetStop) await budgetStop;
+			const ended = budgetStop ? await budgetStop : null;
 			if (sink) await new Promise(done => sink.end(done));
-			return {tokens: taskTokens(), overBudget: budgetStop !== null, kept: tail ? tail.result() : null};
+			return {tokens: taskTokens(), overBudget: budgetStop !== null, budgetStop: ended, kept: tail ? tail.result() : null};
 		},
 	};
 }

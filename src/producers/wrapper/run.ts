@@ -1,10 +1,13 @@
 import {randomBytes} from 'node:crypto';
 import {EventType} from '../../core/events.ts';
-import {wrapperOutcome} from '../../core/wrapper-outcome.ts';
+import {signalExitCode, wrapperOutcome} from '../../core/wrapper-outcome.ts';
 import type {SlotLease} from '../admission.ts';
-import {latestStopRequest} from '../wrapper-queries.ts';
+import {awaitGroupEnd, KILL_WAIT_MS} from '../stop.ts';
+import {awaitRecordedEnd, latestStopRequest} from '../wrapper-queries.ts';
 import {admit} from './admit.ts';
 import {attach, outputReaderFor} from './attach.ts';
+import {childExit, leftRunning, releaseOutput} from './child-exit.ts';
+import {watchLedgerFile} from './ledger-watch.ts';
 import {titleOf, type WrapperOptions} from './options.ts';
 import {recordOutcome, recordRegistered, recordSpawnFailure, recordStarted, recordStoppedBeforeSpawn, taskLog} from './record.ts';
 import {relaySignals, type SignalRelay} from './signals.ts';
@@ -14,6 +17,9 @@ import {isOutputPiped, spawnAgent, spawnError} from './spawn.ts';
 function newTaskId(): string {
 	return `w-${randomBytes(5).toString('hex')}`;
 }
+
+/** Beyond the stop's own grace and SIGKILL wait, how long the wrapper waits for the stopper to record the end. */
+const STOP_RECORD_MARGIN_MS = 2000;
 
 /**
  * Runs one command under the wrapper, in PRODUCT.md §4.1 order: admission slot → `registered` row
@@ -55,20 +61,53 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 	}
 	log.markSpawned();
 	// From the spawn to the listeners, all in this tick: no early output is missed.
+	const exited = childExit(child);
 	const target = recordStarted(log, child.pid);
 	relay.setTarget(target);
 	const attachment = attach(options, log, {stdout: child.stdout, stderr: child.stderr, target, isPiped, sink}, read);
-	const result = await child;
-	const {tokens, overBudget, kept} = await attachment.finish();
+	const childPid = child.pid;
+	// A ledger deleted or replaced under the run: the task is recorded again in the new file.
+	const fileWatch = watchLedgerFile(options, () => {
+		recordRegistered(options, log, lease?.slot ?? null);
+		recordStarted(log, childPid);
+	});
+	// The run ends when the child does: background processes holding its pipes do not hold the task.
+	const exit = await exited;
+	await releaseOutput([child.stdout, child.stderr]);
+	await child;
+	const {tokens, overBudget, budgetStop, kept} = await attachment.finish();
 	if (kept && kept.bytes > 0) log.append(EventType.outputKept, kept);
+	fileWatch.stop();
 	const received = relay.received();
+	const terminating = received === 'SIGINT' ? null : received;
+	const stopRequest = latestStopRequest(options.ledger, log.taskId);
+	if (stopRequest && !terminating && !overBudget) {
+		// `controlroom stop` is ending the group: it alone knows whether SIGKILL was needed, and records it.
+		const deadline = stopRequest.at + stopRequest.graceMs + KILL_WAIT_MS + STOP_RECORD_MARGIN_MS;
+		const recorded = await awaitRecordedEnd(options.ledger, log.taskId, deadline);
+		if (recorded) return signalExitCode(recorded.signal ?? exit.signal ?? stopRequest.signal);
+	}
+	// A signal the wrapper received was forwarded to the group: the group's end is this run's end.
+	const groupEnd = terminating ? await awaitGroupEnd(target, groupGraceLeft(relay, options.graceMs)) : budgetStop;
 	const outcome = wrapperOutcome({
 		spawnError: null,
-		exitCode: result.exitCode ?? null,
-		signal: result.signal ?? null,
-		receivedSignal: received === 'SIGINT' ? null : received,
-		stopRequested: latestStopRequest(options.ledger, log.taskId),
+		exitCode: exit.exitCode,
+		signal: groupEnd?.escalated ? 'SIGKILL' : exit.signal,
+		receivedSignal: terminating,
+		stopRequested: stopRequest?.signal ?? null,
 		overBudget,
 	});
-	return recordOutcome(options, log, outcome, tokens);
+	return recordOutcome(
+		options,
+		log,
+		outcome,
+		tokens,
+		terminating || overBudget ? undefined : leftRunning(target.pgid ?? target.pid, log.taskId),
+	);
+}
+
+/** What is left of the grace a forwarded terminating signal gave the group. */
+function groupGraceLeft(relay: SignalRelay, graceMs: number): number {
+	const at = relay.receivedAt();
+	return at === null ? graceMs : graceMs - (Date.now() - at);
 }

@@ -9,6 +9,9 @@ export function isOutputPiped(options: Pick<WrapperOptions, 'agent' | 'logFile' 
 	return options.agent !== 'claude' || options.logFile !== null || (options.stdout ?? null) !== null;
 }
 
+/** The variable that names the task to the child and everything it starts (hooks, and the wrapper's own search for leftovers). */
+export const TASK_ID_ENV = 'CONTROLROOM_TASK_ID';
+
 /** Spawns the agent in its own process group, its task id in CONTROLROOM_TASK_ID; its PID is undefined when the spawn failed. */
 export function spawnAgent(options: WrapperOptions, taskId: string, isPiped: boolean) {
 	return execa(options.command, [...options.args], {
@@ -24,7 +27,7 @@ export function spawnAgent(options: WrapperOptions, taskId: string, isPiped: boo
 		env: {
 			...options.env,
 			...(options.brief ? {CONTROLROOM_BRIEF: options.brief} : {}),
-			CONTROLROOM_TASK_ID: taskId,
+			[TASK_ID_ENV]: taskId,
 		},
 	});
 }
