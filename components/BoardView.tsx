@@ -5,6 +5,7 @@ import {Footer} from './Footer.tsx';
 import {HeldEffectsPanel} from './HeldEffectsPanel.tsx';
 import {HelpPanel} from './HelpPanel.tsx';
 import {LanesPanel} from './LanesPanel.tsx';
+import {LogPanel} from './LogPanel.tsx';
 import {NeedsYouPanel} from './NeedsYouPanel.tsx';
 import {ReviewsPanel} from './ReviewsPanel.tsx';
 import {TaskDetail} from './TaskRow.tsx';
@@ -13,14 +14,16 @@ import {toneColor} from './theme.ts';
 
 type Props = {readonly screen: ScreenView};
 
-/** The whole board for one frame: header, lanes (or timeline, or help), panels, footer. Renders only. */
+/** The whole board for one frame: header, lanes (or a timeline, a log, help), panels, footer. Renders only. */
 export function BoardView({screen}: Props) {
 	const {width, height} = screen;
 	let body;
-	if (screen.timeline) {
+	if (screen.log) {
+		body = <LogPanel log={screen.log} />;
+	} else if (screen.timeline) {
 		body = <TimelinePanel timeline={screen.timeline} />;
 	} else if (screen.help) {
-		body = <HelpPanel lines={screen.help} />;
+		body = <HelpPanel help={screen.help} />;
 	} else if (screen.approval) {
 		body = <ApprovalPanel lines={screen.approval} />;
 	} else {
@@ -53,13 +56,20 @@ export function BoardView({screen}: Props) {
 	}
 	return (
 		<Box flexDirection="column" width={width} height={height}>
-			<Text wrap="truncate-end">
-				<Text bold color="cyan">
-					controlroom{' '}
-				</Text>
-				{screen.ledger === null ? null : <Text dimColor>{`${screen.ledger}  `}</Text>}
-				<Text>{screen.header}</Text>
-			</Text>
+			<Box width={width}>
+				<Box flexGrow={1} flexShrink={1}>
+					<Text wrap="truncate-end">
+						<Text bold color="cyan">
+							controlroom{' '}
+						</Text>
+						{screen.ledger === null ? null : <Text dimColor>{`${screen.ledger}  `}</Text>}
+						<Text>{screen.header.counts}</Text>
+					</Text>
+				</Box>
+				<Box flexShrink={0} marginLeft={1}>
+					<Text color="cyan">{screen.header.sort}</Text>
+				</Box>
+			</Box>
 			{screen.alerts.map(alert => (
 				<Text key={alert} color={toneColor('error')} bold wrap="truncate-end">
 					{`⚠ ${alert}`}

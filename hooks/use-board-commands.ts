@@ -4,12 +4,16 @@ import {heldKey, type HeldEffectRef} from '../src/core/board/effects-view.ts';
 import {BoardCommand, type KeyBinding} from '../src/core/board/keymap.ts';
 import {sendBackBlockedReason} from '../src/core/board/reviews-view.ts';
 import type {ScreenView} from '../src/core/board/screen.ts';
+import {stopBlockedReason} from '../src/core/board/selectors.ts';
 import type {BoardAction, BoardState} from '../src/core/board/state.ts';
 import type {BoardFeed} from '../src/ledger/board-feed.ts';
 
 /** What a stop request came to, in one line for the status line. */
 export type StopOutcome = {readonly isStopped: boolean; readonly message: string};
 
+/** The exit status of `q`, and of Ctrl-C (128 + SIGINT, as a shell reports an interrupted program). */
+export const QUIT_STATUS = 0;
+export const INTERRUPT_STATUS = 130;
 /** What a send-back came to, in one line for the status line. */
 export type SendBackOutcome = {readonly isSentBack: boolean; readonly message: string};
 
@@ -27,6 +31,24 @@ export type BoardActions = {
 	/** Sends an order's held effects back with a reason (the function behind `controlroom effects reject`). */
 	readonly sendBackOrder?: (orderId: string, reason: string) => {readonly message: string};
 };
+
+/** The task a command is about: the one open, the Needs you entry under the cursor, or the selected row. */
+function targetOf(state: BoardState, screen: ScreenView): string | null {
+	switch (state.mode) {
+		case 'timeline':
+			return state.timeline?.taskId ?? null;
+		case 'log':
+			return state.log?.taskId ?? null;
+		case 'queue':
+			return screen.queueOrder[state.queueIndex]?.taskId ?? null;
+		case 'list':
+		case 'effects':
+		case 'help':
+		case 'confirm':
+		case 'input':
+			return screen.selectedId;
+	}
+}
 
 /**
  * Carries out a send-back the reason prompt committed (the reducer holds it as pending, so the
@@ -111,23 +133,36 @@ export function useBoardCommands(
 			if (binding.notBuilt) return notify('warn', `${binding.label}: ${binding.notBuilt}`);
 			const queueItem = state.mode === 'queue' ? screen.queueOrder[state.queueIndex] : undefined;
 			const heldEffect = state.mode === 'effects' ? screen.effectOrder[state.effectIndex] : undefined;
-			const taskId =
-				state.mode === 'timeline'
-					? (state.timeline?.taskId ?? null)
-					: state.mode === 'queue'
-						? (queueItem?.taskId ?? null)
-						: screen.selectedId;
+			const taskId = targetOf(state, screen);
+			const isScrolling = state.mode === 'timeline' || state.mode === 'log';
+			const order =
+				state.mode === 'queue'
+					? screen.queueOrder.map(item => item.taskId)
+					: state.mode === 'effects'
+						? screen.effectOrder.map(ref => ref.id)
+						: screen.order;
+			const step = (delta: number): void =>
+				dispatch(isScrolling ? {type: 'scroll', delta, max: screen.scrollMax} : {type: 'move', delta, order});
+			const jump = (edge: 'first' | 'last'): void =>
+				dispatch(isScrolling ? {type: 'scroll-to', edge, max: screen.scrollMax} : {type: 'move-to', edge, order});
+			const cancelled = (): void => {
+				if (state.mode === 'confirm') notify('info', state.approval ? 'approval cancelled: nothing ran' : 'stop cancelled');
+				if (state.mode === 'input' && state.promptTaskId !== null)
+					notify('info', `x: cancelled; ${state.promptTaskId} was not sent back`);
+			};
 			switch (binding.command) {
 				case BoardCommand.down:
-				case BoardCommand.up: {
-					const order =
-						state.mode === 'queue'
-							? screen.queueOrder.map(item => item.taskId)
-							: state.mode === 'effects'
-								? screen.effectOrder.map(ref => ref.id)
-								: screen.order;
-					return dispatch({type: 'move', delta: binding.command === BoardCommand.down ? 1 : -1, order});
-				}
+					return step(1);
+				case BoardCommand.up:
+					return step(-1);
+				case BoardCommand.pageDown:
+					return step(screen.pageSize);
+				case BoardCommand.pageUp:
+					return step(-screen.pageSize);
+				case BoardCommand.top:
+					return jump('first');
+				case BoardCommand.bottom:
+					return jump('last');
 				case BoardCommand.focus:
 					return dispatch({type: 'toggle-focus'});
 				case BoardCommand.open: {
@@ -135,18 +170,29 @@ export function useBoardCommands(
 					if (openId === null) return notify('warn', state.mode === 'effects' ? 'no held effect selected' : 'no task selected');
 					return dispatch({type: 'open-timeline', taskId: openId, events: actions.feed.eventsOf(openId)});
 				}
+				case BoardCommand.log:
+					if (taskId === null) return notify('warn', 'no task selected');
+					return dispatch({type: 'open-log', taskId});
 				case BoardCommand.back:
+					cancelled();
 					return dispatch({type: 'back'});
 				case BoardCommand.help:
 					return dispatch({type: 'toggle-help'});
 				case BoardCommand.quit:
-					return exit();
+					return exit(QUIT_STATUS);
+				case BoardCommand.interrupt:
+					return exit(INTERRUPT_STATUS);
 				case BoardCommand.filter:
 					return dispatch({type: 'start-prompt', kind: 'filter'});
+				case BoardCommand.sort:
+					return dispatch({type: 'cycle-sort'});
+				case BoardCommand.submit:
+					return submitPrompt(state, dispatch, actions, refresh);
 				case BoardCommand.stop: {
-					const row = state.mode === 'timeline' && state.timeline ? state.tasks.get(state.timeline.taskId) : undefined;
-					const blocked = row ? (row.pid === null ? 'its PID is unknown' : null) : screen.selected?.stopBlocked;
 					if (taskId === null) return notify('warn', 'no task selected');
+					// Checked on the task as it is now, in every view: an ended or lost task is refused at once, never asked about.
+					const task = state.tasks.get(taskId);
+					const blocked = task ? stopBlockedReason(task) : 'it is not on the board';
 					if (blocked) return notify('warn', `s: cannot stop ${taskId}: ${blocked}`);
 					if (!actions.stop) return notify('warn', `s: ${actions.stopUnavailable ?? 'stop is not available'}`);
 					return dispatch({type: 'ask-stop', taskId});
@@ -157,6 +203,8 @@ export function useBoardCommands(
 					dispatch({type: 'back'});
 					if (approval) return runApproval(approval, actions, notify, refresh);
 					if (target === null || !actions.stop) return;
+					// The cursor stays on the task it stopped while the task moves to RECENTLY ENDED.
+					if (state.previousMode === 'list') dispatch({type: 'select', taskId: target, index: screen.selectedIndex});
 					notify('info', `stopping ${target}…`);
 					void actions.stop(target).then(
 						outcome => {
@@ -169,9 +217,7 @@ export function useBoardCommands(
 					return;
 				}
 				case BoardCommand.cancel:
-					if (state.mode === 'confirm') notify('info', state.approval ? 'approval cancelled: nothing ran' : 'stop cancelled');
-					if (state.mode === 'input' && state.promptTaskId !== null)
-						notify('info', `x: cancelled; ${state.promptTaskId} was not sent back`);
+					cancelled();
 					return dispatch({type: 'back'});
 				case BoardCommand.acknowledge: {
 					if (!queueItem) return notify('warn', 'k: nothing in Needs you to acknowledge');

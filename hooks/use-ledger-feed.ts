@@ -82,6 +82,9 @@ export function useLedgerFeed(
 			if (source.spoolDir && source.onSpool && path.startsWith(source.spoolDir)) source.onSpool();
 			schedule();
 		});
+		// chokidar sets its watches asynchronously: a commit made between the read above and the
+		// watches being in place raises no event, so read once more when they are.
+		watcher.on('ready', schedule);
 		return () => {
 			clearTimeout(timer);
 			clearTimeout(trailing);

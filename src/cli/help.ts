@@ -95,7 +95,7 @@ export const EXIT_CODES: readonly (readonly [code: string, meaning: string])[] =
 	['75', 'run --no-wait: every admission slot is held (EX_TEMPFAIL)'],
 	['125', 'run: the task went over its token budget and was stopped'],
 	['127', 'run: the command could not be started, or its --log could not be opened; the task is recorded failed'],
-	['128+N', 'run: the task was stopped by signal N'],
+	['128+N', 'run: the task was stopped by signal N; the board and demo: ended by signal N (Ctrl-C gives 130)'],
 	['other', "run: the child's own exit code"],
 ];
 

@@ -115,6 +115,8 @@ const EVENT_DATA = {
 		wrapperPid: count,
 		wrapperStartTime: count,
 		slot: count,
+		/** Where the wrapper keeps the run's output (bounded), for the board's log view. */
+		output: text,
 	}),
 	'task.started': z.looseObject({
 		pid: count,

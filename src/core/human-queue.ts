@@ -85,6 +85,7 @@ export function computeHumanQueue(input: QueueInput): HumanQueue {
 		return !supersededBySuccess(signal, input);
 	});
 	const lanes = QUEUE_LANES.map(name => {
+		// Oldest-waiting first: what has waited longest is what the person should see first.
 		const entries = live.filter(signal => signal.lane === name).sort((a, b) => a.at - b.at || a.seq - b.seq);
 		return {
 			name,

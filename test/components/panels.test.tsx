@@ -10,6 +10,7 @@ import {ReviewsPanel} from '../../components/ReviewsPanel.tsx';
 import {TaskDetail, TaskRow} from '../../components/TaskRow.tsx';
 import {TimelinePanel} from '../../components/TimelinePanel.tsx';
 import {helpLines} from '../../src/core/board/keymap.ts';
+import {fitHelp} from '../../src/core/board/screen.ts';
 import {selectReviews} from '../../src/core/board/reviews-view.ts';
 import {toRowView} from '../../src/core/board/selectors.ts';
 import type {VerdictRecord} from '../../src/core/review/reviews.ts';
@@ -29,14 +30,14 @@ describe('LanesPanel', () => {
 		expect(frame).toContain('progress not reported');
 	});
 
-	it('says how many lines are hidden when the lanes do not fit', () => {
+	it('says what the hidden lines hold when the lanes do not fit', () => {
 		const screen = fixtureScreen({width: 100, height: 16});
 		const frame =
 			render(<LanesPanel lanes={screen.lanes} selectedId={null} isWide={false} width={100} isFocused />).lastFrame() ?? '';
-		expect(frame).toMatch(/↓ \d+ more lines/);
+		expect(frame).toMatch(/↓ \d+ more: .*RECENTLY ENDED \d/);
 	});
 
-	it('writes “none” under an empty lane', () => {
+	it('writes “none” beside an empty lane', () => {
 		const screen = fixtureScreen(
 			{width: 100, height: 40},
 			{type: 'start-prompt', kind: 'filter'},
@@ -45,8 +46,7 @@ describe('LanesPanel', () => {
 		);
 		const frame =
 			render(<LanesPanel lanes={screen.lanes} selectedId={null} isWide={false} width={100} isFocused />).lastFrame() ?? '';
-		expect(frame).toContain('LOST (0)');
-		expect(frame).toContain('none');
+		expect(frame).toContain('LOST (0)  none');
 	});
 });
 
@@ -54,7 +54,7 @@ describe('TaskRow', () => {
 	it('shows every cell on a wide screen: unknown tokens and PID, no progress', () => {
 		// ink-testing-library's stdout is 100 columns; a wide row needs 140 or more.
 		const frame = renderToString(
-			<TaskRow row={toRowView(tasks.get('t-quiet')!, FIXED_NOW)} isSelected={false} isWide width={160} />,
+			<TaskRow row={toRowView(tasks.get('t-quiet')!, FIXED_NOW)} isSelected={false} isWide width={160} idWidth={10} />,
 			{columns: 160},
 		);
 		expect(frame).toContain('write the changelog');
@@ -67,7 +67,7 @@ describe('TaskRow', () => {
 
 	it('moves age, tokens and PID to the detail line on a narrow screen', () => {
 		const row = toRowView(tasks.get('t-progress')!, FIXED_NOW);
-		const narrow = render(<TaskRow row={row} isSelected isWide={false} width={80} />).lastFrame() ?? '';
+		const narrow = render(<TaskRow row={row} isSelected isWide={false} width={80} idWidth={10} />).lastFrame() ?? '';
 		expect(narrow).not.toContain('pid');
 		const detail = render(<TaskDetail row={row} />).lastFrame() ?? '';
 		expect(detail).toContain('tokens 1.5k/40M');
@@ -97,7 +97,7 @@ describe('NeedsYouPanel', () => {
 			taskId: `t-${index}`,
 			title: '',
 			reason: 'r',
-			age: '1m ago',
+			age: 'waiting 1m',
 			at: index,
 			text: `t-${index}  r  1m ago`,
 		}));
@@ -178,8 +178,22 @@ describe('TimelinePanel', () => {
 
 describe('HelpPanel and Footer', () => {
 	it('lists every key of the table', () => {
-		const frame = render(<HelpPanel lines={helpLines()} />).lastFrame() ?? '';
-		for (const text of ['j/↓', 'enter', 'esc', 'stop the task', 'acknowledge', 'quit']) expect(frame).toContain(text);
+		const frame = render(<HelpPanel help={fitHelp(helpLines(), 40, 100)} />).lastFrame() ?? '';
+		for (const text of [
+			'j/↓',
+			'enter',
+			'esc',
+			'PgDn',
+			'g/Home',
+			'G/End',
+			'stop the task',
+			'acknowledge',
+			'mark or unmark',
+			'Held effects',
+			'quit',
+		])
+			expect(frame).toContain(text);
+		expect(frame.split('\n').filter(line => line.trimStart().startsWith('j/↓'))).toHaveLength(1);
 	});
 
 	it('draws the help bar from the table and shows the confirmation when asked', () => {
@@ -190,5 +204,17 @@ describe('HelpPanel and Footer', () => {
 			render(<Footer screen={fixtureScreen(undefined, {type: 'ask-stop', taskId: 't-progress'})} />).lastFrame() ?? '';
 		expect(confirm).toContain('Stop t-progress');
 		expect(confirm).toContain('y yes');
+	});
+
+	it('keeps the filter in force on the status line, beside a notice', () => {
+		const screen = fixtureScreen(
+			{width: 60, height: 24},
+			{type: 'start-prompt', kind: 'filter'},
+			{type: 'prompt-input', text: 'csv'},
+			{type: 'prompt-commit'},
+			{type: 'notify', notice: {tone: 'warn', text: 's: cannot stop t-quiet: its PID is unknown'}},
+		);
+		const frame = renderToString(<Footer screen={screen} />, {columns: 60});
+		expect(frame.split('\n')[0]).toMatch(/^\/csv \(esc clears\) {2}s: cannot stop/);
 	});
 });

@@ -20,7 +20,7 @@ const signal = (taskId: string, at: number, lane: QueueSignal['lane'] = 'failed'
 const noKeys = new Map<string, {cwd: string | null; title: string | null}>();
 
 describe('the human queue', () => {
-	it('shows at most five a lane, oldest waiting first, with a count of the rest', () => {
+	it('shows at most five a lane, oldest-waiting first, with a count of the rest', () => {
 		const signals = Array.from({length: 7}, (_, index) => signal(`t-${index}`, index));
 		const queue = computeHumanQueue({signals, acknowledgedAt: new Map(), successes: [], taskKeys: noKeys});
 		const failed = queue.lanes.find(lane => lane.name === 'failed');

@@ -1,4 +1,3 @@
-import {mkdirSync} from 'node:fs';
 import {afterEach, describe, expect, it} from 'vitest';
 import {EventType} from '../../src/core/events.ts';
 import type {Ledger} from '../../src/ledger/open-ledger.ts';
@@ -23,7 +22,6 @@ describe('a wrapped child that leaves processes behind', () => {
 	it("records `sh -c 'sleep 20 & echo hi'` ended within 1 s of sh exiting, names the sleep it left, and frees its slot", async () => {
 		// Given a run whose shell starts a background sleep (which keeps the output pipes open) and exits
 		const box = sandbox();
-		mkdirSync(box.home); // `--ledger` must name a file in a folder that exists
 		const script = 'sleep 20 & echo "hi pid $!"; date +%s%3N';
 		const run = startCli(['run', '--slots', '1', '--ledger', box.ledgerFile, '--', 'sh', '-c', script], box.env, box.dir);
 		const ended = await run.done;
@@ -53,7 +51,6 @@ describe('a wrapped child that leaves processes behind', () => {
 
 	it('is not held by a grandchild that escaped the group with setsid, and names it', async () => {
 		const box = sandbox();
-		mkdirSync(box.home); // `--ledger` must name a file in a folder that exists
 		const run = startCli(
 			['run', '--ledger', box.ledgerFile, '--', 'sh', '-c', 'setsid sleep 20 & echo "pid $!"'],
 			box.env,
@@ -76,7 +73,6 @@ describe('controlroom stop on a group that needs SIGKILL', () => {
 		// Given a shell (which dies of SIGTERM) with a background member that ignores SIGTERM, and a
 		// grandchild that escaped the group with setsid and holds the output pipe
 		const box = sandbox();
-		mkdirSync(box.home); // `--ledger` must name a file in a folder that exists
 		const script =
 			'(trap "" TERM; echo "ready pid $(exec sh -c \'echo $PPID\')"; exec sleep 30) & setsid sleep 30 & echo "pid $!"; wait';
 		const run = startCli(['run', '--ledger', box.ledgerFile, '--', 'sh', '-c', script], box.env, box.dir);

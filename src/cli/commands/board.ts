@@ -1,4 +1,4 @@
-import {mkdirSync} from 'node:fs';
+import {mkdirSync, writeSync} from 'node:fs';
 import {render} from 'ink';
 import {homedir} from 'node:os';
 import {sep} from 'node:path';
@@ -14,6 +14,7 @@ import {spoolDir} from '../../ledger/paths.ts';
 import {foldSpool} from '../../ledger/spool.ts';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS, reconcileOnce} from '../../producers/reconciler.ts';
 import {stopTask} from '../../producers/stop.ts';
+import {createLogReader} from '../../producers/task-log.ts';
 import {sendBack} from '../../gates/review/send-back.ts';
 import {ReviewGateError} from '../../gates/review/subject.ts';
 import {AmbiguousTaskError} from '../../ledger/reader.ts';
@@ -24,20 +25,23 @@ import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 
 export const help: CommandHelp = {
-	synopsis: ['[board] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS]'],
+	synopsis: ['[board] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS] [--no-bell]'],
 	description: `Opens the board (what \`controlroom\` alone does): lanes for running, stalled, lost, untracked and
 recently ended tasks, and the Needs you, Reviews and Held effects panels; the header names the
-ledger shown. Press ? on the board for its keys, q to quit. It runs a reconciler pass itself, so
-it shows the truth even when nothing else runs. Needs a terminal; scripts use snapshot.`,
+ledger shown. Press ? on the board for its keys, q to quit (Ctrl-C quits with exit status 130).
+It runs a reconciler pass itself, so it shows the truth even when nothing else runs. Needs a
+terminal; scripts use snapshot.`,
 	options: [
 		['--stall SECONDS', "silence after which a running task is stalled (default 600; a task's own wins)"],
 		['--since DURATION', 'how long ended tasks stay under "recently ended" (default 24h)'],
 		['--reconcile SECONDS', 'how often the board runs a reconciler pass itself (default 5)'],
+		['--no-bell', 'no terminal bell when a new entry comes into Needs you'],
 	],
 	exits: [
-		['0', 'quit with q or Ctrl-C'],
+		['0', 'quit with q'],
 		['1', 'the ledger cannot be opened (the message names it)'],
 		['64', 'bad command line, no ledger at --ledger PATH, or not a terminal'],
+		['128+N', 'ended by signal N: Ctrl-C gives 130 (SIGHUP 129, SIGTERM 143); the terminal is restored'],
 	],
 	examples: [
 		['controlroom', 'the board on your ledger ($CONTROLROOM_HOME/ledger.db)'],
@@ -51,8 +55,13 @@ function homeAsTilde(path: string): string {
 	return path === home || path.startsWith(`${home}${sep}`) ? `~${path.slice(home.length)}` : path;
 }
 
+// The alternate screen, as k9s and less use it: the shell's screen comes back as it was.
 const ENTER_ALT_SCREEN = '\u001B[?1049h\u001B[H';
-const LEAVE_ALT_SCREEN = '\u001B[?1049l';
+// Clear the board's screen, show the cursor, leave the alternate screen.
+const LEAVE_ALT_SCREEN = '\u001B[2J\u001B[H\u001B[?25h\u001B[?1049l';
+/** Signals that end the board with the terminal restored, and the exit status each gives (128 + N). */
+const ENDING_SIGNALS = {SIGINT: 130, SIGHUP: 129, SIGTERM: 143} as const;
+const BELL = '\u0007';
 
 /** How the board is opened. */
 export type BoardRun = {
@@ -61,6 +70,8 @@ export type BoardRun = {
 	readonly reconcileIntervalMs?: number;
 	/** Agent process names the board's reconciler pass looks for. */
 	readonly agentNames?: readonly string[];
+	/** Ring the terminal bell when a new entry comes into Needs you (default on). */
+	readonly isBellOn?: boolean;
 };
 
 /** Wires the board to a ledger: the feed, the spool fold, `s` through stopTask, `x` through sendBack, and the reconciler timer. */
@@ -116,28 +127,59 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 			settleEffects(ledger);
 		},
 		reconcileIntervalMs: run.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS,
+		logs: createLogReader(ledger),
+		// BEL is one byte that moves no cursor, so it can be written beside Ink's frames; tmux turns it into a window alert.
+		...(run.isBellOn === false ? {} : {bell: () => void process.stdout.write(BELL)}),
 	};
 }
 
-/** Shows the board on an open ledger until the person quits; the terminal is restored after. */
-export async function showBoard(ledger: Ledger, run: BoardRun = {}): Promise<void> {
+/** Writes to the terminal at once, bypassing the stream's queue: the last bytes before exit must arrive. */
+function writeNow(text: string): void {
+	try {
+		writeSync(process.stdout.fd, text);
+	} catch {
+		// The terminal is gone (hung up): nothing left to restore.
+	}
+}
+
+/**
+ * Shows the board on an open ledger until the person quits, and returns the exit status: 0 for
+ * `q`, 130 for Ctrl-C, 128+N for a signal. Whichever way it ends, the terminal is given back as it
+ * was: main screen, cursor shown, line editing back on.
+ */
+export async function showBoard(ledger: Ledger, run: BoardRun = {}): Promise<number> {
 	const adapters = boardAdapters(ledger, run);
-	// The board takes the alternate screen, as k9s and less do, so quitting gives the shell back as it was.
 	process.stdout.write(ENTER_ALT_SCREEN);
 	// Raw mode from the start: a key typed before Ink's input hook subscribes must not be echoed by
 	// the terminal into the frame (Ink turns it on in an effect, after the first frame).
 	process.stdin.setRawMode?.(true);
 	const app = render(createElement(ClockProvider, {intervalMs: 1000, children: createElement(App, {adapters})}), {
 		maxFps: 30,
-		exitOnCtrlC: true,
+		// Ctrl-C is a key in the board's table (exit status 130), not Ink's exit 0.
+		exitOnCtrlC: false,
 		patchConsole: true,
 	});
+	let status: number = 0;
+	const onSignal = (signal: keyof typeof ENDING_SIGNALS) => () => {
+		status = ENDING_SIGNALS[signal];
+		app.unmount();
+	};
+	const handlers = Object.keys(ENDING_SIGNALS).map(name => {
+		const signal = name as keyof typeof ENDING_SIGNALS;
+		const handler = onSignal(signal);
+		process.on(signal, handler);
+		return [signal, handler] as const;
+	});
 	try {
-		await app.waitUntilExit();
+		const result = await app.waitUntilExit();
+		if (typeof result === 'number') status = result;
 	} finally {
 		app.unmount();
-		process.stdout.write(LEAVE_ALT_SCREEN);
+		process.stdin.setRawMode?.(false);
+		writeNow(LEAVE_ALT_SCREEN);
+		for (const [signal, handler] of handlers) process.off(signal, handler);
 	}
+	return status;
 }
 
 /** `controlroom board`: the Ink control room on a ledger, until `q`. */
@@ -145,7 +187,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const {values} = parseCommandArgs(
 		'board',
 		argv,
-		{stall: {type: 'string'}, since: {type: 'string'}, reconcile: {type: 'string'}},
+		{stall: {type: 'string'}, since: {type: 'string'}, reconcile: {type: 'string'}, 'no-bell': {type: 'boolean'}},
 		false,
 	);
 	const stallSeconds = positiveInt('stall', values.stall);
@@ -158,12 +200,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 	}
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
-		await showBoard(ledger, {
+		return await showBoard(ledger, {
 			...(stallSeconds === undefined ? {} : {stallSeconds}),
 			...(endedWindowMs === undefined ? {} : {endedWindowMs}),
 			...(reconcileSeconds === undefined ? {} : {reconcileIntervalMs: reconcileSeconds * 1000}),
+			isBellOn: values['no-bell'] !== true,
 		});
-		return 0;
 	} finally {
 		ledger.close();
 	}

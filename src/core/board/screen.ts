@@ -1,16 +1,21 @@
 import {selectHeldEffects, trackRecordLine, type HeldEffectRef, type HeldEffectsLine} from './effects-view.ts';
 import {fitBar, helpBar, helpLines, BoardCommand, type BarItem, type BoardMode, type HelpLine} from './keymap.ts';
+import {windowLog, type LogWindow, type TaskLog} from './log-view.ts';
 import {
 	ledgerHeaderLabel,
 	selectHeader,
 	selectLanes,
 	selectQueue,
+	stopBlockedReason,
+	toRowView,
 	windowLines,
 	type BoardOptions,
-	type LaneLine,
+	type LanesWindow,
 	type QueueLaneView,
 	type TaskRowView,
 } from './selectors.ts';
+import {idColumnCap} from './row-layout.ts';
+import {SORT_LABELS} from './sort.ts';
 import {selectReviews, type ReviewsView} from './reviews-view.ts';
 import {terminalSafe} from '../terminal-text.ts';
 import type {BoardState, Notice} from './state.ts';
@@ -23,19 +28,31 @@ export const WIDE_ROW_COLUMNS = 140;
 /** From this width the three panels sit side by side. */
 export const SIDE_BY_SIDE_COLUMNS = 100;
 
+/** The log view as drawn. */
+export type LogScreen = LogWindow & {
+	readonly row: TaskRowView | null;
+	/** Where the lines come from, or why there are none; null until the first read. */
+	readonly origin: string | null;
+	readonly note: string | null;
+	readonly source: TaskLog['source'] | null;
+};
+
 /** Everything the screen draws, preformatted and sized to the terminal. */
 export type ScreenView = {
 	readonly width: number;
 	readonly height: number;
 	readonly mode: BoardMode;
-	readonly header: string;
+	/** The header: counts per lane and Needs you, and the sort order (always shown, at the right). */
+	readonly header: {readonly counts: string; readonly sort: string};
 	/** Lines under the header that stay until the board is closed: the ledger file was replaced, hook events were dropped. */
 	readonly alerts: readonly string[];
 	/** The ledger the board shows, cut to fit, or null when the caller did not name one. */
 	readonly ledger: string | null;
 	readonly isWideRows: boolean;
-	readonly lanes: {readonly lines: readonly LaneLine[]; readonly above: number; readonly below: number; readonly height: number};
+	readonly lanes: LanesWindow & {readonly height: number; readonly idWidth: number};
 	readonly selectedId: string | null;
+	/** Where the cursor is in `order`. */
+	readonly selectedIndex: number;
 	/** The selected task, for the detail line on narrow screens and for the stop key. */
 	readonly selected: TaskRowView | null;
 	readonly queue: {
@@ -71,18 +88,54 @@ export type ScreenView = {
 				readonly order: string | null;
 		  })
 		| null;
-	readonly help: readonly HelpLine[] | null;
+	readonly log: LogScreen | null;
+	readonly help: HelpScreen | null;
 	readonly bar: readonly BarItem[];
 	readonly notice: Notice | null;
+	/** The filter in force, shown on the status line whatever the width; null when none. */
+	readonly filter: string | null;
 	readonly prompt: {readonly label: string; readonly text: string} | null;
 	readonly confirm: string | null;
 	/** Row order for `j`/`k`, and queue order for the Needs you cursor. */
 	readonly order: readonly string[];
 	readonly queueOrder: readonly {readonly taskId: string; readonly at: number}[];
+	/** Rows a PgUp/PgDn moves in the current view. */
+	readonly pageSize: number;
+	/** How far the open timeline or log can scroll. */
+	readonly scrollMax: number;
 };
+
+/** `?` help fitted to the rows under the header: in columns side by side, and cut when even that does not fit. */
+export type HelpScreen = {
+	readonly hasTitle: boolean;
+	readonly columns: readonly (readonly HelpLine[])[];
+	/** Keys left out for want of rows (said on the last line); 0 when all are listed. */
+	readonly more: number;
+};
+
+/** The narrowest a help column is drawn in: the key (10) and enough words to read. */
+const HELP_COLUMN_MIN = 60;
+
+/**
+ * Help never draws more lines than there are rows (Ink squeezes an overfull frame into overlapping
+ * lines): the title goes first, then the keys go into two columns where the width allows, and only
+ * then are the last keys left out, with a line saying how many.
+ */
+export function fitHelp(lines: readonly HelpLine[], rows: number, width: number): HelpScreen {
+	if (lines.length + 1 <= rows) return {hasTitle: true, columns: [lines], more: 0};
+	if (width >= 2 * HELP_COLUMN_MIN && Math.ceil(lines.length / 2) <= rows) {
+		const half = Math.ceil(lines.length / 2);
+		return {hasTitle: half + 1 <= rows, columns: [lines.slice(0, half), lines.slice(half)], more: 0};
+	}
+	if (lines.length <= rows) return {hasTitle: false, columns: [lines], more: 0};
+	const shown = Math.max(0, rows - 1);
+	return {hasTitle: false, columns: [lines.slice(0, shown)], more: lines.length - shown};
+}
 
 const HEADER_LINES = 1;
 const FOOTER_LINES = 2;
+/** The log view's own lines: its title, where the lines come from, and the position line. */
+const LOG_CHROME_LINES = 3;
 
 function queueHeight(lanes: readonly QueueLaneView[], available: number): number {
 	const needed =
@@ -92,6 +145,31 @@ function queueHeight(lanes: readonly QueueLaneView[], available: number): number
 			lanes.reduce((sum, lane) => sum + 1 + lane.items.length + (lane.more > 0 ? 1 : 0), 0),
 		);
 	return Math.min(needed, Math.max(3, Math.floor(available * 0.35)));
+}
+
+/** Cuts `text` to `width` characters, marking the cut with `…`. */
+function cut(text: string, width: number): string {
+	const chars = [...text];
+	return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
+}
+
+/**
+ * The stop question, fitted to the status line: the title gives way first, then the words, so the
+ * id, the PID and the keys are always on screen.
+ */
+export function confirmStopText(
+	task: {readonly id: string; readonly title: string | null; readonly pid: number | null},
+	width: number,
+): string {
+	const room = Math.max(20, width - 1);
+	const pid = `(pid ${task.pid ?? 'unknown'})`;
+	for (const keys of ['y to stop, n to cancel', 'y stop · n no', 'y/n']) {
+		const bare = `Stop ${task.id} ${pid}? ${keys}`;
+		const titleRoom = room - bare.length - 3;
+		if (task.title && titleRoom >= 6) return `Stop ${task.id} “${cut(task.title, titleRoom)}” ${pid}? ${keys}`;
+		if (bare.length <= room) return bare;
+	}
+	return cut(`Stop ${task.id}? y/n`, room);
 }
 
 function orderHeading(state: BoardState, id: string): string | null {
@@ -139,7 +217,12 @@ export function selectScreen(
 	options: BoardOptions = {},
 ): ScreenView {
 	const {width, height} = size;
-	const lanesView = selectLanes(state.tasks.values(), now, state.filter, options);
+	const lanesView = selectLanes(
+		state.tasks.values(),
+		now,
+		{filter: state.filter, sort: state.sort, idCap: idColumnCap(width, width >= WIDE_ROW_COLUMNS)},
+		options,
+	);
 	const queue = selectQueue(state.queue, state.tasks, now);
 	const isWideRows = width >= WIDE_ROW_COLUMNS;
 	const isSideBySide = width >= SIDE_BY_SIDE_COLUMNS;
@@ -160,24 +243,33 @@ export function selectScreen(
 	const panelsHeight = isSideBySide ? Math.max(3, queueLines, effectsLines) : queueLines + 1 + effectsLines;
 	const detailLines = isWideRows ? 0 : 1;
 	const lanesHeight = Math.max(2, available - panelsHeight - detailLines);
-	const selectedId =
-		state.selectedId !== null && lanesView.order.includes(state.selectedId) ? state.selectedId : (lanesView.order[0] ?? null);
+	// The cursor stays on its task; when that task has left the list, it stays at the same place.
+	const order = lanesView.order;
+	const listed = state.selectedId === null ? -1 : order.indexOf(state.selectedId);
+	const selectedIndex = listed >= 0 ? listed : Math.max(0, Math.min(state.selectedIndex, order.length - 1));
+	const selectedId = order[selectedIndex] ?? null;
 	const rows = lanesView.lines.flatMap(line => (line.kind === 'row' ? [line.row] : []));
 	const selected = rows.find(row => row.id === selectedId) ?? null;
 	const queueItem = state.mode === 'queue' ? queue.order[state.queueIndex] : undefined;
 	const disabled = new Set<BoardCommand>();
+	const hidden = new Set<BoardCommand>();
 	if (!selected || selected.stopBlocked) disabled.add(BoardCommand.stop);
 	if (queue.order.length === 0) disabled.add(BoardCommand.acknowledge);
+	if (state.mode === 'list' && state.filter === '') hidden.add(BoardCommand.back);
 	if (held.held.length === 0) {
 		disabled.add(BoardCommand.approve);
 		disabled.add(BoardCommand.mark);
 		if (isEffectsFocused) disabled.add(BoardCommand.sendBack);
 	}
 	let timeline: ScreenView['timeline'] = null;
+	let scrollMax = 0;
+	let pageSize = Math.max(1, lanesHeight - 2);
 	if (state.mode === 'timeline' && state.timeline) {
-		const view = selectTimeline(state.tasks.get(state.timeline.taskId), state.timeline.events, now, options.stallSeconds);
+		const task = state.tasks.get(state.timeline.taskId);
+		const view = selectTimeline(task, state.timeline.events, now, options.stallSeconds);
 		const fixed = 4 + Math.max(1, view.contract.length) + Math.max(1, view.evidence.length);
-		const windowed = windowTimeline(view.lines, state.timeline.scroll, Math.max(3, height - HEADER_LINES - FOOTER_LINES - fixed));
+		const visible = Math.max(3, height - HEADER_LINES - FOOTER_LINES - fixed);
+		const windowed = windowTimeline(view.lines, state.timeline.scroll, visible);
 		timeline = {
 			...view,
 			lines: windowed.lines,
@@ -186,23 +278,44 @@ export function selectScreen(
 			record: trackRecordLine(state.orders, state.timeline.taskId, state.tasks, now),
 			order: orderHeading(state, state.timeline.taskId),
 		};
+		scrollMax = Math.max(0, view.lines.length - visible);
+		pageSize = Math.max(1, visible - 1);
+		if (!task || stopBlockedReason(task)) disabled.add(BoardCommand.stop);
+		else disabled.delete(BoardCommand.stop);
+	}
+	let log: LogScreen | null = null;
+	if (state.mode === 'log' && state.log) {
+		const task = state.tasks.get(state.log.taskId);
+		const row = task ? toRowView(task, now, options.stallSeconds) : null;
+		const visible = Math.max(1, height - HEADER_LINES - FOOTER_LINES - LOG_CHROME_LINES);
+		const view = state.log.view;
+		log = {
+			...windowLog(view?.lines ?? [], state.log.fromEnd, visible),
+			row,
+			origin: view?.origin ?? null,
+			note: view?.note ?? null,
+			source: view?.source ?? null,
+		};
+		scrollMax = Math.max(0, (view?.lines.length ?? 0) - visible);
+		pageSize = Math.max(1, visible - 1);
+		if (!row || row.stopBlocked) disabled.add(BoardCommand.stop);
+		else disabled.delete(BoardCommand.stop);
 	}
 	const confirmTask = state.confirmTaskId === null ? undefined : state.tasks.get(state.confirmTaskId);
 	const promptLabel =
-		state.prompt?.kind === 'filter'
-			? 'filter: '
-			: `send ${state.promptTaskId ?? 'it'} back — reason (enter sends, esc cancels): `;
+		state.prompt?.kind === 'filter' ? '/' : `send ${state.promptTaskId ?? 'it'} back — reason (enter sends, esc cancels): `;
 	return {
 		width,
 		height,
 		mode: state.mode,
-		header: selectHeader(lanesView.counts, queue.total, state.filter),
+		header: selectHeader(lanesView.counts, queue.total, SORT_LABELS[state.sort], width),
 		alerts,
 		ledger:
 			options.ledgerLabel === undefined ? null : ledgerHeaderLabel(options.ledgerLabel, Math.max(20, Math.floor(width / 3))),
 		isWideRows,
-		lanes: {...windowLines(lanesView.lines, selectedId, lanesHeight), height: lanesHeight},
+		lanes: {...windowLines(lanesView.lines, selectedId, lanesHeight), height: lanesHeight, idWidth: lanesView.idWidth},
 		selectedId,
+		selectedIndex,
 		selected,
 		queue: {
 			lanes: queue.lanes,
@@ -223,22 +336,21 @@ export function selectScreen(
 		effectOrder: held.held,
 		approval: state.approval ? state.approval.map(ref => approvalLine(state, ref, now)) : null,
 		timeline,
-		help: state.mode === 'help' ? helpLines() : null,
-		bar: fitBar(
-			helpBar(state.mode, disabled).filter(item => isSideBySide || !item.isNotBuilt),
-			size.width,
-		),
+		log,
+		help: state.mode === 'help' ? fitHelp(helpLines(), available, width) : null,
+		bar: fitBar(helpBar(state.mode, disabled, undefined, hidden), width, state.mode),
 		// A notice can quote a task title or a file name: it is ledger text too.
 		notice: state.notice ? {...state.notice, text: terminalSafe(state.notice.text)} : null,
+		filter: state.filter.trim() === '' || state.prompt?.kind === 'filter' ? null : terminalSafe(state.filter.trim()),
 		prompt: state.prompt ? {label: promptLabel, text: terminalSafe(state.prompt.text)} : null,
 		confirm: state.approval
 			? `Approve ${state.approval.length} held effect${state.approval.length === 1 ? '' : 's'} listed above? y runs each once, n cancels`
 			: confirmTask
-				? terminalSafe(
-						`Stop ${confirmTask.id} “${confirmTask.title ?? '—'}” (pid ${confirmTask.pid ?? 'unknown'})? y to stop, n to cancel`,
-					)
+				? terminalSafe(confirmStopText(confirmTask, width))
 				: null,
-		order: lanesView.order,
+		order,
 		queueOrder: queue.order.map(item => ({taskId: item.taskId, at: item.at})),
+		pageSize,
+		scrollMax,
 	};
 }

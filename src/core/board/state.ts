@@ -5,6 +5,8 @@ import type {VerdictRecord} from '../review/reviews.ts';
 import type {Task} from '../task.ts';
 import {heldKey, type HeldEffectRef, type OrdersSnapshot} from './effects-view.ts';
 import type {BoardMode} from './keymap.ts';
+import type {TaskLog} from './log-view.ts';
+import {nextSortOrder, type SortOrder} from './sort.ts';
 import type {Tone} from './tone.ts';
 
 /** A line of text the board shows under the lanes until the next action. */
@@ -15,6 +17,9 @@ export type LedgerFileAlert = {readonly kind: 'deleted' | 'replaced'; readonly a
 
 /** What a text prompt is for. */
 export type PromptKind = 'filter' | 'reason';
+
+/** A view opened over the lanes, and the mode Esc returns to. */
+type Opened = {readonly taskId: string; readonly returnMode: BoardMode};
 
 /** The board's whole state; the ledger is the truth, this is what was read of it. */
 export type BoardState = {
@@ -28,9 +33,14 @@ export type BoardState = {
 	readonly mode: BoardMode;
 	/** The mode to return to after help, a confirmation or a prompt. */
 	readonly previousMode: BoardMode;
+	/** The task under the cursor; it stays on that task when the list around it changes. */
 	readonly selectedId: string | null;
+	/** Where the cursor was in the list, for when its task leaves the list (filtered out, aged out). */
+	readonly selectedIndex: number;
 	readonly queueIndex: number;
+	/** The filter as typed (it applies live, while typing). */
 	readonly filter: string;
+	readonly sort: SortOrder;
 	/** A reason prompt with `orderId` sends that order's held effects back on Enter. */
 	readonly prompt: {readonly kind: PromptKind; readonly text: string; readonly orderId?: string} | null;
 	/** The task a confirmation (stop) is about. */
@@ -39,13 +49,17 @@ export type BoardState = {
 	readonly promptTaskId: string | null;
 	/** A send-back the reason prompt committed, for the board to carry out once. */
 	readonly pendingSendBack: {readonly taskId: string; readonly reason: string} | null;
-	readonly timeline: {readonly taskId: string; readonly events: readonly LedgerEvent[]; readonly scroll: number} | null;
+	readonly timeline: (Opened & {readonly events: readonly LedgerEvent[]; readonly scroll: number}) | null;
+	/** The log view: its lines once read, and how far above the newest line it is scrolled (0 follows). */
+	readonly log: (Opened & {readonly view: TaskLog | null; readonly fromEnd: number}) | null;
 	readonly notice: Notice | null;
 	/** Stays on screen until the board is closed: the ledger it started with is gone. */
 	readonly ledgerAlert: LedgerFileAlert | null;
 	/** Hook events recorded nowhere (the ledger's `hook.dropped` counter). */
 	readonly dropped: number;
 	readonly isLoaded: boolean;
+	/** How many times a new entry came into Needs you since the board opened: each one rings the bell. */
+	readonly bells: number;
 	/** Work orders and their effects, as the feed last read them (docs/effects.md). */
 	readonly orders: OrdersSnapshot;
 	/** The cursor in HELD EFFECTS (an index into its held effects). */
@@ -55,6 +69,9 @@ export type BoardState = {
 	/** The held effects an approval confirmation lists. */
 	readonly approval: readonly HeldEffectRef[] | null;
 };
+
+/** Where a jump goes. */
+export type Edge = 'first' | 'last';
 
 /** Every change to the board state. */
 export type BoardAction =
@@ -71,14 +88,21 @@ export type BoardAction =
 			readonly dropped?: number;
 	  }
 	| {readonly type: 'move'; readonly delta: number; readonly order: readonly string[]}
-	| {readonly type: 'select'; readonly taskId: string}
+	| {readonly type: 'move-to'; readonly edge: Edge; readonly order: readonly string[]}
+	| {readonly type: 'scroll'; readonly delta: number; readonly max: number}
+	| {readonly type: 'scroll-to'; readonly edge: Edge; readonly max: number}
+	| {readonly type: 'select'; readonly taskId: string | null; readonly index: number}
 	| {readonly type: 'toggle-focus'}
 	| {readonly type: 'open-timeline'; readonly taskId: string; readonly events: readonly LedgerEvent[]}
+	| {readonly type: 'open-log'; readonly taskId: string}
+	| {readonly type: 'log-read'; readonly taskId: string; readonly log: TaskLog}
 	| {readonly type: 'back'}
 	| {readonly type: 'toggle-help'}
 	| {readonly type: 'ask-stop'; readonly taskId: string}
+	| {readonly type: 'cycle-sort'}
 	/** A reason prompt is about a task (send it back) or, in Held effects, an order (send its effects back). */
 	| {readonly type: 'start-prompt'; readonly kind: PromptKind; readonly taskId?: string; readonly orderId?: string}
+	| {readonly type: 'prompt-edit'; readonly edit: {readonly kind: 'type'; readonly text: string} | {readonly kind: 'erase'}}
 	| {readonly type: 'toggle-mark'; readonly ref: HeldEffectRef}
 	| {readonly type: 'ask-approve'; readonly refs: readonly HeldEffectRef[]}
 	| {readonly type: 'prompt-input'; readonly text: string}
@@ -96,17 +120,21 @@ export function initialBoardState(): BoardState {
 		mode: 'list',
 		previousMode: 'list',
 		selectedId: null,
+		selectedIndex: 0,
 		queueIndex: 0,
 		filter: '',
+		sort: 'newest',
 		prompt: null,
 		confirmTaskId: null,
 		promptTaskId: null,
 		pendingSendBack: null,
 		timeline: null,
+		log: null,
 		notice: null,
 		ledgerAlert: null,
 		dropped: 0,
 		isLoaded: false,
+		bells: 0,
 		orders: {records: [], deadApprovers: []},
 		effectIndex: 0,
 		marked: new Set(),
@@ -114,11 +142,22 @@ export function initialBoardState(): BoardState {
 	};
 }
 
+/** Whether `next` holds an entry `previous` did not: a new signal, or a lane that grew beyond what it shows. */
+export function hasNewQueueEntry(previous: HumanQueue, next: HumanQueue): boolean {
+	const seen = new Set(previous.lanes.flatMap(lane => lane.items.map(item => `${item.taskId}@${item.at}`)));
+	const totals = new Map(previous.lanes.map(lane => [lane.name, lane.total]));
+	return next.lanes.some(
+		lane => lane.total > (totals.get(lane.name) ?? 0) || lane.items.some(item => !seen.has(`${item.taskId}@${item.at}`)),
+	);
+}
+
 function readLedger(state: BoardState, action: Extract<BoardAction, {type: 'ledger-read'}>): BoardState {
 	const tasks = action.isFull ? new Map<string, Task>() : new Map(state.tasks);
 	for (const task of action.tasks) tasks.set(task.id, task);
 	const timeline = state.timeline && action.timelineEvents ? {...state.timeline, events: action.timelineEvents} : state.timeline;
 	const queueCount = action.queue.lanes.reduce((sum, lane) => sum + lane.items.length, 0);
+	// What was in Needs you when the board opened rang no bell: only what arrives while it is open.
+	const isNewNeed = state.isLoaded && hasNewQueueEntry(state.queue, action.queue);
 	return {
 		...state,
 		tasks,
@@ -131,47 +170,74 @@ function readLedger(state: BoardState, action: Extract<BoardAction, {type: 'ledg
 		timeline,
 		queueIndex: Math.min(state.queueIndex, Math.max(0, queueCount - 1)),
 		isLoaded: true,
+		bells: isNewNeed ? state.bells + 1 : state.bells,
 		orders: action.orders ?? state.orders,
 	};
-}
-
-function move(state: BoardState, delta: number, order: readonly string[]): BoardState {
-	if (state.mode === 'timeline' && state.timeline) {
-		return {...state, timeline: {...state.timeline, scroll: Math.max(0, state.timeline.scroll + delta)}};
-	}
-	if (state.mode === 'queue') {
-		return {...state, queueIndex: clamp(state.queueIndex + delta, order.length)};
-	}
-	if (state.mode === 'effects') {
-		return {...state, effectIndex: Math.max(0, clamp(state.effectIndex + delta, order.length))};
-	}
-	if (order.length === 0) return {...state, selectedId: null};
-	// With nothing (or a row no longer listed) selected, the screen shows the cursor on the first row.
-	const index = Math.max(0, state.selectedId === null ? 0 : order.indexOf(state.selectedId));
-	const next = clamp(index + delta, order.length);
-	return {...state, selectedId: order[next] ?? null};
 }
 
 function clamp(index: number, length: number): number {
 	return Math.max(0, Math.min(length - 1, index));
 }
 
+/** Moves the cursor of the lanes, Needs you or Held effects through `order` by `delta` rows. */
+function move(state: BoardState, delta: number, order: readonly string[]): BoardState {
+	if (state.mode === 'queue') return {...state, queueIndex: clamp(state.queueIndex + delta, order.length)};
+	if (state.mode === 'effects') return {...state, effectIndex: Math.max(0, clamp(state.effectIndex + delta, order.length))};
+	if (order.length === 0) return {...state, selectedId: null, selectedIndex: 0};
+	const at = state.selectedId === null ? -1 : order.indexOf(state.selectedId);
+	// With no row (or a row no longer listed) selected, the screen shows the cursor at the remembered index.
+	const index = at >= 0 ? at : clamp(state.selectedIndex, order.length);
+	const next = clamp(index + delta, order.length);
+	return {...state, selectedId: order[next] ?? null, selectedIndex: next};
+}
+
+/** Scrolls the open timeline (from its top) or log (from its newest line) by `delta` lines down. */
+function scroll(state: BoardState, delta: number, max: number): BoardState {
+	const bound = (value: number) => Math.max(0, Math.min(max, value));
+	if (state.mode === 'log' && state.log) return {...state, log: {...state.log, fromEnd: bound(state.log.fromEnd - delta)}};
+	if (state.mode === 'timeline' && state.timeline) {
+		return {...state, timeline: {...state.timeline, scroll: bound(state.timeline.scroll + delta)}};
+	}
+	return state;
+}
+
 function back(state: BoardState): BoardState {
 	switch (state.mode) {
 		case 'timeline':
-			return {...state, mode: state.previousMode === 'queue' ? 'queue' : 'list', timeline: null};
+			return {...state, mode: state.timeline?.returnMode ?? 'list', timeline: null};
+		case 'log':
+			return {...state, mode: state.log?.returnMode ?? 'list', log: null};
 		case 'help':
 		case 'confirm':
 			return {...state, mode: state.previousMode, confirmTaskId: null, approval: null};
 		case 'input':
-			return {...state, mode: state.previousMode, prompt: null, promptTaskId: null};
-		case 'list':
+			// Esc on a filter clears it, as in k9s; on any other prompt it drops what was typed.
+			return {
+				...state,
+				mode: state.previousMode,
+				filter: state.prompt?.kind === 'filter' ? '' : state.filter,
+				prompt: null,
+				promptTaskId: null,
+			};
 		case 'queue':
 		case 'effects':
-			return state;
+			return {...state, mode: 'list'};
+		case 'list':
+			return state.filter === '' ? state : {...state, filter: ''};
 		default:
 			return assertNever(state.mode);
 	}
+}
+
+function editPrompt(state: BoardState, text: string): BoardState {
+	if (!state.prompt) return state;
+	return {...state, prompt: {...state.prompt, text}, filter: state.prompt.kind === 'filter' ? text : state.filter};
+}
+
+/** The one mode a view returns to: the lanes, Needs you or Held effects, never an overlay. */
+function returnModeOf(state: BoardState): BoardMode {
+	if (state.mode === 'timeline') return state.timeline?.returnMode ?? 'list';
+	return state.mode === 'queue' || state.mode === 'effects' ? state.mode : 'list';
 }
 
 /**
@@ -198,8 +264,14 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 			return readLedger(state, action);
 		case 'move':
 			return move(state, action.delta, action.order);
+		case 'move-to':
+			return move(state, action.edge === 'first' ? -action.order.length : action.order.length, action.order);
+		case 'scroll':
+			return scroll(state, action.delta, action.max);
+		case 'scroll-to':
+			return scroll(state, action.edge === 'first' ? -Number.MAX_SAFE_INTEGER : Number.MAX_SAFE_INTEGER, action.max);
 		case 'select':
-			return {...state, selectedId: action.taskId};
+			return {...state, selectedId: action.taskId, selectedIndex: Math.max(0, action.index)};
 		case 'toggle-focus':
 			// Tab goes round the panels that take a cursor: lanes, Needs you, Held effects.
 			return {...state, mode: state.mode === 'list' ? 'queue' : state.mode === 'queue' ? 'effects' : 'list'};
@@ -207,18 +279,34 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 			return {
 				...state,
 				mode: 'timeline',
-				previousMode: state.mode,
-				// Opened from Needs you, the lane cursor stays where it was.
-				selectedId: state.mode === 'queue' ? state.selectedId : action.taskId,
-				timeline: {taskId: action.taskId, events: action.events, scroll: 0},
+				// Opened from Needs you or Held effects, the lane cursor stays where it was.
+				selectedId: state.mode === 'queue' || state.mode === 'effects' ? state.selectedId : action.taskId,
+				timeline: {taskId: action.taskId, events: action.events, scroll: 0, returnMode: returnModeOf(state)},
 				notice: null,
 			};
+		case 'open-log':
+			return {
+				...state,
+				mode: 'log',
+				log: {
+					taskId: action.taskId,
+					view: null,
+					fromEnd: 0,
+					returnMode: state.mode === 'timeline' ? 'timeline' : returnModeOf(state),
+				},
+				notice: null,
+			};
+		case 'log-read':
+			if (state.log?.taskId !== action.taskId) return state;
+			return {...state, log: {...state.log, view: action.log}};
 		case 'back':
 			return back(state);
 		case 'toggle-help':
 			return state.mode === 'help' ? back(state) : {...state, mode: 'help', previousMode: state.mode};
 		case 'ask-stop':
 			return {...state, mode: 'confirm', previousMode: state.mode, confirmTaskId: action.taskId, notice: null};
+		case 'cycle-sort':
+			return {...state, sort: nextSortOrder(state.sort)};
 		case 'start-prompt':
 			return {
 				...state,
@@ -232,6 +320,12 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 				promptTaskId: action.taskId ?? null,
 				notice: null,
 			};
+		case 'prompt-edit':
+			if (!state.prompt) return state;
+			return editPrompt(
+				state,
+				action.edit.kind === 'erase' ? [...state.prompt.text].slice(0, -1).join('') : state.prompt.text + action.edit.text,
+			);
 		case 'toggle-mark': {
 			const key = heldKey(action.ref);
 			const marked = new Set(state.marked);
@@ -242,7 +336,7 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 		case 'ask-approve':
 			return {...state, mode: 'confirm', previousMode: state.mode, approval: action.refs, confirmTaskId: null, notice: null};
 		case 'prompt-input':
-			return state.prompt ? {...state, prompt: {...state.prompt, text: action.text}} : state;
+			return editPrompt(state, action.text);
 		case 'prompt-commit':
 			return commitPrompt(state);
 		case 'send-back-taken':

@@ -7,6 +7,7 @@ import {terminate, type GroupEnd, type StopTarget} from '../stop.ts';
 import {previousThreadUsage} from '../wrapper-queries.ts';
 import type {WrapperOptions} from './options.ts';
 import {watchLedger} from './hook-watch.ts';
+import type {OutputKeeper} from './output-file.ts';
 import {outputTail} from './output-tail.ts';
 import type {TaskLog} from './record.ts';
 
@@ -55,6 +56,7 @@ function readStream(
 	name: string,
 	read: OutputReader,
 	onFinding: (finding: OutputFinding, stream: string, line: number) => void,
+	keep: OutputKeeper | null,
 ): {end(): void} {
 	let lineNumber = 0;
 	const splitter = lineSplitter(line => {
@@ -64,7 +66,10 @@ function readStream(
 	if (!stream) return splitter;
 	// pipe() keeps backpressure: a slow terminal slows the child, and the bytes arrive unchanged.
 	stream.pipe(out, {end: false});
-	stream.on('data', (chunk: Buffer) => splitter.push(chunk));
+	stream.on('data', (chunk: Buffer) => {
+		keep?.write(chunk);
+		splitter.push(chunk);
+	});
 	return splitter;
 }
 
@@ -88,6 +93,8 @@ export type Watched = {
 	readonly isPiped: boolean;
 	/** Where the output goes instead of the terminal: `--log`, opened before the spawn. */
 	readonly sink: Writable | null;
+	/** The bounded copy of the output kept for the board's log view, when there is one. */
+	readonly output: OutputKeeper | null;
 };
 
 /** The larger of two known totals: the task's row (output and hooks) or the output alone (if a write failed). */
@@ -97,10 +104,11 @@ function larger(a: Tokens, b: Tokens): Tokens {
 
 /**
  * Attaches to a running child: heartbeats while it lives; its output passed on unchanged (to the
- * terminal or `--log`) and read for progress, token and agent events, unreadable lines kept as
- * rejects; and, once its known token total passes the budget, a stop of its group. The total is
- * the task's: what the output reported plus what the agent's own hooks wrote onto this task (a
- * wrapped Claude reports its tokens only through its hooks), watched as the ledger changes.
+ * terminal or `--log`), kept in its bounded output file, and read for progress, token and agent
+ * events, unreadable lines kept as rejects; and, once its known token total passes the budget, a
+ * stop of its group. The total is the task's: what the output reported plus what the agent's own
+ * hooks wrote onto this task (a wrapped Claude reports its tokens only through its hooks), watched
+ * as the ledger changes.
  */
 export function attach(options: WrapperOptions, log: TaskLog, child: Watched, read: OutputReader): Attachment {
 	const {ledger, budget} = options;
@@ -145,8 +153,8 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 	);
 	const splitters = child.isPiped
 		? [
-				readStream(child.stdout, sink ?? options.stdout ?? process.stdout, 'stdout', read, onFinding),
-				readStream(child.stderr, sink ?? options.stderr ?? process.stderr, 'stderr', read, onFinding),
+				readStream(child.stdout, sink ?? options.stdout ?? process.stdout, 'stdout', read, onFinding, child.output),
+				readStream(child.stderr, sink ?? options.stderr ?? process.stderr, 'stderr', read, onFinding, child.output),
 			]
 		: [];
 	const tail = child.isPiped && child.stdout ? outputTail() : null;

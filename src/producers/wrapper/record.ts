@@ -64,10 +64,10 @@ export function taskLog(options: Pick<WrapperOptions, 'ledger' | 'notice'>, task
 
 /**
  * The `registered` row: what will run, where, on which budget, and which wrapper speaks for it;
- * the command as given and its brief, so the review gate can run it again; and the revision the
- * work starts from, so its diff is its own.
+ * the command as given and its brief, so the review gate can run it again; the revision the
+ * work starts from, so its diff is its own; and where its output is kept.
  */
-export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: number | null): void {
+export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: number | null, output: string | null = null): void {
 	log.append(EventType.registered, {
 		title: titleOf(options),
 		source: 'wrapper',
@@ -86,6 +86,7 @@ export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: nu
 		wrapperPid: process.pid,
 		wrapperStartTime: processStartTime(process.pid),
 		slot,
+		output,
 	});
 }
 

@@ -13,6 +13,7 @@ import {recordOutcome, recordRegistered, recordSpawnFailure, recordStarted, reco
 import {relaySignals, type SignalRelay} from './signals.ts';
 import {openLogFile} from './log-file.ts';
 import {isOutputPiped, spawnAgent, spawnError} from './spawn.ts';
+import {keepOutput, outputFileOf, prepareOutputDir, pruneOutputFiles, type OutputKeeper} from './output-file.ts';
 
 function newTaskId(): string {
 	return `w-${randomBytes(5).toString('hex')}`;
@@ -45,18 +46,20 @@ export async function runWrapped(options: WrapperOptions): Promise<number> {
 /** Registers the task, spawns the agent, attaches to it until it exits, and records how it ended. */
 async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, relay: SignalRelay): Promise<number> {
 	const log = taskLog(options, options.taskId ?? newTaskId());
-	recordRegistered(options, log, lease?.slot ?? null);
+	const isPiped = isOutputPiped(options);
+	const output = isPiped ? outputKeeperFor(options, log.taskId) : null;
+	recordRegistered(options, log, lease?.slot ?? null, output?.path ?? null);
 	lease?.label({taskId: log.taskId, title: titleOf(options)});
 	const read = await outputReaderFor(options);
 	const early = relay.received();
-	if (early) return recordStoppedBeforeSpawn(log, early);
+	if (early) return (output?.close(), recordStoppedBeforeSpawn(log, early));
 	const logFile = options.logFile === null ? null : openLogFile(options.logFile);
-	if (logFile !== null && 'error' in logFile) return recordSpawnFailure(options, log, logFile.error);
+	if (logFile !== null && 'error' in logFile) return (output?.close(), recordSpawnFailure(options, log, logFile.error));
 	const sink = logFile?.sink ?? null;
-	const isPiped = isOutputPiped(options);
 	const child = spawnAgent(options, log.taskId, isPiped);
 	if (child.pid === undefined) {
 		sink?.destroy();
+		output?.close();
 		return recordSpawnFailure(options, log, await spawnError(child));
 	}
 	log.markSpawned();
@@ -64,11 +67,11 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 	const exited = childExit(child);
 	const target = recordStarted(log, child.pid);
 	relay.setTarget(target);
-	const attachment = attach(options, log, {stdout: child.stdout, stderr: child.stderr, target, isPiped, sink}, read);
+	const attachment = attach(options, log, {stdout: child.stdout, stderr: child.stderr, target, isPiped, sink, output}, read);
 	const childPid = child.pid;
 	// A ledger deleted or replaced under the run: the task is recorded again in the new file.
 	const fileWatch = watchLedgerFile(options, () => {
-		recordRegistered(options, log, lease?.slot ?? null);
+		recordRegistered(options, log, lease?.slot ?? null, output?.path ?? null);
 		recordStarted(log, childPid);
 	});
 	// The run ends when the child does: background processes holding its pipes do not hold the task.
@@ -76,6 +79,8 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 	await releaseOutput([child.stdout, child.stderr]);
 	await child;
 	const {tokens, overBudget, budgetStop, kept} = await attachment.finish();
+	output?.close();
+	pruneOutputFiles(options.home, Date.now());
 	if (kept && kept.bytes > 0) log.append(EventType.outputKept, kept);
 	fileWatch.stop();
 	const received = relay.received();
@@ -110,4 +115,18 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 function groupGraceLeft(relay: SignalRelay, graceMs: number): number {
 	const at = relay.receivedAt();
 	return at === null ? graceMs : graceMs - (Date.now() - at);
+}
+
+/**
+ * The bounded copy of a piped run's output the board's log view reads, under
+ * `$CONTROLROOM_HOME/output/`; none (and one notice) when that folder cannot be made.
+ */
+function outputKeeperFor(options: WrapperOptions, taskId: string): OutputKeeper | null {
+	try {
+		prepareOutputDir(options.home);
+	} catch (error) {
+		options.notice(`cannot keep the run's output under ${options.home} (${(error as Error).message}); the run goes on`);
+		return null;
+	}
+	return keepOutput(outputFileOf(options.home, taskId), options.notice);
 }
