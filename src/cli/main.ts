@@ -17,6 +17,7 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 	demo: {summary: 'show the board on a scratch ledger of simulated agents', load: () => import('./commands/demo.ts')},
 	snapshot: {summary: 'print the board once (text or --json), for CI', load: () => import('./commands/snapshot.ts')},
 	timeline: {summary: "print one task's timeline", load: () => import('./commands/timeline.ts')},
+	explain: {summary: 'say why a task shows what it shows, signal by signal', load: () => import('./commands/explain.ts')},
 	run: {summary: 'run an agent command as a recorded task (wrapper)', load: () => import('./commands/run.ts')},
 	stop: {summary: 'stop a task: signal its process group, escalate, confirm', load: () => import('./commands/stop.ts')},
 	reconcile: {summary: 'fold spool files, find lost and untracked agents', load: () => import('./commands/reconcile.ts')},

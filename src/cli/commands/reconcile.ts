@@ -11,13 +11,14 @@ const LEDGER_REPLACED_EXIT = 3;
 export const help: CommandHelp = {
 	synopsis: ['reconcile [--once] [--interval SECONDS] [--agents NAMES] [--json]'],
 	description: `Each pass: folds spool files into the ledger; marks running tasks whose process is gone with no
-exit as lost; records agent processes nobody registered (claude, codex, or --agents /
-CONTROLROOM_AGENT_NAMES) as untracked, and lost when they vanish. Without --once it repeats every
+exit as lost (a hook session whose last turn had completed ends instead, exit code unknown);
+records agent processes nobody registered (claude, codex, or --agents / CONTROLROOM_AGENT_NAMES) as
+untracked, ended (outcome unknown) when they vanish. Without --once it repeats every
 --interval seconds until interrupted (the board runs the same pass on its own timer).`,
 	options: [
 		['--once', 'one pass, then exit'],
 		['--interval SECONDS', 'time between passes (default 5)'],
-		['--agents NAMES', 'comma-separated process names to look for besides claude and codex'],
+		['--agents NAMES', 'comma-separated process names to look for instead of claude and codex'],
 		['--json', 'one JSON line per pass'],
 	],
 	exits: [
@@ -37,6 +38,7 @@ function summary(result: ReconcileResult): string {
 		`spool ${result.spool.lines} lines (${result.spool.appended} events, ${result.spool.rejected} rejected` +
 			`${result.spool.setAside ? `, ${result.spool.setAside} files moved to spool/rejected/` : ''})`,
 		`lost ${result.lost.length}${result.lost.length ? ` [${result.lost.map(entry => entry.taskId).join(', ')}]` : ''}`,
+		`ended ${result.ended.length}${result.ended.length ? ` [${result.ended.map(entry => entry.taskId).join(', ')}]` : ''}`,
 		`untracked ${result.discovered.length}${result.discovered.length ? ` [${result.discovered.map(entry => `${entry.taskId} ${entry.name}`).join(', ')}]` : ''}`,
 		`${result.processes} processes in ${result.elapsedMs.toFixed(1)} ms`,
 	];
