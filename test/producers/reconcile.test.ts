@@ -19,7 +19,6 @@ afterEach(() => {
 
 function reconcile(box: ReturnType<typeof sandbox>): ReconcileResult {
 	// --ledger names a file in a folder that must exist (main's first-minute rule); a first pass may run before anything made it
-	mkdirSync(box.home, {recursive: true});
 	const result = runCli(['reconcile', '--once', '--json', '--ledger', box.ledgerFile], {env: box.env});
 	expect(result.status, result.stderr).toBe(0);
 	return JSON.parse(result.stdout) as ReconcileResult;
@@ -42,7 +41,6 @@ function fakeCodex(dir: string): string {
 }
 
 async function wrappedSleeper(box: ReturnType<typeof sandbox>) {
-	mkdirSync(box.home, {recursive: true});
 	const run = startCli(['run', '--ledger', box.ledgerFile, '--', process.execPath, agent('sleeper.mjs')], box.env);
 	pids.push(run.child.pid!);
 	const ledger = await ledgerOf(box.ledgerFile);
@@ -125,7 +123,6 @@ describe('controlroom reconcile', () => {
 		const codex = fakeCodex(box.dir);
 		// The wrapped command is a shell that starts one codex as its child and one as a grandchild.
 		const script = `'${codex}' & sh -c "'${codex}'" & wait`;
-		mkdirSync(box.home, {recursive: true});
 		const run = startCli(['run', '--ledger', box.ledgerFile, '--', 'sh', '-c', script], box.env);
 		pids.push(run.child.pid!);
 		const ledger = await ledgerOf(box.ledgerFile);
