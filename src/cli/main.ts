@@ -45,6 +45,10 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		summary: 'plan review: an independent read-only reviewer, two rounds, then the disagreements lane',
 		load: () => import('./commands/plan.ts'),
 	},
+	doctor: {
+		summary: 'check the ledger, the spool, dropped events, permissions and the hooks',
+		load: () => import('./commands/doctor.ts'),
+	},
 	hooks: {summary: 'install, remove or show the Claude Code and Codex hooks', load: () => import('./commands/hooks.ts')},
 	review: {
 		summary: 'review an ended task: packet, reviewers, one fix round (exit 0/2/1)',
