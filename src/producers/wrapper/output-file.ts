@@ -1,4 +1,5 @@
-import {closeSync, mkdirSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync} from 'node:fs';
+import {closeSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync} from 'node:fs';
+import {makePrivateDir, PRIVATE_FILE_MODE} from '../../ledger/private-files.ts';
 import {join} from 'node:path';
 
 /** Each output file holds at most this much; the one before it is kept as `<file>.1`, so a run keeps at most twice this. */
@@ -39,7 +40,8 @@ export function keepOutput(path: string, onProblem: (message: string) => void, c
 		fd = null;
 	};
 	const open = (): number => {
-		fd = openSync(path, 'a');
+		// A run's output can hold anything the agent printed: owner only, like the ledger (docs/ledger.md, Privacy).
+		fd = openSync(path, 'a', PRIVATE_FILE_MODE);
 		size = statSync(path).size;
 		return fd;
 	};
@@ -69,7 +71,7 @@ export function keepOutput(path: string, onProblem: (message: string) => void, c
 
 /** Prepares the output folder (made on first use). */
 export function prepareOutputDir(home: string): void {
-	mkdirSync(join(home, 'output'), {recursive: true});
+	makePrivateDir(join(home, 'output'));
 }
 
 /** Removes output files not written to within `keepMs`; best effort (another wrapper may be pruning too). */
