@@ -13,6 +13,10 @@ const COMMANDS: Record<string, {readonly summary: string; readonly load: () => P
 	demo: {summary: 'show the board on a scratch ledger of simulated agents', load: () => import('./commands/demo.ts')},
 	run: {summary: 'run an agent command as a recorded task (wrapper)', load: () => import('./commands/run.ts')},
 	reconcile: {summary: 'fold spool files, find lost and untracked agents', load: () => import('./commands/reconcile.ts')},
+	sync: {
+		summary: 'ship this ledger to a fleet ledger on PostgreSQL, carry out fleet requests',
+		load: () => import('./commands/sync.ts'),
+	},
 	stop: {summary: 'stop a task: signal its process group, escalate, confirm', load: () => import('./commands/stop.ts')},
 	contract: {
 		summary: 'check a handoff contract, or write a template (contract check|new)',

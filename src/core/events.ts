@@ -27,6 +27,10 @@ export const EventType = {
 	claimProgressed: 'claim.progressed',
 	claimHandedIn: 'claim.handed_in',
 	claimPassedBack: 'claim.passed_back',
+	/** This host's sync took a request made from a fleet board (docs/fleet.md), before carrying it out. */
+	fleetRequestReceived: 'fleet.request_received',
+	/** This host carried out (or refused) a request made from a fleet board; the outcome travels back by sync. */
+	fleetRequestHandled: 'fleet.request_handled',
 } as const;
 
 const text = z.optional(z.nullable(z.string()));
@@ -103,6 +107,15 @@ const EVENT_DATA = {
 	'claim.progressed': z.looseObject({note: text, holder: text}),
 	'claim.handed_in': z.looseObject({acceptor: text, evidenceFile: text, evidence: anything}),
 	'claim.passed_back': z.looseObject({reason: text, holder: text}),
+	'fleet.request_received': z.looseObject({requestId: count, verb: text, requestedBy: text, requestedAt: count}),
+	'fleet.request_handled': z.looseObject({
+		requestId: count,
+		verb: text,
+		/** done, refused, failed, or unknown (interrupted while carrying it out; never retried). */
+		outcome: text,
+		message: text,
+		requestedBy: text,
+	}),
 } as const;
 
 /** Every event type this build understands. */
@@ -135,6 +148,8 @@ export const eventBodySchema = z.discriminatedUnion('type', [
 	variant('claim.progressed'),
 	variant('claim.handed_in'),
 	variant('claim.passed_back'),
+	variant('fleet.request_received'),
+	variant('fleet.request_handled'),
 ]);
 
 /** An event's type and data: what it says. */

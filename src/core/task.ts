@@ -72,9 +72,19 @@ function end(task: Task, status: Status, at: number, patch: Partial<Task>): Task
 	return {...task, ...patch, status, endedAt: at};
 }
 
-/** Events about the queue (a need raised by hand, an acknowledgement) never invent a task. */
+/**
+ * Events about the queue (a need raised by hand, an acknowledgement) and a fleet request's
+ * bookkeeping (a request may name a task this host does not have) never invent a task.
+ */
+const NEVER_CREATE: ReadonlySet<EventTypeName> = new Set([
+	EventType.needRaised,
+	EventType.acknowledged,
+	EventType.fleetRequestReceived,
+	EventType.fleetRequestHandled,
+]);
+
 function createsTask(type: EventTypeName): boolean {
-	return type !== EventType.needRaised && type !== EventType.acknowledged;
+	return !NEVER_CREATE.has(type);
 }
 
 /**
@@ -86,6 +96,8 @@ const BOOKKEEPING_EVENTS: ReadonlySet<EventTypeName> = new Set([
 	EventType.needRaised,
 	EventType.acknowledged,
 	EventType.pidReported,
+	EventType.fleetRequestReceived,
+	EventType.fleetRequestHandled,
 ]);
 
 /** Agent events that prove a session is alive again after it ended or was found lost. */
@@ -227,6 +239,8 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 		case EventType.needRaised:
 		case EventType.acknowledged:
 		case EventType.claimProgressed:
+		case EventType.fleetRequestReceived:
+		case EventType.fleetRequestHandled:
 			return task;
 		default:
 			return assertNever(event);

@@ -1,9 +1,9 @@
 import {DEFAULT_ENDED_WINDOW_MS} from '../core/board/selectors.ts';
-import {EventType, type LedgerEvent} from '../core/events.ts';
+import type {LedgerEvent} from '../core/events.ts';
 import type {HumanQueue} from '../core/human-queue.ts';
 import type {Task} from '../core/task.ts';
 import type {Ledger} from './open-ledger.ts';
-import {loadHumanQueue} from './queue.ts';
+import {acknowledgeEntry, loadHumanQueue} from './queue.ts';
 
 /** What one read of the ledger gives the board. */
 export type FeedBatch = {
@@ -35,7 +35,7 @@ const PAGE = 5000;
 
 /** Reads the ledger for the board: `seq > last`, then only the tasks those events touched. */
 export function createBoardFeed(ledger: Ledger, options: {readonly endedWindowMs?: number} = {}): BoardFeed {
-	const {reader, writer} = ledger;
+	const {reader} = ledger;
 	const windowMs = options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS;
 	return {
 		load(now) {
@@ -67,7 +67,7 @@ export function createBoardFeed(ledger: Ledger, options: {readonly endedWindowMs
 		},
 		eventsOf: taskId => reader.eventsOf(taskId),
 		acknowledge(taskId, signalAt, now) {
-			writer.append([{taskId, type: EventType.acknowledged, at: now, source: 'board', data: {signalAt}}]);
+			acknowledgeEntry(ledger, taskId, signalAt, now, 'board');
 		},
 	};
 }

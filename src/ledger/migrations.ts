@@ -76,6 +76,26 @@ const MIGRATIONS: readonly Migration[] = [
 			`);
 		},
 	},
+	{
+		version: 3,
+		up(db) {
+			// The host this ledger belongs to, for the fleet (docs/fleet.md): a random id made once, so
+			// two machines with the same name never mix their events. Stored once, never changed.
+			db.exec(`
+				CREATE TABLE host (
+					only_row INTEGER PRIMARY KEY CHECK (only_row = 1),
+					id TEXT NOT NULL,
+					created_at INTEGER NOT NULL
+				);
+				INSERT INTO host (only_row, id, created_at)
+					VALUES (1, lower(hex(randomblob(16))), CAST(strftime('%s', 'now') AS INTEGER) * 1000);
+				CREATE TRIGGER host_refuse_update BEFORE UPDATE ON host
+					BEGIN SELECT RAISE(ABORT, 'the host id is set once'); END;
+				CREATE TRIGGER host_refuse_delete BEFORE DELETE ON host
+					BEGIN SELECT RAISE(ABORT, 'the host id is set once'); END;
+			`);
+		},
+	},
 ];
 
 /** The newest schema version this build knows. */

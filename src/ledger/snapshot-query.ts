@@ -7,6 +7,8 @@ export type SnapshotQuery = {
 	/** Ended tasks are listed when they ended within this many ms; null lists all. */
 	readonly windowMs: number | null;
 	readonly stallSeconds?: number;
+	/** The ledger's host name, which each task carries in the snapshot. */
+	readonly host?: string;
 };
 
 /** Reads what a snapshot needs from the ledger and builds JSON v1. */
@@ -17,6 +19,7 @@ export function readSnapshot(reader: LedgerReader, query: SnapshotQuery): Snapsh
 		statusCounts: reader.statusCounts(),
 		queue: loadHumanQueue(reader, query.now),
 		now: query.now,
+		host: query.host ?? null,
 		...(query.stallSeconds === undefined ? {} : {stallSeconds: query.stallSeconds}),
 	});
 }

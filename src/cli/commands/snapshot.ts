@@ -1,14 +1,19 @@
 import {parseDuration} from '../../core/duration.ts';
 import type {Snapshot} from '../../core/snapshot.ts';
+import {isFleetUrl} from '../../ledger/fleet/connection.ts';
+import {readFleetSnapshot} from '../../ledger/fleet/fleet-snapshot.ts';
+import {hostName} from '../../ledger/host.ts';
 import {readSnapshot} from '../../ledger/snapshot-query.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
+import {withFleet} from '../fleet-context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {printSnapshotText} from '../print-snapshot.ts';
 
-export const usage = `controlroom snapshot [--json] [--fail-on needs-you|lost|stalled|failed] [--since DURATION | --all] [--ledger PATH]
+export const usage = `controlroom snapshot [--json] [--fail-on needs-you|lost|stalled|failed] [--since DURATION | --all] [--ledger PATH | --ledger postgres://...]
   Prints the board once. Lists every task not ended plus those ended within the window (default 24h).
-  --fail-on exits 1 when that lane is not empty.`;
+  --fail-on exits 1 when that lane is not empty. With --ledger postgres://... it prints the whole
+  fleet (every host that syncs there; each task carries its host).`;
 
 const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed'] as const;
 type FailLane = (typeof FAIL_LANES)[number];
@@ -50,11 +55,17 @@ export async function run(argv: readonly string[]): Promise<number> {
 		if (windowMs === null)
 			throw new CliError(`--since: expected a duration like 90m, 24h or 7d, got '${values.since}'`, USAGE_EXIT);
 	}
-	const ledger = openCommandLedger(values.ledger, {isReading: true});
+	const snapshot = isFleetUrl(values.ledger)
+		? await withFleet(values.ledger, 'snapshot', fleet => readFleetSnapshot(fleet, {now: Date.now(), windowMs}))
+		: readLocal(values.ledger, windowMs);
+	out(values.json ? JSON.stringify(snapshot, null, 2) : printSnapshotText(snapshot));
+	return failOn.some(lane => !laneIsEmpty(snapshot, lane)) ? 1 : 0;
+}
+
+function readLocal(ledgerFlag: string | undefined, windowMs: number | null): Snapshot {
+	const ledger = openCommandLedger(ledgerFlag, {isReading: true});
 	try {
-		const snapshot = readSnapshot(ledger.reader, {now: Date.now(), windowMs});
-		out(values.json ? JSON.stringify(snapshot, null, 2) : printSnapshotText(snapshot));
-		return failOn.some(lane => !laneIsEmpty(snapshot, lane)) ? 1 : 0;
+		return readSnapshot(ledger.reader, {now: Date.now(), windowMs, host: hostName()});
 	} finally {
 		ledger.close();
 	}

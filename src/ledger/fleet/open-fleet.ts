@@ -1,0 +1,56 @@
+import {connectFleet, redactUrl, type FleetClient} from './connection.ts';
+import {createFleetReader, type FleetReader} from './fleet-reader.ts';
+import {checkFleetSchema, FLEET_CHANNEL} from './migrations.ts';
+import {pendingRequests, placeRequest, type FleetRequest, type NewRequest} from './requests.ts';
+
+/** What a fleet ledger announces: new events (a host shipped), or a new request. */
+export type FleetChange = 'events' | 'requests';
+
+/**
+ * An open fleet ledger, for the reading commands and the fleet board: async reads, requests for
+ * hosts to carry out, and change notices. Only `controlroom sync` writes events and tasks.
+ */
+export type FleetLedger = {
+	/** The server, password left out, for messages. */
+	readonly where: string;
+	readonly reader: FleetReader;
+	/** Requests no host has answered yet, oldest first. */
+	pendingRequests(): Promise<FleetRequest[]>;
+	/** Asks a task's host to carry out a verb; returns the request's id. */
+	request(request: NewRequest): Promise<number>;
+	/** Calls `onChange` on every change the server announces, over a connection of its own; returns how to stop. */
+	listen(onChange: (change: FleetChange) => void): Promise<() => Promise<void>>;
+	close(): Promise<void>;
+};
+
+/** Opens the fleet ledger at `url` for reading (it must exist and be this build's version). */
+export async function openFleetLedger(url: string, role: string): Promise<FleetLedger> {
+	const client = await connectFleet(url, role);
+	try {
+		await checkFleetSchema(client, url);
+	} catch (error) {
+		await client.end().catch(() => undefined);
+		throw error;
+	}
+	const listeners: FleetClient[] = [];
+	return {
+		where: redactUrl(url),
+		reader: createFleetReader(client),
+		pendingRequests: () => pendingRequests(client),
+		request: request => placeRequest(client, request),
+		async listen(onChange) {
+			const listener = await connectFleet(url, `${role} listener`);
+			listeners.push(listener);
+			listener.on('notification', message => {
+				if (message.payload === 'events' || message.payload === 'requests') onChange(message.payload);
+			});
+			await listener.query(`LISTEN ${FLEET_CHANNEL}`);
+			return async () => {
+				await listener.end().catch(() => undefined);
+			};
+		},
+		async close() {
+			await Promise.all([client, ...listeners].map(each => each.end().catch(() => undefined)));
+		},
+	};
+}
