@@ -1,7 +1,7 @@
 import {connectFleet, redactUrl, type FleetClient} from './connection.ts';
 import {createFleetReader, type FleetReader} from './fleet-reader.ts';
 import {checkFleetSchema, FLEET_CHANNEL} from './migrations.ts';
-import {pendingRequests, placeRequest, type FleetRequest, type NewRequest} from './requests.ts';
+import {outcomeOf, pendingRequests, placeRequest, type FleetRequest, type NewRequest, type RequestOutcome} from './requests.ts';
 
 /** What a fleet ledger announces: new events (a host shipped), or a new request. */
 export type FleetChange = 'events' | 'requests';
@@ -18,6 +18,8 @@ export type FleetLedger = {
 	pendingRequests(): Promise<FleetRequest[]>;
 	/** Asks a task's host to carry out a verb; returns the request's id. */
 	request(request: NewRequest): Promise<number>;
+	/** How the host answered a request, or null while it is pending. */
+	outcomeOf(hostId: string, requestId: number): Promise<RequestOutcome | null>;
 	/** Calls `onChange` on every change the server announces, over a connection of its own; returns how to stop. */
 	listen(onChange: (change: FleetChange) => void): Promise<() => Promise<void>>;
 	close(): Promise<void>;
@@ -38,6 +40,7 @@ export async function openFleetLedger(url: string, role: string): Promise<FleetL
 		reader: createFleetReader(client),
 		pendingRequests: () => pendingRequests(client),
 		request: request => placeRequest(client, request),
+		outcomeOf: (hostId, requestId) => outcomeOf(client, hostId, requestId),
 		async listen(onChange) {
 			const listener = await connectFleet(url, `${role} listener`);
 			listeners.push(listener);

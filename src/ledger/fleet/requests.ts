@@ -76,3 +76,22 @@ export async function placeRequest(client: FleetClient, request: NewRequest): Pr
 	if (id === undefined) throw new Error('the request was not written');
 	return id;
 }
+
+/** How a host answered a request, once its `fleet.request_handled` event has been shipped. */
+export type RequestOutcome = {readonly outcome: string; readonly message: string};
+
+/** The outcome of one request, or null while it is pending. */
+export async function outcomeOf(client: FleetClient, hostId: string, requestId: number): Promise<RequestOutcome | null> {
+	const result = await client.query<{data: string}>(
+		`SELECT data FROM controlroom.events
+		WHERE type = 'fleet.request_handled' AND host_id = $1 AND (data::jsonb ->> 'requestId') = $2 ORDER BY seq LIMIT 1`,
+		[hostId, String(requestId)],
+	);
+	const row = result.rows[0];
+	if (!row) return null;
+	const data = parseArgs(row.data);
+	return {
+		outcome: typeof data['outcome'] === 'string' ? data['outcome'] : 'unknown',
+		message: typeof data['message'] === 'string' ? data['message'] : '',
+	};
+}
