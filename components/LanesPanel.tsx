@@ -11,10 +11,12 @@ type Props = {
 	readonly width: number;
 	/** Dims the cursor while Needs you has the focus. */
 	readonly isFocused: boolean;
+	/** A host column, on a fleet board with more than one host. */
+	readonly showHost?: boolean;
 };
 
 /** The lanes: running, stalled, lost, untracked, recently ended, windowed to the screen. */
-export function LanesPanel({lanes, selectedId, isWide, width, isFocused}: Props) {
+export function LanesPanel({lanes, selectedId, isWide, width, isFocused, showHost = false}: Props) {
 	return (
 		<Box flexDirection="column" flexShrink={0}>
 			{lanes.above > 0 ? <Text dimColor>{`  ↑ ${lanes.above} more lines`}</Text> : null}
@@ -40,6 +42,7 @@ export function LanesPanel({lanes, selectedId, isWide, width, isFocused}: Props)
 								isSelected={isFocused && line.row.id === selectedId}
 								isWide={isWide}
 								width={width}
+								showHost={showHost}
 							/>
 						);
 				}

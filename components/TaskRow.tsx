@@ -10,11 +10,13 @@ type Props = {
 	/** Every column on one line; otherwise id, title, status, idle and (when it fits) progress. */
 	readonly isWide: boolean;
 	readonly width: number;
+	/** A host column, on a fleet board with more than one host. */
+	readonly showHost?: boolean;
 };
 
 /** One task: id, title, source, status and health, age, idle, progress, tokens against budget, PID. */
-function TaskRowInner({row, isSelected, isWide, width}: Props) {
-	const layout = layoutRow(row, isWide, width);
+function TaskRowInner({row, isSelected, isWide, width, showHost = false}: Props) {
+	const layout = layoutRow(row, isWide, width, showHost);
 	return (
 		<Text wrap="truncate-end" bold={isSelected}>
 			<Text color="cyan">{isSelected ? '› ' : '  '}</Text>
@@ -33,7 +35,7 @@ export function TaskDetail({row}: {readonly row: TaskRowView | null}) {
 	if (!row) return <Text dimColor> </Text>;
 	return (
 		<Text wrap="truncate-end" dimColor>
-			{`  ↳ ${row.source} · age ${row.age} · ${row.progress} · tokens ${row.tokens} · pid ${row.pid}`}
+			{`  ↳ ${row.host === null ? '' : `${row.host} · `}${row.source} · age ${row.age} · ${row.progress} · tokens ${row.tokens} · pid ${row.pid}`}
 		</Text>
 	);
 }

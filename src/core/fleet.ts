@@ -12,3 +12,11 @@ export function hostLabels(hosts: readonly FleetHostRef[]): Map<string, string> 
 		hosts.map(host => [host.id, (named.get(host.name) ?? 0) > 1 ? `${host.name}#${host.id.slice(0, 4)}` : host.name]),
 	);
 }
+
+/**
+ * The key a task is known by on a board: its id on a local ledger; host and id on a fleet ledger,
+ * where two hosts may use the same id (an untracked PID, a claim on the same contract).
+ */
+export function taskKey(task: {readonly id: string; readonly host?: string | undefined}): string {
+	return task.host === undefined ? task.id : `${task.host}/${task.id}`;
+}

@@ -1,5 +1,6 @@
 import {DEFAULT_ENDED_WINDOW_MS} from '../core/board/selectors.ts';
 import type {LedgerEvent} from '../core/events.ts';
+import type {BoardTask, Notice, PendingAction} from '../core/board/state.ts';
 import type {HumanQueue} from '../core/human-queue.ts';
 import type {Task} from '../core/task.ts';
 import type {Ledger} from './open-ledger.ts';
@@ -7,7 +8,11 @@ import {acknowledgeEntry, loadHumanQueue} from './queue.ts';
 
 /** What one read of the ledger gives the board. */
 export type FeedBatch = {
-	readonly tasks: readonly Task[];
+	readonly tasks: readonly BoardTask[];
+	/** Every fleet request not answered yet (a fleet feed only). */
+	readonly pending?: readonly PendingAction[];
+	/** Something the person should know about the feed itself (a fleet server out of reach, and back). */
+	readonly notice?: Notice;
 	readonly queue: HumanQueue;
 	readonly lastSeq: number;
 	/** True for the first read: the tasks replace what the board held. */
@@ -18,7 +23,11 @@ export type FeedBatch = {
 	readonly timelineEvents?: readonly LedgerEvent[];
 };
 
-/** The board's reads and writes of the ledger. */
+/**
+ * The board's reads and writes of the ledger. Synchronous, so the first frame is drawn from the
+ * first read; a fleet feed (src/ledger/fleet/fleet-feed.ts) answers from what it has fetched and
+ * announces more through `subscribe`. Task ids here are board keys (host and id on a fleet).
+ */
 export type BoardFeed = {
 	/** Everything the board shows at start: tasks not ended or ended within the window, the queue. */
 	load(now: number): FeedBatch;
@@ -26,8 +35,10 @@ export type BoardFeed = {
 	poll(lastSeq: number, now: number, openTaskId?: string | null): FeedBatch | null;
 	/** One task's events, for the drill-down. */
 	eventsOf(taskId: string): LedgerEvent[];
-	/** Records that a person saw the queue entry raised at `signalAt`. */
-	acknowledge(taskId: string, signalAt: number, now: number): void;
+	/** Records that a person saw the queue entry raised at `signalAt`; returns what to tell them, when it is not plain. */
+	acknowledge(taskId: string, signalAt: number, now: number): string | void;
+	/** For a feed with no files to watch (a fleet): calls `onChange` when there is something to read; returns how to stop. */
+	subscribe?(onChange: () => void): () => void;
 };
 
 /** At most this many events are read per poll (one a frame), so a burst never blocks the board for long. */

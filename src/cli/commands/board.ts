@@ -4,6 +4,9 @@ import {App, type BoardAdapters} from '../../../components/App.tsx';
 import {ClockProvider} from '../../../components/ClockProvider.tsx';
 import {parseDuration} from '../../core/duration.ts';
 import {createBoardFeed} from '../../ledger/board-feed.ts';
+import {describeFleetError, isFleetUrl} from '../../ledger/fleet/connection.ts';
+import {createFleetFeed, type FleetFeed} from '../../ledger/fleet/fleet-feed.ts';
+import {hostName} from '../../ledger/host.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {spoolDir} from '../../ledger/paths.ts';
 import {foldSpool} from '../../ledger/spool.ts';
@@ -13,9 +16,11 @@ import {parseCommandArgs, positiveInt} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 
-export const usage = `controlroom [board] [--ledger PATH] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS]
+export const usage = `controlroom [board] [--ledger PATH | --ledger postgres://...] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS]
   Opens the board: lanes for running, stalled, lost, untracked and recently ended tasks, and the
   Needs you, Reviews and Held effects panels. Press ? on the board for its keys, q to quit.
+  On a fleet ledger (postgres://...) it shows every host (a host column when there are several);
+  s and k become requests that the task's host carries out (shown as pending until then).
   --stall SECONDS      silence after which a running task is stalled (default 600; a task's own wins)
   --since DURATION     how long ended tasks stay under "recently ended" (default 24h)
   --reconcile SECONDS  how often the board runs a reconciler pass itself (default 5)`;
@@ -54,9 +59,29 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 	};
 }
 
-/** Shows the board on an open ledger until the person quits; the terminal is restored after. */
-export async function showBoard(ledger: Ledger, run: BoardRun = {}): Promise<void> {
-	const adapters = boardAdapters(ledger, run);
+/** Wires the board to a fleet ledger: the fleet feed, and `s` and `k` as requests for the task's host. */
+function fleetAdapters(feed: FleetFeed, run: BoardRun): BoardAdapters {
+	return {
+		feed,
+		ledgerFiles: [],
+		spoolDir: null,
+		options: {
+			...(run.stallSeconds === undefined ? {} : {stallSeconds: run.stallSeconds}),
+			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
+		},
+		stop: async key => {
+			const {task, requestId} = await feed.request(key, 'stop', {});
+			return {
+				isStopped: false,
+				isPending: true,
+				message: `stop of ${task.id} requested from ${task.host} (request #${requestId}); pending until its sync carries it out`,
+			};
+		},
+	};
+}
+
+/** Shows the board until the person quits; the terminal is restored after. */
+async function showAdapters(adapters: BoardAdapters): Promise<void> {
 	// The board takes the alternate screen, as k9s and less do, so quitting gives the shell back as it was.
 	process.stdout.write(ENTER_ALT_SCREEN);
 	// Raw mode from the start: a key typed before Ink's input hook subscribes must not be echoed by
@@ -72,6 +97,30 @@ export async function showBoard(ledger: Ledger, run: BoardRun = {}): Promise<voi
 	} finally {
 		app.unmount();
 		process.stdout.write(LEAVE_ALT_SCREEN);
+	}
+}
+
+/** Shows the board on an open ledger until the person quits. */
+export async function showBoard(ledger: Ledger, run: BoardRun = {}): Promise<void> {
+	await showAdapters(boardAdapters(ledger, run));
+}
+
+/** The board on a fleet ledger: every host that syncs there, tailed through LISTEN/NOTIFY. */
+async function showFleetBoard(url: string, run: BoardRun): Promise<void> {
+	const feed = createFleetFeed(url, {
+		requestedBy: `board@${hostName()}`,
+		...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
+	});
+	try {
+		await feed.start(Date.now());
+	} catch (error) {
+		await feed.close();
+		throw new CliError(describeFleetError(error, url));
+	}
+	try {
+		await showAdapters(fleetAdapters(feed, run));
+	} finally {
+		await feed.close();
 	}
 }
 
@@ -92,13 +141,20 @@ export async function run(argv: readonly string[]): Promise<number> {
 	if (!process.stdin.isTTY || !process.stdout.isTTY) {
 		throw new CliError('board: needs a terminal (use `controlroom snapshot` in scripts and CI)', USAGE_EXIT);
 	}
+	const boardRun: BoardRun = {
+		...(stallSeconds === undefined ? {} : {stallSeconds}),
+		...(endedWindowMs === undefined ? {} : {endedWindowMs}),
+		...(reconcileSeconds === undefined ? {} : {reconcileIntervalMs: reconcileSeconds * 1000}),
+	};
+	if (isFleetUrl(values.ledger)) {
+		if (reconcileSeconds !== undefined)
+			throw new CliError('board: --reconcile does not apply to a fleet ledger (each host reconciles itself)', USAGE_EXIT);
+		await showFleetBoard(values.ledger, boardRun);
+		return 0;
+	}
 	const ledger = openCommandLedger(values.ledger);
 	try {
-		await showBoard(ledger, {
-			...(stallSeconds === undefined ? {} : {stallSeconds}),
-			...(endedWindowMs === undefined ? {} : {endedWindowMs}),
-			...(reconcileSeconds === undefined ? {} : {reconcileIntervalMs: reconcileSeconds * 1000}),
-		});
+		await showBoard(ledger, boardRun);
 		return 0;
 	} finally {
 		ledger.close();

@@ -4,6 +4,7 @@ import type {TaskRowView} from './selectors.ts';
 export const ROW_COLUMNS = {
 	marker: 2,
 	id: 15,
+	host: 12,
 	source: 9,
 	status: 18,
 	age: 5,
@@ -27,13 +28,25 @@ export type RowLayout = {readonly before: string; readonly status: string; reado
  * Lays out a row as plain text: every column when wide; otherwise id, title, status, idle, and
  * progress from 100 columns. One Text per row keeps an idle frame cheap to draw.
  */
-export function layoutRow(row: TaskRowView, isWide: boolean, width: number): RowLayout {
+export function layoutRow(row: TaskRowView, isWide: boolean, width: number, showHost = false): RowLayout {
 	const c = ROW_COLUMNS;
 	const showProgress = isWide || width >= 100;
 	const fixed =
-		c.id + c.status + c.idle + 3 + (showProgress ? c.progress + 1 : 0) + (isWide ? c.source + c.age + c.tokens + c.pid + 4 : 0);
+		c.id +
+		c.status +
+		c.idle +
+		3 +
+		(showHost ? c.host + 1 : 0) +
+		(showProgress ? c.progress + 1 : 0) +
+		(isWide ? c.source + c.age + c.tokens + c.pid + 4 : 0);
 	const titleWidth = Math.max(6, width - c.marker - fixed - 1);
-	const before = cell(row.id, c.id) + cell(row.title, titleWidth) + (isWide ? cell(row.source, c.source) : '');
+	// A fleet request not answered yet leads the title, so it shows at every width.
+	const title = row.pending === null ? row.title : `[${row.pending}] ${row.title}`;
+	const before =
+		cell(row.shownId, c.id) +
+		(showHost ? cell(row.host ?? '—', c.host) : '') +
+		cell(title, titleWidth) +
+		(isWide ? cell(row.source, c.source) : '');
 	const after =
 		(isWide ? cell(row.age, c.age) : '') +
 		cell(row.idle, c.idle) +

@@ -24,6 +24,8 @@ export type ScreenView = {
 	readonly mode: BoardMode;
 	readonly header: string;
 	readonly isWideRows: boolean;
+	/** More than one host among the tasks (a fleet ledger): rows carry a host column. */
+	readonly showHost: boolean;
 	readonly lanes: {readonly lines: readonly LaneLine[]; readonly above: number; readonly below: number; readonly height: number};
 	readonly selectedId: string | null;
 	/** The selected task, for the detail line on narrow screens and for the stop key. */
@@ -74,8 +76,9 @@ export function selectScreen(
 	options: BoardOptions = {},
 ): ScreenView {
 	const {width, height} = size;
-	const lanesView = selectLanes(state.tasks.values(), now, state.filter, options);
-	const queue = selectQueue(state.queue, state.tasks, now);
+	const pending = state.pending ?? new Map<string, readonly string[]>();
+	const lanesView = selectLanes(state.tasks.values(), now, state.filter, options, pending);
+	const queue = selectQueue(state.queue, state.tasks, now, pending);
 	const isWideRows = width >= WIDE_ROW_COLUMNS;
 	const isSideBySide = width >= SIDE_BY_SIDE_COLUMNS;
 	const available = Math.max(4, height - HEADER_LINES - FOOTER_LINES);
@@ -105,7 +108,8 @@ export function selectScreen(
 		width,
 		height,
 		mode: state.mode,
-		header: selectHeader(lanesView.counts, queue.total, state.filter),
+		header: selectHeader(lanesView.counts, queue.total, state.filter, lanesView.hosts),
+		showHost: lanesView.hosts > 1,
 		isWideRows,
 		lanes: {...windowLines(lanesView.lines, selectedId, lanesHeight), height: lanesHeight},
 		selectedId,
@@ -124,7 +128,7 @@ export function selectScreen(
 		notice: state.notice,
 		prompt: state.prompt ? {label: promptLabel, text: state.prompt.text} : null,
 		confirm: confirmTask
-			? `Stop ${confirmTask.id} “${confirmTask.title ?? '—'}” (pid ${confirmTask.pid ?? 'unknown'})? y to stop, n to cancel`
+			? `Stop ${confirmTask.id}${confirmTask.host === undefined ? '' : ` on ${confirmTask.host}`} “${confirmTask.title ?? '—'}” (pid ${confirmTask.pid ?? 'unknown'})? y to stop, n to cancel`
 			: null,
 		order: lanesView.order,
 		queueOrder: queue.order.map(item => ({taskId: item.taskId, at: item.at})),

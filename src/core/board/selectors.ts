@@ -3,12 +3,21 @@ import type {HumanQueue} from '../human-queue.ts';
 import {LANE_TITLES, statusLabel} from '../labels.ts';
 import {BOARD_LANES, toSnapshotTask, type BoardLane} from '../snapshot.ts';
 import {DEFAULT_STALL_SECONDS, isEnded} from '../status.ts';
+import {taskKey} from '../fleet.ts';
 import type {Task} from '../task.ts';
+import type {BoardTask} from './state.ts';
 import {statusTone, type Tone} from './tone.ts';
 
 /** One task row, every cell preformatted. */
 export type TaskRowView = {
+	/** The task's key on the board (its id; host and id on a fleet ledger). */
 	readonly id: string;
+	/** The task id as shown. */
+	readonly shownId: string;
+	/** The host, on a fleet ledger; null on a local one. */
+	readonly host: string | null;
+	/** Fleet requests for this task not answered yet, e.g. `stop pending`; null when none. */
+	readonly pending: string | null;
 	readonly title: string;
 	readonly source: string;
 	readonly status: string;
@@ -48,11 +57,19 @@ export function stopBlockedReason(task: Pick<Task, 'status' | 'pid'>): string | 
 }
 
 /** Preformats one task for its row. */
-export function toRowView(task: Task, now: number, stallSeconds = DEFAULT_STALL_SECONDS): TaskRowView {
+export function toRowView(
+	task: BoardTask,
+	now: number,
+	stallSeconds = DEFAULT_STALL_SECONDS,
+	pending: readonly string[] = [],
+): TaskRowView {
 	const view = toSnapshotTask(task, now, stallSeconds);
 	const started = task.startedAt ?? task.createdAt;
 	return {
-		id: task.id,
+		id: taskKey(task),
+		shownId: task.id,
+		host: task.host ?? null,
+		pending: pending.length > 0 ? `${pending.join(', ')} pending` : null,
 		title: task.title ?? '—',
 		source: task.source,
 		status: statusLabel(view),
@@ -70,7 +87,7 @@ export function toRowView(task: Task, now: number, stallSeconds = DEFAULT_STALL_
 function matchesFilter(row: TaskRowView, filter: string): boolean {
 	if (filter === '') return true;
 	const needle = filter.toLowerCase();
-	return [row.id, row.title, row.source, row.status].some(cell => cell.toLowerCase().includes(needle));
+	return [row.shownId, row.title, row.source, row.status, row.host ?? ''].some(cell => cell.toLowerCase().includes(needle));
 }
 
 /** The lanes, in screen order, with their rows; also the row order `j`/`k` move through. */
@@ -78,15 +95,25 @@ export type LanesView = {
 	readonly lines: readonly LaneLine[];
 	readonly order: readonly string[];
 	readonly counts: Readonly<Record<BoardLane, number>>;
+	/** Hosts among the tasks shown; the board adds a host column when there is more than one. */
+	readonly hosts: number;
 };
 
 /** Sorts tasks into lanes: ended ones newest first, the rest newest started first. */
-export function selectLanes(tasks: Iterable<Task>, now: number, filter: string, options: BoardOptions = {}): LanesView {
+export function selectLanes(
+	tasks: Iterable<BoardTask>,
+	now: number,
+	filter: string,
+	options: BoardOptions = {},
+	pending: ReadonlyMap<string, readonly string[]> = new Map(),
+): LanesView {
+	const hosts = new Set<string>();
 	const endedSince = now - (options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS);
 	const byLane = new Map<BoardLane, {task: Task; row: TaskRowView}[]>(BOARD_LANES.map(lane => [lane, []]));
 	for (const task of tasks) {
 		if (task.endedAt !== null && task.endedAt < endedSince) continue;
-		const row = toRowView(task, now, options.stallSeconds);
+		const row = toRowView(task, now, options.stallSeconds, pending.get(taskKey(task)));
+		if (task.host !== undefined) hosts.add(task.host);
 		if (!matchesFilter(row, filter)) continue;
 		byLane.get(row.lane)?.push({task, row});
 	}
@@ -108,7 +135,7 @@ export function selectLanes(tasks: Iterable<Task>, now: number, filter: string, 
 			order.push(row.id);
 		}
 	}
-	return {lines, order, counts};
+	return {lines, order, counts, hosts: hosts.size};
 }
 
 /**
@@ -131,6 +158,7 @@ export function windowLines(
 
 /** A Needs you entry, preformatted. */
 export type QueueItemView = {
+	/** The task's key on the board (its id; host and id on a fleet ledger). */
 	readonly taskId: string;
 	readonly title: string;
 	readonly reason: string;
@@ -147,6 +175,7 @@ export function selectQueue(
 	queue: HumanQueue,
 	tasks: ReadonlyMap<string, Task>,
 	now: number,
+	pending: ReadonlyMap<string, readonly string[]> = new Map(),
 ): {lanes: QueueLaneView[]; order: QueueItemView[]; total: number} {
 	const lanes = queue.lanes
 		.filter(lane => lane.total > 0)
@@ -154,15 +183,18 @@ export function selectQueue(
 			name: lane.name,
 			more: lane.total - lane.items.length,
 			items: lane.items.map(item => {
-				const title = tasks.get(item.taskId)?.title ?? '';
+				const key = taskKey({id: item.taskId, host: item.host});
+				const title = tasks.get(key)?.title ?? '';
 				const age = `${formatDuration(now - item.at)} ago`;
+				const where = item.host === undefined ? '' : ` on ${item.host}`;
+				const isAckPending = pending.get(key)?.includes('acknowledge') === true;
 				return {
-					taskId: item.taskId,
+					taskId: key,
 					title,
 					reason: item.reason,
 					age,
 					at: item.at,
-					text: `${item.taskId}  ${item.reason}${title ? ` — ${title}` : ''}  ${age}`,
+					text: `${item.taskId}${where}  ${item.reason}${title ? ` — ${title}` : ''}  ${age}${isAckPending ? '  (acknowledgement pending)' : ''}`,
 				};
 			}),
 		}));
@@ -170,9 +202,10 @@ export function selectQueue(
 }
 
 /** The header counts line. */
-export function selectHeader(counts: Readonly<Record<BoardLane, number>>, queueTotal: number, filter: string): string {
+export function selectHeader(counts: Readonly<Record<BoardLane, number>>, queueTotal: number, filter: string, hosts = 0): string {
 	const parts = BOARD_LANES.map(lane => `${lane === 'ended' ? 'ended' : lane} ${counts[lane]}`);
 	parts.push(`needs you ${queueTotal}`);
+	if (hosts > 1) parts.push(`${hosts} hosts`);
 	if (filter !== '') parts.push(`filter “${filter}”`);
 	return parts.join(' · ');
 }

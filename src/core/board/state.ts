@@ -1,9 +1,16 @@
 import {assertNever} from '../assert-never.ts';
 import type {LedgerEvent} from '../events.ts';
 import type {HumanQueue} from '../human-queue.ts';
+import {taskKey} from '../fleet.ts';
 import type {Task} from '../task.ts';
 import type {BoardMode} from './keymap.ts';
 import type {Tone} from './tone.ts';
+
+/** A task as the board holds it: on a fleet ledger, with the host it runs on. */
+export type BoardTask = Task & {readonly host?: string};
+
+/** A fleet request a host has not answered yet (docs/fleet.md): the board shows it as pending. */
+export type PendingAction = {readonly key: string; readonly verb: string};
 
 /** A line of text the board shows under the lanes until the next action. */
 export type Notice = {readonly tone: Tone; readonly text: string};
@@ -13,8 +20,10 @@ export type PromptKind = 'filter' | 'reason';
 
 /** The board's whole state; the ledger is the truth, this is what was read of it. */
 export type BoardState = {
-	/** Tasks read so far, by id (only tasks not ended or ended recently are loaded at start). */
-	readonly tasks: ReadonlyMap<string, Task>;
+	/** Tasks read so far, by key (the id; host and id on a fleet); only tasks not ended or ended recently are loaded at start. */
+	readonly tasks: ReadonlyMap<string, BoardTask>;
+	/** Fleet requests not answered yet, verbs by task key. */
+	readonly pending?: ReadonlyMap<string, readonly string[]>;
 	readonly queue: HumanQueue;
 	/** The last ledger sequence read: the feed reads `seq > lastSeq` next. */
 	readonly lastSeq: number;
@@ -36,7 +45,11 @@ export type BoardState = {
 export type BoardAction =
 	| {
 			readonly type: 'ledger-read';
-			readonly tasks: readonly Task[];
+			readonly tasks: readonly BoardTask[];
+			/** Every pending fleet request, when the feed read them (replaces what the board held). */
+			readonly pending?: readonly PendingAction[];
+			/** A word from the feed itself (a fleet server out of reach), shown as a notice. */
+			readonly notice?: Notice;
 			readonly queue: HumanQueue;
 			readonly lastSeq: number;
 			readonly isFull: boolean;
@@ -74,19 +87,28 @@ export function initialBoardState(): BoardState {
 }
 
 function readLedger(state: BoardState, action: Extract<BoardAction, {type: 'ledger-read'}>): BoardState {
-	const tasks = action.isFull ? new Map<string, Task>() : new Map(state.tasks);
-	for (const task of action.tasks) tasks.set(task.id, task);
+	const tasks = action.isFull ? new Map<string, BoardTask>() : new Map(state.tasks);
+	for (const task of action.tasks) tasks.set(taskKey(task), task);
+	const pending = action.pending ? pendingByKey(action.pending) : state.pending;
 	const timeline = state.timeline && action.timelineEvents ? {...state.timeline, events: action.timelineEvents} : state.timeline;
 	const queueCount = action.queue.lanes.reduce((sum, lane) => sum + lane.items.length, 0);
 	return {
 		...state,
 		tasks,
+		...(pending ? {pending} : {}),
 		queue: action.queue,
 		lastSeq: Math.max(state.lastSeq, action.lastSeq),
 		timeline,
 		queueIndex: Math.min(state.queueIndex, Math.max(0, queueCount - 1)),
+		...(action.notice ? {notice: action.notice} : {}),
 		isLoaded: true,
 	};
+}
+
+function pendingByKey(actions: readonly PendingAction[]): Map<string, string[]> {
+	const byKey = new Map<string, string[]>();
+	for (const {key, verb} of actions) byKey.set(key, [...(byKey.get(key) ?? []), verb]);
+	return byKey;
 }
 
 function move(state: BoardState, delta: number, order: readonly string[]): BoardState {

@@ -3,8 +3,8 @@ import {createFleetReader, type FleetReader} from './fleet-reader.ts';
 import {checkFleetSchema, FLEET_CHANNEL} from './migrations.ts';
 import {outcomeOf, pendingRequests, placeRequest, type FleetRequest, type NewRequest, type RequestOutcome} from './requests.ts';
 
-/** What a fleet ledger announces: new events (a host shipped), or a new request. */
-export type FleetChange = 'events' | 'requests';
+/** What a fleet ledger announces: new events (a host shipped), a new request, or that the listening connection was lost. */
+export type FleetChange = 'events' | 'requests' | 'lost';
 
 /**
  * An open fleet ledger, for the reading commands and the fleet board: async reads, requests for
@@ -47,6 +47,7 @@ export async function openFleetLedger(url: string, role: string): Promise<FleetL
 			listener.on('notification', message => {
 				if (message.payload === 'events' || message.payload === 'requests') onChange(message.payload);
 			});
+			listener.on('end', () => onChange('lost'));
 			await listener.query(`LISTEN ${FLEET_CHANNEL}`);
 			return async () => {
 				await listener.end().catch(() => undefined);
