@@ -1,14 +1,19 @@
 import {setTimeout as sleep} from 'node:timers/promises';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS, reconcileOnce, type ReconcileResult} from '../../producers/reconciler.ts';
+import {isFleetUrl} from '../../ledger/fleet/connection.ts';
+import {hostIdentity} from '../../ledger/host.ts';
+import {createFleetSyncer} from '../../producers/fleet-sync.ts';
 import {parseCommandArgs, positiveSeconds} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 
-export const usage = `controlroom reconcile [--once] [--interval SECONDS] [--agents NAMES] [--json] [--ledger PATH]
+export const usage = `controlroom reconcile [--once] [--interval SECONDS] [--agents NAMES] [--sync-to postgres://...] [--json] [--ledger PATH]
   Each pass: folds spool files into the ledger; marks running tasks whose process is gone with no
   exit as lost; records agent processes nobody registered (claude, codex, or --agents a,b /
   CONTROLROOM_AGENT_NAMES) as untracked, and lost when they vanish. Without --once it repeats
-  every --interval seconds (default 5) until interrupted.`;
+  every --interval seconds (default 5) until interrupted. With --sync-to, each pass then ships the
+  ledger to that fleet ledger and carries out its requests, as \`controlroom sync\` does; a server
+  out of reach is retried with backoff and never holds the reconciler up.`;
 
 function summary(result: ReconcileResult): string {
 	const parts = [
@@ -27,13 +32,32 @@ export async function run(argv: readonly string[]): Promise<number> {
 		interval: {type: 'string'},
 		agents: {type: 'string'},
 		json: {type: 'boolean'},
+		'sync-to': {type: 'string'},
 	});
 	if (values.help) return (out(usage), 0);
 	if (positionals.length > 0) throw new CliError(`reconcile: unexpected argument '${positionals[0]}'`, USAGE_EXIT);
 	const intervalSeconds = positiveSeconds('interval', values.interval);
 	const intervalMs = intervalSeconds === undefined ? DEFAULT_RECONCILE_INTERVAL_MS : intervalSeconds * 1000;
 	const agentNames = agentNamesFrom(values.agents ?? process.env['CONTROLROOM_AGENT_NAMES']);
+	const syncTo = values['sync-to'];
+	if (syncTo !== undefined && !isFleetUrl(syncTo)) throw new CliError('reconcile: --sync-to expects postgres://...', USAGE_EXIT);
 	const ledger = openCommandLedger(values.ledger);
+	const syncer = syncTo === undefined ? null : createFleetSyncer({url: syncTo, ledger, host: hostIdentity(ledger)});
+	let nextSyncAt = 0;
+	let lastState: string | null = null;
+	/** One sync after the pass, unless the previous one failed and its backoff has not passed. */
+	const syncAfterPass = async (): Promise<void> => {
+		if (!syncer || Date.now() < nextSyncAt) return;
+		const pass = await syncer.pass();
+		nextSyncAt = Date.now() + syncer.retryDelayMs();
+		if (values.json) return out(JSON.stringify({sync: pass}));
+		if (pass.state !== 'synced' && pass.state !== lastState) process.stderr.write(`controlroom: sync: ${pass.message}\n`);
+		else if (pass.state === 'synced' && lastState !== null && lastState !== 'synced')
+			process.stderr.write(`controlroom: sync: caught up to seq ${pass.fleetSeq}\n`);
+		else if (pass.shipped > 0 || pass.handled.length > 0)
+			out(`synced: ${pass.shipped} events, ${pass.handled.length} requests carried out (seq ${pass.fleetSeq})`);
+		lastState = pass.state;
+	};
 	const stopping = new AbortController();
 	const stopLoop = (): void => stopping.abort();
 	process.once('SIGINT', stopLoop);
@@ -42,6 +66,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		for (;;) {
 			const result = reconcileOnce(ledger, {agentNames});
 			out(values.json ? JSON.stringify(result) : summary(result));
+			await syncAfterPass();
 			if (values.once || stopping.signal.aborted) return 0;
 			await sleep(intervalMs, undefined, {signal: stopping.signal}).catch(() => undefined);
 			if (stopping.signal.aborted) return 0;
@@ -49,6 +74,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	} finally {
 		process.off('SIGINT', stopLoop);
 		process.off('SIGTERM', stopLoop);
+		await syncer?.close();
 		ledger.close();
 	}
 }
