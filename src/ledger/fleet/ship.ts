@@ -15,13 +15,16 @@ export type BatchResult = {
 	readonly lastSeq: number;
 };
 
-/** Adds the host or renames it (a name is a label; the id keys everything). */
+/**
+ * Adds the host, or renames it when its name changed (a name is a label; the id keys everything).
+ * An unchanged row is not touched, so registering takes no row lock.
+ */
 export async function registerHost(client: FleetClient, host: HostIdentity): Promise<void> {
-	await client.query(
-		`INSERT INTO controlroom.hosts (id, name) VALUES ($1, $2)
-		ON CONFLICT (id) DO UPDATE SET name = excluded.name`,
-		[host.id, host.name],
-	);
+	await client.query('INSERT INTO controlroom.hosts (id, name) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [
+		host.id,
+		host.name,
+	]);
+	await client.query('UPDATE controlroom.hosts SET name = $2 WHERE id = $1 AND name <> $2', [host.id, host.name]);
 }
 
 /** The last seq of this host the server holds: where shipping resumes (0 for a new host). */
