@@ -10,6 +10,7 @@ import {
 	onFleetNotice,
 	query,
 	startPgServer,
+	stopOwnPgServer,
 	waitForQuery,
 	type PgServer,
 } from '../helpers/pg.ts';
@@ -19,9 +20,10 @@ import {fleetCount, fleetEvents, hostIdOf, localEvents, startAs, testHost, type 
 
 const running: Started[] = [];
 const servers: PgServer[] = [];
-afterAll(() => {
+afterAll(async () => {
 	for (const started of running) killQuietly(started.child.pid);
 	for (const server of servers) server.stop();
+	await stopOwnPgServer();
 });
 
 /** A history of `sessions` agent sessions (a few thousand events), ingested into the host's ledger. */

@@ -42,6 +42,7 @@ export async function fleetEvents(
 	url: string,
 	hostId: string,
 ): Promise<{seq: number; taskId: string; type: string; at: number; data: string}[]> {
+	if (!(await hasSchema(url))) return [];
 	const rows = await query<{seq: string; task_id: string; type: string; at: string; data: string}>(
 		url,
 		'SELECT seq, task_id, type, at, data FROM controlroom.events WHERE host_id = $1 ORDER BY seq, fleet_seq',
@@ -52,8 +53,13 @@ export async function fleetEvents(
 
 /** How many events the fleet holds for a host (0 before the first sync made the schema). */
 export async function fleetCount(url: string, hostId: string): Promise<number> {
-	const [schema] = await query<{present: boolean}>(url, `SELECT to_regclass('controlroom.events') IS NOT NULL AS present`);
-	if (!schema?.present) return 0;
+	if (!(await hasSchema(url))) return 0;
 	const [row] = await query<{n: string}>(url, 'SELECT COUNT(*) AS n FROM controlroom.events WHERE host_id = $1', [hostId]);
 	return Number(row?.n ?? 0);
+}
+
+/** Whether a first sync has made the fleet schema. */
+async function hasSchema(url: string): Promise<boolean> {
+	const [schema] = await query<{present: boolean}>(url, `SELECT to_regclass('controlroom.events') IS NOT NULL AS present`);
+	return schema?.present === true;
 }

@@ -34,20 +34,25 @@ export async function startPgServer(): Promise<PgServer> {
 	return {url, stop: () => void run('stop', dir), start: () => void run('start', dir, String(port))};
 }
 
-let shared: Promise<string> | undefined;
+let shared: Promise<PgServer> | undefined;
 
 /**
  * The server the fleet tests share: CONTROLROOM_TEST_PG (which .ci/run starts and exports), else
- * one started for this test file. Each test makes its own database on it (freshDatabase).
+ * one started for this test file (stopped by stopOwnPgServer in the file's afterAll: a test
+ * worker may end without an 'exit' event). Each test makes its own database on it (freshDatabase).
  */
 export async function sharedPgUrl(): Promise<string> {
 	const fromCi = process.env['CONTROLROOM_TEST_PG'];
 	if (fromCi) return fromCi;
-	shared ??= startPgServer().then(server => {
-		process.once('exit', () => server.stop());
-		return server.url;
-	});
-	return shared;
+	shared ??= startPgServer();
+	return (await shared).url;
+}
+
+/** Stops the server sharedPgUrl started for this test file, if it started one. */
+export async function stopOwnPgServer(): Promise<void> {
+	const started = shared;
+	shared = undefined;
+	if (started) (await started).stop();
 }
 
 let databases = 0;
