@@ -54,6 +54,7 @@ export function BoardView({screen}: Props) {
 				<Text bold color="cyan">
 					controlroom{' '}
 				</Text>
+				{screen.ledger === null ? null : <Text dimColor>{`${screen.ledger}  `}</Text>}
 				<Text>{screen.header}</Text>
 			</Text>
 			{body}

@@ -9,9 +9,53 @@ export const COMMON_OPTIONS = {
 	help: {type: 'boolean', short: 'h'},
 } as const satisfies Options;
 
+const NEGATIVE_NUMBER = /^-\d/;
+
 /**
- * Parses a command's argv strictly with node's own parser; an unknown flag or a missing value is
- * a one-line usage error naming it.
+ * Joins a value-taking flag to a following negative number (`--budget -5` → `--budget=-5`), so the
+ * value reaches the command's own check ("expected a positive whole number, got '-5'") instead of
+ * node's parser calling the flag ambiguous.
+ */
+function joinNegativeValues(argv: readonly string[], options: Options): string[] {
+	const takesValue = new Set<string>();
+	for (const [name, option] of Object.entries(options)) {
+		if (option.type !== 'string') continue;
+		takesValue.add(`--${name}`);
+		if (option.short) takesValue.add(`-${option.short}`);
+	}
+	const joined: string[] = [];
+	for (let index = 0; index < argv.length; index += 1) {
+		const arg = argv[index] ?? '';
+		if (arg === '--') return [...joined, ...argv.slice(index)];
+		const next = argv[index + 1];
+		if (takesValue.has(arg) && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+			joined.push(`${arg}=${next}`);
+			index += 1;
+		} else joined.push(arg);
+	}
+	return joined;
+}
+
+/** Node's parser messages, said in our words: one line naming the flag, never the parser's hints. */
+function describeParseError(command: string, error: Error & {code?: string}): string {
+	const flag = error.message.match(/'(-[^'\s<]+)/)?.[1] ?? '';
+	const help = `see controlroom ${command} --help`;
+	if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `${command}: unknown option ${flag} (${help})`;
+	if (error.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+		return `${command}: unexpected argument '${error.message.match(/argument '([^']*)'/)?.[1] ?? ''}' (${help})`;
+	if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+		if (error.message.includes('does not take an argument')) return `${command}: ${flag} takes no value`;
+		if (error.message.includes('ambiguous'))
+			return `${command}: ${flag} needs a value (for one that starts with -, write ${flag}=VALUE)`;
+		return `${command}: ${flag} needs a value`;
+	}
+	return `${command}: ${error.message.split('\n')[0] ?? 'cannot read the command line'}`;
+}
+
+/**
+ * Parses a command's argv strictly with node's own parser; an unknown flag, a missing value or a
+ * stray argument is a one-line usage error naming it. An empty `--ledger=` is refused, never read
+ * as "the default".
  */
 export function parseCommandArgs<T extends Options>(
 	command: string,
@@ -19,18 +63,34 @@ export function parseCommandArgs<T extends Options>(
 	options: T,
 	allowPositionals = true,
 ) {
+	const all = {...COMMON_OPTIONS, ...options};
+	let parsed;
 	try {
-		return parseArgs({args: [...argv], options: {...COMMON_OPTIONS, ...options}, allowPositionals, strict: true});
+		parsed = parseArgs({args: joinNegativeValues(argv, all), options: all, allowPositionals, strict: true});
 	} catch (error) {
-		throw new CliError(`${command}: ${(error as Error).message.split('\n')[0]}`, USAGE_EXIT);
+		throw new CliError(describeParseError(command, error as Error & {code?: string}), USAGE_EXIT);
 	}
+	const ledger = (parsed.values as {ledger?: string}).ledger;
+	if (ledger !== undefined && ledger.trim() === '')
+		throw new CliError('--ledger: expected the path of a ledger file, got an empty value', USAGE_EXIT);
+	return parsed;
+}
+
+/** The one TASK a command acts on (an id, a unique id prefix or a session id), never empty. */
+export function taskArgument(command: string, positionals: readonly string[], extra = 0): string {
+	const ref = positionals[0];
+	if (ref === undefined || positionals.length > 1 + extra)
+		throw new CliError(`${command}: expected one TASK (an id, a unique id prefix or a session id)`, USAGE_EXIT);
+	if (ref.trim() === '')
+		throw new CliError(`${command}: TASK is empty; give an id, a unique id prefix or a session id`, USAGE_EXIT);
+	return ref;
 }
 
 /** Parses a whole positive number option, naming the flag when it is not one. */
 export function positiveInt(flag: string, value: string | undefined): number | undefined {
 	if (value === undefined) return undefined;
 	const number = Number(value);
-	if (!Number.isInteger(number) || number <= 0)
+	if (value.trim() === '' || !Number.isInteger(number) || number <= 0)
 		throw new CliError(`--${flag}: expected a positive whole number, got '${value}'`, USAGE_EXIT);
 	return number;
 }
@@ -39,7 +99,7 @@ export function positiveInt(flag: string, value: string | undefined): number | u
 export function positiveSeconds(flag: string, value: string | undefined): number | undefined {
 	if (value === undefined) return undefined;
 	const seconds = Number(value);
-	if (!Number.isFinite(seconds) || seconds <= 0)
+	if (value.trim() === '' || !Number.isFinite(seconds) || seconds <= 0)
 		throw new CliError(`--${flag}: expected a positive number of seconds, got '${value}'`, USAGE_EXIT);
 	return seconds;
 }

@@ -1,16 +1,94 @@
-import {existsSync} from 'node:fs';
+import {accessSync, constants, statSync, type Stats} from 'node:fs';
+import {basename, dirname, join} from 'node:path';
+import {LedgerFromFutureError} from '../ledger/migrations.ts';
+import {openLedger, type Ledger} from '../ledger/open-ledger.ts';
 import {ledgerPath} from '../ledger/paths.ts';
-import {openLedger, type Ledger, type OpenOptions} from '../ledger/open-ledger.ts';
-import {CliError} from './errors.ts';
+import {AmbiguousTaskError} from '../ledger/reader.ts';
+import type {Task} from '../core/task.ts';
+import {CliError, USAGE_EXIT} from './errors.ts';
 
 /**
- * Opens the ledger a command names (`--ledger PATH`, else the default home). A reading command
- * given a path that does not exist says so instead of creating an empty ledger there.
+ * How a command uses its ledger. `read`: only reads (snapshot, timeline, work, rejects); a ledger
+ * it may not write is opened read-only. `existing`: writes to a ledger that must already be there
+ * (stop, progress, hand-in, pass-back, the board). `create`: writes, creating the ledger file if
+ * its folder exists (run, ingest, reconcile, take, mcp). The default ledger, in the controlroom
+ * home, is always created, home folder included.
  */
-export function openCommandLedger(ledgerFlag: string | undefined, options: OpenOptions & {isReading?: boolean} = {}): Ledger {
+export type LedgerMode = 'read' | 'existing' | 'create';
+
+/** The commands a read-only ledger can still serve, for the message that refuses the others. */
+const READING_COMMANDS = 'snapshot, timeline, work, rejects';
+
+function statOf(path: string): Stats | null {
+	try {
+		return statSync(path);
+	} catch {
+		return null;
+	}
+}
+
+function isWritable(path: string): boolean {
+	try {
+		accessSync(path, constants.W_OK);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/** One line for a ledger SQLite or the schema refused, naming the file. */
+function describeOpenError(file: string, error: unknown): CliError {
+	if (error instanceof LedgerFromFutureError) return new CliError(`${error.message} (${file})`);
+	const code = (error as {code?: unknown}).code;
+	if (code === 'SQLITE_NOTADB') return new CliError(`${file} is not a controlroom ledger (not an SQLite database)`);
+	if (typeof code === 'string' && code.startsWith('SQLITE_'))
+		return new CliError(`cannot open the ledger ${file}: ${(error as Error).message} (${code})`);
+	const syscall = (error as {syscall?: unknown}).syscall;
+	if (syscall === 'mkdir')
+		return new CliError(`cannot create ${String((error as {path?: unknown}).path)} for the ledger: ${String(code)}`);
+	if (typeof code === 'string') return new CliError(`cannot open the ledger ${file}: ${code}`);
+	throw error;
+}
+
+/**
+ * Opens the ledger a command names (`--ledger PATH`, else the default in the controlroom home),
+ * refusing with one line what would otherwise fail deep in SQLite or, worse, silently create a
+ * ledger nobody meant: an explicit path that is a folder, whose folder does not exist, or (for
+ * commands that need one) where no ledger is.
+ */
+export function openCommandLedger(ledgerFlag: string | undefined, options: {mode: LedgerMode; busyTimeoutMs?: number}): Ledger {
 	const file = ledgerPath(ledgerFlag);
-	if (options.isReading && ledgerFlag !== undefined && !existsSync(file)) throw new CliError(`--ledger: no ledger at ${file}`);
-	return openLedger(file, options);
+	const isExplicit = ledgerFlag !== undefined;
+	const flag = isExplicit ? '--ledger' : 'ledger';
+	const stat = statOf(file);
+	if (stat?.isDirectory())
+		throw new CliError(`${flag}: ${file} is a folder; give the ledger file's path (e.g. ${join(file, 'ledger.db')})`, USAGE_EXIT);
+	if (stat === null && isExplicit) {
+		if (options.mode !== 'create') throw new CliError(`--ledger: no ledger at ${file}`, USAGE_EXIT);
+		if (!statOf(dirname(file))?.isDirectory())
+			throw new CliError(
+				`--ledger: no folder ${dirname(file)} to hold ${basename(file)}; create it first or fix the path`,
+				USAGE_EXIT,
+			);
+	}
+	const isReadonly = stat !== null && !(isWritable(file) && isWritable(dirname(file)));
+	if (isReadonly && options.mode !== 'read')
+		throw new CliError(`ledger ${file} is read-only (it or its folder is not writable); ${READING_COMMANDS} can still read it`);
+	try {
+		return openLedger(file, {isReadonly, ...(options.busyTimeoutMs === undefined ? {} : {busyTimeoutMs: options.busyTimeoutMs})});
+	} catch (error) {
+		throw describeOpenError(file, error);
+	}
+}
+
+/** Finds the task TASK names; several matches are one line listing them, for `command`. */
+export function resolveForCommand(command: string, ledger: Ledger, ref: string): Task | undefined {
+	try {
+		return ledger.reader.resolveTask(ref);
+	} catch (error) {
+		if (error instanceof AmbiguousTaskError) throw new CliError(`${command}: ${error.message}; give more of the id`);
+		throw error;
+	}
 }
 
 /** Writes to stdout, leaving the process to exit once it is flushed. */

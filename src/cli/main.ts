@@ -1,25 +1,34 @@
 import {LedgerFromFutureError} from '../ledger/migrations.ts';
+import {AmbiguousTaskError} from '../ledger/reader.ts';
 import {CliError, USAGE_EXIT} from './errors.ts';
+import {renderHelp, renderReference, type CommandHelp} from './help.ts';
+import {packageVersion} from './package-root.ts';
 
-/** A command module: its usage text and its entry, which returns the exit code. */
-type CommandModule = {readonly usage: string; run(argv: readonly string[]): Promise<number>};
+/** A command module: its help and its entry, which returns the exit code. */
+type CommandModule = {readonly help: CommandHelp; run(argv: readonly string[]): Promise<number>};
 
-/** Every verb, loaded only when used so one command never pays for another's imports. */
-const COMMANDS: Record<string, {readonly summary: string; readonly load: () => Promise<CommandModule>}> = {
+/**
+ * Every verb, loaded only when used so one command never pays for another's imports. The summary
+ * is the line `controlroom --help` shows; each module's `help` is what `COMMAND --help` prints.
+ */
+export const COMMANDS: Record<string, {readonly summary: string; readonly load: () => Promise<CommandModule>}> = {
 	board: {summary: 'open the board (the default): lanes, Needs you, keys to act', load: () => import('./commands/board.ts')},
-	ingest: {summary: 'fold hook payloads or spool envelopes into the ledger', load: () => import('./commands/ingest.ts')},
+	demo: {summary: 'show the board on a scratch ledger of simulated agents', load: () => import('./commands/demo.ts')},
 	snapshot: {summary: 'print the board once (text or --json), for CI', load: () => import('./commands/snapshot.ts')},
 	timeline: {summary: "print one task's timeline", load: () => import('./commands/timeline.ts')},
-	demo: {summary: 'show the board on a scratch ledger of simulated agents', load: () => import('./commands/demo.ts')},
 	run: {summary: 'run an agent command as a recorded task (wrapper)', load: () => import('./commands/run.ts')},
-	reconcile: {summary: 'fold spool files, find lost and untracked agents', load: () => import('./commands/reconcile.ts')},
 	sync: {
 		summary: 'ship this ledger to a fleet ledger on PostgreSQL, carry out fleet requests',
 		load: () => import('./commands/sync.ts'),
 	},
 	stop: {summary: 'stop a task: signal its process group, escalate, confirm', load: () => import('./commands/stop.ts')},
+	reconcile: {summary: 'fold spool files, find lost and untracked agents', load: () => import('./commands/reconcile.ts')},
+	ingest: {summary: 'fold hook payloads or spool envelopes into the ledger', load: () => import('./commands/ingest.ts')},
+	rejects: {summary: 'list input the ledger refused, with line numbers and reasons', load: () => import('./commands/rejects.ts')},
+	hooks: {summary: 'install, remove or show the Claude Code and Codex hooks', load: () => import('./commands/hooks.ts')},
+	hook: {summary: 'record one agent lifecycle event from stdin (what the hooks run)', load: () => import('./commands/hook.ts')},
 	contract: {
-		summary: 'check a handoff contract, or write a template (contract check|new)',
+		summary: 'check a handoff contract, or write a template (contract check|new|template)',
 		load: () => import('./commands/contract.ts'),
 	},
 	take: {summary: 'claim a contract (exclusive; a 30-minute lease)', load: () => import('./commands/take.ts')},
@@ -31,28 +40,56 @@ const COMMANDS: Record<string, {readonly summary: string; readonly load: () => P
 	},
 	work: {summary: 'list claims: held, stalled, handed in, passed back', load: () => import('./commands/work.ts')},
 	mcp: {summary: 'serve the claim verbs to agents over stdio (MCP)', load: () => import('./commands/mcp.ts')},
-	hooks: {summary: 'install, remove or show the Claude Code and Codex hooks', load: () => import('./commands/hooks.ts')},
 };
 
 const DEFAULT_COMMAND = 'board';
 /** Commands that draw the board in the terminal. */
 const INTERACTIVE_COMMANDS = new Set(['board', 'demo']);
 
-function usage(): string {
+/** What `controlroom --help` prints: every command with its summary. */
+export function overview(): string {
 	const width = Math.max(...Object.keys(COMMANDS).map(name => name.length));
 	const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
 	return [
 		'usage: controlroom [COMMAND] [OPTIONS]',
+		'       controlroom --version',
+		'',
+		'A terminal control room for coding agents: who runs, who is stuck, who died, what it cost.',
+		'Without a command it opens the board.',
 		'',
 		'commands:',
 		...lines,
 		'',
-		'Every command takes --ledger PATH and --help.',
+		'Every command takes --ledger PATH (default $CONTROLROOM_HOME/ledger.db) and --help, which',
+		'lists its options, exit codes and examples. Exit codes: docs/cli.md.',
+		'',
+		'examples:',
+		'  controlroom demo                                  the board on simulated agents (q quits)',
+		'  controlroom hooks install                         record every Claude Code and Codex session',
+		'  controlroom run --title "fix export" -- codex exec "fix the export"',
 	].join('\n');
 }
 
+/** docs/cli.md, from every command's help (`controlroom help --markdown`). */
+export async function reference(): Promise<string> {
+	const entries = await Promise.all(
+		Object.entries(COMMANDS).map(async ([name, command]) => ({
+			name,
+			summary: command.summary,
+			help: (await command.load()).help,
+		})),
+	);
+	return renderReference(overview(), entries);
+}
+
+/** Whether argv asks for help: `--help` or `-h` before any `--` (after it, the words are a child's). */
+function asksForHelp(argv: readonly string[]): boolean {
+	const end = argv.indexOf('--');
+	return (end < 0 ? argv : argv.slice(0, end)).some(arg => arg === '--help' || arg === '-h');
+}
+
 function describeUnexpected(error: unknown): string {
-	if (error instanceof LedgerFromFutureError) return error.message;
+	if (error instanceof LedgerFromFutureError || error instanceof AmbiguousTaskError) return error.message;
 	const code = (error as {code?: unknown}).code;
 	if (typeof code === 'string' && code.startsWith('SQLITE_')) {
 		return `ledger error (${code}): ${(error as Error).message}`;
@@ -60,30 +97,46 @@ function describeUnexpected(error: unknown): string {
 	return `unexpected error: ${error instanceof Error ? error.message : String(error)} (set CONTROLROOM_DEBUG=1 for the stack)`;
 }
 
+async function runCommand(name: string, argv: readonly string[]): Promise<number> {
+	const command = COMMANDS[name];
+	if (!command) {
+		process.stderr.write(`controlroom: unknown command '${name}' (controlroom --help lists the commands)\n`);
+		return USAGE_EXIT;
+	}
+	// Ink draws only a final frame when it believes it runs in CI (any CI variable set); a person at
+	// a terminal opening the board must see it live, so a TTY wins over an inherited CI=true.
+	if (INTERACTIVE_COMMANDS.has(name) && process.stdout.isTTY) {
+		for (const key of ['CI', 'CONTINUOUS_INTEGRATION']) if (process.env[key] !== undefined) process.env[key] = '0';
+	}
+	const module = await command.load();
+	if (asksForHelp(argv)) {
+		process.stdout.write(`${renderHelp(module.help)}\n`);
+		return 0;
+	}
+	return module.run(argv);
+}
+
 /** Runs the command line; returns the exit code. Errors become one line on stderr, never a stack. */
 export async function main(argv: readonly string[]): Promise<number> {
 	// React and Ink run their slow development builds unless told otherwise; the board is a product.
 	process.env['NODE_ENV'] ??= 'production';
 	const [first, ...rest] = argv;
-	if (first === '--help' || first === '-h' || first === 'help') {
-		process.stdout.write(`${usage()}\n`);
-		return 0;
-	}
-	const isFlag = first === undefined || first.startsWith('-');
-	const name = isFlag ? DEFAULT_COMMAND : first;
-	const command = COMMANDS[name];
-	if (!command) {
-		process.stderr.write(`controlroom: unknown command '${name}'\n${usage()}\n`);
-		return USAGE_EXIT;
-	}
 	try {
-		// Ink draws only a final frame when it believes it runs in CI (any CI variable set); a person at
-		// a terminal opening the board must see it live, so a TTY wins over an inherited CI=true.
-		if (INTERACTIVE_COMMANDS.has(name) && process.stdout.isTTY) {
-			for (const key of ['CI', 'CONTINUOUS_INTEGRATION']) if (process.env[key] !== undefined) process.env[key] = '0';
+		if (first === '--help' || first === '-h' || (first === 'help' && rest.length === 0)) {
+			process.stdout.write(`${overview()}\n`);
+			return 0;
 		}
-		const module = await command.load();
-		return await module.run(isFlag ? argv : rest);
+		if (first === '--version' || first === '-V' || first === 'version') {
+			process.stdout.write(`${packageVersion()}\n`);
+			return 0;
+		}
+		if (first === 'help' && rest[0] === '--markdown' && rest.length === 1) {
+			process.stdout.write(await reference());
+			return 0;
+		}
+		if (first === 'help') return await runCommand(rest[0] ?? '', ['--help']);
+		const isFlag = first === undefined || first.startsWith('-');
+		return await runCommand(isFlag ? DEFAULT_COMMAND : first, isFlag ? argv : rest);
 	} catch (error) {
 		if (process.env['CONTROLROOM_DEBUG'] && error instanceof Error) process.stderr.write(`${error.stack}\n`);
 		if (error instanceof CliError) {

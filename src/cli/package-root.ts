@@ -1,5 +1,5 @@
-import {existsSync} from 'node:fs';
-import {dirname, join} from 'node:path';
+import {existsSync, readFileSync, realpathSync} from 'node:fs';
+import {delimiter, dirname, join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 
 /** The package's own folder, found from this module whether it runs bundled (dist/) or from source. */
@@ -11,4 +11,33 @@ export function packageRoot(): string {
 		dir = parent;
 	}
 	return dir;
+}
+
+/** This package's version, from its package.json. */
+export function packageVersion(): string {
+	return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {version: string}).version;
+}
+
+function realpathOrNull(path: string): string | null {
+	try {
+		return realpathSync(path);
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * How a person types this controlroom in a hint: `controlroom` when that name on PATH is this
+ * package's binary (a global install, `npm link`), else `node /path/to/bin/controlroom` (a clone
+ * started with `npm start`), so a hint never names a command the shell cannot find.
+ */
+export function invocation(env: NodeJS.ProcessEnv = process.env): string {
+	const bin = join(packageRoot(), 'bin', 'controlroom');
+	const own = realpathOrNull(bin);
+	for (const dir of (env['PATH'] ?? '').split(delimiter)) {
+		if (dir === '') continue;
+		const found = realpathOrNull(join(dir, 'controlroom'));
+		if (found !== null) return found === own ? 'controlroom' : `node ${bin}`;
+	}
+	return `node ${bin}`;
 }

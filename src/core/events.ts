@@ -92,21 +92,25 @@ const EVENT_DATA = {
 		/** The payload as the agent sent it, long strings cut. */
 		payload: anything,
 	}),
-	'need.raised': z.looseObject({message: text, kind: text, lane: text}),
+	/** `actor`: who raised it (an MCP worker, a person), where known. */
+	'need.raised': z.looseObject({message: text, kind: text, lane: text, actor: text}),
 	'queue.acknowledged': z.looseObject({signalAt: count}),
 	'claim.taken': z.looseObject({
 		contract: text,
 		contractKey: text,
 		kind: text,
 		holder: text,
+		/** Who took it: the worker itself, or a person who took it for the holder. */
+		actor: text,
 		passedBack: anything,
 		checks: z.optional(z.array(z.string())),
 		acceptors: z.optional(z.record(z.string(), z.string())),
 		operator: text,
 	}),
-	'claim.progressed': z.looseObject({note: text, holder: text}),
-	'claim.handed_in': z.looseObject({acceptor: text, evidenceFile: text, evidence: anything}),
-	'claim.passed_back': z.looseObject({reason: text, holder: text}),
+	/** On every claim verb: `holder` who held the claim, `actor` who acted (absent in ledgers written before it was recorded). */
+	'claim.progressed': z.looseObject({note: text, holder: text, actor: text}),
+	'claim.handed_in': z.looseObject({acceptor: text, evidenceFile: text, evidence: anything, holder: text, actor: text}),
+	'claim.passed_back': z.looseObject({reason: text, holder: text, actor: text}),
 	'fleet.request_received': z.looseObject({requestId: count, verb: text, requestedBy: text, requestedAt: count}),
 	'fleet.request_handled': z.looseObject({
 		requestId: count,

@@ -29,8 +29,31 @@ export class HandoffError extends Error {
 	}
 }
 
-/** Who is acting, and through which door (cli or mcp). */
-export type Actor = {readonly ledger: Ledger; readonly source: 'cli' | 'mcp'; readonly now?: () => number};
+/**
+ * Who is acting, and through which door (cli or mcp). `identity` is a worker's name (MCP `--as`,
+ * CLI `--as` or $CONTROLROOM_WORKER): a worker may progress, hand in or pass back only a claim it
+ * holds. Without one, a person at a terminal acts (named by $USER) and may act on any claim, as a
+ * lead frees a stalled one. Either way every claim event records the actor.
+ */
+export type Actor = {
+	readonly ledger: Ledger;
+	readonly source: 'cli' | 'mcp';
+	readonly now?: () => number;
+	readonly identity?: string | null;
+};
+
+/** The name recorded as `actor` on the events an actor writes. */
+export function actorName(actor: Actor): string {
+	return actor.identity ?? process.env['USER'] ?? 'unknown';
+}
+
+/** Names are compared as people write them: case and surrounding spaces do not matter (as for acceptors). */
+export function isSameName(a: string, b: string): boolean {
+	return a.trim().toLowerCase() === b.trim().toLowerCase();
+}
+
+/** A worker acting on a claim someone else holds: refused, naming the holder, and kept in rejects. */
+class NotHolderError extends HandoffError {}
 
 export type TakeResult = {
 	readonly taskId: string;
@@ -81,7 +104,9 @@ export function takeContract(
 		throw new HandoffError(`${file}: invalid contract; not taken`, errors);
 	}
 	const contract = checked.contract;
-	const holder = holderHint ?? operatorOf(contract) ?? process.env['USER'] ?? 'unknown';
+	if (actor.identity && holderHint !== null && !isSameName(holderHint, actor.identity))
+		throw new HandoffError(`${actor.identity} cannot take a contract for ${holderHint}: a worker takes only for itself`);
+	const holder = holderHint ?? actor.identity ?? operatorOf(contract) ?? process.env['USER'] ?? 'unknown';
 	const key = contractKey(checked.file);
 	const checks = acceptanceLines(contract);
 	const now = actor.now ?? Date.now;
@@ -124,7 +149,16 @@ export function takeContract(
 				type: EventType.claimTaken,
 				at,
 				source: actor.source,
-				data: {contract: checked.file, contractKey: key, kind: contract.kind, holder, passedBack, ...terms, checks: [...checks]},
+				data: {
+					contract: checked.file,
+					contractKey: key,
+					kind: contract.kind,
+					holder,
+					actor: actorName(actor),
+					passedBack,
+					...terms,
+					checks: [...checks],
+				},
 			},
 		]);
 		return {taskId, holder, title: contract.title, passedBack, checks, leaseSeconds};
@@ -140,24 +174,53 @@ function heldClaim(ledger: Ledger, ref: string): Task {
 	return task;
 }
 
-function appendToHeld(actor: Actor, ref: string, build: (task: Task, at: number) => NewEvent[]): Task {
-	return actor.ledger.writer.transaction(() => {
-		const task = heldClaim(actor.ledger, ref);
-		actor.ledger.writer.append(build(task, (actor.now ?? Date.now)()));
-		return task;
-	});
+/**
+ * A claim still held that the actor may act on: a worker (an actor with an identity) only on its
+ * own; a person at a terminal on any. Returns the task and its holder.
+ */
+function claimFor(actor: Actor, ref: string, verb: string): {task: Task; holder: string} {
+	const task = heldClaim(actor.ledger, ref);
+	const holder = holderOf(actor.ledger, task.id);
+	if (actor.identity && !isSameName(holder, actor.identity))
+		throw new NotHolderError(`claim ${task.id} is held by ${holder}; ${actor.identity} cannot ${verb}`);
+	return {task, holder};
+}
+
+/** Runs a verb; a refusal for acting on another's claim is kept in rejects (outside the rolled-back transaction). */
+function keepingImpersonation<T>(actor: Actor, fn: () => T): T {
+	try {
+		return fn();
+	} catch (error) {
+		if (error instanceof NotHolderError) recordReject(actor, `${actorName(actor)} refused: ${error.message}`, []);
+		throw error;
+	}
+}
+
+function appendToHeld(
+	actor: Actor,
+	ref: string,
+	verb: string,
+	build: (claim: {task: Task; holder: string}, at: number) => NewEvent[],
+): Task {
+	return keepingImpersonation(actor, () =>
+		actor.ledger.writer.transaction(() => {
+			const claim = claimFor(actor, ref, verb);
+			actor.ledger.writer.append(build(claim, (actor.now ?? Date.now)()));
+			return claim.task;
+		}),
+	);
 }
 
 /** Records a progress note; it renews the lease. */
 export function recordProgress(actor: Actor, ref: string, note: string): Task {
 	if (note.trim() === '') throw new HandoffError('note: required');
-	return appendToHeld(actor, ref, (task, at) => [
+	return appendToHeld(actor, ref, 'progress it', ({task, holder}, at) => [
 		{
 			taskId: task.id,
 			type: EventType.claimProgressed,
 			at,
 			source: actor.source,
-			data: {note, holder: holderOf(actor.ledger, task.id)},
+			data: {note, holder, actor: actorName(actor)},
 		},
 	]);
 }
@@ -165,13 +228,13 @@ export function recordProgress(actor: Actor, ref: string, note: string): Task {
 /** Frees the claim; the reason is shown first to whoever takes the contract next. */
 export function passBack(actor: Actor, ref: string, reason: string): Task {
 	if (reason.trim() === '') throw new HandoffError('reason: required');
-	return appendToHeld(actor, ref, (task, at) => [
+	return appendToHeld(actor, ref, 'pass it back', ({task, holder}, at) => [
 		{
 			taskId: task.id,
 			type: EventType.claimPassedBack,
 			at,
 			source: actor.source,
-			data: {reason, holder: holderOf(actor.ledger, task.id)},
+			data: {reason, holder, actor: actorName(actor)},
 		},
 	]);
 }
@@ -211,31 +274,35 @@ export type HandInResult = {readonly taskId: string; readonly acceptor: string};
  * evidence and `uncertainty` is present; accepted work waits for its acceptor in the human queue.
  */
 export function handIn(actor: Actor, ref: string, evidenceFile: string): HandInResult {
+	// Whose claim it is comes before what the evidence says: another's claim is refused as such.
+	keepingImpersonation(actor, () => claimFor(actor, ref, 'hand it in'));
 	const document = readEvidence(evidenceFile);
-	const outcome = actor.ledger.writer.transaction<HandInResult | {taskId: string; problems: readonly ContractProblem[]}>(() => {
-		const task = heldClaim(actor.ledger, ref);
-		const {evidence, problems} = checkEvidence(document, termsOf(actor.ledger, task.id));
-		if (evidence === null || problems.length > 0) return {taskId: task.id, problems};
-		const acceptor = evidence.review.acceptor;
-		const at = (actor.now ?? Date.now)();
-		actor.ledger.writer.append([
-			{
-				taskId: task.id,
-				type: EventType.claimHandedIn,
-				at,
-				source: actor.source,
-				data: {acceptor, evidenceFile: resolve(evidenceFile), evidence: clipOutputs(evidence)},
-			},
-			{
-				taskId: task.id,
-				type: EventType.needRaised,
-				at,
-				source: actor.source,
-				data: {lane: 'waiting', kind: 'hand-in', message: `hand-in waits for ${acceptor}`},
-			},
-		]);
-		return {taskId: task.id, acceptor};
-	});
+	const outcome = keepingImpersonation(actor, () =>
+		actor.ledger.writer.transaction<HandInResult | {taskId: string; problems: readonly ContractProblem[]}>(() => {
+			const {task, holder} = claimFor(actor, ref, 'hand it in');
+			const {evidence, problems} = checkEvidence(document, termsOf(actor.ledger, task.id));
+			if (evidence === null || problems.length > 0) return {taskId: task.id, problems};
+			const acceptor = evidence.review.acceptor;
+			const at = (actor.now ?? Date.now)();
+			actor.ledger.writer.append([
+				{
+					taskId: task.id,
+					type: EventType.claimHandedIn,
+					at,
+					source: actor.source,
+					data: {acceptor, evidenceFile: resolve(evidenceFile), evidence: clipOutputs(evidence), holder, actor: actorName(actor)},
+				},
+				{
+					taskId: task.id,
+					type: EventType.needRaised,
+					at,
+					source: actor.source,
+					data: {lane: 'waiting', kind: 'hand-in', message: `hand-in waits for ${acceptor}`, actor: actorName(actor)},
+				},
+			]);
+			return {taskId: task.id, acceptor};
+		}),
+	);
 	if ('problems' in outcome) {
 		// Outside the transaction: a refusal must not roll back its own record.
 		recordReject(actor, `hand-in ${outcome.taskId} ${resolve(evidenceFile)}`, outcome.problems);
@@ -255,7 +322,7 @@ export function raiseNeed(actor: Actor, ref: string, message: string): Task {
 			type: EventType.needRaised,
 			at: (actor.now ?? Date.now)(),
 			source: actor.source,
-			data: {message, kind: 'agent'},
+			data: {message, kind: 'agent', actor: actorName(actor)},
 		},
 	]);
 	return task;

@@ -1,6 +1,6 @@
 import {readFileSync} from 'node:fs';
 import {extname} from 'node:path';
-import {LineCounter, parseDocument} from 'yaml';
+import {isScalar, LineCounter, parseDocument, visit} from 'yaml';
 
 /** A contract file that cannot be read as YAML or Markdown at all; the message never quotes the file. */
 export class ContractParseError extends Error {}
@@ -39,6 +39,13 @@ const SECTIONS: Readonly<Record<string, {readonly path: readonly string[]; reado
 	escalation: {path: ['escalation'], shape: 'map'},
 };
 
+/**
+ * Keys whose values are revisions: a short hash can be all digits (`base_revision: 5333014`) or
+ * look like a float (`12e4567`), which YAML would read as a number and mangle. They are kept as
+ * the text written.
+ */
+const REVISION_KEYS = new Set(['base_revision', 'patch_revision', 'commit', 'revision']);
+
 /** Parses YAML, reporting only the position of an error: the parser's excerpt could show a secret. */
 export function parseYaml(source: string, where: string, lineOffset = 0): unknown {
 	const lineCounter = new LineCounter();
@@ -48,6 +55,13 @@ export function parseYaml(source: string, where: string, lineOffset = 0): unknow
 		const line = lineCounter.linePos(error.pos[0]).line + lineOffset;
 		throw new ContractParseError(`${where}: not valid YAML (${error.code}) at line ${line}`);
 	}
+	visit(parsed, {
+		Pair(_, pair) {
+			const {key, value} = pair;
+			if (!isScalar(key) || !isScalar(value) || !REVISION_KEYS.has(String(key.value))) return;
+			if (typeof value.value === 'number' && value.source !== undefined && value.type === 'PLAIN') value.value = value.source;
+		},
+	});
 	return parsed.toJS({maxAliasCount: 100});
 }
 

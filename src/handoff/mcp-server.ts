@@ -31,19 +31,24 @@ function guarded(fn: () => CallToolResult): CallToolResult {
 
 /**
  * The agents' MCP server: the claim verbs as tools, each with a zod input schema, each calling the
- * same functions as the CLI. `defaultHolder` names the taker when a take does not.
+ * same functions as the CLI. The server acts as `identity` (`mcp --as NAME`) and only as it: it
+ * takes for that name, and progresses, hands in or passes back only claims that name holds; a
+ * refusal is a tool error naming the holder. Every event it writes records the identity as `actor`.
  */
-export function createHandoffServer(ledger: Ledger, defaultHolder: string | null, version: string): McpServer {
+export function createHandoffServer(ledger: Ledger, identity: string, version: string): McpServer {
 	const server = new McpServer({name: 'controlroom', version});
-	const actor: Actor = {ledger, source: 'mcp'};
+	const actor: Actor = {ledger, source: 'mcp', identity};
 	server.registerTool(
 		'take',
 		{
-			description:
-				'Claim a handoff contract file. Exclusive: refused, naming the holder, if someone holds it. Read passedBack first when present.',
+			description: `Claim a handoff contract file for ${identity} (this server's identity). Exclusive: refused, naming the holder, if someone holds it. Read passedBack first when present.`,
 			inputSchema: {
 				file: z.string().min(1).describe('path of the contract file (YAML or Markdown)'),
-				as: z.string().min(1).optional().describe('who takes it'),
+				as: z
+					.string()
+					.min(1)
+					.optional()
+					.describe(`who takes it: only ${identity}, this server's identity, is accepted (the default)`),
 				lease_minutes: z
 					.number()
 					.int()
@@ -54,7 +59,7 @@ export function createHandoffServer(ledger: Ledger, defaultHolder: string | null
 		},
 		({file, as, lease_minutes: leaseMinutes}) =>
 			guarded(() => {
-				const taken = takeContract(actor, file, as ?? defaultHolder, leaseMinutes === undefined ? undefined : leaseMinutes * 60);
+				const taken = takeContract(actor, file, as ?? null, leaseMinutes === undefined ? undefined : leaseMinutes * 60);
 				const first = taken.passedBack ? `passed back by ${taken.passedBack.by}: ${taken.passedBack.reason}\n` : '';
 				return ok(`${first}${taken.holder} took "${taken.title}" as ${taken.taskId}`, {...taken});
 			}),
@@ -62,7 +67,7 @@ export function createHandoffServer(ledger: Ledger, defaultHolder: string | null
 	server.registerTool(
 		'progress',
 		{
-			description: 'Record a progress note on a claim you hold; renews its 30-minute lease.',
+			description: `Record a progress note on a claim ${identity} holds; renews its 30-minute lease.`,
 			inputSchema: {task, note: z.string().min(1)},
 		},
 		({task: ref, note}) => guarded(() => noted(`noted on %s; lease renewed`, recordProgress(actor, ref, note).id)),
@@ -70,8 +75,7 @@ export function createHandoffServer(ledger: Ledger, defaultHolder: string | null
 	server.registerTool(
 		'hand_in',
 		{
-			description:
-				'Hand in a claim with an evidence file (before, change, after per acceptance line with real exit codes, uncertainty, review).',
+			description: `Hand in a claim ${identity} holds, with an evidence file (before, change, after per acceptance line with real exit codes, uncertainty, review).`,
 			inputSchema: {task, evidence_file: z.string().min(1).describe('path of the evidence YAML or JSON file')},
 		},
 		({task: ref, evidence_file: file}) =>
@@ -83,7 +87,7 @@ export function createHandoffServer(ledger: Ledger, defaultHolder: string | null
 	server.registerTool(
 		'pass_back',
 		{
-			description: 'Free a claim you cannot finish; the reason is the first thing the next taker sees.',
+			description: `Free a claim ${identity} holds and cannot finish; the reason is the first thing the next taker sees.`,
 			inputSchema: {task, reason: z.string().min(1)},
 		},
 		({task: ref, reason}) =>

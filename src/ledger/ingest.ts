@@ -68,8 +68,21 @@ export function parseValue(value: unknown, options: ParseOptions): NewEvent[] {
 	return mapPayload(value, options.agent, options.now, options.pid ?? null);
 }
 
-/** `rejected` counts lines that failed this time; `rejectsAdded` those not already recorded. */
-export type IngestStats = {lines: number; appended: number; rejected: number; rejectsAdded: number; skipped: number};
+/** How many rejected lines an ingest reports by number and reason (all of them are in the rejects table). */
+export const REPORTED_REJECTS = 5;
+
+/**
+ * `rejected` counts lines that failed this time; `rejectsAdded` those not already recorded;
+ * `firstRejects` the first few of them, by line number, with the reason.
+ */
+export type IngestStats = {
+	lines: number;
+	appended: number;
+	rejected: number;
+	rejectsAdded: number;
+	skipped: number;
+	firstRejects: {line: number; reason: string}[];
+};
 
 type Batch = {events: NewEvent[]; rejects: {line: number; reason: string; raw: string; dedupKey: string}[]; lines: number};
 
@@ -79,7 +92,7 @@ type Batch = {events: NewEvent[]; rejects: {line: number; reason: string; raw: s
  * fails goes to rejects with its number while the rest land.
  */
 export function createIngestor(ledger: Ledger, options: ParseOptions & {readonly origin: string}) {
-	const stats: IngestStats = {lines: 0, appended: 0, rejected: 0, rejectsAdded: 0, skipped: 0};
+	const stats: IngestStats = {lines: 0, appended: 0, rejected: 0, rejectsAdded: 0, skipped: 0, firstRejects: []};
 	const seen = new Map<string, number>();
 	let batch: Batch = {events: [], rejects: [], lines: 0};
 	let lineNumber = 0;
@@ -115,6 +128,7 @@ export function createIngestor(ledger: Ledger, options: ParseOptions & {readonly
 			} catch (error) {
 				if (!(error instanceof PayloadError)) throw error;
 				stats.rejected += 1;
+				if (stats.firstRejects.length < REPORTED_REJECTS) stats.firstRejects.push({line: lineNumber, reason: error.message});
 				batch.rejects.push({line: lineNumber, reason: error.message, raw: line, dedupKey: `${options.origin}:${key}`});
 			}
 			batch.lines += 1;

@@ -133,6 +133,8 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 			return doc ? taskFromDoc(doc) : undefined;
 		},
 		resolveTask(ref) {
+			// An empty reference is a prefix of every id: it names no task rather than the first one.
+			if (ref.trim() === '') return undefined;
 			const exact = byId.get(ref) as string | undefined;
 			if (exact) return taskFromDoc(exact);
 			for (const docs of [byPrefix.all(ref, ref), bySession.all(ref)]) {

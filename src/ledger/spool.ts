@@ -52,7 +52,7 @@ function listSpoolFiles(dir: string): string[] {
  * Each line's dedup key makes the fold exactly-once: a crash after the commit and before the
  * unlink leaves a file whose second fold adds nothing.
  */
-export function foldSpool(ledger: Ledger, dir: string, now = Date.now()): IngestStats & {files: number} {
+export function foldSpool(ledger: Ledger, dir: string, now = Date.now()): Omit<IngestStats, 'firstRejects'> & {files: number} {
 	const total = {lines: 0, appended: 0, rejected: 0, rejectsAdded: 0, skipped: 0, files: 0};
 	for (const name of listSpoolFiles(dir)) {
 		const file = join(dir, name);

@@ -84,7 +84,7 @@ describe('checkContract', () => {
 			{kind: 'bug', title: 'x', problem: 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUv', reproduce: 'one string'},
 			ALL_DEFINED,
 		);
-		expect(verdict.problems).toContainEqual({severity: 'error', field: 'reproduce', message: 'expected array'});
+		expect(verdict.problems).toContainEqual({severity: 'error', field: 'reproduce', message: 'expected a list, not text'});
 		expect(JSON.stringify(verdict.problems)).not.toContain('AbCdEfGh');
 	});
 });

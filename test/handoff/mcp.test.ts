@@ -65,7 +65,11 @@ describe('controlroom mcp', () => {
 		expect(taskId).toMatch(/^claim-/);
 		expect(text(taken)).toContain('agent-7 took');
 
-		const again = await call('take', {file: 'valid-task.yaml', as: 'agent-8'});
+		// A server acts only as its own --as: it cannot take for someone else
+		const forOther = await call('take', {file: 'valid-task.yaml', as: 'agent-8'});
+		expect(forOther.isError).toBe(true);
+		expect(text(forOther)).toBe('agent-7 cannot take a contract for agent-8: a worker takes only for itself');
+		const again = await call('take', {file: 'valid-task.yaml'});
 		expect(again.isError).toBe(true);
 		expect(text(again)).toContain('held by agent-7');
 

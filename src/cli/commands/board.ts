@@ -1,10 +1,12 @@
 import {render} from 'ink';
+import {homedir} from 'node:os';
+import {sep} from 'node:path';
 import {createElement} from 'react';
 import {App, type BoardAdapters} from '../../../components/App.tsx';
 import {ClockProvider} from '../../../components/ClockProvider.tsx';
 import {parseDuration} from '../../core/duration.ts';
 import {createBoardFeed} from '../../ledger/board-feed.ts';
-import {describeFleetError, isFleetUrl} from '../../ledger/fleet/connection.ts';
+import {describeFleetError, isFleetUrl, redactUrl} from '../../ledger/fleet/connection.ts';
 import {createFleetFeed, type FleetFeed} from '../../ledger/fleet/fleet-feed.ts';
 import {hostName} from '../../ledger/host.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
@@ -13,17 +15,44 @@ import {foldSpool} from '../../ledger/spool.ts';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS, reconcileOnce} from '../../producers/reconciler.ts';
 import {stopTask} from '../../producers/stop.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
+import {openCommandLedger} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 
-export const usage = `controlroom [board] [--ledger PATH | --ledger postgres://...] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS]
-  Opens the board: lanes for running, stalled, lost, untracked and recently ended tasks, and the
-  Needs you, Reviews and Held effects panels. Press ? on the board for its keys, q to quit.
-  On a fleet ledger (postgres://...) it shows every host (a host column when there are several);
-  s and k become requests that the task's host carries out (shown as pending until then).
-  --stall SECONDS      silence after which a running task is stalled (default 600; a task's own wins)
-  --since DURATION     how long ended tasks stay under "recently ended" (default 24h)
-  --reconcile SECONDS  how often the board runs a reconciler pass itself (default 5)`;
+export const help: CommandHelp = {
+	synopsis: [
+		'[board] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS]',
+		'[board] --ledger postgres://... [--stall SECONDS] [--since DURATION]',
+	],
+	description: `Opens the board (what \`controlroom\` alone does): lanes for running, stalled, lost, untracked and
+recently ended tasks, and the Needs you, Reviews and Held effects panels; the header names the
+ledger shown. Press ? on the board for its keys, q to quit. It runs a reconciler pass itself, so
+it shows the truth even when nothing else runs. Needs a terminal; scripts use snapshot. On a
+fleet ledger (--ledger postgres://..., docs/fleet.md) it shows every host (a host column when there
+are several), tailed through LISTEN/NOTIFY; s and k become requests that the task's host carries
+out, shown as pending until then.`,
+	options: [
+		['--stall SECONDS', "silence after which a running task is stalled (default 600; a task's own wins)"],
+		['--since DURATION', 'how long ended tasks stay under "recently ended" (default 24h)'],
+		['--reconcile SECONDS', 'how often the board runs a reconciler pass itself (default 5; not on a fleet ledger)'],
+	],
+	exits: [
+		['0', 'quit with q or Ctrl-C'],
+		['1', 'the ledger cannot be opened (the message names it), or the fleet server cannot be reached'],
+		['64', 'bad command line (--reconcile with a fleet ledger), no ledger at --ledger PATH, or not a terminal'],
+	],
+	examples: [
+		['controlroom', 'the board on your ledger ($CONTROLROOM_HOME/ledger.db)'],
+		['controlroom --ledger ./ci-ledger.db --since 7d', "another ledger, with a week's ended tasks"],
+		['controlroom --ledger postgres://fleet.example/db', 'every host that syncs to the fleet ledger'],
+	],
+};
+
+/** A path as a person reads it: the home folder as `~`. */
+function homeAsTilde(path: string): string {
+	const home = homedir();
+	return path === home || path.startsWith(`${home}${sep}`) ? `~${path.slice(home.length)}` : path;
+}
 
 const ENTER_ALT_SCREEN = '\u001B[?1049h\u001B[H';
 const LEAVE_ALT_SCREEN = '\u001B[?1049l';
@@ -47,6 +76,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		spoolDir: spool,
 		onSpool: () => foldSpool(ledger, spool),
 		options: {
+			ledgerLabel: homeAsTilde(ledger.path),
 			...(run.stallSeconds === undefined ? {} : {stallSeconds: run.stallSeconds}),
 			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
 		},
@@ -60,12 +90,14 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 }
 
 /** Wires the board to a fleet ledger: the fleet feed, and `s` and `k` as requests for the task's host. */
-function fleetAdapters(feed: FleetFeed, run: BoardRun): BoardAdapters {
+function fleetAdapters(feed: FleetFeed, run: BoardRun, url: string): BoardAdapters {
 	return {
 		feed,
 		ledgerFiles: [],
 		spoolDir: null,
 		options: {
+			// The header names the server, its password left out.
+			ledgerLabel: redactUrl(url),
 			...(run.stallSeconds === undefined ? {} : {stallSeconds: run.stallSeconds}),
 			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
 		},
@@ -118,7 +150,7 @@ async function showFleetBoard(url: string, run: BoardRun): Promise<void> {
 		throw new CliError(describeFleetError(error, url));
 	}
 	try {
-		await showAdapters(fleetAdapters(feed, run));
+		await showAdapters(fleetAdapters(feed, run, url));
 	} finally {
 		await feed.close();
 	}
@@ -132,7 +164,6 @@ export async function run(argv: readonly string[]): Promise<number> {
 		{stall: {type: 'string'}, since: {type: 'string'}, reconcile: {type: 'string'}},
 		false,
 	);
-	if (values.help) return (out(usage), 0);
 	const stallSeconds = positiveInt('stall', values.stall);
 	const reconcileSeconds = positiveInt('reconcile', values.reconcile);
 	const endedWindowMs = values.since === undefined ? undefined : parseDuration(values.since);
@@ -152,7 +183,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		await showFleetBoard(values.ledger, boardRun);
 		return 0;
 	}
-	const ledger = openCommandLedger(values.ledger);
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		await showBoard(ledger, boardRun);
 		return 0;

@@ -1,17 +1,42 @@
 import {existsSync, writeFileSync} from 'node:fs';
-import {extname} from 'node:path';
-import {CONTRACT_KINDS, type ContractKind} from '../../core/contract/model.ts';
-import {contractTemplate} from '../../core/contract/template.ts';
+import {extname, resolve} from 'node:path';
+import {acceptanceLines, acceptorsOf, CONTRACT_KINDS, type ContractKind} from '../../core/contract/model.ts';
+import {contractTemplate, evidenceTemplate, type EvidenceTemplateTerms} from '../../core/contract/template.ts';
 import {checkContractFile, type CheckedContract} from '../../handoff/check-contract.ts';
 import {parseCommandArgs} from '../args.ts';
 import {out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 
-export const usage = `controlroom contract check FILE [--json]
-  Checks a handoff contract (YAML, or Markdown with front matter): one line per problem, naming
-  the field. Exit 0 valid (warnings allowed), 1 invalid.
-controlroom contract new --kind task|bug|transfer [FILE]
-  Writes a template (to FILE, .md for the Markdown form, or to stdout) that check flags until filled in.`;
+export const help: CommandHelp = {
+	synopsis: [
+		'contract check FILE [--json]',
+		'contract template task|bug|transfer|evidence [FILE] [--contract FILE]',
+		'contract new --kind task|bug|transfer [FILE]',
+	],
+	description: `check: checks a handoff contract (YAML, or Markdown with front matter): one line per problem,
+naming the field; warnings do not make it invalid. Writes nothing.
+template: writes a template to FILE (.md gives the Markdown form) or to stdout: a contract of a
+kind, whose <...> placeholders check flags until filled in (optional ones may stay), or the
+evidence file hand-in takes (--contract shapes it to that contract's acceptance lines).
+new --kind K: the same as template K.`,
+	options: [
+		['--json', 'check: the verdict as JSON {version, file, format, kind, valid, problems}'],
+		['--kind KIND', 'new: task, bug or transfer'],
+		['--contract FILE', 'template evidence: one after entry per acceptance line of this contract'],
+	],
+	hasNoLedger: true,
+	exits: [
+		['0', 'check: valid (warnings allowed); template, new: written'],
+		['1', 'check: invalid, or the file cannot be read; template, new: FILE exists (never overwritten)'],
+		['64', 'bad command line: no subcommand, an unknown kind, more than one FILE'],
+	],
+	examples: [
+		['controlroom contract template task task.yaml', 'a task contract to fill in'],
+		['controlroom contract check task.yaml', 'is it complete?'],
+		['controlroom contract template evidence evidence.yaml --contract task.yaml', 'the evidence its hand-in needs'],
+	],
+};
 
 /** The text form of a verdict: a summary line, then one line per problem. */
 export function formatVerdict(checked: CheckedContract): string {
@@ -40,7 +65,7 @@ export function verdictJson(checked: CheckedContract): object {
 
 function check(argv: readonly string[]): number {
 	const {values, positionals} = parseCommandArgs('contract check', argv, {json: {type: 'boolean'}});
-	if (values.help) return (out(usage), 0);
+	rejectLedger('check', values.ledger);
 	const file = positionals[0];
 	if (file === undefined || positionals.length > 1) throw new CliError('contract check: expected one FILE', USAGE_EXIT);
 	const checked = checkContractFile(file);
@@ -48,27 +73,71 @@ function check(argv: readonly string[]): number {
 	return checked.isValid ? 0 : 1;
 }
 
-function create(argv: readonly string[]): number {
-	const {values, positionals} = parseCommandArgs('contract new', argv, {kind: {type: 'string'}});
-	if (values.help) return (out(usage), 0);
-	const kind = CONTRACT_KINDS.find(candidate => candidate === values.kind);
-	if (kind === undefined) throw new CliError('contract new: --kind: expected task, bug or transfer', USAGE_EXIT);
-	const file = positionals[0];
-	if (positionals.length > 1) throw new CliError('contract new: expected at most one FILE', USAGE_EXIT);
-	const isMarkdown = file !== undefined && ['.md', '.markdown'].includes(extname(file).toLowerCase());
-	const text = contractTemplate(kind as ContractKind, isMarkdown ? 'markdown' : 'yaml');
+function rejectLedger(verb: string, ledger: string | undefined): void {
+	if (ledger !== undefined) throw new CliError(`contract ${verb}: takes no --ledger; contracts are files`, USAGE_EXIT);
+}
+
+/** Writes `text` to FILE, never over an existing one, or prints it when there is no FILE. */
+function writeTemplate(file: string | undefined, text: string, what: string, next: string): number {
 	if (file === undefined) return (process.stdout.write(text), 0);
-	if (existsSync(file)) throw new CliError(`contract new: ${file} exists; not overwriting it`);
+	if (existsSync(file)) throw new CliError(`contract template: ${resolve(file)} exists; not overwriting it`);
 	writeFileSync(file, text, {flag: 'wx'});
-	out(`wrote a ${kind} contract template to ${file}; fill in every <...>, then run: controlroom contract check ${file}`);
+	out(`wrote ${what} to ${file}; fill in every <...>, then run: ${next.replace('FILE', file)}`);
 	return 0;
 }
 
-/** `controlroom contract check|new`. */
+function contractTemplateFile(kind: ContractKind, file: string | undefined): number {
+	const isMarkdown = file !== undefined && ['.md', '.markdown'].includes(extname(file).toLowerCase());
+	return writeTemplate(
+		file,
+		contractTemplate(kind, isMarkdown ? 'markdown' : 'yaml'),
+		`a ${kind} contract template`,
+		'controlroom contract check FILE',
+	);
+}
+
+/** The acceptance lines and acceptors of a valid contract, for an evidence template. */
+function termsOf(contractFile: string): EvidenceTemplateTerms {
+	const checked = checkContractFile(contractFile);
+	if (checked.contract === null)
+		throw new CliError(
+			`contract template evidence: --contract ${checked.file} cannot be read as a contract (contract check says why)`,
+		);
+	return {checks: acceptanceLines(checked.contract), acceptors: Object.values(acceptorsOf(checked.contract))};
+}
+
+function template(argv: readonly string[]): number {
+	const {values, positionals} = parseCommandArgs('contract template', argv, {contract: {type: 'string'}});
+	rejectLedger('template', values.ledger);
+	const [kind, file, ...extra] = positionals;
+	if (extra.length > 0) throw new CliError('contract template: expected a kind and at most one FILE', USAGE_EXIT);
+	if (kind === 'evidence') {
+		const terms = values.contract === undefined ? null : termsOf(values.contract);
+		return writeTemplate(file, evidenceTemplate(terms), 'an evidence template', 'controlroom hand-in TASK --evidence FILE');
+	}
+	if (values.contract !== undefined)
+		throw new CliError('contract template: --contract shapes only the evidence template', USAGE_EXIT);
+	const contractKind = CONTRACT_KINDS.find(candidate => candidate === kind);
+	if (contractKind === undefined)
+		throw new CliError(`contract template: expected task, bug, transfer or evidence, got '${kind ?? ''}'`, USAGE_EXIT);
+	return contractTemplateFile(contractKind, file);
+}
+
+function create(argv: readonly string[]): number {
+	const {values, positionals} = parseCommandArgs('contract new', argv, {kind: {type: 'string'}});
+	rejectLedger('new', values.ledger);
+	const kind = CONTRACT_KINDS.find(candidate => candidate === values.kind);
+	if (kind === undefined) throw new CliError('contract new: --kind: expected task, bug or transfer', USAGE_EXIT);
+	if (positionals.length > 1) throw new CliError('contract new: expected at most one FILE', USAGE_EXIT);
+	return contractTemplateFile(kind, positionals[0]);
+}
+
+/** `controlroom contract check|template|new`. */
 export async function run(argv: readonly string[]): Promise<number> {
 	const [verb, ...rest] = argv;
 	if (verb === 'check') return check(rest);
+	if (verb === 'template') return template(rest);
 	if (verb === 'new') return create(rest);
-	if (verb === '--help' || verb === '-h' || verb === undefined) return (out(usage), verb === undefined ? USAGE_EXIT : 0);
-	throw new CliError(`contract: unknown subcommand '${verb}' (check, new)`, USAGE_EXIT);
+	if (verb === undefined) throw new CliError('contract: expected a subcommand: check, template or new', USAGE_EXIT);
+	throw new CliError(`contract: unknown subcommand '${verb}' (check, template, new)`, USAGE_EXIT);
 }

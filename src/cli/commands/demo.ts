@@ -5,20 +5,32 @@ import {openLedger} from '../../ledger/open-ledger.ts';
 import {parseCommandArgs} from '../args.ts';
 import {out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
-import {packageRoot} from '../package-root.ts';
+import type {CommandHelp} from '../help.ts';
+import {invocation, packageRoot} from '../package-root.ts';
 import {DEMO_RECONCILE_MS, DEMO_STALL_SECONDS, startDemo} from '../demo/agents.ts';
 import {showBoard} from './board.ts';
 
-export const usage = `controlroom demo
-  Starts simulated agents in a scratch ledger (a temporary CONTROLROOM_HOME) through the real
-  wrapper and the real hook, and opens the board on it: one declares progress, one finishes, one
-  crashes (found lost), a Claude Code session goes quiet (stalled after ${DEMO_STALL_SECONDS} s in the demo)
-  and a process named codex nobody registered shows as untracked. Quitting stops them all.`;
+export const help: CommandHelp = {
+	synopsis: ['demo'],
+	description: `Starts simulated agents in a scratch ledger (a temporary CONTROLROOM_HOME) through the real
+wrapper and the real hook, and opens the board on it: one declares progress, one finishes, one
+crashes (found lost), a Claude Code session goes quiet (stalled after ${DEMO_STALL_SECONDS} s in the demo)
+and a process named codex nobody registered shows as untracked. Quitting stops them all and
+prints where the demo ledger was kept. Your own ledger is not touched.`,
+	options: [],
+	hasNoLedger: true,
+	exits: [
+		['0', 'quit with q or Ctrl-C'],
+		['64', 'bad command line, or not a terminal'],
+	],
+	examples: [['controlroom demo', 'the board, alive, in one command (q quits)']],
+};
 
 /** \`controlroom demo\`: the board, alive, in one command. */
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values} = parseCommandArgs('demo', argv, {}, false);
-	if (values.help) return (out(usage), 0);
+	if (values.ledger !== undefined)
+		throw new CliError('demo: takes no --ledger; it runs on a scratch ledger of its own and says where it kept it', USAGE_EXIT);
 	if (!process.stdin.isTTY || !process.stdout.isTTY)
 		throw new CliError('demo: needs a terminal (it opens the board)', USAGE_EXIT);
 	const home = mkdtempSync(join(tmpdir(), 'controlroom-demo-'));
@@ -30,6 +42,6 @@ export async function run(argv: readonly string[]): Promise<number> {
 		await demo.stop();
 		ledger.close();
 	}
-	out(`demo ledger kept at ${ledger.path} (look again with: controlroom --ledger ${ledger.path})`);
+	out(`demo ledger kept at ${ledger.path} (look again with: ${invocation()} --ledger ${ledger.path})`);
 	return 0;
 }

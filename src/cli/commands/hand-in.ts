@@ -1,25 +1,44 @@
 import {handIn} from '../../handoff/claims.ts';
-import {parseCommandArgs} from '../args.ts';
+import {parseCommandArgs, taskArgument} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {reportRefusal} from '../handoff-report.ts';
+import type {CommandHelp} from '../help.ts';
+import {workerIdentity} from '../worker-identity.ts';
 
-export const usage = `controlroom hand-in TASK --evidence FILE [--ledger PATH]
-  Hands in a claim. Refused (exit 1, one line per problem) unless every acceptance line has an
-  \`after\` entry with exit code 0 and \`uncertainty\` is present; accepted work waits for its
-  acceptor in the human queue (docs/contracts.md).`;
+export const help: CommandHelp = {
+	synopsis: ['hand-in TASK --evidence FILE [--as NAME]'],
+	description: `Hands in a claim. Refused, one line per problem naming the field, unless every acceptance line
+has an \`after\` entry with exit code 0 and \`uncertainty\` is present; accepted work waits for its
+acceptor in the human queue (docs/contracts.md). \`controlroom contract template evidence\` writes an
+evidence file to fill in. A worker (--as NAME, or $CONTROLROOM_WORKER) may hand in only a claim
+it holds.`,
+	options: [
+		['--evidence FILE', 'the evidence file, YAML or JSON (required)'],
+		['--as NAME', 'who acts: refused unless NAME holds the claim'],
+	],
+	exits: [
+		['0', 'handed in; waiting for its acceptor'],
+		['1', 'refused: incomplete evidence (one line per problem), no such claim, it has ended, or NAME does not hold it'],
+		['64', 'bad command line (no TASK, no --evidence), or no ledger at --ledger PATH'],
+	],
+	examples: [
+		['controlroom contract template evidence evidence.yaml', 'an evidence file to fill in'],
+		['controlroom hand-in claim-3f2c1e0a9b1d-1 --evidence evidence.yaml', 'hands in the claim with it'],
+	],
+};
 
 /** `controlroom hand-in TASK --evidence FILE`. */
 export async function run(argv: readonly string[]): Promise<number> {
-	const {values, positionals} = parseCommandArgs('hand-in', argv, {evidence: {type: 'string'}});
-	if (values.help) return (out(usage), 0);
-	const ref = positionals[0];
-	if (ref === undefined || positionals.length > 1) throw new CliError('hand-in: expected one TASK', USAGE_EXIT);
-	if (values.evidence === undefined) throw new CliError('hand-in: --evidence: required', USAGE_EXIT);
-	const ledger = openCommandLedger(values.ledger, {isReading: true});
+	const {values, positionals} = parseCommandArgs('hand-in', argv, {evidence: {type: 'string'}, as: {type: 'string'}});
+	const ref = taskArgument('hand-in', positionals);
+	if (values.evidence === undefined || values.evidence.trim() === '')
+		throw new CliError('hand-in: --evidence FILE: required', USAGE_EXIT);
+	const identity = workerIdentity('hand-in', values.as);
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		return reportRefusal(() => {
-			const result = handIn({ledger, source: 'cli'}, ref, values.evidence ?? '');
+			const result = handIn({ledger, source: 'cli', identity}, ref, values.evidence ?? '');
 			out(`handed in ${result.taskId}; waiting for ${result.acceptor}`);
 			return 0;
 		});

@@ -16,16 +16,38 @@ import {
 import {parseCommandArgs} from '../args.ts';
 import {out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 import {packageRoot} from '../package-root.ts';
 
-export const usage = `controlroom hooks install [--claude] [--codex] [--user | --project DIR]
-controlroom hooks uninstall [--claude] [--codex] [--user | --project DIR]
-controlroom hooks status [--project DIR]
-  install: adds \`controlroom hook\` to Claude Code's settings (~/.claude/settings.json, or
-    DIR/.claude/settings.json with --project) and to Codex's $CODEX_HOME/hooks.json, and sets
-    Codex's notify in $CODEX_HOME/config.toml where none is set. Keeps every other hook; running
-    it twice changes nothing. Without --claude or --codex it does both.
-  uninstall: removes exactly those entries. status: says what is installed where.`;
+export const help: CommandHelp = {
+	synopsis: [
+		'hooks install [--claude] [--codex] [--user | --project DIR]',
+		'hooks uninstall [--claude] [--codex] [--user | --project DIR]',
+		'hooks status [--project DIR]',
+	],
+	description: `install: adds \`controlroom hook\` to Claude Code's settings (~/.claude/settings.json, or
+DIR/.claude/settings.json with --project) and to Codex's $CODEX_HOME/hooks.json, and sets Codex's
+notify in $CODEX_HOME/config.toml where none is set. Keeps every other hook; running it twice
+changes nothing. Without --claude or --codex it does both.
+uninstall: removes exactly those entries. status: says what is installed where. (docs/hooks.md)`,
+	options: [
+		['--claude', "Claude Code's settings only"],
+		['--codex', "Codex's hooks.json and notify only"],
+		['--user', "Claude Code's user settings, ~/.claude/settings.json (the default)"],
+		['--project DIR', "Claude Code's settings of the project in DIR"],
+	],
+	hasNoLedger: true,
+	exits: [
+		['0', 'done (the lines say what changed, or that nothing had to)'],
+		['1', 'a settings file is not valid JSON or cannot be written (named; left untouched)'],
+		['64', 'bad command line: no verb, an unknown one, --user with --project'],
+	],
+	examples: [
+		['controlroom hooks install', 'every Claude Code and Codex session reports in'],
+		['controlroom hooks install --claude --project ~/src/app', "one project's Claude Code settings"],
+		['controlroom hooks status', 'what is installed where'],
+	],
+};
 
 /** The program the agents run: this node binary and this package's bin, both absolute. */
 function program(): string[] {
@@ -102,7 +124,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		user: {type: 'boolean'},
 		project: {type: 'string'},
 	});
-	if (values.help) return (out(usage), 0);
+	if (values.ledger !== undefined)
+		throw new CliError('hooks: takes no --ledger; the hooks write to $CONTROLROOM_HOME', USAGE_EXIT);
 	const [verb, ...extra] = positionals;
 	if (extra.length > 0) throw new CliError(`hooks: unexpected argument '${extra[0]}'`, USAGE_EXIT);
 	if (values.user && values.project !== undefined) throw new CliError('hooks: --user and --project are exclusive', USAGE_EXIT);

@@ -6,14 +6,35 @@ import {createFleetSyncer} from '../../producers/fleet-sync.ts';
 import {parseCommandArgs, positiveSeconds} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 
-export const usage = `controlroom reconcile [--once] [--interval SECONDS] [--agents NAMES] [--sync-to postgres://...] [--json] [--ledger PATH]
-  Each pass: folds spool files into the ledger; marks running tasks whose process is gone with no
-  exit as lost; records agent processes nobody registered (claude, codex, or --agents a,b /
-  CONTROLROOM_AGENT_NAMES) as untracked, and lost when they vanish. Without --once it repeats
-  every --interval seconds (default 5) until interrupted. With --sync-to, each pass then ships the
-  ledger to that fleet ledger and carries out its requests, as \`controlroom sync\` does; a server
-  out of reach is retried with backoff and never holds the reconciler up.`;
+export const help: CommandHelp = {
+	synopsis: ['reconcile [--once] [--interval SECONDS] [--agents NAMES] [--sync-to postgres://...] [--json]'],
+	description: `Each pass: folds spool files into the ledger; marks running tasks whose process is gone with no
+exit as lost; records agent processes nobody registered (claude, codex, or --agents /
+CONTROLROOM_AGENT_NAMES) as untracked, and lost when they vanish. Without --once it repeats every
+--interval seconds until interrupted (the board runs the same pass on its own timer). With
+--sync-to, each pass then ships the ledger to that fleet ledger and carries out its requests, as
+\`controlroom sync\` does (docs/fleet.md); a server out of reach is retried with backoff and never
+holds the reconciler up.`,
+	options: [
+		['--once', 'one pass, then exit'],
+		['--interval SECONDS', 'time between passes (default 5)'],
+		['--agents NAMES', 'comma-separated process names to look for besides claude and codex'],
+		['--sync-to URL', 'a fleet ledger (postgres://...) to ship to after each pass'],
+		['--json', 'one JSON line per pass (and one per sync)'],
+	],
+	exits: [
+		['0', 'done (--once), or interrupted with Ctrl-C or SIGTERM'],
+		['1', 'the ledger cannot be opened or written'],
+		['64', 'bad command line (a --sync-to that is not postgres://...), or a --ledger in a folder that does not exist'],
+	],
+	examples: [
+		['controlroom reconcile --once', 'one pass now, with a one-line summary'],
+		['controlroom reconcile --interval 10 --agents aider,goose', 'a pass every 10 s, also looking for aider and goose'],
+		['controlroom reconcile --sync-to postgres://fleet.example/db', 'reconcile, and keep the fleet ledger up to date'],
+	],
+};
 
 function summary(result: ReconcileResult): string {
 	const parts = [
@@ -34,14 +55,13 @@ export async function run(argv: readonly string[]): Promise<number> {
 		json: {type: 'boolean'},
 		'sync-to': {type: 'string'},
 	});
-	if (values.help) return (out(usage), 0);
 	if (positionals.length > 0) throw new CliError(`reconcile: unexpected argument '${positionals[0]}'`, USAGE_EXIT);
 	const intervalSeconds = positiveSeconds('interval', values.interval);
 	const intervalMs = intervalSeconds === undefined ? DEFAULT_RECONCILE_INTERVAL_MS : intervalSeconds * 1000;
 	const agentNames = agentNamesFrom(values.agents ?? process.env['CONTROLROOM_AGENT_NAMES']);
 	const syncTo = values['sync-to'];
 	if (syncTo !== undefined && !isFleetUrl(syncTo)) throw new CliError('reconcile: --sync-to expects postgres://...', USAGE_EXIT);
-	const ledger = openCommandLedger(values.ledger);
+	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
 	const syncer = syncTo === undefined ? null : createFleetSyncer({url: syncTo, ledger, host: hostIdentity(ledger)});
 	let nextSyncAt = 0;
 	let lastState: string | null = null;

@@ -8,29 +8,58 @@ import {prepareContractRun, type ContractRun} from '../../handoff/contract-run.t
 import {DEFAULT_BUDGET, DEFAULT_HEARTBEAT_MS, DEFAULT_WRAPPER_GRACE_MS} from '../../producers/wrapper/options.ts';
 import {runWrapped} from '../../producers/wrapper/run.ts';
 import {parseCommandArgs, positiveInt, positiveSeconds} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
+import {openCommandLedger} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 import {printRefusal} from '../handoff-report.ts';
 
-export const usage = `controlroom run [OPTIONS] -- CMD [ARGS...]
-  Runs CMD as a recorded task: admission slot, row written, spawn, heartbeats, output parsed,
-  exit recorded. The child's output reaches the terminal unchanged.
-  --title TEXT            task title (default: the command line)
-  --steps N               declared progress denominator (wins over what the agent reports)
-  --budget TOKENS         token budget (default 40000000); over it the child is stopped, exit 125
-  --agent codex|claude|generic   how to read the output (guessed from CMD)
-  --role worker|reviewer  reviewers only read: they take no admission slot (default worker)
-  --cwd DIR               folder to run in (default: the current one)
-  --no-wait               when every slot is held, exit 75 naming the holders instead of waiting
-  --slots N               slots per repository (default 2, or CONTROLROOM_SLOTS)
-  --heartbeat SECONDS     heartbeat interval (default 15, or CONTROLROOM_HEARTBEAT_SECONDS)
-  --grace SECONDS         SIGTERM-to-SIGKILL grace on a forwarded stop or budget stop (default 10)
-  --log FILE              append the child's output to FILE instead of the terminal
-  --contract FILE         check a handoff contract first (invalid: exit 1, nothing registered or
-                          spawned), then put it into the agent's first turn: appended to the
-                          prompt of \`claude -p\` / \`codex exec\`, or wherever an argument says
-                          {{contract}} (docs/contracts.md); the title defaults to the contract's
-Exit: the child's code; 127 spawn failure; 125 over budget; 128+N stopped by signal N; 75 no slot.`;
+export const help: CommandHelp = {
+	synopsis: ['run [OPTIONS] -- CMD [ARGS...]'],
+	description: `Runs CMD as a recorded task: an admission slot, the task row written before the spawn, heartbeats
+while it lives, its output read for progress, tokens and agent events, how it ended recorded. The
+child's output reaches the terminal unchanged (or --log FILE). Wrapper notices go to stderr,
+prefixed controlroom:. Details: docs/wrapper.md.`,
+	options: [
+		['--title TEXT', "task title (default: the contract's title with --contract, else the command line)"],
+		['--steps N', 'declared progress denominator (wins over what the agent reports)'],
+		['--budget TOKENS', 'token budget (default 40000000); over it the child is stopped, exit 125'],
+		['--agent codex|claude|generic', 'how to read the output (guessed from CMD)'],
+		['--role worker|reviewer', 'reviewers only read: they take no admission slot (default worker)'],
+		['--cwd DIR', 'folder to run in (default: the current one)'],
+		['--no-wait', 'when every slot is held, exit 75 naming the holders instead of waiting'],
+		['--slots N', 'slots per repository (default 2, or CONTROLROOM_SLOTS)'],
+		['--heartbeat SECONDS', 'heartbeat interval (default 15, or CONTROLROOM_HEARTBEAT_SECONDS)'],
+		['--grace SECONDS', 'SIGTERM-to-SIGKILL grace on a forwarded stop or budget stop (default 10)'],
+		[
+			'--log FILE',
+			"append the child's output to FILE instead of the terminal; opened before the spawn: if it cannot be, the task is recorded failed and nothing runs (exit 127)",
+		],
+		[
+			'--contract FILE',
+			"check a handoff contract first (invalid: exit 1, nothing registered or spawned), then put it into the agent's first turn: appended to the prompt of claude -p or codex exec, or wherever an argument says {{contract}} (docs/contracts.md)",
+		],
+	],
+	exits: [
+		['N', "the child's own exit code"],
+		['1', 'the --contract is invalid (its problems are listed; nothing registered or run)'],
+		['64', 'bad command line (one line naming the flag); nothing registered'],
+		['75', '--no-wait and every admission slot is held (the line names the holders)'],
+		['125', 'over its token budget: the child was stopped'],
+		[
+			'127',
+			'CMD could not be started (not found, not executable), or --log FILE could not be opened; the task is recorded failed with the reason',
+		],
+		['128+N', 'stopped by signal N (forwarded to the child, or controlroom stop)'],
+	],
+	examples: [
+		[
+			'controlroom run --title "fix export" --steps 4 -- codex exec --json "fix the CSV export"',
+			'Codex as a task with 4 declared steps, its JSON events read',
+		],
+		['controlroom run --log build.log -- npm test', 'any command, its output to build.log'],
+		['controlroom run --contract task.yaml -- claude -p', 'a checked contract as the first turn of Claude Code'],
+	],
+};
 
 function oneOf<T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T | undefined {
 	if (value === undefined) return undefined;
@@ -55,7 +84,6 @@ export async function run(argv: readonly string[]): Promise<number> {
 		log: {type: 'string'},
 		contract: {type: 'string'},
 	});
-	if (values.help) return (out(usage), 0);
 	const [command, ...args] = positionals;
 	if (command === undefined || command === '')
 		throw new CliError('run: missing the command to run (controlroom run [OPTIONS] -- CMD ...)', USAGE_EXIT);
@@ -102,7 +130,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	// Swallow EPIPE on our own streams: a closed pager must not kill the wrapper while its child runs.
 	process.stdout.on('error', () => undefined);
 	process.stderr.on('error', () => undefined);
-	const ledger = openCommandLedger(values.ledger);
+	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
 	try {
 		return await runWrapped({...options, ledger});
 	} finally {

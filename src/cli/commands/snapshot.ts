@@ -8,28 +8,76 @@ import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {withFleet} from '../fleet-context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 import {printSnapshotText} from '../print-snapshot.ts';
 
-export const usage = `controlroom snapshot [--json] [--fail-on needs-you|lost|stalled|failed] [--since DURATION | --all] [--ledger PATH | --ledger postgres://...]
-  Prints the board once. Lists every task not ended plus those ended within the window (default 24h).
-  --fail-on exits 1 when that lane is not empty. With --ledger postgres://... it prints the whole
-  fleet (every host that syncs there; each task carries its host).`;
+export const help: CommandHelp = {
+	synopsis: [
+		'snapshot [--json] [--fail-on LANE]... [--since DURATION | --all]',
+		'snapshot [--json] [--fail-on LANE]... [--since DURATION | --all] --ledger postgres://...',
+	],
+	description: `Prints the board once, without a terminal, for scripts and CI: every task not ended plus those
+that ended within the window (default 24h); counts always cover the whole ledger. Opens a
+read-only ledger read-only. With --ledger postgres://... it prints the whole fleet: every host that
+syncs there, each task with its host (docs/fleet.md).`,
+	options: [
+		['--json', 'snapshot JSON version 1 (docs/snapshot.md)'],
+		[
+			'--fail-on LANE',
+			'exit 1 when LANE is not empty, and say on stderr which tasks are in it; LANE is needs-you, lost, stalled or failed; repeat it for several',
+		],
+		['--since DURATION', 'how far back ended tasks are listed, like 90m, 24h or 7d (default 24h)'],
+		['--all', 'list every task the ledger holds'],
+	],
+	exits: [
+		['0', 'printed (and no --fail-on lane has a task)'],
+		[
+			'1',
+			'a --fail-on lane has a task (stderr names the lane and its tasks), or the ledger cannot be read (a fleet server out of reach)',
+		],
+		['64', 'bad command line: an unknown flag, a bad value, a --ledger that names no ledger'],
+	],
+	examples: [
+		['controlroom snapshot', 'the board once, as text'],
+		['controlroom snapshot --json --all > board.json', 'every task, as JSON'],
+		['controlroom snapshot --fail-on lost --fail-on failed', 'fail a CI step when a task was lost or failed'],
+		['controlroom snapshot --json --ledger postgres://fleet.example/db', 'every host of the fleet, as JSON'],
+	],
+};
 
 const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed'] as const;
 type FailLane = (typeof FAIL_LANES)[number];
 const DEFAULT_WINDOW_MS = 24 * 3_600_000;
+/** How many task ids a --fail-on line names before it says "and N more". */
+const NAMED_TASKS = 5;
 
-function laneIsEmpty(snapshot: Snapshot, lane: FailLane): boolean {
+/** The tasks that put a lane of --fail-on in the way, each id once. */
+function laneTasks(snapshot: Snapshot, lane: FailLane): string[] {
 	switch (lane) {
 		case 'needs-you':
-			return snapshot.queue.total === 0;
+			return [...new Set(snapshot.queue.lanes.flatMap(queueLane => queueLane.items.map(item => item.taskId)))];
 		case 'lost':
-			return !snapshot.tasks.some(task => task.status === 'lost');
+			return snapshot.tasks.filter(task => task.status === 'lost').map(task => task.id);
 		case 'stalled':
-			return snapshot.counts.stalled === 0;
+			return snapshot.tasks.filter(task => task.health === 'stalled').map(task => task.id);
 		case 'failed':
-			return !snapshot.tasks.some(task => task.status === 'failed');
+			return snapshot.tasks.filter(task => task.status === 'failed').map(task => task.id);
 	}
+}
+
+/** How many entries a lane holds: the queue's own total for needs-you (lanes show five at most). */
+function laneTotal(snapshot: Snapshot, lane: FailLane, tasks: readonly string[]): number {
+	if (lane === 'needs-you') return snapshot.queue.total;
+	if (lane === 'stalled') return Math.max(snapshot.counts.stalled, tasks.length);
+	return tasks.length;
+}
+
+/** `--fail-on lost: 2 tasks (w-1, w-2)`: the lane that matched and what is in it. */
+function describeMatch(lane: FailLane, total: number, tasks: readonly string[]): string {
+	const named = tasks.slice(0, NAMED_TASKS).join(', ');
+	const more = total > NAMED_TASKS ? `, and ${total - NAMED_TASKS} more` : '';
+	const noun = lane === 'needs-you' ? `entr${total === 1 ? 'y' : 'ies'}` : `task${total === 1 ? '' : 's'}`;
+	return `--fail-on ${lane}: ${total} ${noun}${named === '' ? '' : ` (${named}${more})`}`;
 }
 
 /** `controlroom snapshot`: the board, once, for scripts and CI. */
@@ -40,14 +88,17 @@ export async function run(argv: readonly string[]): Promise<number> {
 		{json: {type: 'boolean'}, 'fail-on': {type: 'string', multiple: true}, since: {type: 'string'}, all: {type: 'boolean'}},
 		false,
 	);
-	if (values.help) return (out(usage), 0);
 	if (values.since !== undefined && values.all) throw new CliError('snapshot: --since and --all exclude each other', USAGE_EXIT);
-	const failOn = (values['fail-on'] ?? []).map(lane => {
-		if (!(FAIL_LANES as readonly string[]).includes(lane)) {
-			throw new CliError(`--fail-on: expected one of ${FAIL_LANES.join(', ')}, got '${lane}'`, USAGE_EXIT);
-		}
-		return lane as FailLane;
-	});
+	const failOn = [
+		...new Set(
+			(values['fail-on'] ?? []).map(lane => {
+				if (!(FAIL_LANES as readonly string[]).includes(lane)) {
+					throw new CliError(`--fail-on: expected one of ${FAIL_LANES.join(', ')}, got '${lane}'`, USAGE_EXIT);
+				}
+				return lane as FailLane;
+			}),
+		),
+	];
 	let windowMs: number | null = DEFAULT_WINDOW_MS;
 	if (values.all) windowMs = null;
 	if (values.since !== undefined) {
@@ -59,11 +110,17 @@ export async function run(argv: readonly string[]): Promise<number> {
 		? await withFleet(values.ledger, 'snapshot', fleet => readFleetSnapshot(fleet, {now: Date.now(), windowMs}))
 		: readLocal(values.ledger, windowMs);
 	out(values.json ? JSON.stringify(snapshot, null, 2) : printSnapshotText(snapshot));
-	return failOn.some(lane => !laneIsEmpty(snapshot, lane)) ? 1 : 0;
+	const matches = failOn.flatMap(lane => {
+		const tasks = laneTasks(snapshot, lane);
+		const total = laneTotal(snapshot, lane, tasks);
+		return total > 0 ? [describeMatch(lane, total, tasks)] : [];
+	});
+	if (matches.length > 0) process.stderr.write(`controlroom: ${matches.join('; ')}\n`);
+	return matches.length > 0 ? 1 : 0;
 }
 
 function readLocal(ledgerFlag: string | undefined, windowMs: number | null): Snapshot {
-	const ledger = openCommandLedger(ledgerFlag, {isReading: true});
+	const ledger = openCommandLedger(ledgerFlag, {mode: 'read'});
 	try {
 		return readSnapshot(ledger.reader, {now: Date.now(), windowMs, host: hostName()});
 	} finally {

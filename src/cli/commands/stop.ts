@@ -2,19 +2,52 @@ import {hostName} from '../../ledger/host.ts';
 import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import type {FleetLedger} from '../../ledger/fleet/open-fleet.ts';
 import {stopTask} from '../../producers/stop.ts';
-import {parseCommandArgs, positiveSeconds} from '../args.ts';
+import {parseCommandArgs, positiveSeconds, taskArgument} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {withFleet} from '../fleet-context.ts';
+import type {CommandHelp} from '../help.ts';
 
-export const usage = `controlroom stop TASK [--grace SECONDS] [--json] [--ledger PATH]
-controlroom stop TASK --ledger postgres://... [--host NAME] [--grace SECONDS] [--wait SECONDS]
-  Sends SIGTERM to the task's process group, waits up to --grace seconds (default 5), then SIGKILL,
-  confirms no process of the group is left, and records the task as stopped. A task whose PID is
-  unknown cannot be stopped. Exit 0 stopped, 1 could not stop (the message says why).
-  On a fleet ledger the stop is a request that the task's host carries out (its sync must run);
-  the command waits up to --wait seconds (default 30) for the host's answer; exit 75 while it is
-  still pending then.`;
+export const help: CommandHelp = {
+	synopsis: [
+		'stop TASK [--grace SECONDS] [--json]',
+		'stop TASK --ledger postgres://... [--host NAME] [--grace SECONDS] [--wait SECONDS] [--json]',
+	],
+	description: `Sends SIGTERM to the task's process group, waits up to --grace seconds, then SIGKILL, confirms no
+process of the group is left, and records the task as stopped. TASK is an id, a unique id prefix
+or a session id. A task whose PID no producer reported cannot be stopped: there is nothing to
+signal. On a fleet ledger (--ledger postgres://..., docs/fleet.md) the stop is a request that the
+task's host carries out when its sync runs; the command waits for the host's answer.`,
+	options: [
+		['--grace SECONDS', 'how long to wait after SIGTERM before SIGKILL (default 5; 0 kills at once)'],
+		[
+			'--json',
+			'the result as JSON: {outcome, taskId, reason, message} (on a fleet: {requestId, host, taskId, outcome, message})',
+		],
+		['--host NAME', 'on a fleet ledger: the host whose task to stop, where several hosts have a matching one'],
+		['--wait SECONDS', "on a fleet ledger: how long to wait for the host's answer (default 30)"],
+	],
+	exits: [
+		['0', 'stopped'],
+		[
+			'1',
+			'could not stop it (the message says why: no such task, several match, already ended, PID unknown, process gone), or the ledger cannot be written (a fleet server out of reach)',
+		],
+		[
+			'64',
+			'bad command line (no TASK, an empty one, a bad --grace, --host or --wait without a fleet ledger), or no ledger at --ledger PATH',
+		],
+		['75', 'on a fleet ledger: the host has not answered within --wait (the request stays pending)'],
+	],
+	examples: [
+		['controlroom stop w-3f2c', 'stops the task whose id starts with w-3f2c'],
+		['controlroom stop w-3f2c --grace 0', 'kills it without waiting'],
+		[
+			'controlroom stop w-3f2c --ledger postgres://fleet.example/db --host build-2',
+			"asks build-2's sync to stop its task w-3f2c",
+		],
+	],
+};
 
 /** Exit code when the host has not answered a fleet request within --wait (EX_TEMPFAIL). */
 const PENDING_EXIT = 75;
@@ -22,7 +55,7 @@ const PENDING_EXIT = 75;
 function graceOf(value: string | undefined): number | undefined {
 	if (value === undefined) return undefined;
 	const seconds = Number(value);
-	if (!Number.isFinite(seconds) || seconds < 0)
+	if (value.trim() === '' || !Number.isFinite(seconds) || seconds < 0)
 		throw new CliError(`--grace: expected seconds (0 or more), got '${value}'`, USAGE_EXIT);
 	return seconds * 1000;
 }
@@ -77,10 +110,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		host: {type: 'string'},
 		wait: {type: 'string'},
 	});
-	if (values.help) return (out(usage), 0);
-	if (positionals.length !== 1) throw new CliError('stop: takes exactly one TASK (id, id prefix or session id)', USAGE_EXIT);
+	const ref = taskArgument('stop', positionals);
 	const graceMs = graceOf(values.grace);
-	const ref = positionals[0] as string;
 	if (isFleetUrl(values.ledger)) {
 		const waitMs = (positiveSeconds('wait', values.wait) ?? 30) * 1000;
 		return withFleet(values.ledger, 'stop', fleet =>
@@ -94,7 +125,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	}
 	if (values.host !== undefined || values.wait !== undefined)
 		throw new CliError('stop: --host and --wait apply to a fleet ledger (--ledger postgres://...)', USAGE_EXIT);
-	const ledger = openCommandLedger(values.ledger, {isReading: true});
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		const result = await stopTask(ledger, ref, graceMs === undefined ? {} : {graceMs});
 		if (values.json) out(JSON.stringify(result));

@@ -6,16 +6,34 @@ import {watchLedger} from '../../producers/ledger-watch.ts';
 import {parseCommandArgs, positiveSeconds} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 
-export const usage = `controlroom sync --to postgres://... [--once | --interval SECONDS] [--json] [--ledger PATH]
-  Ships this ledger's events and task rows to the fleet ledger on PostgreSQL (idempotent by host
-  and seq, resuming from what the server holds), and carries out the requests fleet boards made
-  for this host (stop, acknowledge). Without --once it keeps going: it ships moments after each
-  local change, and at least every --interval seconds (default 5); when the server is out of
-  reach it retries with backoff (0.5 s doubling to 10 s) while local work goes on.
-  Host: CONTROLROOM_HOST, else the hostname; the id is made once per ledger (docs/fleet.md).
-  Exit: 0 synced (or stopped by a signal), 1 error, 64 usage, 69 server out of reach (--once),
-  75 another sync of this host holds its lock.`;
+export const help: CommandHelp = {
+	synopsis: ['sync --to postgres://... [--once | --interval SECONDS] [--json]'],
+	description: `Ships this ledger's events and task rows to the fleet ledger on PostgreSQL (idempotent by host
+and seq, resuming from what the server holds), and carries out the requests fleet boards made for
+this host (stop, acknowledge). Without --once it keeps going: it ships moments after each local
+change, and at least every --interval seconds; when the server is out of reach it retries with
+backoff (0.5 s doubling to 10 s) while local work goes on. The host is named by CONTROLROOM_HOST,
+else the hostname; its id is made once per ledger (docs/fleet.md).`,
+	options: [
+		['--to URL', 'the fleet ledger, postgres://user@host:port/database (required)'],
+		['--once', 'one pass, then exit'],
+		['--interval SECONDS', 'the longest time between passes (default 5)'],
+		['--json', 'one JSON line per pass'],
+	],
+	exits: [
+		['0', 'synced (--once), or stopped with Ctrl-C or SIGTERM'],
+		['1', 'the ledger or the fleet cannot be used (the message says why: a newer fleet schema, a copied ledger)'],
+		['64', 'bad command line (no --to postgres://..., --once with --interval), or no ledger at --ledger PATH'],
+		['69', 'with --once: the server cannot be reached'],
+		['75', 'another sync of this host holds its lock (the message names it)'],
+	],
+	examples: [
+		['controlroom sync --to postgres://controlroom@127.0.0.1:5432/fleet', 'keep the fleet ledger up to date'],
+		['CONTROLROOM_HOST=build-2 controlroom sync --to postgres://fleet.example/db --once', 'one pass, as host build-2'],
+	],
+};
 
 /** Exit code when the server cannot be reached on a single pass (EX_UNAVAILABLE). */
 const UNREACHABLE_EXIT = 69;
@@ -43,7 +61,6 @@ export async function run(argv: readonly string[]): Promise<number> {
 		interval: {type: 'string'},
 		json: {type: 'boolean'},
 	});
-	if (values.help) return (out(usage), 0);
 	if (positionals.length > 0) throw new CliError(`sync: unexpected argument '${positionals[0]}'`, USAGE_EXIT);
 	if (!isFleetUrl(values.to)) throw new CliError('sync: --to postgres://... is required', USAGE_EXIT);
 	if (values.once && values.interval !== undefined)
@@ -53,7 +70,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const intervalSeconds = positiveSeconds('interval', values.interval);
 	const intervalMs = intervalSeconds === undefined ? DEFAULT_INTERVAL_MS : intervalSeconds * 1000;
 	const url = values.to;
-	const ledger = openCommandLedger(values.ledger);
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	const host = hostIdentity(ledger);
 	const stopping = new AbortController();
 	let wake = new AbortController();

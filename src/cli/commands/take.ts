@@ -3,13 +3,30 @@ import {parseCommandArgs, positiveInt} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {reportRefusal} from '../handoff-report.ts';
+import type {CommandHelp} from '../help.ts';
+import {workerIdentity} from '../worker-identity.ts';
 
-export const usage = `controlroom take FILE [--as NAME] [--lease MINUTES] [--json] [--ledger PATH]
-  Claims a contract for NAME (default: $CONTROLROOM_WORKER, else the contract's execution.operator,
-  else $USER). Exclusive: if someone holds it, says who and exits 1. A reason it was passed back
-  with is printed first.
-  The claim is a task with a lease (default 30 minutes): silent longer, it shows as stalled;
-  \`controlroom progress\` renews it.`;
+export const help: CommandHelp = {
+	synopsis: ['take FILE [--as NAME] [--lease MINUTES] [--json]'],
+	description: `Claims a contract (checked first) for NAME: --as, else $CONTROLROOM_WORKER, else the contract's
+execution.operator, else $USER. Exclusive: if someone holds it, says who and exits 1. A reason it
+was passed back with is printed first. The claim is a task with a lease: silent longer, it shows
+as stalled; controlroom progress renews it. The event records who took it.`,
+	options: [
+		['--as NAME', 'who takes it'],
+		['--lease MINUTES', 'silence after which the claim shows as stalled (default 30)'],
+		['--json', '{version: 1, taskId, holder, title, passedBack, checks, leaseSeconds}'],
+	],
+	exits: [
+		['0', 'taken'],
+		['1', 'refused: held by someone (named), already handed in, or the contract is invalid (its problems listed, one per line)'],
+		['64', 'bad command line (no FILE, an empty --as, a bad --lease), or a --ledger in a missing folder'],
+	],
+	examples: [
+		['controlroom take task.yaml --as worker-1', 'worker-1 claims the contract in task.yaml'],
+		['controlroom take task.yaml --lease 120 --json', 'a two-hour lease, the claim as JSON'],
+	],
+};
 
 /** `controlroom take FILE`. */
 export async function run(argv: readonly string[]): Promise<number> {
@@ -18,18 +35,17 @@ export async function run(argv: readonly string[]): Promise<number> {
 		lease: {type: 'string'},
 		json: {type: 'boolean'},
 	});
-	if (values.help) return (out(usage), 0);
 	const file = positionals[0];
 	if (file === undefined || positionals.length > 1) throw new CliError('take: expected one FILE', USAGE_EXIT);
-	if (values.as !== undefined && values.as.trim() === '') throw new CliError('take: --as: expected a name', USAGE_EXIT);
+	const identity = workerIdentity('take', values.as);
 	const leaseMinutes = positiveInt('lease', values.lease);
-	const ledger = openCommandLedger(values.ledger);
+	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
 	try {
 		return reportRefusal(() => {
 			const taken = takeContract(
-				{ledger, source: 'cli'},
+				{ledger, source: 'cli', identity},
 				file,
-				values.as ?? process.env['CONTROLROOM_WORKER'] ?? null,
+				identity,
 				leaseMinutes === undefined ? undefined : leaseMinutes * 60,
 			);
 			if (values.json) return (out(JSON.stringify({version: 1, ...taken}, null, 2)), 0);

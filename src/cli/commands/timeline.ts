@@ -3,15 +3,36 @@ import {toSnapshotTask, type SnapshotTask} from '../../core/snapshot.ts';
 import {foldHeartbeats, type TimelineEntry} from '../../core/timeline.ts';
 import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import {hostName} from '../../ledger/host.ts';
-import {parseCommandArgs} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
+import {parseCommandArgs, taskArgument} from '../args.ts';
+import {openCommandLedger, out, resolveForCommand} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {withFleet} from '../fleet-context.ts';
+import type {CommandHelp} from '../help.ts';
 import {printTimelineText} from '../print-timeline.ts';
 
-export const usage = `controlroom timeline TASK [--json] [--ledger PATH | --ledger postgres://... [--host NAME]]
-  Prints one task's timeline, heartbeats folded. TASK is an id, a unique id prefix, or a session id.
-  On a fleet ledger, --host picks the host where several hosts have a matching task.`;
+export const help: CommandHelp = {
+	synopsis: ['timeline TASK [--json]', 'timeline TASK [--json] --ledger postgres://... [--host NAME]'],
+	description: `Prints one task's timeline, event by event, heartbeats folded. TASK is an id, a unique id prefix,
+or a session id. Opens a read-only ledger read-only. On a fleet ledger (--ledger postgres://...,
+docs/fleet.md) it prints the task as its host recorded it.`,
+	options: [
+		['--json', 'timeline JSON version 1 (docs/snapshot.md)'],
+		['--host NAME', 'on a fleet ledger: the host whose task to show, where several hosts have a matching one'],
+	],
+	exits: [
+		['0', 'printed'],
+		[
+			'1',
+			'no such task, or TASK matches several (the message lists them), or the ledger cannot be read (a fleet server out of reach)',
+		],
+		['64', 'bad command line (no TASK, an empty one, --host without a fleet ledger), or no ledger at --ledger PATH'],
+	],
+	examples: [
+		['controlroom timeline w-3f2c', 'the task whose id starts with w-3f2c'],
+		['controlroom timeline 5f1e9c2a-session-id --json', 'a Claude Code session, as JSON'],
+		['controlroom timeline w-3f2c --ledger postgres://fleet.example/db --host build-2', "build-2's task w-3f2c, from the fleet"],
+	],
+};
 
 type Found = {readonly view: SnapshotTask; readonly events: readonly LedgerEvent[]; readonly now: number};
 
@@ -25,9 +46,9 @@ async function findOnFleet(url: string, ref: string, host: string | undefined): 
 }
 
 function findLocally(ledgerFlag: string | undefined, ref: string): Found {
-	const ledger = openCommandLedger(ledgerFlag, {isReading: true});
+	const ledger = openCommandLedger(ledgerFlag, {mode: 'read'});
 	try {
-		const task = ledger.reader.resolveTask(ref);
+		const task = resolveForCommand('timeline', ledger, ref);
 		if (!task) throw new CliError(`timeline: no task '${ref}' in ${ledger.path}`);
 		const now = Date.now();
 		return {view: toSnapshotTask(task, now, undefined, hostName()), events: ledger.reader.eventsOf(task.id), now};
@@ -54,9 +75,7 @@ function jsonEntries(entries: readonly TimelineEntry[]) {
 /** `controlroom timeline TASK`. */
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('timeline', argv, {json: {type: 'boolean'}, host: {type: 'string'}});
-	if (values.help) return (out(usage), 0);
-	const ref = positionals[0];
-	if (ref === undefined || positionals.length > 1) throw new CliError('timeline: expected one TASK', USAGE_EXIT);
+	const ref = taskArgument('timeline', positionals);
 	const isFleet = isFleetUrl(values.ledger);
 	if (values.host !== undefined && !isFleet)
 		throw new CliError('timeline: --host applies to a fleet ledger (--ledger postgres://...)', USAGE_EXIT);

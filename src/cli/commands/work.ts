@@ -2,17 +2,26 @@ import {listWork} from '../../handoff/claims.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
 
-export const usage = `controlroom work [--json] [--ledger PATH]
-  Lists the latest claim of every contract taken: held, stalled, handed in, or passed back (free
-  to take). The same list the MCP tool list_work returns.`;
+export const help: CommandHelp = {
+	synopsis: ['work [--json]'],
+	description: `Lists the latest claim of every contract taken: held, stalled, handed in, or passed back (free to
+take). The same list the MCP tool list_work returns. Opens a read-only ledger read-only.`,
+	options: [['--json', '{version: 1, items: [{taskId, title, contract, kind, holder, state, lastEventAt, endReason}]}']],
+	exits: [
+		['0', 'listed (also when there are no claims)'],
+		['1', 'the ledger cannot be read'],
+		['64', 'bad command line, or no ledger at --ledger PATH'],
+	],
+	examples: [['controlroom work', 'who holds what']],
+};
 
 /** `controlroom work`. */
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('work', argv, {json: {type: 'boolean'}});
-	if (values.help) return (out(usage), 0);
 	if (positionals.length > 0) throw new CliError('work: takes no arguments', USAGE_EXIT);
-	const ledger = openCommandLedger(values.ledger, {isReading: true});
+	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
 	try {
 		const items = listWork(ledger, Date.now());
 		if (values.json) return (out(JSON.stringify({version: 1, items}, null, 2)), 0);

@@ -1,5 +1,6 @@
 import {helpBar, helpLines, BoardCommand, type BarItem, type BoardMode, type HelpLine} from './keymap.ts';
 import {
+	ledgerHeaderLabel,
 	selectHeader,
 	selectLanes,
 	selectQueue,
@@ -23,6 +24,8 @@ export type ScreenView = {
 	readonly height: number;
 	readonly mode: BoardMode;
 	readonly header: string;
+	/** The ledger the board shows, cut to fit, or null when the caller did not name one. */
+	readonly ledger: string | null;
 	readonly isWideRows: boolean;
 	/** More than one host among the tasks (a fleet ledger): rows carry a host column. */
 	readonly showHost: boolean;
@@ -110,6 +113,8 @@ export function selectScreen(
 		mode: state.mode,
 		header: selectHeader(lanesView.counts, queue.total, state.filter, lanesView.hosts),
 		showHost: lanesView.hosts > 1,
+		ledger:
+			options.ledgerLabel === undefined ? null : ledgerHeaderLabel(options.ledgerLabel, Math.max(20, Math.floor(width / 3))),
 		isWideRows,
 		lanes: {...windowLines(lanesView.lines, selectedId, lanesHeight), height: lanesHeight},
 		selectedId,

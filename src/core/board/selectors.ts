@@ -44,6 +44,8 @@ export type BoardOptions = {
 	readonly stallSeconds?: number;
 	/** Ended tasks stay in `recently ended` this long. */
 	readonly endedWindowMs?: number;
+	/** The ledger shown, as the header names it (`~` for the home folder). */
+	readonly ledgerLabel?: string;
 };
 
 /** Ended tasks stay on the board for a day, as in `controlroom snapshot`. */
@@ -208,4 +210,12 @@ export function selectHeader(counts: Readonly<Record<BoardLane, number>>, queueT
 	if (hosts > 1) parts.push(`${hosts} hosts`);
 	if (filter !== '') parts.push(`filter “${filter}”`);
 	return parts.join(' · ');
+}
+
+/** The ledger's name for the header, cut in the middle to `max` characters so its file name stays whole. */
+export function ledgerHeaderLabel(label: string, max: number): string {
+	if (label.length <= max) return label;
+	const keep = Math.max(4, max - 1);
+	const tail = Math.ceil(keep / 2) + Math.floor(keep / 4);
+	return `${label.slice(0, keep - tail)}…${label.slice(-tail)}`;
 }

@@ -1,5 +1,6 @@
 import {z} from 'zod';
 import {credentialKeys, detectCredential, redactField} from './credentials.ts';
+import {dropOptionalPlaceholders, PLACEHOLDER} from './placeholders.ts';
 import {valueAt, type ContractProblem} from './rules.ts';
 
 const text = z.string().trim().min(1);
@@ -63,13 +64,26 @@ function scanCredentials(value: unknown, path: string, out: ContractProblem[]): 
 	}
 }
 
+/** Every `<placeholder>` still in the evidence (a template not filled in), by field. */
+function scanPlaceholders(value: unknown, path: string, out: ContractProblem[]): void {
+	if (typeof value === 'string') {
+		const placeholder = value.match(PLACEHOLDER);
+		if (placeholder !== null)
+			out.push({severity: 'error', field: path || '(document)', message: `unresolved placeholder ${placeholder[0]}`});
+	} else if (Array.isArray(value)) value.forEach((item, index) => scanPlaceholders(item, `${path}[${index}]`, out));
+	else if (value !== null && typeof value === 'object') {
+		for (const [key, child] of Object.entries(value)) scanPlaceholders(child, path === '' ? key : `${path}.${key}`, out);
+	}
+}
+
 function describeIssue(issue: z.core.$ZodIssue, document: unknown): string {
 	const key = issue.path.at(-1);
 	if (valueAt(document, issue.path) === undefined) {
 		return key === 'uncertainty' ? 'required, even when empty (write uncertainty: [])' : 'required';
 	}
 	if (key === 'exit_code') return 'expected a real exit code (a whole number 0-255)';
-	if (issue.code === 'invalid_type') return `expected ${issue.expected}`;
+	if (issue.code === 'invalid_type')
+		return `expected ${issue.expected === 'string' ? 'text' : issue.expected === 'array' ? 'a list' : issue.expected === 'object' ? 'a mapping' : issue.expected}`;
 	if (issue.code === 'too_small') return issue.origin === 'array' ? 'needs at least one entry' : 'must not be empty';
 	return 'invalid';
 }
@@ -78,10 +92,13 @@ function describeIssue(issue: z.core.$ZodIssue, document: unknown): string {
  * Judges an evidence document against a claim's terms. Refused unless every acceptance line has an
  * `after` entry with a real exit code of 0, `uncertainty` is present, and the reviewer is an acceptor.
  */
-export function checkEvidence(document: unknown, terms: HandInTerms): EvidenceVerdict {
+export function checkEvidence(written: unknown, terms: HandInTerms): EvidenceVerdict {
 	const problems: ContractProblem[] = [];
-	const secretKeys = credentialKeys(document);
-	scanCredentials(document, '', problems);
+	const secretKeys = credentialKeys(written);
+	scanCredentials(written, '', problems);
+	// Optional lines of the template (before.output, before.base_revision) may stay as placeholders.
+	const document = dropOptionalPlaceholders(written, Evidence);
+	scanPlaceholders(document, '', problems);
 	for (const [index, problem] of problems.entries())
 		problems[index] = {...problem, field: redactField(problem.field, secretKeys)};
 	const parsed = Evidence.safeParse(document);

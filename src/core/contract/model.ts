@@ -42,7 +42,7 @@ const context = z.object({
 	base_revision: text,
 	reproduction: z.string().optional(),
 	expected: z.string().optional(),
-	fixtures: z.union([text, z.array(text)]).optional(),
+	fixtures: z.union([text, z.array(text)], {error: 'text or a list'}).optional(),
 });
 
 const acceptance = z.object({
@@ -101,8 +101,17 @@ export const TransferContract = z.object({
 	steps: lines,
 	verification: lines,
 	gotchas: listMayBeEmpty,
-	/** Values to adapt, not copy: name → how to adapt it. */
-	environment_specific: z.record(z.string(), z.string()),
+	/**
+	 * Values to adapt, not copy: a mapping (name → how to adapt it, or the value as found) or a list
+	 * of names or `name: how` items, as people write it.
+	 */
+	environment_specific: z.union(
+		[
+			z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+			z.array(z.union([text, z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]))])),
+		],
+		{error: 'a list or a mapping'},
+	),
 	execution: execution.partial({test_command: true, permissions: true}).optional(),
 	acceptance: acceptance.optional(),
 	...production,

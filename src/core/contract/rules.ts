@@ -1,6 +1,7 @@
 import type {z} from 'zod';
 import {commandRequirement, describeRequirement, type CommandRequirement} from './commands.ts';
 import {credentialKeys, detectCredential, redactField} from './credentials.ts';
+import {dropOptionalPlaceholders, PLACEHOLDER} from './placeholders.ts';
 import {BugContract, CONTRACT_KINDS, TaskContract, TransferContract, type Contract, type ContractKind} from './model.ts';
 
 /** One finding about a contract, always naming the field it is about. */
@@ -65,31 +66,67 @@ function pathText(path: readonly PropertyKey[]): string {
 	return path.reduce<string>((text, key) => joinPath(text, typeof key === 'number' ? key : String(key)), '');
 }
 
+/** What a value is, in the words of someone writing YAML or Markdown. */
+function kindOfValue(value: unknown): string {
+	if (Array.isArray(value)) return 'a list';
+	if (value === null) return 'nothing';
+	if (typeof value === 'string') return 'text';
+	if (typeof value === 'number' || typeof value === 'bigint') return 'a number';
+	if (typeof value === 'boolean') return 'true/false';
+	return typeof value === 'object' ? 'a mapping' : 'something else';
+}
+
+/** What a schema wants, in the same words (never zod's "record" or "array"). */
+function wanted(expected: string): string {
+	switch (expected) {
+		case 'string':
+			return 'text';
+		case 'array':
+			return 'a list';
+		case 'object':
+		case 'record':
+		case 'map':
+			return 'a mapping (key: value lines)';
+		case 'number':
+		case 'int':
+			return 'a number';
+		case 'boolean':
+			return 'true or false';
+		default:
+			return expected;
+	}
+}
+
 function describeIssue(issue: z.core.$ZodIssue, document: unknown): string {
 	const present = valueAt(document, issue.path);
 	switch (issue.code) {
-		case 'invalid_type':
-			return present === undefined || present === null ? 'required' : `expected ${issue.expected}`;
+		case 'invalid_type': {
+			if (present === undefined || present === null) return 'required';
+			const hint = issue.expected === 'string' && typeof present === 'number' ? ' (put it in quotes)' : '';
+			return `expected ${wanted(issue.expected)}, not ${kindOfValue(present)}${hint}`;
+		}
 		case 'too_small':
 			return issue.origin === 'array' ? `needs at least ${String(issue.minimum)} item(s)` : 'must not be empty';
 		case 'invalid_value':
 			return `expected ${issue.values.map(value => JSON.stringify(value)).join(' | ')}`;
+		case 'invalid_union':
+			// Our unions name what they take ('a list or a mapping'); zod's default says nothing useful.
+			return issue.message === 'Invalid input'
+				? 'not in the expected form'
+				: `expected ${issue.message}, not ${kindOfValue(present)}`;
 		case 'custom':
 			return issue.message;
 		case 'too_big':
 		case 'invalid_format':
 		case 'not_multiple_of':
 		case 'unrecognized_keys':
-		case 'invalid_union':
 		case 'invalid_key':
 		case 'invalid_element':
-			return 'invalid';
+			return 'not in the expected form';
 	}
 }
 
 const SCHEMAS = {task: TaskContract, bug: BugContract, transfer: TransferContract} as const;
-
-const PLACEHOLDER = /<[^<>\s][^<>\n]*>/;
 
 const VAGUE = [
 	/\bworks?\s+(?:correctly|properly|fine|well|as (?:expected|intended))\b/i,
@@ -175,10 +212,12 @@ function vagueWarnings(document: unknown): ContractProblem[] {
  * Checks a parsed contract document against the model and every rule of PRODUCT.md §6. Pure: what
  * needs git or the file system is asked through `facts`. Messages never quote a field's value.
  */
-export function checkContract(document: unknown, facts: RepositoryFacts): ContractVerdict {
+export function checkContract(written: unknown, facts: RepositoryFacts): ContractVerdict {
 	const problems: ContractProblem[] = [];
-	const rawKind = valueAt(document, ['kind']);
+	const rawKind = valueAt(written, ['kind']);
 	const kind = CONTRACT_KINDS.find(candidate => candidate === rawKind) ?? null;
+	// Optional fields left as the template's placeholder read as absent; required ones stay and are flagged.
+	const document = kind === null ? written : dropOptionalPlaceholders(written, SCHEMAS[kind]);
 	if (document === null || typeof document !== 'object' || Array.isArray(document)) {
 		return {
 			kind: null,

@@ -76,3 +76,44 @@ export function contractTemplate(kind: ContractKind, format: 'yaml' | 'markdown'
 	const yaml = `${YAML_TEMPLATES[kind]}${PRODUCTION}`;
 	return format === 'yaml' ? yaml : `---\n${yaml}---\n\n## Notes\n\n<anything a reader needs that no field holds>\n`;
 }
+
+/** What an evidence template can be shaped by: the contract's acceptance lines and acceptors. */
+export type EvidenceTemplateTerms = {readonly checks: readonly string[]; readonly acceptors: readonly string[]};
+
+function yamlComment(text: string): string {
+	return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * An evidence file for `hand-in`, with `<...>` placeholders the hand-in refuses until each is
+ * filled in. Given a contract's terms, it has one `after` entry per acceptance line, the line
+ * quoted above it, and names the acceptors.
+ */
+export function evidenceTemplate(terms: EvidenceTemplateTerms | null): string {
+	const checks = terms && terms.checks.length > 0 ? terms.checks : ['<acceptance line 1 of the contract>'];
+	const after = checks.flatMap((check, index) => [
+		`  # ${index + 1}: ${yamlComment(check)}`,
+		`  - check: ${index + 1}`,
+		`    command: <the command that checks line ${index + 1}>`,
+		`    exit_code: <its real exit code; 0 to hand in>`,
+		`    output: <what it printed, cut to what matters>`,
+	]);
+	const acceptors = terms && terms.acceptors.length > 0 ? ` (one of ${terms.acceptors.join(', ')})` : '';
+	return `# Evidence for controlroom hand-in: fill in every <...>; exit codes are the real ones.
+before:
+  command: <a command that shows the problem before the change>
+  exit_code: <its real exit code>
+  output: <optional, what it printed>
+  base_revision: <optional, the commit the work started from>
+change:
+  - file: <a file you changed>
+    reason: <why it changed>
+after:
+${after.join('\n')}
+# Required even when empty: [] says "nothing uncertain"; list what you did not check.
+uncertainty: []
+review:
+  commit: <the commit to review>
+  acceptor: <who accepts the work${acceptors}; never the one who did it>
+`;
+}

@@ -1,4 +1,3 @@
-import {createWriteStream} from 'node:fs';
 import {StringDecoder} from 'node:string_decoder';
 import type {Readable, Writable} from 'node:stream';
 import {EventType} from '../../core/events.ts';
@@ -79,6 +78,8 @@ export type Watched = {
 	readonly stderr: Readable | null;
 	readonly target: StopTarget;
 	readonly isPiped: boolean;
+	/** Where the output goes instead of the terminal: `--log`, opened before the spawn. */
+	readonly sink: Writable | null;
 };
 
 /**
@@ -108,7 +109,11 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 			budgetStop = terminate(child.target, options.graceMs);
 		}
 	};
-	const sink: Writable | null = options.logFile ? createWriteStream(options.logFile, {flags: 'a'}) : null;
+	const {sink} = child;
+	// A log that fails later (a full disk) must not crash the wrapper while its child runs: said once.
+	sink?.once('error', error =>
+		options.notice(`the log ${options.logFile ?? ''} failed (${error.message}); output is no longer kept there`),
+	);
 	const splitters = child.isPiped
 		? [
 				readStream(child.stdout, sink ?? process.stdout, 'stdout', read, onFinding),

@@ -7,6 +7,7 @@ import {attach, outputReaderFor} from './attach.ts';
 import {titleOf, type WrapperOptions} from './options.ts';
 import {recordOutcome, recordRegistered, recordSpawnFailure, recordStarted, recordStoppedBeforeSpawn, taskLog} from './record.ts';
 import {relaySignals, type SignalRelay} from './signals.ts';
+import {openLogFile} from './log-file.ts';
 import {isOutputPiped, spawnAgent, spawnError} from './spawn.ts';
 
 function newTaskId(): string {
@@ -42,14 +43,20 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 	const read = await outputReaderFor(options);
 	const early = relay.received();
 	if (early) return recordStoppedBeforeSpawn(log, early);
+	const logFile = options.logFile === null ? null : openLogFile(options.logFile);
+	if (logFile !== null && 'error' in logFile) return recordSpawnFailure(options, log, logFile.error);
+	const sink = logFile?.sink ?? null;
 	const isPiped = isOutputPiped(options);
 	const child = spawnAgent(options, log.taskId, isPiped);
-	if (child.pid === undefined) return recordSpawnFailure(options, log, await spawnError(child));
+	if (child.pid === undefined) {
+		sink?.destroy();
+		return recordSpawnFailure(options, log, await spawnError(child));
+	}
 	log.markSpawned();
 	// From the spawn to the listeners, all in this tick: no early output is missed.
 	const target = recordStarted(log, child.pid);
 	relay.setTarget(target);
-	const attachment = attach(options, log, {stdout: child.stdout, stderr: child.stderr, target, isPiped}, read);
+	const attachment = attach(options, log, {stdout: child.stdout, stderr: child.stderr, target, isPiped, sink}, read);
 	const result = await child;
 	const {tokens, overBudget} = await attachment.finish();
 	const received = relay.received();
