@@ -1,3 +1,4 @@
+import {mkdirSync} from 'node:fs';
 import {join} from 'node:path';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {scratchDir} from '../helpers/cli.ts';
@@ -8,7 +9,9 @@ import {startCli, type Started} from '../producers/helpers.ts';
 export type TestHost = {readonly name: string; readonly ledgerFile: string; readonly env: NodeJS.ProcessEnv};
 
 export function testHost(name: string): TestHost {
+	// A --ledger path's folder must exist (the CLI creates no folder it was not asked to)
 	const home = join(scratchDir(`cr-host-${name}-`), 'home');
+	mkdirSync(home);
 	return {name, ledgerFile: join(home, 'ledger.db'), env: {...process.env, CONTROLROOM_HOME: home, CONTROLROOM_HOST: name}};
 }
 
