@@ -84,7 +84,12 @@ describe('sync when things go wrong', () => {
 		const sync = startAs(host, ['sync', '--to', url, '--interval', '1', '--ledger', host.ledgerFile]);
 		running.push(sync);
 		const hostId = hostIdOf(host);
-		await waitForQuery(async () => (await fleetCount(url, hostId)) > 10, {what: 'the first events shipped', on: [every(100)]});
+		// The first shipment starts a process and creates the schema: on a loaded machine that alone can take 10 s
+		await waitForQuery(async () => (await fleetCount(url, hostId)) > 10, {
+			what: 'the first events shipped',
+			on: [every(100)],
+			timeoutMs: 30_000,
+		});
 		// When the server stops for 10 s while the agent keeps reporting
 		server.stop();
 		await waitFor(() => sync.stderr().includes('cannot reach PostgreSQL'), {
