@@ -9,7 +9,7 @@ import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 
 export const help: CommandHelp = {
-	synopsis: ['reconcile [--once] [--interval SECONDS] [--agents NAMES] [--sync-to postgres://...] [--json]'],
+	synopsis: ['reconcile [--once] [--interval SECONDS] [--agents NAMES] [--sync-to URL] [--json]'],
 	description: `Each pass: folds spool files into the ledger; marks running tasks whose process is gone with no
 exit as lost; records agent processes nobody registered (claude, codex, or --agents /
 CONTROLROOM_AGENT_NAMES) as untracked, and lost when they vanish. Without --once it repeats every

@@ -14,7 +14,7 @@ import {printSnapshotText} from '../print-snapshot.ts';
 export const help: CommandHelp = {
 	synopsis: [
 		'snapshot [--json] [--fail-on LANE]... [--since DURATION | --all]',
-		'snapshot [--json] [--fail-on LANE]... [--since DURATION | --all] --ledger postgres://...',
+		'snapshot [--json] [--fail-on LANE]... --ledger postgres://...',
 	],
 	description: `Prints the board once, without a terminal, for scripts and CI: every task not ended plus those
 that ended within the window (default 24h); counts always cover the whole ledger. Opens a

@@ -9,10 +9,7 @@ import {withFleet} from '../fleet-context.ts';
 import type {CommandHelp} from '../help.ts';
 
 export const help: CommandHelp = {
-	synopsis: [
-		'stop TASK [--grace SECONDS] [--json]',
-		'stop TASK --ledger postgres://... [--host NAME] [--grace SECONDS] [--wait SECONDS] [--json]',
-	],
+	synopsis: ['stop TASK [--grace SECONDS] [--json]', 'stop TASK --ledger postgres://... [--host NAME] [--wait SECONDS]'],
 	description: `Sends SIGTERM to the task's process group, waits up to --grace seconds, then SIGKILL, confirms no
 process of the group is left, and records the task as stopped. TASK is an id, a unique id prefix
 or a session id. A task whose PID no producer reported cannot be stopped: there is nothing to
