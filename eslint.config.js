@@ -53,13 +53,19 @@ export default tseslint.config(
 				[
 					null,
 					'src/core imports nothing above it (STYLE.md R1).',
-					{regex: '^(\\.\\./)+(ledger|producers|gates|handoff|cli|components|hooks)/'},
+					{regex: '^(\\.\\./)+(ledger|producers|gates|handoff|disagreements|cli|components|hooks)/'},
 				],
 			),
 		},
 	},
 	{
-		files: ['src/ledger/**/*.ts', 'src/producers/**/*.ts', 'src/gates/**/*.ts', 'src/handoff/**/*.ts'],
+		files: [
+			'src/ledger/**/*.ts',
+			'src/producers/**/*.ts',
+			'src/gates/**/*.ts',
+			'src/handoff/**/*.ts',
+			'src/disagreements/**/*.ts',
+		],
 		rules: {
 			'no-restricted-imports': restrict(
 				[['ink', 'react', 'react/*'], 'the ledger, producers, gates and handoff never draw: no Ink or React.'],
@@ -72,7 +78,7 @@ export default tseslint.config(
 		},
 	},
 	{
-		files: ['src/producers/**/*.ts', 'src/gates/**/*.ts', 'src/handoff/**/*.ts'],
+		files: ['src/producers/**/*.ts', 'src/gates/**/*.ts', 'src/handoff/**/*.ts', 'src/disagreements/**/*.ts'],
 		rules: {
 			'no-restricted-imports': restrict(
 				[['better-sqlite3', 'pg'], 'All SQL lives in src/ledger: ask the store (Ledger) for a named read or write.'],
@@ -102,7 +108,7 @@ export default tseslint.config(
 				[
 					null,
 					'The board reaches the ledger only through its feed interface (src/ledger/board-feed.ts); everything else comes from src/core.',
-					{regex: 'src/(ledger/(?!board-feed\\.ts$)|producers/|gates/|handoff/|cli/)'},
+					{regex: 'src/(ledger/(?!board-feed\\.ts$)|producers/|gates/|handoff/|disagreements/|cli/)'},
 				],
 			),
 		},

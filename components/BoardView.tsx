@@ -1,24 +1,31 @@
 import {Box, Text} from 'ink';
 import type {ScreenView} from '../src/core/board/screen.ts';
+import {ApprovalPanel} from './ApprovalPanel.tsx';
 import {Footer} from './Footer.tsx';
 import {HeldEffectsPanel} from './HeldEffectsPanel.tsx';
 import {HelpPanel} from './HelpPanel.tsx';
 import {LanesPanel} from './LanesPanel.tsx';
+import {LogPanel} from './LogPanel.tsx';
 import {NeedsYouPanel} from './NeedsYouPanel.tsx';
 import {ReviewsPanel} from './ReviewsPanel.tsx';
 import {TaskDetail} from './TaskRow.tsx';
 import {TimelinePanel} from './TimelinePanel.tsx';
+import {toneColor} from './theme.ts';
 
 type Props = {readonly screen: ScreenView};
 
-/** The whole board for one frame: header, lanes (or timeline, or help), panels, footer. Renders only. */
+/** The whole board for one frame: header, lanes (or a timeline, a log, help), panels, footer. Renders only. */
 export function BoardView({screen}: Props) {
 	const {width, height} = screen;
 	let body;
-	if (screen.timeline) {
+	if (screen.log) {
+		body = <LogPanel log={screen.log} />;
+	} else if (screen.timeline) {
 		body = <TimelinePanel timeline={screen.timeline} />;
 	} else if (screen.help) {
-		body = <HelpPanel lines={screen.help} />;
+		body = <HelpPanel help={screen.help} />;
+	} else if (screen.approval) {
+		body = <ApprovalPanel lines={screen.approval} />;
 	} else {
 		const side = Math.floor((width - 2) / 4);
 		body = (
@@ -35,14 +42,14 @@ export function BoardView({screen}: Props) {
 				{screen.isSideBySide ? (
 					<Box flexDirection="row" gap={1}>
 						<NeedsYouPanel queue={screen.queue} width={width - 2 * side - 2} />
-						<ReviewsPanel width={side} isCompact={false} />
-						<HeldEffectsPanel width={side} isCompact={false} />
+						<ReviewsPanel reviews={screen.reviews} width={side} height={screen.queue.height} isCompact={false} />
+						<HeldEffectsPanel effects={screen.effects} width={side} isCompact={false} />
 					</Box>
 				) : (
 					<Box flexDirection="column">
 						<NeedsYouPanel queue={screen.queue} width={width} />
-						<ReviewsPanel width={width} isCompact />
-						<HeldEffectsPanel width={width} isCompact />
+						<ReviewsPanel reviews={screen.reviews} width={width} height={1} isCompact />
+						<HeldEffectsPanel effects={screen.effects} width={width} isCompact={!screen.effects.isFocused} />
 					</Box>
 				)}
 			</Box>
@@ -50,13 +57,25 @@ export function BoardView({screen}: Props) {
 	}
 	return (
 		<Box flexDirection="column" width={width} height={height}>
-			<Text wrap="truncate-end">
-				<Text bold color="cyan">
-					controlroom{' '}
+			<Box width={width}>
+				<Box flexGrow={1} flexShrink={1}>
+					<Text wrap="truncate-end">
+						<Text bold color="cyan">
+							controlroom{' '}
+						</Text>
+						{screen.ledger === null ? null : <Text dimColor>{`${screen.ledger}  `}</Text>}
+						<Text>{screen.header.counts}</Text>
+					</Text>
+				</Box>
+				<Box flexShrink={0} marginLeft={1}>
+					<Text color="cyan">{screen.header.sort}</Text>
+				</Box>
+			</Box>
+			{screen.alerts.map(alert => (
+				<Text key={alert} color={toneColor('error')} bold wrap="truncate-end">
+					{`⚠ ${alert}`}
 				</Text>
-				{screen.ledger === null ? null : <Text dimColor>{`${screen.ledger}  `}</Text>}
-				<Text>{screen.header}</Text>
-			</Text>
+			))}
 			{body}
 			<Footer screen={screen} />
 		</Box>

@@ -2,16 +2,21 @@ import {Box, Text} from 'ink';
 import type {ScreenView} from '../src/core/board/screen.ts';
 import {toneColor} from './theme.ts';
 
-type Props = {readonly screen: Pick<ScreenView, 'bar' | 'notice' | 'prompt' | 'confirm' | 'selected'>};
+type Props = {readonly screen: Pick<ScreenView, 'bar' | 'notice' | 'prompt' | 'confirm' | 'filter'>};
 
-/** The status line (a prompt, a confirmation or the last notice) and the help bar drawn from the key table. */
+/**
+ * The status line and the help bar drawn from the key table. The status line is the prompt being
+ * typed, or a question, or else the filter in force (first, so no width hides it) and the last notice.
+ */
 export function Footer({screen}: Props) {
-	const {prompt, confirm, notice, bar} = screen;
+	const {prompt, confirm, notice, bar, filter} = screen;
 	let status = <Text> </Text>;
 	if (prompt) {
 		status = (
-			<Text>
-				<Text bold>{prompt.label}</Text>
+			<Text wrap="truncate-start">
+				<Text bold color={toneColor('accent')}>
+					{prompt.label}
+				</Text>
 				<Text>{prompt.text}</Text>
 				<Text inverse> </Text>
 			</Text>
@@ -22,10 +27,16 @@ export function Footer({screen}: Props) {
 				{confirm}
 			</Text>
 		);
-	} else if (notice) {
+	} else if (filter !== null || notice) {
 		status = (
-			<Text color={toneColor(notice.tone)} wrap="truncate-end">
-				{notice.text}
+			<Text wrap="truncate-end">
+				{filter === null ? null : (
+					<Text bold color={toneColor('accent')}>
+						{`/${filter}`}
+						<Text dimColor bold={false}>{` (esc clears)${notice ? '  ' : ''}`}</Text>
+					</Text>
+				)}
+				{notice ? <Text color={toneColor(notice.tone)}>{notice.text}</Text> : null}
 			</Text>
 		);
 	}

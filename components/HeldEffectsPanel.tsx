@@ -1,29 +1,58 @@
 import {Box, Text} from 'ink';
+import type {ScreenView} from '../src/core/board/screen.ts';
+import {toneColor} from './theme.ts';
 
-type Props = {readonly width: number; readonly isCompact: boolean};
+type Props = {
+	readonly effects: ScreenView['effects'];
+	readonly width: number;
+	/** One line (stacked layout without the focus): a summary instead of the list. */
+	readonly isCompact: boolean;
+};
 
 /**
- * Held effects, per order with their arguments. The effect gate does not hold effects in the ledger
- * yet, so this panel says plainly that there is nothing, and why.
+ * Held effects by order (tool, arguments on one line, age; `*` marks), then recent outcomes;
+ * with the focus (tab), space marks, `a` approves, `x` sends the order back.
  */
-export function HeldEffectsPanel({width, isCompact}: Props) {
-	if (isCompact)
+export function HeldEffectsPanel({effects, width, isCompact}: Props) {
+	const title = `HELD EFFECTS (${effects.heldCount})${effects.markedCount > 0 ? ` · ${effects.markedCount} marked` : ''}`;
+	const titleColor = effects.isFocused ? toneColor('accent') : toneColor(effects.heldCount > 0 ? 'warn' : 'muted');
+	if (isCompact) {
+		const first = effects.lines.find(line => line.kind === 'effect' || line.kind === 'outcome');
 		return (
-			<Text dimColor wrap="truncate-end">
-				HELD EFFECTS: none in the ledger (effect gate not built yet)
+			<Text wrap="truncate-end" bold={effects.heldCount > 0} color={titleColor}>
+				{`${title}: ${first ? first.text.trim() : 'none'}${effects.heldCount > 0 ? ' (tab to act)' : ''}`}
 			</Text>
 		);
+	}
+	const shown = effects.lines.slice(0, Math.max(1, effects.height - 1));
 	return (
-		<Box flexDirection="column" width={width}>
-			<Text bold dimColor>
-				HELD EFFECTS (0)
+		<Box flexDirection="column" width={width} height={effects.height} overflow="hidden">
+			<Text bold color={titleColor} wrap="truncate-end">
+				{`${title}${effects.isFocused ? ' — space marks, a approves, x sends back' : ''}`}
 			</Text>
-			<Text dimColor wrap="truncate-end">
-				{'   none in the ledger'}
-			</Text>
-			<Text dimColor wrap="truncate-end">
-				{'   (gate not built yet)'}
-			</Text>
+			{shown.length === 0 ? (
+				<Text dimColor wrap="truncate-end">
+					{'   nothing held'}
+				</Text>
+			) : null}
+			{shown.map(line =>
+				line.kind === 'order' ? (
+					<Text key={line.key} bold wrap="truncate-end">{` ${line.text}`}</Text>
+				) : line.kind === 'effect' ? (
+					<Text
+						key={line.key}
+						wrap="truncate-end"
+						inverse={line.isSelected}
+						color={line.isMarked ? toneColor('accent') : undefined}
+					>
+						{`  ${line.text}`}
+					</Text>
+				) : (
+					<Text key={line.key} wrap="truncate-end" color={toneColor(line.tone)}>
+						{`  ${line.text}`}
+					</Text>
+				),
+			)}
 		</Box>
 	);
 }

@@ -1,22 +1,31 @@
 import {Box, Text} from 'ink';
-import type {HelpLine} from '../src/core/board/keymap.ts';
+import type {HelpScreen} from '../src/core/board/screen.ts';
 
-type Props = {readonly lines: readonly HelpLine[]};
+type Props = {readonly help: HelpScreen};
 
-/** `?` help: every key from the one key table, with what it does (and what is not built yet). */
-export function HelpPanel({lines}: Props) {
+/**
+ * `?` help: every key from the one key table, with what it does (and what is not built yet), fitted
+ * to the rows there are. The help bar below says how to close it.
+ */
+export function HelpPanel({help}: Props) {
 	return (
 		<Box flexDirection="column" flexGrow={1}>
-			<Text bold>KEYS</Text>
-			{lines.map(line => (
-				<Box key={`${line.keys}-${line.description}`}>
-					<Box width={10} flexShrink={0}>
-						<Text color="cyan">{`  ${line.keys}`}</Text>
+			{help.hasTitle ? <Text bold>KEYS</Text> : null}
+			<Box flexDirection="row" gap={2}>
+				{help.columns.map((column, index) => (
+					<Box key={index} flexDirection="column" flexGrow={1} flexBasis={0}>
+						{column.map(line => (
+							<Box key={`${line.keys}-${line.description}`} flexShrink={0}>
+								<Box width={10} flexShrink={0}>
+									<Text color="cyan">{`  ${line.keys}`}</Text>
+								</Box>
+								<Text wrap="truncate-end">{line.description}</Text>
+							</Box>
+						))}
 					</Box>
-					<Text wrap="truncate-end">{line.description}</Text>
-				</Box>
-			))}
-			<Text dimColor>{'  esc or ? closes this help'}</Text>
+				))}
+			</Box>
+			{help.more > 0 ? <Text dimColor>{`  ↓ ${help.more} more keys: a taller terminal lists them all`}</Text> : null}
 		</Box>
 	);
 }

@@ -19,35 +19,30 @@ type Props = {
 export function LanesPanel({lanes, selectedId, isWide, width, isFocused, showHost = false}: Props) {
 	return (
 		<Box flexDirection="column" flexShrink={0}>
-			{lanes.above > 0 ? <Text dimColor>{`  ↑ ${lanes.above} more lines`}</Text> : null}
-			{lanes.lines.slice(lanes.above > 0 ? 1 : 0, lanes.below > 0 ? -1 : undefined).map(line => {
-				switch (line.kind) {
-					case 'lane':
-						return (
-							<Text key={`lane-${line.lane}`} bold color={toneColor(laneTone(line.lane))}>
-								{`${line.title} (${line.count})`}
-							</Text>
-						);
-					case 'empty':
-						return (
-							<Text key={`empty-${line.lane}`} dimColor>
+			{lanes.above === null ? null : <Text dimColor wrap="truncate-end">{`  ${lanes.above}`}</Text>}
+			{lanes.lines.map(line =>
+				line.kind === 'lane' ? (
+					<Text key={`lane-${line.lane}`} bold color={toneColor(laneTone(line.lane))}>
+						{`${line.title} (${line.count})`}
+						{line.count === 0 ? (
+							<Text dimColor bold={false}>
 								{'  none'}
 							</Text>
-						);
-					case 'row':
-						return (
-							<TaskRow
-								key={line.row.id}
-								row={line.row}
-								isSelected={isFocused && line.row.id === selectedId}
-								isWide={isWide}
-								width={width}
-								showHost={showHost}
-							/>
-						);
-				}
-			})}
-			{lanes.below > 0 ? <Text dimColor>{`  ↓ ${lanes.below} more lines`}</Text> : null}
+						) : null}
+					</Text>
+				) : (
+					<TaskRow
+						key={line.row.id}
+						row={line.row}
+						isSelected={isFocused && line.row.id === selectedId}
+						isWide={isWide}
+						width={width}
+						idWidth={lanes.idWidth}
+						showHost={showHost}
+					/>
+				),
+			)}
+			{lanes.below === null ? null : <Text dimColor wrap="truncate-end">{`  ${lanes.below}`}</Text>}
 		</Box>
 	);
 }

@@ -23,7 +23,7 @@ export function NeedsYouPanel({queue, width}: Props) {
 	return (
 		<Box flexDirection="column" width={width} height={queue.height} overflow="hidden">
 			<Text bold color={queue.isFocused ? toneColor('accent') : toneColor(queue.total > 0 ? 'warn' : 'muted')}>
-				{`NEEDS YOU (${queue.total})${queue.isFocused ? ' — k acknowledges, tab returns' : ''}`}
+				{`NEEDS YOU (${queue.total})${queue.isFocused ? ' — k acknowledges, x sends back, tab moves on' : ''}`}
 			</Text>
 			{shown.map(line => (
 				<Text key={line.key} wrap="truncate-end" bold={line.isHeading} dimColor={line.isDim} inverse={line.isSelected}>

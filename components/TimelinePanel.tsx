@@ -17,7 +17,7 @@ export function TimelinePanel({timeline}: Props) {
 					<Text>{` · ${row.idle}`}</Text>
 				</Text>
 			) : (
-				<Text bold>TIMELINE (task not found)</Text>
+				<Text bold>{timeline.order ? `TIMELINE ${timeline.order}` : 'TIMELINE (task not found)'}</Text>
 			)}
 			{row ? (
 				<Text wrap="truncate-end" dimColor>{`  age ${row.age} · ${row.progress} · tokens ${row.tokens} · pid ${row.pid}`}</Text>
@@ -34,6 +34,12 @@ export function TimelinePanel({timeline}: Props) {
 					{timeline.evidence.length === 0 ? 'none recorded' : timeline.evidence.join(' · ')}
 				</Text>
 			</Text>
+			{timeline.record ? (
+				<Text wrap="truncate-end">
+					<Text bold>track record: </Text>
+					<Text>{timeline.record}</Text>
+				</Text>
+			) : null}
 			<Text
 				dimColor
 			>{`events ${timeline.start + 1}–${timeline.start + timeline.lines.length} of ${timeline.total} (j/k scroll, esc back)`}</Text>

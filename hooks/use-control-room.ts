@@ -1,12 +1,15 @@
-import {useReducer, useState, type Dispatch} from 'react';
+import {useEffect, useReducer, useState, type Dispatch} from 'react';
+import type {LogReader} from '../src/core/board/log-view.ts';
 import type {ScreenView} from '../src/core/board/screen.ts';
 import type {BoardOptions} from '../src/core/board/selectors.ts';
 import {initialBoardState, reduceBoard, type BoardAction, type BoardState} from '../src/core/board/state.ts';
-import {useBoardCommands, type BoardActions} from './use-board-commands.ts';
+import {useBell} from './use-bell.ts';
+import {useBoardCommands, useSendBack, type BoardActions} from './use-board-commands.ts';
 import {useInterval} from './use-interval.ts';
 import {useKeymap} from './use-keymap.ts';
 import {useLedgerFeed, type FeedSource} from './use-ledger-feed.ts';
 import {useScreen} from './use-screen.ts';
+import {useTaskLog} from './use-task-log.ts';
 import {useTerminalSize} from './use-terminal-size.ts';
 
 /** Everything the board is wired to; built once by `controlroom board` (or a test). */
@@ -16,6 +19,10 @@ export type BoardAdapters = FeedSource &
 		/** A reconciler pass, run on its own timer so the board alone still tells the truth. */
 		readonly reconcile?: () => unknown;
 		readonly reconcileIntervalMs?: number;
+		/** Reads a task's output or transcript for the log view (`l`). */
+		readonly logs?: LogReader;
+		/** Rings the terminal's bell when a new entry comes into Needs you; absent with `--no-bell`. */
+		readonly bell?: () => void;
 	};
 
 /** The board's state and the screen drawn from it. */
@@ -38,12 +45,17 @@ export function useControlRoom(adapters: BoardAdapters): ControlRoomState & {rea
 			notice: {tone: 'error', text: `reconciler pass failed: ${error instanceof Error ? error.message : String(error)}`},
 		}),
 	);
+	useTaskLog(adapters.logs, state.log?.taskId ?? null, dispatch);
+	useBell(state.bells, adapters.bell);
 	const screen = useScreen(state, size, adapters.options);
+	// The cursor is where the screen drew it: pinned to that task, so it stays on it when rows
+	// come, go or re-sort around it (and at the same place when its own row leaves the list).
+	useEffect(() => {
+		if (screen.selectedId === state.selectedId && screen.selectedIndex === state.selectedIndex) return;
+		dispatch({type: 'select', taskId: screen.selectedId, index: screen.selectedIndex});
+	}, [screen.selectedId, screen.selectedIndex, state.selectedId, state.selectedIndex]);
 	const onCommand = useBoardCommands(state, screen, dispatch, adapters, refresh);
-	useKeymap(state.mode, state.prompt?.text ?? '', {
-		onCommand,
-		onText: text => dispatch({type: 'prompt-input', text}),
-		onSubmit: () => dispatch({type: 'prompt-commit'}),
-	});
+	useSendBack(state, dispatch, adapters, refresh);
+	useKeymap(state.mode, {onCommand, onEdit: edit => dispatch({type: 'prompt-edit', edit})});
 	return {state, screen, dispatch};
 }

@@ -8,6 +8,8 @@ import type {BoardFeed} from '../src/ledger/board-feed.ts';
 export const FRAME_MS = 33;
 /** A second read after a burst of file events, for a commit the first read was too early for. */
 const TRAILING_READ_MS = 150;
+/** How often the board checks that its ledger file was not deleted or replaced (a stat; it says so within 5 s). */
+const VERIFY_FILE_MS = 2000;
 
 /** What the feed hook needs: the reads, and the files whose changes mean new events. */
 export type FeedSource = {
@@ -40,14 +42,18 @@ export function useLedgerFeed(
 		let timer: NodeJS.Timeout | undefined;
 		let trailing: NodeJS.Timeout | undefined;
 		let lastFlush = 0;
-		const read = () => {
-			lastFlush = Date.now();
-			const batch = feed.poll(lastSeq, lastFlush, openRef.current);
+		const apply = (batch: ReturnType<BoardFeed['poll']>) => {
 			if (!batch) return;
 			lastSeq = batch.lastSeq;
 			dispatch({type: 'ledger-read', ...batch});
 			if (batch.hasMore) schedule();
 		};
+		const read = () => {
+			lastFlush = Date.now();
+			apply(feed.poll(lastSeq, lastFlush, openRef.current));
+		};
+		// Nothing announces a deleted ledger to an open connection: look at the file's identity.
+		const verifier = setInterval(() => apply(feed.verify(Date.now())), VERIFY_FILE_MS);
 		const flush = () => {
 			timer = undefined;
 			read();
@@ -68,6 +74,7 @@ export function useLedgerFeed(
 			return () => {
 				clearTimeout(timer);
 				clearTimeout(trailing);
+				clearInterval(verifier);
 				unsubscribe?.();
 			};
 		const watcher = watch(paths, {ignoreInitial: true, depth: 0});
@@ -83,10 +90,14 @@ export function useLedgerFeed(
 			if (source.spoolDir && source.onSpool && path.startsWith(source.spoolDir)) source.onSpool();
 			schedule();
 		});
+		// chokidar sets its watches asynchronously: a commit made between the read above and the
+		// watches being in place raises no event, so read once more when they are.
+		watcher.on('ready', schedule);
 		return () => {
 			clearTimeout(timer);
 			clearTimeout(trailing);
 			unsubscribe?.();
+			clearInterval(verifier);
 			void watcher.close();
 		};
 	}, [source, dispatch]);

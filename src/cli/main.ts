@@ -1,3 +1,4 @@
+import {terminalSafe} from '../core/terminal-text.ts';
 import {LedgerFromFutureError} from '../ledger/migrations.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
 import {CliError, USAGE_EXIT} from './errors.ts';
@@ -25,7 +26,6 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 	reconcile: {summary: 'fold spool files, find lost and untracked agents', load: () => import('./commands/reconcile.ts')},
 	ingest: {summary: 'fold hook payloads or spool envelopes into the ledger', load: () => import('./commands/ingest.ts')},
 	rejects: {summary: 'list input the ledger refused, with line numbers and reasons', load: () => import('./commands/rejects.ts')},
-	hooks: {summary: 'install, remove or show the Claude Code and Codex hooks', load: () => import('./commands/hooks.ts')},
 	hook: {summary: 'record one agent lifecycle event from stdin (what the hooks run)', load: () => import('./commands/hook.ts')},
 	contract: {
 		summary: 'check a handoff contract, or write a template (contract check|new|template)',
@@ -40,6 +40,42 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 	},
 	work: {summary: 'list claims: held, stalled, handed in, passed back', load: () => import('./commands/work.ts')},
 	mcp: {summary: 'serve the claim verbs to agents over stdio (MCP)', load: () => import('./commands/mcp.ts')},
+	mediate: {
+		summary: 'settle a value disagreement between agents from their positions (deterministic)',
+		load: () => import('./commands/mediate.ts'),
+	},
+	plan: {
+		summary: 'plan review: an independent read-only reviewer, two rounds, then the disagreements lane',
+		load: () => import('./commands/plan.ts'),
+	},
+	hooks: {summary: 'install, remove or show the Claude Code and Codex hooks', load: () => import('./commands/hooks.ts')},
+	review: {
+		summary: 'review an ended task: packet, reviewers, one fix round (exit 0/2/1)',
+		load: () => import('./commands/review.ts'),
+	},
+	'send-back': {
+		summary: 'send work back with a reason: the worker runs again, or the claim is free',
+		load: () => import('./commands/send-back.ts'),
+	},
+	accept: {summary: 'accept a hand-in that waits for its acceptor', load: () => import('./commands/accept.ts')},
+	need: {summary: 'put a need of your own in the human queue', load: () => import('./commands/need.ts')},
+	ack: {summary: "acknowledge a task's entry in the human queue", load: () => import('./commands/ack.ts')},
+	gateway: {
+		summary: "the effect gate: an MCP server that holds a work order's writes for approval",
+		load: () => import('./commands/gateway.ts'),
+	},
+	effects: {
+		summary: 'list, approve or send back held effects (effects list|approve|reject)',
+		load: () => import('./commands/effects.ts'),
+	},
+	order: {
+		summary: "derive a sub-agent's work order, without staged tools (order derive)",
+		load: () => import('./commands/order.ts'),
+	},
+	workers: {
+		summary: "each worker's track record: approvals, rework, failures, expiries, spend",
+		load: () => import('./commands/workers.ts'),
+	},
 };
 
 const DEFAULT_COMMAND = 'board';
@@ -140,10 +176,10 @@ export async function main(argv: readonly string[]): Promise<number> {
 	} catch (error) {
 		if (process.env['CONTROLROOM_DEBUG'] && error instanceof Error) process.stderr.write(`${error.stack}\n`);
 		if (error instanceof CliError) {
-			process.stderr.write(`controlroom: ${error.message}\n`);
+			process.stderr.write(`controlroom: ${terminalSafe(error.message)}\n`);
 			return error.exitCode;
 		}
-		process.stderr.write(`controlroom: ${describeUnexpected(error)}\n`);
+		process.stderr.write(`controlroom: ${terminalSafe(describeUnexpected(error))}\n`);
 		return 1;
 	}
 }

@@ -1,5 +1,6 @@
 import {formatKnown, formatProgress, formatTokens} from '../core/format.ts';
 import type {SnapshotTask} from '../core/snapshot.ts';
+import {terminalSafe} from '../core/terminal-text.ts';
 import {describeEvent, type TimelineEntry} from '../core/timeline.ts';
 
 const time = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
@@ -12,14 +13,13 @@ export function timelineLine(entry: TimelineEntry): string {
 	return `${time(entry.event.at)}  ${describeEvent(entry.event)}`;
 }
 
-/** A task's header and its timeline, as text. */
+/** A task's header and its timeline, as text; every ledger text is shown escaped (describeEvent is already safe). */
 export function printTimelineText(task: SnapshotTask, entries: readonly TimelineEntry[]): string {
 	const header = [
 		`${task.id}  ${task.title ?? '—'}${task.host ? `  on ${task.host}` : ''}`,
 		`source ${task.source}  status ${task.status}${task.health ? `/${task.health}` : ''}  pid ${formatKnown(task.pid)}  exit ${formatKnown(task.exitCode)}${task.signal ? `  signal ${task.signal}` : ''}`,
 		`cwd ${task.cwd ?? 'unknown'}  ${formatProgress(task.progress)}  tokens ${formatTokens(task.tokens, task.budget)}`,
 		...(task.error ? [`error ${task.error}`] : []),
-		'',
-	];
-	return [...header, ...entries.map(timelineLine)].join('\n');
+	].map(terminalSafe);
+	return [...header, '', ...entries.map(timelineLine)].join('\n');
 }

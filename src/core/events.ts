@@ -31,11 +31,62 @@ export const EventType = {
 	fleetRequestReceived: 'fleet.request_received',
 	/** This host carried out (or refused) a request made from a fleet board; the outcome travels back by sync. */
 	fleetRequestHandled: 'fleet.request_handled',
+	/** The wrapper kept the end of the worker's stdout: its report, for a review packet. */
+	outputKept: 'task.output_kept',
+	/** `controlroom review` began: which reviewers, how many rounds at most. */
+	reviewStarted: 'review.started',
+	/** A round's packet was written (its path, size, and what was trimmed to fit). */
+	reviewPacketBuilt: 'review.packet_built',
+	/** One reviewer's verdict in one round: APPROVE, FIX, INVALID or STOPPED. */
+	reviewVerdict: 'review.verdict',
+	/** The fixes went back to the worker, which runs again with them in its brief. */
+	reviewFixRound: 'review.fix_round',
+	/** The review ended: approved, or it needs a person (or an error stopped it). */
+	reviewConcluded: 'review.concluded',
+	/** A person sent the work back with a reason: the worker runs again, or the claim is free again. */
+	workSentBack: 'work.sent_back',
+	/** A person accepted a hand-in that waited for its acceptor. */
+	workAccepted: 'work.accepted',
+	/** One offer of a mediation (docs/mediation.md), with each other agent's answer: never a weight or floor. */
+	mediationOffer: 'mediation.offer',
+	/** A mediation ended: the agreement, or a walk-away with what could not be settled and the vetoes. */
+	mediationConcluded: 'mediation.concluded',
+	/** One round of a plan review: the reviewer's task and verdict. */
+	planReviewRound: 'plan.review_round',
+	/** A plan review ended: approved, or still open after its rounds (a disagreement about what will happen). */
+	planReviewConcluded: 'plan.review_concluded',
+	/** A disagreement that needs a person: the queue's disagreements lane (evidence or value). */
+	disagreementOpened: 'disagreement.opened',
+	/** A gateway started serving a work order (docs/effects.md). Events about an order carry its id as their task id. */
+	orderOpened: 'order.opened',
+	/** `order derive` wrote an order for a sub-agent from this one. */
+	orderDerived: 'order.derived',
+	/** A person approved held effects; the runs follow as effect.started / effect.finished. */
+	orderApproved: 'order.approved',
+	/** An approval found the report and the gateway's log disagree, and ran nothing. */
+	orderApprovalRefused: 'order.approval_refused',
+	/** A person sent the order's held effects back, with a reason: they are dropped. */
+	orderSentBack: 'order.sent_back',
+	/** A read passed through the gateway (recorded before it is forwarded). */
+	effectRead: 'effect.read',
+	/** A staged call, held with its arguments; the worker got a placeholder. */
+	effectHeld: 'effect.held',
+	/** A call the gateway refused (not in the order, over budget, staged in a derived order). */
+	effectRefused: 'effect.refused',
+	/** An approved effect is about to be sent upstream: recorded before the call, so it is never sent twice. */
+	effectStarted: 'effect.started',
+	/** The upstream answered a read or an approved effect. */
+	effectFinished: 'effect.finished',
+	/** An effect was started and its end never recorded (its approver died): never retried automatically. */
+	effectOutcomeUnknown: 'effect.outcome_unknown',
+	/** A held effect passed its order's expiry unapproved. */
+	effectExpired: 'effect.expired',
 } as const;
 
 const text = z.optional(z.nullable(z.string()));
 const count = z.optional(z.nullable(z.number()));
 const anything = z.optional(z.unknown());
+const vetoSchema = z.looseObject({agent: z.string(), item: z.string(), option: z.string(), offer: count});
 
 /**
  * What each event type carries. Every field is optional (a ledger written by an older build may
@@ -54,10 +105,22 @@ const EVENT_DATA = {
 		steps: count,
 		stallSeconds: count,
 		command: text,
+		/** The command as given, before a contract was put into it: what a re-run starts again. */
+		argv: z.optional(z.nullable(z.array(z.string()))),
+		/** The contract file a run was given (absolute path). */
+		contract: text,
+		/** The brief file a re-run was given (the original brief plus the fixes). */
+		brief: text,
+		/** `git rev-parse HEAD` in the task's folder when it started: where its diff begins. */
+		baseRevision: text,
+		/** The task this run does again (a fix round or a send-back). */
+		rerunOf: text,
 		agent: text,
 		wrapperPid: count,
 		wrapperStartTime: count,
 		slot: count,
+		/** Where the wrapper keeps the run's output (bounded), for the board's log view. */
+		output: text,
 	}),
 	'task.started': z.looseObject({pid: count, pgid: count, startTime: count, wrapperPid: count, wrapperStartTime: count}),
 	'task.heartbeat': z.looseObject({}),
@@ -72,9 +135,22 @@ const EVENT_DATA = {
 		from: text,
 		transcript: text,
 	}),
-	'task.exited': z.looseObject({exitCode: count, signal: text, reason: text}),
+	'task.exited': z.looseObject({
+		exitCode: count,
+		signal: text,
+		reason: text,
+		/** Processes of the child's group still alive when it exited (the first 20), and how many in all. */
+		leftRunning: z.optional(z.array(z.looseObject({pid: count, name: text}))),
+		leftRunningCount: count,
+	}),
 	'task.failed': z.looseObject({error: text, exitCode: count}),
-	'task.stopped': z.looseObject({signal: text, reason: text, exitCode: count, wrapperExit: count}),
+	'task.stopped': z.looseObject({
+		signal: text,
+		reason: text,
+		exitCode: count,
+		wrapperExit: count,
+		escalated: z.optional(z.boolean()),
+	}),
 	'task.stop_requested': z.looseObject({signal: text, graceMs: count, pgid: count}),
 	'task.lost': z.looseObject({reason: text, pid: count}),
 	'task.ended': z.looseObject({reason: text}),
@@ -120,6 +196,144 @@ const EVENT_DATA = {
 		message: text,
 		requestedBy: text,
 	}),
+	'task.output_kept': z.looseObject({
+		/** The last lines of stdout, at most OUTPUT_KEPT_BYTES. */
+		text: text,
+		/** Every byte the child wrote to stdout. */
+		bytes: count,
+		isCut: z.optional(z.boolean()),
+	}),
+	'review.started': z.looseObject({
+		reviewId: text,
+		reviewers: z.optional(z.array(z.string())),
+		maxRounds: count,
+		baseRevision: text,
+	}),
+	'review.packet_built': z.looseObject({
+		reviewId: text,
+		round: count,
+		path: text,
+		bytes: count,
+		/** The trimming steps applied, in order (docs/review.md). */
+		trimmed: z.optional(z.array(z.string())),
+		/** Paths left out of the packet's diff, for the reviewer to open. */
+		listed: z.optional(z.array(z.string())),
+		reportFrom: text,
+		testsFrom: text,
+		workerTaskId: text,
+	}),
+	'review.verdict': z.looseObject({
+		reviewId: text,
+		round: count,
+		/** 1-based, in the order the reviewers were given. */
+		reviewer: count,
+		command: text,
+		reviewerTaskId: text,
+		verdict: text,
+		fixes: z.optional(z.array(z.string())),
+		reason: text,
+		signal: text,
+		exitCode: count,
+	}),
+	'review.fix_round': z.looseObject({
+		reviewId: text,
+		/** The round whose fixes go back. */
+		round: count,
+		fixes: z.optional(z.array(z.string())),
+		workerTaskId: text,
+		briefPath: text,
+		workerStatus: text,
+		workerExit: count,
+	}),
+	'review.concluded': z.looseObject({
+		reviewId: text,
+		outcome: text,
+		rounds: count,
+		cause: text,
+		reason: text,
+		isDisagreement: z.optional(z.boolean()),
+		exitCode: count,
+	}),
+	'work.sent_back': z.looseObject({
+		reason: text,
+		by: text,
+		/** Where it was sent back from: reviews, failed or waiting. */
+		from: text,
+		rerunTaskId: text,
+		briefPath: text,
+		logPath: text,
+		claimReturned: z.optional(z.boolean()),
+	}),
+	'work.accepted': z.looseObject({by: text, note: text}),
+	'mediation.offer': z.looseObject({
+		n: count,
+		round: count,
+		by: text,
+		offer: z.optional(z.record(z.string(), z.string())),
+		answers: z.optional(
+			z.array(
+				z.looseObject({
+					agent: z.string(),
+					answer: z.string(),
+					options: z.optional(z.array(z.looseObject({item: z.string(), option: z.string()}))),
+				}),
+			),
+		),
+	}),
+	'mediation.concluded': z.looseObject({
+		outcome: text,
+		agreement: z.optional(z.nullable(z.record(z.string(), z.string()))),
+		agents: z.optional(z.array(z.string())),
+		offers: count,
+		rounds: count,
+		unsettled: z.optional(z.array(z.string())),
+		vetoes: z.optional(z.array(vetoSchema)),
+	}),
+	'plan.review_round': z.looseObject({
+		round: count,
+		reviewerTaskId: text,
+		command: text,
+		verdict: text,
+		fixes: z.optional(z.array(z.string())),
+		reason: text,
+		packetPath: text,
+	}),
+	'plan.review_concluded': z.looseObject({outcome: text, rounds: count, reason: text}),
+	'disagreement.opened': z.looseObject({
+		/** evidence: they disagree about what will happen (plan review); value: about what to want (mediation). */
+		kind: text,
+		/** What could not be settled: the items of a mediation, the open points of a plan review. */
+		items: z.optional(z.array(z.string())),
+		vetoes: z.optional(z.array(vetoSchema)),
+		agents: z.optional(z.array(z.string())),
+		summary: text,
+	}),
+	'order.opened': z.looseObject({
+		worker: text,
+		/** The order this one was derived from (a sub-agent's order), else null. */
+		parent: text,
+		budgetCalls: count,
+		expiresMs: count,
+		/** The order file, absolute, and the sha256 of its bytes: an approval runs under the same order. */
+		file: text,
+		digest: text,
+		/** Per upstream: its command, the tools offered, which of them are staged. */
+		upstreams: anything,
+		/** The worker's task (CONTROLROOM_TASK_ID in the gateway's environment), when known. */
+		workerTask: text,
+		gatewayPid: count,
+	}),
+	'order.derived': z.looseObject({child: text, worker: text, file: text, staged: z.optional(z.array(z.string()))}),
+	'order.approved': z.looseObject({ids: z.optional(z.array(z.string())), reconciled: z.optional(z.boolean()), report: text}),
+	'order.approval_refused': z.looseObject({mismatches: z.optional(z.array(z.string())), report: text}),
+	'order.sent_back': z.looseObject({ids: z.optional(z.array(z.string())), reason: text}),
+	'effect.read': z.looseObject({id: text, seq: count, upstream: text, tool: text, args: anything}),
+	'effect.held': z.looseObject({id: text, seq: count, upstream: text, tool: text, args: anything, expiresAt: count}),
+	'effect.refused': z.looseObject({tool: text, upstream: text, reason: text, args: anything}),
+	'effect.started': z.looseObject({id: text, args: anything, approverPid: count, approverStartTime: count}),
+	'effect.finished': z.looseObject({id: text, isError: z.optional(z.boolean()), result: anything, error: text}),
+	'effect.outcome_unknown': z.looseObject({id: text, reason: text}),
+	'effect.expired': z.looseObject({id: text}),
 } as const;
 
 /** Every event type this build understands. */
@@ -154,6 +368,31 @@ export const eventBodySchema = z.discriminatedUnion('type', [
 	variant('claim.passed_back'),
 	variant('fleet.request_received'),
 	variant('fleet.request_handled'),
+	variant('task.output_kept'),
+	variant('review.started'),
+	variant('review.packet_built'),
+	variant('review.verdict'),
+	variant('review.fix_round'),
+	variant('review.concluded'),
+	variant('work.sent_back'),
+	variant('work.accepted'),
+	variant('mediation.offer'),
+	variant('mediation.concluded'),
+	variant('plan.review_round'),
+	variant('plan.review_concluded'),
+	variant('disagreement.opened'),
+	variant('order.opened'),
+	variant('order.derived'),
+	variant('order.approved'),
+	variant('order.approval_refused'),
+	variant('order.sent_back'),
+	variant('effect.read'),
+	variant('effect.held'),
+	variant('effect.refused'),
+	variant('effect.started'),
+	variant('effect.finished'),
+	variant('effect.outcome_unknown'),
+	variant('effect.expired'),
 ]);
 
 /** An event's type and data: what it says. */
@@ -241,5 +480,14 @@ export function newEvent<T extends EventTypeName>(
 	data: EventDataOf<T>,
 	envelope: EventEnvelope,
 ): NewEvent & {readonly type: T} {
-	return {...envelope, ...eventBody(type, data)};
+	// One literal of one shape (no spreads): the mapping builds one of these per event of a bulk import.
+	const event = {
+		taskId: envelope.taskId,
+		at: envelope.at,
+		source: envelope.source,
+		dedupKey: envelope.dedupKey ?? null,
+		type,
+		data,
+	};
+	return event as unknown as NewEvent & {readonly type: T};
 }

@@ -1,8 +1,11 @@
+import {disagreementReason, type DisagreementRecord} from './disagreements.ts';
+import {effectState, stagedEffects, type ApproverCheck, type OrderRecord} from './effects/fold.ts';
 import type {EventOfType} from './events.ts';
+import type {ReviewSignal} from './review/reviews.ts';
 import type {Task} from './task.ts';
 
 /** The lanes of the human queue (PRODUCT.md §5.2). */
-export const QUEUE_LANES = ['failed', 'reviews', 'needs', 'waiting'] as const;
+export const QUEUE_LANES = ['failed', 'reviews', 'disagreements', 'needs', 'waiting'] as const;
 export type QueueLane = (typeof QUEUE_LANES)[number];
 
 /** At most this many entries a lane; the rest are counted. */
@@ -46,6 +49,10 @@ export type QueueInput = {
 	readonly successes: readonly Success[];
 	/** Directory and title of each task that has signals, for the success rule. */
 	readonly taskKeys: ReadonlyMap<string, {readonly cwd: string | null; readonly title: string | null}>;
+	/** Latest time a person acted on each task (sent it back, accepted it): what came before is answered. */
+	readonly closedAt?: ReadonlyMap<string, number>;
+	/** Entries a lane (five unless said: `ack` looks past the five shown). */
+	readonly limit?: number;
 };
 
 /**
@@ -65,8 +72,9 @@ function supersededBySuccess(signal: QueueSignal, input: QueueInput): boolean {
 }
 
 /**
- * Computes the queue: newest signal per task, minus those acknowledged after it and those a later
- * success made moot; each lane capped at five with a count of the rest.
+ * Computes the queue: newest signal per task, minus those acknowledged after it, those a person
+ * acted on after it (sent back, accepted) and those a later success made moot; each lane oldest
+ * waiting first, capped at five with a count of the rest.
  */
 export function computeHumanQueue(input: QueueInput): HumanQueue {
 	const newest = new Map<string, QueueSignal>();
@@ -79,14 +87,17 @@ export function computeHumanQueue(input: QueueInput): HumanQueue {
 	const live = [...newest.values()].filter(signal => {
 		const acknowledged = input.acknowledgedAt.get(signal.taskId);
 		if (acknowledged !== undefined && acknowledged >= signal.at) return false;
+		const closed = input.closedAt?.get(signal.taskId);
+		if (closed !== undefined && closed >= signal.at) return false;
 		return !supersededBySuccess(signal, input);
 	});
 	const lanes = QUEUE_LANES.map(name => {
-		const entries = live.filter(signal => signal.lane === name).sort((a, b) => b.at - a.at || b.seq - a.seq);
+		// Oldest-waiting first: what has waited longest is what the person should see first.
+		const entries = live.filter(signal => signal.lane === name).sort((a, b) => a.at - b.at || a.seq - b.seq);
 		return {
 			name,
 			total: entries.length,
-			items: entries.slice(0, QUEUE_LANE_LIMIT).map(({taskId, reason, at, seq}) => ({taskId, reason, at, seq})),
+			items: entries.slice(0, input.limit ?? QUEUE_LANE_LIMIT).map(({taskId, reason, at, seq}) => ({taskId, reason, at, seq})),
 		};
 	});
 	return {lanes, total: live.length};
@@ -110,12 +121,17 @@ export type SignalRows = {
 	readonly needs: readonly EventOfType<'need.raised'>[];
 	/** The tasks the needs (and recent tasks) belong to, by id; a need may outlive its task's row. */
 	readonly tasks: ReadonlyMap<string, Task>;
+	/** Reviews that need a person (src/core/review/reviews.ts). */
+	readonly reviews?: readonly ReviewSignal[];
+	/** Disagreements a plan review or a mediation could not settle (src/core/disagreements.ts). */
+	readonly disagreements?: readonly DisagreementRecord[];
 };
 
 /**
- * The queue's signals: each task that failed within the window, and each need still current. An
- * agent's own need is current only until that session shows activity after it or ends (the person
- * answered it); a need raised by hand stays until acknowledged.
+ * The queue's signals: each task that failed within the window, each review that needs a person, each disagreement left for a person,
+ * and each need still current. An agent's own need is current only until that session shows
+ * activity after it or ends (the person answered it); a need raised by hand stays until
+ * acknowledged; a hand-in waits until accepted, sent back or acknowledged.
  */
 export function queueSignals(rows: SignalRows): QueueSignal[] {
 	const signals: QueueSignal[] = [];
@@ -123,6 +139,16 @@ export function queueSignals(rows: SignalRows): QueueSignal[] {
 		if (task.status === 'failed' && task.endedAt !== null && task.endedAt >= rows.now - FAILED_WINDOW_MS) {
 			signals.push({taskId: task.id, lane: 'failed', reason: failedReason(task), at: task.endedAt, seq: task.lastSeq});
 		}
+	}
+	for (const review of rows.reviews ?? []) signals.push({...review, lane: 'reviews'});
+	for (const record of rows.disagreements ?? []) {
+		signals.push({
+			taskId: record.taskId,
+			lane: 'disagreements',
+			reason: disagreementReason(record),
+			at: record.at,
+			seq: record.seq,
+		});
 	}
 	for (const event of rows.needs) {
 		const task = rows.tasks.get(event.taskId);
@@ -134,6 +160,34 @@ export function queueSignals(rows: SignalRows): QueueSignal[] {
 			reason: event.data.message ?? 'needs you',
 			at: event.at,
 			seq: event.seq,
+		});
+	}
+	return signals;
+}
+
+/**
+ * Work orders waiting on their owner (the waiting lane): held effects to approve, and effects whose
+ * outcome is unknown (started, never finished: a person checks the world by hand). One signal an
+ * order, as of its newest such effect, so a newly held effect brings an acknowledged order back.
+ */
+export function orderSignals(orders: Iterable<OrderRecord>, now: number, isApproverAlive?: ApproverCheck): QueueSignal[] {
+	const signals: QueueSignal[] = [];
+	for (const order of orders) {
+		const staged = stagedEffects(order);
+		const held = staged.filter(effect => effectState(effect, now, isApproverAlive) === 'held');
+		const unknown = staged.filter(effect => effectState(effect, now, isApproverAlive) === 'outcome unknown');
+		if (held.length === 0 && unknown.length === 0) continue;
+		const parts = [
+			...(unknown.length > 0 ? [`outcome unknown: ${unknown.map(effect => effect.id).join(', ')} (check by hand)`] : []),
+			...(held.length > 0 ? [`${held.length} held effect${held.length === 1 ? '' : 's'} to approve`] : []),
+		];
+		const times = [...held.map(effect => effect.calledAt), ...unknown.map(effect => effect.unknownAt ?? effect.startedAt ?? 0)];
+		signals.push({
+			taskId: order.id,
+			lane: 'waiting',
+			reason: `${parts.join('; ')}${order.worker ? ` (${order.worker})` : ''}`,
+			at: Math.max(...times),
+			seq: order.lastSeq,
 		});
 	}
 	return signals;
@@ -153,11 +207,15 @@ export type QueueRows = {
 	readonly acknowledgements: readonly EventOfType<'queue.acknowledged'>[];
 	/** Tasks not ended, or ended since the earliest signal: where the answering successes are. */
 	readonly endedSinceEarliest: readonly Pick<Task, 'id' | 'status' | 'exitCode' | 'endedAt' | 'cwd' | 'title'>[];
+	/** Every `work.sent_back` and `work.accepted` event: a person acted on the task. */
+	readonly closers?: readonly EventOfType<'work.sent_back' | 'work.accepted'>[];
+	readonly limit?: number;
 };
 
 /**
  * The queue from its rows: an acknowledgement covers signals up to the time it names (or its own
- * time), and a run that exited 0 answers earlier failures in its directory or of its title.
+ * time), a send-back or an acceptance covers the task's signals up to its time, and a run that
+ * exited 0 answers earlier failures in its directory or of its title.
  */
 export function humanQueueOf(rows: QueueRows): HumanQueue {
 	const acknowledgedAt = new Map<string, number>();
@@ -174,7 +232,16 @@ export function humanQueueOf(rows: QueueRows): HumanQueue {
 			return [signal.taskId, {cwd: task?.cwd ?? null, title: task?.title ?? null}] as const;
 		}),
 	);
-	return computeHumanQueue({signals: rows.signals, acknowledgedAt, successes, taskKeys});
+	const closedAt = new Map<string, number>();
+	for (const event of rows.closers ?? []) closedAt.set(event.taskId, Math.max(closedAt.get(event.taskId) ?? 0, event.at));
+	return computeHumanQueue({
+		signals: rows.signals,
+		acknowledgedAt,
+		successes,
+		taskKeys,
+		closedAt,
+		...(rows.limit === undefined ? {} : {limit: rows.limit}),
+	});
 }
 
 /**

@@ -1,6 +1,10 @@
 import {assertNever} from './assert-never.ts';
+import {disagreementReason, type DisagreementKind, type DisagreementRecord} from './disagreements.ts';
+import type {SnapshotEffect} from './effects/view.ts';
 import type {HumanQueue} from './human-queue.ts';
 import type {Progress} from './progress.ts';
+import type {ReviewOutcome, ReviewRecord, VerdictRecord} from './review/reviews.ts';
+import type {VerdictKind} from './review/verdict.ts';
 import {deriveHealth, DEFAULT_STALL_SECONDS, type Health, type Status, STATUSES} from './status.ts';
 import type {Task} from './task.ts';
 import type {Tokens} from './tokens.ts';
@@ -58,6 +62,81 @@ export type SnapshotTask = {
 
 export type SnapshotCounts = Record<Status | 'stalled', number>;
 
+/** One reviewer's verdict in snapshot JSON (docs/snapshot.md). */
+export type SnapshotVerdict = {
+	taskId: string;
+	reviewId: string;
+	round: number;
+	reviewer: number;
+	command: string | null;
+	reviewerTaskId: string | null;
+	verdict: VerdictKind;
+	fixes: string[];
+	reason: string | null;
+	signal: string | null;
+	at: string;
+	isDisagreement: boolean;
+	/** Where the whole review stands. */
+	outcome: ReviewOutcome;
+};
+
+/** The verdicts of each task's latest review, newest first, as snapshot JSON lists them. */
+export function toSnapshotVerdicts(verdicts: readonly VerdictRecord[], reviews: readonly ReviewRecord[]): SnapshotVerdict[] {
+	const outcomes = new Map(reviews.map(review => [review.reviewId, review.outcome]));
+	return verdicts.map(entry => ({
+		taskId: entry.taskId,
+		reviewId: entry.reviewId,
+		round: entry.round,
+		reviewer: entry.reviewer,
+		command: entry.command,
+		reviewerTaskId: entry.reviewerTaskId,
+		verdict: entry.verdict,
+		fixes: [...entry.fixes],
+		reason: entry.reason,
+		signal: entry.signal,
+		at: new Date(entry.at).toISOString(),
+		isDisagreement: entry.isDisagreement,
+		outcome: outcomes.get(entry.reviewId) ?? 'running',
+	}));
+}
+
+/** One disagreement handed to a person, in snapshot JSON (docs/snapshot.md). */
+export type SnapshotDisagreement = {
+	/** The plan review's or mediation's task: `controlroom timeline` shows its rounds or offers. */
+	taskId: string;
+	kind: DisagreementKind;
+	/** What could not be settled: a mediation's items, a plan review's open points. */
+	items: string[];
+	vetoes: {agent: string; item: string; option: string}[];
+	agents: string[];
+	/** The queue's line for it. */
+	reason: string;
+	at: string;
+	/** Still in the queue: nobody acknowledged it since. */
+	isOpen: boolean;
+};
+
+/** Disagreements opened since `since` (all with null), newest first. */
+export function toSnapshotDisagreements(
+	records: readonly DisagreementRecord[],
+	openTaskIds: ReadonlySet<string>,
+	since: number | null,
+): SnapshotDisagreement[] {
+	return records
+		.filter(record => since === null || record.at >= since)
+		.toReversed()
+		.map(record => ({
+			taskId: record.taskId,
+			kind: record.kind,
+			items: [...record.items],
+			vetoes: record.vetoes.map(veto => ({...veto})),
+			agents: [...record.agents],
+			reason: disagreementReason(record),
+			at: new Date(record.at).toISOString(),
+			isOpen: openTaskIds.has(record.taskId),
+		}));
+}
+
 /** Snapshot JSON version 1: names and meanings fixed, fields may be added. */
 export type Snapshot = {
 	version: 1;
@@ -65,11 +144,17 @@ export type Snapshot = {
 	counts: SnapshotCounts;
 	tasks: SnapshotTask[];
 	queue: {
-		lanes: {name: string; total: number; items: {taskId: string; host: string | null; reason: string; at: string}[]}[];
+		lanes: {
+			name: string;
+			total: number;
+			items: {taskId: string; host: string | null; reason: string; at: string; waitingSeconds: number}[];
+		}[];
 		total: number;
 	};
-	verdicts: unknown[];
-	effects: unknown[];
+	verdicts: SnapshotVerdict[];
+	/** Staged effects: open ones, and those settled within the window (docs/snapshot.md). */
+	effects: SnapshotEffect[];
+	disagreements: SnapshotDisagreement[];
 	/** On a fleet ledger only: every host that has synced, and how far (docs/fleet.md). */
 	hosts?: SnapshotHost[];
 };
@@ -124,8 +209,9 @@ export type SnapshotInput = {
 	readonly queue: HumanQueue;
 	readonly now: number;
 	readonly stallSeconds?: number;
-	readonly verdicts?: readonly unknown[];
-	readonly effects?: readonly unknown[];
+	readonly verdicts?: readonly SnapshotVerdict[];
+	readonly effects?: readonly SnapshotEffect[];
+	readonly disagreements?: readonly SnapshotDisagreement[];
 };
 
 /** Builds snapshot JSON v1. `counts.stalled` counts running or untracked tasks whose health is stalled. */
@@ -148,12 +234,14 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
 					host: item.host ?? host,
 					reason: item.reason,
 					at: new Date(item.at).toISOString(),
+					waitingSeconds: Math.max(0, Math.floor((input.now - item.at) / 1000)),
 				})),
 			})),
 			total: input.queue.total,
 		},
 		verdicts: [...(input.verdicts ?? [])],
 		effects: [...(input.effects ?? [])],
+		disagreements: [...(input.disagreements ?? [])],
 		...(input.hosts ? {hosts: [...input.hosts]} : {}),
 	};
 }

@@ -73,32 +73,44 @@ function end(task: Task, status: Status, at: number, patch: Partial<Task>): Task
 }
 
 /**
- * Events about the queue (a need raised by hand, an acknowledgement) and a fleet request's
- * bookkeeping (a request may name a task this host does not have) never invent a task.
+ * What people and gates say about a task (the queue, reviews, send-backs) and a fleet request's
+ * bookkeeping (a request may name a task this host does not have): never the task itself.
  */
-const NEVER_CREATE: ReadonlySet<EventTypeName> = new Set([
+const ABOUT_A_TASK: ReadonlySet<EventTypeName> = new Set([
 	EventType.needRaised,
 	EventType.acknowledged,
 	EventType.fleetRequestReceived,
 	EventType.fleetRequestHandled,
+	EventType.reviewStarted,
+	EventType.reviewPacketBuilt,
+	EventType.reviewVerdict,
+	EventType.reviewFixRound,
+	EventType.reviewConcluded,
+	EventType.workSentBack,
+	EventType.workAccepted,
+	EventType.mediationOffer,
+	EventType.mediationConcluded,
+	EventType.planReviewRound,
+	EventType.planReviewConcluded,
+	EventType.disagreementOpened,
 ]);
 
+/** Events about a work order and its effects are the order's, not a task's (docs/effects.md). */
+function isOrderEvent(type: EventTypeName): boolean {
+	return type.startsWith('order.') || type.startsWith('effect.');
+}
+
+/** Events about a task (a need raised by hand, an acknowledgement, a review) or an order never invent a task. */
 function createsTask(type: EventTypeName): boolean {
-	return !NEVER_CREATE.has(type);
+	return !ABOUT_A_TASK.has(type) && !isOrderEvent(type);
 }
 
 /**
- * A need raised by hand, an acknowledgement, or a PID noted with its start time (only the
- * reconciler writes those) is bookkeeping, not a sign of life: it must not flip a stalled task
+ * What people and gates say about a task, or a PID noted with its start time (only the
+ * reconciler writes those), is bookkeeping, not a sign of life: it must not flip a stalled task
  * back to active, nor make an agent's need look answered.
  */
-const BOOKKEEPING_EVENTS: ReadonlySet<EventTypeName> = new Set([
-	EventType.needRaised,
-	EventType.acknowledged,
-	EventType.pidReported,
-	EventType.fleetRequestReceived,
-	EventType.fleetRequestHandled,
-]);
+const BOOKKEEPING_EVENTS: ReadonlySet<EventTypeName> = new Set([...ABOUT_A_TASK, EventType.pidReported]);
 
 /** Agent events that prove a session is alive again after it ended or was found lost. */
 const REOPENING_AGENT_EVENTS = new Set(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse']);
@@ -168,7 +180,7 @@ function registerTask(current: Task | undefined, task: Task, data: EventDataOf<'
 export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0): Task | undefined {
 	if (current === undefined && !createsTask(event.type)) return undefined;
 	const base = current ?? blankTask(event);
-	const isLiveness = !BOOKKEEPING_EVENTS.has(event.type);
+	const isLiveness = !BOOKKEEPING_EVENTS.has(event.type) && !isOrderEvent(event.type);
 	const task = {
 		...base,
 		lastEventAt: isLiveness ? Math.max(base.lastEventAt, event.at) : base.lastEventAt,
@@ -241,7 +253,34 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 		case EventType.claimProgressed:
 		case EventType.fleetRequestReceived:
 		case EventType.fleetRequestHandled:
+		case EventType.outputKept:
+		case EventType.reviewStarted:
+		case EventType.reviewPacketBuilt:
+		case EventType.reviewVerdict:
+		case EventType.reviewFixRound:
+		case EventType.reviewConcluded:
+		case EventType.workSentBack:
+		case EventType.workAccepted:
+		case EventType.mediationOffer:
+		case EventType.mediationConcluded:
+		case EventType.planReviewRound:
+		case EventType.planReviewConcluded:
+		case EventType.disagreementOpened:
 			return task;
+		// An order's events are folded by src/core/effects (an order id is not a task's).
+		case EventType.orderOpened:
+		case EventType.orderDerived:
+		case EventType.orderApproved:
+		case EventType.orderApprovalRefused:
+		case EventType.orderSentBack:
+		case EventType.effectRead:
+		case EventType.effectHeld:
+		case EventType.effectRefused:
+		case EventType.effectStarted:
+		case EventType.effectFinished:
+		case EventType.effectOutcomeUnknown:
+		case EventType.effectExpired:
+			return current;
 		default:
 			return assertNever(event);
 	}

@@ -1,5 +1,6 @@
 import {assertNever} from './assert-never.ts';
 import {EventType, FOREIGN_EVENT, type EventDataOf, type LedgerEvent} from './events.ts';
+import {terminalSafe} from './terminal-text.ts';
 
 /** A timeline line: one event, or a run of heartbeats folded into one. */
 export type TimelineEntry =
@@ -24,8 +25,9 @@ export function foldHeartbeats(events: readonly LedgerEvent[]): TimelineEntry[] 
 
 const MAX_SUMMARY = 100;
 
+/** One line, made safe for a terminal first (a prompt's line breaks show as `\n`), then cut. */
 function clip(text: string): string {
-	const line = text.replace(/\s+/g, ' ').trim();
+	const line = terminalSafe(text).replace(/\s+/g, ' ').trim();
 	return line.length > MAX_SUMMARY ? `${line.slice(0, MAX_SUMMARY - 1)}…` : line;
 }
 
@@ -44,10 +46,53 @@ function describeAgentEvent(data: EventDataOf<'agent.event'>): string {
 	return clip([name, tool, detail ? `“${detail}”` : null].filter(Boolean).join(' '));
 }
 
+function describeVerdict(data: EventDataOf<'review.verdict'>): string {
+	const verdict = data.verdict ?? 'unknown';
+	if (verdict === 'FIX') return `FIX (${data.fixes?.length ?? 0}) ${data.fixes?.[0] ?? ''}`;
+	if (verdict === 'INVALID') return `INVALID: ${data.reason ?? ''}`;
+	if (verdict === 'STOPPED') return `STOPPED by ${data.signal ?? 'a signal'}`;
+	return verdict;
+}
+
+/** `slot-1=early slot-2=late`: a settlement as the transcript prints it. */
+const settlementText = (settlement: Readonly<Record<string, string>>): string =>
+	Object.entries(settlement)
+		.map(([item, option]) => `${item}=${option}`)
+		.join(' ');
+
+/** An offer and its answers, whole: the drill-down is where the transcript is audited, so it is not clipped. */
+function describeOffer(data: EventDataOf<'mediation.offer'>): string {
+	const answers = (data.answers ?? [])
+		.map(answer =>
+			answer.answer === 'veto'
+				? `${answer.agent} vetoes ${(answer.options ?? []).map(vetoed => `${vetoed.item}=${vetoed.option}`).join(',')}`
+				: `${answer.agent} ${answer.answer}s`,
+		)
+		.join('; ');
+	return `offer #${data.n ?? '?'} (round ${data.round ?? '?'}) by ${data.by ?? '?'}: ${settlementText(data.offer ?? {})} → ${answers}`;
+}
+
+function describeMediation(data: EventDataOf<'mediation.concluded'>): string {
+	if (data.outcome === 'agreement')
+		return `agreement after ${data.offers ?? '?'} offers: ${settlementText(data.agreement ?? {})}`;
+	const vetoes = (data.vetoes ?? []).map(veto => `${veto.agent} vetoed ${veto.item}=${veto.option}`);
+	return [`walk-away after ${data.offers ?? '?'} offers; unsettled: ${(data.unsettled ?? []).join(', ')}`, ...vetoes].join('; ');
+}
+
+function describePlanRound(data: EventDataOf<'plan.review_round'>): string {
+	const verdict = data.verdict ?? 'unknown';
+	const detail = verdict === 'FIX' ? `${data.fixes?.length ?? 0} open: ${(data.fixes ?? []).join(' | ')}` : (data.reason ?? '');
+	return clip(`plan review round ${data.round ?? '?'} (${data.reviewerTaskId ?? '?'}): ${verdict} ${detail}`);
+}
+
 const known = (value: number | string | null | undefined, fallback: string): string => (value ?? fallback).toString();
 
-/** One line of text describing an event, for the timeline. */
+/** One line of text describing an event, for the timeline; safe to print to a terminal. */
 export function describeEvent(event: LedgerEvent): string {
+	return terminalSafe(describeRaw(event));
+}
+
+function describeRaw(event: LedgerEvent): string {
 	switch (event.type) {
 		case EventType.registered:
 			return clip(`registered ${event.data.title ?? ''} ${event.data.command ?? ''}`);
@@ -69,7 +114,15 @@ export function describeEvent(event: LedgerEvent): string {
 			return `tokens +${known(event.data.input, '?')} in, +${known(event.data.output, '?')} out`;
 		case EventType.exited: {
 			const signal = event.data.signal ?? null;
-			return signal ? `exited by ${signal}` : `exited ${known(event.data.exitCode, 'unknown')}`;
+			const left = event.data.leftRunning ?? [];
+			const leftText =
+				left.length > 0
+					? `, left running: ${left.map(process => `${process.name ?? '?'} (pid ${known(process.pid, '?')})`).join(', ')}` +
+						((event.data.leftRunningCount ?? left.length) > left.length
+							? ` and ${(event.data.leftRunningCount ?? 0) - left.length} more`
+							: '')
+					: '';
+			return clip(`${signal ? `exited by ${signal}` : `exited ${known(event.data.exitCode, 'unknown')}`}${leftText}`);
 		}
 		case EventType.failed:
 			return clip(`failed: ${event.data.error ?? 'unknown error'}`);
@@ -105,6 +158,84 @@ export function describeEvent(event: LedgerEvent): string {
 			return clip(
 				`fleet request #${known(event.data.requestId, '?')} ${event.data.verb ?? '?'}: ${event.data.outcome ?? 'unknown'}${event.data.message ? ` — ${event.data.message}` : ''}`,
 			);
+		case EventType.outputKept:
+			return `kept the end of stdout as the report (${known(event.data.bytes, '?')} bytes written)`;
+		case EventType.reviewStarted: {
+			const count = event.data.reviewers?.length ?? 0;
+			return clip(`review ${event.data.reviewId ?? ''} started: ${count} reviewer${count === 1 ? '' : 's'}`);
+		}
+		case EventType.reviewPacketBuilt: {
+			const trimmed = event.data.trimmed ?? [];
+			return clip(
+				`review packet, round ${known(event.data.round, '?')}: ${known(event.data.bytes, '?')} bytes` +
+					(trimmed.length > 0 ? `, trimmed: ${trimmed.join(', ')}` : ''),
+			);
+		}
+		case EventType.reviewVerdict:
+			return clip(
+				`round ${known(event.data.round, '?')}, reviewer ${known(event.data.reviewer, '?')}: ${describeVerdict(event.data)}`,
+			);
+		case EventType.reviewFixRound:
+			return clip(
+				`${event.data.fixes?.length ?? 0} fixes back to the worker: ${event.data.workerTaskId ?? '?'} ran again (${event.data.workerStatus ?? 'unknown'})`,
+			);
+		case EventType.reviewConcluded:
+			return clip(
+				event.data.outcome === 'approved'
+					? `review approved after ${known(event.data.rounds, '?')} round(s)`
+					: `review needs a person: ${event.data.reason ?? event.data.outcome ?? ''}`,
+			);
+		case EventType.workSentBack:
+			return clip(
+				`sent back by ${event.data.by ?? 'unknown'}: ${event.data.reason ?? ''}` +
+					(event.data.rerunTaskId ? ` → ${event.data.rerunTaskId}` : event.data.claimReturned ? ' (claim free again)' : ''),
+			);
+		case EventType.workAccepted:
+			return clip(`accepted by ${event.data.by ?? 'unknown'}`);
+		case EventType.mediationOffer:
+			return describeOffer(event.data);
+		case EventType.mediationConcluded:
+			return describeMediation(event.data);
+		case EventType.planReviewRound:
+			return describePlanRound(event.data);
+		case EventType.planReviewConcluded:
+			return clip(
+				`plan review ${event.data.outcome ?? '?'} after ${known(event.data.rounds, '?')} round(s): ${event.data.reason ?? ''}`,
+			);
+		case EventType.disagreementOpened:
+			return clip(`disagreement (${event.data.kind ?? '?'}) for a person: ${event.data.summary ?? ''}`);
+		case EventType.orderOpened:
+			return clip(
+				`gateway opened the order for ${event.data.worker ?? 'unknown'}${event.data.parent ? ` (derived from ${event.data.parent})` : ''}, budget ${known(event.data.budgetCalls, 'unknown')} calls`,
+			);
+		case EventType.orderDerived:
+			return clip(`derived order ${event.data.child ?? '?'} for ${event.data.worker ?? 'unknown'} (no staged tools)`);
+		case EventType.orderApproved:
+			return clip(
+				`approved ${(event.data.ids ?? []).join(', ') || 'nothing'}${event.data.reconciled ? ' (report reconciled)' : ''}`,
+			);
+		case EventType.orderApprovalRefused:
+			return clip(`approval refused, nothing ran: ${(event.data.mismatches ?? []).join('; ')}`);
+		case EventType.orderSentBack:
+			return clip(`sent back ${(event.data.ids ?? []).join(', ') || 'nothing held'}: ${event.data.reason ?? ''}`);
+		case EventType.effectRead:
+			return clip(`read ${event.data.id ?? '?'} passed through`);
+		case EventType.effectHeld:
+			return clip(`held ${event.data.id ?? '?'} for approval`);
+		case EventType.effectRefused:
+			return clip(
+				`refused ${event.data.upstream ? `${event.data.upstream}/` : ''}${event.data.tool ?? '?'}: ${event.data.reason ?? ''}`,
+			);
+		case EventType.effectStarted:
+			return clip(`started ${event.data.id ?? '?'} (sent upstream)`);
+		case EventType.effectFinished:
+			return clip(
+				`finished ${event.data.id ?? '?'}${event.data.isError ? ` with an error${event.data.error ? `: ${event.data.error}` : ''}` : ''}`,
+			);
+		case EventType.effectOutcomeUnknown:
+			return clip(`outcome unknown ${event.data.id ?? '?'}: ${event.data.reason ?? 'started, never finished'}`);
+		case EventType.effectExpired:
+			return clip(`expired ${event.data.id ?? '?'} (not approved in time)`);
 		case FOREIGN_EVENT:
 			return clip(`${event.storedType} ${JSON.stringify(event.data)}`);
 		default:

@@ -1,10 +1,16 @@
+import {approverKey, type OrdersSnapshot} from '../core/board/effects-view.ts';
 import {DEFAULT_ENDED_WINDOW_MS} from '../core/board/selectors.ts';
-import type {LedgerEvent} from '../core/events.ts';
 import type {BoardTask, Notice, PendingAction} from '../core/board/state.ts';
+import type {ApproverCheck} from '../core/effects/fold.ts';
+import type {LedgerEvent} from '../core/events.ts';
 import type {HumanQueue} from '../core/human-queue.ts';
+import {shownVerdicts, type VerdictRecord} from '../core/review/reviews.ts';
 import type {Task} from '../core/task.ts';
-import type {Ledger} from './open-ledger.ts';
+import type {Ledger, LedgerFileChange} from './open-ledger.ts';
+import {readOrders} from './orders.ts';
 import {acknowledgeEntry, loadHumanQueue} from './queue.ts';
+import {DROPPED_COUNTER} from './counters.ts';
+import {loadReviews} from './reviews.ts';
 
 /** What one read of the ledger gives the board. */
 export type FeedBatch = {
@@ -14,6 +20,8 @@ export type FeedBatch = {
 	/** Something the person should know about the feed itself (a fleet server out of reach, and back). */
 	readonly notice?: Notice;
 	readonly queue: HumanQueue;
+	/** The verdicts of each task's latest review within the window, newest first. */
+	readonly verdicts: readonly VerdictRecord[];
 	readonly lastSeq: number;
 	/** True for the first read: the tasks replace what the board held. */
 	readonly isFull: boolean;
@@ -21,6 +29,12 @@ export type FeedBatch = {
 	readonly hasMore?: boolean;
 	/** The open task's events, reloaded when that task changed. */
 	readonly timelineEvents?: readonly LedgerEvent[];
+	/** Work orders and their effects, reloaded when an order or effect event arrived. */
+	readonly orders?: OrdersSnapshot;
+	/** The ledger file was deleted or replaced and has been reopened: this read is of the new file. */
+	readonly ledgerChange?: LedgerFileChange;
+	/** Events the hook could not record anywhere (the `hook.dropped` counter), when it is not 0. */
+	readonly dropped?: number;
 };
 
 /**
@@ -33,6 +47,11 @@ export type BoardFeed = {
 	load(now: number): FeedBatch;
 	/** Events after `lastSeq`: the tasks they touched, reloaded, and the queue; null when nothing is new. */
 	poll(lastSeq: number, now: number, openTaskId?: string | null): FeedBatch | null;
+	/**
+	 * Checks that the ledger file is still the one open (it may have been deleted or replaced under
+	 * the board); when it is not, reopens it and returns a full read of the new file saying so.
+	 */
+	verify(now: number): FeedBatch | null;
 	/** One task's events, for the drill-down. */
 	eventsOf(taskId: string): LedgerEvent[];
 	/** Records that a person saw the queue entry raised at `signalAt`; returns what to tell them, when it is not plain. */
@@ -44,16 +63,69 @@ export type BoardFeed = {
 /** At most this many events are read per poll (one a frame), so a burst never blocks the board for long. */
 const PAGE = 5000;
 
+const isOrderType = (type: string): boolean => type.startsWith('order.') || type.startsWith('effect.');
+
 /** Reads the ledger for the board: `seq > last`, then only the tasks those events touched. */
-export function createBoardFeed(ledger: Ledger, options: {readonly endedWindowMs?: number} = {}): BoardFeed {
-	const {reader} = ledger;
+export function createBoardFeed(
+	ledger: Ledger,
+	options: {readonly endedWindowMs?: number; readonly isApproverAlive?: ApproverCheck} = {},
+): BoardFeed {
 	const windowMs = options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS;
+	const isAlive = options.isApproverAlive;
+	// The reads are taken from the ledger at each call: after a reopen they are the new file's.
+	let generation = ledger.generation;
+	const dropped = (): {dropped?: number} => {
+		const count = ledger.reader.counter(DROPPED_COUNTER);
+		return count > 0 ? {dropped: count} : {};
+	};
+	// Which approvers still run is asked of the process table here, once a read, not at every frame.
+	const loadOrders = (): OrdersSnapshot => {
+		const records = [...readOrders(ledger.reader).values()];
+		const deadApprovers = new Set<string>();
+		for (const order of records) {
+			for (const effect of order.effects) {
+				if (effect.approver && effect.finishedAt === null && effect.unknownAt === null && isAlive && !isAlive(effect.approver)) {
+					deadApprovers.add(approverKey(effect.approver));
+				}
+			}
+		}
+		return {records, deadApprovers: [...deadApprovers]};
+	};
+	// The queue and the Reviews panel read the same reviews once a read.
+	const queueAndVerdicts = (now: number): {queue: HumanQueue; verdicts: VerdictRecord[]} => {
+		const reviews = loadReviews(ledger.reader);
+		return {
+			queue: loadHumanQueue(ledger.reader, now, {reviews, isApproverAlive: isAlive}),
+			verdicts: shownVerdicts(reviews, now - windowMs),
+		};
+	};
+	const load = (now: number): FeedBatch => {
+		generation = ledger.generation;
+		const reader = ledger.reader;
+		const lastSeq = reader.lastSeq();
+		return {
+			tasks: reader.tasksForView(now - windowMs),
+			...queueAndVerdicts(now),
+			lastSeq,
+			isFull: true,
+			orders: loadOrders(),
+			...dropped(),
+		};
+	};
+	const reloaded = (now: number): FeedBatch => {
+		const change = ledger.lastChange;
+		return {...load(now), ...(change ? {ledgerChange: change} : {})};
+	};
 	return {
-		load(now) {
-			const lastSeq = reader.lastSeq();
-			return {tasks: reader.tasksForView(now - windowMs), queue: loadHumanQueue(reader, now), lastSeq, isFull: true};
+		load,
+		verify(now) {
+			ledger.verifyFile();
+			return ledger.generation !== generation ? reloaded(now) : null;
 		},
 		poll(lastSeq, now, openTaskId = null) {
+			// Reopened (here, or by the reconciler pass sharing this ledger): read the new file from its start.
+			if (ledger.generation !== generation) return reloaded(now);
+			const reader = ledger.reader;
 			const events = reader.eventsSince(lastSeq, PAGE);
 			if (events.length === 0) return null;
 			const changed = new Set(events.map(event => event.taskId));
@@ -67,16 +139,19 @@ export function createBoardFeed(ledger: Ledger, options: {readonly endedWindowMs
 				if (task && (task.endedAt === null || task.endedAt >= endedSince)) tasks.push(task);
 			}
 			const isOpenChanged = openTaskId !== null && changed.has(openTaskId);
+			const isOrderChanged = events.some(event => isOrderType(event.type));
 			return {
 				tasks,
-				queue: loadHumanQueue(reader, now),
+				...queueAndVerdicts(now),
 				lastSeq: seq,
 				isFull: false,
 				hasMore: events.length === PAGE,
+				...dropped(),
 				...(isOpenChanged ? {timelineEvents: reader.eventsOf(openTaskId)} : {}),
+				...(isOrderChanged ? {orders: loadOrders()} : {}),
 			};
 		},
-		eventsOf: taskId => reader.eventsOf(taskId),
+		eventsOf: taskId => ledger.reader.eventsOf(taskId),
 		acknowledge(taskId, signalAt, now) {
 			acknowledgeEntry(ledger, taskId, signalAt, now, 'board');
 		},

@@ -1,37 +1,37 @@
-import {createHash} from 'node:crypto';
+import {hash} from 'node:crypto';
 import {EventType, newEvent, type EventDataOf, type EventTypeName, type NewEvent} from '../core/events.ts';
 import {progressFromList} from '../core/progress.ts';
-import type {AgentSource, HookPayload, NotifyPayload} from './payload-schema.ts';
+import {keptPayload} from './payload-limits.ts';
+import type {Ancestor, AgentSource, HookPayload, NotifyPayload} from './payload-schema.ts';
 
-/** Strings longer than this in a kept payload are cut, so one tool output cannot bloat the ledger. */
-export const MAX_KEPT_STRING = 2000;
 const TITLE_CHARS = 80;
 
 const SOURCE_PREFIX: Record<AgentSource, string> = {claude: 'c-', codex: 'x-'};
 
 function shortHash(text: string, length = 12): string {
-	return createHash('sha1').update(text).digest('hex').slice(0, length);
+	// The one-shot hash: several times cheaper per call than createHash().update().digest().
+	return hash('sha1', text, 'hex').slice(0, length);
 }
+
+/** Session task ids computed lately: a history holds each session's events close together. */
+const recentSessionIds = new Map<string, string>();
+const RECENT_SESSION_IDS = 4096;
 
 /** The task id of an agent session: stable, short, and the same in every process. */
 export function sessionTaskId(source: AgentSource, sessionId: string): string {
-	return SOURCE_PREFIX[source] + shortHash(`${source}:${sessionId}`);
+	const key = `${source}:${sessionId}`;
+	let id = recentSessionIds.get(key);
+	if (id === undefined) {
+		id = SOURCE_PREFIX[source] + shortHash(key);
+		if (recentSessionIds.size >= RECENT_SESSION_IDS) recentSessionIds.clear();
+		recentSessionIds.set(key, id);
+	}
+	return id;
 }
 
 /** The task id of a helper (subagent) of a session. */
 export function helperTaskId(parentId: string, agentId: string): string {
 	return `${parentId}.${shortHash(agentId, 6)}`;
-}
-
-function trimValue(value: unknown): unknown {
-	if (typeof value === 'string') {
-		return value.length > MAX_KEPT_STRING ? `${value.slice(0, MAX_KEPT_STRING)}… [${value.length} chars]` : value;
-	}
-	if (Array.isArray(value)) return value.map(trimValue);
-	if (value && typeof value === 'object') {
-		return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, trimValue(inner)]));
-	}
-	return value;
 }
 
 function firstLine(text: string): string {
@@ -81,6 +81,10 @@ export type MappingContext = {
 	readonly at: number;
 	/** The agent's PID from the hook's environment (CLAUDE_PID), when known. */
 	readonly pid?: number | null;
+	/** The wrapper task the session runs under (CONTROLROOM_TASK_ID in the hook's environment). */
+	readonly wrapperTaskId?: string | null;
+	/** The hook process's parent chain, nearest first, up to 4 levels (pid, start time, comm). */
+	readonly ancestors?: readonly Ancestor[] | null;
 };
 
 /**
@@ -111,7 +115,7 @@ export function mapHookPayload(payload: HookPayload, context: MappingContext): N
 		pid: context.pid ?? null,
 		toolName,
 		titleHint: name === 'UserPromptSubmit' && prompt && !isTaskNotification ? firstLine(prompt) : null,
-		payload: trimValue(payload),
+		payload: keptPayload(payload),
 	});
 
 	if (name === 'PreToolUse' || name === 'PostToolUse') {
@@ -171,7 +175,7 @@ export function mapNotifyPayload(payload: NotifyPayload, context: MappingContext
 				cwd: payload.cwd ?? null,
 				pid: context.pid ?? null,
 				titleHint: firstMessage ? firstLine(firstMessage) : null,
-				payload: trimValue(payload),
+				payload: keptPayload(payload),
 			},
 		},
 	];

@@ -30,6 +30,15 @@ export const notifyPayloadSchema = z.looseObject({
 });
 export type NotifyPayload = z.infer<typeof notifyPayloadSchema>;
 
+/** One process of the hook's parent chain, as /proc tells it (field 22 of stat, and comm). */
+export const ancestorSchema = z.looseObject({
+	pid: z.number().check(z.int(), z.positive()),
+	/** Clock ticks since boot (field 22 of /proc/PID/stat): with the PID, names one process for good. */
+	startTime: z.number().check(z.int(), z.nonnegative()),
+	name: z.string(),
+});
+export type Ancestor = z.infer<typeof ancestorSchema>;
+
 /** The spool envelope: the hook writes it when the ledger is busy; `ingest` reads it too. */
 export const spoolEnvelopeSchema = z.looseObject({
 	at: z.iso.datetime({offset: true}),
@@ -39,6 +48,23 @@ export const spoolEnvelopeSchema = z.looseObject({
 	id: z.optional(z.string()),
 	/** The agent's PID as the hook saw it (CLAUDE_PID). */
 	pid: z.optional(z.number().check(z.int(), z.positive())),
+	/** The wrapper task this session runs under (CONTROLROOM_TASK_ID in the hook's environment). */
+	wrapperTaskId: z.optional(z.string().check(z.minLength(1))),
+	/** The hook process's parent chain, nearest first, up to 4 levels. */
+	ancestors: z.optional(z.array(ancestorSchema)),
+});
+
+/** The spool hook's header line (spool-hook.sh; docs/hooks.md): what the hook knew besides the payload. */
+export const spoolHeaderSchema = z.looseObject({
+	v: z.literal(1),
+	source: z.enum(AGENT_SOURCES),
+	/** Where the payload came from: stdin (hook events) or the last argument (Codex `notify`). */
+	origin: z.optional(z.enum(['stdin', 'notify'])),
+	/** When the hook ran; without it, the file's modification time (the kernel's, as the payload was written). */
+	at: z.optional(z.iso.datetime({offset: true})),
+	pid: z.optional(z.number().check(z.int(), z.positive())),
+	wrapperTaskId: z.optional(z.string().check(z.minLength(1))),
+	ancestors: z.optional(z.array(ancestorSchema)),
 });
 
 /** Formats the first zod issue as `field: message`, naming the field. */

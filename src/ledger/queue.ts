@@ -1,8 +1,20 @@
+import {disagreementRecords} from '../core/disagreements.ts';
+import type {ApproverCheck} from '../core/effects/fold.ts';
 import {EventType} from '../core/events.ts';
-import {earliestSignalAt, FAILED_WINDOW_MS, humanQueueOf, queueSignals, type HumanQueue} from '../core/human-queue.ts';
+import {
+	earliestSignalAt,
+	FAILED_WINDOW_MS,
+	humanQueueOf,
+	orderSignals,
+	queueSignals,
+	type HumanQueue,
+} from '../core/human-queue.ts';
+import {reviewSignals, type ReviewRecord} from '../core/review/reviews.ts';
 import type {Task} from '../core/task.ts';
 import type {Ledger} from './open-ledger.ts';
+import {readOrders} from './orders.ts';
 import type {LedgerReader} from './reader.ts';
+import {loadReviews} from './reviews.ts';
 
 /**
  * Records that a person saw the queue entry raised at `signalAt` (the board's `k`, and the same
@@ -12,8 +24,20 @@ export function acknowledgeEntry(ledger: Ledger, taskId: string, signalAt: numbe
 	ledger.writer.append([{taskId, type: EventType.acknowledged, at: now, source, data: {signalAt}}]);
 }
 
-/** Reads the rows the human queue is made from and lets its rules (src/core/human-queue.ts) compute it. */
-export function loadHumanQueue(reader: LedgerReader, now: number): HumanQueue {
+export type QueueOptions = {
+	/** The reviews, when the caller has read them already (the board's Reviews panel shares them). */
+	readonly reviews?: readonly ReviewRecord[];
+	/** Entries a lane: five, unless a caller needs them all. */
+	readonly limit?: number;
+	/** Tells a running approval from a dead one (outcome unknown), where known. */
+	readonly isApproverAlive?: ApproverCheck | undefined;
+};
+
+/**
+ * Reads the rows the human queue is made from (failures, needs, reviews, disagreements, work
+ * orders) and lets its rules (src/core/human-queue.ts) compute it.
+ */
+export function loadHumanQueue(reader: LedgerReader, now: number, options: QueueOptions = {}): HumanQueue {
 	const recentTasks = reader.tasksForView(now - FAILED_WINDOW_MS);
 	const needs = reader.eventsOfType([EventType.needRaised]);
 	const tasks = new Map<string, Task>(recentTasks.map(task => [task.id, task]));
@@ -21,11 +45,18 @@ export function loadHumanQueue(reader: LedgerReader, now: number): HumanQueue {
 		const task = tasks.has(taskId) ? undefined : reader.task(taskId);
 		if (task) tasks.set(taskId, task);
 	}
-	const signals = queueSignals({now, recentTasks, needs, tasks});
+	const reviews = reviewSignals(options.reviews ?? loadReviews(reader));
+	const disagreements = disagreementRecords(reader.eventsOfType([EventType.disagreementOpened]));
+	const signals = [
+		...queueSignals({now, recentTasks, needs, tasks, reviews, disagreements}),
+		...orderSignals(readOrders(reader).values(), now, options.isApproverAlive),
+	];
 	return humanQueueOf({
 		signals,
 		tasks,
 		acknowledgements: reader.eventsOfType([EventType.acknowledged]),
 		endedSinceEarliest: reader.tasksForView(earliestSignalAt(signals, now)),
+		closers: reader.eventsOfType([EventType.workSentBack, EventType.workAccepted]),
+		...(options.limit === undefined ? {} : {limit: options.limit}),
 	});
 }

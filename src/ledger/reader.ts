@@ -55,6 +55,8 @@ export type LedgerReader = {
 	rejects(limit: number): RejectRow[];
 	rejectCount(): number;
 	counter(name: string): number;
+	/** Whether the ledger holds ingest keys of the shape used before schema version 3 (see migrations.ts). */
+	hasLegacyLineKeys(): boolean;
 };
 
 export class AmbiguousTaskError extends Error {
@@ -119,6 +121,7 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 	);
 	const rejectTotal = db.prepare('SELECT COUNT(*) FROM rejects').pluck();
 	const counterValue = db.prepare('SELECT value FROM counters WHERE name = ?').pluck();
+	const metaValue = db.prepare('SELECT value FROM ledger_meta WHERE name = ?').pluck();
 	const parseDocs = (docs: unknown[]): Task[] => docs.map(doc => taskFromDoc(doc as string));
 	const parseRows = (rows: unknown[]): LedgerEvent[] => (rows as EventRow[]).map(eventFromRow);
 	const oneOfType = <T extends EventTypeName>(row: unknown, type: T): EventOfType<T> | undefined => {
@@ -200,5 +203,6 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 		rejects: limit => rejectRows.all(limit) as RejectRow[],
 		rejectCount: () => rejectTotal.get() as number,
 		counter: name => (counterValue.get(name) as number | undefined) ?? 0,
+		hasLegacyLineKeys: () => metaValue.get('legacy_line_keys') !== undefined,
 	};
 }

@@ -11,8 +11,23 @@ export type Reject = {
 	readonly line: number | null;
 	readonly reason: string;
 	readonly raw: string | null;
+	/** The input's full size in bytes, when `raw` is only its head (default: the size of `raw`). */
+	readonly rawBytes?: number;
 	/** Same key, same reject: re-reading a bad file records it once. */
 	readonly dedupKey?: string | null;
+	/** The key this input had before schema version 3, looked up too in a ledger that holds such keys. */
+	readonly legacyDedupKey?: string | null;
+};
+
+/** How a batch is appended. */
+export type AppendOptions = {
+	/**
+	 * Per event (same order), the key it would have had before schema version 3: an event whose
+	 * old key is already in the ledger is not added again (docs/ledger.md, "Idempotence").
+	 */
+	readonly legacyKeys?: readonly (string | null)[];
+	/** Per event (same order), its data already serialized: not serialized again. */
+	readonly dataJson?: readonly string[];
 };
 
 export type AppendResult = {
@@ -33,7 +48,7 @@ export type TranscriptCursorWrite = {
 /** The only way anything is written to the ledger: named writes, statements prepared once. */
 export type LedgerWriter = {
 	/** Appends a batch in one immediate transaction, updating the task projection in it. */
-	append(events: readonly NewEvent[]): AppendResult;
+	append(events: readonly NewEvent[], options?: AppendOptions): AppendResult;
 	/** Records input that failed validation, with the reason; false when its key was already there. */
 	reject(reject: Reject): boolean;
 	/** Runs `fn` inside one immediate transaction, for callers batching appends and rejects. */
@@ -56,6 +71,8 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 		ON CONFLICT(id) DO UPDATE SET status = excluded.status, source = excluded.source, title = excluded.title,
 			cwd = excluded.cwd, parent_id = excluded.parent_id, session_id = excluded.session_id, pid = excluded.pid,
 			last_event_at = excluded.last_event_at, ended_at = excluded.ended_at, last_seq = excluded.last_seq, doc = excluded.doc`);
+	const hasKey = db.prepare('SELECT 1 FROM events WHERE dedup_key = ?').pluck();
+	const hasRejectKey = db.prepare('SELECT 1 FROM rejects WHERE dedup_key = ?').pluck();
 	const insertReject = db.prepare(
 		'INSERT OR IGNORE INTO rejects (at, origin, line, reason, raw, raw_bytes, dedup_key) VALUES (?, ?, ?, ?, ?, ?, ?)',
 	);
@@ -68,17 +85,21 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 		'INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value',
 	);
 
-	function appendInside(events: readonly NewEvent[]): AppendResult {
+	function appendInside(events: readonly NewEvent[], options: AppendOptions = {}): AppendResult {
 		const touched = new Map<string, Task>();
+		const {legacyKeys, dataJson} = options;
 		let appended = 0;
 		let lastSeq = 0;
-		for (const event of events) {
+		for (let index = 0; index < events.length; index += 1) {
+			const event = events[index] as NewEvent;
+			const legacyKey = legacyKeys?.[index];
+			if (legacyKey && hasKey.get(legacyKey) !== undefined) continue;
 			const info = insertEvent.run(
 				event.taskId,
 				event.type,
 				event.at,
 				event.source,
-				JSON.stringify(event.data),
+				dataJson?.[index] ?? JSON.stringify(event.data),
 				event.dedupKey ?? null,
 			);
 			if (info.changes === 0) continue;
@@ -112,8 +133,10 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 	const runImmediate = <T>(fn: () => T): T => db.transaction(fn).immediate();
 
 	return {
-		append: events => (db.inTransaction ? appendInside(events) : runImmediate(() => appendInside(events))),
+		append: (events, options) =>
+			db.inTransaction ? appendInside(events, options) : runImmediate(() => appendInside(events, options)),
 		reject(reject) {
+			if (reject.legacyDedupKey && hasRejectKey.get(reject.legacyDedupKey) !== undefined) return false;
 			const raw = reject.raw;
 			const info = insertReject.run(
 				Date.now(),
@@ -121,12 +144,14 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 				reject.line,
 				reject.reason,
 				raw === null ? null : raw.slice(0, MAX_REJECT_RAW_CHARS),
-				raw === null ? 0 : Buffer.byteLength(raw),
+				reject.rawBytes ?? (raw === null ? 0 : Buffer.byteLength(raw)),
 				reject.dedupKey ?? null,
 			);
 			return info.changes > 0;
 		},
-		transaction: fn => (db.inTransaction ? fn() : runImmediate(fn)),
+		// Inside another transaction, a savepoint: a part that fails (one spool file's batch) is undone
+		// alone, so the caller can write it again line by line without what it left half done.
+		transaction: fn => (db.inTransaction ? db.transaction(fn)() : runImmediate(fn)),
 		bump(counter, by = 1) {
 			bumpCounter.run(counter, by);
 		},

@@ -1,8 +1,9 @@
 import {spawn, type ChildProcess} from 'node:child_process';
 import {createHash} from 'node:crypto';
-import {closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, realpathSync, writeSync} from 'node:fs';
+import {closeSync, existsSync, ftruncateSync, openSync, readFileSync, realpathSync, writeSync} from 'node:fs';
 import {createRequire} from 'node:module';
 import {dirname, join, resolve} from 'node:path';
+import {makePrivateDir, PRIVATE_FILE_MODE} from '../ledger/private-files.ts';
 
 /** Slots per repository unless `--slots` or CONTROLROOM_SLOTS says otherwise (PRODUCT.md §4.4). */
 export const DEFAULT_SLOTS = 2;
@@ -163,17 +164,17 @@ export type AdmissionOptions = {
 export async function acquireSlot(options: AdmissionOptions): Promise<SlotLease> {
 	const slots = Math.min(options.slots ?? DEFAULT_SLOTS, MAX_SLOTS);
 	const root = lockRootFor(options.checkout, options.home);
-	mkdirSync(root, {recursive: true});
+	makePrivateDir(root);
 	const slotFile = (slot: number): string => join(root, `slot-${slot}.lock`);
 	const holdersOf = (): SlotHolder[] => Array.from({length: slots}, (_, slot) => readHolder(slotFile(slot), slot));
-	const writer = openSync(join(root, 'writer.lock'), 'a+');
+	const writer = openSync(join(root, 'writer.lock'), 'a+', PRIVATE_FILE_MODE);
 	const fds: number[] = [];
 	try {
 		if (!tryLock(writer)) {
 			if (!options.wait) throw new NoSlotError(options.checkout, slots, holdersOf(), true);
 			await noticeWhileWaiting(waitForAnyLock([writer], options.abort), () => options.onWait?.(null), options.noticeAfterMs);
 		}
-		for (let slot = 0; slot < slots; slot += 1) fds.push(openSync(slotFile(slot), 'a+'));
+		for (let slot = 0; slot < slots; slot += 1) fds.push(openSync(slotFile(slot), 'a+', PRIVATE_FILE_MODE));
 		let won = fds.findIndex(fd => tryLock(fd));
 		if (won < 0) {
 			if (!options.wait) throw new NoSlotError(options.checkout, slots, holdersOf(), false);

@@ -77,6 +77,32 @@ export function processStartTime(pid: number, procRoot = DEFAULT_PROC_ROOT): num
 	return readProcess(pid, procRoot)?.startTime ?? null;
 }
 
+/**
+ * Live processes whose environment holds `NAME=VALUE` exactly: the descendants of a wrapped child,
+ * wherever they went (a `setsid` grandchild is in no group of ours, but it keeps the
+ * CONTROLROOM_TASK_ID the wrapper gave its child). Reads every process's environment, so it is
+ * asked once, when a child has exited. Other users' processes cannot be read and are skipped.
+ */
+export function processesWithEnv(name: string, value: string, procRoot = DEFAULT_PROC_ROOT): ProcessInfo[] {
+	const needle = Buffer.from(`${name}=${value}\0`);
+	const found: ProcessInfo[] = [];
+	for (const entry of readdirSync(procRoot)) {
+		const first = entry.charCodeAt(0);
+		if (first < 48 || first > 57 || Number(entry) === process.pid) continue;
+		let environ: Buffer;
+		try {
+			environ = readFileSync(join(procRoot, entry, 'environ'));
+		} catch {
+			continue;
+		}
+		const at = environ.indexOf(needle);
+		if (at < 0 || (at > 0 && environ[at - 1] !== 0)) continue;
+		const info = readProcess(Number(entry), procRoot);
+		if (info && info.state !== 'Z') found.push(info);
+	}
+	return found;
+}
+
 /** Live (non-zombie) members of a process group. */
 export function groupMembers(pgid: number, procRoot = DEFAULT_PROC_ROOT): ProcessInfo[] {
 	return [...readProcessTable(procRoot).values()].filter(process => process.pgid === pgid && process.state !== 'Z');

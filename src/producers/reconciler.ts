@@ -9,7 +9,7 @@ import {
 	type ReconcileFacts,
 	type ReconcilePlan,
 } from '../core/reconcile-plan.ts';
-import type {Ledger} from '../ledger/open-ledger.ts';
+import type {Ledger, LedgerFileChange} from '../ledger/open-ledger.ts';
 import {spoolDir} from '../ledger/paths.ts';
 import {foldSpool} from '../ledger/spool.ts';
 import {DEFAULT_PROC_ROOT, readArgv, readCwd, scanProcesses, type ProcessScan} from './proc-table.ts';
@@ -32,13 +32,22 @@ export type ReconcileOptions = {
 
 /** What one pass did. */
 export type ReconcileResult = {
-	readonly spool: {readonly files: number; readonly lines: number; readonly appended: number; readonly rejected: number};
+	readonly spool: {
+		readonly files: number;
+		readonly lines: number;
+		readonly appended: number;
+		readonly rejected: number;
+		/** Files that held bad input, moved to spool/rejected/ with their reasons. */
+		readonly setAside: number;
+	};
 	/** Tasks found gone with no exit recorded, now `lost`. */
 	readonly lost: readonly {readonly taskId: string; readonly pid: number; readonly reason: string}[];
 	/** Agent processes nobody registered, now `untracked`. */
 	readonly discovered: readonly {readonly taskId: string; readonly pid: number; readonly name: string}[];
 	/** Untracked rows whose process a wrapper or hook now tracks: ended. */
 	readonly adopted: readonly string[];
+	/** The ledger file was found deleted or replaced before this pass, and reopened: the pass ran on the new file. */
+	readonly ledgerChange: LedgerFileChange | null;
 	/** Processes in the table this pass. */
 	readonly processes: number;
 	readonly elapsedMs: number;
@@ -110,6 +119,8 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 	const started = performance.now();
 	const now = options.now ?? Date.now();
 	const procRoot = options.procRoot ?? DEFAULT_PROC_ROOT;
+	// Before folding: a fold into a deleted ledger would move spool files into a file no one reads.
+	const ledgerChange = ledger.verifyFile();
 	const folded = foldSpool(ledger, spoolDir(ledger.path), now);
 	const table = scanProcesses(procRoot);
 	const facts = gather(ledger, table, {now, procRoot, agentNames: new Set(options.agentNames ?? DEFAULT_AGENT_NAMES)});
@@ -123,10 +134,17 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 	);
 	const written = applyPlan(ledger, plan, discoveries);
 	return {
-		spool: {files: folded.files, lines: folded.lines, appended: folded.appended, rejected: folded.rejected},
+		spool: {
+			files: folded.files,
+			lines: folded.lines,
+			appended: folded.appended,
+			rejected: folded.rejected,
+			setAside: folded.setAside,
+		},
 		lost: lostTasks(written),
 		discovered: plan.discovered.map(({taskId, process}) => ({taskId, pid: process.pid, name: process.name})),
 		adopted: adoptedTasks(written),
+		ledgerChange,
 		processes: table.pids.length,
 		elapsedMs: performance.now() - started,
 	};

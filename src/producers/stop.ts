@@ -12,9 +12,7 @@ export const DEFAULT_GRACE_MS = 5000;
 /** How often the group is checked while waiting for it to be gone (processes we did not spawn cannot be awaited). */
 const CHECK_EVERY_MS = 25;
 /** How long SIGKILL may take to clear the group before we give up and say so. */
-const KILL_WAIT_MS = 3000;
-/** How long a live wrapper gets to record the end itself before `stop` records it. */
-const WRAPPER_RECORD_MS = 2000;
+export const KILL_WAIT_MS = 3000;
 
 /** Why a task cannot be stopped. */
 export type StopRefusal = 'not-found' | 'ended' | 'pid-unknown' | 'gone' | 'pid-reused' | 'not-permitted' | 'survived';
@@ -57,19 +55,27 @@ async function waitGone(target: StopTarget, ms: number): Promise<boolean> {
 	}
 }
 
+/** How a group that was asked to end did end: by the first signal, or by SIGKILL after the grace. */
+export type GroupEnd = {signal: 'SIGTERM' | 'SIGKILL'; escalated: boolean; survivors: number[]};
+
+/**
+ * Waits for a group already sent SIGTERM to be gone, sends SIGKILL once `graceLeftMs` has passed,
+ * and confirms that no process of it is left.
+ */
+export async function awaitGroupEnd(target: StopTarget, graceLeftMs: number): Promise<GroupEnd> {
+	if (await waitGone(target, Math.max(0, graceLeftMs))) return {signal: 'SIGTERM', escalated: false, survivors: []};
+	send(target, 'SIGKILL');
+	await waitGone(target, KILL_WAIT_MS);
+	return {signal: 'SIGKILL', escalated: true, survivors: liveMembers(target)};
+}
+
 /**
  * Sends SIGTERM to the target's group, waits up to `graceMs`, then SIGKILL, and confirms that no
  * process of the group is left. Shared by `controlroom stop` and the wrapper's budget stop.
  */
-export async function terminate(
-	target: StopTarget,
-	graceMs: number,
-): Promise<{signal: 'SIGTERM' | 'SIGKILL'; escalated: boolean; survivors: number[]}> {
+export async function terminate(target: StopTarget, graceMs: number): Promise<GroupEnd> {
 	send(target, 'SIGTERM');
-	if (await waitGone(target, graceMs)) return {signal: 'SIGTERM', escalated: false, survivors: []};
-	send(target, 'SIGKILL');
-	await waitGone(target, KILL_WAIT_MS);
-	return {signal: 'SIGKILL', escalated: true, survivors: liveMembers(target)};
+	return awaitGroupEnd(target, graceMs);
 }
 
 /** A target from a process record: the group when the PID leads one (wrapper children always do). */
@@ -78,26 +84,16 @@ function targetOf(record: ProcessRecord): StopTarget {
 	return {pid: record.pid, pgid: record.pgid ?? (leadsGroup ? record.pid : null), startTime: record.startTime};
 }
 
-async function waitForWrapperRecord(ledger: Ledger, taskId: string, record: ProcessRecord): Promise<boolean> {
-	if (record.wrapperPid === null) return false;
-	const deadline = Date.now() + WRAPPER_RECORD_MS;
-	while (Date.now() < deadline) {
-		const task = ledger.reader.task(taskId);
-		if (task && isEnded(task.status)) return true;
-		if (pidFate(record.wrapperStartTime, readProcess(record.wrapperPid)) !== 'alive') return false;
-		await sleep(CHECK_EVERY_MS);
-	}
-	return false;
-}
-
 /** How a stop is made: the grace period, and who asked (recorded as the events' source). */
 export type StopOptions = {readonly graceMs?: number; readonly source?: 'cli' | 'board' | 'fleet'};
 
 /**
  * Stops a task (by id, unique id prefix or session id): records the request, signals its process
  * group, escalates to SIGKILL after the grace period, confirms every process of the group is gone
- * and records `stopped`. A task whose PID no producer reported cannot be stopped, and the result
- * says why. The board's `s` key and `controlroom stop` both call this.
+ * and records `stopped` with the signal that ended the group, once (a task that ended meanwhile
+ * keeps its end). A live wrapper that sees the request leaves this record to the stop, which alone
+ * knows whether SIGKILL was needed. A task whose PID no producer reported cannot be stopped, and
+ * the result says why. The board's `s` key and `controlroom stop` both call this.
  */
 export async function stopTask(ledger: Ledger, ref: string, options: StopOptions = {}): Promise<StopResult> {
 	const source = options.source ?? 'cli';
@@ -150,22 +146,20 @@ export async function stopTask(ledger: Ledger, ref: string, options: StopOptions
 		return refuse('survived', `task ${task.id}: processes ${ended.survivors.join(', ')} survived SIGKILL`);
 	}
 	const reason = ended.escalated ? `stop requested; still alive after ${graceMs} ms, killed` : 'stop requested';
-	if (!(await waitForWrapperRecord(ledger, task.id, record))) {
-		ledger.writer.transaction(() => {
-			const now = ledger.reader.task(task.id);
-			if (now && !isEnded(now.status)) {
-				ledger.writer.append([
-					{
-						taskId: task.id,
-						type: EventType.stopped,
-						at: Date.now(),
-						source,
-						data: {signal: ended.signal, reason, exitCode: null},
-					},
-				]);
-			}
-		});
-	}
+	ledger.writer.transaction(() => {
+		const now = ledger.reader.task(task.id);
+		if (now && !isEnded(now.status)) {
+			ledger.writer.append([
+				{
+					taskId: task.id,
+					type: EventType.stopped,
+					at: Date.now(),
+					source,
+					data: {signal: ended.signal, reason, exitCode: null, escalated: ended.escalated},
+				},
+			]);
+		}
+	});
 	const scope = target.pgid !== null ? `process group ${target.pgid}` : `process ${target.pid}`;
 	return {
 		outcome: 'stopped',

@@ -1,7 +1,10 @@
 // The paper-sized ledger (about 28,000 tasks and 540,000 events over six weeks) built through the
-// public `ingest` command: ingest events/s, `snapshot --json` time, and peak RSS of each.
+// public `ingest` command: ingest lines/s and events/s against the floor measured in the same run (a
+// minimal parse-and-insert loop, ingest-floor.mjs), peak RSS, re-ingest, `snapshot --json` time;
+// then the ledger grown to 10× and a fresh history of the same size appended onto it, whose rate
+// is compared with the first ingest's (BENCH_TENX=0 skips that part).
 import {spawnSync} from 'node:child_process';
-import {mkdtempSync, readFileSync, rmSync, statSync} from 'node:fs';
+import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -24,7 +27,32 @@ function timed(args, dir) {
 	return {ms, rssMb: Number(readFileSync(rssFile, 'utf8')) / 1024, stdout: result.stdout};
 }
 
+const FLOOR = fileURLToPath(new URL('./ingest-floor.mjs', import.meta.url));
+
+/** The floor: the minimal loop, as its own process, on a fresh ledger with the same schema. */
+function floor(history, dir) {
+	const ledger = join(dir, 'floor.db');
+	const empty = join(dir, 'empty.jsonl');
+	writeFileSync(empty, '');
+	timed(['ingest', empty, '--ledger', ledger], dir);
+	const started = process.hrtime.bigint();
+	const result = spawnSync(process.execPath, [FLOOR, history, ledger], {encoding: 'utf8'});
+	const ms = Number(process.hrtime.bigint() - started) / 1e6;
+	if (result.status !== 0) throw new Error(`floor failed: ${result.stderr}`);
+	rmSync(ledger, {force: true});
+	return {ms, ...JSON.parse(result.stdout)};
+}
+
 const median = values => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+function countEvents(file) {
+	const check = new Database(file, {readonly: true});
+	try {
+		return check.prepare('SELECT COUNT(*) FROM events').pluck().get();
+	} finally {
+		check.close();
+	}
+}
 
 export default async function bench() {
 	const sessions = Number(process.env.BENCH_SESSIONS ?? 24_500);
@@ -47,12 +75,33 @@ export default async function bench() {
 		);
 		console.log(`baseline (controlroom --help): ${baseline.ms.toFixed(0)} ms`);
 		console.log(
-			`ingest: ${(ingest.ms / 1000).toFixed(1)} s, ${Math.round(stats.appended / (ingest.ms / 1000))} events/s, peak RSS ${ingest.rssMb.toFixed(0)} MB`,
+			`ingest: ${(ingest.ms / 1000).toFixed(1)} s, ${Math.round(stats.appended / (ingest.ms / 1000))} events/s, peak RSS ${ingest.rssMb.toFixed(0)} MB (goal < 200 MB)`,
+		);
+		const base = floor(history, dir);
+		const linesPerSecond = lines / (ingest.ms / 1000);
+		const floorPerSecond = base.lines / (base.ms / 1000);
+		console.log(
+			`ingest: ${Math.round(linesPerSecond)} lines/s (goal >= 50,000); floor (minimal parse-and-insert loop, same run): ${Math.round(floorPerSecond)} lines/s; floor/ingest ${(floorPerSecond / linesPerSecond).toFixed(2)}× (goal <= 1.5×)`,
 		);
 		console.log(`re-ingest (adds ${JSON.parse(again.stdout).appended}): ${(again.ms / 1000).toFixed(1)} s`);
 		console.log(
 			`snapshot --json: median ${median(snapshots.map(s => s.ms)).toFixed(0)} ms (${(median(snapshots.map(s => s.ms)) / baseline.ms).toFixed(1)}x baseline), peak RSS ${Math.max(...snapshots.map(s => s.rssMb)).toFixed(0)} MB, ${JSON.parse(snapshots[0].stdout).tasks.length} tasks listed`,
 		);
+		if (process.env.BENCH_TENX !== '0') {
+			// Grow the ledger to 10× with nine more histories of the same size (other sessions), then
+			// append a tenth: the same amount of history, onto a ledger ten times the first.
+			for (let seed = 43; seed <= 51; seed += 1) {
+				await writeHistory(history, {sessions, seed});
+				timed(['ingest', history, '--ledger', db, '--json'], dir);
+			}
+			const tenfoldEvents = countEvents(db);
+			const appendedLines = await writeHistory(history, {sessions, seed: 52});
+			const append = timed(['ingest', history, '--ledger', db, '--json'], dir);
+			const appendPerSecond = appendedLines / (append.ms / 1000);
+			console.log(
+				`append onto the 10× ledger (${tenfoldEvents} events, ${(statSync(db).size / 1e9).toFixed(1)} GB): ${appendedLines} lines in ${(append.ms / 1000).toFixed(1)} s, ${Math.round(appendPerSecond)} lines/s, peak RSS ${append.rssMb.toFixed(0)} MB; ${(appendPerSecond / linesPerSecond).toFixed(2)}× the first ingest's rate (goal >= 0.5×)`,
+			);
+		}
 	} finally {
 		rmSync(dir, {recursive: true, force: true});
 	}

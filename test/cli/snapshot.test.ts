@@ -73,7 +73,16 @@ describe('snapshot', () => {
 			]);
 		});
 		const json = JSON.parse(runCli(['snapshot', '--json', '--ledger', db]).stdout);
-		expect(Object.keys(json)).toEqual(['version', 'generatedAt', 'counts', 'tasks', 'queue', 'verdicts', 'effects']);
+		expect(Object.keys(json)).toEqual([
+			'version',
+			'generatedAt',
+			'counts',
+			'tasks',
+			'queue',
+			'verdicts',
+			'effects',
+			'disagreements',
+		]);
 		expect(json.version).toBe(1);
 		expect(json.counts).toEqual({registered: 0, running: 2, done: 1, failed: 0, stopped: 0, lost: 0, untracked: 0, stalled: 1});
 		expect(json.tasks.map((task: {id: string}) => task.id).sort()).toEqual(['t-live', 't-quiet']);
@@ -110,7 +119,15 @@ describe('snapshot', () => {
 			name: 'failed',
 			total: 1,
 			// host: this machine's host name (an added field, docs/snapshot.md)
-			items: [{taskId: 't-1', host: expect.any(String), reason: 'exit 3', at: new Date(now - 1000).toISOString()}],
+			items: [
+				{
+					taskId: 't-1',
+					host: expect.any(String),
+					reason: 'exit 3',
+					at: new Date(now - 1000).toISOString(),
+					waitingSeconds: expect.any(Number),
+				},
+			],
 		});
 	});
 
@@ -119,7 +136,7 @@ describe('snapshot', () => {
 		const cases: [string[], string][] = [
 			[
 				['snapshot', '--fail-on', 'bogus'],
-				"controlroom: --fail-on: expected one of needs-you, lost, stalled, failed, got 'bogus'",
+				"controlroom: --fail-on: expected one of needs-you, lost, stalled, failed, reviews, got 'bogus'",
 			],
 			[['snapshot', '--since', 'soon'], "controlroom: --since: expected a duration like 90m, 24h or 7d, got 'soon'"],
 			[['snapshot', '--since', '1h', '--all'], 'controlroom: snapshot: --since and --all exclude each other'],

@@ -9,6 +9,7 @@ import {openLedger, type Ledger} from '../../src/ledger/open-ledger.ts';
 import {boardFixtureEvents} from '../helpers/board-fixture.ts';
 import {scratchDir} from '../helpers/cli.ts';
 import {KEYS, waitForFrame, waitForKeys} from '../helpers/keys.ts';
+import {onEvent, waitFor} from '../helpers/wait-for.ts';
 
 const open: {ledger: Ledger; unmount: () => void}[] = [];
 afterEach(() => {
@@ -123,6 +124,30 @@ describe('board keys', () => {
 		expect(stopped).toEqual(['t-progress']);
 	});
 
+	it('keeps the cursor on a task it stopped while the task moves to recently ended', async () => {
+		let ledgerPath = '';
+		const board = await renderBoard({
+			stop: async taskId => {
+				const writer = openLedger(ledgerPath);
+				writer.writer.append([{taskId, type: EventType.stopped, at: Date.now(), source: 'board', data: {signal: 'SIGTERM'}}]);
+				writer.close();
+				return {isStopped: true, message: `stopped ${taskId}`};
+			},
+		});
+		ledgerPath = board.ledger.path;
+		board.stdin.write('j');
+		await waitForFrame(board, '› t-quiet');
+		board.stdin.write('j');
+		await waitForFrame(board, '› t-progress');
+		board.stdin.write('s');
+		await waitForFrame(board, 'Stop t-progress');
+		board.stdin.write('y');
+		await waitForFrame(board, 'RECENTLY ENDED (4)');
+		const frame = board.lastFrame() ?? '';
+		expect(frame.split('\n').find(line => line.startsWith('›'))).toContain('t-progress');
+		expect(frame.split('\n').find(line => line.startsWith('›'))).toContain('stopped (SIGTERM)');
+	});
+
 	it('acknowledges the Needs you entry under the cursor as a queue.acknowledged event', async () => {
 		const board = await renderBoard();
 		await waitForFrame(board, 'NEEDS YOU (2)');
@@ -136,24 +161,144 @@ describe('board keys', () => {
 		expect(typeof acks[0]?.data['signalAt']).toBe('number');
 	});
 
-	it('says plainly that approve, mark and send back are not built yet', async () => {
+	it('says plainly when there is nothing held to approve', async () => {
 		const board = await renderBoard();
 		board.stdin.write('a');
-		await waitForFrame(board, 'effect gate is not built yet');
-		board.stdin.write('x');
-		await waitForFrame(board, 'nothing to send back');
+		await waitForFrame(board, 'a: no held effects to approve');
 	});
 
-	it('filters with / and shows the filter in the header', async () => {
+	it('says at once, without asking, when x has nothing to send back', async () => {
+		const sent: string[] = [];
+		const board = await renderBoard({sendBack: async taskId => (sent.push(taskId), {isSentBack: true, message: 'sent'})});
+		await waitForFrame(board, '› t-queued');
+		board.stdin.write('x');
+		await waitForFrame(board, 'x: t-queued is not waiting for a person');
+		expect(board.lastFrame()).not.toContain('reason');
+		expect(sent).toEqual([]);
+	});
+
+	it('asks for a reason on x and sends the Needs you entry back with it', async () => {
+		const sent: {taskId: string; reason: string}[] = [];
+		const board = await renderBoard({
+			sendBack: async (taskId, reason) => {
+				sent.push({taskId, reason});
+				return {isSentBack: true, message: `sent back ${taskId}: the worker runs again`};
+			},
+		});
+		board.stdin.write(KEYS.tab);
+		await waitForFrame(board, 'k acknowledges');
+		board.stdin.write('x');
+		await waitForFrame(board, 'send t-failed back');
+		board.stdin.write('raise the timeout to 30 s');
+		await waitForFrame(board, 'raise the timeout to 30 s');
+		board.stdin.write(KEYS.enter);
+		await waitForFrame(board, 'sent back t-failed: the worker runs again');
+		expect(sent).toEqual([{taskId: 't-failed', reason: 'raise the timeout to 30 s'}]);
+	});
+
+	it('sends nothing back when the reason is empty or the prompt is cancelled', async () => {
+		const sent: string[] = [];
+		const board = await renderBoard({sendBack: async taskId => (sent.push(taskId), {isSentBack: true, message: 'sent'})});
+		board.stdin.write(KEYS.tab);
+		await waitForFrame(board, 'k acknowledges');
+		board.stdin.write('x');
+		await waitForFrame(board, 'send t-failed back');
+		board.stdin.write(KEYS.enter);
+		await waitForFrame(board, 'a reason is required; t-failed was not sent back');
+		board.stdin.write('x');
+		await waitForFrame(board, 'send t-failed back');
+		board.stdin.write('never mind');
+		await waitForFrame(board, 'never mind');
+		board.stdin.write(KEYS.escape);
+		await waitForFrame(board, 'k acknowledges');
+		expect(board.lastFrame()).not.toContain('send t-failed back');
+		expect(sent).toEqual([]);
+	});
+
+	it('filters live while typing, Backspace erasing one character each even in a burst, and keeps the filter on the status line', async () => {
 		const board = await renderBoard();
 		board.stdin.write('/');
-		await waitForFrame(board, 'filter:');
-		board.stdin.write('schema');
-		await waitForFrame(board, 'filter: schema');
-		board.stdin.write(KEYS.enter);
-		await waitForFrame(board, 'filter “schema”');
+		await waitForFrame(board, 'enter keep');
+		board.stdin.write('schemaxx');
+		await waitForFrame(board, 'STALLED (0)');
+		board.stdin.write(`${KEYS.backspace}${KEYS.backspace}`);
+		await waitForFrame(board, 'STALLED (1)');
+		expect(board.lastFrame()).toContain('/schema');
 		expect(board.lastFrame()).toContain('RUNNING (0)');
-		expect(board.lastFrame()).toContain('STALLED (1)');
+		board.stdin.write(KEYS.enter);
+		await waitForFrame(board, '/schema (esc clears)');
+		board.stdin.write(KEYS.escape);
+		await waitForFrame(board, 'RUNNING (3)');
+		expect(board.lastFrame()).not.toContain('esc clears');
+	});
+
+	it('sorts with o, and says so in the header', async () => {
+		const board = await renderBoard();
+		await waitForFrame(board, '› t-queued');
+		board.stdin.write('o');
+		await waitForFrame(board, 'sort: longest idle');
+		// The cursor stays on its task, wherever the new order puts it.
+		const lines = (board.lastFrame() ?? '').split('\n');
+		expect(lines.find(line => line.startsWith('›'))).toContain('t-queued');
+		expect(lines.findIndex(line => line.startsWith('›'))).toBeGreaterThan(lines.findIndex(line => line.includes('t-progress')));
+		board.stdin.write('ooo');
+		await waitForFrame(board, 'sort: newest');
+	});
+
+	it('pages and jumps to the last and first row', async () => {
+		const board = await renderBoard();
+		await waitForFrame(board, '› t-queued');
+		board.stdin.write('G');
+		await waitForFrame(board, '› t-done');
+		board.stdin.write('g');
+		await waitForFrame(board, '› t-queued');
+		board.stdin.write('\u001B[6~');
+		await waitFor(() => !(board.lastFrame() ?? '').includes('› t-queued') && board.lastFrame(), {
+			what: 'PgDn to move the cursor a page',
+			on: [onEvent(board.stdout, 'frame')],
+		});
+	});
+
+	it('says at once why an ended or lost task cannot be stopped, without asking', async () => {
+		const board = await renderBoard({
+			stop: async taskId => ({isStopped: true, message: `stopped ${taskId}`}),
+		});
+		board.stdin.write('/');
+		await waitForFrame(board, 'enter keep');
+		board.stdin.write(`t-lost${KEYS.enter}`);
+		await waitForFrame(board, '› t-lost');
+		board.stdin.write('s');
+		await waitForFrame(board, 'cannot stop t-lost: it is lost');
+		expect(board.lastFrame()).not.toContain('Stop t-lost');
+	});
+
+	it('opens the log view with l and goes back with esc', async () => {
+		const board = await renderBoard({
+			logs: {
+				watch: (taskId, onRead) => {
+					onRead({source: 'output', origin: `output of ${taskId}`, lines: ['first line', 'newest line'], note: null});
+					return () => undefined;
+				},
+			},
+		});
+		board.stdin.write('l');
+		await waitForFrame(board, 'LOG t-queued');
+		await waitForFrame(board, 'newest line');
+		board.stdin.write(KEYS.escape);
+		await waitForFrame(board, 'RUNNING (3)');
+	});
+
+	it('rings the bell when a new entry comes into Needs you, and not for those there at start', async () => {
+		let rung = 0;
+		const board = await renderBoard({bell: () => (rung += 1)});
+		expect(rung).toBe(0);
+		const other = openLedger(board.ledger.path);
+		other.writer.append([
+			{taskId: 't-quiet', type: EventType.needRaised, at: Date.now(), source: 'cli', data: {message: 'pick a name'}},
+		]);
+		other.close();
+		await waitForFrame(board, 'pick a name');
+		await waitFor(() => rung === 1, {what: 'the bell', on: [onEvent(board.stdout, 'frame')]});
 	});
 
 	it('shows an event another writer appends, without any key', async () => {

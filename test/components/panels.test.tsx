@@ -10,7 +10,10 @@ import {ReviewsPanel} from '../../components/ReviewsPanel.tsx';
 import {TaskDetail, TaskRow} from '../../components/TaskRow.tsx';
 import {TimelinePanel} from '../../components/TimelinePanel.tsx';
 import {helpLines} from '../../src/core/board/keymap.ts';
+import {fitHelp} from '../../src/core/board/screen.ts';
+import {selectReviews} from '../../src/core/board/reviews-view.ts';
 import {toRowView} from '../../src/core/board/selectors.ts';
+import type {VerdictRecord} from '../../src/core/review/reviews.ts';
 import {boardFixtureEvents, FIXED_NOW, foldTasks} from '../helpers/board-fixture.ts';
 import {fixtureScreen} from '../helpers/board-state.ts';
 
@@ -27,14 +30,14 @@ describe('LanesPanel', () => {
 		expect(frame).toContain('progress not reported');
 	});
 
-	it('says how many lines are hidden when the lanes do not fit', () => {
+	it('says what the hidden lines hold when the lanes do not fit', () => {
 		const screen = fixtureScreen({width: 100, height: 16});
 		const frame =
 			render(<LanesPanel lanes={screen.lanes} selectedId={null} isWide={false} width={100} isFocused />).lastFrame() ?? '';
-		expect(frame).toMatch(/↓ \d+ more lines/);
+		expect(frame).toMatch(/↓ \d+ more: .*RECENTLY ENDED \d/);
 	});
 
-	it('writes “none” under an empty lane', () => {
+	it('writes “none” beside an empty lane', () => {
 		const screen = fixtureScreen(
 			{width: 100, height: 40},
 			{type: 'start-prompt', kind: 'filter'},
@@ -43,8 +46,7 @@ describe('LanesPanel', () => {
 		);
 		const frame =
 			render(<LanesPanel lanes={screen.lanes} selectedId={null} isWide={false} width={100} isFocused />).lastFrame() ?? '';
-		expect(frame).toContain('LOST (0)');
-		expect(frame).toContain('none');
+		expect(frame).toContain('LOST (0)  none');
 	});
 });
 
@@ -52,7 +54,7 @@ describe('TaskRow', () => {
 	it('shows every cell on a wide screen: unknown tokens and PID, no progress', () => {
 		// ink-testing-library's stdout is 100 columns; a wide row needs 140 or more.
 		const frame = renderToString(
-			<TaskRow row={toRowView(tasks.get('t-quiet')!, FIXED_NOW)} isSelected={false} isWide width={160} />,
+			<TaskRow row={toRowView(tasks.get('t-quiet')!, FIXED_NOW)} isSelected={false} isWide width={160} idWidth={10} />,
 			{columns: 160},
 		);
 		expect(frame).toContain('write the changelog');
@@ -65,7 +67,7 @@ describe('TaskRow', () => {
 
 	it('moves age, tokens and PID to the detail line on a narrow screen', () => {
 		const row = toRowView(tasks.get('t-progress')!, FIXED_NOW);
-		const narrow = render(<TaskRow row={row} isSelected isWide={false} width={80} />).lastFrame() ?? '';
+		const narrow = render(<TaskRow row={row} isSelected isWide={false} width={80} idWidth={10} />).lastFrame() ?? '';
 		expect(narrow).not.toContain('pid');
 		const detail = render(<TaskDetail row={row} />).lastFrame() ?? '';
 		expect(detail).toContain('tokens 1.5k/40M');
@@ -95,7 +97,7 @@ describe('NeedsYouPanel', () => {
 			taskId: `t-${index}`,
 			title: '',
 			reason: 'r',
-			age: '1m ago',
+			age: 'waiting 1m',
 			at: index,
 			text: `t-${index}  r  1m ago`,
 		}));
@@ -110,9 +112,51 @@ describe('NeedsYouPanel', () => {
 });
 
 describe('Reviews and Held effects panels', () => {
-	it('say plainly that the ledger holds none and why', () => {
-		expect(render(<ReviewsPanel width={40} isCompact={false} />).lastFrame()).toContain('none in the ledger');
-		expect(render(<HeldEffectsPanel width={40} isCompact />).lastFrame()).toContain('effect gate not built yet');
+	const verdict = (patch: Partial<VerdictRecord>): VerdictRecord => ({
+		taskId: 'w-1',
+		reviewId: 'r-1',
+		round: 1,
+		reviewer: 1,
+		command: 'echo APPROVE',
+		reviewerTaskId: 'w-r1',
+		verdict: 'APPROVE',
+		fixes: [],
+		reason: null,
+		signal: null,
+		at: FIXED_NOW - 60_000,
+		seq: 1,
+		isDisagreement: false,
+		...patch,
+	});
+
+	it('say plainly when there is nothing yet', () => {
+		expect(
+			render(<ReviewsPanel reviews={selectReviews([], FIXED_NOW)} width={40} height={3} isCompact={false} />).lastFrame(),
+		).toContain('no verdicts yet');
+		const none = {lines: [], heldCount: 0, markedCount: 0, isFocused: false, height: 3};
+		expect(render(<HeldEffectsPanel effects={none} width={40} isCompact />).lastFrame()).toContain('HELD EFFECTS (0): none');
+		expect(render(<HeldEffectsPanel effects={none} width={40} isCompact={false} />).lastFrame()).toContain('nothing held');
+	});
+
+	it('shows each verdict with task, round, reviewer and age; INVALID and STOPPED as such; a disagreement labelled', () => {
+		const reviews = selectReviews(
+			[
+				verdict({verdict: 'FIX', fixes: ['a', 'b'], reviewer: 2, command: 'claude -p', round: 2, isDisagreement: true, seq: 4}),
+				verdict({verdict: 'APPROVE', round: 2, isDisagreement: true, seq: 3}),
+				verdict({taskId: 'w-2', verdict: 'INVALID', reason: 'prose', seq: 2}),
+				verdict({taskId: 'w-3', verdict: 'STOPPED', signal: 'SIGTERM', seq: 1}),
+			],
+			FIXED_NOW,
+		);
+		const frame = render(<ReviewsPanel reviews={reviews} width={90} height={6} isCompact={false} />).lastFrame() ?? '';
+		expect(frame).toContain('REVIEWS (4)');
+		expect(frame).toContain('w-1  FIX 2  round 2  #2 claude -p  1m ago  ≠ disagree');
+		expect(frame).toContain('w-1  APPROVE  round 2  #1 echo APPROVE  1m ago  ≠ disagree');
+		expect(frame).toContain('w-2  INVALID  round 1');
+		expect(frame).toContain('w-3  STOPPED SIGTERM  round 1');
+		const compact = render(<ReviewsPanel reviews={reviews} width={120} height={1} isCompact />).lastFrame() ?? '';
+		expect(compact).toContain('REVIEWS (4) w-1  FIX 2');
+		expect(compact).toContain('+3 more');
 	});
 });
 
@@ -134,9 +178,22 @@ describe('TimelinePanel', () => {
 
 describe('HelpPanel and Footer', () => {
 	it('lists every key of the table', () => {
-		const frame = render(<HelpPanel lines={helpLines()} />).lastFrame() ?? '';
-		for (const text of ['j/↓', 'enter', 'esc', 'stop the task', 'acknowledge', 'not built yet', 'quit'])
+		const frame = render(<HelpPanel help={fitHelp(helpLines(), 40, 100)} />).lastFrame() ?? '';
+		for (const text of [
+			'j/↓',
+			'enter',
+			'esc',
+			'PgDn',
+			'g/Home',
+			'G/End',
+			'stop the task',
+			'acknowledge',
+			'mark or unmark',
+			'Held effects',
+			'quit',
+		])
 			expect(frame).toContain(text);
+		expect(frame.split('\n').filter(line => line.trimStart().startsWith('j/↓'))).toHaveLength(1);
 	});
 
 	it('draws the help bar from the table and shows the confirmation when asked', () => {
@@ -147,5 +204,17 @@ describe('HelpPanel and Footer', () => {
 			render(<Footer screen={fixtureScreen(undefined, {type: 'ask-stop', taskId: 't-progress'})} />).lastFrame() ?? '';
 		expect(confirm).toContain('Stop t-progress');
 		expect(confirm).toContain('y yes');
+	});
+
+	it('keeps the filter in force on the status line, beside a notice', () => {
+		const screen = fixtureScreen(
+			{width: 60, height: 24},
+			{type: 'start-prompt', kind: 'filter'},
+			{type: 'prompt-input', text: 'csv'},
+			{type: 'prompt-commit'},
+			{type: 'notify', notice: {tone: 'warn', text: 's: cannot stop t-quiet: its PID is unknown'}},
+		);
+		const frame = renderToString(<Footer screen={screen} />, {columns: 60});
+		expect(frame.split('\n')[0]).toMatch(/^\/csv \(esc clears\) {2}s: cannot stop/);
 	});
 });

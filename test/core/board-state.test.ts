@@ -24,7 +24,7 @@ function loaded(): BoardState {
 
 describe('board selectors', () => {
 	it('puts every fixture task in its lane', () => {
-		const {lines, counts} = selectLanes(tasks.values(), FIXED_NOW, '');
+		const {lines, counts} = selectLanes(tasks.values(), FIXED_NOW, {filter: ''});
 		expect(counts).toEqual({running: 3, stalled: 1, lost: 1, untracked: 1, ended: 3});
 		const laneOf = (id: string) => lines.flatMap(line => (line.kind === 'row' && line.row.id === id ? [line.row.lane] : []))[0];
 		expect(laneOf('t-stalled')).toBe('stalled');
@@ -53,7 +53,7 @@ describe('board selectors', () => {
 	});
 
 	it('drops tasks that ended before the window from recently ended', () => {
-		const {counts} = selectLanes(tasks.values(), FIXED_NOW, '', {endedWindowMs: 30 * 60_000});
+		const {counts} = selectLanes(tasks.values(), FIXED_NOW, {filter: ''}, {endedWindowMs: 30 * 60_000});
 		expect(counts.ended).toBe(1);
 	});
 
@@ -62,15 +62,19 @@ describe('board selectors', () => {
 	});
 
 	it('filters rows by id, title, source or status', () => {
-		expect(selectLanes(tasks.values(), FIXED_NOW, 'schema').order).toEqual(['t-stalled']);
-		expect(selectLanes(tasks.values(), FIXED_NOW, 'FAILED').order).toEqual(['t-failed']);
+		expect(selectLanes(tasks.values(), FIXED_NOW, {filter: 'schema'}).order).toEqual(['t-stalled']);
+		expect(selectLanes(tasks.values(), FIXED_NOW, {filter: 'FAILED'}).order).toEqual(['t-failed']);
 	});
 
 	it('keeps the selected row inside the window', () => {
-		const {lines} = selectLanes(tasks.values(), FIXED_NOW, '');
-		const window = windowLines(lines, 't-done', 5);
-		expect(window.lines.some(line => line.kind === 'row' && line.row.id === 't-done')).toBe(true);
-		expect(window.above + window.lines.length + window.below).toBe(lines.length);
+		const {lines} = selectLanes(tasks.values(), FIXED_NOW, {filter: ''});
+		for (let height = 2; height <= lines.length; height += 1) {
+			for (const id of ['t-queued', 't-lost', 't-done']) {
+				const window = windowLines(lines, id, height);
+				expect(window.lines.some(line => line.kind === 'row' && line.row.id === id)).toBe(true);
+				expect(window.lines.length + (window.above ? 1 : 0) + (window.below ? 1 : 0)).toBeLessThanOrEqual(height);
+			}
+		}
 	});
 
 	it('shows five a lane with the rest counted', () => {
@@ -118,7 +122,7 @@ describe('board selectors', () => {
 describe('board reducer', () => {
 	it('moves the cursor down and up through the row order, clamped at the ends', () => {
 		const state = loaded();
-		const {order} = selectLanes(state.tasks.values(), FIXED_NOW, '');
+		const {order} = selectLanes(state.tasks.values(), FIXED_NOW, {filter: ''});
 		const down = reduceBoard(state, {type: 'move', delta: 1, order});
 		expect(down.selectedId).toBe(order[1]);
 		const up = reduceBoard(reduceBoard(down, {type: 'move', delta: -1, order}), {type: 'move', delta: -1, order});
@@ -186,12 +190,31 @@ describe('key table', () => {
 		['', {escape: true}, 'timeline', BoardCommand.back],
 		['s', {}, 'list', BoardCommand.stop],
 		['y', {}, 'confirm', BoardCommand.confirm],
-		['', {escape: true}, 'confirm', BoardCommand.cancel],
+		['', {escape: true}, 'confirm', BoardCommand.back],
+		['n', {}, 'confirm', BoardCommand.cancel],
+		['', {escape: true}, 'input', BoardCommand.back],
+		['', {return: true}, 'input', BoardCommand.submit],
+		['', {pageDown: true}, 'list', BoardCommand.pageDown],
+		['', {pageUp: true}, 'log', BoardCommand.pageUp],
+		['g', {}, 'list', BoardCommand.top],
+		['G', {}, 'timeline', BoardCommand.bottom],
+		['', {end: true}, 'log', BoardCommand.bottom],
+		['l', {}, 'list', BoardCommand.log],
+		['o', {}, 'queue', BoardCommand.sort],
 		['/', {}, 'list', BoardCommand.filter],
 		['?', {}, 'timeline', BoardCommand.help],
 		['q', {}, 'list', BoardCommand.quit],
-		['c', {ctrl: true}, 'help', BoardCommand.quit],
-		[' ', {}, 'list', BoardCommand.mark],
+		['c', {ctrl: true}, 'help', BoardCommand.interrupt],
+		['c', {ctrl: true}, 'input', BoardCommand.interrupt],
+		['c', {ctrl: true}, 'effects', BoardCommand.interrupt],
+		[' ', {}, 'effects', BoardCommand.mark],
+		['a', {}, 'list', BoardCommand.approve],
+		['a', {}, 'effects', BoardCommand.approve],
+		['x', {}, 'effects', BoardCommand.sendBack],
+		['x', {}, 'timeline', BoardCommand.sendBack],
+		['k', {}, 'effects', BoardCommand.up],
+		['', {tab: true}, 'effects', BoardCommand.focus],
+		['', {escape: true}, 'effects', BoardCommand.back],
 	] as const)('maps %j %j in %s to its command', (input, key, mode, command) => {
 		expect(matchBinding(input, key, mode)?.command).toBe(command);
 	});
@@ -200,18 +223,41 @@ describe('key table', () => {
 		['s', 'confirm'],
 		['y', 'list'],
 		['k', 'timeline-ack'],
+		[' ', 'list'],
 	] as const)('ignores %s where it means nothing (%s)', (input, mode) => {
 		if (mode === 'timeline-ack') expect(matchBinding(input, {}, 'timeline')?.command).not.toBe(BoardCommand.acknowledge);
 		else expect(matchBinding(input, {}, mode)).toBeUndefined();
 	});
 
+	it('lists each key once in help, keys shared by two bindings on one line', () => {
+		const lines = helpLines();
+		const parts = (label: string) => (label === '/' ? ['/'] : label.split('/'));
+		const keys = lines.flatMap(line => parts(line.keys));
+		expect(keys).toEqual([...new Set(keys)]);
+		for (const binding of KEY_TABLE) {
+			for (const part of parts(binding.label)) expect(keys).toContain(part);
+		}
+		expect(lines.find(line => line.keys === 'k/↑')?.description).toBe(
+			'move up; in Needs you, k acknowledges the entry under the cursor',
+		);
+		expect(lines.find(line => line.keys === 'enter')?.description).toContain('in a prompt, keep what was typed');
+	});
+
 	it('draws help and the help bar from the same table, saying what is not built', () => {
 		const lines = helpLines();
-		for (const binding of KEY_TABLE) expect(lines.some(line => line.keys === binding.label)).toBe(true);
-		expect(lines.find(line => line.keys === 'a')?.description).toContain('not built yet');
+		expect(lines.find(line => line.keys === 'a')?.description).not.toContain('not built yet');
+		// x sends back a task, and in Held effects an order: one help line says both.
+		const x = lines.filter(line => line.keys === 'x');
+		expect(x).toHaveLength(1);
+		expect(x[0]?.description).toContain("in Held effects, send the order's held effects back");
+		expect(x[0]?.description).not.toContain('not built');
 		const bar = helpBar('list', new Set([BoardCommand.stop]));
 		expect(bar.find(item => item.keys === 's')?.isDisabled).toBe(true);
-		expect(bar.find(item => item.keys === 'a')?.isNotBuilt).toBe(true);
+		expect(bar.find(item => item.keys === 'a')?.isNotBuilt).toBe(false);
+		expect(bar.find(item => item.keys === 'x')?.isNotBuilt).toBe(false);
+		const effectsBar = helpBar('effects', new Set());
+		expect(effectsBar.map(item => item.keys)).toEqual(expect.arrayContaining(['space', 'a', 'x']));
+		expect(effectsBar.find(item => item.keys === 'x')?.isNotBuilt).toBe(false);
 		expect(bar.map(item => item.keys)).toContain('q');
 	});
 });

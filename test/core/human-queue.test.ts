@@ -20,12 +20,12 @@ const signal = (taskId: string, at: number, lane: QueueSignal['lane'] = 'failed'
 const noKeys = new Map<string, {cwd: string | null; title: string | null}>();
 
 describe('the human queue', () => {
-	it('shows at most five a lane with a count of the rest', () => {
+	it('shows at most five a lane, oldest-waiting first, with a count of the rest', () => {
 		const signals = Array.from({length: 7}, (_, index) => signal(`t-${index}`, index));
 		const queue = computeHumanQueue({signals, acknowledgedAt: new Map(), successes: [], taskKeys: noKeys});
 		const failed = queue.lanes.find(lane => lane.name === 'failed');
 		expect(failed?.total).toBe(7);
-		expect(failed?.items.map(item => item.taskId)).toEqual(['t-6', 't-5', 't-4', 't-3', 't-2']);
+		expect(failed?.items.map(item => item.taskId)).toEqual(['t-0', 't-1', 't-2', 't-3', 't-4']);
 	});
 
 	it('keeps one entry per task, the newest signal', () => {

@@ -125,11 +125,11 @@ describe.runIf(Tmux.isAvailable())('the board in tmux, on a real ledger', () => 
 		const pgid = task?.pgid ?? task?.pid ?? 0;
 		expect(groupIsGone(pgid)).toBe(false);
 		tmux.send(SESSION, '/');
-		await tmux.waitFor(SESSION, pane => pane.includes('filter:'));
+		await tmux.waitFor(SESSION, pane => pane.includes('enter keep'));
 		tmux.type(SESSION, 'wrapped sleeper');
-		await tmux.waitFor(SESSION, pane => pane.includes('filter: wrapped sleeper'));
+		await tmux.waitFor(SESSION, pane => pane.includes('/wrapped sleeper'));
 		tmux.send(SESSION, 'Enter');
-		await tmux.waitFor(SESSION, pane => pane.includes('filter “wrapped sleeper”'));
+		await tmux.waitFor(SESSION, pane => pane.includes('/wrapped sleeper (esc clears)'));
 		const filtered = tmux.capture(SESSION);
 		expect(filtered.split('\n').find(line => line.startsWith('›'))).toContain('wrapped sleeper');
 		tmux.send(SESSION, 's');

@@ -31,10 +31,10 @@ export function fixture(path: string): string {
 	return readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8');
 }
 
-/** Spool files waiting to be folded. */
+/** Spool files waiting to be folded (the spool hook's `.spool`, the Node hook's `.jsonl`). */
 export function spoolFiles(dir: string): string[] {
 	try {
-		return readdirSync(dir).filter(name => name.endsWith('.jsonl'));
+		return readdirSync(dir).filter(name => !name.startsWith('.') && (name.endsWith('.jsonl') || name.endsWith('.spool')));
 	} catch {
 		return [];
 	}

@@ -98,15 +98,21 @@ export class Tmux {
 	}
 
 	/**
-	 * Waits until `predicate` holds for the pane, looking each time tmux reports output in it;
-	 * returns the pane and when it first held.
+	 * Waits until `predicate` holds for the pane, looking each time tmux reports output in the
+	 * session; returns the pane and when it first held. `target` names another window of the
+	 * session (`board:0`) than the current one.
 	 */
-	async waitFor(session: string, predicate: (pane: string) => boolean, timeoutMs = 8000): Promise<{pane: string; at: number}> {
+	async waitFor(
+		session: string,
+		predicate: (pane: string) => boolean,
+		timeoutMs = 8000,
+		target = session,
+	): Promise<{pane: string; at: number}> {
 		await this.listeners.get(session)?.attached;
 		let last = '';
 		return waitFor(
 			() => {
-				last = this.capture(session);
+				last = this.capture(target);
 				return predicate(last) && {pane: last, at: Date.now()};
 			},
 			{what: 'the tmux pane to match', timeoutMs, on: [this.paneOutput(session)], explain: () => last},

@@ -1,5 +1,5 @@
 import {spawn, type ChildProcess} from 'node:child_process';
-import {existsSync, readFileSync} from 'node:fs';
+import {existsSync, mkdirSync, readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {openLedger, type Ledger} from '../../src/ledger/open-ledger.ts';
@@ -15,6 +15,8 @@ export function agent(name: string): string {
 export function sandbox(): {home: string; ledgerFile: string; dir: string; env: NodeJS.ProcessEnv} {
 	const dir = scratchDir('cr-prod-');
 	const home = join(dir, 'home');
+	// A --ledger must name a file in an existing folder (docs/cli.md): the sandbox's home exists, as a user's would.
+	mkdirSync(home);
 	return {dir, home, ledgerFile: join(home, 'ledger.db'), env: {...process.env, CONTROLROOM_HOME: home}};
 }
 

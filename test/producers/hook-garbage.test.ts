@@ -9,6 +9,7 @@ import {BIN, scratchDir} from '../helpers/cli.ts';
 import {withRawDb} from '../helpers/raw-db.ts';
 import {fixture, homeWithLedger, runHookBin, spoolFiles, withLedger} from '../helpers/hook.ts';
 
+const LIMIT = 4 * 1024 * 1024;
 const SESSION_TASK = sessionTaskId('claude', 'bd6c0ffe-ec1a-4f46-b883-80987579e3e9');
 
 /** Deterministic bytes that are not valid UTF-8 and contain NULs and newlines. */
@@ -27,8 +28,18 @@ const GARBAGE: readonly {name: string; input: string | Buffer; reason: RegExp}[]
 		input: '[{"session_id":"s","hook_event_name":"Stop"}]',
 		reason: /payload: expected a JSON object, got an array/,
 	},
-	{name: '10 MB of text', input: `{"session_id": "${'x'.repeat(10 * 1024 * 1024)}`, reason: /not valid JSON/},
-	{name: 'binary bytes', input: binary(64 * 1024), reason: /not valid JSON/},
+	{name: '10 MB of text', input: `{"session_id": "${'x'.repeat(10 * 1024 * 1024)}`, reason: /^stdin: larger than 4194304 bytes$/},
+	{name: 'binary bytes', input: binary(64 * 1024), reason: /^line: not valid UTF-8 \(at byte 0\)$/},
+	{
+		name: 'JSON nested 10,000 deep',
+		input: `${'['.repeat(10_000)}${']'.repeat(10_000)}`,
+		reason: /^payload: nested deeper than 64 levels$/,
+	},
+	{
+		name: 'a 200 KB session id',
+		input: JSON.stringify({session_id: 's'.repeat(200_000), hook_event_name: 'Stop'}),
+		reason: /^session_id: 200000 characters, over the 256 allowed$/,
+	},
 	{name: 'a payload without session_id', input: '{"hook_event_name":"Stop","cwd":"/tmp"}', reason: /^session_id: /},
 ];
 
@@ -47,7 +58,10 @@ describe('controlroom hook with garbage on stdin', () => {
 			const rejects = ledger.reader.rejects(10);
 			expect(rejects).toHaveLength(1);
 			expect(rejects[0]?.reason).toMatch(reason);
-			expect(rejects[0]?.rawBytes).toBe(Buffer.byteLength(typeof input === 'string' ? input : input.toString('utf8')));
+			// The size as it arrived; past the limit the hook stops reading, so only "more than the limit" is known.
+			const size = Buffer.byteLength(input);
+			if (size > LIMIT) expect(rejects[0]?.rawBytes).toBeGreaterThan(LIMIT);
+			else expect(rejects[0]?.rawBytes).toBe(size);
 			expect(ledger.reader.eventsOf(SESSION_TASK)).toEqual(before);
 		});
 		// And the next good payload still lands

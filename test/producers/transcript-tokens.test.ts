@@ -2,7 +2,7 @@ import {appendFileSync, copyFileSync, readFileSync, writeFileSync} from 'node:fs
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {helperTaskId, sessionTaskId} from '../../src/ledger/payload-mapping.ts';
-import {scanTranscriptText} from '../../src/producers/agent-hook/transcript-usage.ts';
+import {scanTranscriptText} from '../../src/core/transcript-usage.ts';
 import {handleHookInput} from '../../src/producers/agent-hook/hook-main.ts';
 import {fixture, homeWithLedger, withLedger} from '../helpers/hook.ts';
 

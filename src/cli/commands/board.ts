@@ -1,3 +1,4 @@
+import {mkdirSync, writeSync} from 'node:fs';
 import {render} from 'ink';
 import {homedir} from 'node:os';
 import {sep} from 'node:path';
@@ -5,6 +6,8 @@ import {createElement} from 'react';
 import {App, type BoardAdapters} from '../../../components/App.tsx';
 import {ClockProvider} from '../../../components/ClockProvider.tsx';
 import {parseDuration} from '../../core/duration.ts';
+import {approveFromBoard, sendBackFromBoard, settleEffects} from '../../gates/effects/board-actions.ts';
+import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {createBoardFeed} from '../../ledger/board-feed.ts';
 import {describeFleetError, isFleetUrl, redactUrl} from '../../ledger/fleet/connection.ts';
 import {createFleetFeed, type FleetFeed} from '../../ledger/fleet/fleet-feed.ts';
@@ -14,6 +17,11 @@ import {spoolDir} from '../../ledger/paths.ts';
 import {foldSpool} from '../../ledger/spool.ts';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS, reconcileOnce} from '../../producers/reconciler.ts';
 import {stopTask} from '../../producers/stop.ts';
+import {createLogReader} from '../../producers/task-log.ts';
+import {sendBack} from '../../gates/review/send-back.ts';
+import {ReviewGateError} from '../../gates/review/subject.ts';
+import {AmbiguousTaskError} from '../../ledger/reader.ts';
+import {personName, selfLauncher} from '../gate-call.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {openCommandLedger} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -21,25 +29,27 @@ import type {CommandHelp} from '../help.ts';
 
 export const help: CommandHelp = {
 	synopsis: [
-		'[board] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS]',
-		'[board] --ledger postgres://... [--stall SECONDS] [--since DURATION]',
+		'[board] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS] [--no-bell]',
+		'[board] --ledger postgres://... [--stall SECONDS] [--since DURATION] [--no-bell]',
 	],
 	description: `Opens the board (what \`controlroom\` alone does): lanes for running, stalled, lost, untracked and
 recently ended tasks, and the Needs you, Reviews and Held effects panels; the header names the
-ledger shown. Press ? on the board for its keys, q to quit. It runs a reconciler pass itself, so
-it shows the truth even when nothing else runs. Needs a terminal; scripts use snapshot. On a
-fleet ledger (--ledger postgres://..., docs/fleet.md) it shows every host (a host column when there
-are several), tailed through LISTEN/NOTIFY; s and k become requests that the task's host carries
-out, shown as pending until then.`,
+ledger shown. Press ? on the board for its keys, q to quit (Ctrl-C quits with exit status 130).
+It runs a reconciler pass itself, so it shows the truth even when nothing else runs. Needs a
+terminal; scripts use snapshot. On a fleet ledger (--ledger postgres://..., docs/fleet.md) it shows
+every host (a host column when there are several), tailed through LISTEN/NOTIFY; s and k become
+requests that the task's host carries out, shown as pending until then.`,
 	options: [
 		['--stall SECONDS', "silence after which a running task is stalled (default 600; a task's own wins)"],
 		['--since DURATION', 'how long ended tasks stay under "recently ended" (default 24h)'],
 		['--reconcile SECONDS', 'how often the board runs a reconciler pass itself (default 5; not on a fleet ledger)'],
+		['--no-bell', 'no terminal bell when a new entry comes into Needs you'],
 	],
 	exits: [
-		['0', 'quit with q or Ctrl-C'],
+		['0', 'quit with q'],
 		['1', 'the ledger cannot be opened (the message names it), or the fleet server cannot be reached'],
 		['64', 'bad command line (--reconcile with a fleet ledger), no ledger at --ledger PATH, or not a terminal'],
+		['128+N', 'ended by signal N: Ctrl-C gives 130 (SIGHUP 129, SIGTERM 143); the terminal is restored'],
 	],
 	examples: [
 		['controlroom', 'the board on your ledger ($CONTROLROOM_HOME/ledger.db)'],
@@ -54,8 +64,13 @@ function homeAsTilde(path: string): string {
 	return path === home || path.startsWith(`${home}${sep}`) ? `~${path.slice(home.length)}` : path;
 }
 
+// The alternate screen, as k9s and less use it: the shell's screen comes back as it was.
 const ENTER_ALT_SCREEN = '\u001B[?1049h\u001B[H';
-const LEAVE_ALT_SCREEN = '\u001B[?1049l';
+// Clear the board's screen, show the cursor, leave the alternate screen.
+const LEAVE_ALT_SCREEN = '\u001B[2J\u001B[H\u001B[?25h\u001B[?1049l';
+/** Signals that end the board with the terminal restored, and the exit status each gives (128 + N). */
+const ENDING_SIGNALS = {SIGINT: 130, SIGHUP: 129, SIGTERM: 143} as const;
+const BELL = '\u0007';
 
 /** How the board is opened. */
 export type BoardRun = {
@@ -64,14 +79,26 @@ export type BoardRun = {
 	readonly reconcileIntervalMs?: number;
 	/** Agent process names the board's reconciler pass looks for. */
 	readonly agentNames?: readonly string[];
+	/** Ring the terminal bell when a new entry comes into Needs you (default on). */
+	readonly isBellOn?: boolean;
 };
 
-/** Wires the board to a ledger: the feed, the spool fold, `s` through stopTask, and the reconciler timer. */
+/** Wires the board to a ledger: the feed, the spool fold, `s` through stopTask, `x` through sendBack, and the reconciler timer. */
 export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters {
 	const spool = spoolDir(ledger.path);
+	// The folder is watched for the spool hook's files: it must exist before the watch starts, or
+	// the first events wait for the reconciler's pass instead of showing at once.
+	try {
+		mkdirSync(spool, {recursive: true});
+	} catch {
+		// Not ours to create (a file there, no permission): the reconciler pass still folds what comes.
+	}
 	const agentNames = run.agentNames ?? agentNamesFrom(process.env['CONTROLROOM_AGENT_NAMES']);
 	return {
-		feed: createBoardFeed(ledger, run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
+		feed: createBoardFeed(ledger, {
+			isApproverAlive,
+			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
+		}),
 		ledgerFiles: [ledger.path, `${ledger.path}-wal`],
 		spoolDir: spool,
 		onSpool: () => foldSpool(ledger, spool),
@@ -84,8 +111,34 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 			const result = await stopTask(ledger, taskId, {source: 'board'});
 			return {isStopped: result.outcome === 'stopped', message: result.message};
 		},
-		reconcile: () => reconcileOnce(ledger, {agentNames}),
+		sendBack: async (taskId, reason) => {
+			try {
+				const result = sendBack({
+					ledger,
+					ref: taskId,
+					reason,
+					by: personName(undefined),
+					source: 'board',
+					launcher: selfLauncher(),
+				});
+				return {isSentBack: true, message: result.message};
+			} catch (error) {
+				if (error instanceof ReviewGateError || error instanceof AmbiguousTaskError)
+					return {isSentBack: false, message: `x: ${error.message}`};
+				throw error;
+			}
+		},
+		approveEffects: refs => approveFromBoard(ledger, refs),
+		sendBackOrder: (orderId, reason) => sendBackFromBoard(ledger, orderId, reason),
+		reconcile: () => {
+			reconcileOnce(ledger, {agentNames});
+			// Held effects past expiry, and effects whose approval died mid-call, are recorded as such.
+			settleEffects(ledger);
+		},
 		reconcileIntervalMs: run.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS,
+		logs: createLogReader(ledger),
+		// BEL is one byte that moves no cursor, so it can be written beside Ink's frames; tmux turns it into a window alert.
+		...(run.isBellOn === false ? {} : {bell: () => void process.stdout.write(BELL)}),
 	};
 }
 
@@ -109,11 +162,25 @@ function fleetAdapters(feed: FleetFeed, run: BoardRun, url: string): BoardAdapte
 				message: `stop of ${task.id} requested from ${task.host} (request #${requestId}); pending until its sync carries it out`,
 			};
 		},
+		...(run.isBellOn === false ? {} : {bell: () => void process.stdout.write(BELL)}),
 	};
 }
 
-/** Shows the board until the person quits; the terminal is restored after. */
-async function showAdapters(adapters: BoardAdapters): Promise<void> {
+/** Writes to the terminal at once, bypassing the stream's queue: the last bytes before exit must arrive. */
+function writeNow(text: string): void {
+	try {
+		writeSync(process.stdout.fd, text);
+	} catch {
+		// The terminal is gone (hung up): nothing left to restore.
+	}
+}
+
+/**
+ * Shows the board until the person quits, and returns the exit status: 0 for `q`, 130 for
+ * Ctrl-C, 128+N for a signal. Whichever way it ends, the terminal is given back as it was: main
+ * screen, cursor shown, line editing back on.
+ */
+async function showAdapters(adapters: BoardAdapters): Promise<number> {
 	// The board takes the alternate screen, as k9s and less do, so quitting gives the shell back as it was.
 	process.stdout.write(ENTER_ALT_SCREEN);
 	// Raw mode from the start: a key typed before Ink's input hook subscribes must not be echoed by
@@ -121,24 +188,40 @@ async function showAdapters(adapters: BoardAdapters): Promise<void> {
 	process.stdin.setRawMode?.(true);
 	const app = render(createElement(ClockProvider, {intervalMs: 1000, children: createElement(App, {adapters})}), {
 		maxFps: 30,
-		exitOnCtrlC: true,
+		// Ctrl-C is a key in the board's table (exit status 130), not Ink's exit 0.
+		exitOnCtrlC: false,
 		patchConsole: true,
 	});
+	let status: number = 0;
+	const onSignal = (signal: keyof typeof ENDING_SIGNALS) => () => {
+		status = ENDING_SIGNALS[signal];
+		app.unmount();
+	};
+	const handlers = Object.keys(ENDING_SIGNALS).map(name => {
+		const signal = name as keyof typeof ENDING_SIGNALS;
+		const handler = onSignal(signal);
+		process.on(signal, handler);
+		return [signal, handler] as const;
+	});
 	try {
-		await app.waitUntilExit();
+		const result = await app.waitUntilExit();
+		if (typeof result === 'number') status = result;
 	} finally {
 		app.unmount();
-		process.stdout.write(LEAVE_ALT_SCREEN);
+		process.stdin.setRawMode?.(false);
+		writeNow(LEAVE_ALT_SCREEN);
+		for (const [signal, handler] of handlers) process.off(signal, handler);
 	}
+	return status;
 }
 
-/** Shows the board on an open ledger until the person quits. */
-export async function showBoard(ledger: Ledger, run: BoardRun = {}): Promise<void> {
-	await showAdapters(boardAdapters(ledger, run));
+/** Shows the board on an open ledger until the person quits; returns the exit status. */
+export async function showBoard(ledger: Ledger, run: BoardRun = {}): Promise<number> {
+	return showAdapters(boardAdapters(ledger, run));
 }
 
 /** The board on a fleet ledger: every host that syncs there, tailed through LISTEN/NOTIFY. */
-async function showFleetBoard(url: string, run: BoardRun): Promise<void> {
+async function showFleetBoard(url: string, run: BoardRun): Promise<number> {
 	const feed = createFleetFeed(url, {
 		requestedBy: `board@${hostName()}`,
 		...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
@@ -150,7 +233,7 @@ async function showFleetBoard(url: string, run: BoardRun): Promise<void> {
 		throw new CliError(describeFleetError(error, url));
 	}
 	try {
-		await showAdapters(fleetAdapters(feed, run, url));
+		return await showAdapters(fleetAdapters(feed, run, url));
 	} finally {
 		await feed.close();
 	}
@@ -161,7 +244,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const {values} = parseCommandArgs(
 		'board',
 		argv,
-		{stall: {type: 'string'}, since: {type: 'string'}, reconcile: {type: 'string'}},
+		{stall: {type: 'string'}, since: {type: 'string'}, reconcile: {type: 'string'}, 'no-bell': {type: 'boolean'}},
 		false,
 	);
 	const stallSeconds = positiveInt('stall', values.stall);
@@ -176,17 +259,16 @@ export async function run(argv: readonly string[]): Promise<number> {
 		...(stallSeconds === undefined ? {} : {stallSeconds}),
 		...(endedWindowMs === undefined ? {} : {endedWindowMs}),
 		...(reconcileSeconds === undefined ? {} : {reconcileIntervalMs: reconcileSeconds * 1000}),
+		isBellOn: values['no-bell'] !== true,
 	};
 	if (isFleetUrl(values.ledger)) {
 		if (reconcileSeconds !== undefined)
 			throw new CliError('board: --reconcile does not apply to a fleet ledger (each host reconciles itself)', USAGE_EXIT);
-		await showFleetBoard(values.ledger, boardRun);
-		return 0;
+		return await showFleetBoard(values.ledger, boardRun);
 	}
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
-		await showBoard(ledger, boardRun);
-		return 0;
+		return await showBoard(ledger, boardRun);
 	} finally {
 		ledger.close();
 	}

@@ -20,8 +20,9 @@ prints where the demo ledger was kept. Your own ledger is not touched.`,
 	options: [],
 	hasNoLedger: true,
 	exits: [
-		['0', 'quit with q or Ctrl-C'],
+		['0', 'quit with q'],
 		['64', 'bad command line, or not a terminal'],
+		['128+N', 'ended by signal N: Ctrl-C gives 130'],
 	],
 	examples: [['controlroom demo', 'the board, alive, in one command (q quits)']],
 };
@@ -36,12 +37,13 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const home = mkdtempSync(join(tmpdir(), 'controlroom-demo-'));
 	const ledger = openLedger(join(home, 'ledger.db'));
 	const demo = startDemo(join(packageRoot(), 'bin', 'controlroom'), home, ledger);
+	let status: number;
 	try {
-		await showBoard(ledger, {stallSeconds: DEMO_STALL_SECONDS, reconcileIntervalMs: DEMO_RECONCILE_MS});
+		status = await showBoard(ledger, {stallSeconds: DEMO_STALL_SECONDS, reconcileIntervalMs: DEMO_RECONCILE_MS});
 	} finally {
 		await demo.stop();
 		ledger.close();
 	}
 	out(`demo ledger kept at ${ledger.path} (look again with: ${invocation()} --ledger ${ledger.path})`);
-	return 0;
+	return status;
 }

@@ -1,9 +1,15 @@
+import {existsSync} from 'node:fs';
 import {join} from 'node:path';
+import {formatDuration} from '../../core/format.ts';
+import {controlroomHome, spoolDir} from '../../ledger/paths.ts';
+import {spoolBacklog, spoolWritability} from '../../ledger/spool.ts';
 import {
 	CLAUDE_EVENTS,
 	CODEX_EVENTS,
+	hookArgv,
 	hookCommand,
-	installedEvents,
+	hookKind,
+	installedCommands,
 	installHooksFile,
 	installNotify,
 	installTargets,
@@ -12,6 +18,7 @@ import {
 	uninstallHooksFile,
 	uninstallNotify,
 	type FileChange,
+	type HookKind,
 } from '../../producers/agent-hook/hooks-install.ts';
 import {parseCommandArgs} from '../args.ts';
 import {out} from '../context.ts';
@@ -21,20 +28,24 @@ import {packageRoot} from '../package-root.ts';
 
 export const help: CommandHelp = {
 	synopsis: [
-		'hooks install [--claude] [--codex] [--user | --project DIR]',
+		'hooks install [--claude] [--codex] [--user | --project DIR] [--direct]',
 		'hooks uninstall [--claude] [--codex] [--user | --project DIR]',
 		'hooks status [--project DIR]',
 	],
-	description: `install: adds \`controlroom hook\` to Claude Code's settings (~/.claude/settings.json, or
+	description: `install: adds our hook to Claude Code's settings (~/.claude/settings.json, or
 DIR/.claude/settings.json with --project) and to Codex's $CODEX_HOME/hooks.json, and sets Codex's
 notify in $CODEX_HOME/config.toml where none is set. Keeps every other hook; running it twice
-changes nothing. Without --claude or --codex it does both.
-uninstall: removes exactly those entries. status: says what is installed where. (docs/hooks.md)`,
+changes nothing. Without --claude or --codex it does both. The hook is a shell script that spools
+each event (no Node start; the board, the reconciler and every reading command fold the spool);
+--direct installs \`controlroom hook\` instead, which writes the ledger itself.
+uninstall: removes exactly those entries. status: says what is installed where and of which kind,
+what waits in the spool, and whether the hook can write there. (docs/hooks.md)`,
 	options: [
 		['--claude', "Claude Code's settings only"],
 		['--codex', "Codex's hooks.json and notify only"],
 		['--user', "Claude Code's user settings, ~/.claude/settings.json (the default)"],
 		['--project DIR', "Claude Code's settings of the project in DIR"],
+		['--direct', 'install the Node hook (`controlroom hook`, writes the ledger itself) instead of the spool hook'],
 	],
 	hasNoLedger: true,
 	exits: [
@@ -49,9 +60,14 @@ uninstall: removes exactly those entries. status: says what is installed where. 
 	],
 };
 
-/** The program the agents run: this node binary and this package's bin, both absolute. */
-function program(): string[] {
-	return [process.execPath, join(packageRoot(), 'bin', 'controlroom')];
+/** What the installed commands run: this node and bin for the Node hook, the spool hook's script, all absolute. */
+function hookPaths(): {program: string[]; spoolScript: string} {
+	const root = packageRoot();
+	return {
+		program: [process.execPath, join(root, 'bin', 'controlroom')],
+		// The build copies it from src/producers/agent-hook/, so it ships in the package with dist/.
+		spoolScript: join(root, 'dist', 'producers', 'spool-hook.sh'),
+	};
 }
 
 function describeChange(agent: string, change: FileChange, verb: string): string {
@@ -62,22 +78,19 @@ function describeChange(agent: string, change: FileChange, verb: string): string
 function runInstall(
 	targets: ReturnType<typeof installTargets>,
 	agents: {claude: boolean; codex: boolean},
-	isProject: boolean,
+	options: {isProject: boolean; kind: HookKind},
 ): void {
+	const paths = hookPaths();
 	if (agents.claude) {
-		out(
-			describeChange(
-				'claude',
-				installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, hookCommand(program(), 'claude')),
-				'added',
-			),
-		);
+		const command = hookCommand(hookArgv(options.kind, paths, 'claude'));
+		out(describeChange('claude', installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, command), 'added'));
 	}
 	if (agents.codex) {
-		if (isProject) out(`codex: reads hooks only from $CODEX_HOME (${targets.codexHome}); installing there`);
+		if (options.isProject) out(`codex: reads hooks only from $CODEX_HOME (${targets.codexHome}); installing there`);
 		const hooksFile = join(targets.codexHome, 'hooks.json');
-		out(describeChange('codex', installHooksFile(hooksFile, CODEX_EVENTS, hookCommand(program(), 'codex')), 'added'));
-		const notify = installNotify(join(targets.codexHome, 'config.toml'), program());
+		const command = hookCommand(hookArgv(options.kind, paths, 'codex'));
+		out(describeChange('codex', installHooksFile(hooksFile, CODEX_EVENTS, command), 'added'));
+		const notify = installNotify(join(targets.codexHome, 'config.toml'), hookArgv(options.kind, paths, 'codex'));
 		if (notify.existing !== null) {
 			out(
 				`codex: ${notify.file}: notify is already set (${notify.existing}); left as it is, so turn ends are not recorded from notify`,
@@ -97,11 +110,57 @@ function runUninstall(targets: ReturnType<typeof installTargets>, agents: {claud
 	}
 }
 
+const KIND_NAMES: Record<HookKind, string> = {spool: 'spool hook', direct: 'direct Node hook'};
+
+/** A spool hook command whose script is gone (the package moved, was removed, or was never built) records nothing. */
+function missingScript(command: string): string | null {
+	const script = /(\S*spool-hook\.sh)/.exec(command.replace(/'/g, ''))?.[1];
+	return script && !existsSync(script) ? script : null;
+}
+
 function describeInstalled(agent: string, file: string, expected: readonly string[]): string {
-	const events = installedEvents(file);
-	if (events.length === 0) return `${agent}: ${file}: not installed`;
+	const commands = installedCommands(file);
+	if (commands.length === 0) return `${agent}: ${file}: not installed`;
+	const events = commands.map(entry => entry.event);
 	const missing = expected.filter(event => !events.includes(event));
-	return `${agent}: ${file}: installed for ${events.length} events${missing.length > 0 ? ` (missing: ${missing.join(', ')})` : ''}`;
+	const kinds = [...new Set(commands.map(entry => KIND_NAMES[hookKind(entry.command)]))].join(' and ');
+	const scripts = [...new Set(commands.flatMap(entry => missingScript(entry.command) ?? []))];
+	return (
+		`${agent}: ${file}: installed for ${events.length} events (${kinds})${missing.length > 0 ? ` (missing: ${missing.join(', ')})` : ''}` +
+		(scripts.length > 0 ? `; its script ${scripts.join(', ')} is missing, so nothing is recorded: run hooks install again` : '')
+	);
+}
+
+/** What waits in the spool, or why it cannot be read (a file where the folder should be, say). */
+function describeBacklog(dir: string, now: number): {text: string; staleTemporary: number} {
+	let backlog;
+	try {
+		backlog = spoolBacklog(dir, now);
+	} catch (error) {
+		return {text: `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`, staleTemporary: 0};
+	}
+	if (backlog.files === 0) return {text: 'nothing waiting', staleTemporary: backlog.staleTemporary};
+	const files = `${backlog.files} file${backlog.files === 1 ? '' : 's'} waiting (${Math.ceil(backlog.bytes / 1024)} KiB)`;
+	const oldest = `the oldest written ${formatDuration(now - (backlog.oldestAt ?? now))} ago`;
+	return {
+		text: `${files}, ${oldest}; the board, the reconciler and every reading command fold them`,
+		staleTemporary: backlog.staleTemporary,
+	};
+}
+
+/** What waits in the spool, and whether the hook can write there (checked by trying). */
+function describeSpool(now: number): string[] {
+	const dir = spoolDir(join(controlroomHome(), 'ledger.db'));
+	const backlog = describeBacklog(dir, now);
+	const lines = [`spool: ${dir}: ${backlog.text}`];
+	if (backlog.staleTemporary > 0) {
+		lines.push(
+			`spool: ${backlog.staleTemporary} unfinished temporary file(s): hooks killed while writing; those events are lost`,
+		);
+	}
+	const writable = spoolWritability(dir);
+	lines.push(writable.isWritable ? 'spool: the hook can write there' : `spool: the hook cannot write: ${writable.reason}`);
+	return lines;
 }
 
 function runStatus(project: string | undefined): void {
@@ -111,9 +170,14 @@ function runStatus(project: string | undefined): void {
 	out(describeInstalled('codex', join(user.codexHome, 'hooks.json'), CODEX_EVENTS));
 	const notifyFile = join(user.codexHome, 'config.toml');
 	const notify = notifyStatus(notifyFile);
-	out(
-		`codex: ${notifyFile}: notify ${notify === 'ours' ? 'installed' : notify === 'other' ? 'set to another program (not ours)' : 'not set'}`,
-	);
+	const notifyText =
+		notify === 'other'
+			? 'set to another program (not ours)'
+			: notify === 'unset'
+				? 'not set'
+				: `installed (${KIND_NAMES[notify]})`;
+	out(`codex: ${notifyFile}: notify ${notifyText}`);
+	for (const line of describeSpool(Date.now())) out(line);
 }
 
 /** `controlroom hooks install|uninstall|status`. */
@@ -123,6 +187,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		codex: {type: 'boolean'},
 		user: {type: 'boolean'},
 		project: {type: 'string'},
+		direct: {type: 'boolean'},
 	});
 	if (values.ledger !== undefined)
 		throw new CliError('hooks: takes no --ledger; the hooks write to $CONTROLROOM_HOME', USAGE_EXIT);
@@ -133,8 +198,10 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const agents = {claude: both || values.claude === true, codex: both || values.codex === true};
 	const targets = installTargets(values.project !== undefined ? {project: values.project} : {});
 	try {
-		if (verb === 'install') runInstall(targets, agents, values.project !== undefined);
-		else if (verb === 'uninstall') runUninstall(targets, agents);
+		if (verb !== 'install' && values.direct) throw new CliError('hooks: --direct goes with install', USAGE_EXIT);
+		if (verb === 'install') {
+			runInstall(targets, agents, {isProject: values.project !== undefined, kind: values.direct ? 'direct' : 'spool'});
+		} else if (verb === 'uninstall') runUninstall(targets, agents);
 		else if (verb === 'status') runStatus(values.project);
 		else throw new CliError(`hooks: expected install, uninstall or status, got '${verb ?? ''}'`, USAGE_EXIT);
 	} catch (error) {

@@ -1,12 +1,13 @@
-import {createReadStream, statSync} from 'node:fs';
-import {resolve} from 'node:path';
-import {createInterface} from 'node:readline';
-import {createIngestor, type IngestStats} from '../../ledger/ingest.ts';
+import {statSync} from 'node:fs';
+import {join, resolve} from 'node:path';
+import {ingestInput} from '../../ledger/ingest-file.ts';
+import type {IngestStats} from '../../ledger/ingest.ts';
 import {AGENT_SOURCES, type AgentSource} from '../../ledger/payload-schema.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
+import {packageRoot} from '../package-root.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['ingest [FILE|-] [--agent claude|codex] [--json]'],
@@ -56,15 +57,15 @@ export async function run(argv: readonly string[]): Promise<number> {
 	}
 	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
 	try {
-		const ingestor = createIngestor(ledger, {
-			origin: file === '-' ? 'ingest:-' : `ingest:${resolve(file)}`,
-			now: Date.now(),
-			...(agent ? {agent: agent as AgentSource} : {}),
-		});
-		const input = file === '-' ? process.stdin : createReadStream(file, {encoding: 'utf8'});
-		const lines = createInterface({input, crlfDelay: Infinity});
-		for await (const line of lines) ingestor.push(line);
-		const stats = ingestor.finish();
+		const stats = await ingestInput(
+			ledger,
+			{file: file === '-' ? null : file, workerFile: join(packageRoot(), 'dist', 'ledger', 'ingest-worker.js')},
+			{
+				origin: file === '-' ? 'ingest:-' : `ingest:${resolve(file)}`,
+				now: Date.now(),
+				...(agent ? {agent: agent as AgentSource} : {}),
+			},
+		);
 		if (values.json) out(JSON.stringify(stats));
 		else {
 			out(

@@ -8,6 +8,9 @@ import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 
+/** Exit code of a reconciler whose ledger file was deleted or replaced while it ran (it went on with the new file). */
+const LEDGER_REPLACED_EXIT = 3;
+
 export const help: CommandHelp = {
 	synopsis: ['reconcile [--once] [--interval SECONDS] [--agents NAMES] [--sync-to URL] [--json]'],
 	description: `Each pass: folds spool files into the ledger; marks running tasks whose process is gone with no
@@ -27,6 +30,7 @@ holds the reconciler up.`,
 	exits: [
 		['0', 'done (--once), or interrupted with Ctrl-C or SIGTERM'],
 		['1', 'the ledger cannot be opened or written'],
+		['3', 'the ledger file was deleted or replaced while it ran (it said so on stderr and went on with the new file)'],
 		['64', 'bad command line (a --sync-to that is not postgres://...), or a --ledger in a folder that does not exist'],
 	],
 	examples: [
@@ -38,7 +42,8 @@ holds the reconciler up.`,
 
 function summary(result: ReconcileResult): string {
 	const parts = [
-		`spool ${result.spool.lines} lines (${result.spool.appended} events, ${result.spool.rejected} rejected)`,
+		`spool ${result.spool.lines} lines (${result.spool.appended} events, ${result.spool.rejected} rejected` +
+			`${result.spool.setAside ? `, ${result.spool.setAside} files moved to spool/rejected/` : ''})`,
 		`lost ${result.lost.length}${result.lost.length ? ` [${result.lost.map(entry => entry.taskId).join(', ')}]` : ''}`,
 		`untracked ${result.discovered.length}${result.discovered.length ? ` [${result.discovered.map(entry => `${entry.taskId} ${entry.name}`).join(', ')}]` : ''}`,
 		`${result.processes} processes in ${result.elapsedMs.toFixed(1)} ms`,
@@ -82,14 +87,21 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const stopLoop = (): void => stopping.abort();
 	process.once('SIGINT', stopLoop);
 	process.once('SIGTERM', stopLoop);
+	let exitCode = 0;
 	try {
 		for (;;) {
 			const result = reconcileOnce(ledger, {agentNames});
+			if (result.ledgerChange) {
+				exitCode = LEDGER_REPLACED_EXIT;
+				process.stderr.write(
+					`controlroom: the ledger ${result.ledgerChange.path} was ${result.ledgerChange.kind}: reconciling the new file there from now on\n`,
+				);
+			}
 			out(values.json ? JSON.stringify(result) : summary(result));
 			await syncAfterPass();
-			if (values.once || stopping.signal.aborted) return 0;
+			if (values.once || stopping.signal.aborted) return exitCode;
 			await sleep(intervalMs, undefined, {signal: stopping.signal}).catch(() => undefined);
-			if (stopping.signal.aborted) return 0;
+			if (stopping.signal.aborted) return exitCode;
 		}
 	} finally {
 		process.off('SIGINT', stopLoop);

@@ -1,6 +1,6 @@
 import type {RejectRow} from '../../ledger/reader.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
+import {openReadingLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 
@@ -39,7 +39,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('rejects', argv, {limit: {type: 'string'}, json: {type: 'boolean'}});
 	if (positionals.length > 0) throw new CliError(`rejects: unexpected argument '${positionals[0]}'`, USAGE_EXIT);
 	const limit = positiveInt('limit', values.limit) ?? DEFAULT_LIMIT;
-	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
+	const ledger = openReadingLedger(values.ledger);
 	try {
 		const total = ledger.reader.rejectCount();
 		const rejects = ledger.reader.rejects(limit);

@@ -1,4 +1,4 @@
-import {statSync} from 'node:fs';
+import {existsSync, statSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {controlroomHome} from '../../ledger/paths.ts';
 import {DEFAULT_SLOTS} from '../../producers/admission.ts';
@@ -38,6 +38,12 @@ prefixed controlroom:. Details: docs/wrapper.md.`,
 			'--contract FILE',
 			"check a handoff contract first (invalid: exit 1, nothing registered or spawned), then put it into the agent's first turn: appended to the prompt of claude -p or codex exec, or wherever an argument says {{contract}} (docs/contracts.md)",
 		],
+		[
+			'--brief FILE',
+			"the run's brief (a re-run's: the original brief plus fixes): recorded on the task and given to the child as CONTROLROOM_BRIEF",
+		],
+		['--rerun-of TASK', "records that this run does TASK again (the review gate's fix runs and send-back; docs/review.md)"],
+		['--task-id ID', 'record the task under this id (refused if the ledger has it already)'],
 	],
 	exits: [
 		['N', "the child's own exit code"],
@@ -83,6 +89,9 @@ export async function run(argv: readonly string[]): Promise<number> {
 		grace: {type: 'string'},
 		log: {type: 'string'},
 		contract: {type: 'string'},
+		brief: {type: 'string'},
+		'rerun-of': {type: 'string'},
+		'task-id': {type: 'string'},
 	});
 	const [command, ...args] = positionals;
 	if (command === undefined || command === '')
@@ -104,6 +113,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 		if (error instanceof CliError) throw error;
 		throw new CliError(`--cwd: ${cwd} does not exist`, USAGE_EXIT);
 	}
+	const taskId = values['task-id'];
+	if (taskId !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/.test(taskId))
+		throw new CliError(`--task-id: expected letters, digits, '.', '_' or '-', got '${taskId}'`, USAGE_EXIT);
+	const brief = values.brief === undefined ? null : resolve(values.brief);
+	if (brief !== null && !existsSync(brief)) throw new CliError(`--brief: no file at ${brief}`, USAGE_EXIT);
 	const env = process.env;
 	const heartbeatSeconds =
 		positiveSeconds('heartbeat', values.heartbeat) ??
@@ -125,6 +139,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 		graceMs: (positiveSeconds('grace', values.grace) ?? DEFAULT_WRAPPER_GRACE_MS / 1000) * 1000,
 		logFile: values.log === undefined ? null : resolve(values.log),
 		notice: (line: string) => process.stderr.write(`controlroom: ${line}\n`),
+		taskId: taskId ?? null,
+		rerunOf: values['rerun-of'] ?? null,
+		argv: [command, ...args],
+		contract: values.contract === undefined ? null : resolve(values.contract),
+		brief,
 	};
 	if (contractRun) options.notice(`contract "${contractRun.title}" put into the first turn (${contractRun.placement})`);
 	// Swallow EPIPE on our own streams: a closed pager must not kill the wrapper while its child runs.
@@ -132,6 +151,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	process.stderr.on('error', () => undefined);
 	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
 	try {
+		if (taskId !== undefined && ledger.reader.task(taskId))
+			throw new CliError(`--task-id: the ledger already has a task ${taskId}`, USAGE_EXIT);
 		return await runWrapped({...options, ledger});
 	} finally {
 		ledger.close();

@@ -3,9 +3,11 @@ import type {Snapshot} from '../../core/snapshot.ts';
 import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import {readFleetSnapshot} from '../../ledger/fleet/fleet-snapshot.ts';
 import {hostName} from '../../ledger/host.ts';
+import {isApproverAlive} from '../../gates/effects/liveness.ts';
+import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {readSnapshot} from '../../ledger/snapshot-query.ts';
 import {parseCommandArgs} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
+import {openReadingLedger, out} from '../context.ts';
 import {withFleet} from '../fleet-context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
@@ -24,7 +26,7 @@ syncs there, each task with its host (docs/fleet.md).`,
 		['--json', 'snapshot JSON version 1 (docs/snapshot.md)'],
 		[
 			'--fail-on LANE',
-			'exit 1 when LANE is not empty, and say on stderr which tasks are in it; LANE is needs-you, lost, stalled or failed; repeat it for several',
+			'exit 1 when LANE is not empty, and say on stderr which tasks are in it; LANE is needs-you, lost, stalled, failed or reviews (a review that needs a person, docs/review.md); repeat it for several',
 		],
 		['--since DURATION', 'how far back ended tasks are listed, like 90m, 24h or 7d (default 24h)'],
 		['--all', 'list every task the ledger holds'],
@@ -41,11 +43,12 @@ syncs there, each task with its host (docs/fleet.md).`,
 		['controlroom snapshot', 'the board once, as text'],
 		['controlroom snapshot --json --all > board.json', 'every task, as JSON'],
 		['controlroom snapshot --fail-on lost --fail-on failed', 'fail a CI step when a task was lost or failed'],
+		['controlroom snapshot --fail-on reviews', 'fail a CI step while a review needs a person'],
 		['controlroom snapshot --json --ledger postgres://fleet.example/db', 'every host of the fleet, as JSON'],
 	],
 };
 
-const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed'] as const;
+const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed', 'reviews'] as const;
 type FailLane = (typeof FAIL_LANES)[number];
 const DEFAULT_WINDOW_MS = 24 * 3_600_000;
 /** How many task ids a --fail-on line names before it says "and N more". */
@@ -62,6 +65,8 @@ function laneTasks(snapshot: Snapshot, lane: FailLane): string[] {
 			return snapshot.tasks.filter(task => task.health === 'stalled').map(task => task.id);
 		case 'failed':
 			return snapshot.tasks.filter(task => task.status === 'failed').map(task => task.id);
+		case 'reviews':
+			return snapshot.queue.lanes.find(queueLane => queueLane.name === 'reviews')?.items.map(item => item.taskId) ?? [];
 	}
 }
 
@@ -109,20 +114,20 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const snapshot = isFleetUrl(values.ledger)
 		? await withFleet(values.ledger, 'snapshot', fleet => readFleetSnapshot(fleet, {now: Date.now(), windowMs}))
 		: readLocal(values.ledger, windowMs);
-	out(values.json ? JSON.stringify(snapshot, null, 2) : printSnapshotText(snapshot));
+	out(values.json ? terminalSafeJson(snapshot, 2) : printSnapshotText(snapshot));
 	const matches = failOn.flatMap(lane => {
 		const tasks = laneTasks(snapshot, lane);
 		const total = laneTotal(snapshot, lane, tasks);
 		return total > 0 ? [describeMatch(lane, total, tasks)] : [];
 	});
-	if (matches.length > 0) process.stderr.write(`controlroom: ${matches.join('; ')}\n`);
+	if (matches.length > 0) process.stderr.write(`controlroom: ${terminalSafe(matches.join('; '))}\n`);
 	return matches.length > 0 ? 1 : 0;
 }
 
 function readLocal(ledgerFlag: string | undefined, windowMs: number | null): Snapshot {
-	const ledger = openCommandLedger(ledgerFlag, {mode: 'read'});
+	const ledger = openReadingLedger(ledgerFlag);
 	try {
-		return readSnapshot(ledger.reader, {now: Date.now(), windowMs, host: hostName()});
+		return readSnapshot(ledger.reader, {now: Date.now(), windowMs, host: hostName(), isApproverAlive});
 	} finally {
 		ledger.close();
 	}

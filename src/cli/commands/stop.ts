@@ -1,9 +1,10 @@
 import {hostName} from '../../ledger/host.ts';
 import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import type {FleetLedger} from '../../ledger/fleet/open-fleet.ts';
+import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {stopTask} from '../../producers/stop.ts';
 import {parseCommandArgs, positiveSeconds, taskArgument} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
+import {openReadingLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {withFleet} from '../fleet-context.ts';
 import type {CommandHelp} from '../help.ts';
@@ -122,12 +123,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 	}
 	if (values.host !== undefined || values.wait !== undefined)
 		throw new CliError('stop: --host and --wait apply to a fleet ledger (--ledger postgres://...)', USAGE_EXIT);
-	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
+	const ledger = openReadingLedger(values.ledger, 'existing');
 	try {
 		const result = await stopTask(ledger, ref, graceMs === undefined ? {} : {graceMs});
-		if (values.json) out(JSON.stringify(result));
-		else if (result.outcome === 'stopped') out(result.message);
-		else process.stderr.write(`controlroom: ${result.message}\n`);
+		if (values.json) out(terminalSafeJson(result));
+		else if (result.outcome === 'stopped') out(terminalSafe(result.message));
+		else process.stderr.write(`controlroom: ${terminalSafe(result.message)}\n`);
 		return result.outcome === 'stopped' ? 0 : 1;
 	} finally {
 		ledger.close();

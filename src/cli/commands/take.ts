@@ -1,3 +1,4 @@
+import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {takeContract} from '../../handoff/claims.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
@@ -48,11 +49,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 				identity,
 				leaseMinutes === undefined ? undefined : leaseMinutes * 60,
 			);
-			if (values.json) return (out(JSON.stringify({version: 1, ...taken}, null, 2)), 0);
+			if (values.json) return (out(terminalSafeJson({version: 1, ...taken}, 2)), 0);
 			const lines = taken.passedBack ? [`passed back by ${taken.passedBack.by}: ${taken.passedBack.reason}`] : [];
 			lines.push(`${taken.holder} took "${taken.title}" as ${taken.taskId}`);
 			lines.push(...taken.checks.map((check, index) => `  acceptance ${index + 1}: ${check}`));
-			out(lines.join('\n'));
+			out(lines.map(terminalSafe).join('\n'));
 			return 0;
 		});
 	} finally {

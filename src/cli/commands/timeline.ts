@@ -3,8 +3,9 @@ import {toSnapshotTask, type SnapshotTask} from '../../core/snapshot.ts';
 import {foldHeartbeats, type TimelineEntry} from '../../core/timeline.ts';
 import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import {hostName} from '../../ledger/host.ts';
+import {terminalSafeJson} from '../../core/terminal-text.ts';
 import {parseCommandArgs, taskArgument} from '../args.ts';
-import {openCommandLedger, out, resolveForCommand} from '../context.ts';
+import {openReadingLedger, out, resolveForCommand} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {withFleet} from '../fleet-context.ts';
 import type {CommandHelp} from '../help.ts';
@@ -46,7 +47,7 @@ async function findOnFleet(url: string, ref: string, host: string | undefined): 
 }
 
 function findLocally(ledgerFlag: string | undefined, ref: string): Found {
-	const ledger = openCommandLedger(ledgerFlag, {mode: 'read'});
+	const ledger = openReadingLedger(ledgerFlag);
 	try {
 		const task = resolveForCommand('timeline', ledger, ref);
 		if (!task) throw new CliError(`timeline: no task '${ref}' in ${ledger.path}`);
@@ -84,9 +85,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		: findLocally(values.ledger, ref);
 	const entries = foldHeartbeats(events);
 	if (values.json) {
-		out(
-			JSON.stringify({version: 1, generatedAt: new Date(now).toISOString(), task: view, entries: jsonEntries(entries)}, null, 2),
-		);
+		out(terminalSafeJson({version: 1, generatedAt: new Date(now).toISOString(), task: view, entries: jsonEntries(entries)}, 2));
 	} else {
 		out(printTimelineText(view, entries));
 	}

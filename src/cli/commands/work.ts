@@ -1,6 +1,7 @@
+import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {listWork} from '../../handoff/claims.ts';
 import {parseCommandArgs} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
+import {openReadingLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 
@@ -21,16 +22,16 @@ take). The same list the MCP tool list_work returns. Opens a read-only ledger re
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('work', argv, {json: {type: 'boolean'}});
 	if (positionals.length > 0) throw new CliError('work: takes no arguments', USAGE_EXIT);
-	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
+	const ledger = openReadingLedger(values.ledger);
 	try {
 		const items = listWork(ledger, Date.now());
-		if (values.json) return (out(JSON.stringify({version: 1, items}, null, 2)), 0);
+		if (values.json) return (out(terminalSafeJson({version: 1, items}, 2)), 0);
 		if (items.length === 0) return (out('no claims yet'), 0);
 		out(
 			items
 				.map(
 					item =>
-						`${item.taskId}  ${item.state.padEnd(11)}  ${item.holder}  ${item.title ?? 'unknown'}  (${item.contract ?? 'unknown'})`,
+						`${terminalSafe(item.taskId)}  ${item.state.padEnd(11)}  ${terminalSafe(item.holder)}  ${terminalSafe(item.title ?? 'unknown')}  (${terminalSafe(item.contract ?? 'unknown')})`,
 				)
 				.join('\n'),
 		);

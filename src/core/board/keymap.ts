@@ -1,13 +1,18 @@
 /** What the board can be doing; each mode has its own keys (one input handler is live at a time). */
-export const BOARD_MODES = ['list', 'queue', 'timeline', 'help', 'confirm', 'input'] as const;
+export const BOARD_MODES = ['list', 'queue', 'effects', 'timeline', 'log', 'help', 'confirm', 'input'] as const;
 export type BoardMode = (typeof BOARD_MODES)[number];
 
 /** Every board command, named once. */
 export const BoardCommand = {
 	down: 'nav.down',
 	up: 'nav.up',
+	pageDown: 'nav.page-down',
+	pageUp: 'nav.page-up',
+	top: 'nav.top',
+	bottom: 'nav.bottom',
 	focus: 'nav.focus',
 	open: 'task.open',
+	log: 'task.log',
 	back: 'view.back',
 	stop: 'task.stop',
 	approve: 'effects.approve',
@@ -15,172 +20,313 @@ export const BoardCommand = {
 	sendBack: 'work.send-back',
 	acknowledge: 'queue.acknowledge',
 	filter: 'view.filter',
+	sort: 'view.sort',
 	help: 'app.help',
 	quit: 'app.quit',
+	interrupt: 'app.interrupt',
 	confirm: 'confirm.yes',
 	cancel: 'confirm.no',
+	submit: 'prompt.submit',
 } as const;
 export type BoardCommand = (typeof BoardCommand)[keyof typeof BoardCommand];
 
-/** One row of the key table: the keys, where they work, and the words help shows. */
+/** One row of the key table: the keys, where they work, and the words help and the help bar show. */
 export type KeyBinding = {
 	readonly command: BoardCommand;
-	/** Key names: a character, or one of up, down, return, escape, space, tab, ctrl+c. */
+	/**
+	 * Key names: a character (`G` is shift+g), or one of up, down, pageup, pagedown, home, end,
+	 * return, escape, space, tab, backspace, ctrl+<letter>.
+	 */
 	readonly keys: readonly string[];
 	/** How help and the help bar write the keys. */
 	readonly label: string;
+	/** What `?` help says; a key shared with another binding gets one help line with both. */
 	readonly description: string;
 	readonly modes: readonly BoardMode[];
 	/** Set when the feature behind the key is not built yet; the key then says so instead of acting. */
 	readonly notBuilt?: string;
 	/** Shown in the help bar (the rest only in `?` help). */
 	readonly inBar: boolean;
+	/** The help bar's word for it, per mode where it differs; the description when absent. */
+	readonly short?: string | Partial<Record<BoardMode, string>>;
+	/** The help bar shows the words without the keys (`j/k move`). */
+	readonly isBarWordOnly?: boolean;
 };
 
 const BROWSE: readonly BoardMode[] = ['list', 'queue'];
+const VIEWS: readonly BoardMode[] = ['list', 'queue', 'timeline', 'log'];
+const EVERYWHERE: readonly BoardMode[] = ['list', 'queue', 'effects', 'timeline', 'log', 'help'];
 
-/** The one key table: matching, `?` help, the help bar and docs/board.md come from it. */
+/**
+ * The one key table: matching, `?` help, the help bar and docs/board.md come from it. Matching
+ * takes the first binding for a key in the mode, so `k` in Needs you (acknowledge) sits above `k`
+ * as move up. To add a key: one entry here, one case in hooks/use-board-commands.ts.
+ */
 export const KEY_TABLE: readonly KeyBinding[] = [
 	{
 		command: BoardCommand.down,
 		keys: ['down', 'j'],
 		label: 'j/↓',
 		description: 'move down',
-		modes: ['list', 'timeline'],
+		modes: [...VIEWS, 'effects'],
 		inBar: false,
-	},
-	{
-		command: BoardCommand.up,
-		keys: ['up', 'k'],
-		label: 'k/↑',
-		description: 'move up (in the lanes)',
-		modes: ['list', 'timeline'],
-		inBar: true,
-	},
-	{
-		command: BoardCommand.down,
-		keys: ['down', 'j'],
-		label: 'j/↓',
-		description: 'move down in Needs you',
-		modes: ['queue'],
-		inBar: false,
-	},
-	{command: BoardCommand.up, keys: ['up'], label: '↑', description: 'move up in Needs you', modes: ['queue'], inBar: false},
-	{
-		command: BoardCommand.focus,
-		keys: ['tab'],
-		label: 'tab',
-		description: 'switch between the lanes and Needs you',
-		modes: BROWSE,
-		inBar: true,
-	},
-	{
-		command: BoardCommand.open,
-		keys: ['return'],
-		label: 'enter',
-		description: "open the task's timeline",
-		modes: BROWSE,
-		inBar: true,
-	},
-	{command: BoardCommand.back, keys: ['escape'], label: 'esc', description: 'go back', modes: ['timeline', 'help'], inBar: true},
-	{
-		command: BoardCommand.stop,
-		keys: ['s'],
-		label: 's',
-		description: 'stop the task (asks first; needs a known PID)',
-		modes: ['list', 'timeline'],
-		inBar: true,
 	},
 	{
 		command: BoardCommand.acknowledge,
 		keys: ['k'],
 		label: 'k',
-		description: 'acknowledge the selected Needs you entry',
+		description: 'in Needs you, k acknowledges the entry under the cursor',
 		modes: ['queue'],
 		inBar: true,
+		short: 'ack',
+	},
+	{
+		command: BoardCommand.up,
+		keys: ['up', 'k'],
+		label: 'k/↑',
+		description: 'move up',
+		modes: [...VIEWS, 'effects'],
+		inBar: true,
+		short: {list: 'j/k move', queue: '↑↓ move', effects: 'j/k move', timeline: 'j/k scroll', log: 'j/k scroll'},
+		isBarWordOnly: true,
+	},
+	{
+		command: BoardCommand.pageDown,
+		keys: ['pagedown'],
+		label: 'PgDn',
+		description: 'one page down',
+		modes: VIEWS,
+		inBar: false,
+	},
+	{command: BoardCommand.pageUp, keys: ['pageup'], label: 'PgUp', description: 'one page up', modes: VIEWS, inBar: false},
+	{
+		command: BoardCommand.top,
+		keys: ['g', 'home'],
+		label: 'g/Home',
+		description: 'to the first row (the top of a timeline or log)',
+		modes: VIEWS,
+		inBar: false,
+	},
+	{
+		command: BoardCommand.bottom,
+		keys: ['G', 'end'],
+		label: 'G/End',
+		description: 'to the last row (the end of a log, which then follows new output)',
+		modes: VIEWS,
+		inBar: false,
+		short: {log: 'follow'},
+	},
+	{
+		command: BoardCommand.focus,
+		keys: ['tab'],
+		label: 'tab',
+		description: 'switch between the lanes, Needs you and Held effects',
+		modes: [...BROWSE, 'effects'],
+		inBar: true,
+		short: {list: 'queue', queue: 'effects', effects: 'lanes'},
+	},
+	{
+		command: BoardCommand.open,
+		keys: ['return'],
+		label: 'enter',
+		description: "open the task's timeline (in Held effects: the order's)",
+		modes: [...BROWSE, 'effects'],
+		inBar: true,
+		short: 'open',
+	},
+	{
+		command: BoardCommand.submit,
+		keys: ['return'],
+		label: 'enter',
+		description: 'in a prompt, keep what was typed',
+		modes: ['input'],
+		inBar: true,
+		short: 'keep',
+	},
+	{
+		command: BoardCommand.log,
+		keys: ['l'],
+		label: 'l',
+		description: "show the task's output, live (for an agent session, its last messages)",
+		modes: ['list', 'queue', 'timeline'],
+		inBar: true,
+		short: 'log',
+	},
+	{
+		command: BoardCommand.back,
+		keys: ['escape'],
+		label: 'esc',
+		description: 'go back: close the view, help or prompt, cancel a question, clear the filter',
+		modes: ['queue', 'effects', 'timeline', 'log', 'help', 'confirm', 'input', 'list'],
+		inBar: true,
+		short: {
+			queue: 'lanes',
+			effects: 'lanes',
+			timeline: 'back',
+			log: 'back',
+			help: 'close',
+			confirm: 'no',
+			input: 'clear',
+			list: 'clear filter',
+		},
+	},
+	{
+		command: BoardCommand.stop,
+		keys: ['s'],
+		label: 's',
+		description: 'stop the task (asks first; needs a known PID)',
+		modes: VIEWS,
+		inBar: true,
+		short: 'stop',
 	},
 	{
 		command: BoardCommand.approve,
 		keys: ['a'],
 		label: 'a',
-		description: 'approve held effects (all, or those marked)',
-		modes: BROWSE,
+		description: 'approve held effects: those marked, else all (asks first, listing them)',
+		modes: [...BROWSE, 'effects'],
 		inBar: true,
-		notBuilt: 'the effect gate is not built yet: no held effects to approve',
+		short: 'approve',
 	},
 	{
 		command: BoardCommand.mark,
 		keys: ['space'],
 		label: 'space',
-		description: 'mark a held effect for approval',
-		modes: BROWSE,
-		inBar: false,
-		notBuilt: 'the effect gate is not built yet: no held effects to mark',
+		description: 'mark or unmark the held effect under the cursor',
+		modes: ['effects'],
+		inBar: true,
+		short: 'mark',
 	},
 	{
 		command: BoardCommand.sendBack,
 		keys: ['x'],
 		label: 'x',
-		description: 'send work back with a reason',
-		modes: BROWSE,
+		description: "in Held effects, send the order's held effects back (they are dropped)",
+		modes: ['effects'],
 		inBar: true,
-		notBuilt: 'reviews and held effects are not built yet: nothing to send back',
+		short: 'send back',
+	},
+	{
+		command: BoardCommand.sendBack,
+		keys: ['x'],
+		label: 'x',
+		description: 'send back with a reason: a review that needs you, a failed task, a hand-in',
+		modes: [...BROWSE, 'timeline'],
+		inBar: true,
+		short: 'send back',
 	},
 	{
 		command: BoardCommand.filter,
 		keys: ['/'],
 		label: '/',
-		description: 'filter by id, title, source or status',
+		description: 'filter by id, title, source or status, live as you type',
 		modes: BROWSE,
 		inBar: true,
+		short: 'filter',
+	},
+	{
+		command: BoardCommand.sort,
+		keys: ['o'],
+		label: 'o',
+		description: 'sort the lanes: newest, longest idle, most tokens, title',
+		modes: BROWSE,
+		inBar: true,
+		short: 'sort',
 	},
 	{
 		command: BoardCommand.help,
 		keys: ['?'],
 		label: '?',
 		description: 'show or hide this help',
-		modes: ['list', 'queue', 'timeline', 'help'],
+		modes: EVERYWHERE,
 		inBar: true,
+		short: 'help',
 	},
 	{
 		command: BoardCommand.quit,
-		keys: ['q', 'ctrl+c'],
+		keys: ['q'],
 		label: 'q',
 		description: 'quit (the terminal is restored)',
-		modes: ['list', 'queue', 'timeline', 'help'],
+		modes: EVERYWHERE,
 		inBar: true,
+		short: 'quit',
 	},
-	{command: BoardCommand.confirm, keys: ['y'], label: 'y', description: 'confirm', modes: ['confirm'], inBar: true},
 	{
-		command: BoardCommand.cancel,
-		keys: ['n', 'escape'],
-		label: 'n/esc',
-		description: 'cancel',
-		modes: ['confirm', 'input'],
-		inBar: true,
+		command: BoardCommand.interrupt,
+		keys: ['ctrl+c'],
+		label: 'ctrl+c',
+		description: 'quit from anywhere, exit status 130',
+		modes: [...EVERYWHERE, 'confirm', 'input'],
+		inBar: false,
 	},
+	{
+		command: BoardCommand.confirm,
+		keys: ['y'],
+		label: 'y',
+		description: 'yes, in a question',
+		modes: ['confirm'],
+		inBar: true,
+		short: 'yes',
+	},
+	{command: BoardCommand.cancel, keys: ['n'], label: 'n', description: 'no, in a question', modes: ['confirm'], inBar: false},
 ];
 
 /** The parts of Ink's `Key` the matcher reads. */
 export type KeyLike = {
 	readonly upArrow?: boolean;
 	readonly downArrow?: boolean;
+	readonly pageUp?: boolean;
+	readonly pageDown?: boolean;
+	readonly home?: boolean;
+	readonly end?: boolean;
 	readonly return?: boolean;
 	readonly escape?: boolean;
 	readonly tab?: boolean;
+	readonly backspace?: boolean;
+	readonly delete?: boolean;
 	readonly ctrl?: boolean;
+	readonly meta?: boolean;
 };
 
 /** Names a key press the way the table does. */
 export function keyName(input: string, key: KeyLike): string {
 	if (key.upArrow) return 'up';
 	if (key.downArrow) return 'down';
+	if (key.pageUp) return 'pageup';
+	if (key.pageDown) return 'pagedown';
+	if (key.home) return 'home';
+	if (key.end) return 'end';
 	if (key.return) return 'return';
 	if (key.escape) return 'escape';
 	if (key.tab) return 'tab';
+	if (key.backspace || key.delete) return 'backspace';
 	if (key.ctrl) return `ctrl+${input}`;
 	if (input === ' ') return 'space';
 	return input;
+}
+
+/** One key of what arrived: a burst is several. */
+export type KeyPress = {readonly input: string; readonly key: KeyLike};
+
+/**
+ * Splits what one read of the terminal gave into key presses. Ink hands a burst of plain keys
+ * (key repeat, a paste, or keys sent together as `tmux send-keys` does) over as one string, and
+ * names no key in it: two Backspaces in a burst would otherwise be read as text.
+ */
+export function splitKeys(input: string, key: KeyLike): KeyPress[] {
+	// Esc and a key read together arrive as Alt+key (ESC is also Alt's prefix). The board binds no
+	// Alt keys, so it is what was typed: Esc, then the key.
+	if (key.meta && !key.escape && input !== '')
+		return [{input: '', key: {escape: true}}, ...splitKeys(input, {...key, meta: false})];
+	if ([...input].length <= 1 || key.ctrl || key.meta) return [{input, key}];
+	return [...input].map((char): KeyPress => {
+		const code = char.codePointAt(0) ?? 0;
+		if (char === '\r' || char === '\n') return {input: '', key: {return: true}};
+		if (char === '\t') return {input: '', key: {tab: true}};
+		if (char === '\u007F' || char === '\b') return {input: '', key: {backspace: true}};
+		if (code < 0x20) return {input: String.fromCodePoint(code + 0x60), key: {ctrl: true}};
+		return {input: char, key: {}};
+	});
 }
 
 /** The binding a key press means in a mode, if any. */
@@ -197,52 +343,108 @@ export function matchBinding(
 /** A line of `?` help. */
 export type HelpLine = {readonly keys: string; readonly description: string};
 
-/** The `?` help, one line per command and key, from the table; unbuilt features say so. */
+/**
+ * The `?` help from the table: each key on one line only. Bindings that share a key (k moves up,
+ * and acknowledges in Needs you) share a line; unbuilt features say so.
+ */
 export function helpLines(table: readonly KeyBinding[] = KEY_TABLE): HelpLine[] {
-	const seen = new Set<string>();
-	const lines: HelpLine[] = [];
+	const lines: {keys: Set<string>; bindings: KeyBinding[]}[] = [];
 	for (const binding of table) {
-		const id = `${binding.label}:${binding.description}`;
-		if (seen.has(id)) continue;
-		seen.add(id);
-		lines.push({
-			keys: binding.label,
-			description: binding.notBuilt ? `${binding.description} — not built yet` : binding.description,
-		});
+		const line = lines.find(candidate => binding.keys.some(name => candidate.keys.has(name)));
+		if (line) {
+			for (const name of binding.keys) line.keys.add(name);
+			line.bindings.push(binding);
+		} else {
+			lines.push({keys: new Set(binding.keys), bindings: [binding]});
+		}
 	}
-	return lines;
+	return lines.map(line => {
+		// The binding that works in more places leads the line: `k/↑ move up; in Needs you, k ...`.
+		const bindings = [...line.bindings].sort((a, b) => b.modes.length - a.modes.length);
+		// `k/↑` is two keys; `/` is one.
+		const labels = [...new Set(bindings.flatMap(binding => (binding.label === '/' ? ['/'] : binding.label.split('/'))))];
+		const descriptions = [
+			...new Set(bindings.map(binding => (binding.notBuilt ? `${binding.description} — not built yet` : binding.description))),
+		];
+		return {keys: labels.join('/'), description: descriptions.join('; ')};
+	});
 }
 
 /** An entry of the help bar. */
-export type BarItem = {readonly keys: string; readonly label: string; readonly isDisabled: boolean; readonly isNotBuilt: boolean};
-
-const SHORT: Partial<Record<BoardCommand, string>> = {
-	[BoardCommand.up]: 'j/k move',
-	[BoardCommand.focus]: 'queue',
-	[BoardCommand.open]: 'open',
-	[BoardCommand.back]: 'back',
-	[BoardCommand.stop]: 'stop',
-	[BoardCommand.acknowledge]: 'ack',
-	[BoardCommand.approve]: 'approve',
-	[BoardCommand.sendBack]: 'send back',
-	[BoardCommand.filter]: 'filter',
-	[BoardCommand.help]: 'help',
-	[BoardCommand.quit]: 'quit',
-	[BoardCommand.confirm]: 'yes',
-	[BoardCommand.cancel]: 'no',
+export type BarItem = {
+	readonly command: BoardCommand;
+	readonly keys: string;
+	readonly label: string;
+	readonly isDisabled: boolean;
+	readonly isNotBuilt: boolean;
 };
 
-/** The help bar for a mode, from the table; `disabled` names commands that cannot act now. */
+/** What the help bar gives up first when it does not fit: unbuilt features, then these, in order; help and quit stay. */
+const BAR_GIVES_UP: readonly BoardCommand[] = [
+	BoardCommand.sort,
+	BoardCommand.back,
+	BoardCommand.approve,
+	BoardCommand.sendBack,
+	BoardCommand.focus,
+	BoardCommand.acknowledge,
+	BoardCommand.log,
+	BoardCommand.open,
+	BoardCommand.stop,
+	BoardCommand.filter,
+	BoardCommand.up,
+	BoardCommand.bottom,
+];
+
+/** In Held effects its own keys (mark, approve, send back) are what the bar is for: moving and Esc go first. */
+const EFFECTS_BAR_GIVES_UP: readonly BoardCommand[] = [
+	BoardCommand.back,
+	BoardCommand.up,
+	BoardCommand.open,
+	BoardCommand.focus,
+	BoardCommand.sendBack,
+	BoardCommand.mark,
+	BoardCommand.approve,
+];
+
+/** How wide the help bar draws an item: `keys label` and two spaces. */
+export function barItemWidth(item: BarItem): number {
+	return (item.keys ? [...item.keys].length + 1 : 0) + [...item.label].length + 2;
+}
+
+/** The help bar cut to `width` columns by leaving out what matters least in `mode`, never help or quit. */
+export function fitBar(items: readonly BarItem[], width: number, mode: BoardMode = 'list'): BarItem[] {
+	let kept = [...items];
+	const total = () => kept.reduce((sum, item) => sum + barItemWidth(item), 0);
+	const givesUp = mode === 'effects' ? EFFECTS_BAR_GIVES_UP : BAR_GIVES_UP;
+	const order = [...kept.filter(item => item.isNotBuilt).map(item => item.command), ...givesUp];
+	for (const command of order) {
+		if (total() <= width) break;
+		kept = kept.filter(item => item.command !== command);
+	}
+	return kept;
+}
+
+function shortFor(binding: KeyBinding, mode: BoardMode): string {
+	if (typeof binding.short === 'string') return binding.short;
+	return binding.short?.[mode] ?? binding.description;
+}
+
+/**
+ * The help bar for a mode, from the table; `disabled` names commands that cannot act now (drawn
+ * dim), `hidden` those that mean nothing now (not drawn).
+ */
 export function helpBar(
 	mode: BoardMode,
 	disabled: ReadonlySet<BoardCommand> = new Set(),
 	table: readonly KeyBinding[] = KEY_TABLE,
+	hidden: ReadonlySet<BoardCommand> = new Set(),
 ): BarItem[] {
 	return table
-		.filter(binding => binding.inBar && binding.modes.includes(mode))
+		.filter(binding => binding.inBar && binding.modes.includes(mode) && !hidden.has(binding.command))
 		.map(binding => ({
-			keys: binding.command === BoardCommand.up ? '' : binding.label,
-			label: SHORT[binding.command] ?? binding.description,
+			command: binding.command,
+			keys: binding.isBarWordOnly ? '' : binding.label,
+			label: shortFor(binding, mode),
 			isDisabled: disabled.has(binding.command) || binding.notBuilt !== undefined,
 			isNotBuilt: binding.notBuilt !== undefined,
 		}));

@@ -1,6 +1,6 @@
 import type {TaskRowView} from './selectors.ts';
 
-/** Column widths of a task row; the title takes what is left. */
+/** Column widths of a task row; the title takes what is left, the id column is sized to the ids shown. */
 export const ROW_COLUMNS = {
 	marker: 2,
 	id: 15,
@@ -26,13 +26,20 @@ export type RowLayout = {readonly before: string; readonly status: string; reado
 
 /**
  * Lays out a row as plain text: every column when wide; otherwise id, title, status, idle, and
- * progress from 100 columns. One Text per row keeps an idle frame cheap to draw.
+ * progress from 100 columns. The id column is `idWidth` wide (see `layoutIds`). One Text per row
+ * keeps an idle frame cheap to draw.
  */
-export function layoutRow(row: TaskRowView, isWide: boolean, width: number, showHost = false): RowLayout {
+export function layoutRow(
+	row: TaskRowView,
+	isWide: boolean,
+	width: number,
+	idWidth: number = ROW_COLUMNS.id,
+	showHost = false,
+): RowLayout {
 	const c = ROW_COLUMNS;
 	const showProgress = isWide || width >= 100;
 	const fixed =
-		c.id +
+		idWidth +
 		c.status +
 		c.idle +
 		3 +
@@ -43,7 +50,7 @@ export function layoutRow(row: TaskRowView, isWide: boolean, width: number, show
 	// A fleet request not answered yet leads the title, so it shows at every width.
 	const title = row.pending === null ? row.title : `[${row.pending}] ${row.title}`;
 	const before =
-		cell(row.shownId, c.id) +
+		cell(row.shownId, idWidth) +
 		(showHost ? cell(row.host ?? '—', c.host) : '') +
 		cell(title, titleWidth) +
 		(isWide ? cell(row.source, c.source) : '');
@@ -53,4 +60,26 @@ export function layoutRow(row: TaskRowView, isWide: boolean, width: number, show
 		(showProgress ? cell(row.progress, c.progress) : '') +
 		(isWide ? cell(`tokens ${row.tokens}`, c.tokens) + cell(`pid ${row.pid}`, c.pid) : '');
 	return {before, status: cell(row.status, c.status), after: after.trimEnd()};
+}
+
+/** The title keeps at least this many columns while long ids can give way. */
+const MIN_TITLE_COLUMNS = 24;
+/** The id column never caps below this (whole session ids) nor above this. */
+const ID_CAP_RANGE = {min: 14, max: 40} as const;
+
+/**
+ * How wide the id column may grow at a terminal width before long ids are cut to a unique prefix:
+ * what the other columns and a readable title leave (whole ids from about 180 columns).
+ */
+export function idColumnCap(width: number, isWide: boolean): number {
+	const c = ROW_COLUMNS;
+	const showProgress = isWide || width >= 100;
+	const others =
+		c.marker +
+		c.status +
+		c.idle +
+		4 +
+		(showProgress ? c.progress + 1 : 0) +
+		(isWide ? c.source + c.age + c.tokens + c.pid + 4 : 0);
+	return Math.max(ID_CAP_RANGE.min, Math.min(ID_CAP_RANGE.max, width - others - MIN_TITLE_COLUMNS));
 }

@@ -1,16 +1,26 @@
-import {helpBar, helpLines, BoardCommand, type BarItem, type BoardMode, type HelpLine} from './keymap.ts';
+import {selectHeldEffects, trackRecordLine, type HeldEffectRef, type HeldEffectsLine} from './effects-view.ts';
+import {fitBar, helpBar, helpLines, BoardCommand, type BarItem, type BoardMode, type HelpLine} from './keymap.ts';
+import {windowLog, type LogWindow, type TaskLog} from './log-view.ts';
 import {
 	ledgerHeaderLabel,
 	selectHeader,
 	selectLanes,
 	selectQueue,
+	stopBlockedReason,
+	toRowView,
 	windowLines,
 	type BoardOptions,
-	type LaneLine,
+	type LanesWindow,
 	type QueueLaneView,
 	type TaskRowView,
 } from './selectors.ts';
+import {idColumnCap} from './row-layout.ts';
+import {SORT_LABELS} from './sort.ts';
+import {selectReviews, type ReviewsView} from './reviews-view.ts';
+import {terminalSafe} from '../terminal-text.ts';
 import type {BoardState, Notice} from './state.ts';
+import {summarizeArgs} from '../effects/view.ts';
+import {formatDuration} from '../format.ts';
 import {selectTimeline, windowTimeline, type TimelineLineView, type TimelineView} from './timeline-view.ts';
 
 /** Below this width a row shows id, title, status, idle (and progress from 100); the rest moves to a detail line. */
@@ -18,19 +28,33 @@ export const WIDE_ROW_COLUMNS = 140;
 /** From this width the three panels sit side by side. */
 export const SIDE_BY_SIDE_COLUMNS = 100;
 
+/** The log view as drawn. */
+export type LogScreen = LogWindow & {
+	readonly row: TaskRowView | null;
+	/** Where the lines come from, or why there are none; null until the first read. */
+	readonly origin: string | null;
+	readonly note: string | null;
+	readonly source: TaskLog['source'] | null;
+};
+
 /** Everything the screen draws, preformatted and sized to the terminal. */
 export type ScreenView = {
 	readonly width: number;
 	readonly height: number;
 	readonly mode: BoardMode;
-	readonly header: string;
+	/** The header: counts per lane and Needs you, and the sort order (always shown, at the right). */
+	readonly header: {readonly counts: string; readonly sort: string};
+	/** Lines under the header that stay until the board is closed: the ledger file was replaced, hook events were dropped. */
+	readonly alerts: readonly string[];
 	/** The ledger the board shows, cut to fit, or null when the caller did not name one. */
 	readonly ledger: string | null;
 	readonly isWideRows: boolean;
 	/** More than one host among the tasks (a fleet ledger): rows carry a host column. */
 	readonly showHost: boolean;
-	readonly lanes: {readonly lines: readonly LaneLine[]; readonly above: number; readonly below: number; readonly height: number};
+	readonly lanes: LanesWindow & {readonly height: number; readonly idWidth: number};
 	readonly selectedId: string | null;
+	/** Where the cursor is in `order`. */
+	readonly selectedIndex: number;
 	/** The selected task, for the detail line on narrow screens and for the stop key. */
 	readonly selected: TaskRowView | null;
 	readonly queue: {
@@ -41,25 +65,79 @@ export type ScreenView = {
 		readonly height: number;
 	};
 	readonly isSideBySide: boolean;
+	/** The Reviews panel: the latest verdicts. */
+	readonly reviews: ReviewsView;
+	/** HELD EFFECTS: held calls by order, then recent outcomes. */
+	readonly effects: {
+		readonly lines: readonly HeldEffectsLine[];
+		readonly heldCount: number;
+		readonly markedCount: number;
+		readonly isFocused: boolean;
+		readonly height: number;
+	};
+	/** Held effects in cursor order (space and x act on the one under the cursor). */
+	readonly effectOrder: readonly HeldEffectRef[];
+	/** An approval waiting for y: the effects it would run, one line each. */
+	readonly approval: readonly string[] | null;
 	readonly timeline:
 		| (Omit<TimelineView, 'lines'> & {
 				readonly lines: readonly TimelineLineView[];
 				readonly start: number;
 				readonly total: number;
+				/** The worker's track record, when the open id is an order or a task an order ran under. */
+				readonly record: string | null;
+				/** `order o-42 for worker-1` when the open id is a work order (not a task). */
+				readonly order: string | null;
 		  })
 		| null;
-	readonly help: readonly HelpLine[] | null;
+	readonly log: LogScreen | null;
+	readonly help: HelpScreen | null;
 	readonly bar: readonly BarItem[];
 	readonly notice: Notice | null;
+	/** The filter in force, shown on the status line whatever the width; null when none. */
+	readonly filter: string | null;
 	readonly prompt: {readonly label: string; readonly text: string} | null;
 	readonly confirm: string | null;
 	/** Row order for `j`/`k`, and queue order for the Needs you cursor. */
 	readonly order: readonly string[];
 	readonly queueOrder: readonly {readonly taskId: string; readonly at: number}[];
+	/** Rows a PgUp/PgDn moves in the current view. */
+	readonly pageSize: number;
+	/** How far the open timeline or log can scroll. */
+	readonly scrollMax: number;
 };
+
+/** `?` help fitted to the rows under the header: in columns side by side, and cut when even that does not fit. */
+export type HelpScreen = {
+	readonly hasTitle: boolean;
+	readonly columns: readonly (readonly HelpLine[])[];
+	/** Keys left out for want of rows (said on the last line); 0 when all are listed. */
+	readonly more: number;
+};
+
+/** The narrowest a help column is drawn in: the key (10) and enough words to read. */
+const HELP_COLUMN_MIN = 60;
+
+/**
+ * Help never draws more lines than there are rows (Ink squeezes an overfull frame into overlapping
+ * lines): the title goes first, then the keys go into two columns where the width allows, and only
+ * then are the last keys left out, with a line saying how many.
+ */
+export function fitHelp(lines: readonly HelpLine[], rows: number, width: number): HelpScreen {
+	if (lines.length + 1 <= rows) return {hasTitle: true, columns: [lines], more: 0};
+	if (width >= 2 * HELP_COLUMN_MIN && Math.ceil(lines.length / 2) <= rows) {
+		const half = Math.ceil(lines.length / 2);
+		return {hasTitle: half + 1 <= rows, columns: [lines.slice(0, half), lines.slice(half)], more: 0};
+	}
+	if (lines.length <= rows) return {hasTitle: false, columns: [lines], more: 0};
+	const shown = Math.max(0, rows - 1);
+	return {hasTitle: false, columns: [lines.slice(0, shown)], more: lines.length - shown};
+}
 
 const HEADER_LINES = 1;
 const FOOTER_LINES = 2;
+/** The log view's own lines: its title, where the lines come from, and the position line. */
+const LOG_CHROME_LINES = 3;
 
 function queueHeight(lanes: readonly QueueLaneView[], available: number): number {
 	const needed =
@@ -71,6 +149,70 @@ function queueHeight(lanes: readonly QueueLaneView[], available: number): number
 	return Math.min(needed, Math.max(3, Math.floor(available * 0.35)));
 }
 
+/** Cuts `text` to `width` characters, marking the cut with `…`. */
+function cut(text: string, width: number): string {
+	const chars = [...text];
+	return chars.length <= width ? text : `${chars.slice(0, Math.max(0, width - 1)).join('')}…`;
+}
+
+/**
+ * The stop question, fitted to the status line: the title gives way first, then the words, so the
+ * id, the PID and the keys are always on screen.
+ */
+export function confirmStopText(
+	task: {readonly id: string; readonly host?: string; readonly title: string | null; readonly pid: number | null},
+	width: number,
+): string {
+	const room = Math.max(20, width - 1);
+	const pid = `(pid ${task.pid ?? 'unknown'})`;
+	// On a fleet board the host is named: the stop is carried out there.
+	const id = task.host === undefined ? task.id : `${task.id} on ${task.host}`;
+	for (const keys of ['y to stop, n to cancel', 'y stop · n no', 'y/n']) {
+		const bare = `Stop ${id} ${pid}? ${keys}`;
+		const titleRoom = room - bare.length - 3;
+		if (task.title && titleRoom >= 6) return `Stop ${id} “${cut(task.title, titleRoom)}” ${pid}? ${keys}`;
+		if (bare.length <= room) return bare;
+	}
+	return cut(`Stop ${id}? y/n`, room);
+}
+
+function orderHeading(state: BoardState, id: string): string | null {
+	const order = state.orders.records.find(record => record.id === id);
+	return order
+		? `order ${order.id} for ${order.worker ?? 'unknown'}${order.parent ? `, derived from ${order.parent}` : ''}`
+		: null;
+}
+
+/** One line of an approval confirmation: order, effect, arguments. */
+function approvalLine(state: BoardState, ref: HeldEffectRef, now: number): string {
+	const effect = state.orders.records.find(order => order.id === ref.orderId)?.effects.find(candidate => candidate.id === ref.id);
+	const args = effect ? summarizeArgs(effect.args, 100) : '';
+	const age = effect ? `  held ${formatDuration(now - effect.calledAt)}` : '';
+	// The arguments are the agent's words: shown escaped, like every ledger text.
+	return terminalSafe(`${ref.orderId}  ${ref.id}  ${args}${age}`);
+}
+
+const clockOf = (at: number): string => new Date(at).toISOString().slice(11, 19);
+
+/** The alert lines: what the board must not let anyone miss. */
+export function selectAlerts(state: Pick<BoardState, 'ledgerAlert' | 'dropped'>): string[] {
+	const alerts: string[] = [];
+	if (state.ledgerAlert) {
+		const {kind, at, path} = state.ledgerAlert;
+		alerts.push(
+			terminalSafe(
+				`ledger ${path} was ${kind} at ${clockOf(at)} UTC; now reading and writing the new file there (earlier events are not in it)`,
+			),
+		);
+	}
+	if (state.dropped > 0) {
+		alerts.push(
+			`${state.dropped} hook event${state.dropped === 1 ? ' was' : 's were'} dropped: neither ledger nor spool could be written (controlroom hooks status says why)`,
+		);
+	}
+	return alerts;
+}
+
 /** Builds the whole screen from the state at `now` for a `width`×`height` terminal. */
 export function selectScreen(
 	state: BoardState,
@@ -80,44 +222,107 @@ export function selectScreen(
 ): ScreenView {
 	const {width, height} = size;
 	const pending = state.pending ?? new Map<string, readonly string[]>();
-	const lanesView = selectLanes(state.tasks.values(), now, state.filter, options, pending);
+	const lanesView = selectLanes(
+		state.tasks.values(),
+		now,
+		{filter: state.filter, sort: state.sort, idCap: idColumnCap(width, width >= WIDE_ROW_COLUMNS)},
+		options,
+		pending,
+	);
 	const queue = selectQueue(state.queue, state.tasks, now, pending);
 	const isWideRows = width >= WIDE_ROW_COLUMNS;
 	const isSideBySide = width >= SIDE_BY_SIDE_COLUMNS;
-	const available = Math.max(4, height - HEADER_LINES - FOOTER_LINES);
+	const alerts = selectAlerts(state);
+	const available = Math.max(4, height - HEADER_LINES - alerts.length - FOOTER_LINES);
 	const queueLines = queueHeight(queue.lanes, available);
-	// Side by side, Reviews and Held effects sit beside Needs you (3 lines); stacked, one line each below it.
-	const panelsHeight = isSideBySide ? Math.max(3, queueLines) : queueLines + 2;
+	const isEffectsFocused = state.mode === 'effects';
+	const held = selectHeldEffects(state.orders, now, state.marked, state.effectIndex, isEffectsFocused);
+	const effectsNeeded = 1 + Math.max(1, held.lines.length);
+	const panelCap = Math.max(3, Math.floor(available * 0.35));
+	// Side by side, Reviews and Held effects sit beside Needs you; stacked, one line each below it,
+	// Held effects opening up while it has the focus.
+	const effectsLines = isSideBySide
+		? Math.min(effectsNeeded, panelCap)
+		: isEffectsFocused
+			? Math.min(effectsNeeded, panelCap)
+			: 1;
+	const panelsHeight = isSideBySide ? Math.max(3, queueLines, effectsLines) : queueLines + 1 + effectsLines;
 	const detailLines = isWideRows ? 0 : 1;
 	const lanesHeight = Math.max(2, available - panelsHeight - detailLines);
-	const selectedId =
-		state.selectedId !== null && lanesView.order.includes(state.selectedId) ? state.selectedId : (lanesView.order[0] ?? null);
+	// The cursor stays on its task; when that task has left the list, it stays at the same place.
+	const order = lanesView.order;
+	const listed = state.selectedId === null ? -1 : order.indexOf(state.selectedId);
+	const selectedIndex = listed >= 0 ? listed : Math.max(0, Math.min(state.selectedIndex, order.length - 1));
+	const selectedId = order[selectedIndex] ?? null;
 	const rows = lanesView.lines.flatMap(line => (line.kind === 'row' ? [line.row] : []));
 	const selected = rows.find(row => row.id === selectedId) ?? null;
 	const queueItem = state.mode === 'queue' ? queue.order[state.queueIndex] : undefined;
 	const disabled = new Set<BoardCommand>();
+	const hidden = new Set<BoardCommand>();
 	if (!selected || selected.stopBlocked) disabled.add(BoardCommand.stop);
 	if (queue.order.length === 0) disabled.add(BoardCommand.acknowledge);
+	if (state.mode === 'list' && state.filter === '') hidden.add(BoardCommand.back);
+	if (held.held.length === 0) {
+		disabled.add(BoardCommand.approve);
+		disabled.add(BoardCommand.mark);
+		if (isEffectsFocused) disabled.add(BoardCommand.sendBack);
+	}
 	let timeline: ScreenView['timeline'] = null;
+	let scrollMax = 0;
+	let pageSize = Math.max(1, lanesHeight - 2);
 	if (state.mode === 'timeline' && state.timeline) {
-		const view = selectTimeline(state.tasks.get(state.timeline.taskId), state.timeline.events, now, options.stallSeconds);
+		const task = state.tasks.get(state.timeline.taskId);
+		const view = selectTimeline(task, state.timeline.events, now, options.stallSeconds);
 		const fixed = 4 + Math.max(1, view.contract.length) + Math.max(1, view.evidence.length);
-		const windowed = windowTimeline(view.lines, state.timeline.scroll, Math.max(3, height - HEADER_LINES - FOOTER_LINES - fixed));
-		timeline = {...view, lines: windowed.lines, start: windowed.start, total: view.lines.length};
+		const visible = Math.max(3, height - HEADER_LINES - FOOTER_LINES - fixed);
+		const windowed = windowTimeline(view.lines, state.timeline.scroll, visible);
+		timeline = {
+			...view,
+			lines: windowed.lines,
+			start: windowed.start,
+			total: view.lines.length,
+			record: trackRecordLine(state.orders, state.timeline.taskId, state.tasks, now),
+			order: orderHeading(state, state.timeline.taskId),
+		};
+		scrollMax = Math.max(0, view.lines.length - visible);
+		pageSize = Math.max(1, visible - 1);
+		if (!task || stopBlockedReason(task)) disabled.add(BoardCommand.stop);
+		else disabled.delete(BoardCommand.stop);
+	}
+	let log: LogScreen | null = null;
+	if (state.mode === 'log' && state.log) {
+		const task = state.tasks.get(state.log.taskId);
+		const row = task ? toRowView(task, now, options.stallSeconds) : null;
+		const visible = Math.max(1, height - HEADER_LINES - FOOTER_LINES - LOG_CHROME_LINES);
+		const view = state.log.view;
+		log = {
+			...windowLog(view?.lines ?? [], state.log.fromEnd, visible),
+			row,
+			origin: view?.origin ?? null,
+			note: view?.note ?? null,
+			source: view?.source ?? null,
+		};
+		scrollMax = Math.max(0, (view?.lines.length ?? 0) - visible);
+		pageSize = Math.max(1, visible - 1);
+		if (!row || row.stopBlocked) disabled.add(BoardCommand.stop);
+		else disabled.delete(BoardCommand.stop);
 	}
 	const confirmTask = state.confirmTaskId === null ? undefined : state.tasks.get(state.confirmTaskId);
-	const promptLabel = state.prompt?.kind === 'filter' ? 'filter: ' : 'reason: ';
+	const promptLabel =
+		state.prompt?.kind === 'filter' ? '/' : `send ${state.promptTaskId ?? 'it'} back — reason (enter sends, esc cancels): `;
 	return {
 		width,
 		height,
 		mode: state.mode,
-		header: selectHeader(lanesView.counts, queue.total, state.filter, lanesView.hosts),
+		header: selectHeader(lanesView.counts, queue.total, SORT_LABELS[state.sort], width, lanesView.hosts),
 		showHost: lanesView.hosts > 1,
+		alerts,
 		ledger:
 			options.ledgerLabel === undefined ? null : ledgerHeaderLabel(options.ledgerLabel, Math.max(20, Math.floor(width / 3))),
 		isWideRows,
-		lanes: {...windowLines(lanesView.lines, selectedId, lanesHeight), height: lanesHeight},
+		lanes: {...windowLines(lanesView.lines, selectedId, lanesHeight), height: lanesHeight, idWidth: lanesView.idWidth},
 		selectedId,
+		selectedIndex,
 		selected,
 		queue: {
 			lanes: queue.lanes,
@@ -127,15 +332,32 @@ export function selectScreen(
 			height: isSideBySide ? panelsHeight : queueLines,
 		},
 		isSideBySide,
+		reviews: selectReviews(state.verdicts, now),
+		effects: {
+			lines: held.lines,
+			heldCount: held.held.length,
+			markedCount: held.markedCount,
+			isFocused: isEffectsFocused,
+			height: isSideBySide ? panelsHeight : effectsLines,
+		},
+		effectOrder: held.held,
+		approval: state.approval ? state.approval.map(ref => approvalLine(state, ref, now)) : null,
 		timeline,
-		help: state.mode === 'help' ? helpLines() : null,
-		bar: helpBar(state.mode, disabled).filter(item => isSideBySide || !item.isNotBuilt),
-		notice: state.notice,
-		prompt: state.prompt ? {label: promptLabel, text: state.prompt.text} : null,
-		confirm: confirmTask
-			? `Stop ${confirmTask.id}${confirmTask.host === undefined ? '' : ` on ${confirmTask.host}`} “${confirmTask.title ?? '—'}” (pid ${confirmTask.pid ?? 'unknown'})? y to stop, n to cancel`
-			: null,
-		order: lanesView.order,
+		log,
+		help: state.mode === 'help' ? fitHelp(helpLines(), available, width) : null,
+		bar: fitBar(helpBar(state.mode, disabled, undefined, hidden), width, state.mode),
+		// A notice can quote a task title or a file name: it is ledger text too.
+		notice: state.notice ? {...state.notice, text: terminalSafe(state.notice.text)} : null,
+		filter: state.filter.trim() === '' || state.prompt?.kind === 'filter' ? null : terminalSafe(state.filter.trim()),
+		prompt: state.prompt ? {label: promptLabel, text: terminalSafe(state.prompt.text)} : null,
+		confirm: state.approval
+			? `Approve ${state.approval.length} held effect${state.approval.length === 1 ? '' : 's'} listed above? y runs each once, n cancels`
+			: confirmTask
+				? terminalSafe(confirmStopText(confirmTask, width))
+				: null,
+		order,
 		queueOrder: queue.order.map(item => ({taskId: item.taskId, at: item.at})),
+		pageSize,
+		scrollMax,
 	};
 }

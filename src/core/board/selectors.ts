@@ -6,13 +6,16 @@ import {DEFAULT_STALL_SECONDS, isEnded} from '../status.ts';
 import {taskKey} from '../fleet.ts';
 import type {Task} from '../task.ts';
 import type {BoardTask} from './state.ts';
+import {layoutIds} from './ids.ts';
+import {compareTasks, type SortOrder} from './sort.ts';
+import {terminalSafe} from '../terminal-text.ts';
 import {statusTone, type Tone} from './tone.ts';
 
 /** One task row, every cell preformatted. */
 export type TaskRowView = {
 	/** The task's key on the board (its id; host and id on a fleet ledger). */
 	readonly id: string;
-	/** The task id as shown. */
+	/** The id as the id column writes it: whole, or cut to a unique prefix with `…`. */
 	readonly shownId: string;
 	/** The host, on a fleet ledger; null on a local one. */
 	readonly host: string | null;
@@ -32,11 +35,10 @@ export type TaskRowView = {
 	readonly stopBlocked: string | null;
 };
 
-/** A line of the lanes area: a lane heading, a task, or the words for an empty lane. */
+/** A line of the lanes area: a lane heading (an empty lane says `none` on it), or a task. */
 export type LaneLine =
 	| {readonly kind: 'lane'; readonly lane: BoardLane; readonly title: string; readonly count: number}
-	| {readonly kind: 'row'; readonly row: TaskRowView}
-	| {readonly kind: 'empty'; readonly lane: BoardLane};
+	| {readonly kind: 'row'; readonly row: TaskRowView};
 
 /** How the board reads tasks into lanes. */
 export type BoardOptions = {
@@ -51,30 +53,43 @@ export type BoardOptions = {
 /** Ended tasks stay on the board for a day, as in `controlroom snapshot`. */
 export const DEFAULT_ENDED_WINDOW_MS = 24 * 3_600_000;
 
-/** Why a task cannot be stopped from the board, or null. */
-export function stopBlockedReason(task: Pick<Task, 'status' | 'pid'>): string | null {
+/** Why a task cannot be stopped from the board, or null: the checks `controlroom stop` makes before it signals. */
+export function stopBlockedReason(task: Pick<Task, 'status' | 'pid'> & Partial<Pick<Task, 'endReason'>>): string | null {
+	if (task.status === 'lost') return `it is lost (${task.endReason ?? 'its process is gone'}): nothing is left to stop`;
 	if (isEnded(task.status)) return `it has already ended (${task.status})`;
 	if (task.pid === null) return 'its PID is unknown';
 	return null;
 }
 
-/** Preformats one task for its row. */
+/** The status cell: a claim passed back or handed in says so, rather than a bare stopped/done. */
+function rowStatus(task: Task, label: string): string {
+	if (task.status === 'stopped' && task.endReason?.startsWith('passed back')) return 'passed back';
+	if (task.status === 'done' && task.endReason?.startsWith('handed in')) return 'handed in';
+	return label;
+}
+
+/**
+ * Preformats one task for its row; text from the ledger is made safe for the terminal here. The
+ * row's id is the task's board key (host and id on a fleet); `pending` lists its fleet requests
+ * not answered yet.
+ */
 export function toRowView(
 	task: BoardTask,
 	now: number,
 	stallSeconds = DEFAULT_STALL_SECONDS,
 	pending: readonly string[] = [],
+	shownId = task.id,
 ): TaskRowView {
 	const view = toSnapshotTask(task, now, stallSeconds);
 	const started = task.startedAt ?? task.createdAt;
 	return {
-		id: taskKey(task),
-		shownId: task.id,
-		host: task.host ?? null,
+		id: terminalSafe(taskKey(task)),
+		shownId: terminalSafe(shownId),
+		host: task.host === undefined ? null : terminalSafe(task.host),
 		pending: pending.length > 0 ? `${pending.join(', ')} pending` : null,
-		title: task.title ?? '—',
-		source: task.source,
-		status: statusLabel(view),
+		title: task.title === null ? '—' : terminalSafe(task.title),
+		source: terminalSafe(task.source),
+		status: rowStatus(task, statusLabel(view)),
 		tone: statusTone(view.status, view.health),
 		age: formatDuration(now - started),
 		idle: `last seen ${formatDuration(view.idleSeconds * 1000)} ago`,
@@ -87,9 +102,9 @@ export function toRowView(
 }
 
 function matchesFilter(row: TaskRowView, filter: string): boolean {
-	if (filter === '') return true;
-	const needle = filter.toLowerCase();
-	return [row.shownId, row.title, row.source, row.status, row.host ?? ''].some(cell => cell.toLowerCase().includes(needle));
+	const needle = filter.trim().toLowerCase();
+	if (needle === '') return true;
+	return [row.id, row.title, row.source, row.status, row.host ?? ''].some(cell => cell.toLowerCase().includes(needle));
 }
 
 /** The lanes, in screen order, with their rows; also the row order `j`/`k` move through. */
@@ -99,63 +114,110 @@ export type LanesView = {
 	readonly counts: Readonly<Record<BoardLane, number>>;
 	/** Hosts among the tasks shown; the board adds a host column when there is more than one. */
 	readonly hosts: number;
+	/** The id column's width for these rows. */
+	readonly idWidth: number;
 };
 
-/** Sorts tasks into lanes: ended ones newest first, the rest newest started first. */
+/** What the lanes are drawn with besides the tasks. */
+export type LanesQuery = {
+	readonly filter: string;
+	readonly sort?: SortOrder;
+	/** The widest the id column may grow (see `idColumnCap`). */
+	readonly idCap?: number;
+};
+
+/** Sorts tasks into lanes, each lane in the chosen order (newest first unless told). */
 export function selectLanes(
 	tasks: Iterable<BoardTask>,
 	now: number,
-	filter: string,
+	query: LanesQuery,
 	options: BoardOptions = {},
 	pending: ReadonlyMap<string, readonly string[]> = new Map(),
 ): LanesView {
 	const hosts = new Set<string>();
 	const endedSince = now - (options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS);
 	const byLane = new Map<BoardLane, {task: Task; row: TaskRowView}[]>(BOARD_LANES.map(lane => [lane, []]));
-	for (const task of tasks) {
+	const all = [...tasks];
+	for (const task of all) {
 		if (task.endedAt !== null && task.endedAt < endedSince) continue;
 		const row = toRowView(task, now, options.stallSeconds, pending.get(taskKey(task)));
 		if (task.host !== undefined) hosts.add(task.host);
-		if (!matchesFilter(row, filter)) continue;
+		if (!matchesFilter(row, query.filter)) continue;
 		byLane.get(row.lane)?.push({task, row});
 	}
+	const shownIds = [...byLane.values()].flatMap(entries => entries.map(entry => entry.task.id));
+	const ids = layoutIds(
+		shownIds,
+		all.map(task => task.id),
+		query.idCap ?? Number.MAX_SAFE_INTEGER,
+	);
 	const lines: LaneLine[] = [];
 	const order: string[] = [];
 	const counts = {} as Record<BoardLane, number>;
 	for (const lane of BOARD_LANES) {
 		const entries = byLane.get(lane) ?? [];
-		entries.sort((a, b) =>
-			lane === 'ended'
-				? (b.task.endedAt ?? 0) - (a.task.endedAt ?? 0)
-				: b.task.createdAt - a.task.createdAt || a.task.id.localeCompare(b.task.id),
-		);
+		const compare = compareTasks(query.sort ?? 'newest', lane === 'ended');
+		entries.sort((a, b) => compare(a.task, b.task));
 		counts[lane] = entries.length;
 		lines.push({kind: 'lane', lane, title: LANE_TITLES[lane], count: entries.length});
-		if (entries.length === 0) lines.push({kind: 'empty', lane});
-		for (const {row} of entries) {
-			lines.push({kind: 'row', row});
+		for (const {task, row} of entries) {
+			const shown = ids.shown.get(task.id);
+			const shownId = shown === undefined ? row.shownId : terminalSafe(shown);
+			lines.push({kind: 'row', row: shownId === row.shownId ? row : {...row, shownId}});
 			order.push(row.id);
 		}
 	}
-	return {lines, order, counts, hosts: hosts.size};
+	return {lines, order, counts, hosts: hosts.size, idWidth: ids.width};
+}
+
+/** A window of the lanes: the lines shown, and what the lines above and below it hold. */
+export type LanesWindow = {
+	readonly lines: readonly LaneLine[];
+	/** The line drawn above the window (`↑ 2 more: RUNNING 2`), or null when nothing is hidden there. */
+	readonly above: string | null;
+	readonly below: string | null;
+};
+
+/** Says what hidden lines hold: rows per lane, or which lanes are empty. */
+function hiddenSummary(hidden: readonly LaneLine[], arrow: '↑' | '↓'): string | null {
+	if (hidden.length === 0) return null;
+	const rows = new Map<BoardLane, number>();
+	const emptyLanes: string[] = [];
+	for (const line of hidden) {
+		if (line.kind === 'row') rows.set(line.row.lane, (rows.get(line.row.lane) ?? 0) + 1);
+		else if (line.count === 0) emptyLanes.push(line.title);
+	}
+	const total = [...rows.values()].reduce((sum, count) => sum + count, 0);
+	if (total === 0) return `${arrow} ${emptyLanes.join(', ')}: none`;
+	const perLane = [...rows].map(([lane, count]) => `${LANE_TITLES[lane]} ${count}`).join(' · ');
+	return `${arrow} ${total} more: ${perLane}`;
 }
 
 /**
- * The slice of lines that fits `height`, keeping the selected row in view (a window sized to the
- * screen, STYLE.md R18), with how many lines are hidden above and below.
+ * The slice of lines that fits `height` lines, the `↑`/`↓` lines included, keeping the selected row
+ * in view (a window sized to the screen, STYLE.md R18). A window never ends on a lane heading whose
+ * rows are all below it, and shows at least one row whenever there are rows.
  */
-export function windowLines(
-	lines: readonly LaneLine[],
-	selectedId: string | null,
-	height: number,
-): {lines: readonly LaneLine[]; above: number; below: number} {
-	if (lines.length <= height) return {lines, above: 0, below: 0};
-	const index = Math.max(
-		0,
-		lines.findIndex(line => line.kind === 'row' && line.row.id === selectedId),
-	);
-	const start = Math.max(0, Math.min(index - Math.floor(height / 3), lines.length - height));
-	return {lines: lines.slice(start, start + height), above: start, below: lines.length - start - height};
+export function windowLines(lines: readonly LaneLine[], selectedId: string | null, height: number): LanesWindow {
+	if (lines.length <= height) return {lines, above: null, below: null};
+	const selected = lines.findIndex(line => line.kind === 'row' && line.row.id === selectedId);
+	const firstRow = lines.findIndex(line => line.kind === 'row');
+	const anchor = Math.max(0, selected >= 0 ? selected : firstRow);
+	for (let inner = height; inner >= 1; inner -= 1) {
+		const start = Math.max(0, Math.min(anchor - Math.floor(inner / 3), lines.length - inner));
+		let end = start + inner;
+		// A heading at the bottom edge with its rows hidden below says nothing: leave it to the ↓ line.
+		while (end - 1 > anchor && end < lines.length && lines[end - 1]?.kind === 'lane') end -= 1;
+		const indicators = (start > 0 ? 1 : 0) + (end < lines.length ? 1 : 0);
+		if (end - start + indicators > height) continue;
+		return {
+			lines: lines.slice(start, end),
+			above: hiddenSummary(lines.slice(0, start), '↑'),
+			below: hiddenSummary(lines.slice(end), '↓'),
+		};
+	}
+	// Too low for a line of its own to say what is hidden: the selected line alone.
+	return {lines: lines.slice(anchor, anchor + Math.max(1, height)), above: null, below: null};
 }
 
 /** A Needs you entry, preformatted. */
@@ -164,15 +226,16 @@ export type QueueItemView = {
 	readonly taskId: string;
 	readonly title: string;
 	readonly reason: string;
+	/** How long it has waited: `waiting 12m`. */
 	readonly age: string;
 	readonly at: number;
-	/** The whole entry as one line: id, reason, title, age. */
+	/** The whole entry as one line: id, reason, title, how long it has waited. */
 	readonly text: string;
 };
 /** A Needs you lane: at most five entries and the count of the rest. */
 export type QueueLaneView = {readonly name: string; readonly items: readonly QueueItemView[]; readonly more: number};
 
-/** The Needs you panel: non-empty lanes only, and the entries in the order the cursor moves. */
+/** The Needs you panel: non-empty lanes only, oldest-waiting first, and the entries in the order the cursor moves. */
 export function selectQueue(
 	queue: HumanQueue,
 	tasks: ReadonlyMap<string, Task>,
@@ -186,30 +249,49 @@ export function selectQueue(
 			more: lane.total - lane.items.length,
 			items: lane.items.map(item => {
 				const key = taskKey({id: item.taskId, host: item.host});
-				const title = tasks.get(key)?.title ?? '';
-				const age = `${formatDuration(now - item.at)} ago`;
-				const where = item.host === undefined ? '' : ` on ${item.host}`;
+				const title = terminalSafe(tasks.get(key)?.title ?? '');
+				const reason = terminalSafe(item.reason);
+				const shownId = terminalSafe(item.taskId);
+				const age = `waiting ${formatDuration(now - item.at)}`;
+				const where = item.host === undefined ? '' : ` on ${terminalSafe(item.host)}`;
 				const isAckPending = pending.get(key)?.includes('acknowledge') === true;
 				return {
 					taskId: key,
 					title,
-					reason: item.reason,
+					reason,
 					age,
 					at: item.at,
-					text: `${item.taskId}${where}  ${item.reason}${title ? ` — ${title}` : ''}  ${age}${isAckPending ? '  (acknowledgement pending)' : ''}`,
+					text: `${shownId}${where}  ${age}  ${reason}${title ? ` — ${title}` : ''}${isAckPending ? '  (acknowledgement pending)' : ''}`,
 				};
 			}),
 		}));
 	return {lanes, order: lanes.flatMap(lane => lane.items), total: queue.total};
 }
 
-/** The header counts line. */
-export function selectHeader(counts: Readonly<Record<BoardLane, number>>, queueTotal: number, filter: string, hosts = 0): string {
-	const parts = BOARD_LANES.map(lane => `${lane === 'ended' ? 'ended' : lane} ${counts[lane]}`);
-	parts.push(`needs you ${queueTotal}`);
+const SHORT_LANE_NAMES: Readonly<Record<BoardLane, string>> = {
+	running: 'run',
+	stalled: 'stall',
+	lost: 'lost',
+	untracked: 'untr',
+	ended: 'ended',
+};
+
+/** The header: counts per lane and the Needs you total, then the sort order; shorter words on a narrow screen. */
+export function selectHeader(
+	counts: Readonly<Record<BoardLane, number>>,
+	queueTotal: number,
+	sort: string,
+	width: number,
+	hosts = 0,
+): {readonly counts: string; readonly sort: string} {
+	const isNarrow = width < 100;
+	const names = isNarrow
+		? SHORT_LANE_NAMES
+		: {...SHORT_LANE_NAMES, running: 'running', stalled: 'stalled', untracked: 'untracked'};
+	const parts = BOARD_LANES.map(lane => `${names[lane]} ${counts[lane]}`);
+	parts.push(`${isNarrow ? 'needs' : 'needs you'} ${queueTotal}`);
 	if (hosts > 1) parts.push(`${hosts} hosts`);
-	if (filter !== '') parts.push(`filter “${filter}”`);
-	return parts.join(' · ');
+	return {counts: parts.join(' · '), sort: `sort: ${sort}`};
 }
 
 /** The ledger's name for the header, cut in the middle to `max` characters so its file name stays whole. */

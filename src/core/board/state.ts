@@ -2,8 +2,12 @@ import {assertNever} from '../assert-never.ts';
 import type {LedgerEvent} from '../events.ts';
 import type {HumanQueue} from '../human-queue.ts';
 import {taskKey} from '../fleet.ts';
+import type {VerdictRecord} from '../review/reviews.ts';
 import type {Task} from '../task.ts';
+import {heldKey, type HeldEffectRef, type OrdersSnapshot} from './effects-view.ts';
 import type {BoardMode} from './keymap.ts';
+import type {TaskLog} from './log-view.ts';
+import {nextSortOrder, type SortOrder} from './sort.ts';
 import type {Tone} from './tone.ts';
 
 /** A task as the board holds it: on a fleet ledger, with the host it runs on. */
@@ -15,8 +19,14 @@ export type PendingAction = {readonly key: string; readonly verb: string};
 /** A line of text the board shows under the lanes until the next action. */
 export type Notice = {readonly tone: Tone; readonly text: string};
 
+/** The ledger file was deleted or replaced under the board, which now reads and writes a new file. */
+export type LedgerFileAlert = {readonly kind: 'deleted' | 'replaced'; readonly at: number; readonly path: string};
+
 /** What a text prompt is for. */
 export type PromptKind = 'filter' | 'reason';
+
+/** A view opened over the lanes, and the mode Esc returns to. */
+type Opened = {readonly taskId: string; readonly returnMode: BoardMode};
 
 /** The board's whole state; the ledger is the truth, this is what was read of it. */
 export type BoardState = {
@@ -25,21 +35,52 @@ export type BoardState = {
 	/** Fleet requests not answered yet, verbs by task key. */
 	readonly pending?: ReadonlyMap<string, readonly string[]>;
 	readonly queue: HumanQueue;
+	/** The latest verdicts, for the Reviews panel. */
+	readonly verdicts: readonly VerdictRecord[];
 	/** The last ledger sequence read: the feed reads `seq > lastSeq` next. */
 	readonly lastSeq: number;
 	readonly mode: BoardMode;
 	/** The mode to return to after help, a confirmation or a prompt. */
 	readonly previousMode: BoardMode;
+	/** The task under the cursor; it stays on that task when the list around it changes. */
 	readonly selectedId: string | null;
+	/** Where the cursor was in the list, for when its task leaves the list (filtered out, aged out). */
+	readonly selectedIndex: number;
 	readonly queueIndex: number;
+	/** The filter as typed (it applies live, while typing). */
 	readonly filter: string;
-	readonly prompt: {readonly kind: PromptKind; readonly text: string} | null;
+	readonly sort: SortOrder;
+	/** A reason prompt with `orderId` sends that order's held effects back on Enter. */
+	readonly prompt: {readonly kind: PromptKind; readonly text: string; readonly orderId?: string} | null;
 	/** The task a confirmation (stop) is about. */
 	readonly confirmTaskId: string | null;
-	readonly timeline: {readonly taskId: string; readonly events: readonly LedgerEvent[]; readonly scroll: number} | null;
+	/** The task a reason prompt (send back) is about. */
+	readonly promptTaskId: string | null;
+	/** A send-back the reason prompt committed, for the board to carry out once. */
+	readonly pendingSendBack: {readonly taskId: string; readonly reason: string} | null;
+	readonly timeline: (Opened & {readonly events: readonly LedgerEvent[]; readonly scroll: number}) | null;
+	/** The log view: its lines once read, and how far above the newest line it is scrolled (0 follows). */
+	readonly log: (Opened & {readonly view: TaskLog | null; readonly fromEnd: number}) | null;
 	readonly notice: Notice | null;
+	/** Stays on screen until the board is closed: the ledger it started with is gone. */
+	readonly ledgerAlert: LedgerFileAlert | null;
+	/** Hook events recorded nowhere (the ledger's `hook.dropped` counter). */
+	readonly dropped: number;
 	readonly isLoaded: boolean;
+	/** How many times a new entry came into Needs you since the board opened: each one rings the bell. */
+	readonly bells: number;
+	/** Work orders and their effects, as the feed last read them (docs/effects.md). */
+	readonly orders: OrdersSnapshot;
+	/** The cursor in HELD EFFECTS (an index into its held effects). */
+	readonly effectIndex: number;
+	/** Held effects marked with space, by `heldKey`. */
+	readonly marked: ReadonlySet<string>;
+	/** The held effects an approval confirmation lists. */
+	readonly approval: readonly HeldEffectRef[] | null;
 };
+
+/** Where a jump goes. */
+export type Edge = 'first' | 'last';
 
 /** Every change to the board state. */
 export type BoardAction =
@@ -51,20 +92,35 @@ export type BoardAction =
 			/** A word from the feed itself (a fleet server out of reach), shown as a notice. */
 			readonly notice?: Notice;
 			readonly queue: HumanQueue;
+			readonly verdicts?: readonly VerdictRecord[];
 			readonly lastSeq: number;
 			readonly isFull: boolean;
 			readonly timelineEvents?: readonly LedgerEvent[];
+			readonly orders?: OrdersSnapshot;
+			readonly ledgerChange?: LedgerFileAlert;
+			readonly dropped?: number;
 	  }
 	| {readonly type: 'move'; readonly delta: number; readonly order: readonly string[]}
-	| {readonly type: 'select'; readonly taskId: string}
+	| {readonly type: 'move-to'; readonly edge: Edge; readonly order: readonly string[]}
+	| {readonly type: 'scroll'; readonly delta: number; readonly max: number}
+	| {readonly type: 'scroll-to'; readonly edge: Edge; readonly max: number}
+	| {readonly type: 'select'; readonly taskId: string | null; readonly index: number}
 	| {readonly type: 'toggle-focus'}
 	| {readonly type: 'open-timeline'; readonly taskId: string; readonly events: readonly LedgerEvent[]}
+	| {readonly type: 'open-log'; readonly taskId: string}
+	| {readonly type: 'log-read'; readonly taskId: string; readonly log: TaskLog}
 	| {readonly type: 'back'}
 	| {readonly type: 'toggle-help'}
 	| {readonly type: 'ask-stop'; readonly taskId: string}
-	| {readonly type: 'start-prompt'; readonly kind: PromptKind}
+	| {readonly type: 'cycle-sort'}
+	/** A reason prompt is about a task (send it back) or, in Held effects, an order (send its effects back). */
+	| {readonly type: 'start-prompt'; readonly kind: PromptKind; readonly taskId?: string; readonly orderId?: string}
+	| {readonly type: 'prompt-edit'; readonly edit: {readonly kind: 'type'; readonly text: string} | {readonly kind: 'erase'}}
+	| {readonly type: 'toggle-mark'; readonly ref: HeldEffectRef}
+	| {readonly type: 'ask-approve'; readonly refs: readonly HeldEffectRef[]}
 	| {readonly type: 'prompt-input'; readonly text: string}
 	| {readonly type: 'prompt-commit'}
+	| {readonly type: 'send-back-taken'}
 	| {readonly type: 'notify'; readonly notice: Notice | null};
 
 /** The board before the first read. */
@@ -72,18 +128,40 @@ export function initialBoardState(): BoardState {
 	return {
 		tasks: new Map(),
 		queue: {lanes: [], total: 0},
+		verdicts: [],
 		lastSeq: 0,
 		mode: 'list',
 		previousMode: 'list',
 		selectedId: null,
+		selectedIndex: 0,
 		queueIndex: 0,
 		filter: '',
+		sort: 'newest',
 		prompt: null,
 		confirmTaskId: null,
+		promptTaskId: null,
+		pendingSendBack: null,
 		timeline: null,
+		log: null,
 		notice: null,
+		ledgerAlert: null,
+		dropped: 0,
 		isLoaded: false,
+		bells: 0,
+		orders: {records: [], deadApprovers: []},
+		effectIndex: 0,
+		marked: new Set(),
+		approval: null,
 	};
+}
+
+/** Whether `next` holds an entry `previous` did not: a new signal, or a lane that grew beyond what it shows. */
+export function hasNewQueueEntry(previous: HumanQueue, next: HumanQueue): boolean {
+	const seen = new Set(previous.lanes.flatMap(lane => lane.items.map(item => `${item.taskId}@${item.at}`)));
+	const totals = new Map(previous.lanes.map(lane => [lane.name, lane.total]));
+	return next.lanes.some(
+		lane => lane.total > (totals.get(lane.name) ?? 0) || lane.items.some(item => !seen.has(`${item.taskId}@${item.at}`)),
+	);
 }
 
 function readLedger(state: BoardState, action: Extract<BoardAction, {type: 'ledger-read'}>): BoardState {
@@ -92,16 +170,24 @@ function readLedger(state: BoardState, action: Extract<BoardAction, {type: 'ledg
 	const pending = action.pending ? pendingByKey(action.pending) : state.pending;
 	const timeline = state.timeline && action.timelineEvents ? {...state.timeline, events: action.timelineEvents} : state.timeline;
 	const queueCount = action.queue.lanes.reduce((sum, lane) => sum + lane.items.length, 0);
+	// What was in Needs you when the board opened rang no bell: only what arrives while it is open.
+	const isNewNeed = state.isLoaded && hasNewQueueEntry(state.queue, action.queue);
 	return {
 		...state,
 		tasks,
 		...(pending ? {pending} : {}),
 		queue: action.queue,
-		lastSeq: Math.max(state.lastSeq, action.lastSeq),
+		verdicts: action.verdicts ?? state.verdicts,
+		// A full read may be of a new file (the old one was deleted): its sequence starts again.
+		lastSeq: action.isFull ? action.lastSeq : Math.max(state.lastSeq, action.lastSeq),
+		ledgerAlert: action.ledgerChange ?? state.ledgerAlert,
+		dropped: action.dropped ?? state.dropped,
 		timeline,
 		queueIndex: Math.min(state.queueIndex, Math.max(0, queueCount - 1)),
 		...(action.notice ? {notice: action.notice} : {}),
 		isLoaded: true,
+		bells: isNewNeed ? state.bells + 1 : state.bells,
+		orders: action.orders ?? state.orders,
 	};
 }
 
@@ -111,39 +197,86 @@ function pendingByKey(actions: readonly PendingAction[]): Map<string, string[]> 
 	return byKey;
 }
 
-function move(state: BoardState, delta: number, order: readonly string[]): BoardState {
-	if (state.mode === 'timeline' && state.timeline) {
-		return {...state, timeline: {...state.timeline, scroll: Math.max(0, state.timeline.scroll + delta)}};
-	}
-	if (state.mode === 'queue') {
-		return {...state, queueIndex: clamp(state.queueIndex + delta, order.length)};
-	}
-	if (order.length === 0) return {...state, selectedId: null};
-	// With nothing (or a row no longer listed) selected, the screen shows the cursor on the first row.
-	const index = Math.max(0, state.selectedId === null ? 0 : order.indexOf(state.selectedId));
-	const next = clamp(index + delta, order.length);
-	return {...state, selectedId: order[next] ?? null};
-}
-
 function clamp(index: number, length: number): number {
 	return Math.max(0, Math.min(length - 1, index));
+}
+
+/** Moves the cursor of the lanes, Needs you or Held effects through `order` by `delta` rows. */
+function move(state: BoardState, delta: number, order: readonly string[]): BoardState {
+	if (state.mode === 'queue') return {...state, queueIndex: clamp(state.queueIndex + delta, order.length)};
+	if (state.mode === 'effects') return {...state, effectIndex: Math.max(0, clamp(state.effectIndex + delta, order.length))};
+	if (order.length === 0) return {...state, selectedId: null, selectedIndex: 0};
+	const at = state.selectedId === null ? -1 : order.indexOf(state.selectedId);
+	// With no row (or a row no longer listed) selected, the screen shows the cursor at the remembered index.
+	const index = at >= 0 ? at : clamp(state.selectedIndex, order.length);
+	const next = clamp(index + delta, order.length);
+	return {...state, selectedId: order[next] ?? null, selectedIndex: next};
+}
+
+/** Scrolls the open timeline (from its top) or log (from its newest line) by `delta` lines down. */
+function scroll(state: BoardState, delta: number, max: number): BoardState {
+	const bound = (value: number) => Math.max(0, Math.min(max, value));
+	if (state.mode === 'log' && state.log) return {...state, log: {...state.log, fromEnd: bound(state.log.fromEnd - delta)}};
+	if (state.mode === 'timeline' && state.timeline) {
+		return {...state, timeline: {...state.timeline, scroll: bound(state.timeline.scroll + delta)}};
+	}
+	return state;
 }
 
 function back(state: BoardState): BoardState {
 	switch (state.mode) {
 		case 'timeline':
-			return {...state, mode: state.previousMode === 'queue' ? 'queue' : 'list', timeline: null};
+			return {...state, mode: state.timeline?.returnMode ?? 'list', timeline: null};
+		case 'log':
+			return {...state, mode: state.log?.returnMode ?? 'list', log: null};
 		case 'help':
 		case 'confirm':
-			return {...state, mode: state.previousMode, confirmTaskId: null};
+			return {...state, mode: state.previousMode, confirmTaskId: null, approval: null};
 		case 'input':
-			return {...state, mode: state.previousMode, prompt: null};
-		case 'list':
+			// Esc on a filter clears it, as in k9s; on any other prompt it drops what was typed.
+			return {
+				...state,
+				mode: state.previousMode,
+				filter: state.prompt?.kind === 'filter' ? '' : state.filter,
+				prompt: null,
+				promptTaskId: null,
+			};
 		case 'queue':
-			return state;
+		case 'effects':
+			return {...state, mode: 'list'};
+		case 'list':
+			return state.filter === '' ? state : {...state, filter: ''};
 		default:
 			return assertNever(state.mode);
 	}
+}
+
+function editPrompt(state: BoardState, text: string): BoardState {
+	if (!state.prompt) return state;
+	return {...state, prompt: {...state.prompt, text}, filter: state.prompt.kind === 'filter' ? text : state.filter};
+}
+
+/** The one mode a view returns to: the lanes, Needs you or Held effects, never an overlay. */
+function returnModeOf(state: BoardState): BoardMode {
+	if (state.mode === 'timeline') return state.timeline?.returnMode ?? 'list';
+	return state.mode === 'queue' || state.mode === 'effects' ? state.mode : 'list';
+}
+
+/**
+ * Enter in a prompt: a filter applies; a reason becomes a pending send-back (carried out by the
+ * board), or, when empty, a notice that nothing was sent.
+ */
+function commitPrompt(state: BoardState): BoardState {
+	const {prompt, promptTaskId} = state;
+	if (!prompt) return state;
+	const closed = {...state, mode: state.previousMode, prompt: null, promptTaskId: null};
+	if (prompt.kind === 'filter') return {...closed, filter: prompt.text.trim()};
+	const reason = prompt.text.trim();
+	if (promptTaskId === null) return closed;
+	if (reason === '') {
+		return {...closed, notice: {tone: 'warn', text: `x: a reason is required; ${promptTaskId} was not sent back`}};
+	}
+	return {...closed, pendingSendBack: {taskId: promptTaskId, reason}};
 }
 
 /** The board's one reducer: pure, so every transition is tested without Ink. */
@@ -153,44 +286,83 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 			return readLedger(state, action);
 		case 'move':
 			return move(state, action.delta, action.order);
+		case 'move-to':
+			return move(state, action.edge === 'first' ? -action.order.length : action.order.length, action.order);
+		case 'scroll':
+			return scroll(state, action.delta, action.max);
+		case 'scroll-to':
+			return scroll(state, action.edge === 'first' ? -Number.MAX_SAFE_INTEGER : Number.MAX_SAFE_INTEGER, action.max);
 		case 'select':
-			return {...state, selectedId: action.taskId};
+			return {...state, selectedId: action.taskId, selectedIndex: Math.max(0, action.index)};
 		case 'toggle-focus':
-			return {...state, mode: state.mode === 'queue' ? 'list' : 'queue'};
+			// Tab goes round the panels that take a cursor: lanes, Needs you, Held effects.
+			return {...state, mode: state.mode === 'list' ? 'queue' : state.mode === 'queue' ? 'effects' : 'list'};
 		case 'open-timeline':
 			return {
 				...state,
 				mode: 'timeline',
-				previousMode: state.mode,
-				// Opened from Needs you, the lane cursor stays where it was.
-				selectedId: state.mode === 'queue' ? state.selectedId : action.taskId,
-				timeline: {taskId: action.taskId, events: action.events, scroll: 0},
+				// Opened from Needs you or Held effects, the lane cursor stays where it was.
+				selectedId: state.mode === 'queue' || state.mode === 'effects' ? state.selectedId : action.taskId,
+				timeline: {taskId: action.taskId, events: action.events, scroll: 0, returnMode: returnModeOf(state)},
 				notice: null,
 			};
+		case 'open-log':
+			return {
+				...state,
+				mode: 'log',
+				log: {
+					taskId: action.taskId,
+					view: null,
+					fromEnd: 0,
+					returnMode: state.mode === 'timeline' ? 'timeline' : returnModeOf(state),
+				},
+				notice: null,
+			};
+		case 'log-read':
+			if (state.log?.taskId !== action.taskId) return state;
+			return {...state, log: {...state.log, view: action.log}};
 		case 'back':
 			return back(state);
 		case 'toggle-help':
 			return state.mode === 'help' ? back(state) : {...state, mode: 'help', previousMode: state.mode};
 		case 'ask-stop':
 			return {...state, mode: 'confirm', previousMode: state.mode, confirmTaskId: action.taskId, notice: null};
+		case 'cycle-sort':
+			return {...state, sort: nextSortOrder(state.sort)};
 		case 'start-prompt':
 			return {
 				...state,
 				mode: 'input',
 				previousMode: state.mode,
-				prompt: {kind: action.kind, text: action.kind === 'filter' ? state.filter : ''},
+				prompt: {
+					kind: action.kind,
+					text: action.kind === 'filter' ? state.filter : '',
+					...(action.orderId === undefined ? {} : {orderId: action.orderId}),
+				},
+				promptTaskId: action.taskId ?? null,
 				notice: null,
 			};
-		case 'prompt-input':
-			return state.prompt ? {...state, prompt: {...state.prompt, text: action.text}} : state;
-		case 'prompt-commit':
+		case 'prompt-edit':
 			if (!state.prompt) return state;
-			return {
-				...state,
-				mode: state.previousMode,
-				filter: state.prompt.kind === 'filter' ? state.prompt.text.trim() : state.filter,
-				prompt: null,
-			};
+			return editPrompt(
+				state,
+				action.edit.kind === 'erase' ? [...state.prompt.text].slice(0, -1).join('') : state.prompt.text + action.edit.text,
+			);
+		case 'toggle-mark': {
+			const key = heldKey(action.ref);
+			const marked = new Set(state.marked);
+			if (marked.has(key)) marked.delete(key);
+			else marked.add(key);
+			return {...state, marked};
+		}
+		case 'ask-approve':
+			return {...state, mode: 'confirm', previousMode: state.mode, approval: action.refs, confirmTaskId: null, notice: null};
+		case 'prompt-input':
+			return editPrompt(state, action.text);
+		case 'prompt-commit':
+			return commitPrompt(state);
+		case 'send-back-taken':
+			return {...state, pendingSendBack: null};
 		case 'notify':
 			return {...state, notice: action.notice};
 		default:

@@ -161,7 +161,8 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 			void round();
 		},
 		load() {
-			return {tasks: [...tasks.values()], queue, pending, lastSeq: version, isFull: true};
+			// Reviews are not folded on a fleet ledger (yet): the Reviews panel stays empty there.
+			return {tasks: [...tasks.values()], queue, verdicts: [], pending, lastSeq: version, isFull: true};
 		},
 		poll(lastSeq, _now, openTaskId = null): FeedBatch | null {
 			if (version <= lastSeq) return null;
@@ -176,6 +177,7 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 			return {
 				tasks: changed,
 				queue,
+				verdicts: [],
 				pending,
 				lastSeq: version,
 				isFull: false,
@@ -183,6 +185,8 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 				...(isNoticeNew && notice ? {notice: {tone: notice.tone, text: notice.text}} : {}),
 			};
 		},
+		// No ledger file to be deleted or replaced under the board: the server is the ledger.
+		verify: () => null,
 		eventsOf(key) {
 			if (timeline?.key === key) return [...timeline.events];
 			timeline = {key, events: [], version: 0};

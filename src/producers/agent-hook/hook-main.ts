@@ -119,7 +119,7 @@ function deadlineFrom(start: number): number {
 /** Records one hook input given as text: the part of `main` after stdin, for in-process callers. */
 export function handleHookInput(
 	args: HookArgs,
-	stdinText: string,
+	stdinText: string | Uint8Array,
 	env: NodeJS.ProcessEnv = process.env,
 	start = sinceProcessStart(),
 ): HookOutcome {
@@ -144,7 +144,8 @@ export async function main(argv: readonly string[]): Promise<number> {
 	try {
 		const args = parseHookArgs(argv);
 		// Codex's notify passes its JSON in argv and gives no stdin: do not wait for one.
-		const stdin = args.notify === undefined ? (await readHookStdin()).toString('utf8') : '';
+		// Bytes, not text: the edge checks they are UTF-8 rather than letting a decoder patch them.
+		const stdin = args.notify === undefined ? await readHookStdin() : '';
 		const outcome = handleHookInput(args, stdin, process.env, start);
 		if (process.env['CONTROLROOM_DEBUG']) {
 			// How to verify the hook's cost on a real machine (docs/hooks.md); stderr only, never stdout.

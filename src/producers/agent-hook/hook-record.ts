@@ -1,28 +1,34 @@
 import {existsSync} from 'node:fs';
 import type {NewEvent} from '../../core/events.ts';
-import {parseJsonLine, parseValue, PayloadError} from '../../ledger/ingest.ts';
+import {decodeLine, parseJsonText, parseValue, rejectReason} from '../../ledger/ingest.ts';
 import {openLedger, type Ledger} from '../../ledger/open-ledger.ts';
+import {DROPPED_COUNTER} from '../../ledger/counters.ts';
 import {spoolDir} from '../../ledger/paths.ts';
-import {helperTaskId, sessionTaskId} from '../../ledger/payload-mapping.ts';
+import {MAX_LINE_BYTES} from '../../ledger/payload-limits.ts';
 import type {AgentSource} from '../../ledger/payload-schema.ts';
-import {writeSpoolEnvelope, writeSpoolRaw} from '../../ledger/spool.ts';
+import {markDropped, writeSpoolEnvelope, writeSpoolRaw} from '../../ledger/spool.ts';
 import {MAX_REJECT_RAW_CHARS} from '../../ledger/writer.ts';
-import {commitTranscriptRead, MAX_TRANSCRIPT_CHUNK, readTranscriptSinceCursor, type TranscriptRead} from './transcript-tokens.ts';
+import {
+	commitTranscriptRead,
+	MAX_TRANSCRIPT_CHUNK,
+	readTranscriptSinceCursor,
+	transcriptTargets,
+	type TranscriptRead,
+} from '../../ledger/transcript-tokens.ts';
 
 /** The longest the hook waits for another writer's lock before it spools instead. */
 export const HOOK_BUSY_TIMEOUT_MS = 25;
-/** Input larger than this is recorded as a reject, not parsed. */
-export const MAX_HOOK_INPUT_BYTES = 16 * 1024 * 1024;
+/** Input larger than this is recorded as a reject, not parsed (the limit every line meets, docs/ledger.md). */
+export const MAX_HOOK_INPUT_BYTES = MAX_LINE_BYTES;
 /** With less than this much of the hook's time left, a transcript is read in a small chunk only. */
 const TRANSCRIPT_MIN_TIME_LEFT_MS = 40;
 /** The small chunk: a turn's worth of new lines, read in about a millisecond. */
 const LATE_TRANSCRIPT_CHUNK = 256 * 1024;
-/** Counter bumped when an event is lost because even the spool write failed. */
-export const DROPPED_COUNTER = 'hook.dropped';
 
 /** One hook invocation's input, already read from stdin or argv. */
 export type HookRequest = {
-	readonly text: string;
+	/** The input: bytes as read from stdin (checked for UTF-8), or text (argv, in-process callers). */
+	readonly text: string | Uint8Array;
 	/** Where the text came from: stdin (hook events) or argv (Codex `notify`). */
 	readonly origin: 'stdin' | 'notify';
 	readonly agent?: AgentSource;
@@ -53,51 +59,39 @@ type Classified =
 	  }
 	| {readonly kind: 'reject'; readonly reason: string};
 
+function inputBytes(input: string | Uint8Array): number {
+	return typeof input === 'string' ? Buffer.byteLength(input) : input.length;
+}
+
+/** The input as text for a reject or the spool (invalid UTF-8 shown as U+FFFD: the reject says what it was). */
+function inputText(input: string | Uint8Array): string {
+	return typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8');
+}
+
 function classify(request: HookRequest): Classified {
-	if (Buffer.byteLength(request.text) > MAX_HOOK_INPUT_BYTES) {
+	if (inputBytes(request.text) > MAX_HOOK_INPUT_BYTES) {
 		return {kind: 'reject', reason: `${request.origin}: larger than ${MAX_HOOK_INPUT_BYTES} bytes`};
 	}
-	if (request.text.trim().length === 0) {
-		return {kind: 'reject', reason: request.origin === 'notify' ? 'notify: no JSON argument' : 'stdin: empty'};
-	}
 	try {
+		// The same edge as every spool and ingest line: size, UTF-8, nesting, JSON, field limits.
+		const text = decodeLine(request.text);
+		if (text.trim().length === 0) {
+			return {kind: 'reject', reason: request.origin === 'notify' ? 'notify: no JSON argument' : 'stdin: empty'};
+		}
 		// Parsed once: a payload can be megabytes, and the hook's time is the agent's.
-		const value = parseJsonLine(request.text);
+		const value = parseJsonText(text);
 		const events = parseValue(value, {now: request.now, pid: request.pid, ...(request.agent ? {agent: request.agent} : {})});
 		const payload = value as Record<string, unknown>;
 		return {kind: 'events', events, payload, isEnvelope: 'payload' in payload && 'at' in payload};
 	} catch (error) {
-		const reason = error instanceof PayloadError ? error.message : `${request.origin}: ${(error as Error).message}`;
-		return {kind: 'reject', reason};
+		return {kind: 'reject', reason: rejectReason(error)};
 	}
-}
-
-function text(value: unknown): string | null {
-	return typeof value === 'string' && value.length > 0 ? value : null;
-}
-
-/** The transcripts a Claude payload names: the session's own, and a helper's on SubagentStop. */
-function transcriptTargets(payload: Record<string, unknown>, source: string) {
-	const sessionId = text(payload['session_id']);
-	if (source !== 'claude' || sessionId === null) return [];
-	const sessionTask = sessionTaskId('claude', sessionId);
-	const targets: {path: string; taskId: string; skipSidechain: boolean}[] = [];
-	const main = text(payload['transcript_path']);
-	if (main) targets.push({path: main, taskId: sessionTask, skipSidechain: true});
-	const helperPath = text(payload['agent_transcript_path']);
-	const agentId = text(payload['agent_id']);
-	// The mapping ignores helpers without an agent_type (the /compact SubagentStop): so do tokens.
-	if (helperPath && agentId && text(payload['agent_type'])) {
-		targets.push({path: helperPath, taskId: helperTaskId(sessionTask, agentId), skipSidechain: false});
-	}
-	return targets;
 }
 
 function readTranscripts(ledger: Ledger, classified: Classified, request: HookRequest): TranscriptRead[] {
 	if (classified.kind !== 'events' || classified.isEnvelope) return [];
-	const source = classified.events[0]?.source ?? '';
 	const reads: TranscriptRead[] = [];
-	for (const target of transcriptTargets(classified.payload, source)) {
+	for (const target of transcriptTargets(classified.payload, classified.events)) {
 		// Late (a slow start, a loaded machine): read less, so the last events of a session still
 		// count their tokens; whatever is left waits for the next event at the same cursor.
 		const isLate = process.uptime() * 1000 > request.deadline - TRANSCRIPT_MIN_TIME_LEFT_MS;
@@ -116,10 +110,16 @@ function recordInLedger(request: HookRequest, classified: Classified): {isDone: 
 	if (!existsSync(request.ledgerFile)) return {isDone: false, tokenReads: 0};
 	let ledger: Ledger | null = null;
 	try {
-		ledger = openLedger(request.ledgerFile, {busyTimeoutMs: request.busyTimeoutMs ?? HOOK_BUSY_TIMEOUT_MS});
+		ledger = openLedger(request.ledgerFile, {busyTimeoutMs: request.busyTimeoutMs ?? HOOK_BUSY_TIMEOUT_MS, mustExist: true});
 		const open = ledger;
 		if (classified.kind === 'reject') {
-			open.writer.reject({origin: `hook:${request.origin}`, line: null, reason: classified.reason, raw: request.text});
+			open.writer.reject({
+				origin: `hook:${request.origin}`,
+				line: null,
+				reason: classified.reason,
+				raw: inputText(request.text.slice(0, MAX_REJECT_RAW_CHARS * 4)),
+				rawBytes: inputBytes(request.text),
+			});
 			return {isDone: true, tokenReads: 0};
 		}
 		const reads = readTranscripts(open, classified, request);
@@ -153,11 +153,11 @@ function spoolableRaw(raw: string): string {
 function recordInSpool(request: HookRequest, classified: Classified): void {
 	const dir = spoolDir(request.ledgerFile);
 	if (classified.kind === 'reject') {
-		writeSpoolRaw(dir, spoolableRaw(request.text));
+		writeSpoolRaw(dir, spoolableRaw(inputText(request.text.slice(0, MAX_REJECT_RAW_CHARS * 4))));
 		return;
 	}
 	if (classified.isEnvelope) {
-		writeSpoolRaw(dir, request.text.replace(/\r?\n|\r/g, ' '));
+		writeSpoolRaw(dir, inputText(request.text).replace(/\r?\n|\r/g, ' '));
 		return;
 	}
 	const source = (classified.events[0]?.source ?? 'claude') as AgentSource;
@@ -169,17 +169,31 @@ function recordInSpool(request: HookRequest, classified: Classified): void {
 	});
 }
 
+/**
+ * Counts an event that neither the ledger nor the spool could take: in the ledger's counter when
+ * that write still goes through, else as an empty marker file in the spool (on a full disk a new
+ * name often fits where a line does not) that the next fold counts in. Never throws.
+ */
 function countDrop(request: HookRequest): void {
 	try {
-		if (!existsSync(request.ledgerFile)) return;
-		const ledger = openLedger(request.ledgerFile, {busyTimeoutMs: request.busyTimeoutMs ?? HOOK_BUSY_TIMEOUT_MS});
+		if (!existsSync(request.ledgerFile)) throw new Error('no ledger');
+		const ledger = openLedger(request.ledgerFile, {
+			busyTimeoutMs: request.busyTimeoutMs ?? HOOK_BUSY_TIMEOUT_MS,
+			mustExist: true,
+		});
 		try {
 			ledger.writer.bump(DROPPED_COUNTER);
+			return;
 		} finally {
 			ledger.close();
 		}
 	} catch {
-		// Neither ledger nor spool can be written: the stderr line is all that is left.
+		// The ledger cannot count it: leave a marker.
+	}
+	try {
+		markDropped(spoolDir(request.ledgerFile));
+	} catch {
+		// Not even a name fits: the stderr line is all that is left.
 	}
 }
 

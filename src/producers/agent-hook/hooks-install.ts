@@ -1,6 +1,18 @@
-import {existsSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs';
+import {
+	chmodSync,
+	chownSync,
+	existsSync,
+	lstatSync,
+	mkdirSync,
+	readFileSync,
+	readlinkSync,
+	renameSync,
+	statSync,
+	unlinkSync,
+	writeFileSync,
+} from 'node:fs';
 import {homedir} from 'node:os';
-import {dirname, join, resolve} from 'node:path';
+import {basename, dirname, join, resolve} from 'node:path';
 
 /** Claude Code events the hook is installed for (PRODUCT.md §4.2). */
 export const CLAUDE_EVENTS = [
@@ -30,14 +42,25 @@ const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure'])
 const HOOK_TIMEOUT_SECONDS = 10;
 const NOTIFY_COMMENT = '# added by `controlroom hooks install`; `controlroom hooks uninstall` removes it';
 
-/** Recognises a command that runs `controlroom hook`, whatever path it was installed from. */
-const OUR_COMMAND = /controlroom['"]?\s+hook(\s|$)/;
+/**
+ * Recognises a command of ours, whatever path it was installed from: the spool hook
+ * (`/bin/sh .../spool-hook.sh`, the default) or the direct Node hook (`... controlroom hook`).
+ */
+const OUR_COMMAND = /(controlroom['"]?\s+hook|spool-hook\.sh['"]?)(\s|$)/;
+const SPOOL_HOOK = /spool-hook\.sh['"]?(\s|$)/;
+
+/** Which of our hooks a command runs. */
+export type HookKind = 'spool' | 'direct';
+
+/** The kind of an installed command of ours. */
+export function hookKind(command: string): HookKind {
+	return SPOOL_HOOK.test(command) ? 'spool' : 'direct';
+}
 
 /** A problem with a file the user owns: reported with its path, the file left untouched. */
 export class SettingsError extends Error {}
 
 type Json = Record<string, unknown>;
-type HookEntry = {type?: unknown; command?: unknown; timeout?: unknown};
 type MatcherGroup = {matcher?: unknown; hooks?: unknown};
 
 /** Where each agent reads its hooks. */
@@ -62,9 +85,22 @@ function shellQuote(word: string): string {
 	return /^[\w./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The hook command line: absolute node and bin paths, so it works from any directory. */
-export function hookCommand(program: readonly string[], agent: 'claude' | 'codex'): string {
-	return [...program, 'hook', ...(agent === 'codex' ? ['--agent', 'codex'] : [])].map(shellQuote).join(' ');
+/**
+ * The argv of our hook for an agent: the spool hook (`/bin/sh SCRIPT`, no Node start) or, with
+ * `direct`, the Node hook (`NODE BIN hook`); absolute paths, so it works from any directory.
+ */
+export function hookArgv(
+	kind: HookKind,
+	paths: {readonly program: readonly string[]; readonly spoolScript: string},
+	agent: 'claude' | 'codex',
+): string[] {
+	const base = kind === 'spool' ? ['/bin/sh', paths.spoolScript] : [...paths.program, 'hook'];
+	return [...base, ...(agent === 'codex' ? ['--agent', 'codex'] : [])];
+}
+
+/** The hook command line for a settings file: the argv, quoted for the agent's shell. */
+export function hookCommand(argv: readonly string[]): string {
+	return argv.map(shellQuote).join(' ');
 }
 
 function readJsonFile(file: string): Json | null {
@@ -82,34 +118,87 @@ function readJsonFile(file: string): Json | null {
 	return value as Json;
 }
 
-function writeAtomically(file: string, text: string): void {
-	mkdirSync(dirname(file), {recursive: true});
-	const temporary = `${file}.controlroom-${process.pid}.tmp`;
-	writeFileSync(temporary, text);
-	renameSync(temporary, file);
+/** The suffix of the copy of a settings file's previous content, kept beside it at each write. */
+export const BACKUP_SUFFIX = '.controlroom-backup';
+/** Mode of a settings file we create: settings can hold keys and environment, so the owner's only. */
+const NEW_FILE_MODE = 0o600;
+
+/** The file a path finally names, following symlinks (a dotfiles link), even to a target not made yet. */
+function linkTarget(file: string): string {
+	let current = resolve(file);
+	for (let hops = 0; hops < 40; hops += 1) {
+		let isLink: boolean;
+		try {
+			isLink = lstatSync(current).isSymbolicLink();
+		} catch {
+			return current; // nothing there yet: this is the file to create
+		}
+		if (!isLink) return current;
+		current = resolve(dirname(current), readlinkSync(current));
+	}
+	throw new SettingsError(`${file}: too many levels of symbolic links; left untouched`);
 }
+
+/** Writes `text` to `file` with `mode` (and owner, as root) exactly, atomically: a temporary file in the same folder, renamed. */
+function replaceFile(file: string, text: string, mode: number, owner: {uid: number; gid: number} | null): void {
+	const temporary = join(dirname(file), `.${basename(file)}.controlroom-${process.pid}.tmp`);
+	try {
+		writeFileSync(temporary, text, {mode});
+		chmodSync(temporary, mode); // the umask may have taken bits the user's file had
+		if (owner && process.getuid?.() === 0) chownSync(temporary, owner.uid, owner.gid);
+		renameSync(temporary, file);
+	} catch (error) {
+		try {
+			unlinkSync(temporary);
+		} catch {
+			// never made
+		}
+		throw error;
+	}
+}
+
+/**
+ * Writes a file the user owns as they keep it: through a symlink to its target (a dotfiles link
+ * stays a link), with the file's own mode and owner, atomically; and the previous content is kept
+ * beside the path named, as NAME.controlroom-backup, with the same mode.
+ */
+function writeAtomically(file: string, text: string): void {
+	const target = linkTarget(file);
+	mkdirSync(dirname(target), {recursive: true});
+	let previous: {text: Buffer; mode: number; owner: {uid: number; gid: number}} | null = null;
+	if (existsSync(target)) {
+		const stat = statSync(target);
+		previous = {text: readFileSync(target), mode: stat.mode & 0o7777, owner: {uid: stat.uid, gid: stat.gid}};
+	}
+	if (previous) replaceFile(`${resolve(file)}${BACKUP_SUFFIX}`, previous.text.toString('utf8'), previous.mode, previous.owner);
+	replaceFile(target, text, previous?.mode ?? NEW_FILE_MODE, previous?.owner ?? null);
+}
+
+const isRecord = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 function hooksObject(settings: Json, file: string): Json {
 	const hooks = settings['hooks'];
-	if (hooks === undefined) return {};
-	if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks))
-		throw new SettingsError(`${file}: hooks: expected an object; left untouched`);
-	return hooks as Json;
+	// `"hooks": null` says there are none: the same as no key.
+	if (hooks === undefined || hooks === null) return {};
+	if (!isRecord(hooks)) throw new SettingsError(`${file}: hooks: expected an object; left untouched`);
+	return hooks;
 }
 
-function groupsOf(hooks: Json, event: string, file: string): MatcherGroup[] {
+/** An event's matcher groups as written; `null` means none. Entries that are not groups are kept as they are, never read. */
+function groupsOf(hooks: Json, event: string, file: string): unknown[] {
 	const groups = hooks[event];
-	if (groups === undefined) return [];
+	if (groups === undefined || groups === null) return [];
 	if (!Array.isArray(groups)) throw new SettingsError(`${file}: hooks.${event}: expected a list; left untouched`);
-	return groups as MatcherGroup[];
+	return groups as unknown[];
 }
 
-function isOurs(entry: HookEntry): boolean {
-	return typeof entry.command === 'string' && OUR_COMMAND.test(entry.command);
+function isOurs(entry: unknown): boolean {
+	return isRecord(entry) && typeof entry['command'] === 'string' && OUR_COMMAND.test(entry['command']);
 }
 
-function entriesOf(group: MatcherGroup): HookEntry[] {
-	return Array.isArray(group.hooks) ? (group.hooks as HookEntry[]) : [];
+/** A group's hook entries; a group that is not an object (null, a string) or has no list has none. */
+function entriesOf(group: unknown): unknown[] {
+	return isRecord(group) && Array.isArray((group as MatcherGroup).hooks) ? ((group as MatcherGroup).hooks as unknown[]) : [];
 }
 
 /** What one install or uninstall did to one file. */
@@ -129,13 +218,14 @@ export function installHooksFile(file: string, events: readonly string[], comman
 	for (const event of events) {
 		const groups = groupsOf(hooks, event, file);
 		const mine = groups.flatMap(entriesOf).filter(isOurs);
-		if (mine.length > 0 && mine.every(entry => entry.command === command)) continue;
+		if (mine.length > 0 && mine.every(entry => (entry as Json)['command'] === command)) continue;
 		if (mine.length > 0) {
 			// Installed from another path (the package moved): point our entries at this one.
-			hooks[event] = groups.map(group => ({
-				...group,
-				hooks: entriesOf(group).map(entry => (isOurs(entry) ? {...entry, command} : entry)),
-			}));
+			hooks[event] = groups.map(group =>
+				entriesOf(group).some(isOurs)
+					? {...(group as Json), hooks: entriesOf(group).map(entry => (isOurs(entry) ? {...(entry as Json), command} : entry))}
+					: group,
+			);
 		} else {
 			const entry = {type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS};
 			hooks[event] = [...groups, TOOL_EVENTS.has(event) ? {matcher: '*', hooks: [entry]} : {hooks: [entry]}];
@@ -159,7 +249,7 @@ export function uninstallHooksFile(file: string): FileChange {
 			const entries = entriesOf(group);
 			if (!entries.some(isOurs)) return [group];
 			const others = entries.filter(entry => !isOurs(entry));
-			return others.length > 0 ? [{...group, hooks: others}] : [];
+			return others.length > 0 ? [{...(group as Json), hooks: others}] : [];
 		});
 		if (kept.length > 0) hooks[event] = kept;
 		else delete hooks[event];
@@ -172,12 +262,17 @@ export function uninstallHooksFile(file: string): FileChange {
 	return {file, what: 'hooks', events: removed, isChanged: true};
 }
 
-/** Events that have our hook in a file (for `hooks status`). */
-export function installedEvents(file: string): string[] {
+/** Our commands in a settings file, per event (for `hooks status`: which kind, which script). */
+export function installedCommands(file: string): {event: string; command: string}[] {
 	const settings = readJsonFile(file);
 	if (settings === null) return [];
 	const hooks = hooksObject(settings, file);
-	return Object.keys(hooks).filter(event => groupsOf(hooks, event, file).some(group => entriesOf(group).some(isOurs)));
+	return Object.keys(hooks).flatMap(event => {
+		const ours = groupsOf(hooks, event, file)
+			.flatMap(entriesOf)
+			.find(entry => isOurs(entry));
+		return isRecord(ours) ? [{event, command: String(ours['command'])}] : [];
+	});
 }
 
 /** The top level of a TOML file ends at its first `[table]` or `[[array]]` header. */
@@ -207,18 +302,24 @@ function tomlArray(words: readonly string[]): string {
  * us) goes at the end of the top level, before the first table header. No TOML library is used;
  * only that one top-level key is read or written.
  */
-export function installNotify(file: string, program: readonly string[]): FileChange & {existing: string | null} {
+export function installNotify(file: string, hookArgs: readonly string[]): FileChange & {existing: string | null} {
 	const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
 	const current = notifySetting(text);
+	const wanted = `notify = ${tomlArray([...hookArgs, '--notify'])}`;
 	if (current && OUR_COMMAND.test(current.value.replace(/["',[\]]/g, ' '))) {
-		return {file, what: 'notify', events: [], isChanged: false, existing: null};
+		const lines = text.split('\n');
+		if (lines[current.line] === wanted) return {file, what: 'notify', events: [], isChanged: false, existing: null};
+		// Ours, from another path or of the other kind (spool or direct): pointed at this one in place.
+		lines[current.line] = wanted;
+		writeAtomically(file, lines.join('\n'));
+		return {file, what: 'notify', events: ['notify'], isChanged: true, existing: null};
 	}
 	if (current) return {file, what: 'notify', events: [], isChanged: false, existing: current.value.trim()};
 	const lines = text.length > 0 ? text.split('\n') : [];
 	let end = topLevelEnd(lines);
 	while (end > 0 && (lines[end - 1] ?? '').trim() === '') end -= 1;
 	// Exactly two lines and no spacing of our own, so uninstall can give back the file byte for byte.
-	const added = [NOTIFY_COMMENT, `notify = ${tomlArray([...program, 'hook', '--agent', 'codex', '--notify'])}`];
+	const added = [NOTIFY_COMMENT, wanted];
 	const next = [...lines.slice(0, end), ...added, ...lines.slice(end)].join('\n');
 	writeAtomically(file, text.length === 0 ? `${next}\n` : next);
 	return {file, what: 'notify', events: ['notify'], isChanged: true, existing: null};
@@ -239,10 +340,11 @@ export function uninstallNotify(file: string): FileChange {
 	return {file, what: 'notify', events: ['notify'], isChanged: true};
 }
 
-/** Whether config.toml's notify is ours, someone else's, or unset. */
-export function notifyStatus(file: string): 'ours' | 'other' | 'unset' {
+/** Whether config.toml's notify is ours (and of which kind), someone else's, or unset. */
+export function notifyStatus(file: string): HookKind | 'other' | 'unset' {
 	if (!existsSync(file)) return 'unset';
 	const current = notifySetting(readFileSync(file, 'utf8'));
 	if (!current) return 'unset';
-	return OUR_COMMAND.test(current.value.replace(/["',[\]]/g, ' ')) ? 'ours' : 'other';
+	const words = current.value.replace(/["',[\]]/g, ' ');
+	return OUR_COMMAND.test(words) ? hookKind(words) : 'other';
 }

@@ -3,9 +3,11 @@ import type {Readable, Writable} from 'node:stream';
 import {EventType} from '../../core/events.ts';
 import {addTokens, isOverBudget, UNKNOWN_TOKENS, type Tokens} from '../../core/tokens.ts';
 import {readProgressLine, type OutputFinding} from '../agent-kind.ts';
-import {terminate, type StopTarget} from '../stop.ts';
+import {terminate, type GroupEnd, type StopTarget} from '../stop.ts';
 import {previousThreadUsage} from '../wrapper-queries.ts';
 import type {WrapperOptions} from './options.ts';
+import type {OutputKeeper} from './output-file.ts';
+import {outputTail} from './output-tail.ts';
 import type {TaskLog} from './record.ts';
 
 /** Reads one line of the child's output into findings. */
@@ -53,6 +55,7 @@ function readStream(
 	name: string,
 	read: OutputReader,
 	onFinding: (finding: OutputFinding, stream: string, line: number) => void,
+	keep: OutputKeeper | null,
 ): {end(): void} {
 	let lineNumber = 0;
 	const splitter = lineSplitter(line => {
@@ -62,14 +65,23 @@ function readStream(
 	if (!stream) return splitter;
 	// pipe() keeps backpressure: a slow terminal slows the child, and the bytes arrive unchanged.
 	stream.pipe(out, {end: false});
-	stream.on('data', (chunk: Buffer) => splitter.push(chunk));
+	stream.on('data', (chunk: Buffer) => {
+		keep?.write(chunk);
+		splitter.push(chunk);
+	});
 	return splitter;
 }
 
 /** The wrapper's watch over a running child; `finish` once the child has exited. */
 export type Attachment = {
 	/** Stops the heartbeats, reads the last partial lines, waits for a budget stop and the log file. */
-	finish(): Promise<{readonly tokens: Tokens; readonly overBudget: boolean}>;
+	finish(): Promise<{
+		readonly tokens: Tokens;
+		readonly overBudget: boolean;
+		readonly budgetStop: GroupEnd | null;
+		/** The end of stdout, kept as the task's report (null when stdout went straight to the terminal). */
+		readonly kept: {readonly text: string; readonly bytes: number; readonly isCut: boolean} | null;
+	}>;
 };
 
 /** The child as the wrapper watches it: its output streams (null when they go straight to the terminal) and its group. */
@@ -80,18 +92,21 @@ export type Watched = {
 	readonly isPiped: boolean;
 	/** Where the output goes instead of the terminal: `--log`, opened before the spawn. */
 	readonly sink: Writable | null;
+	/** The bounded copy of the output kept for the board's log view, when there is one. */
+	readonly output: OutputKeeper | null;
 };
 
 /**
  * Attaches to a running child: heartbeats while it lives; its output passed on unchanged (to the
- * terminal or `--log`) and read for progress, token and agent events, unreadable lines kept as
- * rejects; and, once its known token total passes the budget, a stop of its group.
+ * terminal or `--log`), kept in its bounded output file, and read for progress, token and agent
+ * events, unreadable lines kept as rejects; and, once its known token total passes the budget, a
+ * stop of its group.
  */
 export function attach(options: WrapperOptions, log: TaskLog, child: Watched, read: OutputReader): Attachment {
 	const {ledger, budget} = options;
 	const heartbeat = setInterval(() => log.append(EventType.heartbeat, {}), options.heartbeatMs);
 	let tokens: Tokens = UNKNOWN_TOKENS;
-	let budgetStop: Promise<unknown> | null = null;
+	let budgetStop: Promise<GroupEnd> | null = null;
 	const onFinding = (finding: OutputFinding, stream: string, lineNumber: number): void => {
 		if (finding.kind === 'reject') {
 			try {
@@ -116,17 +131,19 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 	);
 	const splitters = child.isPiped
 		? [
-				readStream(child.stdout, sink ?? process.stdout, 'stdout', read, onFinding),
-				readStream(child.stderr, sink ?? process.stderr, 'stderr', read, onFinding),
+				readStream(child.stdout, sink ?? options.stdout ?? process.stdout, 'stdout', read, onFinding, child.output),
+				readStream(child.stderr, sink ?? options.stderr ?? process.stderr, 'stderr', read, onFinding, child.output),
 			]
 		: [];
+	const tail = child.isPiped && child.stdout ? outputTail() : null;
+	child.stdout?.on('data', (chunk: Buffer) => tail?.push(chunk));
 	return {
 		async finish() {
 			clearInterval(heartbeat);
 			for (const splitter of splitters) splitter.end();
-			if (budgetStop) await budgetStop;
+			const ended = budgetStop ? await budgetStop : null;
 			if (sink) await new Promise(done => sink.end(done));
-			return {tokens, overBudget: budgetStop !== null};
+			return {tokens, overBudget: budgetStop !== null, budgetStop: ended, kept: tail ? tail.result() : null};
 		},
 	};
 }

@@ -1,3 +1,4 @@
+import type {Writable} from 'node:stream';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import type {AgentKind} from '../agent-kind.ts';
 
@@ -27,6 +28,26 @@ export type WrapperOptions = {
 	readonly logFile: string | null;
 	/** The wrapper's own one-line notices (never the child's output). */
 	readonly notice: (line: string) => void;
+	/** The task id to record (a caller that must know it before the run, like a review); else a new one. */
+	readonly taskId?: string | null;
+	/** The task this one works for (a reviewer's reviewed task). */
+	readonly parentId?: string | null;
+	/** The task this run does again (a fix round, a send-back). */
+	readonly rerunOf?: string | null;
+	/** The command as given, before a contract was put into it (recorded; default: command and args). */
+	readonly argv?: readonly string[] | null;
+	/** The contract file (absolute), recorded as the task's brief. */
+	readonly contract?: string | null;
+	/** The brief file (absolute) of a re-run; the child gets it in CONTROLROOM_BRIEF. */
+	readonly brief?: string | null;
+	/** More environment for the child (CONTROLROOM_REVIEW_PACKET, CONTROLROOM_FIXES, ...). */
+	readonly env?: Readonly<Record<string, string>>;
+	/** A file the child reads as its stdin (a reviewer's packet); default: the terminal's. */
+	readonly stdinFile?: string | null;
+	/** Where the child's stdout goes instead of the terminal (a reviewer's answer is read from it). */
+	readonly stdout?: Writable | null;
+	/** Where the child's stderr goes instead of the terminal. */
+	readonly stderr?: Writable | null;
 };
 
 /** The task's title: the one given, or the start of the command line. */

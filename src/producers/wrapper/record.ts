@@ -1,6 +1,8 @@
 import {EventType, eventBody, type EventBody, type EventDataOf, type EventTypeName} from '../../core/events.ts';
+import {isEnded} from '../../core/status.ts';
 import {UNKNOWN_TOKENS, type Tokens} from '../../core/tokens.ts';
 import {signalExitCode, wrapperOutcome, type WrapperOutcome} from '../../core/wrapper-outcome.ts';
+import {headRevision} from '../git-revision.ts';
 import {processStartTime} from '../proc-table.ts';
 import type {StopTarget} from '../stop.ts';
 import {commandLineOf, titleOf, type WrapperOptions} from './options.ts';
@@ -11,6 +13,11 @@ export type TaskLog = {
 	append<T extends EventTypeName>(type: T, data: EventDataOf<T>): void;
 	/** Records an event the child's output described. */
 	write(body: EventBody): void;
+	/**
+	 * Records the task's end unless it has ended already (a stop recorded how the group ended):
+	 * a task ends once. A `lost` row is the exception: the wrapper's own account of the exit wins.
+	 */
+	end<T extends EventTypeName>(type: T, data: EventDataOf<T>): void;
 	/** The child exists: from now on a failed write is reported once and the run goes on. */
 	markSpawned(): void;
 };
@@ -36,32 +43,59 @@ export function taskLog(options: Pick<WrapperOptions, 'ledger' | 'notice'>, task
 		taskId,
 		append: (type, data) => write(eventBody(type, data)),
 		write,
+		end(type, data) {
+			try {
+				options.ledger.writer.transaction(() => {
+					const task = options.ledger.reader.task(taskId);
+					if (task && isEnded(task.status) && task.status !== 'lost') return;
+					options.ledger.writer.append([{...eventBody(type, data), taskId, at: Date.now(), source: 'wrapper'}]);
+				});
+			} catch (error) {
+				if (!isSpawned) throw error;
+				if (!hasWarned) options.notice(`cannot write to the ledger (${(error as Error).message}); the run goes on`);
+				hasWarned = true;
+			}
+		},
 		markSpawned() {
 			isSpawned = true;
 		},
 	};
 }
 
-/** The `registered` row: what will run, where, on which budget, and which wrapper speaks for it. */
-export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: number | null): void {
+/**
+ * The `registered` row: what will run, where, on which budget, and which wrapper speaks for it;
+ * the command as given and its brief, so the review gate can run it again; the revision the
+ * work starts from, so its diff is its own; and where its output is kept.
+ */
+export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: number | null, output: string | null = null): void {
 	log.append(EventType.registered, {
 		title: titleOf(options),
 		source: 'wrapper',
 		role: options.role,
 		cwd: options.cwd,
+		parentId: options.parentId ?? null,
 		budget: options.budget,
 		steps: options.steps,
 		command: commandLineOf(options),
+		argv: [...(options.argv ?? [options.command, ...options.args])],
+		contract: options.contract ?? null,
+		brief: options.brief ?? null,
+		rerunOf: options.rerunOf ?? null,
+		baseRevision: headRevision(options.cwd),
 		agent: options.agent,
 		wrapperPid: process.pid,
 		wrapperStartTime: processStartTime(process.pid),
 		slot,
+		output,
 	});
 }
 
+/** Processes the child left running in its group when it exited. */
+export type LeftRunning = {readonly processes: readonly {pid: number; name: string}[]; readonly count: number};
+
 /** A signal came before the spawn: the run is recorded as stopped and nothing starts. */
 export function recordStoppedBeforeSpawn(log: TaskLog, signal: string): number {
-	log.append(EventType.stopped, {signal, reason: `wrapper received ${signal} before the spawn`, exitCode: null});
+	log.end(EventType.stopped, {signal, reason: `wrapper received ${signal} before the spawn`, exitCode: null});
 	return signalExitCode(signal);
 }
 
@@ -97,14 +131,15 @@ export function recordOutcome(
 	log: TaskLog,
 	outcome: WrapperOutcome,
 	tokens: Tokens = UNKNOWN_TOKENS,
+	left: LeftRunning = {processes: [], count: 0},
 ): number {
 	switch (outcome.kind) {
 		case 'failed-to-spawn':
-			log.append(EventType.failed, {error: outcome.error, exitCode: outcome.exitCode});
+			log.end(EventType.failed, {error: outcome.error, exitCode: outcome.exitCode});
 			options.notice(`cannot start ${options.command}: ${outcome.error}`);
 			break;
 		case 'over-budget':
-			log.append(EventType.stopped, {
+			log.end(EventType.stopped, {
 				signal: outcome.signal,
 				reason: `over budget: ${tokens.total} tokens > budget ${options.budget}`,
 				exitCode: null,
@@ -112,7 +147,7 @@ export function recordOutcome(
 			});
 			break;
 		case 'stopped':
-			log.append(EventType.stopped, {
+			log.end(EventType.stopped, {
 				signal: outcome.signal,
 				reason: outcome.reason,
 				exitCode: null,
@@ -120,7 +155,17 @@ export function recordOutcome(
 			});
 			break;
 		case 'exited':
-			log.append(EventType.exited, {exitCode: outcome.exitCode});
+			log.end(EventType.exited, {
+				exitCode: outcome.exitCode,
+				// Background processes the child started and did not wait for: the task is over, they are not.
+				...(left.count > 0 ? {leftRunning: [...left.processes], leftRunningCount: left.count} : {}),
+			});
+			if (left.count > 0) {
+				const names = left.processes.map(process => `${process.name} (pid ${process.pid})`).join(', ');
+				options.notice(
+					`${options.command} exited and left ${left.count} process${left.count === 1 ? '' : 'es'} running: ${names}`,
+				);
+			}
 			break;
 	}
 	return outcome.exitCode;

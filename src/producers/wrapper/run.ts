@@ -1,18 +1,26 @@
 import {randomBytes} from 'node:crypto';
-import {wrapperOutcome} from '../../core/wrapper-outcome.ts';
+import {EventType} from '../../core/events.ts';
+import {signalExitCode, wrapperOutcome} from '../../core/wrapper-outcome.ts';
 import type {SlotLease} from '../admission.ts';
-import {latestStopRequest} from '../wrapper-queries.ts';
+import {awaitGroupEnd, KILL_WAIT_MS} from '../stop.ts';
+import {awaitRecordedEnd, latestStopRequest} from '../wrapper-queries.ts';
 import {admit} from './admit.ts';
 import {attach, outputReaderFor} from './attach.ts';
+import {childExit, leftRunning, releaseOutput} from './child-exit.ts';
+import {watchLedgerFile} from './ledger-watch.ts';
 import {titleOf, type WrapperOptions} from './options.ts';
 import {recordOutcome, recordRegistered, recordSpawnFailure, recordStarted, recordStoppedBeforeSpawn, taskLog} from './record.ts';
 import {relaySignals, type SignalRelay} from './signals.ts';
 import {openLogFile} from './log-file.ts';
 import {isOutputPiped, spawnAgent, spawnError} from './spawn.ts';
+import {keepOutput, outputFileOf, prepareOutputDir, pruneOutputFiles, type OutputKeeper} from './output-file.ts';
 
 function newTaskId(): string {
 	return `w-${randomBytes(5).toString('hex')}`;
 }
+
+/** Beyond the stop's own grace and SIGKILL wait, how long the wrapper waits for the stopper to record the end. */
+const STOP_RECORD_MARGIN_MS = 2000;
 
 /**
  * Runs one command under the wrapper, in PRODUCT.md §4.1 order: admission slot → `registered` row
@@ -37,36 +45,88 @@ export async function runWrapped(options: WrapperOptions): Promise<number> {
 
 /** Registers the task, spawns the agent, attaches to it until it exits, and records how it ended. */
 async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, relay: SignalRelay): Promise<number> {
-	const log = taskLog(options, newTaskId());
-	recordRegistered(options, log, lease?.slot ?? null);
+	const log = taskLog(options, options.taskId ?? newTaskId());
+	const isPiped = isOutputPiped(options);
+	const output = isPiped ? outputKeeperFor(options, log.taskId) : null;
+	recordRegistered(options, log, lease?.slot ?? null, output?.path ?? null);
 	lease?.label({taskId: log.taskId, title: titleOf(options)});
 	const read = await outputReaderFor(options);
 	const early = relay.received();
-	if (early) return recordStoppedBeforeSpawn(log, early);
+	if (early) return (output?.close(), recordStoppedBeforeSpawn(log, early));
 	const logFile = options.logFile === null ? null : openLogFile(options.logFile);
-	if (logFile !== null && 'error' in logFile) return recordSpawnFailure(options, log, logFile.error);
+	if (logFile !== null && 'error' in logFile) return (output?.close(), recordSpawnFailure(options, log, logFile.error));
 	const sink = logFile?.sink ?? null;
-	const isPiped = isOutputPiped(options);
 	const child = spawnAgent(options, log.taskId, isPiped);
 	if (child.pid === undefined) {
 		sink?.destroy();
+		output?.close();
 		return recordSpawnFailure(options, log, await spawnError(child));
 	}
 	log.markSpawned();
 	// From the spawn to the listeners, all in this tick: no early output is missed.
+	const exited = childExit(child);
 	const target = recordStarted(log, child.pid);
 	relay.setTarget(target);
-	const attachment = attach(options, log, {stdout: child.stdout, stderr: child.stderr, target, isPiped, sink}, read);
-	const result = await child;
-	const {tokens, overBudget} = await attachment.finish();
+	const attachment = attach(options, log, {stdout: child.stdout, stderr: child.stderr, target, isPiped, sink, output}, read);
+	const childPid = child.pid;
+	// A ledger deleted or replaced under the run: the task is recorded again in the new file.
+	const fileWatch = watchLedgerFile(options, () => {
+		recordRegistered(options, log, lease?.slot ?? null, output?.path ?? null);
+		recordStarted(log, childPid);
+	});
+	// The run ends when the child does: background processes holding its pipes do not hold the task.
+	const exit = await exited;
+	await releaseOutput([child.stdout, child.stderr]);
+	await child;
+	const {tokens, overBudget, budgetStop, kept} = await attachment.finish();
+	output?.close();
+	pruneOutputFiles(options.home, Date.now());
+	if (kept && kept.bytes > 0) log.append(EventType.outputKept, kept);
+	fileWatch.stop();
 	const received = relay.received();
+	const terminating = received === 'SIGINT' ? null : received;
+	const stopRequest = latestStopRequest(options.ledger, log.taskId);
+	if (stopRequest && !terminating && !overBudget) {
+		// `controlroom stop` is ending the group: it alone knows whether SIGKILL was needed, and records it.
+		const deadline = stopRequest.at + stopRequest.graceMs + KILL_WAIT_MS + STOP_RECORD_MARGIN_MS;
+		const recorded = await awaitRecordedEnd(options.ledger, log.taskId, deadline);
+		if (recorded) return signalExitCode(recorded.signal ?? exit.signal ?? stopRequest.signal);
+	}
+	// A signal the wrapper received was forwarded to the group: the group's end is this run's end.
+	const groupEnd = terminating ? await awaitGroupEnd(target, groupGraceLeft(relay, options.graceMs)) : budgetStop;
 	const outcome = wrapperOutcome({
 		spawnError: null,
-		exitCode: result.exitCode ?? null,
-		signal: result.signal ?? null,
-		receivedSignal: received === 'SIGINT' ? null : received,
-		stopRequested: latestStopRequest(options.ledger, log.taskId),
+		exitCode: exit.exitCode,
+		signal: groupEnd?.escalated ? 'SIGKILL' : exit.signal,
+		receivedSignal: terminating,
+		stopRequested: stopRequest?.signal ?? null,
 		overBudget,
 	});
-	return recordOutcome(options, log, outcome, tokens);
+	return recordOutcome(
+		options,
+		log,
+		outcome,
+		tokens,
+		terminating || overBudget ? undefined : leftRunning(target.pgid ?? target.pid, log.taskId),
+	);
+}
+
+/** What is left of the grace a forwarded terminating signal gave the group. */
+function groupGraceLeft(relay: SignalRelay, graceMs: number): number {
+	const at = relay.receivedAt();
+	return at === null ? graceMs : graceMs - (Date.now() - at);
+}
+
+/**
+ * The bounded copy of a piped run's output the board's log view reads, under
+ * `$CONTROLROOM_HOME/output/`; none (and one notice) when that folder cannot be made.
+ */
+function outputKeeperFor(options: WrapperOptions, taskId: string): OutputKeeper | null {
+	try {
+		prepareOutputDir(options.home);
+	} catch (error) {
+		options.notice(`cannot keep the run's output under ${options.home} (${(error as Error).message}); the run goes on`);
+		return null;
+	}
+	return keepOutput(outputFileOf(options.home, taskId), options.notice);
 }

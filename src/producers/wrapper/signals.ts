@@ -12,6 +12,8 @@ export type SignalRelay = {
 	readonly abort: AbortSignal;
 	/** The signal received, a terminating one remembered over an earlier SIGINT; null when none came. */
 	received(): Forwarded | null;
+	/** When that signal came (ms since the epoch), or null. */
+	receivedAt(): number | null;
 	/** From now on signals go to the child's group; one received before is passed on at once. */
 	setTarget(target: StopTarget): void;
 	/** Stops listening, and cancels a pending SIGKILL. */
@@ -34,11 +36,15 @@ function forward(target: StopTarget, signal: NodeJS.Signals): void {
 export function relaySignals(graceMs: number): SignalRelay {
 	const abort = new AbortController();
 	let received: Forwarded | null = null;
+	let receivedAt: number | null = null;
 	let target: StopTarget | null = null;
 	let escalation: NodeJS.Timeout | null = null;
 	const onSignal = (signal: Forwarded): void => {
 		// A terminating signal is remembered over an earlier SIGINT.
-		if (TERMINATING.has(signal) || received === null) received = signal;
+		if (TERMINATING.has(signal) || received === null) {
+			received = signal;
+			receivedAt = Date.now();
+		}
 		const victim = target;
 		if (!victim) {
 			// Still waiting for a slot (or about to spawn): end the run before anything starts.
@@ -56,6 +62,7 @@ export function relaySignals(graceMs: number): SignalRelay {
 	return {
 		abort: abort.signal,
 		received: () => received,
+		receivedAt: () => receivedAt,
 		setTarget(value) {
 			target = value;
 			if (received) onSignal(received);

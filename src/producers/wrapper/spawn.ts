@@ -5,15 +5,18 @@ import type {WrapperOptions} from './options.ts';
  * Whether the child's output passes through the wrapper (to be read, or to go to `--log`). An
  * interactive Claude Code owns the terminal itself: its hooks report what it does.
  */
-export function isOutputPiped(options: Pick<WrapperOptions, 'agent' | 'logFile'>): boolean {
-	return options.agent !== 'claude' || options.logFile !== null;
+export function isOutputPiped(options: Pick<WrapperOptions, 'agent' | 'logFile' | 'stdout'>): boolean {
+	return options.agent !== 'claude' || options.logFile !== null || (options.stdout ?? null) !== null;
 }
+
+/** The variable that names the task to the child and everything it starts (hooks, and the wrapper's own search for leftovers). */
+export const TASK_ID_ENV = 'CONTROLROOM_TASK_ID';
 
 /** Spawns the agent in its own process group, its task id in CONTROLROOM_TASK_ID; its PID is undefined when the spawn failed. */
 export function spawnAgent(options: WrapperOptions, taskId: string, isPiped: boolean) {
 	return execa(options.command, [...options.args], {
 		cwd: options.cwd,
-		stdin: 'inherit',
+		stdin: options.stdinFile ? {file: options.stdinFile} : 'inherit',
 		stdout: isPiped ? 'pipe' : 'inherit',
 		stderr: isPiped ? 'pipe' : 'inherit',
 		// Its own process group (node's detached = setsid), so a stop can signal the whole group.
@@ -21,7 +24,11 @@ export function spawnAgent(options: WrapperOptions, taskId: string, isPiped: boo
 		cleanup: false,
 		reject: false,
 		buffer: false,
-		env: {CONTROLROOM_TASK_ID: taskId},
+		env: {
+			...options.env,
+			...(options.brief ? {CONTROLROOM_BRIEF: options.brief} : {}),
+			[TASK_ID_ENV]: taskId,
+		},
 	});
 }
 

@@ -1,7 +1,7 @@
 import {closeSync, fstatSync, openSync, readSync} from 'node:fs';
-import {EventType, newEvent} from '../../core/events.ts';
-import type {Ledger} from '../../ledger/open-ledger.ts';
-import {scanTranscriptText, type TranscriptUsage} from './transcript-usage.ts';
+import {EventType, newEvent, type NewEvent} from '../core/events.ts';
+import type {Ledger} from './open-ledger.ts';
+import {scanTranscriptText, type TranscriptUsage} from '../core/transcript-usage.ts';
 
 /** Most of a transcript read in one hook call; the rest is read by the next call. */
 export const MAX_TRANSCRIPT_CHUNK = 4 * 1024 * 1024;
@@ -20,6 +20,32 @@ export type TranscriptRead = {
 	readonly lastMessageId: string | null;
 	readonly usage: TranscriptUsage;
 };
+
+/** A transcript to read and the task its tokens count on. */
+export type TranscriptTarget = {readonly path: string; readonly taskId: string; readonly skipSidechain: boolean};
+
+function text(value: unknown): string | null {
+	return typeof value === 'string' && value.length > 0 ? value : null;
+}
+
+/**
+ * The transcripts a Claude payload names, with the tasks the mapping put its events on: the
+ * session's own transcript counts on the session's task (sidechain lines skipped), a helper's
+ * (`agent_transcript_path` on SubagentStop) on the helper's task. Taken from the mapped events,
+ * so tokens land wherever the mapping put the session, whatever rule put it there.
+ */
+export function transcriptTargets(payload: Record<string, unknown>, events: readonly NewEvent[]): TranscriptTarget[] {
+	const sessionEvent = events.find(event => event.type === EventType.agentEvent);
+	if (!sessionEvent || sessionEvent.source !== 'claude') return [];
+	const targets: TranscriptTarget[] = [];
+	const main = text(payload['transcript_path']);
+	if (main) targets.push({path: main, taskId: sessionEvent.taskId, skipSidechain: true});
+	const helperPath = text(payload['agent_transcript_path']);
+	// The mapping ignores helpers without an agent_type (the /compact SubagentStop): so do tokens.
+	const helper = events.find(event => event.type === EventType.registered && event.data['source'] === 'claude-helper');
+	if (helperPath && helper) targets.push({path: helperPath, taskId: helper.taskId, skipSidechain: false});
+	return targets;
+}
 
 function readAt(fd: number, offset: number, length: number): Buffer {
 	const buffer = Buffer.allocUnsafe(length);
@@ -49,7 +75,7 @@ function nextLineStart(fd: number, from: number, size: number): number | null {
  */
 export function readTranscriptSinceCursor(
 	ledger: Ledger,
-	target: {readonly path: string; readonly taskId: string; readonly skipSidechain: boolean},
+	target: TranscriptTarget,
 	maxBytes = MAX_TRANSCRIPT_CHUNK,
 ): TranscriptRead | null {
 	const cursor = ledger.reader.transcriptCursor(target.path);

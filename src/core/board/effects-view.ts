@@ -1,0 +1,140 @@
+import {effectState, stagedEffects, type Approver, type ApproverCheck, type OrderRecord} from '../effects/fold.ts';
+import {describeTrackRecord, trackRecords} from '../effects/track-record.ts';
+import {effectLabel, settledAt, summarizeArgs} from '../effects/view.ts';
+import {formatDuration} from '../format.ts';
+import type {Task} from '../task.ts';
+import type {Tone} from './tone.ts';
+
+/** What the board knows of work orders: the folded orders, and which approvers were gone at the last read. */
+export type OrdersSnapshot = {
+	readonly records: readonly OrderRecord[];
+	/** `pid:startTime` of approvers that were not running when the feed read the orders. */
+	readonly deadApprovers: readonly string[];
+};
+
+/** The key a liveness answer is kept under. */
+export function approverKey(approver: Approver): string {
+	return `${approver.pid}:${approver.startTime ?? '?'}`;
+}
+
+/** Liveness as the feed saw it. */
+export function approverCheck(orders: OrdersSnapshot): ApproverCheck {
+	const dead = new Set(orders.deadApprovers);
+	return approver => !dead.has(approverKey(approver));
+}
+
+/** A held effect the cursor can stand on (and space can mark). */
+export type HeldEffectRef = {readonly orderId: string; readonly id: string};
+
+/** The key marks are kept under. */
+export function heldKey(ref: HeldEffectRef): string {
+	return `${ref.orderId} ${ref.id}`;
+}
+
+/** One line of the HELD EFFECTS panel. */
+export type HeldEffectsLine =
+	| {readonly kind: 'order'; readonly key: string; readonly text: string}
+	| {
+			readonly kind: 'effect';
+			readonly key: string;
+			readonly ref: HeldEffectRef;
+			readonly text: string;
+			readonly isMarked: boolean;
+			readonly isSelected: boolean;
+	  }
+	| {readonly kind: 'outcome'; readonly key: string; readonly text: string; readonly tone: Tone};
+
+/** The HELD EFFECTS panel, preformatted. */
+export type HeldEffectsView = {
+	readonly lines: readonly HeldEffectsLine[];
+	/** Held effects, in cursor order. */
+	readonly held: readonly HeldEffectRef[];
+	readonly markedCount: number;
+};
+
+/** Settled effects stay in the panel (as outcomes) this long. */
+export const OUTCOME_WINDOW_MS = 3_600_000;
+
+function outcomeTone(label: string): Tone {
+	if (label === 'finished') return 'ok';
+	if (label === 'failed' || label === 'outcome unknown') return 'error';
+	if (label === 'started') return 'info';
+	return 'muted';
+}
+
+/**
+ * The panel: held calls by order (tool, a one-line argument summary, age; marked ones with `*`),
+ * then what happened lately (finished, failed, outcome unknown, rejected, expired, running).
+ */
+export function selectHeldEffects(
+	orders: OrdersSnapshot,
+	now: number,
+	marked: ReadonlySet<string>,
+	cursor: number,
+	isFocused: boolean,
+): HeldEffectsView {
+	const isAlive = approverCheck(orders);
+	const held: HeldEffectRef[] = [];
+	const lines: HeldEffectsLine[] = [];
+	const outcomes: {at: number; line: HeldEffectsLine}[] = [];
+	const sorted = [...orders.records].sort((a, b) => a.id.localeCompare(b.id));
+	for (const order of sorted) {
+		const heading: HeldEffectsLine = {
+			kind: 'order',
+			key: `o ${order.id}`,
+			text: `${order.id} · ${order.worker ?? 'unknown worker'} · ${order.effects.length}/${order.budgetCalls ?? '?'} calls`,
+		};
+		let hasHeld = false;
+		for (const effect of stagedEffects(order)) {
+			const state = effectState(effect, now, isAlive);
+			const label = effectLabel(effect, state);
+			if (state === 'held') {
+				if (!hasHeld) lines.push(heading);
+				hasHeld = true;
+				const ref = {orderId: order.id, id: effect.id};
+				const index = held.length;
+				held.push(ref);
+				const isMarked = marked.has(heldKey(ref));
+				lines.push({
+					kind: 'effect',
+					key: `e ${heldKey(ref)}`,
+					ref,
+					text: `${isMarked ? '*' : ' '} ${effect.id}  ${formatDuration(now - effect.calledAt)}  ${summarizeArgs(effect.args, 60)}`,
+					isMarked,
+					isSelected: isFocused && index === cursor,
+				});
+				continue;
+			}
+			const at = settledAt(effect, state) ?? effect.startedAt ?? effect.calledAt;
+			if (state !== 'started' && state !== 'outcome unknown' && now - at > OUTCOME_WINDOW_MS) continue;
+			const detail = effect.rejectReason ?? effect.error;
+			outcomes.push({
+				at,
+				line: {
+					kind: 'outcome',
+					key: `r ${order.id} ${effect.id}`,
+					text: `${label}: ${order.id} ${effect.id}${detail ? ` — ${detail}` : ''}  ${formatDuration(now - at)} ago`,
+					tone: outcomeTone(label),
+				},
+			});
+		}
+	}
+	outcomes.sort((a, b) => b.at - a.at);
+	lines.push(...outcomes.map(outcome => outcome.line));
+	return {lines, held, markedCount: held.filter(ref => marked.has(heldKey(ref))).length};
+}
+
+/** The drill-down's track-record line for an order's worker, or for a task an order ran under. */
+export function trackRecordLine(
+	orders: OrdersSnapshot,
+	openId: string,
+	tasks: ReadonlyMap<string, Task>,
+	now: number,
+): string | null {
+	const order =
+		orders.records.find(record => record.id === openId) ?? orders.records.find(record => record.workerTasks.includes(openId));
+	if (!order?.worker) return null;
+	const mine = orders.records.filter(record => record.worker === order.worker);
+	const [record] = trackRecords(mine, task => tasks.get(task)?.tokens, now, approverCheck(orders));
+	return record ? `${record.worker}: ${describeTrackRecord(record)}` : null;
+}

@@ -1,0 +1,139 @@
+import {EventType} from '../../core/events.ts';
+import {renderFixes} from '../../core/review/chain.ts';
+import {latestReviews} from '../../core/review/reviews.ts';
+import type {Task} from '../../core/task.ts';
+import type {Ledger} from '../../ledger/open-ledger.ts';
+import {loadReviews} from '../../ledger/reviews.ts';
+import {CLAIM_ROLE} from '../../handoff/claims.ts';
+import {prepareRerun, startRerun, type Launcher} from './rerun.ts';
+import {ReviewGateError, reviewSubject} from './subject.ts';
+
+/** Where work is sent back from: the queue lane it waited in. */
+export type SentBackFrom = 'reviews' | 'failed' | 'waiting';
+
+export type SendBackRequest = {
+	readonly ledger: Ledger;
+	readonly ref: string;
+	readonly reason: string;
+	/** Who sends it back (recorded, and named in the worker's brief). */
+	readonly by: string;
+	/** Which door: `cli` or `board`. */
+	readonly source: string;
+	/** How to start `controlroom run` in the background for the worker's next run. */
+	readonly launcher: Launcher;
+};
+
+export type SendBackResult = {
+	readonly taskId: string;
+	readonly from: SentBackFrom;
+	/** The worker's next run, started in the background; null when a claim was returned instead. */
+	readonly rerunTaskId: string | null;
+	readonly logPath: string | null;
+	readonly briefPath: string | null;
+	readonly claimReturned: boolean;
+	/** One line for the person. */
+	readonly message: string;
+};
+
+/** The time a person last acted on the task (sent it back, accepted it), or null. */
+function lastActedAt(ledger: Ledger, taskId: string): number | null {
+	const [latest] = ledger.reader.latestEventsOf(taskId, [EventType.workSentBack, EventType.workAccepted], 1);
+	return latest?.at ?? null;
+}
+
+/** Whether a claim was handed in and still waits for its acceptor. */
+export function isWaitingHandIn(ledger: Ledger, task: Task): boolean {
+	if (task.role !== CLAIM_ROLE || task.status !== 'done') return false;
+	const [handedIn] = ledger.reader.latestEventsOf(task.id, [EventType.claimHandedIn], 1);
+	if (!handedIn) return false;
+	const acted = lastActedAt(ledger, task.id);
+	return acted === null || acted < handedIn.at;
+}
+
+/** Which lane the task waits in for a person, or null when it waits in none `x` can act on. */
+function waitingIn(ledger: Ledger, task: Task): SentBackFrom | null {
+	const review = latestReviews(loadReviews(ledger.reader).filter(record => record.taskId === task.id))[0];
+	const acted = lastActedAt(ledger, task.id);
+	if (review?.outcome === 'needs-person' && (acted === null || acted < (review.concludedAt ?? 0))) return 'reviews';
+	if (isWaitingHandIn(ledger, task)) return 'waiting';
+	if (task.status === 'failed') return 'failed';
+	return null;
+}
+
+/** One line: what the person typed, its runs of whitespace (a pasted newline) made single spaces. */
+function oneLine(reason: string): string {
+	return reason.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Sends work back with a reason (the board's `x`, `controlroom send-back`): on a task in the
+ * reviews lane, a failed task, or a hand-in waiting for its acceptor. A run started through the
+ * wrapper runs again in the background with the reason added to its brief; a handed-in claim is
+ * returned to the pool, the reason shown first to its next taker. Either way the reason is on the
+ * ledger and the queue entry is closed.
+ */
+export function sendBack(request: SendBackRequest): SendBackResult {
+	const reason = oneLine(request.reason);
+	if (reason === '') throw new ReviewGateError('send-back: a reason is required (what should be done differently?)');
+	const task = request.ledger.reader.resolveTask(request.ref);
+	if (!task) throw new ReviewGateError(`no task '${request.ref}' in ${request.ledger.path}`);
+	const from = waitingIn(request.ledger, task);
+	if (from === null) {
+		throw new ReviewGateError(
+			`${task.id} is not waiting for a person (${task.status}): send back works on a task in the reviews lane, a failed task, or a hand-in waiting for its acceptor`,
+		);
+	}
+	const at = Date.now();
+	const base = {taskId: task.id, at, source: request.source};
+	if (task.role === CLAIM_ROLE) {
+		if (task.status !== 'done')
+			throw new ReviewGateError(`claim ${task.id} is ${task.status}: only a handed-in claim can be returned`);
+		request.ledger.writer.append([
+			{...base, type: EventType.workSentBack, data: {reason, by: request.by, from, claimReturned: true}},
+			{...base, type: EventType.claimPassedBack, data: {reason: `sent back by ${request.by}: ${reason}`, holder: request.by}},
+		]);
+		return {
+			taskId: task.id,
+			from,
+			rerunTaskId: null,
+			logPath: null,
+			briefPath: null,
+			claimReturned: true,
+			message: `sent back ${task.id}: the claim is free again; its next taker reads “${reason}” first`,
+		};
+	}
+	const subject = reviewSubject(request.ledger, task);
+	if (subject.worker === null)
+		throw new ReviewGateError(`cannot send ${task.id} back: ${subject.notRerunnable ?? 'it cannot be run again'}`);
+	const rerun = prepareRerun(
+		request.ledger,
+		subject.worker,
+		renderFixes([reason], {kind: 'person', by: request.by}),
+		'sent back',
+	);
+	request.ledger.writer.append([
+		{
+			...base,
+			type: EventType.workSentBack,
+			data: {
+				reason,
+				by: request.by,
+				from,
+				rerunTaskId: rerun.taskId,
+				briefPath: rerun.briefPath,
+				logPath: rerun.logPath,
+				claimReturned: false,
+			},
+		},
+	]);
+	startRerun(request.ledger, rerun, request.launcher);
+	return {
+		taskId: task.id,
+		from,
+		rerunTaskId: rerun.taskId,
+		logPath: rerun.logPath,
+		briefPath: rerun.briefPath,
+		claimReturned: false,
+		message: `sent back ${task.id}: the worker runs again as ${rerun.taskId} with the reason in its brief`,
+	};
+}

@@ -1,0 +1,126 @@
+#!/bin/sh
+# controlroom's spool hook: what `controlroom hooks install` puts in Claude Code's and Codex's
+# hook settings. The agent waits for every hook call, so this costs a shell start, not a Node
+# start: it writes one spool file (a one-line JSON header, then the payload exactly as received)
+# under a temporary name, renames it into $CONTROLROOM_HOME/spool/, prints nothing and exits 0
+# whatever happens. The fold (board, reconciler, and every reading command before it reads)
+# records it through the same mapping as `controlroom hook`. Format: docs/hooks.md.
+#
+# Usage: spool-hook.sh [--agent claude|codex] [--ledger PATH] [--notify [JSON]]
+# The common path runs builtins only, plus `cat` for the payload and `mv` for the rename.
+
+exec >/dev/null 2>&1
+umask 077
+
+agent=claude
+ledger=
+origin=stdin
+notify=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--agent) [ $# -gt 1 ] && { agent=$2; shift; } ;;
+	--agent=*) agent=${1#*=} ;;
+	--ledger) [ $# -gt 1 ] && { ledger=$2; shift; } ;;
+	--ledger=*) ledger=${1#*=} ;;
+	--notify=*)
+		origin=notify
+		notify=${1#*=}
+		break
+		;;
+	--notify)
+		# Codex appends its JSON as the very last argument.
+		origin=notify
+		[ $# -gt 1 ] && eval "notify=\${$#}"
+		break
+		;;
+	esac
+	shift
+done
+case $agent in claude | codex) ;; *) agent=claude ;; esac
+
+# The same place `controlroom` looks: spool/ beside the ledger.
+if [ -n "$ledger" ]; then
+	case $ledger in */*) dir=${ledger%/*}/spool ;; *) dir=spool ;; esac
+elif [ -n "$CONTROLROOM_HOME" ]; then
+	dir=$CONTROLROOM_HOME/spool
+elif [ -n "$XDG_STATE_HOME" ]; then
+	dir=$XDG_STATE_HOME/controlroom/spool
+else
+	dir=$HOME/.local/state/controlroom/spool
+fi
+[ -d "$dir" ] || mkdir -p "$dir" || exit 0
+
+# JSON string body of $1 into $out: quotes and backslashes escaped, control bytes replaced.
+json_text() {
+	case $1 in
+	*[\"\\]* | *[[:cntrl:]]*) ;;
+	*)
+		out=$1
+		return
+		;;
+	esac
+	out=
+	rest=$1
+	while [ -n "$rest" ]; do
+		tail=${rest#?}
+		c=${rest%"$tail"}
+		rest=$tail
+		case $c in
+		\" | \\) out="$out\\$c" ;;
+		[[:cntrl:]]) out="$out\\ufffd" ;;
+		*) out="$out$c" ;;
+		esac
+	done
+}
+
+header="{\"v\":1,\"source\":\"$agent\",\"origin\":\"$origin\""
+case $CLAUDE_PID in '' | 0 | *[!0-9]*) ;; *) header="$header,\"pid\":$CLAUDE_PID" ;; esac
+if [ -n "$CONTROLROOM_TASK_ID" ]; then
+	json_text "$CONTROLROOM_TASK_ID"
+	header="$header,\"wrapperTaskId\":\"$out\""
+fi
+
+# The parent chain, nearest first, 4 levels: PID, start time (field 22 of stat) and comm, read
+# with the `read` builtin. The comm sits in parentheses and may hold spaces or ')': the fields
+# after it start after the last ') '.
+set -f
+ancestors=
+pid=$PPID
+level=0
+while [ "$level" -lt 4 ]; do
+	case $pid in '' | 0 | *[!0-9]*) break ;; esac
+	stat=
+	read -r stat <"/proc/$pid/stat" || break
+	name=${stat#*\(}
+	name=${name%\)*}
+	# shellcheck disable=SC2086 # splitting the numeric fields is the point
+	set -- ${stat##*) }
+	[ $# -ge 20 ] || break
+	case ${20} in '' | *[!0-9]*) break ;; esac
+	json_text "$name"
+	ancestors="$ancestors${ancestors:+,}{\"pid\":$pid,\"startTime\":${20},\"name\":\"$out\"}"
+	pid=$2
+	level=$((level + 1))
+done
+[ -n "$ancestors" ] && header="$header,\"ancestors\":[$ancestors]"
+header="$header}"
+
+# A fresh random name for each call (the kernel's uuid: a read, no process); the time is the
+# file's modification time, which the kernel sets as the payload is written.
+id=
+read -r id </proc/sys/kernel/random/uuid
+[ -n "$id" ] || id=$$-$(date +%s)-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
+tmp=$dir/.$id.tmp
+trap 'rm -f "$tmp"; exit 0' HUP INT TERM PIPE
+
+if [ "$origin" = notify ]; then
+	printf '%s\n%s' "$header" "$notify" >"$tmp"
+elif [ -t 0 ]; then
+	printf '%s\n' "$header" >"$tmp"
+else
+	{
+		printf '%s\n' "$header"
+		cat
+	} >"$tmp"
+fi && mv -f "$tmp" "$dir/$id.spool" || rm -f "$tmp"
+exit 0

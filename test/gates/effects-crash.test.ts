@@ -1,0 +1,99 @@
+import type {Client} from '@modelcontextprotocol/sdk/client/index.js';
+import {spawn} from 'node:child_process';
+import {existsSync, readFileSync} from 'node:fs';
+import {join} from 'node:path';
+import {afterEach, describe, expect, it} from 'vitest';
+import {BIN, runCli, scratchDir} from '../helpers/cli.ts';
+import {callTool, connectGateway, orderInLedger, SLOW_SERVER, writeOrder} from '../helpers/effects.ts';
+import {onExit, onFileChange, onLedgerChange, waitFor} from '../helpers/wait-for.ts';
+
+// Each test starts several real processes one after another (the gateway, its upstream, one CLI
+// run per step, each a fresh Node): about 2.5 s apiece on the shared 2-core machine under load,
+// so the budget is per process started, not a guess at a race. Every wait inside is on an event.
+const SPAWNS_TIMEOUT_MS = 120_000;
+
+let client: Client | undefined;
+afterEach(async () => {
+	await client?.close();
+	client = undefined;
+});
+
+describe('at most once, across a crash', {timeout: SPAWNS_TIMEOUT_MS}, () => {
+	it('shows an effect killed mid-call as outcome unknown, never sends it again, and still runs the others once', async () => {
+		// Given an order over our slow upstream, which logs every call it receives and holds
+		// slow_append until a release file appears (the test never makes it)
+		const dir = scratchDir('cr-effects-crash-');
+		const calls = join(dir, 'calls.log');
+		const out = join(dir, 'out.txt');
+		const ledger = join(dir, 'ledger.db');
+		const order = writeOrder(
+			dir,
+			`order: o-crash
+worker: worker-9
+budget: {calls: 10}
+upstreams:
+  slow:
+    command: ${process.execPath}
+    args: [${SLOW_SERVER}]
+    env: {CALLS_LOG: ${calls}}
+    allow: [append_line, slow_append]
+`,
+		);
+		client = await connectGateway(order, ledger);
+		for (const [tool, line] of [
+			['append_line', 'a'],
+			['slow_append', 'b'],
+			['append_line', 'c'],
+		] as const) {
+			const args = tool === 'slow_append' ? {file: out, line, release: join(dir, 'never')} : {file: out, line};
+			expect((await callTool(client, `slow__${tool}`, args)).content[0]?.text).toMatch(/^pending:slow\//);
+		}
+
+		// When an approval is killed after the slow effect's start is recorded, before its end
+		const approver = spawn(process.execPath, [BIN, 'effects', 'approve', 'o-crash', '--ledger', ledger], {stdio: 'ignore'});
+		await waitFor(
+			() => orderInLedger(ledger, 'o-crash').order?.effects.find(effect => effect.id === 'slow/slow_append#2')?.startedAt,
+			{
+				what: 'the approval to record the start of slow/slow_append#2',
+				on: [onLedgerChange(ledger)],
+				timeoutMs: 20_000,
+			},
+		);
+		await waitFor(() => existsSync(calls) && readFileSync(calls, 'utf8').includes('slow_append b'), {
+			what: 'the upstream to receive slow_append',
+			on: [onFileChange(calls)],
+			timeoutMs: 20_000,
+		});
+		approver.kill('SIGKILL');
+		await waitFor(() => approver.exitCode !== null || approver.signalCode !== null, {
+			what: 'the approval to die',
+			on: [onExit(approver)],
+		});
+
+		// Then that effect shows as outcome unknown
+		const listed = runCli(['effects', 'list', 'o-crash', '--json', '--ledger', ledger]);
+		const states = Object.fromEntries(
+			(JSON.parse(listed.stdout) as {effects: {id: string; state: string}[]}).effects.map(effect => [effect.id, effect.state]),
+		);
+		expect(states).toEqual({
+			'slow/append_line#1': 'finished',
+			'slow/slow_append#2': 'outcome unknown',
+			'slow/append_line#3': 'held',
+		});
+
+		// When a person approves again: the unknown one is not sent, the other held one runs once
+		const again = runCli(['effects', 'approve', 'o-crash', '--ledger', ledger]);
+		expect(again.status, again.stdout + again.stderr).toBe(0);
+		expect(again.stdout).toContain('slow/slow_append#2: outcome unknown (started, never finished), not sent again');
+		expect(again.stdout).toContain('slow/append_line#3: finished');
+		const third = runCli(['effects', 'approve', 'o-crash', '--ledger', ledger]);
+		expect(third.stdout).toContain('nothing held in o-crash');
+
+		// Then the upstream received each call exactly once, and only the two that finished took effect
+		expect(readFileSync(calls, 'utf8').trim().split('\n')).toEqual(['append_line a', 'slow_append b', 'append_line c']);
+		expect(readFileSync(out, 'utf8')).toBe('a\nc\n');
+		const {types, order: record} = orderInLedger(ledger, 'o-crash');
+		expect(types.filter(type => type === 'effect.outcome_unknown')).toHaveLength(1);
+		expect(record?.effects.find(effect => effect.id === 'slow/slow_append#2')?.finishedAt).toBeNull();
+	});
+});
