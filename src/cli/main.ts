@@ -17,6 +17,7 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 	demo: {summary: 'show the board on a scratch ledger of simulated agents', load: () => import('./commands/demo.ts')},
 	snapshot: {summary: 'print the board once (text or --json), for CI', load: () => import('./commands/snapshot.ts')},
 	timeline: {summary: "print one task's timeline", load: () => import('./commands/timeline.ts')},
+	explain: {summary: 'say why a task shows what it shows, signal by signal', load: () => import('./commands/explain.ts')},
 	run: {summary: 'run an agent command as a recorded task (wrapper)', load: () => import('./commands/run.ts')},
 	sync: {
 		summary: 'ship this ledger to a fleet ledger on PostgreSQL, carry out fleet requests',
@@ -47,6 +48,10 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 	plan: {
 		summary: 'plan review: an independent read-only reviewer, two rounds, then the disagreements lane',
 		load: () => import('./commands/plan.ts'),
+	},
+	doctor: {
+		summary: 'check the ledger, the spool, dropped events, permissions and the hooks',
+		load: () => import('./commands/doctor.ts'),
 	},
 	hooks: {summary: 'install, remove or show the Claude Code and Codex hooks', load: () => import('./commands/hooks.ts')},
 	review: {

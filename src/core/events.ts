@@ -122,7 +122,15 @@ const EVENT_DATA = {
 		/** Where the wrapper keeps the run's output (bounded), for the board's log view. */
 		output: text,
 	}),
-	'task.started': z.looseObject({pid: count, pgid: count, startTime: count, wrapperPid: count, wrapperStartTime: count}),
+	'task.started': z.looseObject({
+		pid: count,
+		pgid: count,
+		startTime: count,
+		wrapperPid: count,
+		wrapperStartTime: count,
+		/** How a hook found the PID: `CLAUDE_PID`, or `parent process` (the agent among the hook's parents). */
+		pidFrom: text,
+	}),
 	'task.heartbeat': z.looseObject({}),
 	'task.pid_reported': z.looseObject({pid: count, startTime: count}),
 	'task.progressed': z.looseObject({done: count, total: count, from: text}),
@@ -161,7 +169,10 @@ const EVENT_DATA = {
 		sessionId: text,
 		threadId: text,
 		cwd: text,
+		/** The agent's PID, its start time and how the hook found it (see task.started). */
 		pid: count,
+		startTime: count,
+		pidFrom: text,
 		toolName: text,
 		titleHint: text,
 		parentId: text,

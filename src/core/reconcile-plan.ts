@@ -1,5 +1,5 @@
 import {EventType, type NewEvent} from './events.ts';
-import {findUntracked, ownedWithin, pidFate, type PidFate, type ProcessInfo} from './process-tree.ts';
+import {findUntracked, ownedWithin, PARENT_LEVELS, pidFate, type PidFate, type ProcessInfo} from './process-tree.ts';
 import type {Task} from './task.ts';
 
 /** What the ledger recorded about a task's process: its PID with start time, and its wrapper's. */
@@ -15,7 +15,7 @@ export type RecordedWrapper = {readonly pid: number; readonly startTime: number 
 
 /** One `registered`, `running` or `untracked` row the pass looks at, with what the ledger says about its processes. */
 export type WatchedTask = {
-	readonly task: Pick<Task, 'id' | 'status' | 'pid' | 'lastSeq'>;
+	readonly task: Pick<Task, 'id' | 'status' | 'pid' | 'lastSeq' | 'source' | 'isTurnOpen'>;
 	/** For a `registered` row: the wrapper that registered it, or null when it recorded none. */
 	readonly registeredBy: RecordedWrapper | null;
 	/** For a `running` or `untracked` row: its process, or null when no producer reported a PID. */
@@ -35,14 +35,24 @@ export type ReconcileFacts = {
 	readonly agentProcesses: readonly ProcessInfo[];
 	/** Whether the ledger already holds a task with this id (a Set in tests; a ledger read in a pass). */
 	readonly knownTaskIds: {has(taskId: string): boolean};
+	/**
+	 * Whether a task that is not an untracked row names this very process (its PID with the same
+	 * start time): a hook session that ended while its agent still exits, say. Such a process is
+	 * tracked work, never also untracked.
+	 */
+	readonly isNamedByTask: (process: ProcessInfo) => boolean;
 };
 
 /** What the pass decided about one watched task. */
 export type Verdict =
 	/** A registered row whose wrapper died before the spawn: nobody will start or end it. */
 	| {readonly kind: 'never-started'; readonly wrapperPid: number}
-	/** The task's process is gone, or its PID now names another process, and no exit was recorded. */
+	/** The task's process is gone, or its PID now names another process, and no exit was recorded: lost. */
 	| {readonly kind: 'gone'; readonly pid: number; readonly fate: Exclude<PidFate, 'alive'>}
+	/** A hook session's agent is gone after its last turn completed: it ended, its exit code unknown. */
+	| {readonly kind: 'session-over'; readonly pid: number; readonly fate: Exclude<PidFate, 'alive'>}
+	/** An untracked process went away: it was never tracked work, so it ended, outcome unknown (not lost). */
+	| {readonly kind: 'vanished'; readonly pid: number}
 	/** A hook reported the PID without its start time: note it once, to catch PID reuse later. */
 	| {readonly kind: 'pid-reported'; readonly pid: number; readonly startTime: number}
 	/** An untracked row whose process a wrapper or hook now tracks. */
@@ -86,6 +96,17 @@ function lostReason(verdict: LostVerdict): string {
 		: `PID ${verdict.pid} now belongs to another process (start time differs); the agent is gone and no exit was recorded`;
 }
 
+/** Why a hook session that finished its turn is ended rather than lost, in words. */
+function sessionOverReason(verdict: Extract<Verdict, {kind: 'session-over'}>): string {
+	const gone = verdict.fate === 'gone' ? `process ${verdict.pid} is gone` : `PID ${verdict.pid} now belongs to another process`;
+	return `${gone} after its last turn completed, with no SessionEnd: ended, exit code unknown`;
+}
+
+/** Why an untracked process's row leaves the live lanes, in words. */
+export function vanishedReason(pid: number): string {
+	return `process ${pid} went away; it was never tracked, so how it ended is unknown`;
+}
+
 /** The event a verdict writes: the one place a reconciler's `lost`, `ended` and `pid_reported` are made. */
 function eventOf(task: WatchedTask['task'], verdict: Verdict, now: number): NewEvent {
 	const base = {taskId: task.id, at: now, source: 'reconciler'} as const;
@@ -107,6 +128,10 @@ function eventOf(task: WatchedTask['task'], verdict: Verdict, now: number): NewE
 				data: {pid: verdict.pid, startTime: verdict.startTime},
 				dedupKey: `pid-start:${task.id}:${verdict.pid}:${verdict.startTime}`,
 			};
+		case 'session-over':
+			return {...base, type: EventType.ended, data: {reason: sessionOverReason(verdict)}};
+		case 'vanished':
+			return {...base, type: EventType.ended, data: {reason: vanishedReason(verdict.pid)}};
 		case 'adopted':
 			return {...base, type: EventType.ended, data: {reason: 'now tracked by a wrapper or hook'}};
 	}
@@ -161,15 +186,17 @@ function judgeTracked(watched: WatchedTask, processes: ProcessTable): Judgement 
 	}
 	// The wrapper records the exit itself; lost is only for a task nobody will speak for.
 	if (isAlive(record.wrapperPid, record.wrapperStartTime)) return {verdict: null, tracks: record.wrapperPid};
-	return {verdict: {kind: 'gone', pid: record.pid, fate}, tracks: null};
+	// A hook session between turns has nothing in flight: its agent exited without a SessionEnd.
+	const isSessionBetweenTurns = watched.task.source !== 'wrapper' && !watched.task.isTurnOpen;
+	return {verdict: {kind: isSessionBetweenTurns ? 'session-over' : 'gone', pid: record.pid, fate}, tracks: null};
 }
 
-/** An untracked row: lost when its process is gone, ended once a wrapper or hook tracks it or an ancestor. */
+/** An untracked row: ended (outcome unknown) when its process is gone, ended once a wrapper or hook tracks it or an ancestor. */
 function judgeUntracked(watched: WatchedTask, processes: ProcessTable, tracked: ReadonlySet<number>): Verdict | null {
 	const record = watched.process;
 	if (!record) return null;
 	const fate = pidFate(record.startTime, processes.get(record.pid));
-	if (fate !== 'alive') return {kind: 'gone', pid: record.pid, fate};
+	if (fate !== 'alive') return {kind: 'vanished', pid: record.pid};
 	const isTracked = (pid: number): boolean => tracked.has(pid);
 	return isTracked(record.pid) || ownedWithin(record.pid, pid => processes.get(pid), isTracked) ? {kind: 'adopted'} : null;
 }
@@ -195,15 +222,37 @@ export function planReconcile(facts: ReconcileFacts): ReconcilePlan {
 		if (tracks !== null) tracked.add(tracks);
 		if (verdict) write(watched, verdict);
 	}
+	const covered = coveredPids(facts, tracked);
 	const untrackedIds = new Set(untracked.map(watched => watched.task.id));
-	const discovered = findUntracked(facts.agentProcesses, pid => processes.get(pid), tracked)
+	const discovered = findUntracked(facts.agentProcesses, pid => processes.get(pid), covered)
 		.map(process => ({taskId: untrackedTaskId(process), process}))
 		.filter(({taskId}) => !untrackedIds.has(taskId) && !facts.knownTaskIds.has(taskId));
 	for (const watched of untracked) {
-		const verdict = judgeUntracked(watched, processes, tracked);
+		const verdict = judgeUntracked(watched, processes, covered);
 		if (verdict) write(watched, verdict);
 	}
 	return {guarded, discovered};
+}
+
+/**
+ * The PIDs that are tracked work: those the live rows keep alive, the agent processes a task
+ * names with their start time (a session that ended while its agent exits), and the agent's own
+ * launchers above them (Codex's `node .../codex` above the native `codex` its hooks name).
+ */
+function coveredPids(facts: ReconcileFacts, tracked: ReadonlySet<number>): Set<number> {
+	const agents = new Map(facts.agentProcesses.map(process => [process.pid, process]));
+	const covered = new Set(tracked);
+	for (const process of facts.agentProcesses) {
+		if (!covered.has(process.pid) && facts.isNamedByTask(process)) covered.add(process.pid);
+	}
+	for (const pid of [...covered]) {
+		let parent = facts.processes.get(pid)?.ppid;
+		for (let level = 0; level < PARENT_LEVELS && parent !== undefined && agents.has(parent); level += 1) {
+			covered.add(parent);
+			parent = agents.get(parent)?.ppid;
+		}
+	}
+	return covered;
 }
 
 /** The tasks a pass found lost, as it reports them: the PID that is gone (the wrapper's, for a run never started). */
@@ -219,4 +268,15 @@ export function lostTasks(writes: Iterable<GuardedWrite>): {taskId: string; pid:
 /** The untracked rows a pass ended because a wrapper or hook now tracks them. */
 export function adoptedTasks(writes: Iterable<GuardedWrite>): string[] {
 	return [...writes].filter(({verdict}) => verdict.kind === 'adopted').map(({seen}) => seen.id);
+}
+
+/** The rows a pass ended without calling them lost: sessions whose last turn had completed, untracked processes gone. */
+export function endedTasks(writes: Iterable<GuardedWrite>): {taskId: string; pid: number; reason: string}[] {
+	const ended: {taskId: string; pid: number; reason: string}[] = [];
+	for (const {seen, verdict, event} of writes) {
+		if (verdict.kind === 'session-over' || verdict.kind === 'vanished') {
+			ended.push({taskId: seen.id, pid: verdict.pid, reason: event.type === EventType.ended ? (event.data.reason ?? '') : ''});
+		}
+	}
+	return ended;
 }

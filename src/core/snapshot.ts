@@ -47,6 +47,8 @@ export type SnapshotTask = {
 	exitCode: number | null;
 	signal: string | null;
 	error: string | null;
+	/** Why an ended task ended, as recorded (SessionEnd's reason, a stop's, the reconciler's); null while running. */
+	endReason: string | null;
 	cwd: string | null;
 	parentId: string | null;
 	sessionId: string | null;
@@ -184,6 +186,7 @@ export function toSnapshotTask(
 		exitCode: task.exitCode,
 		signal: task.signal,
 		error: task.error,
+		endReason: task.endReason,
 		cwd: task.cwd,
 		parentId: task.parentId,
 		sessionId: task.sessionId,

@@ -112,23 +112,60 @@ function createsTask(type: EventTypeName): boolean {
  */
 const BOOKKEEPING_EVENTS: ReadonlySet<EventTypeName> = new Set([...ABOUT_A_TASK, EventType.pidReported]);
 
-/** Agent events that prove a session is alive again after it ended or was found lost. */
+/** Agent events that prove a session is alive again after it ended, failed or was found lost. */
 const REOPENING_AGENT_EVENTS = new Set(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse']);
 
-function applyAgentEvent(current: Task, data: EventDataOf<'agent.event'>): Task {
+/**
+ * Agent events that say a turn completed: a hook's Stop, Codex's notify, and `codex exec --json`'s
+ * turn.completed (read by the wrapper). A completed turn answers an earlier failure of the session.
+ */
+const TURN_COMPLETED_EVENTS = new Set(['Stop', 'agent-turn-complete', 'turn.completed']);
+
+/** Codex's `exec --json` says a turn failed; its message becomes the task's error. */
+const TURN_FAILED_EVENT = 'turn.failed';
+
+/**
+ * A wrapper task's lifecycle is the wrapper's: it spawned the process, holds its group, and records
+ * how it exited. Events its agent's hooks send onto it (one run is one task) add the session, the
+ * tokens, the progress and any failure, but never replace the PID or end the task.
+ */
+function isHookOnWrapperTask(task: Task, event: NewEvent): boolean {
+	return task.source === 'wrapper' && event.source !== 'wrapper';
+}
+
+function messageOf(data: EventDataOf<'agent.event'>): string | null {
+	const payload = data.payload;
+	if (!payload || typeof payload !== 'object') return null;
+	const message = (payload as Record<string, unknown>)['message'];
+	return typeof message === 'string' && message.length > 0 ? message : null;
+}
+
+function applyAgentEvent(current: Task, event: NewEvent & {readonly type: 'agent.event'}): Task {
+	const {data} = event;
 	const name = data.event ?? null;
-	const task: Task = {
+	const isWrapperOwned = isHookOnWrapperTask(current, event);
+	const isTurnCompleted = name !== null && TURN_COMPLETED_EVENTS.has(name);
+	let task: Task = {
 		...current,
-		cwd: data.cwd ?? current.cwd,
-		pid: data.pid ?? current.pid,
+		cwd: isWrapperOwned ? (current.cwd ?? data.cwd ?? null) : (data.cwd ?? current.cwd),
+		pid: isWrapperOwned ? current.pid : (data.pid ?? current.pid),
 		sessionId: current.sessionId ?? data.sessionId ?? null,
 		parentId: current.parentId ?? data.parentId ?? null,
 		title: current.title ?? data.titleHint ?? null,
-		isTurnOpen: name === 'UserPromptSubmit' ? true : name === 'Stop' || name === 'StopFailure' ? false : current.isTurnOpen,
+		isTurnOpen: name === 'UserPromptSubmit' ? true : isTurnCompleted || name === 'StopFailure' ? false : current.isTurnOpen,
 	};
-	const reopens = (task.status === 'done' || task.status === 'lost') && name !== null && REOPENING_AGENT_EVENTS.has(name);
-	if (reopens) {
+	if (name === TURN_FAILED_EVENT) task = {...task, isTurnOpen: false, error: messageOf(data) ?? task.error ?? 'turn failed'};
+	// A failure stays a failure until a later turn of the same session completes.
+	if (isTurnCompleted && task.error !== null && !isEnded(task.status)) return {...task, error: null};
+	if (task.source === 'wrapper') return task;
+	if (isTurnCompleted && task.status === 'failed') {
 		return {...task, status: 'running', endedAt: null, exitCode: null, endReason: null, error: null};
+	}
+	const isReopenable = task.status === 'done' || task.status === 'lost' || task.status === 'failed';
+	if (isReopenable && name !== null && REOPENING_AGENT_EVENTS.has(name)) {
+		// Working again after a failure: running, the unanswered failure kept until a turn completes.
+		const error = task.status === 'failed' ? task.error : null;
+		return {...task, status: 'running', endedAt: null, exitCode: null, endReason: null, error};
 	}
 	return task;
 }
@@ -141,27 +178,50 @@ function applyPlanItem(task: Task, itemId: string | null, isDone: boolean): Task
 	return {...task, planItems, progress: reported ? withDeclaredTotal(reported, task.stepsDeclared) : task.progress};
 }
 
-/** A session that ends while a turn is open never said Stop: in `-p` mode that is an API error. */
-function endSession(task: Task, at: number, reason: string | null): Task {
-	if (task.isTurnOpen && task.source !== 'wrapper') {
-		return end(task, 'failed', at, {
-			exitCode: null,
-			endReason: reason,
-			isTurnOpen: false,
-			error: 'session ended during a turn without Stop (API error or interruption)',
-		});
-	}
-	return end(task, 'done', at, {exitCode: null, endReason: reason});
+/** Why a session that ended mid-turn failed: in `-p` mode that is how an API error looks. */
+export const ENDED_MID_TURN = 'session ended during a turn without Stop (API error or interruption)';
+
+/**
+ * A session ended. It failed if a turn was open (it never said Stop) or a failure is still
+ * unanswered (no later turn completed); else it is done, its exit code unknown. On a wrapper's
+ * task the session's end only notes a failure: the wrapper records how the run ended.
+ */
+function endSession(task: Task, event: NewEvent, reason: string | null): Task {
+	const error = task.isTurnOpen ? (task.error ?? ENDED_MID_TURN) : task.error;
+	if (isHookOnWrapperTask(task, event)) return {...task, isTurnOpen: false, error};
+	// A stop is what ended it; the session's own goodbye that follows does not make it done.
+	if (task.status === 'stopped') return task;
+	if (error !== null)
+		return end(task, 'failed', event.at, {exitCode: task.exitCode, endReason: reason, isTurnOpen: false, error});
+	return end(task, 'done', event.at, {exitCode: null, endReason: reason});
 }
 
-function registerTask(current: Task | undefined, task: Task, data: EventDataOf<'task.registered'>, at: number): Task {
+/** A wrapped process exited: its code decides, but an unanswered failure of its session keeps it failed. */
+function exitTask(task: Task, data: EventDataOf<'task.exited'>, at: number): Task {
+	const exitCode = data.exitCode ?? null;
+	const signal = data.signal ?? null;
+	const status: Status = signal !== null ? 'stopped' : exitCode === 0 && task.error === null ? 'done' : 'failed';
+	return end(task, status, at, {exitCode, signal, endReason: data.reason ?? task.endReason, isTurnOpen: false});
+}
+
+/** A failure: ends a session `failed`; on a wrapper's task a hook's failure is noted for the wrapper's exit. */
+function failTask(task: Task, event: NewEvent & {readonly type: 'task.failed'}): Task {
+	const error = event.data.error ?? task.error;
+	if (isHookOnWrapperTask(task, event)) return {...task, isTurnOpen: false, error: error ?? 'failed'};
+	return end(task, 'failed', event.at, {isTurnOpen: false, exitCode: event.data.exitCode ?? null, error});
+}
+
+function registerTask(current: Task | undefined, task: Task, event: NewEvent & {readonly type: 'task.registered'}): Task {
+	const {data, at} = event;
+	// A wrapped session's SessionStart notes its session on the wrapper's task and changes nothing the wrapper set.
+	const isWrapperOwned = isHookOnWrapperTask(task, event);
 	return {
 		...task,
 		status: current && current.status !== 'registered' ? current.status : 'registered',
 		title: data.title ?? task.title,
-		source: data.source ?? task.source,
+		source: isWrapperOwned ? task.source : (data.source ?? task.source),
 		role: data.role ?? task.role,
-		cwd: data.cwd ?? task.cwd,
+		cwd: isWrapperOwned ? (task.cwd ?? data.cwd ?? null) : (data.cwd ?? task.cwd),
 		parentId: data.parentId ?? task.parentId,
 		sessionId: data.sessionId ?? task.sessionId,
 		budget: data.budget ?? task.budget,
@@ -188,15 +248,17 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 	};
 	switch (event.type) {
 		case EventType.registered:
-			return registerTask(current, task, event.data, event.at);
-		case EventType.started:
+			return registerTask(current, task, event);
+		case EventType.started: {
+			const isWrapperOwned = isHookOnWrapperTask(task, event);
 			return {
 				...task,
 				status: isEnded(task.status) ? task.status : 'running',
-				pid: event.data.pid ?? task.pid,
-				pgid: event.data.pgid ?? task.pgid,
+				pid: isWrapperOwned ? task.pid : (event.data.pid ?? task.pid),
+				pgid: isWrapperOwned ? task.pgid : (event.data.pgid ?? task.pgid),
 				startedAt: task.startedAt ?? event.at,
 			};
+		}
 		case EventType.pidReported:
 			return {...task, pid: event.data.pid ?? task.pid};
 		case EventType.progressed: {
@@ -205,18 +267,10 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 		}
 		case EventType.tokensReported:
 			return {...task, tokens: addTokens(task.tokens, {input: event.data.input ?? null, output: event.data.output ?? null})};
-		case EventType.exited: {
-			const exitCode = event.data.exitCode ?? null;
-			const signal = event.data.signal ?? null;
-			const status: Status = signal !== null ? 'stopped' : exitCode === 0 ? 'done' : 'failed';
-			return end(task, status, event.at, {exitCode, signal, endReason: event.data.reason ?? task.endReason});
-		}
+		case EventType.exited:
+			return exitTask(task, event.data, event.at);
 		case EventType.failed:
-			return end(task, 'failed', event.at, {
-				isTurnOpen: false,
-				exitCode: event.data.exitCode ?? null,
-				error: event.data.error ?? task.error,
-			});
+			return failTask(task, event);
 		case EventType.stopped:
 			return end(task, 'stopped', event.at, {
 				signal: event.data.signal ?? task.signal,
@@ -226,7 +280,7 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 		case EventType.lost:
 			return isEnded(task.status) ? task : end(task, 'lost', event.at, {endReason: event.data.reason ?? null});
 		case EventType.ended:
-			return endSession(task, event.at, event.data.reason ?? null);
+			return endSession(task, event, event.data.reason ?? null);
 		case EventType.planItem:
 			return applyPlanItem(task, event.data.itemId ?? null, event.data.isDone === true);
 		case EventType.discovered:
@@ -238,7 +292,7 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 				cwd: task.cwd ?? event.data.cwd ?? null,
 			};
 		case EventType.agentEvent:
-			return applyAgentEvent(task, event.data);
+			return applyAgentEvent(task, event);
 		case EventType.claimTaken:
 			return isEnded(task.status) ? task : {...task, status: 'running', startedAt: task.startedAt ?? event.at};
 		case EventType.claimHandedIn:

@@ -1,4 +1,5 @@
 import {hash} from 'node:crypto';
+import {findAgentProcess, type AgentProcess} from '../core/agent-process.ts';
 import {EventType, newEvent, type EventDataOf, type EventTypeName, type NewEvent} from '../core/events.ts';
 import {progressFromList} from '../core/progress.ts';
 import {keptPayload} from './payload-limits.ts';
@@ -76,6 +77,11 @@ type Push = <T extends EventTypeName>(type: T, data: EventDataOf<T>, id?: string
 /** Notification types that do not ask the person for anything. */
 const NOT_A_NEED = new Set(['auth_success']);
 
+/**
+ * What the hook knew besides the payload. The Node hook and the spool envelope (the shell hook's
+ * and the busy Node hook's) carry the same fields under the same names, so a payload means the
+ * same thing whichever way it arrives.
+ */
 export type MappingContext = {
 	readonly source: AgentSource;
 	readonly at: number;
@@ -88,15 +94,43 @@ export type MappingContext = {
 };
 
 /**
+ * The task a session's events land on: the wrapper's task when the session runs under
+ * `controlroom run` (one run is one task), else the session's own `c-`/`x-` task.
+ */
+export function sessionTaskOf(source: AgentSource, sessionId: string, context: Pick<MappingContext, 'wrapperTaskId'>): string {
+	return context.wrapperTaskId ? context.wrapperTaskId : sessionTaskId(source, sessionId);
+}
+
+/** The agent process behind the hook call: CLAUDE_PID, else the agent found among the hook's parents. */
+export function agentProcessOf(context: MappingContext): AgentProcess | null {
+	return findAgentProcess(context.source, context.pid ?? null, context.ancestors ?? []);
+}
+
+/** The PID fields an agent event carries: the agent's PID, its start time and how it was found. */
+function pidFields(agent: AgentProcess | null): {pid: number | null; startTime: number | null; pidFrom: string | null} {
+	return {pid: agent?.pid ?? null, startTime: agent?.startTime ?? null, pidFrom: agent?.from ?? null};
+}
+
+/** The error a StopFailure reports: Claude puts the API's words in last_assistant_message and a kind in error. */
+function stopFailureError(payload: HookPayload): string {
+	const kind = asString(payload['error']);
+	const words = asString(payload['last_assistant_message']) ?? asString(payload['message']) ?? asString(payload['reason']);
+	if (words === null) return kind ?? 'StopFailure';
+	return kind && kind !== 'unknown' && !words.includes(kind) ? `${words} (${kind})` : words;
+}
+
+/**
  * Maps one lifecycle hook payload to ledger events. One module, used by `ingest`, the spool fold
  * and the live hook, so a payload means the same thing whichever way it arrives.
  */
 export function mapHookPayload(payload: HookPayload, context: MappingContext): NewEvent[] {
 	const {source, at} = context;
-	const taskId = sessionTaskId(source, payload.session_id);
+	const isWrapped = Boolean(context.wrapperTaskId);
+	const taskId = sessionTaskOf(source, payload.session_id, context);
 	const name = payload.hook_event_name;
 	const toolName = asString(payload['tool_name']);
 	const toolInput = asRecord(payload['tool_input']);
+	const agent = agentProcessOf(context);
 	const events: NewEvent[] = [];
 	const push: Push = (type, data, id = taskId) => {
 		events.push(newEvent(type, data, {taskId: id, at, source}));
@@ -105,14 +139,15 @@ export function mapHookPayload(payload: HookPayload, context: MappingContext): N
 	const isTaskNotification = prompt?.trimStart().startsWith('<task-notification>') ?? false;
 
 	if (name === 'SessionStart') {
-		push(EventType.registered, {source, sessionId: payload.session_id, cwd: payload.cwd ?? null});
-		push(EventType.started, context.pid ? {pid: context.pid} : {});
+		// Under a wrapper the task is the wrapper's: its source stays `wrapper`, the session is noted on it.
+		push(EventType.registered, {...(isWrapped ? {} : {source}), sessionId: payload.session_id, cwd: payload.cwd ?? null});
+		push(EventType.started, agent ? {pid: agent.pid, startTime: agent.startTime, pidFrom: agent.from} : {});
 	}
 	push(EventType.agentEvent, {
 		event: name,
 		sessionId: payload.session_id,
 		cwd: payload.cwd ?? null,
-		pid: context.pid ?? null,
+		...pidFields(agent),
 		toolName,
 		titleHint: name === 'UserPromptSubmit' && prompt && !isTaskNotification ? firstLine(prompt) : null,
 		payload: keptPayload(payload),
@@ -137,10 +172,7 @@ export function mapHookPayload(payload: HookPayload, context: MappingContext): N
 			});
 		}
 	}
-	if (name === 'StopFailure') {
-		const error = asString(payload['error']) ?? asString(payload['message']) ?? asString(payload['reason']) ?? 'StopFailure';
-		push(EventType.failed, {error, exitCode: null});
-	}
+	if (name === 'StopFailure') push(EventType.failed, {error: stopFailureError(payload), exitCode: null});
 	if (name === 'SessionEnd') push(EventType.ended, {reason: asString(payload['reason'])});
 	mapSubagent(payload, name, taskId, push);
 	return events;
@@ -160,23 +192,21 @@ function mapSubagent(payload: HookPayload, name: string, parentId: string, push:
 
 /** Maps Codex's `notify` argument (a turn ended) to ledger events. */
 export function mapNotifyPayload(payload: NotifyPayload, context: MappingContext): NewEvent[] {
-	const taskId = sessionTaskId('codex', payload['thread-id']);
+	const taskId = sessionTaskOf('codex', payload['thread-id'], context);
 	const messages = payload['input-messages'];
 	const firstMessage = Array.isArray(messages) ? asString(messages[0]) : null;
 	return [
-		{
-			taskId,
-			type: EventType.agentEvent,
-			at: context.at,
-			source: 'codex',
-			data: {
+		newEvent(
+			EventType.agentEvent,
+			{
 				event: payload.type,
 				sessionId: payload['thread-id'],
 				cwd: payload.cwd ?? null,
-				pid: context.pid ?? null,
+				...pidFields(agentProcessOf({...context, source: 'codex'})),
 				titleHint: firstMessage ? firstLine(firstMessage) : null,
 				payload: keptPayload(payload),
 			},
-		},
+			{taskId, at: context.at, source: 'codex'},
+		),
 	];
 }

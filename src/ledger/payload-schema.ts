@@ -39,6 +39,9 @@ export const ancestorSchema = z.looseObject({
 });
 export type Ancestor = z.infer<typeof ancestorSchema>;
 
+/** How many parent levels the hook records: agent → shell → hook is common, a wrapper script adds one. */
+export const ANCESTOR_LEVELS = 4;
+
 /** The spool envelope: the hook writes it when the ledger is busy; `ingest` reads it too. */
 export const spoolEnvelopeSchema = z.looseObject({
 	at: z.iso.datetime({offset: true}),

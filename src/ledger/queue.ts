@@ -60,3 +60,13 @@ export function loadHumanQueue(reader: LedgerReader, now: number, options: Queue
 		...(options.limit === undefined ? {} : {limit: options.limit}),
 	});
 }
+
+/** One task's queue entry, if it has one (found past a lane's first five too), with its lane, as `explain` names it. */
+export function loadQueueEntry(reader: LedgerReader, now: number, taskId: string) {
+	const queue = loadHumanQueue(reader, now, {limit: Number.MAX_SAFE_INTEGER});
+	for (const lane of queue.lanes) {
+		const item = lane.items.find(entry => entry.taskId === taskId);
+		if (item) return {lane: lane.name, reason: item.reason, at: item.at, seq: item.seq};
+	}
+	return null;
+}

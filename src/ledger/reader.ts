@@ -26,6 +26,8 @@ export type LedgerReader = {
 	tasksForView(endedSince: number | null): Task[];
 	/** Tasks in one of the given statuses. */
 	tasksWithStatus(statuses: readonly Status[]): Task[];
+	/** Tasks whose recorded PID is this one, newest first (at most a few: PIDs are reused over time). */
+	tasksWithPid(pid: number): Task[];
 	statusCounts(): Record<Status, number>;
 	/** Events after `afterSeq`, oldest first, at most `limit`: how readers tail the ledger. */
 	eventsSince(afterSeq: number, limit: number): LedgerEvent[];
@@ -89,6 +91,7 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 	const forView = db.prepare('SELECT doc FROM tasks WHERE ended_at IS NULL OR ended_at >= ? ORDER BY created_at DESC').pluck();
 	const allTasks = db.prepare('SELECT doc FROM tasks ORDER BY created_at DESC').pluck();
 	const withStatus = preparedByLength(db, marks => `SELECT doc FROM tasks WHERE status IN (${marks})`);
+	const withPid = db.prepare('SELECT doc FROM tasks WHERE pid = ? ORDER BY created_at DESC LIMIT 8').pluck();
 	const counts = db.prepare('SELECT status, COUNT(*) AS n FROM tasks GROUP BY status');
 	const since = db.prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
 	const ofTask = db.prepare('SELECT * FROM events WHERE task_id = ? ORDER BY seq');
@@ -160,6 +163,7 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 							.pluck()
 							.all(...statuses),
 					),
+		tasksWithPid: pid => parseDocs(withPid.all(pid)),
 		statusCounts() {
 			const result = Object.fromEntries(STATUSES.map(status => [status, 0])) as Record<Status, number>;
 			for (const row of counts.all() as {status: Status; n: number}[]) {

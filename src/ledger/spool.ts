@@ -1,6 +1,7 @@
 import {hash, randomBytes} from 'node:crypto';
 import {closeSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
+import type {HookAncestor} from '../core/agent-process.ts';
 import type {NewEvent} from '../core/events.ts';
 import {DROPPED_COUNTER} from './counters.ts';
 import {
@@ -69,7 +70,14 @@ function writeSpoolFile(dir: string, text: string): string {
 /** Writes one envelope as its own spool file. */
 export function writeSpoolEnvelope(
 	dir: string,
-	envelope: {at: string; source: AgentSource; payload: unknown; pid?: number},
+	envelope: {
+		at: string;
+		source: AgentSource;
+		payload: unknown;
+		pid?: number;
+		wrapperTaskId?: string;
+		ancestors?: readonly HookAncestor[];
+	},
 ): string {
 	return writeSpoolFile(dir, `${JSON.stringify({...envelope, id: newSpoolName()})}\n`);
 }

@@ -3,6 +3,7 @@ import {agentNameOf, type ProcessInfo} from '../core/process-tree.ts';
 import {
 	adoptedTasks,
 	discoveredEvent,
+	endedTasks,
 	lostTasks,
 	planReconcile,
 	type GuardedWrite,
@@ -13,7 +14,7 @@ import type {Ledger, LedgerFileChange} from '../ledger/open-ledger.ts';
 import {spoolDir} from '../ledger/paths.ts';
 import {foldSpool} from '../ledger/spool.ts';
 import {DEFAULT_PROC_ROOT, readArgv, readCwd, scanProcesses, type ProcessScan} from './proc-table.ts';
-import {processRecordOf, registeringWrapperOf} from './task-process.ts';
+import {isNamedByTask, processRecordOf, registeringWrapperOf} from './task-process.ts';
 
 /** Process names counted as agents unless configured (`--agents`, CONTROLROOM_AGENT_NAMES). */
 export const DEFAULT_AGENT_NAMES: readonly string[] = ['claude', 'codex'];
@@ -42,6 +43,8 @@ export type ReconcileResult = {
 	};
 	/** Tasks found gone with no exit recorded, now `lost`. */
 	readonly lost: readonly {readonly taskId: string; readonly pid: number; readonly reason: string}[];
+	/** Rows ended without being lost: hook sessions gone after a completed turn, untracked processes gone. */
+	readonly ended: readonly {readonly taskId: string; readonly pid: number; readonly reason: string}[];
 	/** Agent processes nobody registered, now `untracked`. */
 	readonly discovered: readonly {readonly taskId: string; readonly pid: number; readonly name: string}[];
 	/** Untracked rows whose process a wrapper or hook now tracks: ended. */
@@ -90,6 +93,7 @@ function gather(
 		agentProcesses,
 		// Asked only about the agents nobody tracks, so a pass reads one row per candidate.
 		knownTaskIds: {has: taskId => ledger.reader.task(taskId) !== undefined},
+		isNamedByTask: process => isNamedByTask(ledger, process),
 	};
 }
 
@@ -142,6 +146,7 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 			setAside: folded.setAside,
 		},
 		lost: lostTasks(written),
+		ended: endedTasks(written),
 		discovered: plan.discovered.map(({taskId, process}) => ({taskId, pid: process.pid, name: process.name})),
 		adopted: adoptedTasks(written),
 		ledgerChange,

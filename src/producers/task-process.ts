@@ -1,4 +1,6 @@
 import {EventType} from '../core/events.ts';
+import type {ProcessInfo} from '../core/process-tree.ts';
+import {isEnded} from '../core/status.ts';
 import type {Task} from '../core/task.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 
@@ -13,29 +15,44 @@ export type ProcessRecord = {
 	readonly wrapperStartTime: number | null;
 };
 
-/** Events that report a task's PID, with its start time and wrapper beside it. */
-const PROCESS_REPORTS = [EventType.started, EventType.pidReported, EventType.discovered] as const;
-/** How many recent reports to search for the one naming the projection's PID. */
+/** Events that report a task's PID, with its start time (and, for `task.started`, its wrapper) beside it. */
+const PROCESS_REPORTS = [EventType.started, EventType.pidReported, EventType.discovered, EventType.agentEvent] as const;
+/** How many recent reports to search for one naming the projection's PID with its start time. */
 const REPORTS_SEARCHED = 8;
 
 /**
- * The process behind a task: its PID from the projection, with the start time and wrapper recorded
- * beside that same PID in the newest `task.started`, `task.pid_reported` or `task.discovered` event. Null when no
- * producer reported a PID.
+ * The process behind a task: its PID from the projection, with the start time recorded beside
+ * that same PID in a recent report (`task.started`, `task.pid_reported`, `task.discovered`, or a
+ * hook's `agent.event`). A wrapper's task takes its process group, start time and wrapper from
+ * the wrapper's own `task.started` (its first): its agent's hook reports may name the same PID
+ * without them. Null when no producer reported a PID.
  */
 export function processRecordOf(ledger: Ledger, task: Task): ProcessRecord | null {
 	if (task.pid === null) return null;
-	const reports = ledger.reader.latestEventsOf(task.id, PROCESS_REPORTS, REPORTS_SEARCHED);
-	const report = reports.find(event => event.data.pid === task.pid);
-	const data = report?.data;
-	const wrapper = report?.type === EventType.started ? report.data : undefined;
+	const wrapperStart = task.source === 'wrapper' ? ledger.reader.firstEventOf(task.id, EventType.started) : undefined;
+	const wrapper = wrapperStart?.data.pid === task.pid ? wrapperStart.data : undefined;
+	const reports = wrapper ? [] : ledger.reader.latestEventsOf(task.id, PROCESS_REPORTS, REPORTS_SEARCHED);
+	const reported = reports.find(event => event.data.pid === task.pid && typeof event.data.startTime === 'number');
 	return {
 		pid: task.pid,
 		pgid: task.pgid ?? wrapper?.pgid ?? null,
-		startTime: data?.startTime ?? null,
+		startTime: wrapper?.startTime ?? reported?.data.startTime ?? null,
 		wrapperPid: wrapper?.wrapperPid ?? null,
 		wrapperStartTime: wrapper?.wrapperStartTime ?? null,
 	};
+}
+
+/**
+ * Whether a task other than an untracked row names this process: its PID, with the same start time
+ * where one was recorded (a live row with none recorded counts; an ended one does not, as its PID
+ * may since have been reused).
+ */
+export function isNamedByTask(ledger: Ledger, process: ProcessInfo): boolean {
+	return ledger.reader.tasksWithPid(process.pid).some(task => {
+		if (task.status === 'untracked') return false;
+		const startTime = processRecordOf(ledger, task)?.startTime ?? null;
+		return startTime === null ? !isEnded(task.status) : startTime === process.startTime;
+	});
 }
 
 /**

@@ -3,6 +3,7 @@ import {EventType} from '../../src/core/events.ts';
 import type {ProcessInfo} from '../../src/core/process-tree.ts';
 import {
 	adoptedTasks,
+	endedTasks,
 	lostTasks,
 	planReconcile,
 	type RecordedProcess,
@@ -33,8 +34,20 @@ const recorded = (pid: number, patch: Partial<RecordedProcess> = {}): RecordedPr
 	...patch,
 });
 
-function row(id: string, status: Status, process: RecordedProcess | null, registeredBy: WatchedTask['registeredBy'] = null) {
-	return {task: {id, status, pid: process?.pid ?? null, lastSeq: 7}, registeredBy, process} satisfies WatchedTask;
+/** A row; `w-` ids are wrapper tasks, `c-`/`x-` hook sessions (mid-turn unless said), `u-` untracked. */
+function row(
+	id: string,
+	status: Status,
+	process: RecordedProcess | null,
+	registeredBy: WatchedTask['registeredBy'] = null,
+	isTurnOpen = true,
+) {
+	const source = id.startsWith('w-') ? 'wrapper' : id.startsWith('u-') ? 'reconciler' : id.startsWith('x-') ? 'codex' : 'claude';
+	return {
+		task: {id, status, pid: process?.pid ?? null, lastSeq: 7, source, isTurnOpen},
+		registeredBy,
+		process,
+	} satisfies WatchedTask;
 }
 
 function facts(
@@ -42,6 +55,7 @@ function facts(
 	processes: ProcessInfo[] = [],
 	agentPids: number[] = [],
 	known: string[] = [],
+	named: number[] = [],
 ): ReconcileFacts {
 	const table = new Map(processes.map(process => [process.pid, process]));
 	return {
@@ -50,6 +64,7 @@ function facts(
 		processes: table,
 		agentProcesses: agentPids.map(pid => table.get(pid)!),
 		knownTaskIds: new Set(known),
+		isNamedByTask: process => named.includes(process.pid),
 	};
 }
 
@@ -132,7 +147,45 @@ describe('planReconcile', () => {
 			facts([row('u-400-1400', 'untracked', recorded(400))], [proc(400, {name: 'codex'})], [400]),
 			[],
 		],
-		['an untracked row whose process is gone: lost', facts([row('u-400-1400', 'untracked', recorded(400))]), ['gone u-400-1400']],
+		[
+			'an untracked row whose process is gone: ended, outcome unknown, never lost',
+			facts([row('u-400-1400', 'untracked', recorded(400))]),
+			['vanished u-400-1400'],
+		],
+		['a hook session gone mid-turn: lost', facts([row('c-1', 'running', recorded(500))]), ['gone c-1']],
+		[
+			'a hook session gone after its last turn completed: ended, not lost',
+			facts([row('x-1', 'running', recorded(500), null, false)]),
+			['session-over x-1'],
+		],
+		[
+			'a wrapper task gone between turns with its wrapper gone too: still lost (the wrapper would have spoken)',
+			facts([row('w-1', 'running', recorded(100), null, false)]),
+			['gone w-1'],
+		],
+		[
+			'an agent process an ended hook session names by PID: not discovered',
+			facts([], [proc(400, {name: 'claude'})], [400], [], [400]),
+			[],
+		],
+		[
+			'the launcher above an agent a hook session names (node .../codex above codex): not discovered',
+			facts(
+				[row('x-1', 'running', recorded(401))],
+				[proc(400, {name: 'codex'}), proc(401, {name: 'codex', ppid: 400})],
+				[400, 401],
+			),
+			[],
+		],
+		[
+			'an untracked launcher whose agent child a hook session now names: adopted',
+			facts(
+				[row('u-400-1400', 'untracked', recorded(400)), row('x-1', 'running', recorded(401))],
+				[proc(400, {name: 'node'}), proc(401, {name: 'codex', ppid: 400})],
+				[400, 401],
+			),
+			['adopted u-400-1400'],
+		],
 		[
 			'an untracked row whose PID a hook now tracks: adopted',
 			facts(
@@ -182,11 +235,14 @@ describe('planReconcile', () => {
 
 	it('keeps what each write saw, so the writer can drop it if the task changed meanwhile', () => {
 		const plan = planReconcile(facts([row('w-1', 'running', recorded(100)), row('u-400-1400', 'untracked', recorded(400))]));
-		expect(plan.guarded.map(write => write.seen)).toEqual([
+		expect(plan.guarded.map(write => write.seen)).toMatchObject([
 			{id: 'w-1', status: 'running', pid: 100, lastSeq: 7},
 			{id: 'u-400-1400', status: 'untracked', pid: 400, lastSeq: 7},
 		]);
-		expect(lostTasks(plan.guarded).map(entry => entry.taskId)).toEqual(['w-1', 'u-400-1400']);
+		expect(lostTasks(plan.guarded).map(entry => entry.taskId)).toEqual(['w-1']);
+		expect(endedTasks(plan.guarded)).toEqual([
+			{taskId: 'u-400-1400', pid: 400, reason: 'process 400 went away; it was never tracked, so how it ended is unknown'},
+		]);
 		expect(adoptedTasks(plan.guarded)).toEqual([]);
 	});
 });

@@ -1,10 +1,13 @@
-import {existsSync} from 'node:fs';
-import {homedir} from 'node:os';
+import {spawnSync} from 'node:child_process';
+import {existsSync, mkdtempSync} from 'node:fs';
+import {homedir, tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 
 /** The harness copied into the repository: offline wrappers and fake model servers. */
 export const REALCLIENTS_FIXTURES = fileURLToPath(new URL('../fixtures/realclients/', import.meta.url));
+
+const CONTROLROOM_BIN = fileURLToPath(new URL('../../bin/controlroom', import.meta.url));
 
 /** Where install.sh put the pinned CLIs (`.ci/run` installs them; CONTROLROOM_REALCLIENTS overrides). */
 export const REALCLIENTS_DIR = process.env['CONTROLROOM_REALCLIENTS'] ?? join(homedir(), '.cache', 'controlroom-realclients');
@@ -27,4 +30,33 @@ export function requireRealClients(): {readonly REALCLIENTS: string} {
 		throw new Error(`real agent CLIs not installed in ${REALCLIENTS_DIR}: run test/fixtures/realclients/install.sh`);
 	}
 	return {REALCLIENTS: REALCLIENTS_DIR};
+}
+
+/** A scratch world for one real-agent test: the agent's WORKDIR, a ledger home, and the env for both. */
+export type RealClientBox = {
+	readonly dir: string;
+	readonly env: NodeJS.ProcessEnv;
+	/** `controlroom ARGS` against this box's ledger. */
+	cli(args: readonly string[], extraEnv?: NodeJS.ProcessEnv): {status: number | null; stdout: string; stderr: string};
+	/** The snapshot's JSON, every task. */
+	snapshot(): {tasks: Record<string, unknown>[]; queue: {total: number; lanes: {name: string; items: unknown[]}[]}};
+};
+
+export function realClientBox(scenario: NodeJS.ProcessEnv = {}): RealClientBox {
+	const dir = mkdtempSync(join(tmpdir(), 'cr-rc-'));
+	const env = {...process.env, ...requireRealClients(), CONTROLROOM_HOME: join(dir, 'cr'), ...scenario};
+	const cli = (args: readonly string[], extraEnv: NodeJS.ProcessEnv = {}) => {
+		const run = spawnSync(process.execPath, [CONTROLROOM_BIN, ...args], {
+			env: {...env, ...extraEnv},
+			encoding: 'utf8',
+			maxBuffer: 64 * 1024 * 1024,
+		});
+		return {status: run.status, stdout: run.stdout, stderr: run.stderr};
+	};
+	const snapshot = () => {
+		const run = cli(['snapshot', '--json', '--all']);
+		if (run.status !== 0) throw new Error(`snapshot failed: ${run.stderr}`);
+		return JSON.parse(run.stdout);
+	};
+	return {dir, env, cli, snapshot};
 }

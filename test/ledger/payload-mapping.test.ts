@@ -48,12 +48,22 @@ describe('hook payload mapping', () => {
 		expect(tasks.get(sessionTaskId('claude', SESSION))?.pid).toBeNull();
 	});
 
-	it('ends a session failed on StopFailure', () => {
+	it('ends a session failed on StopFailure, with the API error in words', () => {
+		// A real StopFailure (claude -p against an API answering 400): the words are in last_assistant_message.
+		const tasks = fold([fixture('claude/SessionStart.json'), fixture('claude/StopFailure.json')]);
+		expect(tasks.get(sessionTaskId('claude', SESSION))).toMatchObject({
+			status: 'failed',
+			error: 'API Error: 400 fake server error',
+			exitCode: null,
+		});
+	});
+
+	it('names the kind of a StopFailure beside its words when Claude gives one', () => {
 		const tasks = fold([
 			fixture('claude/SessionStart.json'),
-			claudePayload('Stop', SESSION, {hook_event_name: 'StopFailure', error: 'rate_limit'}),
+			claudePayload('StopFailure', SESSION, {error: 'authentication_failed', last_assistant_message: 'Not logged in'}),
 		]);
-		expect(tasks.get(sessionTaskId('claude', SESSION))).toMatchObject({status: 'failed', error: 'rate_limit', exitCode: null});
+		expect(tasks.get(sessionTaskId('claude', SESSION))?.error).toBe('Not logged in (authentication_failed)');
 	});
 
 	it('ends a session failed when it ends mid-turn, as an API error in -p mode does', () => {

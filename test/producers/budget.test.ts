@@ -1,10 +1,11 @@
-import {writeFileSync} from 'node:fs';
+import {copyFileSync, writeFileSync} from 'node:fs';
+import {fileURLToPath} from 'node:url';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import type {Ledger} from '../../src/ledger/open-ledger.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
-import {runCli} from '../helpers/cli.ts';
-import {agent, isAlive, sandbox} from './helpers.ts';
+import {BIN, runCli} from '../helpers/cli.ts';
+import {agent, isAlive, sandbox, startCli} from './helpers.ts';
 
 const open: Ledger[] = [];
 afterEach(() => {
@@ -68,6 +69,41 @@ describe('budgets', () => {
 		expect(task.endReason).toMatch(/^over budget: 3300 tokens > budget 2500$/);
 		expect(task.tokens).toEqual({input: 3000, output: 300, total: 3300});
 		expect(isAlive(task.pid!)).toBe(false);
+	});
+
+	it('stops a wrapped agent on the tokens its own hooks report onto the run’s task, exit 125', async () => {
+		// Given an agent whose only usage report is its hooks' transcript read (as a wrapped Claude's is)
+		const box = sandbox();
+		const transcript = join(box.dir, 'session.jsonl');
+		copyFileSync(fileURLToPath(new URL('../fixtures/transcripts/session.jsonl', import.meta.url)), transcript);
+		// When it runs under the wrapper with a budget its first turn already passes
+		const run = startCli(
+			[
+				'run',
+				'--budget',
+				'100',
+				'--grace',
+				'0.5',
+				'--',
+				process.execPath,
+				agent('hooked-session.mjs'),
+				BIN,
+				transcript,
+				'sess-budget',
+			],
+			box.env,
+		);
+		const {code} = await run.done;
+		// Then the wrapper stopped it: exit 125, one task (the run's) holding the session and its tokens
+		expect(code, run.stderr()).toBe(125);
+		const ledger = openLedger(box.ledgerFile);
+		open.push(ledger);
+		const tasks = ledger.reader.tasksForView(null);
+		expect(tasks.map(task => task.id)).toEqual([expect.stringMatching(/^w-/)]);
+		expect(tasks[0]).toMatchObject({source: 'wrapper', status: 'stopped', sessionId: 'sess-budget'});
+		expect(tasks[0]?.endReason).toMatch(/^over budget: \d+ tokens > budget 100$/);
+		expect(tasks[0]?.tokens.total).toBeGreaterThan(100);
+		expect(isAlive(tasks[0]!.pid!)).toBe(false);
 	});
 
 	it('counts each turn of a resumed thread once, even when the stream replays a turn', () => {

@@ -19,6 +19,7 @@ describe('controlroom hook with real Claude Code payloads', () => {
 			'SessionEnd.json',
 			'SessionStart.json',
 			'Stop.json',
+			'StopFailure.json',
 			'UserPromptSubmit.json',
 		]);
 	});

@@ -31,7 +31,13 @@ const USERS_OWN = {
 /** A temp HOME, CODEX_HOME and project, so no test ever touches the real ones. */
 function sandbox() {
 	const root = scratchDir('cr-install-');
-	const env = {HOME: join(root, 'home'), CODEX_HOME: join(root, 'codex'), CONTROLROOM_HOME: join(root, 'state')};
+	// CLAUDE_CONFIG_DIR empty: the default ~/.claude, whatever the machine running the tests has set.
+	const env = {
+		HOME: join(root, 'home'),
+		CODEX_HOME: join(root, 'codex'),
+		CONTROLROOM_HOME: join(root, 'state'),
+		CLAUDE_CONFIG_DIR: '',
+	};
 	const project = join(root, 'project');
 	mkdirSync(join(project, '.claude'), {recursive: true});
 	mkdirSync(env.HOME, {recursive: true});
@@ -240,7 +246,7 @@ describe('controlroom hooks status', () => {
 			[
 				`claude (user): ${join(env.HOME, '.claude', 'settings.json')}: not installed`,
 				`claude (project): ${join(project, '.claude', 'settings.json')}: not installed`,
-				`codex: ${join(env.CODEX_HOME, 'hooks.json')}: not installed`,
+				`codex (from $CODEX_HOME): ${join(env.CODEX_HOME, 'hooks.json')}: not installed`,
 				`codex: ${join(env.CODEX_HOME, 'config.toml')}: notify not set`,
 				`spool: ${spool}: nothing waiting`,
 				'spool: the hook can write there',
@@ -253,12 +259,12 @@ describe('controlroom hooks status', () => {
 			`claude (user): ${join(env.HOME, '.claude', 'settings.json')}: installed for ${CLAUDE_EVENTS.length} events (spool hook)`,
 		);
 		expect(status).toContain(
-			`codex: ${join(env.CODEX_HOME, 'hooks.json')}: installed for ${CODEX_EVENTS.length} events (spool hook)`,
+			`codex (from $CODEX_HOME): ${join(env.CODEX_HOME, 'hooks.json')}: installed for ${CODEX_EVENTS.length} events (spool hook)`,
 		);
 		expect(status).toContain('notify installed (spool hook)');
 		hooksCli(['install', '--codex', '--direct'], env);
 		expect(hooksCli(['status'], env)).toContain(
-			`codex: ${join(env.CODEX_HOME, 'hooks.json')}: installed for ${CODEX_EVENTS.length} events (direct Node hook)`,
+			`codex (from $CODEX_HOME): ${join(env.CODEX_HOME, 'hooks.json')}: installed for ${CODEX_EVENTS.length} events (direct Node hook)`,
 		);
 	});
 });
@@ -343,5 +349,35 @@ describe('controlroom hooks install on a file the user keeps their own way', () 
 		writeFileSync(settings, '{"hooks": null, "model": "opus"}');
 		hooksCli(['install', '--claude', '--project', project], env);
 		expect(JSON.parse(readFileSync(settings, 'utf8'))).toMatchObject({model: 'opus', hooks: {Stop: [expect.anything()]}});
+	});
+
+	it('honours CLAUDE_CONFIG_DIR: install, status and uninstall use the settings file Claude Code reads', () => {
+		// Given CLAUDE_CONFIG_DIR set, as Claude Code then reads $CLAUDE_CONFIG_DIR/settings.json only
+		const {env} = sandbox();
+		const configDir = join(env.HOME, 'elsewhere');
+		const withConfigDir = {...env, CLAUDE_CONFIG_DIR: configDir};
+		// When installed
+		expect(hooksCli(['install', '--claude'], withConfigDir)).toContain(
+			`claude: ${join(configDir, 'settings.json')}: added hooks`,
+		);
+		// Then the hooks are in that file, not in ~/.claude, and status names it and why
+		expect(existsSync(join(env.HOME, '.claude', 'settings.json'))).toBe(false);
+		expect(hooksCli(['status'], withConfigDir)).toContain(
+			`claude (user) (from $CLAUDE_CONFIG_DIR): ${join(configDir, 'settings.json')}: installed for ${CLAUDE_EVENTS.length} events`,
+		);
+		hooksCli(['uninstall', '--claude'], withConfigDir);
+		expect(hooksCli(['status'], withConfigDir)).toContain(`${join(configDir, 'settings.json')}: not installed`);
+	});
+
+	it('registers SessionEnd for Codex, and names it missing in an older install', () => {
+		const {env} = sandbox();
+		expect(CODEX_EVENTS).toContain('SessionEnd');
+		hooksCli(['install', '--codex'], env);
+		const file = join(env.CODEX_HOME, 'hooks.json');
+		const hooks = JSON.parse(readFileSync(file, 'utf8')) as Settings;
+		delete hooks.hooks['SessionEnd'];
+		writeFileSync(file, JSON.stringify(hooks));
+		expect(hooksCli(['status'], env)).toContain('(missing: SessionEnd)');
+		expect(hooksCli(['install', '--codex'], env)).toContain('added hooks for SessionEnd');
 	});
 });

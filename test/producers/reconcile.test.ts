@@ -18,6 +18,7 @@ afterEach(() => {
 });
 
 function reconcile(box: ReturnType<typeof sandbox>): ReconcileResult {
+	// --ledger names a file in a folder that must exist (main's first-minute rule); a first pass may run before anything made it
 	const result = runCli(['reconcile', '--once', '--json', '--ledger', box.ledgerFile], {env: box.env});
 	expect(result.status, result.stderr).toBe(0);
 	return JSON.parse(result.stdout) as ReconcileResult;
@@ -81,7 +82,7 @@ describe('controlroom reconcile', () => {
 		expect(ledger.reader.task(task.id)?.status).toBe('lost');
 	});
 
-	it('records a codex process started outside the wrapper as untracked with its PID, and lost after it exits', async () => {
+	it('records a codex process started outside the wrapper as untracked, and ends it (not lost) after it exits', async () => {
 		const box = sandbox();
 		const codex = spawn(fakeCodex(box.dir), [], {stdio: ['ignore', 'pipe', 'ignore']});
 		const pid = codex.pid!;
@@ -99,8 +100,22 @@ describe('controlroom reconcile', () => {
 		expect(reconcile(box).discovered.find(entry => entry.pid === pid)).toBeUndefined();
 		codex.kill('SIGKILL');
 		await waitFor(() => !isAlive(pid), {what: 'codex gone', timeoutMs: 5000, on: [onExit(codex)]});
-		expect(reconcile(box).lost.map(entry => entry.taskId)).toContain(found!.taskId);
-		expect(ledger.reader.task(found!.taskId)?.status).toBe('lost');
+		// It was never tracked work: it leaves the live lanes as ended, outcome unknown, and LOST stays empty.
+		const after = reconcile(box);
+		expect(after.lost.map(entry => entry.taskId)).not.toContain(found!.taskId);
+		expect(after.ended.map(entry => entry.taskId)).toContain(found!.taskId);
+		expect(ledger.reader.task(found!.taskId)).toMatchObject({
+			status: 'done',
+			exitCode: null,
+			endReason: `process ${pid} went away; it was never tracked, so how it ended is unknown`,
+		});
+		const snapshot = runCli(['snapshot', '--json', '--fail-on', 'lost', '--ledger', box.ledgerFile], {env: box.env});
+		expect(snapshot.status, snapshot.stdout).toBe(0);
+		const view = JSON.parse(snapshot.stdout) as {tasks: {id: string; lane: string; endReason: string | null}[]};
+		expect(view.tasks.find(task => task.id === found!.taskId)).toMatchObject({
+			lane: 'ended',
+			endReason: expect.stringContaining('unknown'),
+		});
 	});
 
 	it('never reports a wrapped agent, or agents its command started, as untracked', async () => {

@@ -58,6 +58,7 @@ describe('reconcileOnce', () => {
 		const {procRoot, ledger, append} = setup();
 		append('c-1', EventType.registered, {source: 'claude', sessionId: 's'}, 'claude');
 		append('c-1', EventType.started, {pid: 300}, 'claude');
+		append('c-1', EventType.agentEvent, {event: 'UserPromptSubmit'}, 'claude'); // mid-turn: a death is lost
 		fakeProc(procRoot, 300, 'claude', 1, 900);
 		expect(reconcileOnce(ledger, {procRoot}).lost).toEqual([]);
 		expect(reconcileOnce(ledger, {procRoot}).discovered).toEqual([]);
@@ -78,9 +79,43 @@ describe('reconcileOnce', () => {
 		fakeProc(procRoot, 500, 'claude', 1, 1300, 'Z');
 		const second = reconcileOnce(ledger, {procRoot});
 		expect(second.adopted).toEqual(['u-400-1200']);
-		expect(second.lost.map(entry => entry.taskId)).toEqual(['u-500-1300']);
+		expect(second.lost).toEqual([]);
+		expect(second.ended.map(entry => entry.taskId)).toEqual(['u-500-1300']);
 		expect(ledger.reader.task('u-400-1200')?.status).toBe('done');
-		expect(ledger.reader.task('u-500-1300')?.status).toBe('lost');
+		expect(ledger.reader.task('u-500-1300')).toMatchObject({status: 'done', exitCode: null});
+	});
+
+	it('ends a hook session whose agent exited after a completed turn, and loses one that died mid-turn', () => {
+		const {procRoot, ledger, append} = setup();
+		for (const [id, pid] of [
+			['c-idle', 310],
+			['c-busy', 320],
+		] as const) {
+			append(id, EventType.registered, {source: 'claude', sessionId: id}, 'claude');
+			append(id, EventType.started, {pid, startTime: 900}, 'claude');
+			append(id, EventType.agentEvent, {event: 'UserPromptSubmit'}, 'claude');
+		}
+		append('c-idle', EventType.agentEvent, {event: 'Stop'}, 'claude');
+		const result = reconcileOnce(ledger, {procRoot});
+		expect(result.lost.map(entry => entry.taskId)).toEqual(['c-busy']);
+		expect(result.ended.map(entry => entry.taskId)).toEqual(['c-idle']);
+		expect(ledger.reader.task('c-idle')).toMatchObject({
+			status: 'done',
+			exitCode: null,
+			endReason: 'process 310 is gone after its last turn completed, with no SessionEnd: ended, exit code unknown',
+		});
+	});
+
+	it('never records as untracked an agent process a session that already ended names by PID and start time', () => {
+		const {procRoot, ledger, append} = setup();
+		fakeProc(procRoot, 330, 'codex', 1, 950);
+		append('x-ended', EventType.registered, {source: 'codex', sessionId: 'e'}, 'codex');
+		append('x-ended', EventType.started, {pid: 330, startTime: 950}, 'codex');
+		append('x-ended', EventType.ended, {reason: 'other'}, 'codex');
+		expect(reconcileOnce(ledger, {procRoot}).discovered).toEqual([]);
+		// The same PID with another start time is another process: that one is untracked.
+		fakeProc(procRoot, 330, 'codex', 1, 951);
+		expect(reconcileOnce(ledger, {procRoot}).discovered.map(entry => entry.taskId)).toEqual(['u-330-951']);
 	});
 
 	it('marks a registered row lost when its wrapper died before the spawn', () => {

@@ -148,6 +148,37 @@ describe('controlroom run', () => {
 		expect(task.tokens).toEqual({input: 8000, output: 240, total: 8240});
 	});
 
+	it('takes a failed Codex turn’s message as the task’s error and the queue’s reason', () => {
+		// Given a real `codex exec --json` failure (error, then turn.failed, then exit 1)
+		const box = sandbox();
+		const stream = new URL('../fixtures/codex/exec-turn-failed.jsonl', import.meta.url).pathname;
+		const result = runCli(
+			[
+				'run',
+				'--ledger',
+				box.ledgerFile,
+				'--agent',
+				'codex',
+				'--',
+				process.execPath,
+				agent('codex-stream.mjs'),
+				stream,
+				'--fail',
+			],
+			{env: box.env},
+		);
+		expect(result.status).toBe(1);
+		const message = 'stream disconnected before completion: The fake model failed on purpose.';
+		const {task} = onlyTask(box.ledgerFile);
+		expect(task).toMatchObject({status: 'failed', exitCode: 1, error: message});
+		const snapshot = JSON.parse(runCli(['snapshot', '--json', '--ledger', box.ledgerFile], {env: box.env}).stdout) as {
+			queue: {lanes: {name: string; items: {taskId: string; reason: string}[]}[]};
+		};
+		expect(snapshot.queue.lanes.find(lane => lane.name === 'failed')?.items).toEqual([
+			expect.objectContaining({taskId: task.id, reason: message}),
+		]);
+	});
+
 	it('heartbeats at the configured interval while the child lives', async () => {
 		// Given a run with a 50 ms heartbeat whose child lives until the test releases it
 		const box = sandbox();

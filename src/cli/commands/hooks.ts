@@ -32,18 +32,20 @@ export const help: CommandHelp = {
 		'hooks uninstall [--claude] [--codex] [--user | --project DIR]',
 		'hooks status [--project DIR]',
 	],
-	description: `install: adds our hook to Claude Code's settings (~/.claude/settings.json, or
-DIR/.claude/settings.json with --project) and to Codex's $CODEX_HOME/hooks.json, and sets Codex's
-notify in $CODEX_HOME/config.toml where none is set. Keeps every other hook; running it twice
-changes nothing. Without --claude or --codex it does both. The hook is a shell script that spools
-each event (no Node start; the board, the reconciler and every reading command fold the spool);
---direct installs \`controlroom hook\` instead, which writes the ledger itself.
-uninstall: removes exactly those entries. status: says what is installed where and of which kind,
-what waits in the spool, and whether the hook can write there. (docs/hooks.md)`,
+	description: `install: adds our hook to Claude Code's settings ($CLAUDE_CONFIG_DIR/settings.json when
+set, else ~/.claude/settings.json; DIR/.claude/settings.json with --project) and to Codex's
+$CODEX_HOME/hooks.json (default ~/.codex), and sets Codex's notify in $CODEX_HOME/config.toml where
+none is set. Keeps every other hook; running it twice changes nothing. Without --claude or --codex
+it does both. The hook is a shell script that spools each event (no Node start; the board, the
+reconciler and every reading command fold the spool); --direct installs \`controlroom hook\`
+instead, which writes the ledger itself.
+uninstall: removes exactly those entries. status: names each file it read, what chose it, what is
+installed there and of which kind, what waits in the spool, and whether the hook can write there.
+(docs/hooks.md)`,
 	options: [
 		['--claude', "Claude Code's settings only"],
 		['--codex', "Codex's hooks.json and notify only"],
-		['--user', "Claude Code's user settings, ~/.claude/settings.json (the default)"],
+		['--user', "Claude Code's user settings, $CLAUDE_CONFIG_DIR or ~/.claude settings.json (the default)"],
 		['--project DIR', "Claude Code's settings of the project in DIR"],
 		['--direct', 'install the Node hook (`controlroom hook`, writes the ledger itself) instead of the spool hook'],
 	],
@@ -163,11 +165,16 @@ function describeSpool(now: number): string[] {
 	return lines;
 }
 
+/** What chose a file, in the words a user checks: ` (from $CLAUDE_CONFIG_DIR)`, or nothing for the default. */
+function origin(reason: string): string {
+	return reason === 'default' ? '' : ` (from ${reason.startsWith('--') ? reason : `$${reason}`})`;
+}
+
 function runStatus(project: string | undefined): void {
 	const user = installTargets({});
-	out(describeInstalled('claude (user)', user.claudeSettings, CLAUDE_EVENTS));
+	out(describeInstalled(`claude (user)${origin(user.claudeChosenBy)}`, user.claudeSettings, CLAUDE_EVENTS));
 	if (project) out(describeInstalled('claude (project)', installTargets({project}).claudeSettings, CLAUDE_EVENTS));
-	out(describeInstalled('codex', join(user.codexHome, 'hooks.json'), CODEX_EVENTS));
+	out(describeInstalled(`codex${origin(user.codexChosenBy)}`, join(user.codexHome, 'hooks.json'), CODEX_EVENTS));
 	const notifyFile = join(user.codexHome, 'config.toml');
 	const notify = notifyStatus(notifyFile);
 	const notifyText =

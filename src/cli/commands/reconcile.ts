@@ -14,8 +14,9 @@ const LEDGER_REPLACED_EXIT = 3;
 export const help: CommandHelp = {
 	synopsis: ['reconcile [--once] [--interval SECONDS] [--agents NAMES] [--sync-to URL] [--json]'],
 	description: `Each pass: folds spool files into the ledger; marks running tasks whose process is gone with no
-exit as lost; records agent processes nobody registered (claude, codex, or --agents /
-CONTROLROOM_AGENT_NAMES) as untracked, and lost when they vanish. Without --once it repeats every
+exit as lost (a hook session whose last turn had completed ends instead, exit code unknown);
+records agent processes nobody registered (claude, codex, or --agents / CONTROLROOM_AGENT_NAMES) as
+untracked, ended (outcome unknown) when they vanish. Without --once it repeats every
 --interval seconds until interrupted (the board runs the same pass on its own timer). With
 --sync-to, each pass then ships the ledger to that fleet ledger and carries out its requests, as
 \`controlroom sync\` does (docs/fleet.md); a server out of reach is retried with backoff and never
@@ -23,7 +24,7 @@ holds the reconciler up.`,
 	options: [
 		['--once', 'one pass, then exit'],
 		['--interval SECONDS', 'time between passes (default 5)'],
-		['--agents NAMES', 'comma-separated process names to look for besides claude and codex'],
+		['--agents NAMES', 'comma-separated process names to look for instead of claude and codex'],
 		['--sync-to URL', 'a fleet ledger (postgres://...) to ship to after each pass'],
 		['--json', 'one JSON line per pass (and one per sync)'],
 	],
@@ -45,6 +46,7 @@ function summary(result: ReconcileResult): string {
 		`spool ${result.spool.lines} lines (${result.spool.appended} events, ${result.spool.rejected} rejected` +
 			`${result.spool.setAside ? `, ${result.spool.setAside} files moved to spool/rejected/` : ''})`,
 		`lost ${result.lost.length}${result.lost.length ? ` [${result.lost.map(entry => entry.taskId).join(', ')}]` : ''}`,
+		`ended ${result.ended.length}${result.ended.length ? ` [${result.ended.map(entry => entry.taskId).join(', ')}]` : ''}`,
 		`untracked ${result.discovered.length}${result.discovered.length ? ` [${result.discovered.map(entry => `${entry.taskId} ${entry.name}`).join(', ')}]` : ''}`,
 		`${result.processes} processes in ${result.elapsedMs.toFixed(1)} ms`,
 	];

@@ -1,6 +1,7 @@
 import {fstatSync, readSync} from 'node:fs';
 import {ledgerPath} from '../../ledger/paths.ts';
 import {AGENT_SOURCES, type AgentSource} from '../../ledger/payload-schema.ts';
+import {readAncestors} from './hook-ancestors.ts';
 import {MAX_HOOK_INPUT_BYTES, recordHook, type HookOutcome} from './hook-record.ts';
 
 /** The hook's whole budget, Node's own start included (PRODUCT.md §1, principle 4). */
@@ -111,6 +112,12 @@ function pidFromEnv(env: NodeJS.ProcessEnv): number | null {
 	return Number.isInteger(value) && value > 0 ? value : null;
 }
 
+/** CONTROLROOM_TASK_ID, set by `controlroom run` for its agent (and so for the agent's hooks). */
+function wrapperTaskFromEnv(env: NodeJS.ProcessEnv): string | null {
+	const value = env['CONTROLROOM_TASK_ID']?.trim();
+	return value ? value : null;
+}
+
 /** When the hook's optional work must stop: 150 ms after process start, or 100 ms from now in a warm process. */
 function deadlineFrom(start: number): number {
 	return start < HOOK_BUDGET_MS ? HOOK_BUDGET_MS - 10 : start + WARM_WORK_BUDGET_MS;
@@ -131,6 +138,8 @@ export function handleHookInput(
 		ledgerFile: ledgerPath(args.ledger, env),
 		now: Date.now(),
 		pid: pidFromEnv(env),
+		wrapperTaskId: wrapperTaskFromEnv(env),
+		ancestors: readAncestors(),
 		deadline: deadlineFrom(start),
 	});
 }

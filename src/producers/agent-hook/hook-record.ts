@@ -1,4 +1,5 @@
 import {existsSync} from 'node:fs';
+import type {HookAncestor} from '../../core/agent-process.ts';
 import type {NewEvent} from '../../core/events.ts';
 import {decodeLine, parseJsonText, parseValue, rejectReason} from '../../ledger/ingest.ts';
 import {openLedger, type Ledger} from '../../ledger/open-ledger.ts';
@@ -36,6 +37,10 @@ export type HookRequest = {
 	readonly now: number;
 	/** CLAUDE_PID, when the agent gave one. */
 	readonly pid: number | null;
+	/** CONTROLROOM_TASK_ID, when the agent runs under `controlroom run`. */
+	readonly wrapperTaskId?: string | null;
+	/** The hook process's parent chain, nearest first. */
+	readonly ancestors?: readonly HookAncestor[];
 	/** Milliseconds since process start (process.uptime) after which optional work (transcripts) is skipped. */
 	readonly deadline: number;
 	readonly busyTimeoutMs?: number;
@@ -80,7 +85,13 @@ function classify(request: HookRequest): Classified {
 		}
 		// Parsed once: a payload can be megabytes, and the hook's time is the agent's.
 		const value = parseJsonText(text);
-		const events = parseValue(value, {now: request.now, pid: request.pid, ...(request.agent ? {agent: request.agent} : {})});
+		const events = parseValue(value, {
+			now: request.now,
+			pid: request.pid,
+			wrapperTaskId: request.wrapperTaskId ?? null,
+			ancestors: request.ancestors ?? null,
+			...(request.agent ? {agent: request.agent} : {}),
+		});
 		const payload = value as Record<string, unknown>;
 		return {kind: 'events', events, payload, isEnvelope: 'payload' in payload && 'at' in payload};
 	} catch (error) {
@@ -166,6 +177,8 @@ function recordInSpool(request: HookRequest, classified: Classified): void {
 		source,
 		payload: classified.payload,
 		...(request.pid ? {pid: request.pid} : {}),
+		...(request.wrapperTaskId ? {wrapperTaskId: request.wrapperTaskId} : {}),
+		...(request.ancestors && request.ancestors.length > 0 ? {ancestors: request.ancestors} : {}),
 	});
 }
 

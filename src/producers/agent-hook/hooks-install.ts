@@ -33,8 +33,12 @@ export const CLAUDE_EVENTS = [
 	'TaskCompleted',
 ] as const;
 
-/** Codex hook events (FORMATS.md: Claude-shaped payloads; the plan arrives as PostToolUse update_plan). */
-export const CODEX_EVENTS = ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'] as const;
+/**
+ * Codex hook events (FORMATS.md: Claude-shaped payloads; the plan arrives as PostToolUse update_plan).
+ * Codex 0.169 sends SessionEnd only to a hooks file that asks for it: without it a Codex session
+ * never ends on the board.
+ */
+export const CODEX_EVENTS = ['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'] as const;
 
 /** Events whose entries take a tool matcher. */
 const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
@@ -63,22 +67,34 @@ export class SettingsError extends Error {}
 type Json = Record<string, unknown>;
 type MatcherGroup = {matcher?: unknown; hooks?: unknown};
 
-/** Where each agent reads its hooks. */
+/** Where each agent reads its hooks, and why there. */
 export type InstallTargets = {
 	readonly claudeSettings: string;
+	/** What chose the Claude settings file: `--project`, `CLAUDE_CONFIG_DIR`, or the default `~/.claude`. */
+	readonly claudeChosenBy: '--project' | 'CLAUDE_CONFIG_DIR' | 'default';
 	readonly codexHome: string;
+	/** What chose the Codex folder: `CODEX_HOME`, or the default `~/.codex`. */
+	readonly codexChosenBy: 'CODEX_HOME' | 'default';
 };
 
-/** Resolves the files: `--project DIR` → DIR/.claude/settings.json, else ~/.claude/settings.json; Codex → $CODEX_HOME. */
+/**
+ * Resolves the files the agents read: `--project DIR` → DIR/.claude/settings.json; else
+ * $CLAUDE_CONFIG_DIR/settings.json when set (Claude Code then reads only that folder's user
+ * settings), else ~/.claude/settings.json. Codex → $CODEX_HOME, else ~/.codex.
+ */
 export function installTargets(options: {project?: string; env?: NodeJS.ProcessEnv}): InstallTargets {
 	const env = options.env ?? process.env;
 	const home = env['HOME'] ?? homedir();
-	return {
-		claudeSettings: options.project
-			? join(resolve(options.project), '.claude', 'settings.json')
-			: join(home, '.claude', 'settings.json'),
-		codexHome: env['CODEX_HOME'] ? resolve(env['CODEX_HOME']) : join(home, '.codex'),
-	};
+	const configDir = env['CLAUDE_CONFIG_DIR'];
+	const claude = options.project
+		? {claudeSettings: join(resolve(options.project), '.claude', 'settings.json'), claudeChosenBy: '--project' as const}
+		: configDir
+			? {claudeSettings: join(resolve(configDir), 'settings.json'), claudeChosenBy: 'CLAUDE_CONFIG_DIR' as const}
+			: {claudeSettings: join(home, '.claude', 'settings.json'), claudeChosenBy: 'default' as const};
+	const codex = env['CODEX_HOME']
+		? {codexHome: resolve(env['CODEX_HOME']), codexChosenBy: 'CODEX_HOME' as const}
+		: {codexHome: join(home, '.codex'), codexChosenBy: 'default' as const};
+	return {...claude, ...codex};
 }
 
 function shellQuote(word: string): string {

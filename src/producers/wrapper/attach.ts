@@ -6,6 +6,7 @@ import {readProgressLine, type OutputFinding} from '../agent-kind.ts';
 import {terminate, type GroupEnd, type StopTarget} from '../stop.ts';
 import {previousThreadUsage} from '../wrapper-queries.ts';
 import type {WrapperOptions} from './options.ts';
+import {watchLedger} from './hook-watch.ts';
 import type {OutputKeeper} from './output-file.ts';
 import {outputTail} from './output-tail.ts';
 import type {TaskLog} from './record.ts';
@@ -96,17 +97,41 @@ export type Watched = {
 	readonly output: OutputKeeper | null;
 };
 
+/** The larger of two known totals: the task's row (output and hooks) or the output alone (if a write failed). */
+function larger(a: Tokens, b: Tokens): Tokens {
+	return (a.total ?? -1) >= (b.total ?? -1) ? a : b;
+}
+
 /**
  * Attaches to a running child: heartbeats while it lives; its output passed on unchanged (to the
  * terminal or `--log`), kept in its bounded output file, and read for progress, token and agent
  * events, unreadable lines kept as rejects; and, once its known token total passes the budget, a
- * stop of its group.
+ * stop of its group. The total is the task's: what the output reported plus what the agent's own
+ * hooks wrote onto this task (a wrapped Claude reports its tokens only through its hooks), watched
+ * as the ledger changes.
  */
 export function attach(options: WrapperOptions, log: TaskLog, child: Watched, read: OutputReader): Attachment {
 	const {ledger, budget} = options;
-	const heartbeat = setInterval(() => log.append(EventType.heartbeat, {}), options.heartbeatMs);
 	let tokens: Tokens = UNKNOWN_TOKENS;
 	let budgetStop: Promise<GroupEnd> | null = null;
+	const taskTokens = (): Tokens => {
+		try {
+			return larger(ledger.reader.task(log.taskId)?.tokens ?? UNKNOWN_TOKENS, tokens);
+		} catch {
+			return tokens;
+		}
+	};
+	const stopIfOverBudget = (): void => {
+		const total = taskTokens();
+		if (budgetStop || !isOverBudget(total, budget)) return;
+		options.notice(`task ${log.taskId} is over its budget (${total.total} > ${budget} tokens): stopping it`);
+		budgetStop = terminate(child.target, options.graceMs);
+	};
+	const watch = watchLedger(ledger, stopIfOverBudget);
+	const heartbeat = setInterval(() => {
+		log.append(EventType.heartbeat, {});
+		watch.look();
+	}, options.heartbeatMs);
 	const onFinding = (finding: OutputFinding, stream: string, lineNumber: number): void => {
 		if (finding.kind === 'reject') {
 			try {
@@ -119,10 +144,7 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 		if (finding.kind === 'event') return log.write(finding.event);
 		log.append(EventType.tokensReported, finding.data);
 		tokens = addTokens(tokens, finding);
-		if (!budgetStop && isOverBudget(tokens, budget)) {
-			options.notice(`task ${log.taskId} is over its budget (${tokens.total} > ${budget} tokens): stopping it`);
-			budgetStop = terminate(child.target, options.graceMs);
-		}
+		stopIfOverBudget();
 	};
 	const {sink} = child;
 	// A log that fails later (a full disk) must not crash the wrapper while its child runs: said once.
@@ -141,9 +163,11 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 		async finish() {
 			clearInterval(heartbeat);
 			for (const splitter of splitters) splitter.end();
+			// The child has exited: a total that passes the budget now stops nothing (it finished on its own).
+			watch.close();
 			const ended = budgetStop ? await budgetStop : null;
 			if (sink) await new Promise(done => sink.end(done));
-			return {tokens, overBudget: budgetStop !== null, budgetStop: ended, kept: tail ? tail.result() : null};
+			return {tokens: taskTokens(), overBudget: budgetStop !== null, budgetStop: ended, kept: tail ? tail.result() : null};
 		},
 	};
 }

@@ -1,0 +1,88 @@
+import {explainTask, signalLine, type Explanation, type ProcessCheck} from '../../core/explain.ts';
+import {formatDuration} from '../../core/format.ts';
+import {pidFate} from '../../core/process-tree.ts';
+import {loadQueueEntry} from '../../ledger/queue.ts';
+import {readProcess} from '../../producers/proc-table.ts';
+import {processRecordOf} from '../../producers/task-process.ts';
+import {parseCommandArgs, taskArgument} from '../args.ts';
+import {openCommandLedger, out, resolveForCommand} from '../context.ts';
+import {CliError} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
+
+export const help: CommandHelp = {
+	synopsis: ['explain TASK [--json]'],
+	description: `For each thing the board shows about a task (status, health, PID, progress, tokens, lane, queue),
+the signal that set it: the ledger event, which producer sent it and how old it is, or the process
+table read now. Where two signals disagree it says 'disputed' and names both. TASK is an id, a
+unique id prefix, or a session id. Opens the ledger read-only.`,
+	options: [['--json', 'explain JSON version 1 (docs/snapshot.md)']],
+	exits: [
+		['0', 'printed'],
+		['1', 'no such task, or TASK matches several (the message lists them), or the ledger cannot be read'],
+		['64', 'bad command line (no TASK, an empty one), or no ledger at --ledger PATH'],
+	],
+	examples: [
+		['controlroom explain w-3f2c', 'why the task whose id starts with w-3f2c shows what it shows'],
+		['controlroom explain 5f1e9c2a-session-id --json', 'a Claude Code session, as JSON'],
+	],
+};
+
+function check(pid: number | null, startTime: number | null, at: number): ProcessCheck | null {
+	return pid === null ? null : {pid, fate: pidFate(startTime, readProcess(pid)), at};
+}
+
+function printText(explanation: Explanation, now: number): string {
+	const {task} = explanation;
+	const lines = [`${task.id}  ${task.title ?? '—'}${explanation.isDisputed ? '  (disputed)' : ''}`];
+	for (const item of explanation.facts) {
+		lines.push(`${item.field.padEnd(9)}${item.shows}  [${item.basis}]`);
+		for (const signal of item.signals) lines.push(`           ${signalLine(signal, now, formatDuration)}`);
+		if (item.note) lines.push(`           ${item.note}`);
+	}
+	return lines.join('\n');
+}
+
+/** `controlroom explain TASK`: reads the task's events, its queue entry and the process table now. */
+export async function run(argv: readonly string[]): Promise<number> {
+	const {values, positionals} = parseCommandArgs('explain', argv, {json: {type: 'boolean'}});
+	const ref = taskArgument('explain', positionals);
+	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
+	try {
+		const task = resolveForCommand('explain', ledger, ref);
+		if (!task) throw new CliError(`explain: no task '${ref}' in ${ledger.path}`);
+		const now = Date.now();
+		const record = processRecordOf(ledger, task);
+		const explanation = explainTask({
+			task,
+			events: ledger.reader.eventsOf(task.id),
+			now,
+			queueEntry: loadQueueEntry(ledger.reader, now, task.id),
+			process: record ? check(record.pid, record.startTime, now) : null,
+			wrapper: record ? check(record.wrapperPid, record.wrapperStartTime, now) : null,
+		});
+		if (values.json) {
+			const facts = explanation.facts.map(item => ({
+				...item,
+				signals: item.signals.map(signal => ({...signal, at: new Date(signal.at).toISOString(), ageMs: now - signal.at})),
+			}));
+			out(
+				JSON.stringify(
+					{
+						version: 1,
+						generatedAt: new Date(now).toISOString(),
+						task: explanation.task,
+						isDisputed: explanation.isDisputed,
+						facts,
+					},
+					null,
+					2,
+				),
+			);
+		} else {
+			out(printText(explanation, now));
+		}
+		return 0;
+	} finally {
+		ledger.close();
+	}
+}
