@@ -6,7 +6,7 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 /** Packages that do I/O or draw: src/core imports none of them. */
-const IO_PACKAGES = ['better-sqlite3', 'chokidar', 'execa', 'fs-ext', 'ink', 'react', 'react/*', '@modelcontextprotocol/*'];
+const IO_PACKAGES = ['better-sqlite3', 'pg', 'chokidar', 'execa', 'fs-ext', 'ink', 'react', 'react/*', '@modelcontextprotocol/*'];
 
 /** `no-restricted-imports` with the given patterns, each with the message that says why. */
 function restrict(...groups) {
@@ -81,7 +81,7 @@ export default tseslint.config(
 		files: ['src/producers/**/*.ts', 'src/gates/**/*.ts', 'src/handoff/**/*.ts', 'src/disagreements/**/*.ts'],
 		rules: {
 			'no-restricted-imports': restrict(
-				[['better-sqlite3'], 'All SQL lives in src/ledger: ask the store (Ledger) for a named read or write.'],
+				[['better-sqlite3', 'pg'], 'All SQL lives in src/ledger: ask the store (Ledger) for a named read or write.'],
 				[['ink', 'react', 'react/*'], 'producers, gates and handoff never draw: no Ink or React.'],
 				[
 					null,
@@ -95,8 +95,8 @@ export default tseslint.config(
 		files: ['src/cli/**/*.{ts,tsx}'],
 		rules: {
 			'no-restricted-imports': restrict([
-				['better-sqlite3'],
-				'All SQL lives in src/ledger: ask the store (Ledger) for a named read or write.',
+				['better-sqlite3', 'pg'],
+				'All SQL lives in src/ledger: ask the store (Ledger) or the fleet ledger (src/ledger/fleet) for a named read or write.',
 			]),
 		},
 	},
@@ -104,7 +104,7 @@ export default tseslint.config(
 		files: ['components/**/*.tsx', 'hooks/**/*.ts'],
 		rules: {
 			'no-restricted-imports': restrict(
-				[['better-sqlite3', 'execa', 'fs-ext'], 'components and hooks only render and dispatch; adapters live under src/.'],
+				[['better-sqlite3', 'pg', 'execa', 'fs-ext'], 'components and hooks only render and dispatch; adapters live under src/.'],
 				[
 					null,
 					'The board reaches the ledger only through its feed interface (src/ledger/board-feed.ts); everything else comes from src/core.',

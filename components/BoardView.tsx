@@ -36,6 +36,7 @@ export function BoardView({screen}: Props) {
 					isWide={screen.isWideRows}
 					width={width}
 					isFocused={!screen.queue.isFocused}
+					showHost={screen.showHost}
 				/>
 				{screen.isWideRows ? null : <TaskDetail row={screen.selected} />}
 				{screen.isSideBySide ? (

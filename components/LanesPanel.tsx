@@ -11,10 +11,12 @@ type Props = {
 	readonly width: number;
 	/** Dims the cursor while Needs you has the focus. */
 	readonly isFocused: boolean;
+	/** A host column, on a fleet board with more than one host. */
+	readonly showHost?: boolean;
 };
 
 /** The lanes: running, stalled, lost, untracked, recently ended, windowed to the screen. */
-export function LanesPanel({lanes, selectedId, isWide, width, isFocused}: Props) {
+export function LanesPanel({lanes, selectedId, isWide, width, isFocused, showHost = false}: Props) {
 	return (
 		<Box flexDirection="column" flexShrink={0}>
 			{lanes.above === null ? null : <Text dimColor wrap="truncate-end">{`  ${lanes.above}`}</Text>}
@@ -36,6 +38,7 @@ export function LanesPanel({lanes, selectedId, isWide, width, isFocused}: Props)
 						isWide={isWide}
 						width={width}
 						idWidth={lanes.idWidth}
+						showHost={showHost}
 					/>
 				),
 			)}

@@ -10,13 +10,15 @@ type Props = {
 	/** Every column on one line; otherwise id, title, status, idle and (when it fits) progress. */
 	readonly isWide: boolean;
 	readonly width: number;
+	/** A host column, on a fleet board with more than one host. */
+	readonly showHost?: boolean;
 	/** The id column's width (ids whole where they fit, else a unique prefix). */
 	readonly idWidth: number;
 };
 
 /** One task: id, title, source, status and health, age, idle, progress, tokens against budget, PID. */
-function TaskRowInner({row, isSelected, isWide, width, idWidth}: Props) {
-	const layout = layoutRow(row, isWide, width, idWidth);
+function TaskRowInner({row, isSelected, isWide, width, idWidth, showHost = false}: Props) {
+	const layout = layoutRow(row, isWide, width, idWidth, showHost);
 	return (
 		<Text wrap="truncate-end" bold={isSelected}>
 			<Text color="cyan">{isSelected ? '› ' : '  '}</Text>
@@ -35,7 +37,7 @@ export function TaskDetail({row}: {readonly row: TaskRowView | null}) {
 	if (!row) return <Text dimColor> </Text>;
 	return (
 		<Text wrap="truncate-end" dimColor>
-			{`  ↳ ${row.shownId === row.id ? '' : `${row.id} · `}${row.source} · age ${row.age} · ${row.progress} · tokens ${row.tokens} · pid ${row.pid}`}
+			{`  ↳ ${row.host === null ? '' : `${row.host} · `}${row.shownId === row.id || row.host !== null ? '' : `${row.id} · `}${row.source} · age ${row.age} · ${row.progress} · tokens ${row.tokens} · pid ${row.pid}`}
 		</Text>
 	);
 }

@@ -9,7 +9,12 @@ import type {BoardAction, BoardState} from '../src/core/board/state.ts';
 import type {BoardFeed} from '../src/ledger/board-feed.ts';
 
 /** What a stop request came to, in one line for the status line. */
-export type StopOutcome = {readonly isStopped: boolean; readonly message: string};
+export type StopOutcome = {
+	readonly isStopped: boolean;
+	readonly message: string;
+	/** The stop was asked of the task's host (a fleet board) and is not done yet. */
+	readonly isPending?: boolean;
+};
 
 /** The exit status of `q`, and of Ctrl-C (128 + SIGINT, as a shell reports an interrupted program). */
 export const QUIT_STATUS = 0;
@@ -208,7 +213,7 @@ export function useBoardCommands(
 					notify('info', `stopping ${target}…`);
 					void actions.stop(target).then(
 						outcome => {
-							notify(outcome.isStopped ? 'ok' : 'warn', outcome.message);
+							notify(outcome.isStopped ? 'ok' : outcome.isPending ? 'info' : 'warn', outcome.message);
 							refresh();
 						},
 						(error: unknown) =>
@@ -221,8 +226,8 @@ export function useBoardCommands(
 					return dispatch({type: 'back'});
 				case BoardCommand.acknowledge: {
 					if (!queueItem) return notify('warn', 'k: nothing in Needs you to acknowledge');
-					actions.feed.acknowledge(queueItem.taskId, queueItem.at, Date.now());
-					notify('ok', `acknowledged ${queueItem.taskId}`);
+					const said = actions.feed.acknowledge(queueItem.taskId, queueItem.at, Date.now());
+					notify('ok', said ?? `acknowledged ${queueItem.taskId}`);
 					return refresh();
 				}
 				case BoardCommand.sendBack: {

@@ -69,6 +69,14 @@ export function useLedgerFeed(
 		// Anything appended between the first read and the watcher starting is read now.
 		schedule();
 		const paths = [...source.ledgerFiles, ...(source.spoolDir ? [source.spoolDir] : [])];
+		const unsubscribe = feed.subscribe?.(schedule);
+		if (paths.length === 0)
+			return () => {
+				clearTimeout(timer);
+				clearTimeout(trailing);
+				clearInterval(verifier);
+				unsubscribe?.();
+			};
 		const watcher = watch(paths, {ignoreInitial: true, depth: 0});
 		// Raw events, not chokidar's filtered `change`: chokidar drops a change whose stat looks
 		// unchanged (atime/mtime heuristics), and a WAL append can look like that; a raw inotify event
@@ -88,6 +96,7 @@ export function useLedgerFeed(
 		return () => {
 			clearTimeout(timer);
 			clearTimeout(trailing);
+			unsubscribe?.();
 			clearInterval(verifier);
 			void watcher.close();
 		};

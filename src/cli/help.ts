@@ -92,7 +92,11 @@ export const EXIT_CODES: readonly (readonly [code: string, meaning: string])[] =
 		'64',
 		'the command line is wrong (EX_USAGE): an unknown command or option, a missing or bad value, a --ledger that is empty, a folder, in a folder that does not exist, or (for commands that need one) where no ledger is; nothing was written',
 	],
-	['75', 'run --no-wait: every admission slot is held (EX_TEMPFAIL)'],
+	['69', 'sync --once: the fleet server cannot be reached (EX_UNAVAILABLE)'],
+	[
+		'75',
+		'try again later (EX_TEMPFAIL): run --no-wait, every admission slot is held; sync, another sync of this host holds its lock; stop on a fleet ledger, the host has not answered yet',
+	],
 	['125', 'run: the task went over its token budget and was stopped'],
 	['127', 'run: the command could not be started, or its --log could not be opened; the task is recorded failed'],
 	['128+N', 'run: the task was stopped by signal N; the board and demo: ended by signal N (Ctrl-C gives 130)'],

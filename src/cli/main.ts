@@ -19,6 +19,10 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 	timeline: {summary: "print one task's timeline", load: () => import('./commands/timeline.ts')},
 	explain: {summary: 'say why a task shows what it shows, signal by signal', load: () => import('./commands/explain.ts')},
 	run: {summary: 'run an agent command as a recorded task (wrapper)', load: () => import('./commands/run.ts')},
+	sync: {
+		summary: 'ship this ledger to a fleet ledger on PostgreSQL, carry out fleet requests',
+		load: () => import('./commands/sync.ts'),
+	},
 	stop: {summary: 'stop a task: signal its process group, escalate, confirm', load: () => import('./commands/stop.ts')},
 	reconcile: {summary: 'fold spool files, find lost and untracked agents', load: () => import('./commands/reconcile.ts')},
 	ingest: {summary: 'fold hook payloads or spool envelopes into the ledger', load: () => import('./commands/ingest.ts')},

@@ -16,7 +16,7 @@ export function timelineLine(entry: TimelineEntry): string {
 /** A task's header and its timeline, as text; every ledger text is shown escaped (describeEvent is already safe). */
 export function printTimelineText(task: SnapshotTask, entries: readonly TimelineEntry[]): string {
 	const header = [
-		`${task.id}  ${task.title ?? '—'}`,
+		`${task.id}  ${task.title ?? '—'}${task.host ? `  on ${task.host}` : ''}`,
 		`source ${task.source}  status ${task.status}${task.health ? `/${task.health}` : ''}  pid ${formatKnown(task.pid)}  exit ${formatKnown(task.exitCode)}${task.signal ? `  signal ${task.signal}` : ''}`,
 		`cwd ${task.cwd ?? 'unknown'}  ${formatProgress(task.progress)}  tokens ${formatTokens(task.tokens, task.budget)}`,
 		...(task.error ? [`error ${task.error}`] : []),

@@ -27,6 +27,10 @@ export const EventType = {
 	claimProgressed: 'claim.progressed',
 	claimHandedIn: 'claim.handed_in',
 	claimPassedBack: 'claim.passed_back',
+	/** This host's sync took a request made from a fleet board (docs/fleet.md), before carrying it out. */
+	fleetRequestReceived: 'fleet.request_received',
+	/** This host carried out (or refused) a request made from a fleet board; the outcome travels back by sync. */
+	fleetRequestHandled: 'fleet.request_handled',
 	/** The wrapper kept the end of the worker's stdout: its report, for a review packet. */
 	outputKept: 'task.output_kept',
 	/** `controlroom review` began: which reviewers, how many rounds at most. */
@@ -194,6 +198,15 @@ const EVENT_DATA = {
 	'claim.progressed': z.looseObject({note: text, holder: text, actor: text}),
 	'claim.handed_in': z.looseObject({acceptor: text, evidenceFile: text, evidence: anything, holder: text, actor: text}),
 	'claim.passed_back': z.looseObject({reason: text, holder: text, actor: text}),
+	'fleet.request_received': z.looseObject({requestId: count, verb: text, requestedBy: text, requestedAt: count}),
+	'fleet.request_handled': z.looseObject({
+		requestId: count,
+		verb: text,
+		/** done, refused, failed, or unknown (interrupted while carrying it out; never retried). */
+		outcome: text,
+		message: text,
+		requestedBy: text,
+	}),
 	'task.output_kept': z.looseObject({
 		/** The last lines of stdout, at most OUTPUT_KEPT_BYTES. */
 		text: text,
@@ -364,6 +377,8 @@ export const eventBodySchema = z.discriminatedUnion('type', [
 	variant('claim.progressed'),
 	variant('claim.handed_in'),
 	variant('claim.passed_back'),
+	variant('fleet.request_received'),
+	variant('fleet.request_handled'),
 	variant('task.output_kept'),
 	variant('review.started'),
 	variant('review.packet_built'),

@@ -23,7 +23,14 @@ export type QueueSignal = {
 	readonly seq: number;
 };
 
-export type QueueItem = {readonly taskId: string; readonly reason: string; readonly at: number; readonly seq: number};
+export type QueueItem = {
+	readonly taskId: string;
+	readonly reason: string;
+	readonly at: number;
+	readonly seq: number;
+	/** The task's host, on a fleet ledger (docs/fleet.md); absent on a local one. */
+	readonly host?: string;
+};
 export type QueueLaneView = {readonly name: QueueLane; readonly total: number; readonly items: readonly QueueItem[]};
 export type HumanQueue = {readonly lanes: readonly QueueLaneView[]; readonly total: number};
 
@@ -199,7 +206,7 @@ export type QueueRows = {
 	/** Every `queue.acknowledged` event. */
 	readonly acknowledgements: readonly EventOfType<'queue.acknowledged'>[];
 	/** Tasks not ended, or ended since the earliest signal: where the answering successes are. */
-	readonly endedSinceEarliest: readonly Task[];
+	readonly endedSinceEarliest: readonly Pick<Task, 'id' | 'status' | 'exitCode' | 'endedAt' | 'cwd' | 'title'>[];
 	/** Every `work.sent_back` and `work.accepted` event: a person acted on the task. */
 	readonly closers?: readonly EventOfType<'work.sent_back' | 'work.accepted'>[];
 	readonly limit?: number;
@@ -235,4 +242,21 @@ export function humanQueueOf(rows: QueueRows): HumanQueue {
 		closedAt,
 		...(rows.limit === undefined ? {} : {limit: rows.limit}),
 	});
+}
+
+/**
+ * One queue for several hosts (a fleet ledger): each host's queue is computed on its own (its
+ * acknowledgements and successes answer only its own signals), then the lanes are merged, newest
+ * first, still five a lane, with the totals added up. Each host's five newest are enough to know
+ * the fleet's five newest.
+ */
+export function mergeHumanQueues(queues: readonly {readonly host: string; readonly queue: HumanQueue}[]): HumanQueue {
+	const lanes = QUEUE_LANES.map(name => {
+		const parts = queues.map(({host, queue}) => ({host, lane: queue.lanes.find(lane => lane.name === name)}));
+		const items = parts
+			.flatMap(({host, lane}) => (lane?.items ?? []).map(item => ({...item, host})))
+			.sort((a, b) => b.at - a.at || a.host.localeCompare(b.host) || b.seq - a.seq);
+		return {name, total: parts.reduce((sum, {lane}) => sum + (lane?.total ?? 0), 0), items: items.slice(0, QUEUE_LANE_LIMIT)};
+	});
+	return {lanes, total: queues.reduce((sum, {queue}) => sum + queue.total, 0)};
 }

@@ -36,6 +36,8 @@ export function laneOf(status: Status, health: Health | null): BoardLane {
 /** One task in snapshot JSON v1 (docs/snapshot.md). */
 export type SnapshotTask = {
 	id: string;
+	/** The host the task runs on: the local ledger's host name, or on a fleet ledger each task's own. */
+	host: string | null;
 	title: string | null;
 	source: string;
 	role: string | null;
@@ -144,22 +146,37 @@ export type Snapshot = {
 	counts: SnapshotCounts;
 	tasks: SnapshotTask[];
 	queue: {
-		lanes: {name: string; total: number; items: {taskId: string; reason: string; at: string; waitingSeconds: number}[]}[];
+		lanes: {
+			name: string;
+			total: number;
+			items: {taskId: string; host: string | null; reason: string; at: string; waitingSeconds: number}[];
+		}[];
 		total: number;
 	};
 	verdicts: SnapshotVerdict[];
 	/** Staged effects: open ones, and those settled within the window (docs/snapshot.md). */
 	effects: SnapshotEffect[];
 	disagreements: SnapshotDisagreement[];
+	/** On a fleet ledger only: every host that has synced, and how far (docs/fleet.md). */
+	hosts?: SnapshotHost[];
 };
+
+/** A host of a fleet snapshot. */
+export type SnapshotHost = {name: string; id: string; lastSyncedAt: string; lastSeq: number};
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 /** The JSON view of one task at time `now`. */
-export function toSnapshotTask(task: Task, now: number, stallSeconds = DEFAULT_STALL_SECONDS): SnapshotTask {
+export function toSnapshotTask(
+	task: Task & {readonly host?: string},
+	now: number,
+	stallSeconds = DEFAULT_STALL_SECONDS,
+	host: string | null = null,
+): SnapshotTask {
 	const health = deriveHealth(task.status, task.lastEventAt, now, task.stallSeconds ?? stallSeconds);
 	return {
 		id: task.id,
+		host: task.host ?? host,
 		title: task.title,
 		source: task.source,
 		role: task.role,
@@ -185,8 +202,11 @@ export function toSnapshotTask(task: Task, now: number, stallSeconds = DEFAULT_S
 }
 
 export type SnapshotInput = {
-	/** Tasks to list: all not ended, plus those that ended within the window. */
-	readonly tasks: readonly Task[];
+	/** Tasks to list: all not ended, plus those that ended within the window; on a fleet, each with its host. */
+	readonly tasks: readonly (Task & {readonly host?: string})[];
+	/** The host of a local ledger's tasks. */
+	readonly host?: string | null;
+	readonly hosts?: readonly SnapshotHost[];
 	/** Status counts over the whole ledger. */
 	readonly statusCounts: Readonly<Record<Status, number>>;
 	readonly queue: HumanQueue;
@@ -199,7 +219,8 @@ export type SnapshotInput = {
 
 /** Builds snapshot JSON v1. `counts.stalled` counts running or untracked tasks whose health is stalled. */
 export function buildSnapshot(input: SnapshotInput): Snapshot {
-	const tasks = input.tasks.map(task => toSnapshotTask(task, input.now, input.stallSeconds));
+	const host = input.host ?? null;
+	const tasks = input.tasks.map(task => toSnapshotTask(task, input.now, input.stallSeconds, host));
 	const counts = Object.fromEntries(STATUSES.map(status => [status, input.statusCounts[status] ?? 0])) as SnapshotCounts;
 	counts.stalled = tasks.filter(task => task.health === 'stalled').length;
 	return {
@@ -213,6 +234,7 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
 				total: lane.total,
 				items: lane.items.map(item => ({
 					taskId: item.taskId,
+					host: item.host ?? host,
 					reason: item.reason,
 					at: new Date(item.at).toISOString(),
 					waitingSeconds: Math.max(0, Math.floor((input.now - item.at) / 1000)),
@@ -223,5 +245,6 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
 		verdicts: [...(input.verdicts ?? [])],
 		effects: [...(input.effects ?? [])],
 		disagreements: [...(input.disagreements ?? [])],
+		...(input.hosts ? {hosts: [...input.hosts]} : {}),
 	};
 }

@@ -72,10 +72,15 @@ function end(task: Task, status: Status, at: number, patch: Partial<Task>): Task
 	return {...task, ...patch, status, endedAt: at};
 }
 
-/** What people and gates say about a task (the queue, reviews, send-backs): never the task itself. */
+/**
+ * What people and gates say about a task (the queue, reviews, send-backs) and a fleet request's
+ * bookkeeping (a request may name a task this host does not have): never the task itself.
+ */
 const ABOUT_A_TASK: ReadonlySet<EventTypeName> = new Set([
 	EventType.needRaised,
 	EventType.acknowledged,
+	EventType.fleetRequestReceived,
+	EventType.fleetRequestHandled,
 	EventType.reviewStarted,
 	EventType.reviewPacketBuilt,
 	EventType.reviewVerdict,
@@ -300,6 +305,8 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 		case EventType.needRaised:
 		case EventType.acknowledged:
 		case EventType.claimProgressed:
+		case EventType.fleetRequestReceived:
+		case EventType.fleetRequestHandled:
 		case EventType.outputKept:
 		case EventType.reviewStarted:
 		case EventType.reviewPacketBuilt:

@@ -150,6 +150,14 @@ function describeRaw(event: LedgerEvent): string {
 			return clip(`handed in, waiting for ${event.data.acceptor ?? 'its acceptor'}`);
 		case EventType.claimPassedBack:
 			return clip(`passed back: ${event.data.reason ?? ''}`);
+		case EventType.fleetRequestReceived:
+			return clip(
+				`fleet request #${known(event.data.requestId, '?')}: ${event.data.verb ?? '?'} from ${event.data.requestedBy ?? 'a fleet board'}`,
+			);
+		case EventType.fleetRequestHandled:
+			return clip(
+				`fleet request #${known(event.data.requestId, '?')} ${event.data.verb ?? '?'}: ${event.data.outcome ?? 'unknown'}${event.data.message ? ` — ${event.data.message}` : ''}`,
+			);
 		case EventType.outputKept:
 			return `kept the end of stdout as the report (${known(event.data.bytes, '?')} bytes written)`;
 		case EventType.reviewStarted: {

@@ -1,19 +1,24 @@
 import {approverKey, type OrdersSnapshot} from '../core/board/effects-view.ts';
 import {DEFAULT_ENDED_WINDOW_MS} from '../core/board/selectors.ts';
+import type {BoardTask, Notice, PendingAction} from '../core/board/state.ts';
 import type {ApproverCheck} from '../core/effects/fold.ts';
-import {EventType, type LedgerEvent} from '../core/events.ts';
+import type {LedgerEvent} from '../core/events.ts';
 import type {HumanQueue} from '../core/human-queue.ts';
 import {shownVerdicts, type VerdictRecord} from '../core/review/reviews.ts';
 import type {Task} from '../core/task.ts';
 import type {Ledger, LedgerFileChange} from './open-ledger.ts';
 import {readOrders} from './orders.ts';
-import {loadHumanQueue} from './queue.ts';
+import {acknowledgeEntry, loadHumanQueue} from './queue.ts';
 import {DROPPED_COUNTER} from './counters.ts';
 import {loadReviews} from './reviews.ts';
 
 /** What one read of the ledger gives the board. */
 export type FeedBatch = {
-	readonly tasks: readonly Task[];
+	readonly tasks: readonly BoardTask[];
+	/** Every fleet request not answered yet (a fleet feed only). */
+	readonly pending?: readonly PendingAction[];
+	/** Something the person should know about the feed itself (a fleet server out of reach, and back). */
+	readonly notice?: Notice;
 	readonly queue: HumanQueue;
 	/** The verdicts of each task's latest review within the window, newest first. */
 	readonly verdicts: readonly VerdictRecord[];
@@ -32,7 +37,11 @@ export type FeedBatch = {
 	readonly dropped?: number;
 };
 
-/** The board's reads and writes of the ledger. */
+/**
+ * The board's reads and writes of the ledger. Synchronous, so the first frame is drawn from the
+ * first read; a fleet feed (src/ledger/fleet/fleet-feed.ts) answers from what it has fetched and
+ * announces more through `subscribe`. Task ids here are board keys (host and id on a fleet).
+ */
 export type BoardFeed = {
 	/** Everything the board shows at start: tasks not ended or ended within the window, the queue. */
 	load(now: number): FeedBatch;
@@ -45,8 +54,10 @@ export type BoardFeed = {
 	verify(now: number): FeedBatch | null;
 	/** One task's events, for the drill-down. */
 	eventsOf(taskId: string): LedgerEvent[];
-	/** Records that a person saw the queue entry raised at `signalAt`. */
-	acknowledge(taskId: string, signalAt: number, now: number): void;
+	/** Records that a person saw the queue entry raised at `signalAt`; returns what to tell them, when it is not plain. */
+	acknowledge(taskId: string, signalAt: number, now: number): string | void;
+	/** For a feed with no files to watch (a fleet): calls `onChange` when there is something to read; returns how to stop. */
+	subscribe?(onChange: () => void): () => void;
 };
 
 /** At most this many events are read per poll (one a frame), so a burst never blocks the board for long. */
@@ -142,7 +153,7 @@ export function createBoardFeed(
 		},
 		eventsOf: taskId => ledger.reader.eventsOf(taskId),
 		acknowledge(taskId, signalAt, now) {
-			ledger.writer.append([{taskId, type: EventType.acknowledged, at: now, source: 'board', data: {signalAt}}]);
+			acknowledgeEntry(ledger, taskId, signalAt, now, 'board');
 		},
 	};
 }

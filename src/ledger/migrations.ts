@@ -85,14 +85,35 @@ const MIGRATIONS: readonly Migration[] = [
 			// (sha1(line)#occurrence:index) is marked, and its ingests also look the old key up, so
 			// re-reading a file ingested before this version still adds nothing.
 			db.exec(`
-				CREATE TABLE ledger_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-				INSERT INTO ledger_meta (name, value)
+				CREATE TABLE IF NOT EXISTS ledger_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+				INSERT OR IGNORE INTO ledger_meta (name, value)
 					SELECT 'legacy_line_keys', 'yes' WHERE EXISTS (
 						SELECT 1 FROM events WHERE dedup_key >= '0' AND dedup_key < 'g'
 							AND dedup_key GLOB '${'[0-9a-f]'.repeat(40)}#*'
 					) OR EXISTS (
 						SELECT 1 FROM rejects WHERE dedup_key GLOB '*:${'[0-9a-f]'.repeat(40)}#*'
 					);
+			`);
+		},
+	},
+	{
+		version: 4,
+		up(db) {
+			// The host this ledger belongs to, for the fleet (docs/fleet.md): a random id made once, so
+			// two machines with the same name never mix their events. Stored once, never changed.
+			// Idempotent: a ledger made by the unmerged fleet branch already has this table at version 3.
+			db.exec(`
+				CREATE TABLE IF NOT EXISTS host (
+					only_row INTEGER PRIMARY KEY CHECK (only_row = 1),
+					id TEXT NOT NULL,
+					created_at INTEGER NOT NULL
+				);
+				INSERT OR IGNORE INTO host (only_row, id, created_at)
+					VALUES (1, lower(hex(randomblob(16))), CAST(strftime('%s', 'now') AS INTEGER) * 1000);
+				CREATE TRIGGER IF NOT EXISTS host_refuse_update BEFORE UPDATE ON host
+					BEGIN SELECT RAISE(ABORT, 'the host id is set once'); END;
+				CREATE TRIGGER IF NOT EXISTS host_refuse_delete BEFORE DELETE ON host
+					BEGIN SELECT RAISE(ABORT, 'the host id is set once'); END;
 			`);
 		},
 	},
@@ -115,6 +136,17 @@ function assertMonotonic(): void {
 	});
 }
 
+/**
+ * A ledger made by the fleet branch before it was merged (docs/ledger.md) reports version 3 but
+ * holds the host table, not ledger_meta: version 3 there was the host migration. Version 3 of the
+ * merged line is idempotent, so it is simply run again when ledger_meta is missing.
+ */
+function repairFleetBranchLedger(db: Database.Database, start: number): void {
+	if (start !== 3) return;
+	const hasMeta = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ledger_meta'`).get();
+	if (hasMeta === undefined) MIGRATIONS[2]?.up(db);
+}
+
 /** Runs every pending migration in one immediate transaction; refuses a schema from the future. */
 export function migrate(db: Database.Database): void {
 	assertMonotonic();
@@ -128,6 +160,7 @@ export function migrate(db: Database.Database): void {
 		for (const migration of MIGRATIONS) {
 			if (migration.version > start) migration.up(db);
 		}
+		repairFleetBranchLedger(db, start);
 		db.pragma(`user_version = ${SCHEMA_VERSION}`);
 	}).immediate();
 }

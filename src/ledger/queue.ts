@@ -11,9 +11,18 @@ import {
 } from '../core/human-queue.ts';
 import {reviewSignals, type ReviewRecord} from '../core/review/reviews.ts';
 import type {Task} from '../core/task.ts';
+import type {Ledger} from './open-ledger.ts';
 import {readOrders} from './orders.ts';
 import type {LedgerReader} from './reader.ts';
 import {loadReviews} from './reviews.ts';
+
+/**
+ * Records that a person saw the queue entry raised at `signalAt` (the board's `k`, and the same
+ * key pressed on a fleet board, carried out by the task's host).
+ */
+export function acknowledgeEntry(ledger: Ledger, taskId: string, signalAt: number, now: number, source: string): void {
+	ledger.writer.append([{taskId, type: EventType.acknowledged, at: now, source, data: {signalAt}}]);
+}
 
 export type QueueOptions = {
 	/** The reviews, when the caller has read them already (the board's Reviews panel shares them). */

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import {EventType, type EventOfType, type EventTypeName, type LedgerEvent} from '../core/events.ts';
+import {EventType, type EventOfType, type EventTypeName, type LedgerEvent, type StoredEventRow} from '../core/events.ts';
 import {STATUSES, type Status} from '../core/status.ts';
 import type {Task} from '../core/task.ts';
 import {eventFromRow, taskFromDoc, type EventRow} from './rows.ts';
@@ -45,6 +45,14 @@ export type LedgerReader = {
 	latestClaimOf(contractKey: string): {readonly taskId: string; readonly count: number} | null;
 	transcriptCursor(path: string): TranscriptCursor | undefined;
 	lastSeq(): number;
+	/** Events after `afterSeq` exactly as stored (data as JSON text), oldest first: what sync ships. */
+	storedEventsSince(afterSeq: number, limit: number): StoredEventRow[];
+	/** The one stored event at `seq`, if any: sync compares it with the fleet's copy. */
+	storedEventAt(seq: number): StoredEventRow | undefined;
+	/** Task rows by id, as the projection holds them (sync ships those a batch touched). */
+	tasksById(ids: readonly string[]): Task[];
+	/** This ledger's random host id, made once by migration 3 (docs/fleet.md). */
+	hostId(): string;
 	eventCount(): number;
 	rejects(limit: number): RejectRow[];
 	rejectCount(): number;
@@ -103,6 +111,14 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 	const cursor = db.prepare('SELECT offset, last_message_id AS lastMessageId FROM transcript_cursors WHERE path = ?');
 	const last = db.prepare('SELECT COALESCE(MAX(seq), 0) FROM events').pluck();
 	const eventTotal = db.prepare('SELECT COUNT(*) FROM events').pluck();
+	const storedSince = db.prepare(
+		'SELECT seq, task_id AS taskId, type, at, source, data, dedup_key AS dedupKey FROM events WHERE seq > ? ORDER BY seq LIMIT ?',
+	);
+	const storedAt = db.prepare(
+		'SELECT seq, task_id AS taskId, type, at, source, data, dedup_key AS dedupKey FROM events WHERE seq = ?',
+	);
+	const docsById = preparedByLength(db, marks => `SELECT doc FROM tasks WHERE id IN (${marks})`);
+	const host = db.prepare('SELECT id FROM host').pluck();
 	const rejectRows = db.prepare(
 		'SELECT id, at, origin, line, reason, raw, raw_bytes AS rawBytes FROM rejects ORDER BY id DESC LIMIT ?',
 	);
@@ -169,6 +185,24 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 			(claimOf.get(EventType.claimTaken, contractKey) as {taskId: string; count: number} | undefined) ?? null,
 		transcriptCursor: path => cursor.get(path) as TranscriptCursor | undefined,
 		lastSeq: () => last.get() as number,
+		storedEventsSince: (afterSeq, limit) => storedSince.all(afterSeq, limit) as StoredEventRow[],
+		storedEventAt: seq => storedAt.get(seq) as StoredEventRow | undefined,
+		tasksById(ids) {
+			const tasks: Task[] = [];
+			// SQLite allows 32,766 bound values; a batch's tasks are read in chunks well below that.
+			for (let start = 0; start < ids.length; start += 500) {
+				const chunk = ids.slice(start, start + 500);
+				tasks.push(
+					...parseDocs(
+						docsById(chunk.length)
+							.pluck()
+							.all(...chunk),
+					),
+				);
+			}
+			return tasks;
+		},
+		hostId: () => host.get() as string,
 		eventCount: () => eventTotal.get() as number,
 		rejects: limit => rejectRows.all(limit) as RejectRow[],
 		rejectCount: () => rejectTotal.get() as number,

@@ -14,6 +14,8 @@ export type SnapshotQuery = {
 	/** Ended tasks are listed when they ended within this many ms; null lists all. */
 	readonly windowMs: number | null;
 	readonly stallSeconds?: number;
+	/** The ledger's host name, which each task carries in the snapshot. */
+	readonly host?: string;
 	/** Tells a running approval from a dead one (outcome unknown); without it, started stays started. */
 	readonly isApproverAlive?: ApproverCheck;
 };
@@ -33,6 +35,7 @@ export function readSnapshot(reader: LedgerReader, query: SnapshotQuery): Snapsh
 		effects: snapshotEffects(readOrders(reader).values(), query.now, since, query.isApproverAlive),
 		disagreements: toSnapshotDisagreements(disagreements, openDisagreements(reader, query.now, disagreements.length), since),
 		now: query.now,
+		host: query.host ?? null,
 		...(query.stallSeconds === undefined ? {} : {stallSeconds: query.stallSeconds}),
 	});
 }

@@ -85,7 +85,7 @@ function targetOf(record: ProcessRecord): StopTarget {
 }
 
 /** How a stop is made: the grace period, and who asked (recorded as the events' source). */
-export type StopOptions = {readonly graceMs?: number; readonly source?: 'cli' | 'board'};
+export type StopOptions = {readonly graceMs?: number; readonly source?: 'cli' | 'board' | 'fleet'};
 
 /**
  * Stops a task (by id, unique id prefix or session id): records the request, signals its process

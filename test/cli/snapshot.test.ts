@@ -118,7 +118,16 @@ describe('snapshot', () => {
 		expect(json.queue.lanes.find((lane: {name: string}) => lane.name === 'failed')).toEqual({
 			name: 'failed',
 			total: 1,
-			items: [{taskId: 't-1', reason: 'exit 3', at: new Date(now - 1000).toISOString(), waitingSeconds: expect.any(Number)}],
+			// host: this machine's host name (an added field, docs/snapshot.md)
+			items: [
+				{
+					taskId: 't-1',
+					host: expect.any(String),
+					reason: 'exit 3',
+					at: new Date(now - 1000).toISOString(),
+					waitingSeconds: expect.any(Number),
+				},
+			],
 		});
 	});
 

@@ -3,6 +3,7 @@ import {writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {ingestLines, parseLine} from '../../src/ledger/ingest.ts';
+import {SCHEMA_VERSION} from '../../src/ledger/migrations.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
 import {withLedger} from '../helpers/hook.ts';
@@ -92,7 +93,7 @@ describe('ingest keys', () => {
 		expect(again.status, again.stderr).toBe(0);
 		expect(JSON.parse(again.stdout)).toMatchObject({lines: lines.length, appended: 0, rejected: 1, rejectsAdded: 0});
 		expect(withRawDb(ledgerFile, db => db.prepare('SELECT COUNT(*) FROM events').pluck().get())).toBe(before);
-		expect(withRawDb(ledgerFile, db => db.pragma('user_version', {simple: true}))).toBe(3);
+		expect(withRawDb(ledgerFile, db => db.pragma('user_version', {simple: true}))).toBe(SCHEMA_VERSION);
 		// And a longer version of the file adds only its new line
 		writeFileSync(
 			file,

@@ -81,6 +81,26 @@ describe('the ledger store', () => {
 		expect(ledger.reader.eventCount()).toBe(1);
 	});
 
+	it('brings a ledger of the unmerged fleet branch (version 3 with host, no ledger_meta) to the current version', () => {
+		// Given a ledger as the fleet branch made it: version 3 was its host migration
+		const file = join(scratchDir(), 'ledger.db');
+		openLedger(file).close();
+		const hostId = withRawDb(file, db => {
+			db.exec('DROP TABLE ledger_meta');
+			db.pragma('user_version = 3');
+			return db.prepare('SELECT id FROM host').pluck().get() as string;
+		});
+		// When this version opens it
+		ledger = openLedger(file);
+		// Then ledger_meta exists, the host id is the one it had, and the version is current
+		const tables = withRawDb(file, db =>
+			db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('host', 'ledger_meta')").pluck().all(),
+		);
+		expect(tables.toSorted()).toEqual(['host', 'ledger_meta']);
+		expect(ledger.reader.hostId()).toBe(hostId);
+		expect(withRawDb(file, db => db.pragma('user_version', {simple: true}))).toBe(SCHEMA_VERSION);
+	});
+
 	it('refuses a ledger written by a newer schema', () => {
 		const file = join(scratchDir(), 'ledger.db');
 		const raw = new Database(file);

@@ -9,6 +9,9 @@ import {parseDuration} from '../../core/duration.ts';
 import {approveFromBoard, sendBackFromBoard, settleEffects} from '../../gates/effects/board-actions.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {createBoardFeed} from '../../ledger/board-feed.ts';
+import {describeFleetError, isFleetUrl, redactUrl} from '../../ledger/fleet/connection.ts';
+import {createFleetFeed, type FleetFeed} from '../../ledger/fleet/fleet-feed.ts';
+import {hostName} from '../../ledger/host.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {spoolDir} from '../../ledger/paths.ts';
 import {foldSpool} from '../../ledger/spool.ts';
@@ -25,27 +28,33 @@ import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 
 export const help: CommandHelp = {
-	synopsis: ['[board] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS] [--no-bell]'],
+	synopsis: [
+		'[board] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS] [--no-bell]',
+		'[board] --ledger postgres://... [--stall SECONDS] [--since DURATION] [--no-bell]',
+	],
 	description: `Opens the board (what \`controlroom\` alone does): lanes for running, stalled, lost, untracked and
 recently ended tasks, and the Needs you, Reviews and Held effects panels; the header names the
 ledger shown. Press ? on the board for its keys, q to quit (Ctrl-C quits with exit status 130).
 It runs a reconciler pass itself, so it shows the truth even when nothing else runs. Needs a
-terminal; scripts use snapshot.`,
+terminal; scripts use snapshot. On a fleet ledger (--ledger postgres://..., docs/fleet.md) it shows
+every host (a host column when there are several), tailed through LISTEN/NOTIFY; s and k become
+requests that the task's host carries out, shown as pending until then.`,
 	options: [
 		['--stall SECONDS', "silence after which a running task is stalled (default 600; a task's own wins)"],
 		['--since DURATION', 'how long ended tasks stay under "recently ended" (default 24h)'],
-		['--reconcile SECONDS', 'how often the board runs a reconciler pass itself (default 5)'],
+		['--reconcile SECONDS', 'how often the board runs a reconciler pass itself (default 5; not on a fleet ledger)'],
 		['--no-bell', 'no terminal bell when a new entry comes into Needs you'],
 	],
 	exits: [
 		['0', 'quit with q'],
-		['1', 'the ledger cannot be opened (the message names it)'],
-		['64', 'bad command line, no ledger at --ledger PATH, or not a terminal'],
+		['1', 'the ledger cannot be opened (the message names it), or the fleet server cannot be reached'],
+		['64', 'bad command line (--reconcile with a fleet ledger), no ledger at --ledger PATH, or not a terminal'],
 		['128+N', 'ended by signal N: Ctrl-C gives 130 (SIGHUP 129, SIGTERM 143); the terminal is restored'],
 	],
 	examples: [
 		['controlroom', 'the board on your ledger ($CONTROLROOM_HOME/ledger.db)'],
 		['controlroom --ledger ./ci-ledger.db --since 7d', "another ledger, with a week's ended tasks"],
+		['controlroom --ledger postgres://fleet.example/db', 'every host that syncs to the fleet ledger'],
 	],
 };
 
@@ -133,6 +142,30 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 	};
 }
 
+/** Wires the board to a fleet ledger: the fleet feed, and `s` and `k` as requests for the task's host. */
+function fleetAdapters(feed: FleetFeed, run: BoardRun, url: string): BoardAdapters {
+	return {
+		feed,
+		ledgerFiles: [],
+		spoolDir: null,
+		options: {
+			// The header names the server, its password left out.
+			ledgerLabel: redactUrl(url),
+			...(run.stallSeconds === undefined ? {} : {stallSeconds: run.stallSeconds}),
+			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
+		},
+		stop: async key => {
+			const {task, requestId} = await feed.request(key, 'stop', {});
+			return {
+				isStopped: false,
+				isPending: true,
+				message: `stop of ${task.id} requested from ${task.host} (request #${requestId}); pending until its sync carries it out`,
+			};
+		},
+		...(run.isBellOn === false ? {} : {bell: () => void process.stdout.write(BELL)}),
+	};
+}
+
 /** Writes to the terminal at once, bypassing the stream's queue: the last bytes before exit must arrive. */
 function writeNow(text: string): void {
 	try {
@@ -143,12 +176,12 @@ function writeNow(text: string): void {
 }
 
 /**
- * Shows the board on an open ledger until the person quits, and returns the exit status: 0 for
- * `q`, 130 for Ctrl-C, 128+N for a signal. Whichever way it ends, the terminal is given back as it
- * was: main screen, cursor shown, line editing back on.
+ * Shows the board until the person quits, and returns the exit status: 0 for `q`, 130 for
+ * Ctrl-C, 128+N for a signal. Whichever way it ends, the terminal is given back as it was: main
+ * screen, cursor shown, line editing back on.
  */
-export async function showBoard(ledger: Ledger, run: BoardRun = {}): Promise<number> {
-	const adapters = boardAdapters(ledger, run);
+async function showAdapters(adapters: BoardAdapters): Promise<number> {
+	// The board takes the alternate screen, as k9s and less do, so quitting gives the shell back as it was.
 	process.stdout.write(ENTER_ALT_SCREEN);
 	// Raw mode from the start: a key typed before Ink's input hook subscribes must not be echoed by
 	// the terminal into the frame (Ink turns it on in an effect, after the first frame).
@@ -182,6 +215,30 @@ export async function showBoard(ledger: Ledger, run: BoardRun = {}): Promise<num
 	return status;
 }
 
+/** Shows the board on an open ledger until the person quits; returns the exit status. */
+export async function showBoard(ledger: Ledger, run: BoardRun = {}): Promise<number> {
+	return showAdapters(boardAdapters(ledger, run));
+}
+
+/** The board on a fleet ledger: every host that syncs there, tailed through LISTEN/NOTIFY. */
+async function showFleetBoard(url: string, run: BoardRun): Promise<number> {
+	const feed = createFleetFeed(url, {
+		requestedBy: `board@${hostName()}`,
+		...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
+	});
+	try {
+		await feed.start(Date.now());
+	} catch (error) {
+		await feed.close();
+		throw new CliError(describeFleetError(error, url));
+	}
+	try {
+		return await showAdapters(fleetAdapters(feed, run, url));
+	} finally {
+		await feed.close();
+	}
+}
+
 /** `controlroom board`: the Ink control room on a ledger, until `q`. */
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values} = parseCommandArgs(
@@ -198,14 +255,20 @@ export async function run(argv: readonly string[]): Promise<number> {
 	if (!process.stdin.isTTY || !process.stdout.isTTY) {
 		throw new CliError('board: needs a terminal (use `controlroom snapshot` in scripts and CI)', USAGE_EXIT);
 	}
+	const boardRun: BoardRun = {
+		...(stallSeconds === undefined ? {} : {stallSeconds}),
+		...(endedWindowMs === undefined ? {} : {endedWindowMs}),
+		...(reconcileSeconds === undefined ? {} : {reconcileIntervalMs: reconcileSeconds * 1000}),
+		isBellOn: values['no-bell'] !== true,
+	};
+	if (isFleetUrl(values.ledger)) {
+		if (reconcileSeconds !== undefined)
+			throw new CliError('board: --reconcile does not apply to a fleet ledger (each host reconciles itself)', USAGE_EXIT);
+		return await showFleetBoard(values.ledger, boardRun);
+	}
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
-		return await showBoard(ledger, {
-			...(stallSeconds === undefined ? {} : {stallSeconds}),
-			...(endedWindowMs === undefined ? {} : {endedWindowMs}),
-			...(reconcileSeconds === undefined ? {} : {reconcileIntervalMs: reconcileSeconds * 1000}),
-			isBellOn: values['no-bell'] !== true,
-		});
+		return await showBoard(ledger, boardRun);
 	} finally {
 		ledger.close();
 	}

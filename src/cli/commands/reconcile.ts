@@ -1,5 +1,8 @@
 import {setTimeout as sleep} from 'node:timers/promises';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS, reconcileOnce, type ReconcileResult} from '../../producers/reconciler.ts';
+import {isFleetUrl} from '../../ledger/fleet/connection.ts';
+import {hostIdentity} from '../../ledger/host.ts';
+import {createFleetSyncer} from '../../producers/fleet-sync.ts';
 import {parseCommandArgs, positiveSeconds} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -9,27 +12,32 @@ import type {CommandHelp} from '../help.ts';
 const LEDGER_REPLACED_EXIT = 3;
 
 export const help: CommandHelp = {
-	synopsis: ['reconcile [--once] [--interval SECONDS] [--agents NAMES] [--json]'],
+	synopsis: ['reconcile [--once] [--interval SECONDS] [--agents NAMES] [--sync-to URL] [--json]'],
 	description: `Each pass: folds spool files into the ledger; marks running tasks whose process is gone with no
 exit as lost (a hook session whose last turn had completed ends instead, exit code unknown);
 records agent processes nobody registered (claude, codex, or --agents / CONTROLROOM_AGENT_NAMES) as
 untracked, ended (outcome unknown) when they vanish. Without --once it repeats every
---interval seconds until interrupted (the board runs the same pass on its own timer).`,
+--interval seconds until interrupted (the board runs the same pass on its own timer). With
+--sync-to, each pass then ships the ledger to that fleet ledger and carries out its requests, as
+\`controlroom sync\` does (docs/fleet.md); a server out of reach is retried with backoff and never
+holds the reconciler up.`,
 	options: [
 		['--once', 'one pass, then exit'],
 		['--interval SECONDS', 'time between passes (default 5)'],
 		['--agents NAMES', 'comma-separated process names to look for instead of claude and codex'],
-		['--json', 'one JSON line per pass'],
+		['--sync-to URL', 'a fleet ledger (postgres://...) to ship to after each pass'],
+		['--json', 'one JSON line per pass (and one per sync)'],
 	],
 	exits: [
 		['0', 'done (--once), or interrupted with Ctrl-C or SIGTERM'],
 		['1', 'the ledger cannot be opened or written'],
 		['3', 'the ledger file was deleted or replaced while it ran (it said so on stderr and went on with the new file)'],
-		['64', 'bad command line, or a --ledger in a folder that does not exist'],
+		['64', 'bad command line (a --sync-to that is not postgres://...), or a --ledger in a folder that does not exist'],
 	],
 	examples: [
 		['controlroom reconcile --once', 'one pass now, with a one-line summary'],
 		['controlroom reconcile --interval 10 --agents aider,goose', 'a pass every 10 s, also looking for aider and goose'],
+		['controlroom reconcile --sync-to postgres://fleet.example/db', 'reconcile, and keep the fleet ledger up to date'],
 	],
 };
 
@@ -52,12 +60,31 @@ export async function run(argv: readonly string[]): Promise<number> {
 		interval: {type: 'string'},
 		agents: {type: 'string'},
 		json: {type: 'boolean'},
+		'sync-to': {type: 'string'},
 	});
 	if (positionals.length > 0) throw new CliError(`reconcile: unexpected argument '${positionals[0]}'`, USAGE_EXIT);
 	const intervalSeconds = positiveSeconds('interval', values.interval);
 	const intervalMs = intervalSeconds === undefined ? DEFAULT_RECONCILE_INTERVAL_MS : intervalSeconds * 1000;
 	const agentNames = agentNamesFrom(values.agents ?? process.env['CONTROLROOM_AGENT_NAMES']);
+	const syncTo = values['sync-to'];
+	if (syncTo !== undefined && !isFleetUrl(syncTo)) throw new CliError('reconcile: --sync-to expects postgres://...', USAGE_EXIT);
 	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
+	const syncer = syncTo === undefined ? null : createFleetSyncer({url: syncTo, ledger, host: hostIdentity(ledger)});
+	let nextSyncAt = 0;
+	let lastState: string | null = null;
+	/** One sync after the pass, unless the previous one failed and its backoff has not passed. */
+	const syncAfterPass = async (): Promise<void> => {
+		if (!syncer || Date.now() < nextSyncAt) return;
+		const pass = await syncer.pass();
+		nextSyncAt = Date.now() + syncer.retryDelayMs();
+		if (values.json) return out(JSON.stringify({sync: pass}));
+		if (pass.state !== 'synced' && pass.state !== lastState) process.stderr.write(`controlroom: sync: ${pass.message}\n`);
+		else if (pass.state === 'synced' && lastState !== null && lastState !== 'synced')
+			process.stderr.write(`controlroom: sync: caught up to seq ${pass.fleetSeq}\n`);
+		else if (pass.shipped > 0 || pass.handled.length > 0)
+			out(`synced: ${pass.shipped} events, ${pass.handled.length} requests carried out (seq ${pass.fleetSeq})`);
+		lastState = pass.state;
+	};
 	const stopping = new AbortController();
 	const stopLoop = (): void => stopping.abort();
 	process.once('SIGINT', stopLoop);
@@ -73,6 +100,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 				);
 			}
 			out(values.json ? JSON.stringify(result) : summary(result));
+			await syncAfterPass();
 			if (values.once || stopping.signal.aborted) return exitCode;
 			await sleep(intervalMs, undefined, {signal: stopping.signal}).catch(() => undefined);
 			if (stopping.signal.aborted) return exitCode;
@@ -80,6 +108,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	} finally {
 		process.off('SIGINT', stopLoop);
 		process.off('SIGTERM', stopLoop);
+		await syncer?.close();
 		ledger.close();
 	}
 }

@@ -1,19 +1,27 @@
 import {parseDuration} from '../../core/duration.ts';
 import type {Snapshot} from '../../core/snapshot.ts';
+import {isFleetUrl} from '../../ledger/fleet/connection.ts';
+import {readFleetSnapshot} from '../../ledger/fleet/fleet-snapshot.ts';
+import {hostName} from '../../ledger/host.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {readSnapshot} from '../../ledger/snapshot-query.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openReadingLedger, out} from '../context.ts';
+import {withFleet} from '../fleet-context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 import {printSnapshotText} from '../print-snapshot.ts';
 
 export const help: CommandHelp = {
-	synopsis: ['snapshot [--json] [--fail-on LANE]... [--since DURATION | --all]'],
+	synopsis: [
+		'snapshot [--json] [--fail-on LANE]... [--since DURATION | --all]',
+		'snapshot [--json] [--fail-on LANE]... --ledger postgres://...',
+	],
 	description: `Prints the board once, without a terminal, for scripts and CI: every task not ended plus those
 that ended within the window (default 24h); counts always cover the whole ledger. Opens a
-read-only ledger read-only.`,
+read-only ledger read-only. With --ledger postgres://... it prints the whole fleet: every host that
+syncs there, each task with its host (docs/fleet.md).`,
 	options: [
 		['--json', 'snapshot JSON version 1 (docs/snapshot.md)'],
 		[
@@ -25,7 +33,10 @@ read-only ledger read-only.`,
 	],
 	exits: [
 		['0', 'printed (and no --fail-on lane has a task)'],
-		['1', 'a --fail-on lane has a task (stderr names the lane and its tasks), or the ledger cannot be read'],
+		[
+			'1',
+			'a --fail-on lane has a task (stderr names the lane and its tasks), or the ledger cannot be read (a fleet server out of reach)',
+		],
 		['64', 'bad command line: an unknown flag, a bad value, a --ledger that names no ledger'],
 	],
 	examples: [
@@ -33,6 +44,7 @@ read-only ledger read-only.`,
 		['controlroom snapshot --json --all > board.json', 'every task, as JSON'],
 		['controlroom snapshot --fail-on lost --fail-on failed', 'fail a CI step when a task was lost or failed'],
 		['controlroom snapshot --fail-on reviews', 'fail a CI step while a review needs a person'],
+		['controlroom snapshot --json --ledger postgres://fleet.example/db', 'every host of the fleet, as JSON'],
 	],
 };
 
@@ -99,17 +111,23 @@ export async function run(argv: readonly string[]): Promise<number> {
 		if (windowMs === null)
 			throw new CliError(`--since: expected a duration like 90m, 24h or 7d, got '${values.since}'`, USAGE_EXIT);
 	}
-	const ledger = openReadingLedger(values.ledger);
+	const snapshot = isFleetUrl(values.ledger)
+		? await withFleet(values.ledger, 'snapshot', fleet => readFleetSnapshot(fleet, {now: Date.now(), windowMs}))
+		: readLocal(values.ledger, windowMs);
+	out(values.json ? terminalSafeJson(snapshot, 2) : printSnapshotText(snapshot));
+	const matches = failOn.flatMap(lane => {
+		const tasks = laneTasks(snapshot, lane);
+		const total = laneTotal(snapshot, lane, tasks);
+		return total > 0 ? [describeMatch(lane, total, tasks)] : [];
+	});
+	if (matches.length > 0) process.stderr.write(`controlroom: ${terminalSafe(matches.join('; '))}\n`);
+	return matches.length > 0 ? 1 : 0;
+}
+
+function readLocal(ledgerFlag: string | undefined, windowMs: number | null): Snapshot {
+	const ledger = openReadingLedger(ledgerFlag);
 	try {
-		const snapshot = readSnapshot(ledger.reader, {now: Date.now(), windowMs, isApproverAlive});
-		out(values.json ? terminalSafeJson(snapshot, 2) : printSnapshotText(snapshot));
-		const matches = failOn.flatMap(lane => {
-			const tasks = laneTasks(snapshot, lane);
-			const total = laneTotal(snapshot, lane, tasks);
-			return total > 0 ? [describeMatch(lane, total, tasks)] : [];
-		});
-		if (matches.length > 0) process.stderr.write(`controlroom: ${terminalSafe(matches.join('; '))}\n`);
-		return matches.length > 0 ? 1 : 0;
+		return readSnapshot(ledger.reader, {now: Date.now(), windowMs, host: hostName(), isApproverAlive});
 	} finally {
 		ledger.close();
 	}

@@ -1,64 +1,93 @@
-import {toSnapshotTask} from '../../core/snapshot.ts';
-import {storedTypeOf} from '../../core/events.ts';
+import {storedTypeOf, type LedgerEvent} from '../../core/events.ts';
+import {toSnapshotTask, type SnapshotTask} from '../../core/snapshot.ts';
+import {foldHeartbeats, type TimelineEntry} from '../../core/timeline.ts';
+import {isFleetUrl} from '../../ledger/fleet/connection.ts';
+import {hostName} from '../../ledger/host.ts';
 import {terminalSafeJson} from '../../core/terminal-text.ts';
-import {foldHeartbeats} from '../../core/timeline.ts';
 import {parseCommandArgs, taskArgument} from '../args.ts';
 import {openReadingLedger, out, resolveForCommand} from '../context.ts';
-import {CliError} from '../errors.ts';
+import {CliError, USAGE_EXIT} from '../errors.ts';
+import {withFleet} from '../fleet-context.ts';
 import type {CommandHelp} from '../help.ts';
 import {printTimelineText} from '../print-timeline.ts';
 
 export const help: CommandHelp = {
-	synopsis: ['timeline TASK [--json]'],
+	synopsis: ['timeline TASK [--json]', 'timeline TASK [--json] --ledger postgres://... [--host NAME]'],
 	description: `Prints one task's timeline, event by event, heartbeats folded. TASK is an id, a unique id prefix,
-or a session id. Opens a read-only ledger read-only.`,
-	options: [['--json', 'timeline JSON version 1 (docs/snapshot.md)']],
+or a session id. Opens a read-only ledger read-only. On a fleet ledger (--ledger postgres://...,
+docs/fleet.md) it prints the task as its host recorded it.`,
+	options: [
+		['--json', 'timeline JSON version 1 (docs/snapshot.md)'],
+		['--host NAME', 'on a fleet ledger: the host whose task to show, where several hosts have a matching one'],
+	],
 	exits: [
 		['0', 'printed'],
-		['1', 'no such task, or TASK matches several (the message lists them), or the ledger cannot be read'],
-		['64', 'bad command line (no TASK, an empty one), or no ledger at --ledger PATH'],
+		[
+			'1',
+			'no such task, or TASK matches several (the message lists them), or the ledger cannot be read (a fleet server out of reach)',
+		],
+		['64', 'bad command line (no TASK, an empty one, --host without a fleet ledger), or no ledger at --ledger PATH'],
 	],
 	examples: [
 		['controlroom timeline w-3f2c', 'the task whose id starts with w-3f2c'],
 		['controlroom timeline 5f1e9c2a-session-id --json', 'a Claude Code session, as JSON'],
+		['controlroom timeline w-3f2c --ledger postgres://fleet.example/db --host build-2', "build-2's task w-3f2c, from the fleet"],
 	],
 };
 
-/** `controlroom timeline TASK`. */
-export async function run(argv: readonly string[]): Promise<number> {
-	const {values, positionals} = parseCommandArgs('timeline', argv, {json: {type: 'boolean'}});
-	const ref = taskArgument('timeline', positionals);
-	const ledger = openReadingLedger(values.ledger);
+type Found = {readonly view: SnapshotTask; readonly events: readonly LedgerEvent[]; readonly now: number};
+
+async function findOnFleet(url: string, ref: string, host: string | undefined): Promise<Found> {
+	return withFleet(url, 'timeline', async fleet => {
+		const task = await fleet.reader.resolveTask(ref, host);
+		if (!task) throw new CliError(`timeline: no task '${ref}'${host ? ` on host ${host}` : ''} in the fleet at ${fleet.where}`);
+		const now = Date.now();
+		return {view: toSnapshotTask(task, now), events: await fleet.reader.eventsOf(task.hostId, task.id), now};
+	});
+}
+
+function findLocally(ledgerFlag: string | undefined, ref: string): Found {
+	const ledger = openReadingLedger(ledgerFlag);
 	try {
 		const task = resolveForCommand('timeline', ledger, ref);
 		if (!task) throw new CliError(`timeline: no task '${ref}' in ${ledger.path}`);
 		const now = Date.now();
-		const view = toSnapshotTask(task, now);
-		const entries = foldHeartbeats(ledger.reader.eventsOf(task.id));
-		if (values.json) {
-			const jsonEntries = entries.map(entry =>
-				entry.kind === 'heartbeats'
-					? {
-							kind: 'heartbeats',
-							count: entry.count,
-							from: new Date(entry.from).toISOString(),
-							to: new Date(entry.to).toISOString(),
-						}
-					: {
-							kind: 'event',
-							seq: entry.event.seq,
-							at: new Date(entry.event.at).toISOString(),
-							type: storedTypeOf(entry.event),
-							source: entry.event.source,
-							data: entry.event.data,
-						},
-			);
-			out(terminalSafeJson({version: 1, generatedAt: new Date(now).toISOString(), task: view, entries: jsonEntries}, 2));
-		} else {
-			out(printTimelineText(view, entries));
-		}
-		return 0;
+		return {view: toSnapshotTask(task, now, undefined, hostName()), events: ledger.reader.eventsOf(task.id), now};
 	} finally {
 		ledger.close();
 	}
+}
+
+function jsonEntries(entries: readonly TimelineEntry[]) {
+	return entries.map(entry =>
+		entry.kind === 'heartbeats'
+			? {kind: 'heartbeats', count: entry.count, from: new Date(entry.from).toISOString(), to: new Date(entry.to).toISOString()}
+			: {
+					kind: 'event',
+					seq: entry.event.seq,
+					at: new Date(entry.event.at).toISOString(),
+					type: storedTypeOf(entry.event),
+					source: entry.event.source,
+					data: entry.event.data,
+				},
+	);
+}
+
+/** `controlroom timeline TASK`. */
+export async function run(argv: readonly string[]): Promise<number> {
+	const {values, positionals} = parseCommandArgs('timeline', argv, {json: {type: 'boolean'}, host: {type: 'string'}});
+	const ref = taskArgument('timeline', positionals);
+	const isFleet = isFleetUrl(values.ledger);
+	if (values.host !== undefined && !isFleet)
+		throw new CliError('timeline: --host applies to a fleet ledger (--ledger postgres://...)', USAGE_EXIT);
+	const {view, events, now} = isFleet
+		? await findOnFleet(values.ledger as string, ref, values.host)
+		: findLocally(values.ledger, ref);
+	const entries = foldHeartbeats(events);
+	if (values.json) {
+		out(terminalSafeJson({version: 1, generatedAt: new Date(now).toISOString(), task: view, entries: jsonEntries(entries)}, 2));
+	} else {
+		out(printTimelineText(view, entries));
+	}
+	return 0;
 }

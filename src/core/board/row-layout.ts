@@ -4,6 +4,7 @@ import type {TaskRowView} from './selectors.ts';
 export const ROW_COLUMNS = {
 	marker: 2,
 	id: 15,
+	host: 12,
 	source: 9,
 	status: 18,
 	age: 5,
@@ -28,7 +29,13 @@ export type RowLayout = {readonly before: string; readonly status: string; reado
  * progress from 100 columns. The id column is `idWidth` wide (see `layoutIds`). One Text per row
  * keeps an idle frame cheap to draw.
  */
-export function layoutRow(row: TaskRowView, isWide: boolean, width: number, idWidth: number = ROW_COLUMNS.id): RowLayout {
+export function layoutRow(
+	row: TaskRowView,
+	isWide: boolean,
+	width: number,
+	idWidth: number = ROW_COLUMNS.id,
+	showHost = false,
+): RowLayout {
 	const c = ROW_COLUMNS;
 	const showProgress = isWide || width >= 100;
 	const fixed =
@@ -36,10 +43,17 @@ export function layoutRow(row: TaskRowView, isWide: boolean, width: number, idWi
 		c.status +
 		c.idle +
 		3 +
+		(showHost ? c.host + 1 : 0) +
 		(showProgress ? c.progress + 1 : 0) +
 		(isWide ? c.source + c.age + c.tokens + c.pid + 4 : 0);
 	const titleWidth = Math.max(6, width - c.marker - fixed - 1);
-	const before = cell(row.shownId, idWidth) + cell(row.title, titleWidth) + (isWide ? cell(row.source, c.source) : '');
+	// A fleet request not answered yet leads the title, so it shows at every width.
+	const title = row.pending === null ? row.title : `[${row.pending}] ${row.title}`;
+	const before =
+		cell(row.shownId, idWidth) +
+		(showHost ? cell(row.host ?? '—', c.host) : '') +
+		cell(title, titleWidth) +
+		(isWide ? cell(row.source, c.source) : '');
 	const after =
 		(isWide ? cell(row.age, c.age) : '') +
 		cell(row.idle, c.idle) +

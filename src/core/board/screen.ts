@@ -49,6 +49,8 @@ export type ScreenView = {
 	/** The ledger the board shows, cut to fit, or null when the caller did not name one. */
 	readonly ledger: string | null;
 	readonly isWideRows: boolean;
+	/** More than one host among the tasks (a fleet ledger): rows carry a host column. */
+	readonly showHost: boolean;
 	readonly lanes: LanesWindow & {readonly height: number; readonly idWidth: number};
 	readonly selectedId: string | null;
 	/** Where the cursor is in `order`. */
@@ -158,18 +160,20 @@ function cut(text: string, width: number): string {
  * id, the PID and the keys are always on screen.
  */
 export function confirmStopText(
-	task: {readonly id: string; readonly title: string | null; readonly pid: number | null},
+	task: {readonly id: string; readonly host?: string; readonly title: string | null; readonly pid: number | null},
 	width: number,
 ): string {
 	const room = Math.max(20, width - 1);
 	const pid = `(pid ${task.pid ?? 'unknown'})`;
+	// On a fleet board the host is named: the stop is carried out there.
+	const id = task.host === undefined ? task.id : `${task.id} on ${task.host}`;
 	for (const keys of ['y to stop, n to cancel', 'y stop · n no', 'y/n']) {
-		const bare = `Stop ${task.id} ${pid}? ${keys}`;
+		const bare = `Stop ${id} ${pid}? ${keys}`;
 		const titleRoom = room - bare.length - 3;
-		if (task.title && titleRoom >= 6) return `Stop ${task.id} “${cut(task.title, titleRoom)}” ${pid}? ${keys}`;
+		if (task.title && titleRoom >= 6) return `Stop ${id} “${cut(task.title, titleRoom)}” ${pid}? ${keys}`;
 		if (bare.length <= room) return bare;
 	}
-	return cut(`Stop ${task.id}? y/n`, room);
+	return cut(`Stop ${id}? y/n`, room);
 }
 
 function orderHeading(state: BoardState, id: string): string | null {
@@ -217,13 +221,15 @@ export function selectScreen(
 	options: BoardOptions = {},
 ): ScreenView {
 	const {width, height} = size;
+	const pending = state.pending ?? new Map<string, readonly string[]>();
 	const lanesView = selectLanes(
 		state.tasks.values(),
 		now,
 		{filter: state.filter, sort: state.sort, idCap: idColumnCap(width, width >= WIDE_ROW_COLUMNS)},
 		options,
+		pending,
 	);
-	const queue = selectQueue(state.queue, state.tasks, now);
+	const queue = selectQueue(state.queue, state.tasks, now, pending);
 	const isWideRows = width >= WIDE_ROW_COLUMNS;
 	const isSideBySide = width >= SIDE_BY_SIDE_COLUMNS;
 	const alerts = selectAlerts(state);
@@ -308,7 +314,8 @@ export function selectScreen(
 		width,
 		height,
 		mode: state.mode,
-		header: selectHeader(lanesView.counts, queue.total, SORT_LABELS[state.sort], width),
+		header: selectHeader(lanesView.counts, queue.total, SORT_LABELS[state.sort], width, lanesView.hosts),
+		showHost: lanesView.hosts > 1,
 		alerts,
 		ledger:
 			options.ledgerLabel === undefined ? null : ledgerHeaderLabel(options.ledgerLabel, Math.max(20, Math.floor(width / 3))),

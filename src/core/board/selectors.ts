@@ -3,7 +3,9 @@ import type {HumanQueue} from '../human-queue.ts';
 import {LANE_TITLES, statusLabel} from '../labels.ts';
 import {BOARD_LANES, toSnapshotTask, type BoardLane} from '../snapshot.ts';
 import {DEFAULT_STALL_SECONDS, isEnded} from '../status.ts';
+import {taskKey} from '../fleet.ts';
 import type {Task} from '../task.ts';
+import type {BoardTask} from './state.ts';
 import {layoutIds} from './ids.ts';
 import {compareTasks, type SortOrder} from './sort.ts';
 import {terminalSafe} from '../terminal-text.ts';
@@ -11,9 +13,14 @@ import {statusTone, type Tone} from './tone.ts';
 
 /** One task row, every cell preformatted. */
 export type TaskRowView = {
+	/** The task's key on the board (its id; host and id on a fleet ledger). */
 	readonly id: string;
 	/** The id as the id column writes it: whole, or cut to a unique prefix with `…`. */
 	readonly shownId: string;
+	/** The host, on a fleet ledger; null on a local one. */
+	readonly host: string | null;
+	/** Fleet requests for this task not answered yet, e.g. `stop pending`; null when none. */
+	readonly pending: string | null;
 	readonly title: string;
 	readonly source: string;
 	readonly status: string;
@@ -61,13 +68,25 @@ function rowStatus(task: Task, label: string): string {
 	return label;
 }
 
-/** Preformats one task for its row; text from the ledger is made safe for the terminal here. */
-export function toRowView(task: Task, now: number, stallSeconds = DEFAULT_STALL_SECONDS, shownId = task.id): TaskRowView {
+/**
+ * Preformats one task for its row; text from the ledger is made safe for the terminal here. The
+ * row's id is the task's board key (host and id on a fleet); `pending` lists its fleet requests
+ * not answered yet.
+ */
+export function toRowView(
+	task: BoardTask,
+	now: number,
+	stallSeconds = DEFAULT_STALL_SECONDS,
+	pending: readonly string[] = [],
+	shownId = task.id,
+): TaskRowView {
 	const view = toSnapshotTask(task, now, stallSeconds);
 	const started = task.startedAt ?? task.createdAt;
 	return {
-		id: terminalSafe(task.id),
+		id: terminalSafe(taskKey(task)),
 		shownId: terminalSafe(shownId),
+		host: task.host === undefined ? null : terminalSafe(task.host),
+		pending: pending.length > 0 ? `${pending.join(', ')} pending` : null,
 		title: task.title === null ? '—' : terminalSafe(task.title),
 		source: terminalSafe(task.source),
 		status: rowStatus(task, statusLabel(view)),
@@ -85,7 +104,7 @@ export function toRowView(task: Task, now: number, stallSeconds = DEFAULT_STALL_
 function matchesFilter(row: TaskRowView, filter: string): boolean {
 	const needle = filter.trim().toLowerCase();
 	if (needle === '') return true;
-	return [row.id, row.title, row.source, row.status].some(cell => cell.toLowerCase().includes(needle));
+	return [row.id, row.title, row.source, row.status, row.host ?? ''].some(cell => cell.toLowerCase().includes(needle));
 }
 
 /** The lanes, in screen order, with their rows; also the row order `j`/`k` move through. */
@@ -93,6 +112,8 @@ export type LanesView = {
 	readonly lines: readonly LaneLine[];
 	readonly order: readonly string[];
 	readonly counts: Readonly<Record<BoardLane, number>>;
+	/** Hosts among the tasks shown; the board adds a host column when there is more than one. */
+	readonly hosts: number;
 	/** The id column's width for these rows. */
 	readonly idWidth: number;
 };
@@ -106,13 +127,21 @@ export type LanesQuery = {
 };
 
 /** Sorts tasks into lanes, each lane in the chosen order (newest first unless told). */
-export function selectLanes(tasks: Iterable<Task>, now: number, query: LanesQuery, options: BoardOptions = {}): LanesView {
+export function selectLanes(
+	tasks: Iterable<BoardTask>,
+	now: number,
+	query: LanesQuery,
+	options: BoardOptions = {},
+	pending: ReadonlyMap<string, readonly string[]> = new Map(),
+): LanesView {
+	const hosts = new Set<string>();
 	const endedSince = now - (options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS);
 	const byLane = new Map<BoardLane, {task: Task; row: TaskRowView}[]>(BOARD_LANES.map(lane => [lane, []]));
 	const all = [...tasks];
 	for (const task of all) {
 		if (task.endedAt !== null && task.endedAt < endedSince) continue;
-		const row = toRowView(task, now, options.stallSeconds);
+		const row = toRowView(task, now, options.stallSeconds, pending.get(taskKey(task)));
+		if (task.host !== undefined) hosts.add(task.host);
 		if (!matchesFilter(row, query.filter)) continue;
 		byLane.get(row.lane)?.push({task, row});
 	}
@@ -138,7 +167,7 @@ export function selectLanes(tasks: Iterable<Task>, now: number, query: LanesQuer
 			order.push(row.id);
 		}
 	}
-	return {lines, order, counts, idWidth: ids.width};
+	return {lines, order, counts, hosts: hosts.size, idWidth: ids.width};
 }
 
 /** A window of the lanes: the lines shown, and what the lines above and below it hold. */
@@ -193,6 +222,7 @@ export function windowLines(lines: readonly LaneLine[], selectedId: string | nul
 
 /** A Needs you entry, preformatted. */
 export type QueueItemView = {
+	/** The task's key on the board (its id; host and id on a fleet ledger). */
 	readonly taskId: string;
 	readonly title: string;
 	readonly reason: string;
@@ -210,6 +240,7 @@ export function selectQueue(
 	queue: HumanQueue,
 	tasks: ReadonlyMap<string, Task>,
 	now: number,
+	pending: ReadonlyMap<string, readonly string[]> = new Map(),
 ): {lanes: QueueLaneView[]; order: QueueItemView[]; total: number} {
 	const lanes = queue.lanes
 		.filter(lane => lane.total > 0)
@@ -217,17 +248,20 @@ export function selectQueue(
 			name: lane.name,
 			more: lane.total - lane.items.length,
 			items: lane.items.map(item => {
-				const title = terminalSafe(tasks.get(item.taskId)?.title ?? '');
+				const key = taskKey({id: item.taskId, host: item.host});
+				const title = terminalSafe(tasks.get(key)?.title ?? '');
 				const reason = terminalSafe(item.reason);
 				const shownId = terminalSafe(item.taskId);
 				const age = `waiting ${formatDuration(now - item.at)}`;
+				const where = item.host === undefined ? '' : ` on ${terminalSafe(item.host)}`;
+				const isAckPending = pending.get(key)?.includes('acknowledge') === true;
 				return {
-					taskId: item.taskId,
+					taskId: key,
 					title,
 					reason,
 					age,
 					at: item.at,
-					text: `${shownId}  ${age}  ${reason}${title ? ` — ${title}` : ''}`,
+					text: `${shownId}${where}  ${age}  ${reason}${title ? ` — ${title}` : ''}${isAckPending ? '  (acknowledgement pending)' : ''}`,
 				};
 			}),
 		}));
@@ -248,6 +282,7 @@ export function selectHeader(
 	queueTotal: number,
 	sort: string,
 	width: number,
+	hosts = 0,
 ): {readonly counts: string; readonly sort: string} {
 	const isNarrow = width < 100;
 	const names = isNarrow
@@ -255,6 +290,7 @@ export function selectHeader(
 		: {...SHORT_LANE_NAMES, running: 'running', stalled: 'stalled', untracked: 'untracked'};
 	const parts = BOARD_LANES.map(lane => `${names[lane]} ${counts[lane]}`);
 	parts.push(`${isNarrow ? 'needs' : 'needs you'} ${queueTotal}`);
+	if (hosts > 1) parts.push(`${hosts} hosts`);
 	return {counts: parts.join(' · '), sort: `sort: ${sort}`};
 }
 

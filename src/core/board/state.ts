@@ -1,6 +1,7 @@
 import {assertNever} from '../assert-never.ts';
 import type {LedgerEvent} from '../events.ts';
 import type {HumanQueue} from '../human-queue.ts';
+import {taskKey} from '../fleet.ts';
 import type {VerdictRecord} from '../review/reviews.ts';
 import type {Task} from '../task.ts';
 import {heldKey, type HeldEffectRef, type OrdersSnapshot} from './effects-view.ts';
@@ -8,6 +9,12 @@ import type {BoardMode} from './keymap.ts';
 import type {TaskLog} from './log-view.ts';
 import {nextSortOrder, type SortOrder} from './sort.ts';
 import type {Tone} from './tone.ts';
+
+/** A task as the board holds it: on a fleet ledger, with the host it runs on. */
+export type BoardTask = Task & {readonly host?: string};
+
+/** A fleet request a host has not answered yet (docs/fleet.md): the board shows it as pending. */
+export type PendingAction = {readonly key: string; readonly verb: string};
 
 /** A line of text the board shows under the lanes until the next action. */
 export type Notice = {readonly tone: Tone; readonly text: string};
@@ -23,8 +30,10 @@ type Opened = {readonly taskId: string; readonly returnMode: BoardMode};
 
 /** The board's whole state; the ledger is the truth, this is what was read of it. */
 export type BoardState = {
-	/** Tasks read so far, by id (only tasks not ended or ended recently are loaded at start). */
-	readonly tasks: ReadonlyMap<string, Task>;
+	/** Tasks read so far, by key (the id; host and id on a fleet); only tasks not ended or ended recently are loaded at start. */
+	readonly tasks: ReadonlyMap<string, BoardTask>;
+	/** Fleet requests not answered yet, verbs by task key. */
+	readonly pending?: ReadonlyMap<string, readonly string[]>;
 	readonly queue: HumanQueue;
 	/** The latest verdicts, for the Reviews panel. */
 	readonly verdicts: readonly VerdictRecord[];
@@ -77,7 +86,11 @@ export type Edge = 'first' | 'last';
 export type BoardAction =
 	| {
 			readonly type: 'ledger-read';
-			readonly tasks: readonly Task[];
+			readonly tasks: readonly BoardTask[];
+			/** Every pending fleet request, when the feed read them (replaces what the board held). */
+			readonly pending?: readonly PendingAction[];
+			/** A word from the feed itself (a fleet server out of reach), shown as a notice. */
+			readonly notice?: Notice;
 			readonly queue: HumanQueue;
 			readonly verdicts?: readonly VerdictRecord[];
 			readonly lastSeq: number;
@@ -152,8 +165,9 @@ export function hasNewQueueEntry(previous: HumanQueue, next: HumanQueue): boolea
 }
 
 function readLedger(state: BoardState, action: Extract<BoardAction, {type: 'ledger-read'}>): BoardState {
-	const tasks = action.isFull ? new Map<string, Task>() : new Map(state.tasks);
-	for (const task of action.tasks) tasks.set(task.id, task);
+	const tasks = action.isFull ? new Map<string, BoardTask>() : new Map(state.tasks);
+	for (const task of action.tasks) tasks.set(taskKey(task), task);
+	const pending = action.pending ? pendingByKey(action.pending) : state.pending;
 	const timeline = state.timeline && action.timelineEvents ? {...state.timeline, events: action.timelineEvents} : state.timeline;
 	const queueCount = action.queue.lanes.reduce((sum, lane) => sum + lane.items.length, 0);
 	// What was in Needs you when the board opened rang no bell: only what arrives while it is open.
@@ -161,6 +175,7 @@ function readLedger(state: BoardState, action: Extract<BoardAction, {type: 'ledg
 	return {
 		...state,
 		tasks,
+		...(pending ? {pending} : {}),
 		queue: action.queue,
 		verdicts: action.verdicts ?? state.verdicts,
 		// A full read may be of a new file (the old one was deleted): its sequence starts again.
@@ -169,10 +184,17 @@ function readLedger(state: BoardState, action: Extract<BoardAction, {type: 'ledg
 		dropped: action.dropped ?? state.dropped,
 		timeline,
 		queueIndex: Math.min(state.queueIndex, Math.max(0, queueCount - 1)),
+		...(action.notice ? {notice: action.notice} : {}),
 		isLoaded: true,
 		bells: isNewNeed ? state.bells + 1 : state.bells,
 		orders: action.orders ?? state.orders,
 	};
+}
+
+function pendingByKey(actions: readonly PendingAction[]): Map<string, string[]> {
+	const byKey = new Map<string, string[]>();
+	for (const {key, verb} of actions) byKey.set(key, [...(byKey.get(key) ?? []), verb]);
+	return byKey;
 }
 
 function clamp(index: number, length: number): number {

@@ -1,0 +1,125 @@
+import {setTimeout as sleep} from 'node:timers/promises';
+import {hostIdentity} from '../../ledger/host.ts';
+import {isFleetUrl, redactUrl} from '../../ledger/fleet/connection.ts';
+import {createFleetSyncer, type SyncPass} from '../../producers/fleet-sync.ts';
+import {watchLedger} from '../../producers/ledger-watch.ts';
+import {parseCommandArgs, positiveSeconds} from '../args.ts';
+import {openCommandLedger, out} from '../context.ts';
+import {CliError, USAGE_EXIT} from '../errors.ts';
+import type {CommandHelp} from '../help.ts';
+
+export const help: CommandHelp = {
+	synopsis: ['sync --to postgres://... [--once | --interval SECONDS] [--json]'],
+	description: `Ships this ledger's events and task rows to the fleet ledger on PostgreSQL (idempotent by host
+and seq, resuming from what the server holds), and carries out the requests fleet boards made for
+this host (stop, acknowledge). Without --once it keeps going: it ships moments after each local
+change, and at least every --interval seconds; when the server is out of reach it retries with
+backoff (0.5 s doubling to 10 s) while local work goes on. The host is named by CONTROLROOM_HOST,
+else the hostname; its id is made once per ledger (docs/fleet.md).`,
+	options: [
+		['--to URL', 'the fleet ledger, postgres://user@host:port/database (required)'],
+		['--once', 'one pass, then exit'],
+		['--interval SECONDS', 'the longest time between passes (default 5)'],
+		['--json', 'one JSON line per pass'],
+	],
+	exits: [
+		['0', 'synced (--once), or stopped with Ctrl-C or SIGTERM'],
+		['1', 'the ledger or the fleet cannot be used (the message says why: a newer fleet schema, a copied ledger)'],
+		['64', 'bad command line (no --to postgres://..., --once with --interval), or no ledger at --ledger PATH'],
+		['69', 'with --once: the server cannot be reached'],
+		['75', 'another sync of this host holds its lock (the message names it)'],
+	],
+	examples: [
+		['controlroom sync --to postgres://controlroom@127.0.0.1:5432/fleet', 'keep the fleet ledger up to date'],
+		['CONTROLROOM_HOST=build-2 controlroom sync --to postgres://fleet.example/db --once', 'one pass, as host build-2'],
+	],
+};
+
+/** Exit code when the server cannot be reached on a single pass (EX_UNAVAILABLE). */
+const UNREACHABLE_EXIT = 69;
+/** Exit code when another sync of the same host holds its lock (EX_TEMPFAIL). */
+const LOCKED_EXIT = 75;
+const DEFAULT_INTERVAL_MS = 5000;
+/** Local changes closer together than this are shipped in one pass. */
+const CHANGE_BATCH_MS = 30;
+
+function line(pass: SyncPass, hostName: string): string | null {
+	const parts: string[] = [];
+	if (pass.shipped > 0) parts.push(`${pass.shipped} events in ${pass.batches} batches, ${pass.tasks} task rows`);
+	if (pass.taken.length > 0) parts.push(`took requests ${pass.taken.map(id => `#${id}`).join(', ')}`);
+	for (const done of pass.handled)
+		parts.push(`request #${done.requestId} ${done.verb} ${done.taskId}: ${done.outcome} (${done.message})`);
+	if (parts.length === 0) return null;
+	return `synced ${hostName} up to seq ${pass.fleetSeq}: ${parts.join('; ')} (${pass.elapsedMs.toFixed(0)} ms)`;
+}
+
+/** `controlroom sync --to URL`. */
+export async function run(argv: readonly string[]): Promise<number> {
+	const {values, positionals} = parseCommandArgs('sync', argv, {
+		to: {type: 'string'},
+		once: {type: 'boolean'},
+		interval: {type: 'string'},
+		json: {type: 'boolean'},
+	});
+	if (positionals.length > 0) throw new CliError(`sync: unexpected argument '${positionals[0]}'`, USAGE_EXIT);
+	if (!isFleetUrl(values.to)) throw new CliError('sync: --to postgres://... is required', USAGE_EXIT);
+	if (values.once && values.interval !== undefined)
+		throw new CliError('sync: --once and --interval exclude each other', USAGE_EXIT);
+	if (isFleetUrl(values.ledger))
+		throw new CliError('sync: --ledger names the local ledger file; the fleet goes in --to', USAGE_EXIT);
+	const intervalSeconds = positiveSeconds('interval', values.interval);
+	const intervalMs = intervalSeconds === undefined ? DEFAULT_INTERVAL_MS : intervalSeconds * 1000;
+	const url = values.to;
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
+	const host = hostIdentity(ledger);
+	const stopping = new AbortController();
+	let wake = new AbortController();
+	const poke = (): void => wake.abort();
+	const syncer = createFleetSyncer({url, ledger, host, onWake: poke});
+	const stopLoop = (): void => stopping.abort();
+	process.once('SIGINT', stopLoop);
+	process.once('SIGTERM', stopLoop);
+	const unwatch = values.once ? null : watchLedger(ledger.path, poke);
+	const report = (pass: SyncPass): void => {
+		if (values.json) return out(JSON.stringify({host: host.name, hostId: host.id, ...pass}));
+		const text = line(pass, host.name);
+		if (text) out(text);
+	};
+	let wasDown = false;
+	try {
+		for (;;) {
+			wake = new AbortController();
+			const pass = await syncer.pass();
+			report(pass);
+			if (pass.state === 'locked') throw new CliError(`sync: ${pass.message}; this one stops`, LOCKED_EXIT);
+			if (pass.state === 'failed') throw new CliError(`sync: ${pass.message}`);
+			if (pass.state === 'unreachable') {
+				if (values.once) throw new CliError(`sync: ${pass.message}`, UNREACHABLE_EXIT);
+				if (!values.json) process.stderr.write(`controlroom: sync: ${pass.message}; retrying in ${syncer.retryDelayMs()} ms\n`);
+				wasDown = true;
+			} else if (wasDown) {
+				wasDown = false;
+				if (!values.json)
+					process.stderr.write(`controlroom: sync: reached ${redactUrl(url)} again; caught up to seq ${pass.fleetSeq}\n`);
+			}
+			if (values.once) {
+				if (!values.json && pass.shipped === 0 && pass.handled.length === 0)
+					out(`synced ${host.name}: the fleet already holds every event (seq ${pass.fleetSeq})`);
+				return 0;
+			}
+			if (stopping.signal.aborted) return 0;
+			// While the server is down, local changes wait for the backoff; otherwise they wake the loop.
+			const delay = pass.state === 'unreachable' ? syncer.retryDelayMs() : intervalMs;
+			const signals = pass.state === 'unreachable' ? [stopping.signal] : [stopping.signal, wake.signal];
+			await sleep(delay, undefined, {signal: AbortSignal.any(signals)}).catch(() => undefined);
+			if (stopping.signal.aborted) return 0;
+			if (wake.signal.aborted) await sleep(CHANGE_BATCH_MS);
+		}
+	} finally {
+		process.off('SIGINT', stopLoop);
+		process.off('SIGTERM', stopLoop);
+		await unwatch?.();
+		await syncer.close();
+		ledger.close();
+	}
+}

@@ -1,0 +1,86 @@
+import pg from 'pg';
+
+/** Whether a `--ledger` or `--to` value names a PostgreSQL fleet ledger rather than a SQLite file. */
+export function isFleetUrl(value: string | undefined): value is string {
+	return value !== undefined && /^postgres(ql)?:\/\//i.test(value);
+}
+
+/** The URL without its password (or any query string), for messages: a secret is never printed. */
+export function redactUrl(url: string): string {
+	try {
+		const parsed = new URL(url);
+		parsed.password = '';
+		parsed.search = '';
+		return parsed.toString().replace(/\/$/, '');
+	} catch {
+		return 'the PostgreSQL URL (unparsable)';
+	}
+}
+
+/** A PostgreSQL failure in words a person can act on; never the URL's password. */
+export class FleetError extends Error {
+	constructor(message: string) {
+		super(message);
+		this.name = 'FleetError';
+	}
+}
+
+const NETWORK_CODES: Readonly<Record<string, string>> = {
+	ECONNREFUSED: 'connection refused',
+	ECONNRESET: 'connection reset',
+	ETIMEDOUT: 'timed out',
+	EHOSTUNREACH: 'host unreachable',
+	ENOTFOUND: 'host not found',
+	EPIPE: 'connection closed',
+};
+
+/** Whether an error means the server could not be reached or went away (worth retrying later). */
+export function isUnreachable(error: unknown): boolean {
+	const code = (error as {code?: unknown}).code;
+	if (typeof code === 'string' && (code in NETWORK_CODES || code === '57P01' || code === '57P03' || code === '08006'))
+		return true;
+	const message = error instanceof Error ? error.message : String(error);
+	return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(message);
+}
+
+/** One line for a PostgreSQL error: what failed and where, the password left out. */
+export function describeFleetError(error: unknown, url: string): string {
+	if (error instanceof FleetError) return error.message;
+	const code = (error as {code?: unknown}).code;
+	const where = redactUrl(url);
+	if (typeof code === 'string' && code in NETWORK_CODES) return `cannot reach PostgreSQL at ${where} (${NETWORK_CODES[code]})`;
+	const message = (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+	if (isUnreachable(error)) return `lost the connection to PostgreSQL at ${where} (${message})`;
+	return `PostgreSQL at ${where}: ${message}${typeof code === 'string' ? ` (${code})` : ''}`;
+}
+
+/** 64-bit integers and numerics come back as numbers: sequences and times stay far below 2^53. */
+const TYPES = {
+	getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+		oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** How long a connection attempt may take before it counts as unreachable. */
+const CONNECT_TIMEOUT_MS = 5000;
+
+/** Opens one connection to the fleet's server; `role` names it in pg_stat_activity (and in lock messages). */
+export async function connectFleet(url: string, role: string): Promise<pg.Client> {
+	const client = new pg.Client({
+		connectionString: url,
+		application_name: `controlroom ${role} (pid ${process.pid})`.slice(0, 63),
+		connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+		keepAlive: true,
+		types: TYPES,
+	});
+	// A server that goes away emits 'error' on an idle client; the next query reports it instead.
+	client.on('error', () => undefined);
+	try {
+		await client.connect();
+	} catch (error) {
+		await client.end().catch(() => undefined);
+		throw error;
+	}
+	return client;
+}
+
+export type FleetClient = pg.Client;

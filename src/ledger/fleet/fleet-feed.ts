@@ -1,0 +1,229 @@
+import type {PendingAction} from '../../core/board/state.ts';
+import {DEFAULT_ENDED_WINDOW_MS} from '../../core/board/selectors.ts';
+import type {LedgerEvent} from '../../core/events.ts';
+import {taskKey} from '../../core/fleet.ts';
+import type {HumanQueue} from '../../core/human-queue.ts';
+import type {BoardFeed, FeedBatch} from '../board-feed.ts';
+import {describeFleetError} from './connection.ts';
+import type {HostedTask} from './fleet-reader.ts';
+import {openFleetLedger, type FleetLedger} from './open-fleet.ts';
+
+/** The fleet board's feed: the board's synchronous feed, answered from what was fetched, plus its life cycle. */
+export type FleetFeed = BoardFeed & {
+	/** Reads everything the first frame shows; throws (one line) when the fleet cannot be read. */
+	start(now: number): Promise<void>;
+	/** The task behind a board key, as last read. */
+	taskOf(key: string): HostedTask | undefined;
+	/** Asks the task's host to carry out a verb; resolves to the request's id. */
+	request(key: string, verb: string, args: Readonly<Record<string, unknown>>): Promise<{task: HostedTask; requestId: number}>;
+	close(): Promise<void>;
+};
+
+export type FleetFeedOptions = {
+	readonly endedWindowMs?: number;
+	/** Who asks, recorded on each request (`board@HOST`). */
+	readonly requestedBy: string;
+};
+
+/** Events read per round (one page); a burst is read over several rounds, one a frame. */
+const PAGE = 5000;
+const FIRST_RETRY_MS = 500;
+const MAX_RETRY_MS = 10_000;
+
+/**
+ * A feed over the fleet ledger: the first read before the board starts; then every NOTIFY from the
+ * server (a host shipped events, a request was made) starts one asynchronous round that reads the
+ * tasks touched since the last fleet_seq, the queue and the pending requests, and tells the board,
+ * which then polls the result synchronously. A lost connection is reopened with backoff, and the
+ * board is told both that it was lost and that it is back.
+ */
+export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFeed {
+	const windowMs = options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS;
+	let fleet: FleetLedger | null = null;
+	let unlisten: (() => Promise<void>) | null = null;
+	let fleetSeq = 0;
+	let version = 0;
+	const tasks = new Map<string, HostedTask>();
+	const changedAt = new Map<string, number>();
+	let queue: HumanQueue = {lanes: [], total: 0};
+	let pending: PendingAction[] = [];
+	let timeline: {key: string; events: readonly LedgerEvent[]; version: number} | null = null;
+	let notice: {text: string; tone: 'error' | 'ok'; version: number} | null = null;
+	let announce: () => void = () => undefined;
+	let isRunning = false;
+	let isAgain = false;
+	let isClosed = false;
+	let failures = 0;
+	let retry: NodeJS.Timeout | undefined;
+
+	const keep = (task: HostedTask, now: number): boolean => task.endedAt === null || task.endedAt >= now - windowMs;
+
+	const readPending = async (open: FleetLedger): Promise<void> => {
+		const hosts = new Map((await open.reader.hosts()).map(host => [host.id, host.label]));
+		pending = (await open.pendingRequests()).map(request => ({
+			key: taskKey({id: request.taskId, host: hosts.get(request.hostId) ?? request.hostId}),
+			verb: request.verb,
+		}));
+	};
+
+	const readTimeline = async (open: FleetLedger, key: string): Promise<void> => {
+		const task = tasks.get(key);
+		if (!task) return;
+		const events = await open.reader.eventsOf(task.hostId, task.id);
+		version += 1;
+		timeline = {key, events, version};
+	};
+
+	const connect = async (): Promise<FleetLedger> => {
+		if (fleet) return fleet;
+		const open = await openFleetLedger(url, 'board');
+		fleet = open;
+		unlisten = await open.listen(change => {
+			// A listener that lost its connection hears nothing more: reconnect on the next round.
+			if (change === 'lost' && fleet === open) {
+				fleet = null;
+				void open.close();
+			}
+			void round();
+		});
+		return open;
+	};
+
+	/** One read of what changed; rounds never overlap, and a notice during one starts another after it. */
+	const round = async (): Promise<void> => {
+		if (isClosed) return;
+		if (isRunning) {
+			isAgain = true;
+			return;
+		}
+		isRunning = true;
+		try {
+			const wasDown = failures > 0;
+			const open = await connect();
+			const now = Date.now();
+			let hasMore = true;
+			const touched = new Set<string>();
+			while (hasMore) {
+				const changes = await open.reader.changesSince(fleetSeq, PAGE);
+				fleetSeq = changes.fleetSeq;
+				hasMore = changes.hasMore;
+				version += 1;
+				for (const task of changes.tasks) {
+					const key = taskKey(task);
+					touched.add(key);
+					if (!keep(task, now) && !tasks.has(key)) continue;
+					tasks.set(key, task);
+					changedAt.set(key, version);
+				}
+			}
+			queue = await open.reader.humanQueue(now);
+			await readPending(open);
+			if (timeline && touched.has(timeline.key)) await readTimeline(open, timeline.key);
+			version += 1;
+			failures = 0;
+			if (wasDown) notice = {text: `fleet: reached ${open.where} again`, tone: 'ok', version};
+		} catch (error) {
+			failures += 1;
+			const closing = fleet;
+			fleet = null;
+			await unlisten?.().catch(() => undefined);
+			unlisten = null;
+			await closing?.close().catch(() => undefined);
+			const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (failures - 1));
+			version += 1;
+			notice = {
+				text: `fleet: ${describeFleetError(error, url)}; retrying in ${(delay / 1000).toFixed(1)} s`,
+				tone: 'error',
+				version,
+			};
+			clearTimeout(retry);
+			retry = setTimeout(() => void round(), delay);
+		} finally {
+			isRunning = false;
+		}
+		announce();
+		if (isAgain) {
+			isAgain = false;
+			void round();
+		}
+	};
+
+	const taskOf = (key: string): HostedTask | undefined => tasks.get(key);
+
+	return {
+		async start(now) {
+			const open = await connect();
+			fleetSeq = await open.reader.lastFleetSeq();
+			for (const task of await open.reader.tasksForView(now - windowMs)) tasks.set(taskKey(task), task);
+			queue = await open.reader.humanQueue(now);
+			await readPending(open);
+			// Whatever was shipped between the reads above and the LISTEN is read by the first round.
+			void round();
+		},
+		load() {
+			// Reviews are not folded on a fleet ledger (yet): the Reviews panel stays empty there.
+			return {tasks: [...tasks.values()], queue, verdicts: [], pending, lastSeq: version, isFull: true};
+		},
+		poll(lastSeq, _now, openTaskId = null): FeedBatch | null {
+			if (version <= lastSeq) return null;
+			const changed: HostedTask[] = [];
+			for (const [key, at] of changedAt) {
+				if (at <= lastSeq) continue;
+				const task = tasks.get(key);
+				if (task) changed.push(task);
+			}
+			const isTimelineNew = timeline !== null && timeline.key === openTaskId && timeline.version > lastSeq;
+			const isNoticeNew = notice !== null && notice.version > lastSeq;
+			return {
+				tasks: changed,
+				queue,
+				verdicts: [],
+				pending,
+				lastSeq: version,
+				isFull: false,
+				...(isTimelineNew && timeline ? {timelineEvents: timeline.events} : {}),
+				...(isNoticeNew && notice ? {notice: {tone: notice.tone, text: notice.text}} : {}),
+			};
+		},
+		// No ledger file to be deleted or replaced under the board: the server is the ledger.
+		verify: () => null,
+		eventsOf(key) {
+			if (timeline?.key === key) return [...timeline.events];
+			timeline = {key, events: [], version: 0};
+			const open = fleet;
+			if (open) void readTimeline(open, key).then(announce, () => undefined);
+			return [];
+		},
+		acknowledge(key, signalAt) {
+			const task = taskOf(key);
+			if (!task) return `cannot acknowledge ${key}: its task is not on this board`;
+			void this.request(key, 'acknowledge', {signalAt}).catch(error => {
+				version += 1;
+				notice = {text: `acknowledge ${task.id}: ${describeFleetError(error, url)}`, tone: 'error', version};
+				announce();
+			});
+			return `acknowledgement of ${task.id} requested from ${task.host}; pending until its sync carries it out`;
+		},
+		subscribe(onChange) {
+			announce = onChange;
+			return () => {
+				announce = () => undefined;
+			};
+		},
+		taskOf,
+		async request(key, verb, args) {
+			const task = taskOf(key);
+			if (!task) throw new Error(`no task ${key} on this board`);
+			const open = await connect();
+			const requestId = await open.request({hostId: task.hostId, taskId: task.id, verb, args, requestedBy: options.requestedBy});
+			return {task, requestId};
+		},
+		async close() {
+			isClosed = true;
+			clearTimeout(retry);
+			await unlisten?.().catch(() => undefined);
+			await fleet?.close();
+			fleet = null;
+		},
+	};
+}

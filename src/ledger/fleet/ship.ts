@@ -1,0 +1,156 @@
+import type {StoredEventRow} from '../../core/events.ts';
+import type {Task} from '../../core/task.ts';
+import type {HostIdentity} from '../host.ts';
+import type {Ledger} from '../open-ledger.ts';
+import {FleetError, type FleetClient} from './connection.ts';
+import {LOCK_CLASS, ORDER_LOCK} from './migrations.ts';
+
+/** What one shipped batch added. */
+export type BatchResult = {
+	/** Events the server did not have yet. */
+	readonly shipped: number;
+	/** Task rows written (new, or newer than the server's). */
+	readonly tasks: number;
+	/** The last local seq the batch covered (the next batch starts after it). */
+	readonly lastSeq: number;
+};
+
+/**
+ * Adds the host, or renames it when its name changed (a name is a label; the id keys everything).
+ * An unchanged row is not touched, so registering takes no row lock.
+ */
+export async function registerHost(client: FleetClient, host: HostIdentity): Promise<void> {
+	await client.query('INSERT INTO controlroom.hosts (id, name) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [
+		host.id,
+		host.name,
+	]);
+	await client.query('UPDATE controlroom.hosts SET name = $2 WHERE id = $1 AND name <> $2', [host.id, host.name]);
+}
+
+/** The last seq of this host the server holds: where shipping resumes (0 for a new host). */
+export async function resumePoint(client: FleetClient, hostId: string): Promise<number> {
+	const result = await client.query<{seq: number}>(
+		'SELECT COALESCE(MAX(seq), 0) AS seq FROM controlroom.events WHERE host_id = $1',
+		[hostId],
+	);
+	return result.rows[0]?.seq ?? 0;
+}
+
+/**
+ * Refuses to ship when the server's copy of this host's history is not this ledger's: the same
+ * host id with other events means the ledger file was copied from another machine (or restored
+ * from an older backup), and shipping would interleave two histories under one id.
+ */
+export async function checkSameHistory(
+	client: FleetClient,
+	ledger: Ledger,
+	host: HostIdentity,
+	fleetLast: number,
+): Promise<void> {
+	if (fleetLast === 0) return;
+	const local = ledger.reader.storedEventAt(fleetLast);
+	const remote = await client.query<{task_id: string; type: string; at: number; data: string}>(
+		'SELECT task_id, type, at, data FROM controlroom.events WHERE host_id = $1 AND seq = $2',
+		[host.id, fleetLast],
+	);
+	const row = remote.rows[0];
+	const isSame =
+		local !== undefined &&
+		row !== undefined &&
+		row.task_id === local.taskId &&
+		row.type === local.type &&
+		row.at === local.at &&
+		row.data === local.data;
+	if (!isSame) {
+		throw new FleetError(
+			`the fleet holds events of host id ${host.id} up to seq ${fleetLast} that this ledger (${ledger.path}) does not have: ` +
+				'was the ledger copied from another machine, or restored from an older copy? Each ledger needs its own host id; see docs/fleet.md',
+		);
+	}
+}
+
+const column = <T>(rows: readonly StoredEventRow[], pick: (row: StoredEventRow) => T): T[] => rows.map(pick);
+
+/**
+ * Ships the events after `afterSeq` (at most `limit`) and the task rows they touched, in one
+ * transaction: all of the batch lands or none of it. Events are keyed by (host, seq), so a batch
+ * repeated after a crash adds nothing; a task row is only replaced by a newer one (higher last
+ * seq). The shipping lock makes fleet_seq follow commit order across hosts, for the boards' tail.
+ */
+export async function shipBatch(
+	client: FleetClient,
+	ledger: Ledger,
+	host: HostIdentity,
+	afterSeq: number,
+	limit: number,
+): Promise<BatchResult> {
+	const rows = ledger.reader.storedEventsSince(afterSeq, limit);
+	const last = rows.at(-1);
+	if (!last) return {shipped: 0, tasks: 0, lastSeq: afterSeq};
+	const tasks = ledger.reader.tasksById([...new Set(rows.map(row => row.taskId))]);
+	await client.query('BEGIN');
+	try {
+		await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, ORDER_LOCK]);
+		const inserted = await client.query(
+			`INSERT INTO controlroom.events (host_id, seq, task_id, type, at, source, data, dedup_key)
+			SELECT $1, seq, task_id, type, at, source, data, dedup_key
+			FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[])
+				AS batch (seq, task_id, type, at, source, data, dedup_key)
+			ORDER BY seq
+			ON CONFLICT (host_id, seq) DO NOTHING`,
+			[
+				host.id,
+				column(rows, row => row.seq),
+				column(rows, row => row.taskId),
+				column(rows, row => row.type),
+				column(rows, row => row.at),
+				column(rows, row => row.source),
+				column(rows, row => row.data),
+				column(rows, row => row.dedupKey),
+			],
+		);
+		const written = tasks.length === 0 ? 0 : await upsertTasks(client, host.id, tasks);
+		await client.query(
+			`UPDATE controlroom.hosts SET name = $2, last_synced_at = now(), last_seq = GREATEST(last_seq, $3) WHERE id = $1`,
+			[host.id, host.name, last.seq],
+		);
+		await client.query('COMMIT');
+		return {shipped: inserted.rowCount ?? 0, tasks: written, lastSeq: last.seq};
+	} catch (error) {
+		await client.query('ROLLBACK').catch(() => undefined);
+		throw error;
+	}
+}
+
+async function upsertTasks(client: FleetClient, hostId: string, tasks: readonly Task[]): Promise<number> {
+	const pick = <T>(get: (task: Task) => T): T[] => tasks.map(get);
+	const result = await client.query(
+		`INSERT INTO controlroom.tasks (host_id, id, status, source, title, cwd, parent_id, session_id, pid, exit_code,
+			created_at, last_event_at, ended_at, last_seq, doc)
+		SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+			$9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[], $14::bigint[], $15::text[])
+		ON CONFLICT (host_id, id) DO UPDATE SET status = excluded.status, source = excluded.source, title = excluded.title,
+			cwd = excluded.cwd, parent_id = excluded.parent_id, session_id = excluded.session_id, pid = excluded.pid,
+			exit_code = excluded.exit_code, last_event_at = excluded.last_event_at, ended_at = excluded.ended_at,
+			last_seq = excluded.last_seq, doc = excluded.doc
+		WHERE controlroom.tasks.last_seq <= excluded.last_seq`,
+		[
+			hostId,
+			pick(task => task.id),
+			pick(task => task.status),
+			pick(task => task.source),
+			pick(task => task.title),
+			pick(task => task.cwd),
+			pick(task => task.parentId),
+			pick(task => task.sessionId),
+			pick(task => task.pid),
+			pick(task => task.exitCode),
+			pick(task => task.createdAt),
+			pick(task => task.lastEventAt),
+			pick(task => task.endedAt),
+			pick(task => task.lastSeq),
+			pick(task => JSON.stringify(task)),
+		],
+	);
+	return result.rowCount ?? 0;
+}

@@ -1,0 +1,214 @@
+import {EventType} from '../core/events.ts';
+import {connectFleet, describeFleetError, isUnreachable, type FleetClient} from '../ledger/fleet/connection.ts';
+import {tryLockHost, describeLockHolder} from '../ledger/fleet/host-lock.ts';
+import {FLEET_CHANNEL, migrateFleet} from '../ledger/fleet/migrations.ts';
+import {pendingRequestsFor, type FleetRequest} from '../ledger/fleet/requests.ts';
+import {checkSameHistory, registerHost, resumePoint, shipBatch} from '../ledger/fleet/ship.ts';
+import type {HostIdentity} from '../ledger/host.ts';
+import type {Ledger} from '../ledger/open-ledger.ts';
+import {carryOut} from './fleet-verbs.ts';
+
+/** Events per shipped batch: one transaction each, small enough that a kill mid-batch loses little work. */
+export const DEFAULT_BATCH = 2000;
+/** The first pause after a failed pass; it doubles up to MAX_BACKOFF_MS. */
+const FIRST_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 10_000;
+
+/** How a pass ended: shipped (or nothing to ship), the server out of reach, another sync holding this host, or an error to fix. */
+export type SyncState = 'synced' | 'unreachable' | 'locked' | 'failed';
+
+/** A fleet request this host carried out, as recorded on its ledger. */
+export type HandledRequest = {
+	readonly requestId: number;
+	readonly verb: string;
+	readonly taskId: string;
+	readonly outcome: string;
+	readonly message: string;
+};
+
+/** What one pass did. */
+export type SyncPass = {
+	readonly state: SyncState;
+	/** Events the server did not have before this pass. */
+	readonly shipped: number;
+	readonly tasks: number;
+	readonly batches: number;
+	/** The last local seq the server holds after this pass. */
+	readonly fleetSeq: number;
+	/** Requests carried out since the previous pass. */
+	readonly handled: readonly HandledRequest[];
+	/** Requests taken this pass (carried out in the background; their outcomes come in a later pass). */
+	readonly taken: readonly number[];
+	/** Why the pass did not sync, in one line. */
+	readonly message: string | null;
+	readonly elapsedMs: number;
+};
+
+export type FleetSyncOptions = {
+	readonly url: string;
+	readonly ledger: Ledger;
+	readonly host: HostIdentity;
+	readonly batchSize?: number;
+	/** Called when something asks for a pass soon: a request for this host, a request carried out. */
+	readonly onWake?: () => void;
+};
+
+/** Keeps one host's connection, lock and place in the fleet across passes. */
+export type FleetSyncer = {
+	/** Ships what the server lacks, then takes this host's pending requests. Never throws. */
+	pass(): Promise<SyncPass>;
+	/** How long to wait before the next pass after a failed one (0 after a good one). */
+	retryDelayMs(): number;
+	/** Waits for requests being carried out, then closes the connection (freeing the host lock). */
+	close(): Promise<void>;
+};
+
+const receivedKey = (hostId: string, id: number): string => `fleet-request:${hostId}:${id}:received`;
+const handledKey = (hostId: string, id: number): string => `fleet-request:${hostId}:${id}:handled`;
+
+/** Creates the syncer for one ledger; nothing connects until the first pass. */
+export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
+	const {url, ledger, host} = options;
+	const batchSize = options.batchSize ?? DEFAULT_BATCH;
+	let client: FleetClient | null = null;
+	let fleetSeq = 0;
+	let failures = 0;
+	const inFlight = new Map<number, Promise<void>>();
+	const finished: HandledRequest[] = [];
+
+	const drop = async (): Promise<void> => {
+		const closing = client;
+		client = null;
+		await closing?.end().catch(() => undefined);
+	};
+
+	/** Connects, takes the host lock, migrates, and finds where to resume; null when locked out. */
+	const connect = async (): Promise<string | null> => {
+		const fresh = await connectFleet(url, `sync ${host.name}`);
+		try {
+			if (!(await tryLockHost(fresh, host.id))) {
+				const holder = await describeLockHolder(fresh, host.id);
+				await fresh.end().catch(() => undefined);
+				return `another sync of host ${host.name} (id ${host.id}) holds its lock: ${holder}`;
+			}
+			await migrateFleet(fresh);
+			await registerHost(fresh, host);
+			fleetSeq = await resumePoint(fresh, host.id);
+			await checkSameHistory(fresh, ledger, host, fleetSeq);
+			fresh.on('notification', message => {
+				if (message.payload === 'requests') options.onWake?.();
+			});
+			// A server that goes away ends the connection; the next pass reconnects.
+			fresh.on('end', () => {
+				if (client === fresh) client = null;
+			});
+			await fresh.query(`LISTEN ${FLEET_CHANNEL}`);
+			client = fresh;
+			return null;
+		} catch (error) {
+			await fresh.end().catch(() => undefined);
+			throw error;
+		}
+	};
+
+	const record = (request: FleetRequest, outcome: string, message: string): void => {
+		ledger.writer.append([
+			{
+				taskId: request.taskId,
+				type: EventType.fleetRequestHandled,
+				at: Date.now(),
+				source: 'fleet',
+				data: {requestId: request.id, verb: request.verb, outcome, message, requestedBy: request.requestedBy},
+				dedupKey: handledKey(host.id, request.id),
+			},
+		]);
+		finished.push({requestId: request.id, verb: request.verb, taskId: request.taskId, outcome, message});
+	};
+
+	/**
+	 * Takes one request: recorded as received before anything runs, so a sync that dies while
+	 * carrying it out leaves a trace, and the next sync records its outcome as unknown instead of
+	 * doing it twice (as the effect gate does with an effect whose end was not recorded).
+	 */
+	const take = (request: FleetRequest): boolean => {
+		if (inFlight.has(request.id)) return false;
+		const seen = ledger.reader
+			.latestEventsOf(request.taskId, [EventType.fleetRequestReceived, EventType.fleetRequestHandled], 100)
+			.filter(event => event.data.requestId === request.id);
+		if (seen.some(event => event.type === EventType.fleetRequestHandled)) return false;
+		if (seen.some(event => event.type === EventType.fleetRequestReceived)) {
+			record(request, 'unknown', 'interrupted while it was being carried out (the sync stopped); not retried');
+			return false;
+		}
+		ledger.writer.append([
+			{
+				taskId: request.taskId,
+				type: EventType.fleetRequestReceived,
+				at: Date.now(),
+				source: 'fleet',
+				data: {requestId: request.id, verb: request.verb, requestedBy: request.requestedBy, requestedAt: request.requestedAt},
+				dedupKey: receivedKey(host.id, request.id),
+			},
+		]);
+		const running = carryOut(ledger, request).then(result => {
+			record(request, result.outcome, result.message);
+			inFlight.delete(request.id);
+			options.onWake?.();
+		});
+		inFlight.set(request.id, running);
+		return true;
+	};
+
+	const pass = async (): Promise<SyncPass> => {
+		const started = performance.now();
+		let shipped = 0;
+		let tasks = 0;
+		let batches = 0;
+		const result = (state: SyncState, message: string | null, taken: readonly number[] = []): SyncPass => ({
+			state,
+			shipped,
+			tasks,
+			batches,
+			fleetSeq,
+			handled: finished.splice(0),
+			taken,
+			message,
+			elapsedMs: performance.now() - started,
+		});
+		try {
+			if (!client) {
+				const locked = await connect();
+				if (locked !== null) {
+					failures += 1;
+					return result('locked', locked);
+				}
+			}
+			const active = client as FleetClient | null;
+			if (!active) throw new Error('Connection terminated');
+			for (;;) {
+				const batch = await shipBatch(active, ledger, host, fleetSeq, batchSize);
+				if (batch.lastSeq === fleetSeq) break;
+				fleetSeq = batch.lastSeq;
+				shipped += batch.shipped;
+				tasks += batch.tasks;
+				batches += 1;
+			}
+			const taken = (await pendingRequestsFor(active, host.id)).filter(take).map(request => request.id);
+			failures = 0;
+			return result('synced', null, taken);
+		} catch (error) {
+			failures += 1;
+			await drop();
+			return result(isUnreachable(error) ? 'unreachable' : 'failed', describeFleetError(error, url));
+		}
+	};
+
+	return {
+		pass,
+		retryDelayMs: () => (failures === 0 ? 0 : Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (failures - 1))),
+		async close() {
+			await Promise.all(inFlight.values());
+			await drop();
+		},
+	};
+}
