@@ -152,6 +152,7 @@ describe('controlroom mediate', () => {
 				reason: 'value: unsettled release; eager vetoed scope=large',
 				at: expect.any(String),
 				waitingSeconds: expect.any(Number),
+				host: expect.any(String),
 			},
 		]);
 		expect(snapshot.disagreements).toEqual([

@@ -41,10 +41,11 @@ describe('the spool hook (sh, no Node start)', () => {
 		expect(ancestors.length).toBeGreaterThan(1);
 		expect(ancestors.length).toBeLessThanOrEqual(4);
 		expect(text.slice(newline + 1)).toBe(payload);
-		// Folded, it means what the Node hook's event means
+		// Folded, it means what the Node hook's event means: a wrapped session lives on the wrapper's task (docs/hooks.md)
 		withLedger(ledgerFile, ledger => {
 			expect(foldSpool(ledger, spool).appended).toBeGreaterThan(0);
-			expect(ledger.reader.task(SESSION_TASK)?.pid).toBe(4242);
+			expect(ledger.reader.task('w-"odd"\\id')).toMatchObject({pid: 4242, sessionId: expect.any(String)});
+			expect(ledger.reader.task(SESSION_TASK)).toBeUndefined();
 		});
 		expect(spoolFiles(spool)).toEqual([]);
 	});
