@@ -34,6 +34,12 @@ export function TimelinePanel({timeline}: Props) {
 					{timeline.evidence.length === 0 ? 'none recorded' : timeline.evidence.join(' · ')}
 				</Text>
 			</Text>
+			{timeline.why ? (
+				<Text wrap="truncate-end">
+					<Text bold>why: </Text>
+					<Text>{timeline.why}</Text>
+				</Text>
+			) : null}
 			{timeline.record ? (
 				<Text wrap="truncate-end">
 					<Text bold>track record: </Text>

@@ -21,6 +21,7 @@ import {terminalSafe} from '../terminal-text.ts';
 import type {BoardState, Notice} from './state.ts';
 import {summarizeArgs} from '../effects/view.ts';
 import {formatDuration} from '../format.ts';
+import {whyLine} from './explain-view.ts';
 import {selectTimeline, windowTimeline, type TimelineLineView, type TimelineView} from './timeline-view.ts';
 
 /** Below this width a row shows id, title, status, idle (and progress from 100); the rest moves to a detail line. */
@@ -88,6 +89,8 @@ export type ScreenView = {
 				readonly record: string | null;
 				/** `order o-42 for worker-1` when the open id is a work order (not a task). */
 				readonly order: string | null;
+				/** Why the task shows its status, or the two signals that disagree (controlroom explain says more). */
+				readonly why: string | null;
 		  })
 		| null;
 	readonly log: LogScreen | null;
@@ -273,7 +276,7 @@ export function selectScreen(
 	if (state.mode === 'timeline' && state.timeline) {
 		const task = state.tasks.get(state.timeline.taskId);
 		const view = selectTimeline(task, state.timeline.events, now, options.stallSeconds);
-		const fixed = 4 + Math.max(1, view.contract.length) + Math.max(1, view.evidence.length);
+		const fixed = 5 + Math.max(1, view.contract.length) + Math.max(1, view.evidence.length);
 		const visible = Math.max(3, height - HEADER_LINES - FOOTER_LINES - fixed);
 		const windowed = windowTimeline(view.lines, state.timeline.scroll, visible);
 		timeline = {
@@ -283,6 +286,7 @@ export function selectScreen(
 			total: view.lines.length,
 			record: trackRecordLine(state.orders, state.timeline.taskId, state.tasks, now),
 			order: orderHeading(state, state.timeline.taskId),
+			why: task ? terminalSafe(whyLine(task, state.timeline.events, state.queue, now, options.stallSeconds)) : null,
 		};
 		scrollMax = Math.max(0, view.lines.length - visible);
 		pageSize = Math.max(1, visible - 1);
