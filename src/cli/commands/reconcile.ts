@@ -69,6 +69,15 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const syncTo = values['sync-to'];
 	if (syncTo !== undefined && !isFleetUrl(syncTo)) throw new CliError('reconcile: --sync-to expects postgres://...', USAGE_EXIT);
 	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
+	if (!values.once) {
+		// A long-lived writer checks the file once on open: it would otherwise add to a damaged ledger for hours.
+		const problems = ledger.quickCheck();
+		if (problems.length > 0) {
+			process.stderr.write(
+				`controlroom: the ledger ${ledger.path} fails PRAGMA quick_check: ${problems[0]} (controlroom doctor)\n`,
+			);
+		}
+	}
 	const syncer = syncTo === undefined ? null : createFleetSyncer({url: syncTo, ledger, host: hostIdentity(ledger)});
 	let nextSyncAt = 0;
 	let lastState: string | null = null;
