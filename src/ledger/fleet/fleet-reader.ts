@@ -11,7 +11,7 @@ import {
 import {STATUSES, type Status} from '../../core/status.ts';
 import type {Task} from '../../core/task.ts';
 import {AmbiguousTaskError} from '../reader.ts';
-import {taskFromDoc} from '../rows.ts';
+import {taskFromDoc, type EventRow as LocalEventRow} from '../rows.ts';
 import type {FleetClient} from './connection.ts';
 
 /** A host of the fleet, with the label it is shown by. */
@@ -60,16 +60,8 @@ export type FleetReader = {
 };
 
 type TaskRow = {host_id: string; doc: string};
-type EventRow = {
-	host_id: string;
-	seq: number;
-	task_id: string;
-	type: string;
-	at: number;
-	source: string;
-	data: string;
-	dedup_key: string | null;
-};
+/** An events row of the fleet: the local row's columns, and the host it came from. */
+type EventRow = LocalEventRow & {host_id: string};
 
 const eventOf = (row: EventRow): LedgerEvent =>
 	parseStoredEvent({
