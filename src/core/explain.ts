@@ -5,7 +5,7 @@ import {statusLabel} from './labels.ts';
 import type {PidFate} from './process-tree.ts';
 import {toSnapshotTask, type SnapshotTask} from './snapshot.ts';
 import {DEFAULT_STALL_SECONDS, isEnded} from './status.ts';
-import {applyEvent, type Task} from './task.ts';
+import {applyEvent, isSessionAtRest, type Task} from './task.ts';
 import {describeEvent} from './timeline.ts';
 
 /** The things the board shows about a task, each explained. */
@@ -160,7 +160,7 @@ function explainStatus(input: ExplainInput, setters: Setters, view: SnapshotTask
 	const shows = statusLabel(view);
 	const set = setters.status ? [signalOf(setters.status)] : [];
 	if (goneWhileLive(input) && process) {
-		const outcome = task.source !== 'wrapper' && !task.isTurnOpen ? 'ended (its last turn had completed)' : 'lost';
+		const outcome = isSessionAtRest(task) ? 'ended (its last turn had completed)' : 'lost';
 		return fact(
 			'status',
 			shows,

@@ -1,6 +1,6 @@
 import {EventType, type NewEvent} from './events.ts';
 import {findUntracked, ownedWithin, PARENT_LEVELS, pidFate, type PidFate, type ProcessInfo} from './process-tree.ts';
-import type {Task} from './task.ts';
+import {isSessionAtRest, type Task} from './task.ts';
 
 /** What the ledger recorded about a task's process: its PID with start time, and its wrapper's. */
 export type RecordedProcess = {
@@ -15,7 +15,7 @@ export type RecordedWrapper = {readonly pid: number; readonly startTime: number 
 
 /** One `registered`, `running` or `untracked` row the pass looks at, with what the ledger says about its processes. */
 export type WatchedTask = {
-	readonly task: Pick<Task, 'id' | 'status' | 'pid' | 'lastSeq' | 'source' | 'isTurnOpen'>;
+	readonly task: Pick<Task, 'id' | 'status' | 'pid' | 'lastSeq' | 'source' | 'isTurnOpen' | 'hasCompletedTurn'>;
 	/** For a `registered` row: the wrapper that registered it, or null when it recorded none. */
 	readonly registeredBy: RecordedWrapper | null;
 	/** For a `running` or `untracked` row: its process, or null when no producer reported a PID. */
@@ -186,9 +186,8 @@ function judgeTracked(watched: WatchedTask, processes: ProcessTable): Judgement 
 	}
 	// The wrapper records the exit itself; lost is only for a task nobody will speak for.
 	if (isAlive(record.wrapperPid, record.wrapperStartTime)) return {verdict: null, tracks: record.wrapperPid};
-	// A hook session between turns has nothing in flight: its agent exited without a SessionEnd.
-	const isSessionBetweenTurns = watched.task.source !== 'wrapper' && !watched.task.isTurnOpen;
-	return {verdict: {kind: isSessionBetweenTurns ? 'session-over' : 'gone', pid: record.pid, fate}, tracks: null};
+	// A hook session at rest has nothing in flight: its agent exited without a SessionEnd.
+	return {verdict: {kind: isSessionAtRest(watched.task) ? 'session-over' : 'gone', pid: record.pid, fate}, tracks: null};
 }
 
 /** An untracked row: ended (outcome unknown) when its process is gone, ended once a wrapper or hook tracks it or an ancestor. */

@@ -33,6 +33,8 @@ export type Task = {
 	readonly planItems: Readonly<Record<string, boolean>> | null;
 	/** A prompt was submitted and no Stop has come yet. */
 	readonly isTurnOpen: boolean;
+	/** At least one turn of this session completed (a Stop or its like was seen). */
+	readonly hasCompletedTurn: boolean;
 	/** Silence after which this task counts as stalled; null means the default (600 s). */
 	readonly stallSeconds: number | null;
 };
@@ -64,8 +66,18 @@ function blankTask(event: NewEvent): Task {
 		lastSeq: 0,
 		planItems: null,
 		isTurnOpen: false,
+		hasCompletedTurn: false,
 		stallSeconds: null,
 	};
+}
+
+/**
+ * A hook session at rest: a turn of it completed and none is open, so its agent exiting without a
+ * SessionEnd ended it (Codex sends none unless asked). A session that never completed a turn, or
+ * is mid-turn, and whose process is gone died: that is lost, not done.
+ */
+export function isSessionAtRest(task: Pick<Task, 'source' | 'isTurnOpen' | 'hasCompletedTurn'>): boolean {
+	return task.source !== 'wrapper' && !task.isTurnOpen && task.hasCompletedTurn;
 }
 
 function end(task: Task, status: Status, at: number, patch: Partial<Task>): Task {
@@ -153,6 +165,7 @@ function applyAgentEvent(current: Task, event: NewEvent & {readonly type: 'agent
 		parentId: current.parentId ?? data.parentId ?? null,
 		title: current.title ?? data.titleHint ?? null,
 		isTurnOpen: name === 'UserPromptSubmit' ? true : isTurnCompleted || name === 'StopFailure' ? false : current.isTurnOpen,
+		hasCompletedTurn: current.hasCompletedTurn || isTurnCompleted,
 	};
 	if (name === TURN_FAILED_EVENT) task = {...task, isTurnOpen: false, error: messageOf(data) ?? task.error ?? 'turn failed'};
 	// A failure stays a failure until a later turn of the same session completes.

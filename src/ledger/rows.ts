@@ -30,5 +30,8 @@ export function eventFromRow(row: EventRow): LedgerEvent {
  * (applyEvent, inside the writer's transaction) writes it, so it is read back without a re-parse.
  */
 export function taskFromDoc(doc: string): Task {
-	return JSON.parse(doc) as Task;
+	const task = JSON.parse(doc) as Task;
+	// Rows projected before `hasCompletedTurn` existed keep the rule they were written under:
+	// a session not mid-turn counted as at rest.
+	return task.hasCompletedTurn === undefined ? {...task, hasCompletedTurn: true} : task;
 }

@@ -41,10 +41,11 @@ function row(
 	process: RecordedProcess | null,
 	registeredBy: WatchedTask['registeredBy'] = null,
 	isTurnOpen = true,
+	hasCompletedTurn = !isTurnOpen,
 ) {
 	const source = id.startsWith('w-') ? 'wrapper' : id.startsWith('u-') ? 'reconciler' : id.startsWith('x-') ? 'codex' : 'claude';
 	return {
-		task: {id, status, pid: process?.pid ?? null, lastSeq: 7, source, isTurnOpen},
+		task: {id, status, pid: process?.pid ?? null, lastSeq: 7, source, isTurnOpen, hasCompletedTurn},
 		registeredBy,
 		process,
 	} satisfies WatchedTask;
@@ -157,6 +158,11 @@ describe('planReconcile', () => {
 			'a hook session gone after its last turn completed: ended, not lost',
 			facts([row('x-1', 'running', recorded(500), null, false)]),
 			['session-over x-1'],
+		],
+		[
+			'a hook session gone before any turn completed (only SessionStart seen): lost, it died',
+			facts([row('c-1', 'running', recorded(500), null, false, false)]),
+			['gone c-1'],
 		],
 		[
 			'a wrapper task gone between turns with its wrapper gone too: still lost (the wrapper would have spoken)',

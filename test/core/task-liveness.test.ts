@@ -1,6 +1,6 @@
 import {expect, it} from 'vitest';
 import {EventType} from '../../src/core/events.ts';
-import {applyEvent} from '../../src/core/task.ts';
+import {applyEvent, isSessionAtRest} from '../../src/core/task.ts';
 
 const started = applyEvent(
 	undefined,
@@ -28,4 +28,15 @@ it('counts an agent event as a sign of life', () => {
 		2,
 	);
 	expect(next?.lastEventAt).toBe(900_000);
+});
+
+it('marks a session at rest only once a turn of it has completed', () => {
+	const event = (name: string, at: number) =>
+		({taskId: 'c-1', type: EventType.agentEvent, at, source: 'claude', data: {event: name}}) as const;
+	expect(isSessionAtRest(started!)).toBe(false);
+	const prompted = applyEvent(started, event('UserPromptSubmit', 2000), 2);
+	expect(isSessionAtRest(prompted!)).toBe(false);
+	const stopped = applyEvent(prompted, event('Stop', 3000), 3);
+	expect(isSessionAtRest(stopped!)).toBe(true);
+	expect(isSessionAtRest(applyEvent(stopped, event('UserPromptSubmit', 4000), 4)!)).toBe(false);
 });
