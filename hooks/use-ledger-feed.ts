@@ -1,4 +1,4 @@
-import {watch} from 'chokidar';
+import {watch, type FSWatcher} from 'chokidar';
 import {basename} from 'node:path';
 import {useCallback, useEffect, useRef, type Dispatch} from 'react';
 import type {BoardAction} from '../src/core/board/state.ts';
@@ -52,8 +52,6 @@ export function useLedgerFeed(
 			lastFlush = Date.now();
 			apply(feed.poll(lastSeq, lastFlush, openRef.current));
 		};
-		// Nothing announces a deleted ledger to an open connection: look at the file's identity.
-		const verifier = setInterval(() => apply(feed.verify(Date.now())), VERIFY_FILE_MS);
 		const flush = () => {
 			timer = undefined;
 			read();
@@ -70,36 +68,46 @@ export function useLedgerFeed(
 		schedule();
 		const paths = [...source.ledgerFiles, ...(source.spoolDir ? [source.spoolDir] : [])];
 		const unsubscribe = feed.subscribe?.(schedule);
-		if (paths.length === 0)
-			return () => {
-				clearTimeout(timer);
-				clearTimeout(trailing);
-				clearInterval(verifier);
-				unsubscribe?.();
-			};
-		const watcher = watch(paths, {ignoreInitial: true, depth: 0});
-		// Raw events, not chokidar's filtered `change`: chokidar drops a change whose stat looks
-		// unchanged (atime/mtime heuristics), and a WAL append can look like that; a raw inotify event
-		// for the database, its WAL or the spool never misses one.
-		const names = new Set(source.ledgerFiles.map(file => basename(file)));
-		watcher.on('raw', (_event, path) => {
-			const name = basename(path);
-			if (names.has(name)) schedule();
-		});
-		watcher.on('all', (_event, path) => {
-			if (source.spoolDir && source.onSpool && path.startsWith(source.spoolDir)) source.onSpool();
-			schedule();
-		});
-		// chokidar sets its watches asynchronously: a commit made between the read above and the
-		// watches being in place raises no event, so read once more when they are.
-		watcher.on('ready', schedule);
+		let watcher: FSWatcher | null = paths.length > 0 ? watchLedger(source, paths, schedule) : null;
+		// Nothing announces a deleted ledger to an open connection: look at the file's identity. A
+		// reopened file gets a new watcher (an inotify watch follows the old inode, not the path), and
+		// a tick with no change reads anyway, so a file event that was missed costs at most a tick.
+		const verifier = setInterval(() => {
+			const reopened = feed.verify(Date.now());
+			if (!reopened) return read();
+			apply(reopened);
+			if (watcher) {
+				void watcher.close();
+				watcher = watchLedger(source, paths, schedule);
+			}
+		}, VERIFY_FILE_MS);
 		return () => {
 			clearTimeout(timer);
 			clearTimeout(trailing);
 			unsubscribe?.();
 			clearInterval(verifier);
-			void watcher.close();
+			void watcher?.close();
 		};
 	}, [source, dispatch]);
 	return {refresh: useCallback(() => flushRef.current(), [])};
+}
+
+/** Watches the ledger's files and the spool folder: any change schedules a read. */
+function watchLedger(source: FeedSource, paths: readonly string[], schedule: () => void): FSWatcher {
+	const watcher = watch([...paths], {ignoreInitial: true, depth: 0});
+	// Raw events, not chokidar's filtered `change`: chokidar drops a change whose stat looks
+	// unchanged (atime/mtime heuristics), and a WAL append can look like that; a raw inotify event
+	// for the database, its WAL or the spool never misses one.
+	const names = new Set(source.ledgerFiles.map(file => basename(file)));
+	watcher.on('raw', (_event, path) => {
+		if (names.has(basename(path))) schedule();
+	});
+	watcher.on('all', (_event, path) => {
+		if (source.spoolDir && source.onSpool && path.startsWith(source.spoolDir)) source.onSpool();
+		schedule();
+	});
+	// chokidar sets its watches asynchronously: a commit made between the first read and the
+	// watches being in place raises no event, so read once more when they are.
+	watcher.on('ready', schedule);
+	return watcher;
 }
