@@ -341,7 +341,7 @@ export type LineBatcherOptions = ParseOptions & {
 
 /**
  * Turns input lines into batches of keyed events and rejects, INGEST_BATCH_LINES lines at a time.
- * It needs no ledger, so a worker thread can run it beside the writer (ingest-worker.ts). Every
+ * It needs no ledger (the spool fold batches files before it writes them). Every
  * line passes the edge first (size, UTF-8, nesting, JSON, field limits: decodeLine). Each line's
  * events carry a key made of the line's time, hash and occurrence number, so folding the same
  * input twice adds nothing; whatever goes wrong with one line makes it a reject with its number.
@@ -452,22 +452,13 @@ function noteRejects(rejects: readonly Reject[], stats: IngestStats): void {
  * After a batch the store refused for a reason not its own (a constraint, a trigger): each input
  * line in its own transaction, so only the line whose events are refused becomes a reject.
  */
-function writeOneByOne(
-	ledger: Ledger,
-	batch: LineBatch,
-	stats: IngestStats,
-	origin: string,
-	dataJson: readonly string[] | undefined,
-): Reject[] {
+function writeOneByOne(ledger: Ledger, batch: LineBatch, stats: IngestStats, origin: string): Reject[] {
 	const refused: Reject[] = [];
 	let start = 0;
 	for (const input of batch.inputs) {
 		const end = start + input.events;
 		const events = batch.events.slice(start, end);
-		const appendOptions = {
-			...(batch.legacyKeys ? {legacyKeys: batch.legacyKeys.slice(start, end)} : {}),
-			...(dataJson ? {dataJson: dataJson.slice(start, end)} : {}),
-		};
+		const appendOptions = batch.legacyKeys ? {legacyKeys: batch.legacyKeys.slice(start, end)} : {};
 		start = end;
 		try {
 			stats.appended += ledger.writer.transaction(() => ledger.writer.append(events, appendOptions).appended);
@@ -490,8 +481,7 @@ function writeOneByOne(
 }
 
 /**
- * Writes one batch in one immediate transaction and adds what it did to `stats`. `dataJson`, when
- * given, is each event's data already serialized (by the worker thread), so it is not done twice.
+ * Writes one batch in one immediate transaction and adds what it did to `stats`.
  * Only a fault of the store itself (busy, full, corrupt) escapes; the input is then read again.
  * Returns the rejects of the batch, those the store made included, in line order.
  */
@@ -499,16 +489,15 @@ export function writeLineBatch(
 	ledger: Ledger,
 	batch: LineBatch,
 	stats: IngestStats,
-	options: {readonly origin: string; readonly dataJson?: readonly string[] | undefined},
+	options: {readonly origin: string},
 ): Reject[] {
 	stats.lines += batch.lines - batch.skipped;
 	stats.skipped += batch.skipped;
-	const {dataJson} = options;
 	let refused: Reject[] = [];
 	try {
 		// Counted once the transaction stands: a rolled-back batch is written again line by line.
 		const written = ledger.writer.transaction(() => {
-			const appendOptions = {...(batch.legacyKeys ? {legacyKeys: batch.legacyKeys} : {}), ...(dataJson ? {dataJson} : {})};
+			const appendOptions = batch.legacyKeys ? {legacyKeys: batch.legacyKeys} : {};
 			return {
 				appended: ledger.writer.append(batch.events, appendOptions).appended,
 				rejectsAdded: writeRejects(ledger, batch.rejects),
@@ -518,7 +507,7 @@ export function writeLineBatch(
 		stats.rejectsAdded += written.rejectsAdded;
 	} catch (error) {
 		if (isStoreFault(error)) throw error;
-		refused = writeOneByOne(ledger, batch, stats, options.origin, dataJson);
+		refused = writeOneByOne(ledger, batch, stats, options.origin);
 	}
 	const rejects = [...batch.rejects, ...refused].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
 	noteRejects(rejects, stats);
