@@ -155,7 +155,10 @@ export function mapHookPayload(payload: HookPayload, context: MappingContext): N
 		event: name,
 		sessionId: payload.session_id,
 		cwd: payload.cwd ?? null,
-		...pidFields(agent),
+		// Set one by one, not spread in: this literal is built once per hook event of a bulk import.
+		pid: agent?.pid ?? null,
+		startTime: agent?.startTime ?? null,
+		pidFrom: agent?.from ?? null,
 		toolName,
 		titleHint: name === 'UserPromptSubmit' && prompt && !isTaskNotification ? firstLine(prompt) : null,
 		payload: keptPayload(payload),
