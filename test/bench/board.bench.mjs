@@ -68,7 +68,8 @@ async function timeUntil(session, text, timeoutMs = 30_000) {
 	const started = performance.now();
 	for (;;) {
 		if (tmux('capture-pane', '-p', '-t', session).includes(text)) return performance.now() - started;
-		if (performance.now() - started > timeoutMs) throw new Error(`pane never showed ${text}`);
+		if (performance.now() - started > timeoutMs)
+			throw new Error(`pane never showed ${text}; it shows:\n${tmux('capture-pane', '-p', '-t', session)}`);
 		await new Promise(resolve => setTimeout(resolve, 5));
 	}
 }
