@@ -1,7 +1,7 @@
 import {mkdirSync, writeSync} from 'node:fs';
 import {render} from 'ink';
 import {homedir} from 'node:os';
-import {sep} from 'node:path';
+import {join, sep} from 'node:path';
 import {createElement} from 'react';
 import {App, type BoardAdapters} from '../../../components/App.tsx';
 import {ClockProvider} from '../../../components/ClockProvider.tsx';
@@ -12,6 +12,7 @@ import {createBoardFeed} from '../../ledger/board-feed.ts';
 import {describeFleetError, isFleetUrl, redactUrl} from '../../ledger/fleet/connection.ts';
 import type {FleetFeed} from '../../ledger/fleet/fleet-feed.ts';
 import {hostName} from '../../ledger/host.ts';
+import {quickCheckInBackground} from '../../ledger/integrity-check.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {spoolDir} from '../../ledger/paths.ts';
 import {foldSpool} from '../../ledger/spool.ts';
@@ -20,6 +21,7 @@ import {stopTask} from '../../producers/stop.ts';
 import {createLogReader} from '../../producers/task-log.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {openCommandLedger} from '../context.ts';
+import {packageRoot} from '../package-root.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 
@@ -119,6 +121,9 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		},
 		reconcileIntervalMs: run.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS,
 		logs: createLogReader(ledger),
+		// A long-lived process checks its ledger when it opens (issue 18); on its own thread, since a
+		// large ledger takes seconds.
+		checkIntegrity: () => quickCheckInBackground(ledger.path, join(packageRoot(), 'dist', 'ledger', 'integrity-worker.js')),
 		// BEL is one byte that moves no cursor, so it can be written beside Ink's frames; tmux turns it into a window alert.
 		...(run.isBellOn === false ? {} : {bell: () => void process.stdout.write(BELL)}),
 	};
