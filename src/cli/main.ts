@@ -132,10 +132,26 @@ function asksForHelp(argv: readonly string[]): boolean {
 function describeUnexpected(error: unknown): string {
 	if (error instanceof LedgerFromFutureError || error instanceof AmbiguousTaskError) return error.message;
 	const code = (error as {code?: unknown}).code;
+	if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') {
+		return `the ledger file is damaged (${code}: ${(error as Error).message}); nothing more was written to it. controlroom doctor names the damage; keep a copy of the file before repairing it (docs/ledger.md)`;
+	}
 	if (typeof code === 'string' && code.startsWith('SQLITE_')) {
 		return `ledger error (${code}): ${(error as Error).message}`;
 	}
 	return `unexpected error: ${error instanceof Error ? error.message : String(error)} (set CONTROLROOM_DEBUG=1 for the stack)`;
+}
+
+/**
+ * A reader that went away (`controlroom doctor | head -3`) makes the next write fail with EPIPE,
+ * which Node throws as an unhandled 'error' event: a stack trace. What was not read is simply not
+ * read; the command carries on (a wrapper must still record its agent's exit) and ends as it would.
+ */
+function ignoreClosedPipes(): void {
+	for (const stream of [process.stdout, process.stderr]) {
+		stream.on('error', (error: NodeJS.ErrnoException) => {
+			if (error.code !== 'EPIPE') throw error;
+		});
+	}
 }
 
 /**
@@ -176,6 +192,7 @@ async function runCommand(name: string, argv: readonly string[]): Promise<number
 
 /** Runs the command line; returns the exit code. Errors become one line on stderr, never a stack. */
 export async function main(argv: readonly string[]): Promise<number> {
+	ignoreClosedPipes();
 	const [first, ...rest] = argv;
 	try {
 		if (first === '--help' || first === '-h' || (first === 'help' && rest.length === 0)) {
