@@ -113,10 +113,83 @@ export function parseLine(raw: RawLine, options: ParseOptions): NewEvent[] {
 	return parseValue(parseJsonText(decodeLine(raw)), options);
 }
 
+/**
+ * The time of an envelope spoolEnvelopeSchema surely accepts as it is, or null when the schema must
+ * decide: `at` exactly as toISOString writes it (which the schema's date-time pattern accepts
+ * whenever it names a real instant), a known source, an optional id and wrapper task, and no PID
+ * or parent chain. A bulk import's lines are such envelopes: zod's copy and its date pattern were a
+ * tenth of the time spent per line.
+ */
+function plainEnvelopeTime(record: Record<string, unknown>): number | null {
+	const at = record['at'];
+	const source = record['source'];
+	if (typeof at !== 'string' || at.length !== 24 || at.charCodeAt(23) !== 0x5a /* Z */) return null;
+	if (source !== 'claude' && source !== 'codex') return null;
+	if (record['pid'] !== undefined || record['ancestors'] !== undefined) return null;
+	const id = record['id'];
+	const wrapperTaskId = record['wrapperTaskId'];
+	if (id !== undefined && typeof id !== 'string') return null;
+	if (wrapperTaskId !== undefined && !isText(wrapperTaskId)) return null;
+	return canonicalIsoTime(at);
+}
+
+/** The number the 1 to 4 digits at `start` spell, or -1 when one of them is not a digit. */
+function digitsAt(text: string, start: number, count: number): number {
+	let value = 0;
+	for (let index = start; index < start + count; index += 1) {
+		const digit = text.charCodeAt(index) - 0x30;
+		if (digit < 0 || digit > 9) return -1;
+		value = value * 10 + digit;
+	}
+	return value;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * The milliseconds of `YYYY-MM-DDTHH:MM:SS.mmmZ` (toISOString's form, 24 characters) naming a real
+ * instant, by hand; null for any other text. Date.parse and a round trip through toISOString cost
+ * several microseconds a line.
+ */
+function canonicalIsoTime(at: string): number | null {
+	const isShaped =
+		at.charCodeAt(4) === 0x2d &&
+		at.charCodeAt(7) === 0x2d &&
+		at.charCodeAt(10) === 0x54 &&
+		at.charCodeAt(13) === 0x3a &&
+		at.charCodeAt(16) === 0x3a &&
+		at.charCodeAt(19) === 0x2e;
+	if (!isShaped) return null;
+	const year = digitsAt(at, 0, 4);
+	const month = digitsAt(at, 5, 2);
+	const day = digitsAt(at, 8, 2);
+	const hour = digitsAt(at, 11, 2);
+	const minute = digitsAt(at, 14, 2);
+	const second = digitsAt(at, 17, 2);
+	const milli = digitsAt(at, 20, 3);
+	// Date.UTC reads years below 100 as 19xx: those (and anything odd) are left to the schema.
+	if (year < 100 || month < 1 || month > 12 || day < 1 || milli < 0) return null;
+	if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return null;
+	const isLeap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+	if (day > (month === 2 && isLeap ? 29 : (DAYS_IN_MONTH[month - 1] as number))) return null;
+	return Date.UTC(year, month - 1, day, hour, minute, second, milli);
+}
+
 /** Maps an already parsed line (a raw hook payload or a spool envelope) into events. */
 export function parseValue(value: unknown, options: ParseOptions): NewEvent[] {
 	const record = value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 	if (record && 'payload' in record && 'at' in record) {
+		const plainAt = plainEnvelopeTime(record);
+		if (plainAt !== null) {
+			const wrapperTaskId = record['wrapperTaskId'] as string | undefined;
+			return mapPayload(record['payload'], {
+				source: record['source'] as AgentSource,
+				at: plainAt,
+				pid: null,
+				wrapperTaskId: wrapperTaskId ?? null,
+				ancestors: null,
+			});
+		}
 		const envelope = spoolEnvelopeSchema.safeParse(record);
 		if (!envelope.success) throw new PayloadError(`envelope ${describeIssue(envelope.error)}`);
 		const {at, source, payload, pid, wrapperTaskId, ancestors} = envelope.data;
@@ -268,7 +341,7 @@ export type LineBatcherOptions = ParseOptions & {
 
 /**
  * Turns input lines into batches of keyed events and rejects, INGEST_BATCH_LINES lines at a time.
- * It needs no ledger, so a worker thread can run it beside the writer (ingest-worker.ts). Every
+ * It needs no ledger (the spool fold batches files before it writes them). Every
  * line passes the edge first (size, UTF-8, nesting, JSON, field limits: decodeLine). Each line's
  * events carry a key made of the line's time, hash and occurrence number, so folding the same
  * input twice adds nothing; whatever goes wrong with one line makes it a reject with its number.
@@ -337,7 +410,8 @@ export function createLineBatcher(options: LineBatcherOptions, onBatch: (batch: 
 				if (line.length === 0) {
 					batch.skipped += 1;
 				} else {
-					const sha1 = lineHash(line);
+					// An untrimmed line's bytes are its text's UTF-8: hashed as they are, not encoded again.
+					const sha1 = line === decoded && typeof raw !== 'string' ? hash('sha1', raw, 'base64url') : lineHash(line);
 					const occurrence = occurrences.next(sha1);
 					const legacyKey = legacyKeyOf(sha1);
 					try {
@@ -378,22 +452,13 @@ function noteRejects(rejects: readonly Reject[], stats: IngestStats): void {
  * After a batch the store refused for a reason not its own (a constraint, a trigger): each input
  * line in its own transaction, so only the line whose events are refused becomes a reject.
  */
-function writeOneByOne(
-	ledger: Ledger,
-	batch: LineBatch,
-	stats: IngestStats,
-	origin: string,
-	dataJson: readonly string[] | undefined,
-): Reject[] {
+function writeOneByOne(ledger: Ledger, batch: LineBatch, stats: IngestStats, origin: string): Reject[] {
 	const refused: Reject[] = [];
 	let start = 0;
 	for (const input of batch.inputs) {
 		const end = start + input.events;
 		const events = batch.events.slice(start, end);
-		const appendOptions = {
-			...(batch.legacyKeys ? {legacyKeys: batch.legacyKeys.slice(start, end)} : {}),
-			...(dataJson ? {dataJson: dataJson.slice(start, end)} : {}),
-		};
+		const appendOptions = batch.legacyKeys ? {legacyKeys: batch.legacyKeys.slice(start, end)} : {};
 		start = end;
 		try {
 			stats.appended += ledger.writer.transaction(() => ledger.writer.append(events, appendOptions).appended);
@@ -416,8 +481,7 @@ function writeOneByOne(
 }
 
 /**
- * Writes one batch in one immediate transaction and adds what it did to `stats`. `dataJson`, when
- * given, is each event's data already serialized (by the worker thread), so it is not done twice.
+ * Writes one batch in one immediate transaction and adds what it did to `stats`.
  * Only a fault of the store itself (busy, full, corrupt) escapes; the input is then read again.
  * Returns the rejects of the batch, those the store made included, in line order.
  */
@@ -425,16 +489,15 @@ export function writeLineBatch(
 	ledger: Ledger,
 	batch: LineBatch,
 	stats: IngestStats,
-	options: {readonly origin: string; readonly dataJson?: readonly string[] | undefined},
+	options: {readonly origin: string},
 ): Reject[] {
 	stats.lines += batch.lines - batch.skipped;
 	stats.skipped += batch.skipped;
-	const {dataJson} = options;
 	let refused: Reject[] = [];
 	try {
 		// Counted once the transaction stands: a rolled-back batch is written again line by line.
 		const written = ledger.writer.transaction(() => {
-			const appendOptions = {...(batch.legacyKeys ? {legacyKeys: batch.legacyKeys} : {}), ...(dataJson ? {dataJson} : {})};
+			const appendOptions = batch.legacyKeys ? {legacyKeys: batch.legacyKeys} : {};
 			return {
 				appended: ledger.writer.append(batch.events, appendOptions).appended,
 				rejectsAdded: writeRejects(ledger, batch.rejects),
@@ -444,7 +507,7 @@ export function writeLineBatch(
 		stats.rejectsAdded += written.rejectsAdded;
 	} catch (error) {
 		if (isStoreFault(error)) throw error;
-		refused = writeOneByOne(ledger, batch, stats, options.origin, dataJson);
+		refused = writeOneByOne(ledger, batch, stats, options.origin);
 	}
 	const rejects = [...batch.rejects, ...refused].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
 	noteRejects(rejects, stats);

@@ -1,6 +1,7 @@
 // The limits every hook payload, spool line and ingested line meets at the edge, before anything
 // else reads it. Each check is a loop over the text or a queue of values: nothing here recurses, so
 // no input, however deep or large, can exhaust the stack (docs/ledger.md, "Limits").
+import {isUtf8} from 'node:buffer';
 
 /** A line (hook stdin, a spool line, an ingested line) larger than this is a reject, not parsed. */
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
@@ -53,21 +54,18 @@ function isUtf8Prefix(bytes: Uint8Array): boolean {
 
 /** The offset of the first byte at which `bytes` stops being UTF-8, or -1 when all of it is UTF-8. */
 export function invalidUtf8Offset(bytes: Uint8Array): number {
-	try {
-		new TextDecoder('utf-8', {fatal: true}).decode(bytes);
-		return -1;
-	} catch {
-		// Rare, so a binary search for the message is cheap enough: the longest prefix that decodes.
-		if (isUtf8Prefix(bytes)) return bytes.length; // only the end is cut short
-		let good = 0;
-		let bad = bytes.length;
-		while (bad - good > 1) {
-			const middle = (good + bad) >>> 1;
-			if (isUtf8Prefix(bytes.subarray(0, middle))) good = middle;
-			else bad = middle;
-		}
-		return good;
+	// isUtf8 validates without building a string (the caller decodes once, after): a bulk import's hot path.
+	if (isUtf8(bytes)) return -1;
+	// Rare, so a binary search for the message is cheap enough: the longest prefix that decodes.
+	if (isUtf8Prefix(bytes)) return bytes.length; // only the end is cut short
+	let good = 0;
+	let bad = bytes.length;
+	while (bad - good > 1) {
+		const middle = (good + bad) >>> 1;
+		if (isUtf8Prefix(bytes.subarray(0, middle))) good = middle;
+		else bad = middle;
 	}
+	return good;
 }
 
 /**
@@ -75,6 +73,9 @@ export function invalidUtf8Offset(bytes: Uint8Array): number {
  * over the characters, before JSON.parse, so a 10,000-deep payload is refused in microseconds.
  */
 export function nestsDeeperThan(text: string, max = MAX_DEPTH): boolean {
+	// Nesting cannot go deeper than the number of opening brackets: counting them (a native search)
+	// settles almost every real line without a loop over its characters.
+	if (openingBracketsAtMost(text, max)) return false;
 	let depth = 0;
 	let isInString = false;
 	for (let index = 0; index < text.length; index += 1) {
@@ -92,6 +93,14 @@ export function nestsDeeperThan(text: string, max = MAX_DEPTH): boolean {
 		}
 	}
 	return false;
+}
+
+/** Whether `text` holds at most `max` of `{` and `[` together, strings included. */
+function openingBracketsAtMost(text: string, max: number): boolean {
+	let count = 0;
+	for (let at = text.indexOf('{'); at >= 0; at = text.indexOf('{', at + 1)) if (++count > max) return false;
+	for (let at = text.indexOf('['); at >= 0; at = text.indexOf('[', at + 1)) if (++count > max) return false;
+	return true;
 }
 
 const CUT_MARKER = '…';
@@ -112,6 +121,60 @@ type Slot = {
 	readonly depth: number;
 };
 
+/** Values still to look at in isKeptWhole, and their depths: reused, so a look allocates nothing. */
+const pendingValues: unknown[] = [];
+const pendingDepths: number[] = [];
+
+/** A plain JSON object or array (what JSON.parse makes); anything else is left to the copy. */
+function isPlainContainer(value: object): boolean {
+	const prototype = Object.getPrototypeOf(value) as unknown;
+	return Array.isArray(value) ? prototype === Array.prototype : prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * Whether keptPayload would keep `value` unchanged: no string over MAX_KEPT_STRING, no object or
+ * array at MAX_DEPTH, and a total cost (counted as keptPayload counts it) under the allowance, so
+ * nothing is left out. When in doubt (another kind of object), false: the copy decides.
+ */
+function isKeptWhole(value: unknown): boolean {
+	let cost = 0;
+	let isWhole = true;
+	pendingValues.length = 0;
+	pendingDepths.length = 0;
+	pendingValues.push(value);
+	pendingDepths.push(0);
+	while (isWhole && pendingValues.length > 0) {
+		const item = pendingValues.pop();
+		const depth = pendingDepths.pop() as number;
+		if (typeof item === 'string') {
+			cost += item.length + 2;
+			isWhole = item.length <= MAX_KEPT_STRING;
+		} else if (item === null || typeof item !== 'object') {
+			cost += 8;
+		} else if (depth >= MAX_DEPTH || !isPlainContainer(item)) {
+			isWhole = false;
+		} else {
+			cost += 8;
+			if (Array.isArray(item)) {
+				for (const element of item as unknown[]) {
+					pendingValues.push(element);
+					pendingDepths.push(depth + 1);
+				}
+			} else {
+				for (const name in item) {
+					cost += name.length;
+					pendingValues.push((item as Record<string, unknown>)[name]);
+					pendingDepths.push(depth + 1);
+				}
+			}
+		}
+		if (cost >= MAX_KEPT_PAYLOAD_CHARS) isWhole = false;
+	}
+	pendingValues.length = 0;
+	pendingDepths.length = 0;
+	return isWhole;
+}
+
 /**
  * The payload as kept on the timeline: strings over MAX_KEPT_STRING cut with a marker, nesting
  * deeper than MAX_DEPTH replaced by a marker, and values past MAX_KEPT_PAYLOAD_CHARS left out with
@@ -119,6 +182,8 @@ type Slot = {
  * fields (the prompt, the message) are kept before anything nested deep inside a tool's output.
  */
 export function keptPayload(value: unknown): unknown {
+	// Almost every payload is kept whole: then it is kept as it is, without a copy of every value.
+	if (isKeptWhole(value)) return value;
 	let left = MAX_KEPT_PAYLOAD_CHARS - costOf(value);
 	const root: unknown[] = [null];
 	const queue: Slot[] = [{source: value, into: root, key: 0, depth: 0}];

@@ -17,9 +17,16 @@ function shortHash(text: string, length = 12): string {
 /** Session task ids computed lately: a history holds each session's events close together. */
 const recentSessionIds = new Map<string, string>();
 const RECENT_SESSION_IDS = 4096;
+let lastSession: {readonly source: AgentSource | null; readonly sessionId: string; readonly id: string} = {
+	source: null,
+	sessionId: '',
+	id: '',
+};
 
 /** The task id of an agent session: stable, short, and the same in every process. */
 export function sessionTaskId(source: AgentSource, sessionId: string): string {
+	// A history holds a session's lines together: the last answer is asked for again most often.
+	if (sessionId === lastSession.sessionId && source === lastSession.source) return lastSession.id;
 	const key = `${source}:${sessionId}`;
 	let id = recentSessionIds.get(key);
 	if (id === undefined) {
@@ -27,6 +34,7 @@ export function sessionTaskId(source: AgentSource, sessionId: string): string {
 		if (recentSessionIds.size >= RECENT_SESSION_IDS) recentSessionIds.clear();
 		recentSessionIds.set(key, id);
 	}
+	lastSession = {source, sessionId, id};
 	return id;
 }
 
@@ -147,7 +155,10 @@ export function mapHookPayload(payload: HookPayload, context: MappingContext): N
 		event: name,
 		sessionId: payload.session_id,
 		cwd: payload.cwd ?? null,
-		...pidFields(agent),
+		// Set one by one, not spread in: this literal is built once per hook event of a bulk import.
+		pid: agent?.pid ?? null,
+		startTime: agent?.startTime ?? null,
+		pidFrom: agent?.from ?? null,
 		toolName,
 		titleHint: name === 'UserPromptSubmit' && prompt && !isTaskNotification ? firstLine(prompt) : null,
 		payload: keptPayload(payload),

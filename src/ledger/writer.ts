@@ -26,8 +26,6 @@ export type AppendOptions = {
 	 * old key is already in the ledger is not added again (docs/ledger.md, "Idempotence").
 	 */
 	readonly legacyKeys?: readonly (string | null)[];
-	/** Per event (same order), its data already serialized: not serialized again. */
-	readonly dataJson?: readonly string[];
 };
 
 export type AppendResult = {
@@ -87,7 +85,7 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 
 	function appendInside(events: readonly NewEvent[], options: AppendOptions = {}): AppendResult {
 		const touched = new Map<string, Task>();
-		const {legacyKeys, dataJson} = options;
+		const {legacyKeys} = options;
 		let appended = 0;
 		let lastSeq = 0;
 		for (let index = 0; index < events.length; index += 1) {
@@ -99,7 +97,7 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 				event.type,
 				event.at,
 				event.source,
-				dataJson?.[index] ?? JSON.stringify(event.data),
+				JSON.stringify(event.data),
 				event.dedupKey ?? null,
 			);
 			if (info.changes === 0) continue;

@@ -1,7 +1,7 @@
 // The floor for `controlroom ingest`: a minimal loop that reads the same history, JSON.parses each
 // line and inserts the same rows (the same events per line, one task row per touched task per
-// batch) into a ledger with the same schema and indexes, in batched transactions. No validation,
-// no projection logic, no hashing: what parsing and SQLite alone cost. Run as its own process:
+// batch, keys of the real ones' shape and length) into a ledger with the same schema and indexes, in
+// batched transactions. No validation, no projection logic, no hashing: what parsing and SQLite alone cost. Run as its own process:
 //   node test/bench/ingest-floor.mjs HISTORY LEDGER   (LEDGER made by `controlroom ingest` of an empty file)
 // Prints {"lines", "events", "tasks"} on stdout.
 import {openSync, readSync} from 'node:fs';
@@ -45,6 +45,8 @@ function rowsOf(envelope, key, push) {
 		sessionId: payload.session_id,
 		cwd: payload.cwd,
 		pid: null,
+		startTime: null,
+		pidFrom: null,
 		toolName: payload.tool_name ?? null,
 		titleHint: name === 'UserPromptSubmit' ? payload.prompt.slice(0, 80) : null,
 		payload,
@@ -97,7 +99,7 @@ const flush = db.transaction(() => {
 			signal: null,
 			error: null,
 			endReason: null,
-			cwd: null,
+			cwd: '/home/dev/repo-00',
 			parentId: null,
 			sessionId: id,
 			progress: null,
@@ -111,6 +113,7 @@ const flush = db.transaction(() => {
 			lastSeq: last.seq,
 			planItems: null,
 			isTurnOpen: false,
+			hasCompletedTurn: false,
 			stallSeconds: null,
 			lastType: last.type,
 		});
@@ -123,7 +126,9 @@ for (const line of lines(history)) {
 	if (line.length === 0) continue;
 	count += 1;
 	const envelope = JSON.parse(line);
-	rowsOf(envelope, `@${Date.parse(envelope.at).toString(16).padStart(12, '0')}.${count}`, push);
+	// A key of the real one's shape and length (time, 16 characters where the real one has 96 bits of
+	// the line's sha1, an occurrence number), so the UNIQUE index holds what the real ingest's holds.
+	rowsOf(envelope, `@${Date.parse(envelope.at).toString(16).padStart(12, '0')}.${count.toString(36).padStart(16, '0')}#1`, push);
 	if (count % BATCH_LINES === 0) flush();
 }
 flush();

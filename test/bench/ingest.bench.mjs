@@ -5,7 +5,7 @@
 // is compared with the first ingest's (BENCH_TENX=0 skips that part).
 import {spawnSync} from 'node:child_process';
 import {mkdtempSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
-import {tmpdir} from 'node:os';
+import {loadavg, tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import Database from 'better-sqlite3';
@@ -43,6 +43,9 @@ function floor(history, dir) {
 	return {ms, ...JSON.parse(result.stdout)};
 }
 
+/** The 1-minute load average, printed beside each figure: on a shared machine it explains most of the spread. */
+const load = () => `load ${loadavg()[0].toFixed(2)}`;
+
 const median = values => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function countEvents(file) {
@@ -62,6 +65,7 @@ export default async function bench() {
 	try {
 		const lines = await writeHistory(history, {sessions});
 		const baseline = timed(['--help'], dir);
+		const ingestLoad = load();
 		const ingest = timed(['ingest', history, '--ledger', db, '--json'], dir);
 		const stats = JSON.parse(ingest.stdout);
 		const check = new Database(db, {readonly: true});
@@ -75,13 +79,14 @@ export default async function bench() {
 		);
 		console.log(`baseline (controlroom --help): ${baseline.ms.toFixed(0)} ms`);
 		console.log(
-			`ingest: ${(ingest.ms / 1000).toFixed(1)} s, ${Math.round(stats.appended / (ingest.ms / 1000))} events/s, peak RSS ${ingest.rssMb.toFixed(0)} MB (goal < 200 MB)`,
+			`ingest: ${(ingest.ms / 1000).toFixed(1)} s, ${Math.round(stats.appended / (ingest.ms / 1000))} events/s, peak RSS ${ingest.rssMb.toFixed(0)} MB (goal < 200 MB) (${ingestLoad} before, ${load()} after)`,
 		);
 		const base = floor(history, dir);
+		const floorLoad = load();
 		const linesPerSecond = lines / (ingest.ms / 1000);
 		const floorPerSecond = base.lines / (base.ms / 1000);
 		console.log(
-			`ingest: ${Math.round(linesPerSecond)} lines/s (goal >= 50,000); floor (minimal parse-and-insert loop, same run): ${Math.round(floorPerSecond)} lines/s; floor/ingest ${(floorPerSecond / linesPerSecond).toFixed(2)}× (goal <= 1.5×)`,
+			`ingest: ${Math.round(linesPerSecond)} lines/s (goal >= 50,000); floor (minimal parse-and-insert loop, same run): ${Math.round(floorPerSecond)} lines/s; floor/ingest ${(floorPerSecond / linesPerSecond).toFixed(2)}× (goal <= 1.5×) (${floorLoad} after the floor)`,
 		);
 		console.log(`re-ingest (adds ${JSON.parse(again.stdout).appended}): ${(again.ms / 1000).toFixed(1)} s`);
 		console.log(
@@ -99,7 +104,7 @@ export default async function bench() {
 			const append = timed(['ingest', history, '--ledger', db, '--json'], dir);
 			const appendPerSecond = appendedLines / (append.ms / 1000);
 			console.log(
-				`append onto the 10× ledger (${tenfoldEvents} events, ${(statSync(db).size / 1e9).toFixed(1)} GB): ${appendedLines} lines in ${(append.ms / 1000).toFixed(1)} s, ${Math.round(appendPerSecond)} lines/s, peak RSS ${append.rssMb.toFixed(0)} MB; ${(appendPerSecond / linesPerSecond).toFixed(2)}× the first ingest's rate (goal >= 0.5×)`,
+				`append onto the 10× ledger (${tenfoldEvents} events, ${(statSync(db).size / 1e9).toFixed(1)} GB): ${appendedLines} lines in ${(append.ms / 1000).toFixed(1)} s, ${Math.round(appendPerSecond)} lines/s, peak RSS ${append.rssMb.toFixed(0)} MB; ${(appendPerSecond / linesPerSecond).toFixed(2)}× the first ingest's rate (goal >= 0.5×) (${load()})`,
 			);
 		}
 	} finally {

@@ -77,6 +77,31 @@ describe('ingest', () => {
 		expect(task).toMatchObject({source: 'codex', status: 'running', lastEventAt: Date.parse(envelope.at)});
 	});
 
+	it('reads an envelope time in any form the schema accepts, and refuses a day that does not exist', () => {
+		ledger = scratchLedger();
+		const payload = fixture('claude/Stop.json');
+		const times = [
+			'2024-02-29T23:59:59.999Z',
+			'2026-11-29T20:00:00Z',
+			'2026-11-29T21:00:00.5+01:00',
+			'0099-01-01T00:00:00.000Z',
+			'2023-02-29T00:00:00.000Z',
+			'2026-04-31T00:00:00.000Z',
+			'2026-01-01T24:00:00.000Z',
+			'2026-01-01T00:60:00.000Z',
+			'2026-1x-01T00:00:00.000Z',
+		];
+		const stats = ingestLines(
+			ledger,
+			times.map(at => JSON.stringify({at, source: 'claude', payload})),
+			{origin: 'test', now: 0},
+		);
+		expect(stats).toMatchObject({appended: 4, rejected: 5});
+		const stored = ledger.reader.eventsSince(0, 10).map(event => event.at);
+		expect(stored).toEqual(times.slice(0, 4).map(at => Date.parse(at)));
+		expect(ledger.reader.rejects(10).map(reject => reject.line)).toEqual(expect.arrayContaining([5, 6, 7, 8, 9]));
+	});
+
 	it('rejects an envelope with a bad field and names it', () => {
 		ledger = scratchLedger();
 		const stats = ingestLines(ledger, [JSON.stringify({at: 'yesterday', source: 'claude', payload: {}})], {

@@ -37,6 +37,14 @@ describe('the edge every line passes', () => {
 		);
 	});
 
+	it('still scans a line with many brackets: deep nesting behind more than 64 brackets in strings is refused', () => {
+		const deep = `{"text":"${'['.repeat(200)}","x":${'['.repeat(65)}${']'.repeat(65)}}`;
+		expect(nestsDeeperThan(deep)).toBe(true);
+		expect(nestsDeeperThan(`{"text":"${'['.repeat(200)}","x":${'['.repeat(60)}${']'.repeat(60)}}`)).toBe(false);
+		expect(nestsDeeperThan(`${'['.repeat(64)}${']'.repeat(64)}`)).toBe(false);
+		expect(nestsDeeperThan(`${'['.repeat(65)}${']'.repeat(65)}`)).toBe(true);
+	});
+
 	it('counts brackets only outside strings', () => {
 		expect(nestsDeeperThan(JSON.stringify({text: '[[[[[[[[[['.repeat(100)}))).toBe(false);
 		expect(nestsDeeperThan(JSON.stringify({text: 'a \\" [[[[[['}), 3)).toBe(false);
@@ -91,6 +99,25 @@ describe('the kept payload', () => {
 		expect(kept.after).toBe('kept too');
 		expect(kept.list.at(-1)).toMatch(/^… \[\d+ more items cut\]$/);
 		expect(JSON.stringify(kept).length).toBeLessThan(MAX_KEPT_PAYLOAD_CHARS * 1.2);
+	});
+
+	it('keeps a payload within every limit as it is, and copies one that needs a cut', () => {
+		const plain = {prompt: 'fix it', tool_input: {todos: [{content: 'a', status: 'completed'}]}, n: 1, ok: true, none: null};
+		expect(keptPayload(plain)).toBe(plain);
+		const atTheLimit = {out: 'y'.repeat(2000)};
+		expect(keptPayload(atTheLimit)).toBe(atTheLimit);
+		const long = {keep: 'x', nested: {out: 'y'.repeat(2001)}};
+		expect(keptPayload(long)).not.toBe(long);
+		expect(keptPayload(long)).toEqual({keep: 'x', nested: {out: `${'y'.repeat(2000)}… [2001 chars]`}});
+		const deep = nested(65);
+		expect(keptPayload(deep)).not.toBe(deep);
+		const shallow = nested(64);
+		expect(keptPayload(shallow)).toBe(shallow);
+		// Many short strings that together pass the allowance: cut, exactly as before.
+		const wide = {items: Array.from({length: 20_000}, () => 'z'.repeat(20))};
+		const kept = keptPayload(wide) as {items: string[]};
+		expect(kept).not.toBe(wide);
+		expect(kept.items.at(-1)).toMatch(/^… \[\d+ more items cut\]$/);
 	});
 
 	it('cuts long strings with their length', () => {

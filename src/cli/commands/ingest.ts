@@ -1,5 +1,5 @@
 import {statSync} from 'node:fs';
-import {join, resolve} from 'node:path';
+import {resolve} from 'node:path';
 import {ingestInput} from '../../ledger/ingest-file.ts';
 import type {IngestStats} from '../../ledger/ingest.ts';
 import {AGENT_SOURCES, type AgentSource} from '../../ledger/payload-schema.ts';
@@ -7,7 +7,6 @@ import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
-import {packageRoot} from '../package-root.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['ingest [FILE|-] [--agent claude|codex] [--json]'],
@@ -57,15 +56,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 	}
 	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
 	try {
-		const stats = await ingestInput(
-			ledger,
-			{file: file === '-' ? null : file, workerFile: join(packageRoot(), 'dist', 'ledger', 'ingest-worker.js')},
-			{
-				origin: file === '-' ? 'ingest:-' : `ingest:${resolve(file)}`,
-				now: Date.now(),
-				...(agent ? {agent: agent as AgentSource} : {}),
-			},
-		);
+		const stats = await ingestInput(ledger, file === '-' ? null : file, {
+			origin: file === '-' ? 'ingest:-' : `ingest:${resolve(file)}`,
+			now: Date.now(),
+			...(agent ? {agent: agent as AgentSource} : {}),
+		});
 		if (values.json) out(JSON.stringify(stats));
 		else {
 			out(
