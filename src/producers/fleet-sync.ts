@@ -6,6 +6,7 @@ import {pendingRequestsFor, type FleetRequest} from '../ledger/fleet/requests.ts
 import {checkSameHistory, registerHost, resumePoint, shipBatch} from '../ledger/fleet/ship.ts';
 import type {HostIdentity} from '../ledger/host.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
+import type {Launcher} from '../gates/review/rerun.ts';
 import {carryOut} from './fleet-verbs.ts';
 
 /** Events per shipped batch: one transaction each, small enough that a kill mid-batch loses little work. */
@@ -49,6 +50,8 @@ export type FleetSyncOptions = {
 	readonly ledger: Ledger;
 	readonly host: HostIdentity;
 	readonly batchSize?: number;
+	/** How this host starts controlroom in the background (a send-back's next run). */
+	readonly launcher: Launcher;
 	/** Called when something asks for a pass soon: a request for this host, a request carried out. */
 	readonly onWake?: () => void;
 };
@@ -150,7 +153,7 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 				dedupKey: receivedKey(host.id, request.id),
 			},
 		]);
-		const running = carryOut(ledger, request).then(result => {
+		const running = carryOut(ledger, request, options.launcher).then(result => {
 			record(request, result.outcome, result.message);
 			inFlight.delete(request.id);
 			options.onWake?.();
