@@ -71,7 +71,8 @@ const handledKey = (hostId: string, id: number): string => `fleet-request:${host
 
 /** Creates the syncer for one ledger; nothing connects until the first pass. */
 export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
-	const {url, ledger, host} = options;
+	const {url, ledger} = options;
+	let host = options.host;
 	const batchSize = options.batchSize ?? DEFAULT_BATCH;
 	let client: FleetClient | null = null;
 	let fleetSeq = 0;
@@ -179,6 +180,17 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 			elapsedMs: performance.now() - started,
 		});
 		try {
+			// A ledger file deleted or replaced under a long-lived sync is reopened (open-ledger.ts): the
+			// new file is another history with its own host id, so shipping starts over under that id
+			// (its own lock, its own resume point) instead of appending it to the old one's.
+			ledger.verifyFile();
+			const id = ledger.reader.hostId();
+			if (id !== host.id) {
+				await Promise.all(inFlight.values());
+				await drop();
+				host = {...host, id};
+				fleetSeq = 0;
+			}
 			if (!client) {
 				const locked = await connect();
 				if (locked !== null) {
