@@ -3,7 +3,7 @@ import type {PendingAction} from '../../core/board/state.ts';
 import {DEFAULT_ENDED_WINDOW_MS} from '../../core/board/selectors.ts';
 import type {LedgerEvent} from '../../core/events.ts';
 import {taskKey} from '../../core/fleet.ts';
-import type {HumanQueue} from '../../core/human-queue.ts';
+import {FAILED_WINDOW_MS, type HumanQueue} from '../../core/human-queue.ts';
 import {shownVerdicts, type VerdictRecord} from '../../core/review/reviews.ts';
 import type {BoardFeed, FeedBatch} from '../board-feed.ts';
 import {describeFleetError} from './connection.ts';
@@ -80,7 +80,11 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 	const readGates = async (open: FleetLedger, now: number): Promise<void> => {
 		const labels = new Map((await open.reader.hosts()).map(host => [host.id, host.label]));
 		const gates = await open.reader.gateEvents();
-		queue = await open.reader.humanQueue(now, {gates});
+		// The tasks the board holds are every task not ended or ended within its window: when that
+		// window covers the queue's (two hours), they are the queue's recent tasks, not read again
+		// each round (thousands of task documents on a large fleet).
+		const viewTasks = windowMs >= FAILED_WINDOW_MS ? {viewTasks: [...tasks.values()]} : {};
+		queue = await open.reader.humanQueue(now, {gates, ...viewTasks});
 		const nextVerdicts: VerdictRecord[] = [];
 		const records: OrdersSnapshot['records'][number][] = [];
 		orderRefs.clear();
