@@ -5,6 +5,7 @@ import type {BoardOptions} from '../src/core/board/selectors.ts';
 import {initialBoardState, reduceBoard, type BoardAction, type BoardState} from '../src/core/board/state.ts';
 import {useBell} from './use-bell.ts';
 import {useBoardCommands, useSendBack, type BoardActions} from './use-board-commands.ts';
+import {useIntegrityCheck} from './use-integrity-check.ts';
 import {useInterval} from './use-interval.ts';
 import {useKeymap} from './use-keymap.ts';
 import {useLedgerFeed, type FeedSource} from './use-ledger-feed.ts';
@@ -23,6 +24,8 @@ export type BoardAdapters = FeedSource &
 		readonly logs?: LogReader;
 		/** Rings the terminal's bell when a new entry comes into Needs you; absent with `--no-bell`. */
 		readonly bell?: () => void;
+		/** Checks the ledger file's integrity off the board's thread: the problems, empty when sound. */
+		readonly checkIntegrity?: () => Promise<readonly string[]>;
 	};
 
 /** The board's state and the screen drawn from it. */
@@ -45,6 +48,7 @@ export function useControlRoom(adapters: BoardAdapters): ControlRoomState & {rea
 			notice: {tone: 'error', text: `reconciler pass failed: ${error instanceof Error ? error.message : String(error)}`},
 		}),
 	);
+	useIntegrityCheck(adapters.checkIntegrity, dispatch);
 	useTaskLog(adapters.logs, state.log?.taskId ?? null, dispatch);
 	useBell(state.bells, adapters.bell);
 	const screen = useScreen(state, size, adapters.options);

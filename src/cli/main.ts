@@ -132,10 +132,43 @@ function asksForHelp(argv: readonly string[]): boolean {
 function describeUnexpected(error: unknown): string {
 	if (error instanceof LedgerFromFutureError || error instanceof AmbiguousTaskError) return error.message;
 	const code = (error as {code?: unknown}).code;
+	if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') {
+		return `the ledger file is damaged (${code}: ${(error as Error).message}); nothing more was written to it. controlroom doctor names the damage; keep a copy of the file before repairing it (docs/ledger.md)`;
+	}
 	if (typeof code === 'string' && code.startsWith('SQLITE_')) {
 		return `ledger error (${code}): ${(error as Error).message}`;
 	}
 	return `unexpected error: ${error instanceof Error ? error.message : String(error)} (set CONTROLROOM_DEBUG=1 for the stack)`;
+}
+
+/**
+ * A reader that went away (`controlroom doctor | head -3`) makes the next write fail with EPIPE,
+ * which Node throws as an unhandled 'error' event: a stack trace. What was not read is simply not
+ * read; the command carries on (a wrapper must still record its agent's exit) and ends as it would.
+ */
+function ignoreClosedPipes(): void {
+	for (const stream of [process.stdout, process.stderr]) {
+		stream.on('error', (error: NodeJS.ErrnoException) => {
+			if (error.code !== 'EPIPE') throw error;
+		});
+	}
+}
+
+/**
+ * Loads a module with the global `fetch` hidden. Ink's layout engine (yoga-layout) reads its inline
+ * WebAssembly through `fetch` whenever there is one, and that first call loads Node's whole HTTP
+ * client (undici): about 200 ms of the board's first frame. Without `fetch` it decodes the same
+ * bytes directly. `fetch` is back before any command code runs.
+ */
+async function loadWithoutFetch<T>(load: () => Promise<T>): Promise<T> {
+	const fetchProperty = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
+	if (!fetchProperty?.configurable) return load();
+	Object.defineProperty(globalThis, 'fetch', {value: undefined, configurable: true, writable: true});
+	try {
+		return await load();
+	} finally {
+		Object.defineProperty(globalThis, 'fetch', fetchProperty);
+	}
 }
 
 async function runCommand(name: string, argv: readonly string[]): Promise<number> {
@@ -149,7 +182,7 @@ async function runCommand(name: string, argv: readonly string[]): Promise<number
 	if (INTERACTIVE_COMMANDS.has(name) && process.stdout.isTTY) {
 		for (const key of ['CI', 'CONTINUOUS_INTEGRATION']) if (process.env[key] !== undefined) process.env[key] = '0';
 	}
-	const module = await command.load();
+	const module = INTERACTIVE_COMMANDS.has(name) ? await loadWithoutFetch(command.load) : await command.load();
 	if (asksForHelp(argv)) {
 		process.stdout.write(`${renderHelp(module.help)}\n`);
 		return 0;
@@ -159,8 +192,7 @@ async function runCommand(name: string, argv: readonly string[]): Promise<number
 
 /** Runs the command line; returns the exit code. Errors become one line on stderr, never a stack. */
 export async function main(argv: readonly string[]): Promise<number> {
-	// React and Ink run their slow development builds unless told otherwise; the board is a product.
-	process.env['NODE_ENV'] ??= 'production';
+	ignoreClosedPipes();
 	const [first, ...rest] = argv;
 	try {
 		if (first === '--help' || first === '-h' || (first === 'help' && rest.length === 0)) {

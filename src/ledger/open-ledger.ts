@@ -237,8 +237,12 @@ export function openLedger(file: string, options: OpenOptions = {}): Ledger {
 		},
 		quickCheck() {
 			const rows = current.db.pragma('quick_check(10)', {simple: false}) as {quick_check: string}[];
-			const problems = rows.map(row => row.quick_check);
-			return problems.length === 1 && problems[0] === 'ok' ? [] : problems;
+			if (rows.length === 1 && rows[0]?.quick_check === 'ok') return [];
+			// A row may hold several lines, the first naming the database ("*** in database main ***"):
+			// one problem a line, without that header, so each prints as one line.
+			return rows
+				.flatMap(row => row.quick_check.split('\n'))
+				.filter(line => line.trim() !== '' && !/^\*\*\* in database \S+ \*\*\*$/.test(line));
 		},
 		close: () => {
 			current.db.close();

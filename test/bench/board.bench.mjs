@@ -68,7 +68,8 @@ async function timeUntil(session, text, timeoutMs = 30_000) {
 	const started = performance.now();
 	for (;;) {
 		if (tmux('capture-pane', '-p', '-t', session).includes(text)) return performance.now() - started;
-		if (performance.now() - started > timeoutMs) throw new Error(`pane never showed ${text}`);
+		if (performance.now() - started > timeoutMs)
+			throw new Error(`pane never showed ${text}; it shows:\n${tmux('capture-pane', '-p', '-t', session)}`);
 		await new Promise(resolve => setTimeout(resolve, 5));
 	}
 }
@@ -143,6 +144,10 @@ export default async function () {
 			spawnSync('/bin/sh', [SPOOL_HOOK], {input: payload, env: {...process.env, CONTROLROOM_HOME: dir}});
 			await timeUntil('board', title);
 			shown.push(performance.now() - started);
+			// Then the probe session ends (not timed): a dozen running probes would fill the running
+			// lane, and the board keeps the selected row in view, so the next probe could be above it.
+			const ended = JSON.stringify({session_id: `probe-${process.pid}-${probe}`, hook_event_name: 'SessionEnd', reason: 'other'});
+			spawnSync('/bin/sh', [SPOOL_HOOK], {input: ended, env: {...process.env, CONTROLROOM_HOME: dir}});
 		}
 		shown.sort((a, b) => a - b);
 		const at = fraction => shown[Math.min(shown.length - 1, Math.ceil(fraction * shown.length) - 1)].toFixed(0);

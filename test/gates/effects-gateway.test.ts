@@ -225,6 +225,10 @@ describe('derived orders', {timeout: SPAWNS_TIMEOUT_MS}, () => {
 		const derivedYaml = readFileSync(derivedFile, 'utf8');
 		expect(derivedYaml).toContain('derived_from: o-42');
 		expect(derivedYaml).not.toContain('staged:');
+		// The parent staged by inference (no staged: list), so the file says how its allow list is read
+		expect(derivedYaml).toContain(
+			'# fs: staged by inference in o-42; the gateway hides and refuses every tool not annotated readOnlyHint: true.',
+		);
 
 		const sub = await gateway(derivedFile, ledger);
 

@@ -235,3 +235,20 @@ describe('controlroom run', () => {
 		expect(bad.stderr).toBe("controlroom: --role: expected worker|reviewer, got 'boss'\n");
 	});
 });
+
+describe('the agent environment', () => {
+	it.each([
+		['unset', undefined, 'undefined'],
+		['development', 'development', 'development'],
+	])('passes NODE_ENV on as the caller had it (%s), never set by controlroom itself', (_name, callerValue, seen) => {
+		// Given a caller whose NODE_ENV is as named, when the wrapper runs a child that prints its own
+		const box = sandbox();
+		const result = runCli(
+			['run', '--ledger', box.ledgerFile, '--', process.execPath, '-e', 'process.stdout.write(String(process.env.NODE_ENV))'],
+			{env: {...box.env, NODE_ENV: callerValue}},
+		);
+		// Then the child saw the caller's value: the board's React mode is fixed at build time, not through the environment
+		expect(result.status, result.stderr).toBe(0);
+		expect(result.stdout).toBe(seen);
+	});
+});

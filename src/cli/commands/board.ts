@@ -1,29 +1,27 @@
 import {mkdirSync, writeSync} from 'node:fs';
 import {render} from 'ink';
 import {homedir} from 'node:os';
-import {sep} from 'node:path';
+import {join, sep} from 'node:path';
 import {createElement} from 'react';
 import {App, type BoardAdapters} from '../../../components/App.tsx';
 import {ClockProvider} from '../../../components/ClockProvider.tsx';
 import {parseDuration} from '../../core/duration.ts';
-import {approveFromBoard, sendBackFromBoard, settleEffects} from '../../gates/effects/board-actions.ts';
+import {sendBackHeldFromBoard, settleEffects} from '../../gates/effects/held.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {createBoardFeed} from '../../ledger/board-feed.ts';
 import {describeFleetError, isFleetUrl, redactUrl} from '../../ledger/fleet/connection.ts';
-import {createFleetFeed, type FleetFeed} from '../../ledger/fleet/fleet-feed.ts';
+import type {FleetFeed} from '../../ledger/fleet/fleet-feed.ts';
 import {hostName} from '../../ledger/host.ts';
+import {quickCheckInBackground} from '../../ledger/integrity-check.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {spoolDir} from '../../ledger/paths.ts';
 import {foldSpool} from '../../ledger/spool.ts';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS, reconcileOnce} from '../../producers/reconciler.ts';
 import {stopTask} from '../../producers/stop.ts';
 import {createLogReader} from '../../producers/task-log.ts';
-import {sendBack} from '../../gates/review/send-back.ts';
-import {ReviewGateError} from '../../gates/review/subject.ts';
-import {AmbiguousTaskError} from '../../ledger/reader.ts';
-import {personName, selfLauncher} from '../gate-call.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {openCommandLedger} from '../context.ts';
+import {packageRoot} from '../package-root.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 
@@ -111,25 +109,11 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 			const result = await stopTask(ledger, taskId, {source: 'board'});
 			return {isStopped: result.outcome === 'stopped', message: result.message};
 		},
-		sendBack: async (taskId, reason) => {
-			try {
-				const result = sendBack({
-					ledger,
-					ref: taskId,
-					reason,
-					by: personName(undefined),
-					source: 'board',
-					launcher: selfLauncher(),
-				});
-				return {isSentBack: true, message: result.message};
-			} catch (error) {
-				if (error instanceof ReviewGateError || error instanceof AmbiguousTaskError)
-					return {isSentBack: false, message: `x: ${error.message}`};
-				throw error;
-			}
-		},
-		approveEffects: refs => approveFromBoard(ledger, refs),
-		sendBackOrder: (orderId, reason) => sendBackFromBoard(ledger, orderId, reason),
+		// What `x` and `a` need is loaded at the first press: the review gate and the MCP client cost
+		// more module loading than the whole first frame may take (issue 11: first frame < 500 ms).
+		sendBack: async (taskId, reason) => (await import('../board-send-back.ts')).sendBackFromBoard(ledger, taskId, reason),
+		approveEffects: async refs => (await import('../../gates/effects/board-actions.ts')).approveFromBoard(ledger, refs),
+		sendBackOrder: (orderId, reason) => sendBackHeldFromBoard(ledger, orderId, reason),
 		reconcile: () => {
 			reconcileOnce(ledger, {agentNames});
 			// Held effects past expiry, and effects whose approval died mid-call, are recorded as such.
@@ -137,6 +121,9 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		},
 		reconcileIntervalMs: run.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS,
 		logs: createLogReader(ledger),
+		// A long-lived process checks its ledger when it opens (issue 18); on its own thread, since a
+		// large ledger takes seconds.
+		checkIntegrity: () => quickCheckInBackground(ledger.path, join(packageRoot(), 'dist', 'ledger', 'integrity-worker.js')),
 		// BEL is one byte that moves no cursor, so it can be written beside Ink's frames; tmux turns it into a window alert.
 		...(run.isBellOn === false ? {} : {bell: () => void process.stdout.write(BELL)}),
 	};
@@ -164,6 +151,8 @@ function fleetAdapters(feed: FleetFeed, run: BoardRun, url: string): BoardAdapte
 		},
 		// x and a, as requests the task's (or order's) host carries out with the functions behind its own keys.
 		sendBack: async (key, reason) => {
+			// Loaded at the first x, as the local board loads its send-back (gate-call brings the review gate).
+			const {personName} = await import('../gate-call.ts');
 			const {task, requestId} = await feed.request(key, 'sendBack', {reason, by: personName(undefined)});
 			return {
 				isSentBack: true,
@@ -240,6 +229,7 @@ export async function showBoard(ledger: Ledger, run: BoardRun = {}): Promise<num
 
 /** The board on a fleet ledger: every host that syncs there, tailed through LISTEN/NOTIFY. */
 async function showFleetBoard(url: string, run: BoardRun): Promise<number> {
+	const {createFleetFeed} = await import('../../ledger/fleet/fleet-feed.ts');
 	const feed = createFleetFeed(url, {
 		requestedBy: `board@${hostName()}`,
 		...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),

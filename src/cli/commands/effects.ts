@@ -1,7 +1,8 @@
 import {effectState, stagedEffects, type OrderRecord} from '../../core/effects/fold.ts';
 import {effectLabel, snapshotEffects, summarizeArgs} from '../../core/effects/view.ts';
 import {formatDuration} from '../../core/format.ts';
-import {ApprovalError, approveEffects, sendBackEffects, type ApprovalResult} from '../../gates/effects/approve.ts';
+import {approveEffects, type ApprovalResult} from '../../gates/effects/approve.ts';
+import {ApprovalError, sendBackEffects} from '../../gates/effects/held.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {readReportFile, ReportFileError} from '../../gates/effects/report-file.ts';
 import {readOrders} from '../../ledger/orders.ts';

@@ -65,7 +65,15 @@ export async function run(argv: readonly string[]): Promise<number> {
 		{id: values.id ?? `${parent.id}.${worker}`, worker, ...(calls === undefined ? {} : {calls})},
 	);
 	if ('problem' in derived) throw new CliError(`order derive: ${derived.problem}`, USAGE_EXIT);
-	const yaml = `# Derived from ${parent.id} (${loaded.file}) for ${worker}: no staged tools.\n${stringify(workOrderDocument(derived))}`;
+	// An upstream whose staged tools the parent left to inference (no `staged:` list) keeps its whole
+	// `allow` here: which of those tools write is only known from the server's annotations, which the
+	// gateway reads when it starts, hiding and refusing them for a derived order. Say so in the file.
+	const inferred = parent.upstreams.filter(upstream => upstream.staged === null).map(upstream => upstream.name);
+	const inferredNote =
+		inferred.length === 0
+			? ''
+			: `# ${inferred.join(', ')}: staged by inference in ${parent.id}; the gateway hides and refuses every tool not annotated readOnlyHint: true.\n`;
+	const yaml = `# Derived from ${parent.id} (${loaded.file}) for ${worker}: no staged tools.\n${inferredNote}${stringify(workOrderDocument(derived))}`;
 	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
 	try {
 		const staged = parent.upstreams.flatMap(upstream => (upstream.staged ?? []).map(tool => `${upstream.name}/${tool}`));

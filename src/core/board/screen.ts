@@ -45,7 +45,7 @@ export type ScreenView = {
 	readonly mode: BoardMode;
 	/** The header: counts per lane and Needs you, and the sort order (always shown, at the right). */
 	readonly header: {readonly counts: string; readonly sort: string};
-	/** Lines under the header that stay until the board is closed: the ledger file was replaced, hook events were dropped. */
+	/** Lines under the header that stay until the board is closed: the ledger file was replaced or failed its integrity check, hook events were dropped. */
 	readonly alerts: readonly string[];
 	/** The ledger the board shows, cut to fit, or null when the caller did not name one. */
 	readonly ledger: string | null;
@@ -198,13 +198,21 @@ function approvalLine(state: BoardState, ref: HeldEffectRef, now: number): strin
 const clockOf = (at: number): string => new Date(at).toISOString().slice(11, 19);
 
 /** The alert lines: what the board must not let anyone miss. */
-export function selectAlerts(state: Pick<BoardState, 'ledgerAlert' | 'dropped'>): string[] {
+export function selectAlerts(state: Pick<BoardState, 'ledgerAlert' | 'dropped' | 'integrityProblems'>): string[] {
 	const alerts: string[] = [];
 	if (state.ledgerAlert) {
 		const {kind, at, path} = state.ledgerAlert;
 		alerts.push(
 			terminalSafe(
 				`ledger ${path} was ${kind} at ${clockOf(at)} UTC; now reading and writing the new file there (earlier events are not in it)`,
+			),
+		);
+	}
+	const [problem, ...more] = state.integrityProblems;
+	if (problem !== undefined) {
+		alerts.push(
+			terminalSafe(
+				`the ledger failed its integrity check (PRAGMA quick_check): ${problem}${more.length > 0 ? ` (and ${more.length} more)` : ''}; controlroom doctor says more; keep a copy before anything writes to it`,
 			),
 		);
 	}

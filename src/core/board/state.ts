@@ -66,6 +66,8 @@ export type BoardState = {
 	readonly ledgerAlert: LedgerFileAlert | null;
 	/** Hook events recorded nowhere (the ledger's `hook.dropped` counter). */
 	readonly dropped: number;
+	/** What `PRAGMA quick_check` found wrong with the ledger file when the board opened (empty: nothing, or not checked yet). */
+	readonly integrityProblems: readonly string[];
 	readonly isLoaded: boolean;
 	/** How many times a new entry came into Needs you since the board opened: each one rings the bell. */
 	readonly bells: number;
@@ -121,7 +123,9 @@ export type BoardAction =
 	| {readonly type: 'prompt-input'; readonly text: string}
 	| {readonly type: 'prompt-commit'}
 	| {readonly type: 'send-back-taken'}
-	| {readonly type: 'notify'; readonly notice: Notice | null};
+	| {readonly type: 'notify'; readonly notice: Notice | null}
+	/** The background `PRAGMA quick_check` of the ledger answered. */
+	| {readonly type: 'integrity-checked'; readonly problems: readonly string[]};
 
 /** The board before the first read. */
 export function initialBoardState(): BoardState {
@@ -146,6 +150,7 @@ export function initialBoardState(): BoardState {
 		notice: null,
 		ledgerAlert: null,
 		dropped: 0,
+		integrityProblems: [],
 		isLoaded: false,
 		bells: 0,
 		orders: {records: [], deadApprovers: []},
@@ -365,6 +370,8 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 			return {...state, pendingSendBack: null};
 		case 'notify':
 			return {...state, notice: action.notice};
+		case 'integrity-checked':
+			return {...state, integrityProblems: action.problems};
 		default:
 			return assertNever(action);
 	}

@@ -8,13 +8,11 @@ import type {Ledger} from '../../ledger/open-ledger.ts';
 import {isApproverAlive as processIsAlive, thisApprover} from './liveness.ts';
 import {loadOrderFile, OrderFileError, type LoadedOrder} from './order-file.ts';
 import {currentOrder, orderEvent, recordedResult, type EffectSource} from './record.ts';
+import {ApprovalError, recordSettled} from './held.ts';
 import {connectUpstream, type Upstream} from './upstreams.ts';
 
 /** How long an approved call may take upstream before its outcome is recorded as unknown. */
 export const EFFECT_CALL_TIMEOUT_MS = 10 * 60_000;
-
-/** An approval that cannot start: no such order, its file is gone or changed. Nothing ran. */
-export class ApprovalError extends Error {}
 
 /** How one approved effect went. */
 export type EffectOutcome = {
@@ -49,35 +47,6 @@ export type ApproveOptions = {
 	readonly isAlive?: ApproverCheck;
 	readonly now?: () => number;
 };
-
-/** Records held effects past expiry and dead approvals as such; returns what it recorded. */
-export function recordSettled(
-	ledger: Ledger,
-	orderId: string,
-	source: EffectSource,
-	now: number,
-	isAlive: ApproverCheck = processIsAlive,
-): {expired: string[]; unknown: string[]} {
-	return ledger.writer.transaction(() => {
-		const order = currentOrder(ledger, orderId);
-		if (!order) return {expired: [], unknown: []};
-		const plan = planApproval(order, [], now, isAlive);
-		const events = [
-			...plan.expired.map(id => orderEvent(EventType.effectExpired, {id}, orderId, source, now)),
-			...plan.unknown.map(id =>
-				orderEvent(
-					EventType.effectOutcomeUnknown,
-					{id, reason: 'started, and its approver ended before recording the end'},
-					orderId,
-					source,
-					now,
-				),
-			),
-		];
-		if (events.length > 0) ledger.writer.append(events);
-		return {expired: [...plan.expired], unknown: [...plan.unknown]};
-	});
-}
 
 /** The order file the effects were held under, unchanged since. */
 function orderFileOf(order: OrderRecord): LoadedOrder {
@@ -266,29 +235,4 @@ export async function approveEffects(ledger: Ledger, orderId: string, options: A
 		await Promise.all([...upstreams.values()].map(upstream => upstream.close().catch(() => undefined)));
 	}
 	return {...base, problems: [], outcomes, isSuccess: outcomes.every(outcome => outcome.outcome === 'finished')};
-}
-
-/** What a send-back did. */
-export type SendBackResult = {readonly ids: readonly string[]; readonly expired: readonly string[]};
-
-/** Sends an order's held effects back with a reason (PRODUCT.md §5.3): they are dropped, nothing ran. */
-export function sendBackEffects(
-	ledger: Ledger,
-	orderId: string,
-	reason: string,
-	source: EffectSource,
-	now = Date.now(),
-): SendBackResult {
-	const found = currentOrder(ledger, orderId);
-	if (!found || found.openedAt === null)
-		throw new ApprovalError(`no order ${orderId} in the ledger (a gateway records it when it opens)`);
-	const settled = recordSettled(ledger, orderId, source, now);
-	return ledger.writer.transaction(() => {
-		const order = currentOrder(ledger, orderId) ?? found;
-		const ids = order.effects
-			.filter(effect => effect.kind === 'staged' && effectState(effect, now) === 'held')
-			.map(effect => effect.id);
-		if (ids.length > 0) ledger.writer.append([orderEvent(EventType.orderSentBack, {ids, reason}, orderId, source, now)]);
-		return {ids, expired: settled.expired};
-	});
 }

@@ -1,9 +1,6 @@
 import type {HeldEffectRef} from '../../core/board/effects-view.ts';
-import {planApproval} from '../../core/effects/approval.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
-import {readOrders} from '../../ledger/orders.ts';
-import {approveEffects, recordSettled, sendBackEffects} from './approve.ts';
-import {isApproverAlive} from './liveness.ts';
+import {approveEffects} from './approve.ts';
 
 /**
  * The board's `a`: approves the chosen held effects, order by order, through the same function as
@@ -31,18 +28,4 @@ export async function approveFromBoard(
 		parts.push(`${orderId}: ${[...outcomes, ...result.notes].join(', ') || 'nothing held'}`);
 	}
 	return {isSuccess, message: parts.join(' · ')};
-}
-
-/** The board's `x` on a held order: sends its held effects back with the reason. */
-export function sendBackFromBoard(ledger: Ledger, orderId: string, reason: string): {readonly message: string} {
-	const result = sendBackEffects(ledger, orderId, reason, 'board');
-	return {message: result.ids.length === 0 ? `nothing held in ${orderId}` : `sent back ${result.ids.join(', ')}: ${reason}`};
-}
-
-/** A reconciler pass over orders: records held effects past expiry, and started ones whose approver died. */
-export function settleEffects(ledger: Ledger, now = Date.now()): void {
-	for (const order of readOrders(ledger.reader).values()) {
-		const plan = planApproval(order, [], now, isApproverAlive);
-		if (plan.expired.length > 0 || plan.unknown.length > 0) recordSettled(ledger, order.id, 'reconciler', now);
-	}
 }

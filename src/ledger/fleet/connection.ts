@@ -1,4 +1,6 @@
-import pg from 'pg';
+// The driver is loaded at the first connection: commands that only ask `isFleetUrl` (the board,
+// snapshot, stop on a local ledger) must not pay for loading it.
+import type pg from 'pg';
 
 /** Whether a `--ledger` or `--to` value names a PostgreSQL fleet ledger rather than a SQLite file. */
 export function isFleetUrl(value: string | undefined): value is string {
@@ -55,22 +57,25 @@ export function describeFleetError(error: unknown, url: string): string {
 }
 
 /** 64-bit integers and numerics come back as numbers: sequences and times stay far below 2^53. */
-const TYPES = {
-	getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-		oid === 20 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
+function numericTypes(driver: typeof pg): {getTypeParser: typeof pg.types.getTypeParser} {
+	return {
+		getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+			oid === 20 ? (value: string) => Number(value) : driver.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+	};
+}
 
 /** How long a connection attempt may take before it counts as unreachable. */
 const CONNECT_TIMEOUT_MS = 5000;
 
 /** Opens one connection to the fleet's server; `role` names it in pg_stat_activity (and in lock messages). */
 export async function connectFleet(url: string, role: string): Promise<pg.Client> {
-	const client = new pg.Client({
+	const {default: driver} = await import('pg');
+	const client = new driver.Client({
 		connectionString: url,
 		application_name: `controlroom ${role} (pid ${process.pid})`.slice(0, 63),
 		connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
 		keepAlive: true,
-		types: TYPES,
+		types: numericTypes(driver),
 		// Every fleet query is short and indexed: JIT compiling one costs more than running it
 		// (200 ms of a ten-host snapshot's need query went to compiling it; docs/fleet.md).
 		options: '-c jit=off',
