@@ -6,6 +6,7 @@ import {pendingRequestsFor, type FleetRequest} from '../ledger/fleet/requests.ts
 import {checkSameHistory, registerHost, resumePoint, shipBatch} from '../ledger/fleet/ship.ts';
 import type {HostIdentity} from '../ledger/host.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
+import type {Launcher} from '../gates/review/rerun.ts';
 import {carryOut} from './fleet-verbs.ts';
 
 /** Events per shipped batch: one transaction each, small enough that a kill mid-batch loses little work. */
@@ -49,6 +50,8 @@ export type FleetSyncOptions = {
 	readonly ledger: Ledger;
 	readonly host: HostIdentity;
 	readonly batchSize?: number;
+	/** How this host starts controlroom in the background (a send-back's next run). */
+	readonly launcher: Launcher;
 	/** Called when something asks for a pass soon: a request for this host, a request carried out. */
 	readonly onWake?: () => void;
 };
@@ -68,7 +71,8 @@ const handledKey = (hostId: string, id: number): string => `fleet-request:${host
 
 /** Creates the syncer for one ledger; nothing connects until the first pass. */
 export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
-	const {url, ledger, host} = options;
+	const {url, ledger} = options;
+	let host = options.host;
 	const batchSize = options.batchSize ?? DEFAULT_BATCH;
 	let client: FleetClient | null = null;
 	let fleetSeq = 0;
@@ -150,7 +154,7 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 				dedupKey: receivedKey(host.id, request.id),
 			},
 		]);
-		const running = carryOut(ledger, request).then(result => {
+		const running = carryOut(ledger, request, options.launcher).then(result => {
 			record(request, result.outcome, result.message);
 			inFlight.delete(request.id);
 			options.onWake?.();
@@ -176,6 +180,17 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 			elapsedMs: performance.now() - started,
 		});
 		try {
+			// A ledger file deleted or replaced under a long-lived sync is reopened (open-ledger.ts): the
+			// new file is another history with its own host id, so shipping starts over under that id
+			// (its own lock, its own resume point) instead of appending it to the old one's.
+			ledger.verifyFile();
+			const id = ledger.reader.hostId();
+			if (id !== host.id) {
+				await Promise.all(inFlight.values());
+				await drop();
+				host = {...host, id};
+				fleetSeq = 0;
+			}
 			if (!client) {
 				const locked = await connect();
 				if (locked !== null) {

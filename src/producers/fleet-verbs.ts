@@ -1,13 +1,18 @@
 import * as z from 'zod/mini';
+import {approveEffects} from '../gates/effects/approve.ts';
+import type {Launcher} from '../gates/review/rerun.ts';
+import {sendBack} from '../gates/review/send-back.ts';
+import {ReviewGateError} from '../gates/review/subject.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {acknowledgeEntry} from '../ledger/queue.ts';
+import {AmbiguousTaskError} from '../ledger/reader.ts';
 import {stopTask, type StopResult} from './stop.ts';
 
 /** How a host answered a fleet request; recorded as `fleet.request_handled` and shipped back. */
 export type VerbOutcome = {readonly outcome: 'done' | 'refused' | 'failed'; readonly message: string};
 
-/** What a verb is carried out on: this host's ledger and the task the request names. */
-type VerbContext = {readonly ledger: Ledger; readonly taskId: string};
+/** What a verb is carried out on: this host's ledger and the task the request names, and how this host starts controlroom (a send-back's next run). */
+export type VerbContext = {readonly ledger: Ledger; readonly taskId: string; readonly launcher: Launcher};
 
 type Verb<S extends z.ZodMiniType> = {
 	/** The request's arguments, validated before anything runs. */
@@ -33,6 +38,30 @@ export const FLEET_VERBS = {
 		acknowledgeEntry(ledger, taskId, args.signalAt, Date.now(), 'fleet');
 		return {outcome: 'done', message: `acknowledged ${taskId}`};
 	}),
+	// The board's `x` on a task (the function behind `controlroom send-back`): the task is the one sent back.
+	sendBack: verb(z.object({reason: z.string(), by: z.string()}), async ({ledger, taskId, launcher}, args) => {
+		try {
+			const result = sendBack({ledger, ref: taskId, reason: args.reason, by: args.by, source: 'fleet', launcher});
+			return {outcome: 'done', message: result.message};
+		} catch (error) {
+			if (error instanceof ReviewGateError || error instanceof AmbiguousTaskError)
+				return {outcome: 'refused', message: error.message};
+			throw error;
+		}
+	}),
+	// The board's `a` (the function behind `controlroom effects approve`): the task is the work order, the
+	// effects its held ones to run (all of them when none are named).
+	approve: verb(z.object({only: z.optional(z.array(z.string()))}), async ({ledger, taskId}, args) => {
+		const result = await approveEffects(ledger, taskId, {source: 'fleet', ...(args.only === undefined ? {} : {only: args.only})});
+		if (result.problems.length > 0) return {outcome: 'refused', message: `${taskId}: nothing ran: ${result.problems.join('; ')}`};
+		const outcomes = result.outcomes.map(
+			outcome => `${outcome.id} ${outcome.outcome}${outcome.detail ? ` (${outcome.detail})` : ''}`,
+		);
+		return {
+			outcome: result.isSuccess ? 'done' : 'failed',
+			message: `${taskId}: ${[...outcomes, ...result.notes].join(', ') || 'nothing held'}`,
+		};
+	}),
 } as const;
 
 /** A verb a fleet board can request. */
@@ -50,6 +79,7 @@ export function isFleetVerb(name: string): name is FleetVerb {
 export async function carryOut(
 	ledger: Ledger,
 	request: {readonly verb: string; readonly taskId: string; readonly args: unknown},
+	launcher: Launcher,
 ): Promise<VerbOutcome> {
 	if (!isFleetVerb(request.verb)) {
 		return {outcome: 'refused', message: `this host's controlroom does not know the verb '${request.verb}' (upgrade it)`};
@@ -59,7 +89,7 @@ export async function carryOut(
 	if (!args.success)
 		return {outcome: 'refused', message: `${request.verb}: bad arguments (${args.error.message.split('\n')[0]})`};
 	try {
-		return await entry.run({ledger, taskId: request.taskId}, args.data);
+		return await entry.run({ledger, taskId: request.taskId, launcher}, args.data);
 	} catch (error) {
 		return {outcome: 'failed', message: `${request.verb} failed: ${error instanceof Error ? error.message : String(error)}`};
 	}

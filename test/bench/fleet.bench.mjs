@@ -87,6 +87,38 @@ async function paneShows(session, text, timeoutMs = 30_000) {
 	}
 }
 
+/** One paper-sized host shipped by `sync --once`, then copied to ten (the sync figures). */
+async function shipTenHosts(server, database, url, dir) {
+	await sql(server, `CREATE DATABASE ${database}`);
+
+	// One paper-sized host, shipped by `sync --once`
+	const history = join(dir, 'history.jsonl');
+	const ledger = join(dir, 'host-1.db');
+	const lines = await writeHistory(history, {sessions: SESSIONS});
+	const env = {...process.env, CONTROLROOM_HOME: dir, CONTROLROOM_HOST: 'bench-host-1'};
+	cli(['ingest', history, '--ledger', ledger], env);
+	const sync = cli(['sync', '--to', url, '--once', '--json', '--ledger', ledger], env);
+	const pass = JSON.parse(sync.stdout.trim().split('\n').at(-1));
+	console.log(
+		`sync --once: ${pass.shipped} events (${lines} hook lines) and ${pass.tasks} task rows in ${pass.batches} batches: ` +
+			`${(pass.elapsedMs / 1000).toFixed(1)} s in the pass, ${Math.round(pass.shipped / (pass.elapsedMs / 1000))} events/s ` +
+			`(${(sync.ms / 1000).toFixed(1)} s wall with the start)`,
+	);
+	const again = cli(['sync', '--to', url, '--once', '--json', '--ledger', ledger], env);
+	console.log(`sync --once again (nothing new): ${again.ms.toFixed(0)} ms wall`);
+
+	// Ten hosts of that size
+	const cloneStarted = performance.now();
+	await cloneHosts(url, pass.hostId, HOSTS);
+	const [{events, tasks}] = await sql(
+		url,
+		'SELECT (SELECT COUNT(*) FROM controlroom.events) AS events, (SELECT COUNT(*) FROM controlroom.tasks) AS tasks',
+	);
+	console.log(
+		`fleet: ${HOSTS} hosts, ${events} events, ${tasks} tasks (hosts 2-${HOSTS} copied server-side in ${((performance.now() - cloneStarted) / 1000).toFixed(1)} s)`,
+	);
+}
+
 export default async function bench() {
 	if (spawnSync('tmux', ['-V']).status !== 0) return console.log('tmux not installed: fleet bench skipped');
 	const dir = mkdtempSync(join(tmpdir(), 'cr-bench-fleet-'));
@@ -99,36 +131,12 @@ export default async function bench() {
 			ownServer = mkdtempSync(join(tmpdir(), 'cr-bench-pg-'));
 			server = execFileSync('bash', [PG_SERVER, 'start', ownServer, String(await freePort())], {encoding: 'utf8'}).trim();
 		}
-		const database = `cr_bench_${process.pid}`;
-		await sql(server, `CREATE DATABASE ${database}`);
+		// FLEET_BENCH_DB names a database of this server that already holds the ten hosts (a previous
+		// run's, kept): the sync and copy steps, many minutes on a loaded machine, are skipped.
+		const kept = process.env.FLEET_BENCH_DB;
+		const database = kept ?? `cr_bench_${process.pid}`;
 		const url = Object.assign(new URL(server), {pathname: `/${database}`}).toString();
-
-		// One paper-sized host, shipped by `sync --once`
-		const history = join(dir, 'history.jsonl');
-		const ledger = join(dir, 'host-1.db');
-		const lines = await writeHistory(history, {sessions: SESSIONS});
-		const env = {...process.env, CONTROLROOM_HOME: dir, CONTROLROOM_HOST: 'bench-host-1'};
-		cli(['ingest', history, '--ledger', ledger], env);
-		const sync = cli(['sync', '--to', url, '--once', '--json', '--ledger', ledger], env);
-		const pass = JSON.parse(sync.stdout.trim().split('\n').at(-1));
-		console.log(
-			`sync --once: ${pass.shipped} events (${lines} hook lines) and ${pass.tasks} task rows in ${pass.batches} batches: ` +
-				`${(pass.elapsedMs / 1000).toFixed(1)} s in the pass, ${Math.round(pass.shipped / (pass.elapsedMs / 1000))} events/s ` +
-				`(${(sync.ms / 1000).toFixed(1)} s wall with the start)`,
-		);
-		const again = cli(['sync', '--to', url, '--once', '--json', '--ledger', ledger], env);
-		console.log(`sync --once again (nothing new): ${again.ms.toFixed(0)} ms wall`);
-
-		// Ten hosts of that size
-		const cloneStarted = performance.now();
-		await cloneHosts(url, pass.hostId, HOSTS);
-		const [{events, tasks}] = await sql(
-			url,
-			'SELECT (SELECT COUNT(*) FROM controlroom.events) AS events, (SELECT COUNT(*) FROM controlroom.tasks) AS tasks',
-		);
-		console.log(
-			`fleet: ${HOSTS} hosts, ${events} events, ${tasks} tasks (hosts 2-${HOSTS} copied server-side in ${((performance.now() - cloneStarted) / 1000).toFixed(1)} s)`,
-		);
+		if (!kept) await shipTenHosts(server, database, url, dir);
 		const baseline = median([1, 2, 3].map(() => cli(['--help']).ms));
 		const snapshots = [1, 2, 3, 4, 5].map(() => cli(['snapshot', '--json', '--ledger', url]));
 		const listed = JSON.parse(snapshots[0].stdout).tasks.length;
@@ -138,26 +146,35 @@ export default async function bench() {
 		);
 
 		// Event-to-screen: a small host with its sync running, and the fleet board in tmux filtered to its probes
+		const [{n: before}] = await sql(url, 'SELECT COUNT(*)::int AS n FROM controlroom.hosts');
+		// Titles of this run only: a kept database holds earlier runs' probes
+		const probe = `fleet-probe-${process.pid}`;
 		const probeLedger = join(dir, 'probe.db');
 		const probeEnv = {...process.env, CONTROLROOM_HOME: dir, CONTROLROOM_HOST: 'bench-probe'};
-		cli(['run', '--ledger', probeLedger, '--title', 'fleet-probe-0', '--', process.execPath, '-e', '0'], probeEnv);
+		cli(['run', '--ledger', probeLedger, '--title', `${probe}-0`, '--', process.execPath, '-e', '0'], probeEnv);
 		const probeSync = spawn(process.execPath, [BIN, 'sync', '--to', url, '--ledger', probeLedger], {
 			env: probeEnv,
 			stdio: 'ignore',
 		});
 		background.push(probeSync);
-		tmux('new-session', '-d', '-s', 'fleet', '-x', '160', '-y', '45', `exec ${process.execPath} ${BIN} --ledger '${url}'`);
+		// Wide enough that the header's host count is not cut off after a long server URL
+		tmux('new-session', '-d', '-s', 'fleet', '-x', '220', '-y', '45', `exec ${process.execPath} ${BIN} --ledger '${url}'`);
 		const boardStarted = performance.now();
-		await paneShows('fleet', `${HOSTS + 1} hosts`, 120_000);
-		console.log(`fleet board first frame (${HOSTS + 1} hosts): ${(performance.now() - boardStarted).toFixed(0)} ms`);
+		await paneShows('fleet', `${before + 1} hosts`, 120_000);
+		console.log(`fleet board first frame (${before + 1} hosts): ${(performance.now() - boardStarted).toFixed(0)} ms`);
 		// Only the probes: the paper-sized hosts' thousands of stalled tasks would push them off the screen
-		tmux('send-keys', '-t', 'fleet', '-l', '/fleet-probe');
+		// The filter: `/` first, and the text once the prompt shows it (a burst typed at once is read
+		// as keys of the list when the board is busy drawing thousands of rows).
+		tmux('send-keys', '-t', 'fleet', '/');
+		await paneShows('fleet', '\n/\n', 60_000);
+		tmux('send-keys', '-t', 'fleet', '-l', probe);
+		await paneShows('fleet', `\n/${probe}`, 60_000);
 		tmux('send-keys', '-t', 'fleet', 'Enter');
-		await paneShows('fleet', 'fleet-probe-0', 60_000);
+		await paneShows('fleet', `${probe}-0`, 60_000);
 		const fromSpawn = [];
 		const fromEvent = [];
 		for (let index = 1; index <= PROBES; index += 1) {
-			const title = `fleet-probe-${index}`;
+			const title = `${probe}-${index}`;
 			const started = Date.now();
 			const wrapped = spawn(
 				process.execPath,

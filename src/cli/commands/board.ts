@@ -149,6 +149,26 @@ function fleetAdapters(feed: FleetFeed, run: BoardRun, url: string): BoardAdapte
 				message: `stop of ${task.id} requested from ${task.host} (request #${requestId}); pending until its sync carries it out`,
 			};
 		},
+		// x and a, as requests the task's (or order's) host carries out with the functions behind its own keys.
+		sendBack: async (key, reason) => {
+			// Loaded at the first x, as the local board loads its send-back (gate-call brings the review gate).
+			const {personName} = await import('../gate-call.ts');
+			const {task, requestId} = await feed.request(key, 'sendBack', {reason, by: personName(undefined)});
+			return {
+				isSentBack: true,
+				message: `send back of ${task.id} requested from ${task.host} (request #${requestId}); pending until its sync carries it out`,
+			};
+		},
+		approveEffects: async refs => {
+			const byOrder = new Map<string, string[]>();
+			for (const ref of refs) byOrder.set(ref.orderId, [...(byOrder.get(ref.orderId) ?? []), ref.id]);
+			const asked: string[] = [];
+			for (const [key, only] of byOrder) {
+				const {order, requestId} = await feed.requestForOrder(key, 'approve', {only});
+				asked.push(`${order.id} on ${order.host} (request #${requestId})`);
+			}
+			return {isSuccess: true, message: `approval requested: ${asked.join(', ')}; pending until the host's sync carries it out`};
+		},
 		...(run.isBellOn === false ? {} : {bell: () => void process.stdout.write(BELL)}),
 	};
 }

@@ -2,6 +2,7 @@ import {setTimeout as sleep} from 'node:timers/promises';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS, reconcileOnce, type ReconcileResult} from '../../producers/reconciler.ts';
 import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import {hostIdentity} from '../../ledger/host.ts';
+import {selfLauncher} from '../gate-call.ts';
 import {createFleetSyncer} from '../../producers/fleet-sync.ts';
 import {parseCommandArgs, positiveSeconds} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
@@ -78,7 +79,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 			);
 		}
 	}
-	const syncer = syncTo === undefined ? null : createFleetSyncer({url: syncTo, ledger, host: hostIdentity(ledger)});
+	const syncer =
+		syncTo === undefined ? null : createFleetSyncer({url: syncTo, ledger, host: hostIdentity(ledger), launcher: selfLauncher()});
 	let nextSyncAt = 0;
 	let lastState: string | null = null;
 	/** One sync after the pass, unless the previous one failed and its backoff has not passed. */

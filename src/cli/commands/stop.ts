@@ -82,9 +82,11 @@ async function stopOnFleet(
 			const changed = new Promise<void>(resolve => (wake = resolve));
 			const outcome = await fleet.outcomeOf(task.hostId, requestId);
 			if (outcome) {
-				if (options.json) out(JSON.stringify({requestId, host: task.host, taskId: task.id, ...outcome}));
-				else if (outcome.outcome === 'done') out(`${task.host}: ${outcome.message}`);
-				else process.stderr.write(`controlroom: ${task.host}: ${outcome.message} (${outcome.outcome})\n`);
+				// The host's answer is text from another machine (its message, its name): it reaches this
+				// terminal through terminalSafe, as a local stop's message does.
+				if (options.json) out(terminalSafeJson({requestId, host: task.host, taskId: task.id, ...outcome}));
+				else if (outcome.outcome === 'done') out(terminalSafe(`${task.host}: ${outcome.message}`));
+				else process.stderr.write(`controlroom: ${terminalSafe(`${task.host}: ${outcome.message} (${outcome.outcome})`)}\n`);
 				return outcome.outcome === 'done' ? 0 : 1;
 			}
 			const left = deadline - Date.now();
@@ -92,8 +94,8 @@ async function stopOnFleet(
 			await Promise.race([changed, new Promise(resolve => setTimeout(resolve, left).unref())]);
 		}
 		const pending = `stop of ${task.id} requested from ${task.host} (request #${requestId}); still pending: is \`controlroom sync\` running there?`;
-		if (options.json) out(JSON.stringify({requestId, host: task.host, taskId: task.id, outcome: 'pending', message: pending}));
-		else process.stderr.write(`controlroom: ${pending}\n`);
+		if (options.json) out(terminalSafeJson({requestId, host: task.host, taskId: task.id, outcome: 'pending', message: pending}));
+		else process.stderr.write(`controlroom: ${terminalSafe(pending)}\n`);
 		return PENDING_EXIT;
 	} finally {
 		await unlisten();

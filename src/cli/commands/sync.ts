@@ -1,6 +1,7 @@
 import {setTimeout as sleep} from 'node:timers/promises';
 import {hostIdentity} from '../../ledger/host.ts';
 import {isFleetUrl, redactUrl} from '../../ledger/fleet/connection.ts';
+import {selfLauncher} from '../gate-call.ts';
 import {createFleetSyncer, type SyncPass} from '../../producers/fleet-sync.ts';
 import {watchLedger} from '../../producers/ledger-watch.ts';
 import {parseCommandArgs, positiveSeconds} from '../args.ts';
@@ -75,7 +76,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const stopping = new AbortController();
 	let wake = new AbortController();
 	const poke = (): void => wake.abort();
-	const syncer = createFleetSyncer({url, ledger, host, onWake: poke});
+	const syncer = createFleetSyncer({url, ledger, host, onWake: poke, launcher: selfLauncher()});
 	const stopLoop = (): void => stopping.abort();
 	process.once('SIGINT', stopLoop);
 	process.once('SIGTERM', stopLoop);

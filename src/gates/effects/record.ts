@@ -4,7 +4,7 @@ import {EventType, newEvent, type LedgerEvent, type NewEvent} from '../../core/e
 import type {Ledger} from '../../ledger/open-ledger.ts';
 
 /** Who writes an order's events: the gateway, or an approval from the CLI or the board. */
-export type EffectSource = 'gateway' | 'cli' | 'board' | 'reconciler';
+export type EffectSource = 'gateway' | 'cli' | 'board' | 'reconciler' | 'fleet';
 
 /** Results larger than this are kept in the ledger only in part (their structured content if it fits). */
 export const MAX_RECORDED_RESULT_CHARS = 64 * 1024;

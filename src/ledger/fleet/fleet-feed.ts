@@ -1,8 +1,10 @@
+import type {OrdersSnapshot} from '../../core/board/effects-view.ts';
 import type {PendingAction} from '../../core/board/state.ts';
 import {DEFAULT_ENDED_WINDOW_MS} from '../../core/board/selectors.ts';
 import type {LedgerEvent} from '../../core/events.ts';
 import {taskKey} from '../../core/fleet.ts';
-import type {HumanQueue} from '../../core/human-queue.ts';
+import {FAILED_WINDOW_MS, type HumanQueue} from '../../core/human-queue.ts';
+import {shownVerdicts, type VerdictRecord} from '../../core/review/reviews.ts';
 import type {BoardFeed, FeedBatch} from '../board-feed.ts';
 import {describeFleetError} from './connection.ts';
 import type {HostedTask} from './fleet-reader.ts';
@@ -16,6 +18,12 @@ export type FleetFeed = BoardFeed & {
 	taskOf(key: string): HostedTask | undefined;
 	/** Asks the task's host to carry out a verb; resolves to the request's id. */
 	request(key: string, verb: string, args: Readonly<Record<string, unknown>>): Promise<{task: HostedTask; requestId: number}>;
+	/** Asks a work order's host (the order by its board key) to carry out a verb on it. */
+	requestForOrder(
+		key: string,
+		verb: string,
+		args: Readonly<Record<string, unknown>>,
+	): Promise<{order: FleetOrderRef; requestId: number}>;
 	close(): Promise<void>;
 };
 
@@ -24,6 +32,9 @@ export type FleetFeedOptions = {
 	/** Who asks, recorded on each request (`board@HOST`). */
 	readonly requestedBy: string;
 };
+
+/** A work order on a fleet board: its board key is `host/id`, as a task's. */
+export type FleetOrderRef = {readonly key: string; readonly id: string; readonly host: string; readonly hostId: string};
 
 /** Events read per round (one page); a burst is read over several rounds, one a frame. */
 const PAGE = 5000;
@@ -46,6 +57,9 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 	const tasks = new Map<string, HostedTask>();
 	const changedAt = new Map<string, number>();
 	let queue: HumanQueue = {lanes: [], total: 0};
+	let verdicts: VerdictRecord[] = [];
+	let orders: OrdersSnapshot = {records: [], deadApprovers: []};
+	const orderRefs = new Map<string, FleetOrderRef>();
 	let pending: PendingAction[] = [];
 	let timeline: {key: string; events: readonly LedgerEvent[]; version: number} | null = null;
 	let notice: {text: string; tone: 'error' | 'ok'; version: number} | null = null;
@@ -57,6 +71,37 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 	let retry: NodeJS.Timeout | undefined;
 
 	const keep = (task: HostedTask, now: number): boolean => task.endedAt === null || task.endedAt >= now - windowMs;
+
+	/**
+	 * The queue, and each host's reviews and work orders folded from its own events (as a local
+	 * board folds them), keyed by host as its tasks are: the Reviews and Held effects panels.
+	 * Whether an approver on another machine still runs cannot be asked from here: none is taken for dead.
+	 */
+	const readGates = async (open: FleetLedger, now: number): Promise<void> => {
+		const labels = new Map((await open.reader.hosts()).map(host => [host.id, host.label]));
+		const gates = await open.reader.gateEvents();
+		// The tasks the board holds are every task not ended or ended within its window: when that
+		// window covers the queue's (two hours), they are the queue's recent tasks, not read again
+		// each round (thousands of task documents on a large fleet).
+		const viewTasks = windowMs >= FAILED_WINDOW_MS ? {viewTasks: [...tasks.values()]} : {};
+		queue = await open.reader.humanQueue(now, {gates, ...viewTasks});
+		const nextVerdicts: VerdictRecord[] = [];
+		const records: OrdersSnapshot['records'][number][] = [];
+		orderRefs.clear();
+		for (const [hostId, hostGates] of gates) {
+			const host = labels.get(hostId) ?? hostId;
+			const key = (id: string): string => taskKey({id, host});
+			nextVerdicts.push(
+				...shownVerdicts(hostGates.reviews, now - windowMs).map(entry => ({...entry, taskId: key(entry.taskId)})),
+			);
+			for (const order of hostGates.orders.values()) {
+				orderRefs.set(key(order.id), {key: key(order.id), id: order.id, host, hostId});
+				records.push({...order, id: key(order.id), workerTasks: order.workerTasks.map(key)});
+			}
+		}
+		verdicts = nextVerdicts;
+		orders = {records, deadApprovers: []};
+	};
 
 	const readPending = async (open: FleetLedger): Promise<void> => {
 		const hosts = new Map((await open.reader.hosts()).map(host => [host.id, host.label]));
@@ -116,7 +161,7 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 					changedAt.set(key, version);
 				}
 			}
-			queue = await open.reader.humanQueue(now);
+			await readGates(open, now);
 			await readPending(open);
 			if (timeline && touched.has(timeline.key)) await readTimeline(open, timeline.key);
 			version += 1;
@@ -155,14 +200,13 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 			const open = await connect();
 			fleetSeq = await open.reader.lastFleetSeq();
 			for (const task of await open.reader.tasksForView(now - windowMs)) tasks.set(taskKey(task), task);
-			queue = await open.reader.humanQueue(now);
+			await readGates(open, now);
 			await readPending(open);
 			// Whatever was shipped between the reads above and the LISTEN is read by the first round.
 			void round();
 		},
 		load() {
-			// Reviews are not folded on a fleet ledger (yet): the Reviews panel stays empty there.
-			return {tasks: [...tasks.values()], queue, verdicts: [], pending, lastSeq: version, isFull: true};
+			return {tasks: [...tasks.values()], queue, verdicts, orders, pending, lastSeq: version, isFull: true};
 		},
 		poll(lastSeq, _now, openTaskId = null): FeedBatch | null {
 			if (version <= lastSeq) return null;
@@ -177,7 +221,8 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 			return {
 				tasks: changed,
 				queue,
-				verdicts: [],
+				verdicts,
+				orders,
 				pending,
 				lastSeq: version,
 				isFull: false,
@@ -217,6 +262,19 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 			const open = await connect();
 			const requestId = await open.request({hostId: task.hostId, taskId: task.id, verb, args, requestedBy: options.requestedBy});
 			return {task, requestId};
+		},
+		async requestForOrder(key, verb, args) {
+			const order = orderRefs.get(key);
+			if (!order) throw new Error(`no work order ${key} on this board`);
+			const open = await connect();
+			const requestId = await open.request({
+				hostId: order.hostId,
+				taskId: order.id,
+				verb,
+				args,
+				requestedBy: options.requestedBy,
+			});
+			return {order, requestId};
 		},
 		async close() {
 			isClosed = true;

@@ -1,18 +1,22 @@
-import {EventType, parseStoredEvent, type EventOfType, type LedgerEvent} from '../../core/events.ts';
+import {parseStoredEvent, type EventOfType, type LedgerEvent} from '../../core/events.ts';
 import {hostLabels} from '../../core/fleet.ts';
 import {
 	earliestSignalAt,
 	FAILED_WINDOW_MS,
 	humanQueueOf,
 	mergeHumanQueues,
+	orderSignals,
 	queueSignals,
 	type HumanQueue,
+	type QueueSignal,
 } from '../../core/human-queue.ts';
+import {reviewSignals} from '../../core/review/reviews.ts';
 import {STATUSES, type Status} from '../../core/status.ts';
 import type {Task} from '../../core/task.ts';
 import {AmbiguousTaskError} from '../reader.ts';
 import {taskFromDoc, type EventRow as LocalEventRow} from '../rows.ts';
 import type {FleetClient} from './connection.ts';
+import {GATE_EVENT_TYPES, hostGatesOf, NO_GATES, type HostGates} from './fleet-gates.ts';
 
 /** A host of the fleet, with the label it is shown by. */
 export type FleetHost = {
@@ -48,7 +52,11 @@ export type FleetReader = {
 	/** Count per status over the whole fleet. */
 	statusCounts(): Promise<Record<Status, number>>;
 	/** Each host's human queue by the same rules as a local one, merged (items carry their host). */
-	humanQueue(now: number): Promise<HumanQueue>;
+	humanQueue(now: number, options?: FleetQueueOptions): Promise<HumanQueue>;
+	/** Each host's human queue on its own, with the disagreements still open in it. */
+	hostQueues(now: number, options?: FleetQueueOptions): Promise<HostQueue[]>;
+	/** Each host's gates (reviews, disagreements, work orders, acknowledgements), by host id. */
+	gateEvents(): Promise<Map<string, HostGates>>;
 	/** A task by id, unique id prefix or session id, optionally on one host; throws when several match. */
 	resolveTask(ref: string, hostLabel?: string): Promise<HostedTask | undefined>;
 	/** One task's events on its host, oldest first (seq is the host's own). */
@@ -58,6 +66,29 @@ export type FleetReader = {
 	/** Tasks touched by events after `fleetSeq`, at most `limit` events read. */
 	changesSince(fleetSeq: number, limit: number): Promise<FleetChanges>;
 };
+
+/** What a caller that read them already can hand the queue, so they are not read twice. */
+export type FleetQueueOptions = {
+	/** Each host's gates (gateEvents). */
+	readonly gates?: ReadonlyMap<string, HostGates>;
+	/** Tasks not ended or ended within a window at least as long as the failed window (tasksForView). */
+	readonly viewTasks?: readonly HostedTask[];
+};
+
+/** One host's queue, as its own ledger would compute it. */
+export type HostQueue = {
+	readonly hostId: string;
+	readonly host: string;
+	readonly queue: HumanQueue;
+	/** Tasks whose disagreement is still in the queue (the whole lane, not the five shown). */
+	readonly openDisagreements: ReadonlySet<string>;
+};
+
+/** The sources whose need their session's own later activity answers (src/core/human-queue.ts); the partial index of migration 2 names the same. */
+const AGENT_SOURCES_SQL = "('claude', 'codex')";
+
+const EVENT_COLUMNS = (alias: string): string =>
+	['host_id', 'seq', 'task_id', 'type', 'at', 'source', 'data', 'dedup_key'].map(name => `${alias}.${name}`).join(', ');
 
 type TaskRow = {host_id: string; doc: string};
 /** An events row of the fleet: the local row's columns, and the host it came from. */
@@ -101,7 +132,8 @@ export function createFleetReader(client: FleetClient): FleetReader {
 	};
 	const labelsNow = async (): Promise<Map<string, string>> => new Map((await hosts()).map(host => [host.id, host.label]));
 	const hosted = (rows: readonly TaskRow[], labels: ReadonlyMap<string, string>): HostedTask[] =>
-		rows.map(row => ({...taskFromDoc(row.doc), host: labels.get(row.host_id) ?? row.host_id, hostId: row.host_id}));
+		// The parsed document is this call's own object: adding the host to it saves a copy of thousands of tasks.
+		rows.map(row => Object.assign(taskFromDoc(row.doc), {host: labels.get(row.host_id) ?? row.host_id, hostId: row.host_id}));
 	const taskRows = async (where: string, params: unknown[], order = ''): Promise<TaskRow[]> =>
 		(await client.query<TaskRow>(`SELECT host_id, doc FROM controlroom.tasks WHERE ${where} ${order}`, params)).rows;
 	const eventRows = async (where: string, params: unknown[]): Promise<EventRow[]> =>
@@ -112,40 +144,81 @@ export function createFleetReader(client: FleetClient): FleetReader {
 			)
 		).rows;
 
-	const humanQueue = async (now: number): Promise<HumanQueue> => {
+	/**
+	 * Needs still current, read through indexes (migration 2) rather than every need ever raised:
+	 * an agent's need counts only while its task is open with no activity after it (the rule
+	 * queueSignals applies, so this drops nothing queueSignals would keep); a need raised by hand
+	 * always. An agent's need always has a task row: the hook payload that raises it records an
+	 * agent event on the same task first (src/ledger/payload-mapping.ts), and a task's row is
+	 * shipped in the same transaction as its events (ship.ts).
+	 */
+	const currentNeeds = async (): Promise<EventRow[]> =>
+		(
+			await client.query<EventRow>(
+				`SELECT * FROM (
+					SELECT ${EVENT_COLUMNS('e')} FROM controlroom.tasks t
+					JOIN controlroom.events e ON e.host_id = t.host_id AND e.task_id = t.id AND e.type = 'need.raised'
+						AND e.source IN ${AGENT_SOURCES_SQL} AND e.at >= t.last_event_at
+					WHERE t.ended_at IS NULL
+					UNION ALL
+					SELECT ${EVENT_COLUMNS('e')} FROM controlroom.events e
+					WHERE e.type = 'need.raised' AND e.source NOT IN ${AGENT_SOURCES_SQL}
+				) needs ORDER BY host_id, seq`,
+			)
+		).rows;
+
+	const gateEvents = async (): Promise<Map<string, HostGates>> => {
+		const rows = await eventRows('type = ANY($1::text[])', [GATE_EVENT_TYPES]);
+		const gates = new Map<string, HostGates>();
+		for (const [hostId, hostRows] of groupBy(rows, row => row.host_id)) gates.set(hostId, hostGatesOf(hostRows.map(eventOf)));
+		return gates;
+	};
+
+	const hostQueues = async (now: number, options: FleetQueueOptions = {}): Promise<HostQueue[]> => {
 		const labels = await labelsNow();
-		const recent = await taskRows('ended_at IS NULL OR ended_at >= $1', [now - FAILED_WINDOW_MS]);
-		// Only needs still current: an agent's need its session answered (later activity, or its end)
-		// is dropped here by the same rule queueSignals applies, so the fleet never reads them all.
-		const needs = await eventRows(
-			`type = $1 AND NOT EXISTS (
-				SELECT 1 FROM controlroom.tasks t WHERE t.host_id = events.host_id AND t.id = events.task_id
-				AND events.source IN ('claude', 'codex') AND (t.last_event_at > events.at OR t.ended_at IS NOT NULL))`,
-			[EventType.needRaised],
-		);
-		const needTasks = await taskRows('(host_id, id) IN (SELECT * FROM unnest($1::text[], $2::text[]))', [
-			needs.map(row => row.host_id),
-			needs.map(row => row.task_id),
-		]);
-		const acknowledgements = await eventRows('type = $1', [EventType.acknowledged]);
-		const recentByHost = groupBy(recent, row => row.host_id);
+		const windowStart = now - FAILED_WINDOW_MS;
+		const recent: HostedTask[] = options.viewTasks
+			? options.viewTasks.filter(task => task.endedAt === null || task.endedAt >= windowStart)
+			: hosted(await taskRows('ended_at IS NULL OR ended_at >= $1', [windowStart]), labels);
+		const gates = options.gates ?? (await gateEvents());
+		const needs = await currentNeeds();
+		const recentKeys = new Set(recent.map(task => `${task.hostId}\u0000${task.id}`));
+		const missing = needs.filter(row => !recentKeys.has(`${row.host_id}\u0000${row.task_id}`));
+		const needTasks =
+			missing.length === 0
+				? []
+				: hosted(
+						await taskRows('(host_id, id) IN (SELECT * FROM unnest($1::text[], $2::text[]))', [
+							missing.map(row => row.host_id),
+							missing.map(row => row.task_id),
+						]),
+						labels,
+					);
+		const recentByHost = groupBy(recent, task => task.hostId);
 		const needsByHost = groupBy(needs, row => row.host_id);
-		const needTasksByHost = groupBy(needTasks, row => row.host_id);
-		const acksByHost = groupBy(acknowledgements, row => row.host_id);
-		const perHost = new Map<string, ReturnType<typeof queueSignals>>();
-		const tasksByHost = new Map<string, Map<string, Task>>();
-		for (const hostId of new Set([...recentByHost.keys(), ...needsByHost.keys()])) {
-			const recentTasks = (recentByHost.get(hostId) ?? []).map(row => taskFromDoc(row.doc));
+		const needTasksByHost = groupBy(needTasks, task => task.hostId);
+		const perHost = new Map<string, {signals: QueueSignal[]; tasks: Map<string, Task>}>();
+		for (const hostId of new Set([...recentByHost.keys(), ...needsByHost.keys(), ...gates.keys()])) {
+			const recentTasks = recentByHost.get(hostId) ?? [];
 			const tasks = new Map<string, Task>(recentTasks.map(task => [task.id, task]));
-			for (const row of needTasksByHost.get(hostId) ?? []) {
-				const task = taskFromDoc(row.doc);
-				if (!tasks.has(task.id)) tasks.set(task.id, task);
-			}
+			for (const task of needTasksByHost.get(hostId) ?? []) if (!tasks.has(task.id)) tasks.set(task.id, task);
+			const hostGates = gates.get(hostId) ?? NO_GATES;
 			const hostNeeds = (needsByHost.get(hostId) ?? []).map(eventOf) as EventOfType<'need.raised'>[];
-			perHost.set(hostId, queueSignals({now, recentTasks, needs: hostNeeds, tasks}));
-			tasksByHost.set(hostId, tasks);
+			const signals = [
+				...queueSignals({
+					now,
+					recentTasks,
+					needs: hostNeeds,
+					tasks,
+					reviews: reviewSignals(hostGates.reviews),
+					disagreements: hostGates.disagreements,
+				}),
+				// Whether an approver on another machine still runs cannot be checked from here: a started effect stays started.
+				...orderSignals(hostGates.orders.values(), now),
+			];
+			perHost.set(hostId, {signals, tasks});
 		}
-		const earliest = [...perHost.values()].reduce((min, signals) => Math.min(min, earliestSignalAt(signals, now)), now);
+		const earliest = [...perHost.values()].reduce((min, {signals}) => Math.min(min, earliestSignalAt(signals, now)), now);
 		const successes = (
 			await client.query<{
 				host_id: string;
@@ -162,12 +235,13 @@ export function createFleetReader(client: FleetClient): FleetReader {
 			)
 		).rows;
 		const successesByHost = groupBy(successes, row => row.host_id);
-		const queues = [...perHost].map(([hostId, signals]) => ({
-			host: labels.get(hostId) ?? hostId,
-			queue: humanQueueOf({
+		return [...perHost].map(([hostId, {signals, tasks}]) => {
+			const hostGates = gates.get(hostId) ?? NO_GATES;
+			const rows = {
 				signals,
-				tasks: tasksByHost.get(hostId) ?? new Map(),
-				acknowledgements: (acksByHost.get(hostId) ?? []).map(eventOf) as EventOfType<'queue.acknowledged'>[],
+				tasks,
+				acknowledgements: hostGates.acknowledgements,
+				closers: hostGates.closers,
 				endedSinceEarliest: (successesByHost.get(hostId) ?? []).map(row => ({
 					id: row.id,
 					status: row.status,
@@ -176,9 +250,19 @@ export function createFleetReader(client: FleetClient): FleetReader {
 					cwd: row.cwd,
 					title: row.title,
 				})),
-			}),
-		}));
-		return mergeHumanQueues(queues);
+			};
+			// Which disagreements are still open needs the whole lane, not the five it shows (as the local snapshot reads it).
+			const disagreementLane =
+				hostGates.disagreements.length === 0
+					? undefined
+					: humanQueueOf({...rows, limit: Number.MAX_SAFE_INTEGER}).lanes.find(lane => lane.name === 'disagreements');
+			return {
+				hostId,
+				host: labels.get(hostId) ?? hostId,
+				queue: humanQueueOf(rows),
+				openDisagreements: new Set(disagreementLane?.items.map(item => item.taskId) ?? []),
+			};
+		});
 	};
 
 	return {
@@ -193,13 +277,18 @@ export function createFleetReader(client: FleetClient): FleetReader {
 		},
 		async statusCounts() {
 			const result = Object.fromEntries(STATUSES.map(status => [status, 0])) as Record<Status, number>;
+			// Kept by the server as task rows are written (migration 2): a few rows a host, not a scan of every task.
 			const rows = await client.query<{status: Status; n: number}>(
-				'SELECT status, COUNT(*)::bigint AS n FROM controlroom.tasks GROUP BY status',
+				'SELECT status, SUM(n)::bigint AS n FROM controlroom.status_counts GROUP BY status',
 			);
 			for (const row of rows.rows) if (row.status in result) result[row.status] = row.n;
 			return result;
 		},
-		humanQueue,
+		async humanQueue(now, options) {
+			return mergeHumanQueues(await hostQueues(now, options));
+		},
+		hostQueues,
+		gateEvents,
 		async resolveTask(ref, hostLabel) {
 			const all = await hosts();
 			const onHosts = hostLabel === undefined ? all : all.filter(host => host.label === hostLabel || host.name === hostLabel);

@@ -103,6 +103,46 @@ const FLEET_MIGRATIONS: readonly FleetMigration[] = [
 				FOR EACH STATEMENT EXECUTE FUNCTION controlroom.announce('requests');
 		`,
 	},
+	{
+		// What a snapshot reads, read through indexes rather than scans (docs/fleet.md, "Figures").
+		version: 2,
+		sql: `
+			-- Needs: an agent's need is found through its open task (tasks_open, then this index by
+			-- task and time); a need raised by hand through the second, which holds only those.
+			-- 'claude' and 'codex' are the sources whose need their own later activity answers
+			-- (src/core/human-queue.ts); the fleet reader's queries name the same list.
+			CREATE INDEX events_needs_by_task ON controlroom.events (host_id, task_id, at)
+				WHERE type = 'need.raised';
+			CREATE INDEX events_manual_needs ON controlroom.events (host_id, seq)
+				WHERE type = 'need.raised' AND source NOT IN ('claude', 'codex');
+
+			-- Tasks per host and status, kept by the server as task rows are written, so the
+			-- counts are a few rows a host rather than a scan of every task of every host.
+			CREATE TABLE controlroom.status_counts (
+				host_id text NOT NULL REFERENCES controlroom.hosts (id),
+				status text NOT NULL,
+				n bigint NOT NULL,
+				PRIMARY KEY (host_id, status)
+			);
+			INSERT INTO controlroom.status_counts (host_id, status, n)
+				SELECT host_id, status, COUNT(*) FROM controlroom.tasks GROUP BY host_id, status;
+			CREATE FUNCTION controlroom.count_status() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN
+				IF TG_OP IN ('UPDATE', 'DELETE') THEN
+					UPDATE controlroom.status_counts SET n = n - 1 WHERE host_id = OLD.host_id AND status = OLD.status;
+				END IF;
+				IF TG_OP IN ('INSERT', 'UPDATE') THEN
+					INSERT INTO controlroom.status_counts AS c (host_id, status, n) VALUES (NEW.host_id, NEW.status, 1)
+						ON CONFLICT (host_id, status) DO UPDATE SET n = c.n + 1;
+				END IF;
+				RETURN NULL;
+			END $$;
+			CREATE TRIGGER tasks_count_insert AFTER INSERT OR DELETE ON controlroom.tasks
+				FOR EACH ROW EXECUTE FUNCTION controlroom.count_status();
+			CREATE TRIGGER tasks_count_update AFTER UPDATE OF status ON controlroom.tasks
+				FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION controlroom.count_status();
+		`,
+	},
 ];
 
 /** The newest fleet schema version this build knows. */
