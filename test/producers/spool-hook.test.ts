@@ -1,6 +1,6 @@
 import {randomBytes} from 'node:crypto';
 import {spawnSync} from 'node:child_process';
-import {readFileSync, writeFileSync} from 'node:fs';
+import {copyFileSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
@@ -20,6 +20,13 @@ function runSpoolHook(home: string, input: string | Buffer, env: NodeJS.ProcessE
 		maxBuffer: 1 << 20,
 	});
 	return {status: result.status, stdout: result.stdout, stderr: result.stderr.toString()};
+}
+
+/** The one spool file's header line, parsed. */
+function spoolHeader(spool: string): Record<string, unknown> {
+	const [file] = spoolFiles(spool);
+	const text = readFileSync(join(spool, file ?? ''), 'utf8');
+	return JSON.parse(text.slice(0, text.indexOf('\n'))) as Record<string, unknown>;
 }
 
 describe('the spool hook (sh, no Node start)', () => {
@@ -48,6 +55,51 @@ describe('the spool hook (sh, no Node start)', () => {
 			expect(ledger.reader.task(SESSION_TASK)).toBeUndefined();
 		});
 		expect(spoolFiles(spool)).toEqual([]);
+	});
+
+	it.each([
+		{comm: 'a) R 7 8 9', why: 'a comm holding ") " and numbers, which shifts the fields read straight'},
+		{comm: 'Web Content', why: 'a comm with a space'},
+	])('reads the parent chain right through $why', ({comm}) => {
+		const {home, spool} = homeWithLedger();
+		const shell = join(scratchDir(), comm);
+		copyFileSync('/bin/sh', shell);
+		const run = spawnSync(shell, ['-c', `/bin/sh '${SPOOL_HOOK}'; exit 0`], {
+			input: '{}',
+			env: {PATH: process.env['PATH'], HOME: home, CONTROLROOM_HOME: home},
+		});
+		expect(run.status).toBe(0);
+		const [first, second] = spoolHeader(spool)['ancestors'] as {pid: number; startTime: number; name: string}[];
+		// The shell named `comm` is the hook's parent; this test process is the shell's parent.
+		expect(first?.name).toBe(comm);
+		expect(second?.pid).toBe(process.pid);
+		const ownStat = readFileSync('/proc/self/stat', 'utf8');
+		expect(second?.startTime).toBe(Number(ownStat.slice(ownStat.lastIndexOf(') ') + 2).split(' ')[19]));
+	});
+
+	it.each([
+		{env: {}, why: 'the first process named like the agent'},
+		{env: {CLAUDE_PID: 'self'}, why: 'the CLAUDE_PID process'},
+	])('stops walking the parent chain at $why', ({env}) => {
+		const {home, spool} = homeWithLedger();
+		const agent = join(scratchDir(), 'claude');
+		copyFileSync('/bin/sh', agent);
+		// The agent-named shell runs the hook through a plain `sh -c`, as Claude Code does.
+		const claudePid = 'CLAUDE_PID' in env ? {CLAUDE_PID: String(process.pid)} : {};
+		const run = spawnSync(agent, ['-c', `/bin/sh -c "/bin/sh '${SPOOL_HOOK}'; exit 0"; exit 0`], {
+			input: '{}',
+			env: {PATH: process.env['PATH'], HOME: home, CONTROLROOM_HOME: home, ...claudePid},
+		});
+		expect(run.status).toBe(0);
+		const ancestors = spoolHeader(spool)['ancestors'] as {pid: number; name: string}[];
+		const names = ancestors.map(ancestor => ancestor.name);
+		if ('CLAUDE_PID' in env) {
+			// CLAUDE_PID names this test process: the walk goes past the agent-named shell up to it.
+			expect(ancestors.at(-1)?.pid).toBe(process.pid);
+			expect(names).toEqual(['sh', 'claude', expect.any(String)]);
+		} else {
+			expect(names).toEqual(['sh', 'claude']);
+		}
 	});
 
 	it('`snapshot` right after a hook call includes it', () => {

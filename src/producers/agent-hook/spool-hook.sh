@@ -80,26 +80,41 @@ if [ -n "$CONTROLROOM_TASK_ID" ]; then
 	header="$header,\"wrapperTaskId\":\"$out\""
 fi
 
-# The parent chain, nearest first, 4 levels: PID, start time (field 22 of stat) and comm, read
-# with the `read` builtin. The comm sits in parentheses and may hold spaces or ')': the fields
-# after it start after the last ') '.
+# The parent chain, nearest first, up to 4 levels: PID, start time (field 22 of stat) and comm,
+# read with the `read` builtin. The walk stops at the process the fold looks for (CLAUDE_PID, or
+# else the first one named like the agent), so a hook under Claude or Codex reads one or two
+# levels. A comm without blanks (almost every one) lets one `read` take the stat fields straight
+# into variables: splitting the line again with `set --` cost a third of a millisecond a level.
+# A comm with blanks shifts those fields, so then the line is split after its last ') '.
 set -f
 ancestors=
 pid=$PPID
 level=0
 while [ "$level" -lt 4 ]; do
 	case $pid in '' | 0 | *[!0-9]*) break ;; esac
-	stat=
-	read -r stat <"/proc/$pid/stat" || break
-	name=${stat#*\(}
-	name=${name%\)*}
-	# shellcheck disable=SC2086 # splitting the numeric fields is the point
-	set -- ${stat##*) }
-	[ $# -ge 20 ] || break
-	case ${20} in '' | *[!0-9]*) break ;; esac
+	name=
+	read -r name <"/proc/$pid/comm" || break
+	case $name in
+	*[[:space:]]*)
+		line=
+		read -r line <"/proc/$pid/stat" || break
+		# shellcheck disable=SC2086 # splitting the numeric fields is the point
+		set -- ${line##*) }
+		[ $# -ge 20 ] || break
+		ppid=$2
+		start=${20}
+		;;
+	*)
+		# shellcheck disable=SC2034 # the fields between are read only to be skipped
+		read -r _ _ _ ppid f5 f6 f7 f8 f9 f10 f11 f12 f13 f14 f15 f16 f17 f18 f19 f20 f21 start _ <"/proc/$pid/stat" || break
+		;;
+	esac
+	case $ppid$start in '' | *[!0-9]*) break ;; esac
 	json_text "$name"
-	ancestors="$ancestors${ancestors:+,}{\"pid\":$pid,\"startTime\":${20},\"name\":\"$out\"}"
-	pid=$2
+	ancestors="$ancestors${ancestors:+,}{\"pid\":$pid,\"startTime\":$start,\"name\":\"$out\"}"
+	[ "$pid" = "$CLAUDE_PID" ] && break
+	case $name in "$agent" | "$agent".* | "$agent"-*) [ -z "$CLAUDE_PID" ] && break ;; esac
+	pid=$ppid
 	level=$((level + 1))
 done
 [ -n "$ancestors" ] && header="$header,\"ancestors\":[$ancestors]"
