@@ -34,7 +34,8 @@ export type BoardActions = {
 	/** Runs held effects once each (the function behind `controlroom effects approve`), per order. */
 	readonly approveEffects?: (refs: readonly HeldEffectRef[]) => Promise<{readonly isSuccess: boolean; readonly message: string}>;
 	/** Sends an order's held effects back with a reason (the function behind `controlroom effects reject`). */
-	readonly sendBackOrder?: (orderId: string, reason: string) => {readonly message: string};
+	/** Answers at once on a local board; a fleet board's answer comes once the request is written. */
+	readonly sendBackOrder?: (orderId: string, reason: string) => {readonly message: string} | Promise<{readonly message: string}>;
 };
 
 /** The task a command is about: the one open, the Needs you entry under the cursor, or the selected row. */
@@ -94,10 +95,16 @@ export function submitPrompt(
 	const reason = prompt.text.trim();
 	if (reason === '') return notify('warn', `x: not sent back: a reason is required (${prompt.orderId}'s worker reads it)`);
 	if (!actions.sendBackOrder) return notify('warn', 'x: sending back is not available here');
+	const failed = (error: unknown) => notify('error', `x: ${error instanceof Error ? error.message : String(error)}`);
 	try {
-		notify('ok', actions.sendBackOrder(prompt.orderId, reason).message);
+		const answer = actions.sendBackOrder(prompt.orderId, reason);
+		if (answer instanceof Promise) {
+			void answer.then(({message}) => notify('ok', message), failed).finally(refresh);
+			return;
+		}
+		notify('ok', answer.message);
 	} catch (error) {
-		notify('error', `x: ${error instanceof Error ? error.message : String(error)}`);
+		failed(error);
 	}
 	refresh();
 }

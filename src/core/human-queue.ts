@@ -246,16 +246,16 @@ export function humanQueueOf(rows: QueueRows): HumanQueue {
 
 /**
  * One queue for several hosts (a fleet ledger): each host's queue is computed on its own (its
- * acknowledgements and successes answer only its own signals), then the lanes are merged, newest
- * first, still five a lane, with the totals added up. Each host's five newest are enough to know
- * the fleet's five newest.
+ * acknowledgements and successes answer only its own signals), then the lanes are merged oldest
+ * waiting first, as one host's are, still five a lane, with the totals added up. Each host's five
+ * oldest are enough to know the fleet's five oldest.
  */
 export function mergeHumanQueues(queues: readonly {readonly host: string; readonly queue: HumanQueue}[]): HumanQueue {
 	const lanes = QUEUE_LANES.map(name => {
 		const parts = queues.map(({host, queue}) => ({host, lane: queue.lanes.find(lane => lane.name === name)}));
 		const items = parts
 			.flatMap(({host, lane}) => (lane?.items ?? []).map(item => ({...item, host})))
-			.sort((a, b) => b.at - a.at || a.host.localeCompare(b.host) || b.seq - a.seq);
+			.sort((a, b) => a.at - b.at || a.host.localeCompare(b.host) || a.seq - b.seq);
 		return {name, total: parts.reduce((sum, {lane}) => sum + (lane?.total ?? 0), 0), items: items.slice(0, QUEUE_LANE_LIMIT)};
 	});
 	return {lanes, total: queues.reduce((sum, {queue}) => sum + queue.total, 0)};

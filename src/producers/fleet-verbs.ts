@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import {approveEffects} from '../gates/effects/approve.ts';
+import {ApprovalError, sendBackHeld} from '../gates/effects/held.ts';
 import type {Launcher} from '../gates/review/rerun.ts';
 import {sendBack} from '../gates/review/send-back.ts';
 import {ReviewGateError} from '../gates/review/subject.ts';
@@ -61,6 +62,17 @@ export const FLEET_VERBS = {
 			outcome: result.isSuccess ? 'done' : 'failed',
 			message: `${taskId}: ${[...outcomes, ...result.notes].join(', ') || 'nothing held'}`,
 		};
+	}),
+	// The board's `x` on a held work order (the function behind it on the host's own board): the task is
+	// the work order, its held effects are dropped with the reason, nothing runs.
+	sendBackOrder: verb(z.object({reason: z.string()}), async ({ledger, taskId}, args) => {
+		try {
+			const result = sendBackHeld(ledger, taskId, args.reason, 'fleet');
+			return {outcome: result.ids.length === 0 ? 'refused' : 'done', message: result.message};
+		} catch (error) {
+			if (error instanceof ApprovalError) return {outcome: 'refused', message: error.message};
+			throw error;
+		}
 	}),
 } as const;
 

@@ -5,6 +5,7 @@ import {
 	earliestSignalAt,
 	FAILED_WINDOW_MS,
 	humanQueueOf,
+	mergeHumanQueues,
 	queueSignals,
 	type QueueSignal,
 } from '../../src/core/human-queue.ts';
@@ -26,6 +27,29 @@ describe('the human queue', () => {
 		const failed = queue.lanes.find(lane => lane.name === 'failed');
 		expect(failed?.total).toBe(7);
 		expect(failed?.items.map(item => item.taskId)).toEqual(['t-0', 't-1', 't-2', 't-3', 't-4']);
+	});
+
+	it("merges hosts' queues oldest-waiting first, as one host's, five a lane, totals added", () => {
+		const queueOf = (ats: number[]) =>
+			computeHumanQueue({
+				signals: ats.map(at => signal(`t-${at}`, at)),
+				acknowledgedAt: new Map(),
+				successes: [],
+				taskKeys: noKeys,
+			});
+		const merged = mergeHumanQueues([
+			{host: 'beta', queue: queueOf([2, 4, 6, 8, 10, 12])},
+			{host: 'alpha', queue: queueOf([1, 3, 5, 7])},
+		]);
+		const failed = merged.lanes.find(lane => lane.name === 'failed');
+		expect(failed?.total).toBe(10);
+		expect(failed?.items.map(item => [(item as {host?: string}).host, item.taskId])).toEqual([
+			['alpha', 't-1'],
+			['beta', 't-2'],
+			['alpha', 't-3'],
+			['beta', 't-4'],
+			['alpha', 't-5'],
+		]);
 	});
 
 	it('keeps one entry per task, the newest signal', () => {

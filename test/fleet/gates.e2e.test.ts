@@ -80,9 +80,14 @@ beforeAll(async () => {
 	// A held effect: a write through the gateway, held for its owner
 	srv = join(repo.home, 'srv');
 	mkdirSync(srv);
-	const order = writeOrder(
-		repo.home,
-		`order: o-fleet
+	// Two orders, each with one held write: one to approve from the fleet, one to send back
+	for (const [id, file] of [
+		['o-fleet', 'out.txt'],
+		['o-refuse', 'refused.txt'],
+	] as const) {
+		const order = writeOrder(
+			repo.home,
+			`order: ${id}
 worker: worker-1
 budget: {calls: 5}
 expires: 1h
@@ -92,12 +97,14 @@ upstreams:
     args: [${FS_SERVER}, ${srv}]
     allow: [write_file]
 `,
-	);
-	const client = await connectGateway(order, repo.ledger, {CONTROLROOM_HOME: repo.home});
-	clients.push(client);
-	const held = await callTool(client, 'fs__write_file', {path: join(srv, 'out.txt'), content: 'approved from the fleet\n'});
-	expect(held.content[0]?.text).toBe('pending:fs/write_file#1');
-	await client.close();
+			`${id}.yaml`,
+		);
+		const client = await connectGateway(order, repo.ledger, {CONTROLROOM_HOME: repo.home});
+		clients.push(client);
+		const held = await callTool(client, 'fs__write_file', {path: join(srv, file), content: `${id} from the fleet\n`});
+		expect(held.content[0]?.text).toBe('pending:fs/write_file#1');
+		await client.close();
+	}
 	// The host's own sync loop, as it runs on that machine
 	const sync = startAs(host, ['sync', '--to', url, '--interval', '1', '--ledger', host.ledgerFile]);
 	background.push(sync);
@@ -117,6 +124,7 @@ describe('the gates on a fleet', () => {
 		expect(local.verdicts.length).toBeGreaterThan(0);
 		expect(local.effects.map(effect => [effect.order, effect.id, effect.state])).toEqual([
 			['o-fleet', 'fs/write_file#1', 'held'],
+			['o-refuse', 'fs/write_file#1', 'held'],
 		]);
 		expect(withoutHost(fleet.verdicts)).toEqual(local.verdicts);
 		expect(withoutHost(fleet.effects)).toEqual(local.effects);
@@ -136,7 +144,7 @@ describe('the gates on a fleet', () => {
 		const answer = await askHost('o-fleet', 'approve', {});
 		expect(answer).toEqual({outcome: 'done', message: 'o-fleet: fs/write_file#1 finished'});
 		// The effect happened on the host ...
-		expect(readFileSync(join(srv, 'out.txt'), 'utf8')).toBe('approved from the fleet\n');
+		expect(readFileSync(join(srv, 'out.txt'), 'utf8')).toBe('o-fleet from the fleet\n');
 		// ... recorded there as the fleet's doing, and shipped
 		const finished = localEvents(host).filter(event => event.type === EventType.effectFinished);
 		expect(finished).toHaveLength(1);
@@ -144,9 +152,32 @@ describe('the gates on a fleet', () => {
 		const fleet = snapshotOf(url, {...process.env, CONTROLROOM_HOST: 'desk'});
 		expect(fleet.effects.map(effect => [(effect as {host?: string}).host, effect.order, effect.state])).toEqual([
 			['delta', 'o-fleet', 'finished'],
+			['delta', 'o-refuse', 'held'],
 		]);
 		// Asked again, nothing runs twice
 		expect(await askHost('o-fleet', 'approve', {})).toEqual({outcome: 'done', message: 'o-fleet: nothing held'});
+	}, 120_000);
+
+	it('sends a held effect back from the fleet (x on a held order): the host drops it, nothing runs, both ledgers record it', async () => {
+		const answer = await askHost('o-refuse', 'sendBackOrder', {reason: 'not this file'});
+		expect(answer).toEqual({outcome: 'done', message: 'sent back fs/write_file#1: not this file'});
+		expect(existsSync(join(srv, 'refused.txt'))).toBe(false);
+		const sentBack = localEvents(host).filter(event => event.type === EventType.orderSentBack && event.taskId === 'o-refuse');
+		expect(sentBack.map(event => JSON.parse(event.data) as unknown)).toEqual([
+			{ids: ['fs/write_file#1'], reason: 'not this file'},
+		]);
+		await shipped();
+		const fleet = snapshotOf(url, {...process.env, CONTROLROOM_HOST: 'desk'});
+		expect(fleet.effects.find(effect => effect.order === 'o-refuse')?.state).toBe('rejected');
+		// Asked again, there is nothing left to send back: the host refuses, saying so
+		expect(await askHost('o-refuse', 'sendBackOrder', {reason: 'again'})).toEqual({
+			outcome: 'refused',
+			message: 'nothing held in o-refuse',
+		});
+		// An order the host does not know is refused with the reason, not a failure
+		const unknown = await askHost('o-nowhere', 'sendBackOrder', {reason: 'x'});
+		expect(unknown.outcome).toBe('refused');
+		expect(unknown.message).toContain('no order o-nowhere');
 	}, 120_000);
 
 	it('sends a reviewed task back from the fleet: the host records it and its queue entry closes', async () => {

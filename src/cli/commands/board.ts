@@ -129,7 +129,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 	};
 }
 
-/** Wires the board to a fleet ledger: the fleet feed, and `s` and `k` as requests for the task's host. */
+/** Wires the board to a fleet ledger: the fleet feed, and `s`, `k`, `x` and `a` as requests for the task's (or order's) host. */
 function fleetAdapters(feed: FleetFeed, run: BoardRun, url: string): BoardAdapters {
 	return {
 		feed,
@@ -157,6 +157,12 @@ function fleetAdapters(feed: FleetFeed, run: BoardRun, url: string): BoardAdapte
 			return {
 				isSentBack: true,
 				message: `send back of ${task.id} requested from ${task.host} (request #${requestId}); pending until its sync carries it out`,
+			};
+		},
+		sendBackOrder: async (key, reason) => {
+			const {order, requestId} = await feed.requestForOrder(key, 'sendBackOrder', {reason});
+			return {
+				message: `send back of ${order.id}'s held effects requested from ${order.host} (request #${requestId}); pending until its sync carries it out`,
 			};
 		},
 		approveEffects: async refs => {

@@ -67,10 +67,19 @@ export function sendBackEffects(
 	});
 }
 
+/** What sending an order's held effects back did, in one line for a person. */
+export type HeldSentBack = SendBackResult & {readonly message: string};
+
+/** `x` on a held order (the board's own, or asked through the fleet): sends its held effects back with the reason. */
+export function sendBackHeld(ledger: Ledger, orderId: string, reason: string, source: EffectSource): HeldSentBack {
+	const result = sendBackEffects(ledger, orderId, reason, source);
+	const message = result.ids.length === 0 ? `nothing held in ${orderId}` : `sent back ${result.ids.join(', ')}: ${reason}`;
+	return {...result, message};
+}
+
 /** The board's `x` on a held order: sends its held effects back with the reason. */
 export function sendBackHeldFromBoard(ledger: Ledger, orderId: string, reason: string): {readonly message: string} {
-	const result = sendBackEffects(ledger, orderId, reason, 'board');
-	return {message: result.ids.length === 0 ? `nothing held in ${orderId}` : `sent back ${result.ids.join(', ')}: ${reason}`};
+	return {message: sendBackHeld(ledger, orderId, reason, 'board').message};
 }
 
 /** A reconciler pass over orders: records held effects past expiry, and started ones whose approver died. */
