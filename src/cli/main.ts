@@ -1,3 +1,4 @@
+import {loadWithGlobalsHidden} from '../core/hidden-globals.ts';
 import {terminalSafe} from '../core/terminal-text.ts';
 import {LedgerFromFutureError} from '../ledger/migrations.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
@@ -154,23 +155,6 @@ function ignoreClosedPipes(): void {
 	}
 }
 
-/**
- * Loads a module with the global `fetch` hidden. Ink's layout engine (yoga-layout) reads its inline
- * WebAssembly through `fetch` whenever there is one, and that first call loads Node's whole HTTP
- * client (undici): about 200 ms of the board's first frame. Without `fetch` it decodes the same
- * bytes directly. `fetch` is back before any command code runs.
- */
-async function loadWithoutFetch<T>(load: () => Promise<T>): Promise<T> {
-	const fetchProperty = Object.getOwnPropertyDescriptor(globalThis, 'fetch');
-	if (!fetchProperty?.configurable) return load();
-	Object.defineProperty(globalThis, 'fetch', {value: undefined, configurable: true, writable: true});
-	try {
-		return await load();
-	} finally {
-		Object.defineProperty(globalThis, 'fetch', fetchProperty);
-	}
-}
-
 async function runCommand(name: string, argv: readonly string[]): Promise<number> {
 	const command = COMMANDS[name];
 	if (!command) {
@@ -182,7 +166,10 @@ async function runCommand(name: string, argv: readonly string[]): Promise<number
 	if (INTERACTIVE_COMMANDS.has(name) && process.stdout.isTTY) {
 		for (const key of ['CI', 'CONTINUOUS_INTEGRATION']) if (process.env[key] !== undefined) process.env[key] = '0';
 	}
-	const module = INTERACTIVE_COMMANDS.has(name) ? await loadWithoutFetch(command.load) : await command.load();
+	const module = INTERACTIVE_COMMANDS.has(name)
+		? // Ink's layout engine reads its WebAssembly through `fetch` when there is one: 200 ms of the first frame.
+			await loadWithGlobalsHidden(['fetch'], command.load)
+		: await command.load();
 	if (asksForHelp(argv)) {
 		process.stdout.write(`${renderHelp(module.help)}\n`);
 		return 0;

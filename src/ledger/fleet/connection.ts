@@ -1,6 +1,7 @@
 // The driver is loaded at the first connection: commands that only ask `isFleetUrl` (the board,
 // snapshot, stop on a local ledger) must not pay for loading it.
 import type pg from 'pg';
+import {loadWithGlobalsHidden} from '../../core/hidden-globals.ts';
 
 /** Whether a `--ledger` or `--to` value names a PostgreSQL fleet ledger rather than a SQLite file. */
 export function isFleetUrl(value: string | undefined): value is string {
@@ -69,7 +70,8 @@ const CONNECT_TIMEOUT_MS = 5000;
 
 /** Opens one connection to the fleet's server; `role` names it in pg_stat_activity (and in lock messages). */
 export async function connectFleet(url: string, role: string): Promise<pg.Client> {
-	const {default: driver} = await import('pg');
+	// pg builds a `Response` while loading to ask whether it runs on Cloudflare; on Node 20 that loads undici.
+	const {default: driver} = await loadWithGlobalsHidden(['Response'], () => import('pg'));
 	const client = new driver.Client({
 		connectionString: url,
 		application_name: `controlroom ${role} (pid ${process.pid})`.slice(0, 63),
