@@ -103,8 +103,9 @@ export function computeHumanQueue(input: QueueInput): HumanQueue {
 	return {lanes, total: live.length};
 }
 
-/** Sources whose need is answered by the session's own later activity. */
-const AGENT_SOURCES: ReadonlySet<string> = new Set(['claude', 'codex']);
+/** Sources whose need is answered by the session's own later activity (or its end). */
+export const SESSION_ANSWERED_SOURCES = ['claude', 'codex'] as const;
+const AGENT_SOURCES: ReadonlySet<string> = new Set(SESSION_ANSWERED_SOURCES);
 
 function failedReason(task: Task): string {
 	if (task.error) return task.error;
@@ -117,7 +118,7 @@ export type SignalRows = {
 	readonly now: number;
 	/** Tasks not ended, or ended within the failed window. */
 	readonly recentTasks: readonly Task[];
-	/** Every `need.raised` event. */
+	/** The `need.raised` events (every one, or at least every one still current: see `LedgerReader.needsMaybeCurrent`). */
 	readonly needs: readonly EventOfType<'need.raised'>[];
 	/** The tasks the needs (and recent tasks) belong to, by id; a need may outlive its task's row. */
 	readonly tasks: ReadonlyMap<string, Task>;

@@ -7,6 +7,7 @@ import {
 	humanQueueOf,
 	orderSignals,
 	queueSignals,
+	SESSION_ANSWERED_SOURCES,
 	type HumanQueue,
 } from '../core/human-queue.ts';
 import {reviewSignals, type ReviewRecord} from '../core/review/reviews.ts';
@@ -39,7 +40,7 @@ export type QueueOptions = {
  */
 export function loadHumanQueue(reader: LedgerReader, now: number, options: QueueOptions = {}): HumanQueue {
 	const recentTasks = reader.tasksForView(now - FAILED_WINDOW_MS);
-	const needs = reader.eventsOfType([EventType.needRaised]);
+	const needs = reader.needsMaybeCurrent(SESSION_ANSWERED_SOURCES);
 	const tasks = new Map<string, Task>(recentTasks.map(task => [task.id, task]));
 	for (const taskId of new Set(needs.map(need => need.taskId))) {
 		const task = tasks.has(taskId) ? undefined : reader.task(taskId);

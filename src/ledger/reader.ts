@@ -35,6 +35,13 @@ export type LedgerReader = {
 	eventsOf(taskId: string): LedgerEvent[];
 	/** Events of the given types (any task) at or after `afterAt`, oldest first. */
 	eventsOfType<T extends EventTypeName>(types: readonly T[], afterAt?: number): EventOfType<T>[];
+	/**
+	 * The `need.raised` events that may still be current, oldest first: every need from a source
+	 * not in `answeredBySession`; from those, only a need whose task has no row, or has not ended
+	 * and shows nothing after it. The queue's rule (src/core/human-queue.ts) decides on these; the
+	 * rest it drops anyway, and a long history holds thousands of them.
+	 */
+	needsMaybeCurrent(answeredBySession: readonly string[]): EventOfType<'need.raised'>[];
 	/** A task's first event of a type. */
 	firstEventOf<T extends EventTypeName>(taskId: string, type: T): EventOfType<T> | undefined;
 	/** A task's newest events of the given types, newest first, at most `limit`. */
@@ -108,6 +115,13 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 		`SELECT task_id AS taskId, COUNT(*) OVER () AS count FROM events
 			WHERE type = ? AND json_extract(data, '$.contractKey') = ? ORDER BY seq DESC LIMIT 1`,
 	);
+	const needs = preparedByLength(
+		db,
+		marks => `SELECT e.* FROM events e LEFT JOIN tasks t ON t.id = e.task_id
+			WHERE e.type = 'need.raised'
+				AND (e.source NOT IN (${marks}) OR t.id IS NULL OR (t.ended_at IS NULL AND e.at >= t.last_event_at))
+			ORDER BY e.seq`,
+	);
 	const cursor = db.prepare('SELECT offset, last_message_id AS lastMessageId FROM transcript_cursors WHERE path = ?');
 	const last = db.prepare('SELECT COALESCE(MAX(seq), 0) FROM events').pluck();
 	const eventTotal = db.prepare('SELECT COUNT(*) FROM events').pluck();
@@ -175,6 +189,10 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 		eventsOf: taskId => parseRows(ofTask.all(taskId)),
 		eventsOfType: (types, afterAt = 0) =>
 			types.length === 0 ? [] : parseRows(ofType(types.length).all(...types, afterAt)).filter(event => isOfType(event, types)),
+		needsMaybeCurrent: answeredBySession =>
+			parseRows(
+				needs(Math.max(1, answeredBySession.length)).all(...(answeredBySession.length === 0 ? [''] : answeredBySession)),
+			).filter(event => isOfType(event, [EventType.needRaised])),
 		firstEventOf: (taskId, type) => oneOfType(firstOfType.get(taskId, type), type),
 		latestEventsOf: (taskId, types, limit) =>
 			types.length === 0

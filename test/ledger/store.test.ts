@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
-import {EventType} from '../../src/core/events.ts';
+import {EventType, newEvent} from '../../src/core/events.ts';
+import {queueSignals, SESSION_ANSWERED_SOURCES} from '../../src/core/human-queue.ts';
 import {LedgerFromFutureError, SCHEMA_VERSION} from '../../src/ledger/migrations.ts';
 import {openLedger, type Ledger} from '../../src/ledger/open-ledger.ts';
 import {scratchDir} from '../helpers/cli.ts';
@@ -41,6 +42,39 @@ describe('the ledger store', () => {
 		const seqs = ledger.reader.eventsSince(0, 10).map(e => e.seq);
 		expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
 		expect(ledger.reader.eventsSince(seqs[1]!, 10).map(e => e.taskId)).toEqual(['a']);
+	});
+
+	it("reads only the needs that may still be current, and the queue's rule keeps the same ones as from every need", () => {
+		ledger = scratchLedger();
+		const need = (taskId: string, source: string, at: number) =>
+			newEvent(EventType.needRaised, {message: `${taskId} asks`}, {taskId, at, source});
+		const agentEvent = (taskId: string, at: number) =>
+			newEvent(EventType.agentEvent, {event: 'PreToolUse'}, {taskId, at, source: 'claude'});
+		ledger.writer.append([
+			// An agent's need with nothing after it: current
+			agentEvent('c-waiting', 1_000),
+			need('c-waiting', 'claude', 2_000),
+			// An agent's need the session went on after: answered
+			agentEvent('c-answered', 1_000),
+			need('c-answered', 'claude', 2_000),
+			agentEvent('c-answered', 3_000),
+			// An agent's need whose session ended: answered
+			agentEvent('c-ended', 1_000),
+			need('c-ended', 'claude', 2_000),
+			newEvent(EventType.ended, {reason: 'other'}, {taskId: 'c-ended', at: 3_000, source: 'claude'}),
+			// A need raised by hand stays until acknowledged, even on an ended task
+			event('w-1', EventType.registered, {title: 'x'}),
+			newEvent(EventType.needRaised, {message: 'look at w-1'}, {taskId: 'w-1', at: 2_000, source: 'cli'}),
+			event('w-1', EventType.exited, {exitCode: 0}, 3_000),
+		]);
+		const reader = ledger.reader;
+		const maybe = reader.needsMaybeCurrent(SESSION_ANSWERED_SOURCES);
+		expect(maybe.map(each => each.taskId)).toEqual(['c-waiting', 'w-1']);
+		const tasks = new Map(reader.tasksForView(null).map(task => [task.id, task]));
+		const signalsOf = (needs: typeof maybe) =>
+			queueSignals({now: 10_000, recentTasks: [], needs, tasks}).map(signal => signal.taskId);
+		expect(signalsOf(maybe)).toEqual(signalsOf(reader.eventsOfType([EventType.needRaised])));
+		expect(signalsOf(maybe)).toEqual(['c-waiting', 'w-1']);
 	});
 
 	it('updates the task projection in the same transaction as its event', () => {
