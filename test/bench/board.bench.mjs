@@ -5,7 +5,7 @@
 // then the time from a spool-hook call to the board showing it (p50/p95 of 20); prints
 // figures and never fails on timing.
 import {execFileSync, spawnSync} from 'node:child_process';
-import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs';
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -184,5 +184,7 @@ export default async function () {
 		console.log(`spool-hook event to screen, ${PROBES} calls: p50 ${at(0.5)} ms, p95 ${at(0.95)} ms — target p95 < 250 ms`);
 	} finally {
 		spawnSync('tmux', ['-L', socket, 'kill-server']);
+		// The paper-sized ledger and its history are half a gigabyte: each run left one behind.
+		rmSync(dir, {recursive: true, force: true});
 	}
 }
