@@ -6,7 +6,7 @@ import {createElement} from 'react';
 import {App, type BoardAdapters} from '../../../components/App.tsx';
 import {ClockProvider} from '../../../components/ClockProvider.tsx';
 import {parseDuration} from '../../core/duration.ts';
-import {sendBackHeldFromBoard, settleEffects} from '../../gates/effects/held.ts';
+import {sendBackHeld, settleEffects} from '../../gates/effects/held.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {createBoardFeed} from '../../ledger/board-feed.ts';
 import {describeFleetError, isFleetUrl, redactUrl} from '../../ledger/fleet/connection.ts';
@@ -113,7 +113,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		// more module loading than the whole first frame may take (issue 11: first frame < 500 ms).
 		sendBack: async (taskId, reason) => (await import('../board-send-back.ts')).sendBackFromBoard(ledger, taskId, reason),
 		approveEffects: async refs => (await import('../../gates/effects/board-actions.ts')).approveFromBoard(ledger, refs),
-		sendBackOrder: (orderId, reason) => sendBackHeldFromBoard(ledger, orderId, reason),
+		sendBackOrder: (orderId, reason) => sendBackHeld(ledger, orderId, reason, 'board'),
 		reconcile: () => {
 			reconcileOnce(ledger, {agentNames});
 			// Held effects past expiry, and effects whose approval died mid-call, are recorded as such.

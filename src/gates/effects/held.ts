@@ -77,11 +77,6 @@ export function sendBackHeld(ledger: Ledger, orderId: string, reason: string, so
 	return {...result, message};
 }
 
-/** The board's `x` on a held order: sends its held effects back with the reason. */
-export function sendBackHeldFromBoard(ledger: Ledger, orderId: string, reason: string): {readonly message: string} {
-	return {message: sendBackHeld(ledger, orderId, reason, 'board').message};
-}
-
 /** A reconciler pass over orders: records held effects past expiry, and started ones whose approver died. */
 export function settleEffects(ledger: Ledger, now = Date.now()): void {
 	for (const order of readOrders(ledger.reader).values()) {
