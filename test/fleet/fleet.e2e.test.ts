@@ -209,7 +209,12 @@ describe('a fleet of three hosts on one PostgreSQL', () => {
 		const {pane} = await tmux.waitFor('fleet', text => text.includes('3 hosts') && text.includes('alpha running'), 20_000);
 		expect(pane).toMatch(/w-\w+\s+gamma\s+gamma running/);
 		await waitFor(() => tmux.readsKeys('fleet'), {what: 'the board to read keys'});
-		tmux.type('fleet', '/alpha running');
+		// The filter: `/` first, then the text once the prompt shows it, then Enter once the text shows
+		// (typed in one burst, it was lost twice on a loaded machine while the board was drawing).
+		tmux.send('fleet', '/');
+		await tmux.waitFor('fleet', text => text.includes('\n/\n'));
+		tmux.type('fleet', 'alpha running');
+		await tmux.waitFor('fleet', text => text.includes('\n/alpha running'));
 		tmux.send('fleet', 'Enter');
 		await tmux.waitFor('fleet', text => /RUNNING \(1\)/.test(text));
 		tmux.send('fleet', 's');
