@@ -3,7 +3,7 @@ import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS, reconcileOnce, type Recon
 import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import {hostIdentity} from '../../ledger/host.ts';
 import {selfLauncher} from '../gate-call.ts';
-import {createFleetSyncer} from '../../producers/fleet-sync.ts';
+import {createFleetSyncer} from '../../fleet/fleet-sync.ts';
 import {parseCommandArgs, positiveSeconds} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
