@@ -14,12 +14,9 @@ import type {Ledger, LedgerFileChange} from '../ledger/open-ledger.ts';
 import {spoolDir} from '../ledger/paths.ts';
 import {foldSpool} from '../ledger/spool.ts';
 import {DEFAULT_PROC_ROOT, readArgv, readCwd, scanProcesses, type ProcessScan} from './proc-table.ts';
+import {DEFAULT_AGENT_NAMES} from './reconcile-options.ts';
 import {isNamedByTask, processRecordOf, registeringWrapperOf} from './task-process.ts';
 
-/** Process names counted as agents unless configured (`--agents`, CONTROLROOM_AGENT_NAMES). */
-export const DEFAULT_AGENT_NAMES: readonly string[] = ['claude', 'codex'];
-/** Default pause between passes of `controlroom reconcile` (PRODUCT.md §2: every 5 s). */
-export const DEFAULT_RECONCILE_INTERVAL_MS = 5000;
 /** Interpreter names whose argv is read to see which script they run. */
 const INTERPRETER_NAMES = new Set(['node', 'nodejs', 'bun', 'deno', 'python', 'python3']);
 
@@ -55,15 +52,6 @@ export type ReconcileResult = {
 	readonly processes: number;
 	readonly elapsedMs: number;
 };
-
-/** Agent names from a comma list (flag or environment), or the defaults. */
-export function agentNamesFrom(list: string | undefined): readonly string[] {
-	const names = (list ?? '')
-		.split(',')
-		.map(name => name.trim())
-		.filter(Boolean);
-	return names.length > 0 ? names : DEFAULT_AGENT_NAMES;
-}
 
 /**
  * Reads what a pass decides on: the registered, running and untracked rows with their recorded

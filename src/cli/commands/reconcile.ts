@@ -1,5 +1,6 @@
 import {setTimeout as sleep} from 'node:timers/promises';
-import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS, reconcileOnce, type ReconcileResult} from '../../producers/reconciler.ts';
+import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS} from '../../producers/reconcile-options.ts';
+import {reconcileOnce, type ReconcileResult} from '../../producers/reconciler.ts';
 import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import {hostIdentity} from '../../ledger/host.ts';
 import {selfLauncher} from '../gate-call.ts';
