@@ -1,8 +1,15 @@
 import {closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, type Stats} from 'node:fs';
 import {homedir} from 'node:os';
 import {isAbsolute, join, resolve} from 'node:path';
-import {ConfigError, parseConfigText, resolveSetting, type ConfigFile, type ResolvedSetting} from '../core/config.ts';
-import {SETTING_KEYS, type SettingKey} from '../core/settings.ts';
+import {
+	ConfigError,
+	parseConfigText,
+	resolveSetting,
+	resolveSettings,
+	type ConfigFile,
+	type ResolvedSetting,
+} from '../core/config.ts';
+import {SETTING_KEYS, type SettingKey, type SettingValues} from '../core/settings.ts';
 import {CliError} from './errors.ts';
 
 /** Exit code for a config file or a CONTROLROOM_* variable that is wrong (EX_CONFIG; docs/config.md). */
@@ -127,6 +134,17 @@ function withConfigExit<T>(read: () => T): T {
 	} catch (error) {
 		throw asCliError(error);
 	}
+}
+
+/**
+ * The settings a command owns, from the flags it parsed (`undefined`: not given), the environment,
+ * the config file and the built-in defaults, in that order (src/core/config.ts). A wrong file or
+ * variable is one line and exit 78.
+ */
+export function commandSettings<K extends SettingKey>(flags: {readonly [P in K]: SettingValues[P] | undefined}): {
+	readonly [P in K]: SettingValues[P];
+} {
+	return withConfigExit(() => resolveSettings(flags, {env: process.env, file: loadConfig()}));
 }
 
 /** Every setting as it stands in this process before any flag, and the file read (null: none there). */

@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process';
-import {mkdirSync, readdirSync, symlinkSync, writeFileSync} from 'node:fs';
+import {existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {SETTING_KEYS} from '../../src/core/settings.ts';
@@ -211,6 +211,18 @@ describe('a config file that is wrong: one line naming the file and the field, e
 		expect(result.stdout).toMatch(/^stallSeconds +120 +file /m);
 	});
 
+	it('stops a command that owns a setting before it does anything', () => {
+		const {env} = configFile('{"slots": 0}');
+		const home = scratchDir('cr-home-');
+		const marker = join(home, 'ran');
+		const run = runCli(['run', '--', 'touch', marker], {env: {...env, CONTROLROOM_HOME: home}});
+		expectOneLine(run, 78, /config \S+: slots: expected a positive whole number, got 0/);
+		expect(existsSync(marker)).toBe(false);
+		expect(readdirSync(home)).toEqual([]);
+		expectOneLine(runCli(['reconcile', '--once'], {env}), 78, /slots: expected a positive whole number/);
+		expectOneLine(runCli(['snapshot'], {env}), 78, /slots: expected a positive whole number/);
+	});
+
 	it('leaves commands that own no setting, and the hook, as they were', () => {
 		const {env} = configFile('{"slots": 0}');
 		const {home, ledgerFile} = homeWithLedger();
@@ -219,5 +231,16 @@ describe('a config file that is wrong: one line naming the file and the field, e
 		const hook = runHookBin(home, [], fixture('claude/SessionStart.json'), env);
 		expect(hook.status).toBe(0);
 		expect(withLedger(ledgerFile, ledger => ledger.reader.tasksForView(null).length)).toBe(1);
+	});
+
+	it('refuses a CONTROLROOM_* variable with a bad value the same way, naming it', () => {
+		const home = scratchDir('cr-home-');
+		const result = runCli(['run', '--', 'true'], {env: {CONTROLROOM_HOME: home, CONTROLROOM_SLOTS: 'many'}});
+		expectOneLine(result, 78, /^controlroom: CONTROLROOM_SLOTS: expected a positive whole number, got 'many'\n$/);
+		expect(readdirSync(home)).toEqual([]);
+		// The flag wins, so the variable is not read.
+		expect(runCli(['run', '--slots', '1', '--', 'true'], {env: {CONTROLROOM_HOME: home, CONTROLROOM_SLOTS: 'many'}}).status).toBe(
+			0,
+		);
 	});
 });
