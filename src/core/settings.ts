@@ -1,4 +1,3 @@
-import {DEFAULT_ENDED_WINDOW_MS} from './board/selectors.ts';
 import {parseDuration} from './duration.ts';
 import {DEFAULT_STALL_SECONDS} from './status.ts';
 
@@ -44,7 +43,7 @@ export const SETTINGS = {
 	},
 	endedWindow: {
 		kind: 'duration',
-		builtIn: DEFAULT_ENDED_WINDOW_MS,
+		builtIn: 24 * 3_600_000,
 		usedBy: ['board --since', 'snapshot --since'],
 		about: 'how long ended tasks stay listed under "recently ended"',
 	},

@@ -71,6 +71,11 @@ describe('the config file schema', () => {
 		]);
 	});
 
+	it('trims process names, and refuses a blank one', () => {
+		expect(parseConfigText(PATH, '{"agentNames": [" aider ", "goose"]}').values.agentNames).toEqual(['aider', 'goose']);
+		expect(refusal('{"agentNames": ["aider", " "]}')).toMatch(/agentNames: expected a list of process names/);
+	});
+
 	it('takes an empty file, or one of white space, as setting nothing', () => {
 		expect(parseConfigText(PATH, '')).toEqual({path: PATH, values: {}});
 		expect(parseConfigText(PATH, ' \n\t\n')).toEqual({path: PATH, values: {}});
