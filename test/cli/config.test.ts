@@ -5,6 +5,7 @@ import {describe, expect, it} from 'vitest';
 import {SETTING_KEYS} from '../../src/core/settings.ts';
 import {BIN, runCli, scratchDir, type CliResult} from '../helpers/cli.ts';
 import {fixture, homeWithLedger, runHookBin, withLedger} from '../helpers/hook.ts';
+import {expectOneLine} from '../helpers/one-line.ts';
 
 /** A config file with `content` in a scratch folder, and the environment that points at it. */
 function configFile(content: string | Buffer): {path: string; dir: string; env: NodeJS.ProcessEnv} {
@@ -12,16 +13,6 @@ function configFile(content: string | Buffer): {path: string; dir: string; env: 
 	const path = join(dir, 'config.json');
 	writeFileSync(path, content);
 	return {path, dir, env: {CONTROLROOM_CONFIG: path}};
-}
-
-/** What the brief asks of bad input: one line on stderr naming the problem, the exit code, no stack. */
-function expectOneLine(result: CliResult, code: number, pattern: RegExp): void {
-	expect({status: result.status, stderr: result.stderr}).toEqual({
-		status: code,
-		stderr: expect.stringMatching(/^controlroom: [^\n]+\n$/),
-	});
-	expect(result.stderr).toMatch(pattern);
-	expect(result.stderr).not.toContain('    at ');
 }
 
 function fifo(path: string): string {
