@@ -1,5 +1,6 @@
 import type {NewEvent} from '../core/events.ts';
 import {agentNameOf, type ProcessInfo} from '../core/process-tree.ts';
+import {builtInOf, settingFromText} from '../core/settings.ts';
 import {
 	adoptedTasks,
 	discoveredEvent,
@@ -16,10 +17,10 @@ import {foldSpool} from '../ledger/spool.ts';
 import {DEFAULT_PROC_ROOT, readArgv, readCwd, scanProcesses, type ProcessScan} from './proc-table.ts';
 import {isNamedByTask, processRecordOf, registeringWrapperOf} from './task-process.ts';
 
-/** Process names counted as agents unless configured (`--agents`, CONTROLROOM_AGENT_NAMES). */
-export const DEFAULT_AGENT_NAMES: readonly string[] = ['claude', 'codex'];
-/** Default pause between passes of `controlroom reconcile` (PRODUCT.md §2: every 5 s). */
-export const DEFAULT_RECONCILE_INTERVAL_MS = 5000;
+/** Process names counted as agents unless configured (`--agents`, CONTROLROOM_AGENT_NAMES, docs/config.md). */
+export const DEFAULT_AGENT_NAMES: readonly string[] = builtInOf('agentNames');
+/** Default pause between passes of `controlroom reconcile` (every 5 s), unless configured. */
+export const DEFAULT_RECONCILE_INTERVAL_MS = builtInOf('reconcileIntervalSeconds') * 1000;
 /** Interpreter names whose argv is read to see which script they run. */
 const INTERPRETER_NAMES = new Set(['node', 'nodejs', 'bun', 'deno', 'python', 'python3']);
 
@@ -58,11 +59,7 @@ export type ReconcileResult = {
 
 /** Agent names from a comma list (flag or environment), or the defaults. */
 export function agentNamesFrom(list: string | undefined): readonly string[] {
-	const names = (list ?? '')
-		.split(',')
-		.map(name => name.trim())
-		.filter(Boolean);
-	return names.length > 0 ? names : DEFAULT_AGENT_NAMES;
+	return settingFromText('names', list ?? '') ?? DEFAULT_AGENT_NAMES;
 }
 
 /**
