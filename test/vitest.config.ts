@@ -10,6 +10,8 @@ export default defineConfig({
 		hookTimeout: 30_000,
 		// Tests spawn real processes and hold real locks; two workers match the CI machine.
 		maxWorkers: 2,
-		env: {FORCE_COLOR: '0'},
+		// A config file of the person running the tests (~/.config/controlroom/config.json) must not
+		// change what the commands under test do: every test runs with none, unless it names its own.
+		env: {FORCE_COLOR: '0', CONTROLROOM_CONFIG: fileURLToPath(new URL('fixtures/config/none-here.json', import.meta.url))},
 	},
 });

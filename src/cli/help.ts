@@ -97,6 +97,10 @@ export const EXIT_CODES: readonly (readonly [code: string, meaning: string])[] =
 		'75',
 		'try again later (EX_TEMPFAIL): run --no-wait, every admission slot is held; sync, another sync of this host holds its lock; stop on a fleet ledger, the host has not answered yet',
 	],
+	[
+		'78',
+		'the configuration is wrong (EX_CONFIG): the config file (not JSON, an unknown key, a bad value, not a regular file) or a CONTROLROOM_* variable with a bad value; the line names the file or variable and the field; nothing was done (docs/config.md)',
+	],
 	['125', 'run: the task went over its token budget and was stopped'],
 	['127', 'run: the command could not be started, or its --log could not be opened; the task is recorded failed'],
 	['128+N', 'run: the task was stopped by signal N; the board and demo: ended by signal N (Ctrl-C gives 130)'],

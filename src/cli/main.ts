@@ -82,6 +82,10 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		summary: "each worker's track record: approvals, rework, failures, expiries, spend",
 		load: () => import('./commands/workers.ts'),
 	},
+	config: {
+		summary: 'show the config file, every setting and where its value came from (config show|path)',
+		load: () => import('./commands/config.ts'),
+	},
 };
 
 const DEFAULT_COMMAND = 'board';
@@ -103,7 +107,8 @@ export function overview(): string {
 		...lines,
 		'',
 		'Every command takes --ledger PATH (default $CONTROLROOM_HOME/ledger.db) and --help, which',
-		'lists its options, exit codes and examples. Exit codes: docs/cli.md.',
+		'lists its options, exit codes and examples. Exit codes: docs/cli.md. Defaults for some flags',
+		'can be set in ~/.config/controlroom/config.json (controlroom config; docs/config.md).',
 		'',
 		'examples:',
 		'  controlroom demo                                  the board on simulated agents (q quits)',

@@ -1,99 +1,24 @@
 import * as z from 'zod/mini';
 
-/**
- * Event types, dotted and past tense. Each has its data schema in EVENT_DATA below; the names here
- * are what code writes (`EventType.started`), the strings are what the ledger stores.
- */
-export const EventType = {
-	registered: 'task.registered',
-	started: 'task.started',
-	heartbeat: 'task.heartbeat',
-	pidReported: 'task.pid_reported',
-	progressed: 'task.progressed',
-	planItem: 'task.plan_item',
-	tokensReported: 'task.tokens_reported',
-	exited: 'task.exited',
-	failed: 'task.failed',
-	stopped: 'task.stopped',
-	/** `controlroom stop` asked for the task to stop; `task.stopped` follows once its processes are gone. */
-	stopRequested: 'task.stop_requested',
-	lost: 'task.lost',
-	ended: 'task.ended',
-	discovered: 'task.discovered',
-	agentEvent: 'agent.event',
-	needRaised: 'need.raised',
-	acknowledged: 'queue.acknowledged',
-	claimTaken: 'claim.taken',
-	claimProgressed: 'claim.progressed',
-	claimHandedIn: 'claim.handed_in',
-	claimPassedBack: 'claim.passed_back',
-	/** This host's sync took a request made from a fleet board (docs/fleet.md), before carrying it out. */
-	fleetRequestReceived: 'fleet.request_received',
-	/** This host carried out (or refused) a request made from a fleet board; the outcome travels back by sync. */
-	fleetRequestHandled: 'fleet.request_handled',
-	/** The wrapper kept the end of the worker's stdout: its report, for a review packet. */
-	outputKept: 'task.output_kept',
-	/** `controlroom review` began: which reviewers, how many rounds at most. */
-	reviewStarted: 'review.started',
-	/** A round's packet was written (its path, size, and what was trimmed to fit). */
-	reviewPacketBuilt: 'review.packet_built',
-	/** One reviewer's verdict in one round: APPROVE, FIX, INVALID or STOPPED. */
-	reviewVerdict: 'review.verdict',
-	/** The fixes went back to the worker, which runs again with them in its brief. */
-	reviewFixRound: 'review.fix_round',
-	/** The review ended: approved, or it needs a person (or an error stopped it). */
-	reviewConcluded: 'review.concluded',
-	/** A person sent the work back with a reason: the worker runs again, or the claim is free again. */
-	workSentBack: 'work.sent_back',
-	/** A person accepted a hand-in that waited for its acceptor. */
-	workAccepted: 'work.accepted',
-	/** One offer of a mediation (docs/mediation.md), with each other agent's answer: never a weight or floor. */
-	mediationOffer: 'mediation.offer',
-	/** A mediation ended: the agreement, or a walk-away with what could not be settled and the vetoes. */
-	mediationConcluded: 'mediation.concluded',
-	/** One round of a plan review: the reviewer's task and verdict. */
-	planReviewRound: 'plan.review_round',
-	/** A plan review ended: approved, or still open after its rounds (a disagreement about what will happen). */
-	planReviewConcluded: 'plan.review_concluded',
-	/** A disagreement that needs a person: the queue's disagreements lane (evidence or value). */
-	disagreementOpened: 'disagreement.opened',
-	/** A gateway started serving a work order (docs/effects.md). Events about an order carry its id as their task id. */
-	orderOpened: 'order.opened',
-	/** `order derive` wrote an order for a sub-agent from this one. */
-	orderDerived: 'order.derived',
-	/** A person approved held effects; the runs follow as effect.started / effect.finished. */
-	orderApproved: 'order.approved',
-	/** An approval found the report and the gateway's log disagree, and ran nothing. */
-	orderApprovalRefused: 'order.approval_refused',
-	/** A person sent the order's held effects back, with a reason: they are dropped. */
-	orderSentBack: 'order.sent_back',
-	/** A read passed through the gateway (recorded before it is forwarded). */
-	effectRead: 'effect.read',
-	/** A staged call, held with its arguments; the worker got a placeholder. */
-	effectHeld: 'effect.held',
-	/** A call the gateway refused (not in the order, over budget, staged in a derived order). */
-	effectRefused: 'effect.refused',
-	/** An approved effect is about to be sent upstream: recorded before the call, so it is never sent twice. */
-	effectStarted: 'effect.started',
-	/** The upstream answered a read or an approved effect. */
-	effectFinished: 'effect.finished',
-	/** An effect was started and its end never recorded (its approver died): never retried automatically. */
-	effectOutcomeUnknown: 'effect.outcome_unknown',
-	/** A held effect passed its order's expiry unapproved. */
-	effectExpired: 'effect.expired',
-} as const;
-
 const text = z.optional(z.nullable(z.string()));
 const count = z.optional(z.nullable(z.number()));
 const anything = z.optional(z.unknown());
 const vetoSchema = z.looseObject({agent: z.string(), item: z.string(), option: z.string(), offer: count});
 
+/** One event type: the name the ledger stores, and its data's fields (a loose object, see below). */
+function declare<const Type extends string, Shape extends z.core.$ZodLooseShape>(type: Type, shape: Shape) {
+	return {type, data: z.looseObject(shape)};
+}
+
 /**
- * What each event type carries. Every field is optional (a ledger written by an older build may
- * lack it) and objects are loose (a producer may add fields; they are kept as written).
+ * Every event type, declared once (docs/ledger.md, "Event types"): the name code writes
+ * (`EventType.started`), the type the ledger stores (dotted, past tense), and what its data
+ * carries. The constants, the union of events, the parser and the projection's exhaustive switches
+ * all come from here. Every field is optional (a ledger written by an older build may lack it) and
+ * objects are loose (a producer may add fields; they are kept as written).
  */
-const EVENT_DATA = {
-	'task.registered': z.looseObject({
+const DECLARED = {
+	registered: declare('task.registered', {
 		title: text,
 		/** The task's source, when it is not the event's (a helper registered by its parent's hook). */
 		source: text,
@@ -122,7 +47,7 @@ const EVENT_DATA = {
 		/** Where the wrapper keeps the run's output (bounded), for the board's log view. */
 		output: text,
 	}),
-	'task.started': z.looseObject({
+	started: declare('task.started', {
 		pid: count,
 		pgid: count,
 		startTime: count,
@@ -131,11 +56,11 @@ const EVENT_DATA = {
 		/** How a hook found the PID: `CLAUDE_PID`, or `parent process` (the agent among the hook's parents). */
 		pidFrom: text,
 	}),
-	'task.heartbeat': z.looseObject({}),
-	'task.pid_reported': z.looseObject({pid: count, startTime: count}),
-	'task.progressed': z.looseObject({done: count, total: count, from: text}),
-	'task.plan_item': z.looseObject({itemId: text, isDone: z.optional(z.boolean()), subject: text, from: text}),
-	'task.tokens_reported': z.looseObject({
+	heartbeat: declare('task.heartbeat', {}),
+	pidReported: declare('task.pid_reported', {pid: count, startTime: count}),
+	progressed: declare('task.progressed', {done: count, total: count, from: text}),
+	planItem: declare('task.plan_item', {itemId: text, isDone: z.optional(z.boolean()), subject: text, from: text}),
+	tokensReported: declare('task.tokens_reported', {
 		input: count,
 		output: count,
 		threadId: text,
@@ -143,7 +68,7 @@ const EVENT_DATA = {
 		from: text,
 		transcript: text,
 	}),
-	'task.exited': z.looseObject({
+	exited: declare('task.exited', {
 		exitCode: count,
 		signal: text,
 		reason: text,
@@ -151,19 +76,20 @@ const EVENT_DATA = {
 		leftRunning: z.optional(z.array(z.looseObject({pid: count, name: text}))),
 		leftRunningCount: count,
 	}),
-	'task.failed': z.looseObject({error: text, exitCode: count}),
-	'task.stopped': z.looseObject({
+	failed: declare('task.failed', {error: text, exitCode: count}),
+	stopped: declare('task.stopped', {
 		signal: text,
 		reason: text,
 		exitCode: count,
 		wrapperExit: count,
 		escalated: z.optional(z.boolean()),
 	}),
-	'task.stop_requested': z.looseObject({signal: text, graceMs: count, pgid: count}),
-	'task.lost': z.looseObject({reason: text, pid: count}),
-	'task.ended': z.looseObject({reason: text}),
-	'task.discovered': z.looseObject({pid: count, name: text, command: text, cwd: text, startTime: count}),
-	'agent.event': z.looseObject({
+	/** `controlroom stop` asked for the task to stop; `task.stopped` follows once its processes are gone. */
+	stopRequested: declare('task.stop_requested', {signal: text, graceMs: count, pgid: count}),
+	lost: declare('task.lost', {reason: text, pid: count}),
+	ended: declare('task.ended', {reason: text}),
+	discovered: declare('task.discovered', {pid: count, name: text, command: text, cwd: text, startTime: count}),
+	agentEvent: declare('agent.event', {
 		/** The agent's own event name (SessionStart, Stop, turn.failed, agent-turn-complete, ...). */
 		event: text,
 		sessionId: text,
@@ -180,9 +106,9 @@ const EVENT_DATA = {
 		payload: anything,
 	}),
 	/** `actor`: who raised it (an MCP worker, a person), where known. */
-	'need.raised': z.looseObject({message: text, kind: text, lane: text, actor: text}),
-	'queue.acknowledged': z.looseObject({signalAt: count}),
-	'claim.taken': z.looseObject({
+	needRaised: declare('need.raised', {message: text, kind: text, lane: text, actor: text}),
+	acknowledged: declare('queue.acknowledged', {signalAt: count}),
+	claimTaken: declare('claim.taken', {
 		contract: text,
 		contractKey: text,
 		kind: text,
@@ -195,11 +121,13 @@ const EVENT_DATA = {
 		operator: text,
 	}),
 	/** On every claim verb: `holder` who held the claim, `actor` who acted (absent in ledgers written before it was recorded). */
-	'claim.progressed': z.looseObject({note: text, holder: text, actor: text}),
-	'claim.handed_in': z.looseObject({acceptor: text, evidenceFile: text, evidence: anything, holder: text, actor: text}),
-	'claim.passed_back': z.looseObject({reason: text, holder: text, actor: text}),
-	'fleet.request_received': z.looseObject({requestId: count, verb: text, requestedBy: text, requestedAt: count}),
-	'fleet.request_handled': z.looseObject({
+	claimProgressed: declare('claim.progressed', {note: text, holder: text, actor: text}),
+	claimHandedIn: declare('claim.handed_in', {acceptor: text, evidenceFile: text, evidence: anything, holder: text, actor: text}),
+	claimPassedBack: declare('claim.passed_back', {reason: text, holder: text, actor: text}),
+	/** This host's sync took a request made from a fleet board (docs/fleet.md), before carrying it out. */
+	fleetRequestReceived: declare('fleet.request_received', {requestId: count, verb: text, requestedBy: text, requestedAt: count}),
+	/** This host carried out (or refused) a request made from a fleet board; the outcome travels back by sync. */
+	fleetRequestHandled: declare('fleet.request_handled', {
 		requestId: count,
 		verb: text,
 		/** done, refused, failed, or unknown (interrupted while carrying it out; never retried). */
@@ -207,20 +135,23 @@ const EVENT_DATA = {
 		message: text,
 		requestedBy: text,
 	}),
-	'task.output_kept': z.looseObject({
+	/** The wrapper kept the end of the worker's stdout: its report, for a review packet. */
+	outputKept: declare('task.output_kept', {
 		/** The last lines of stdout, at most OUTPUT_KEPT_BYTES. */
 		text: text,
 		/** Every byte the child wrote to stdout. */
 		bytes: count,
 		isCut: z.optional(z.boolean()),
 	}),
-	'review.started': z.looseObject({
+	/** `controlroom review` began: which reviewers, how many rounds at most. */
+	reviewStarted: declare('review.started', {
 		reviewId: text,
 		reviewers: z.optional(z.array(z.string())),
 		maxRounds: count,
 		baseRevision: text,
 	}),
-	'review.packet_built': z.looseObject({
+	/** A round's packet was written (its path, size, and what was trimmed to fit). */
+	reviewPacketBuilt: declare('review.packet_built', {
 		reviewId: text,
 		round: count,
 		path: text,
@@ -233,7 +164,8 @@ const EVENT_DATA = {
 		testsFrom: text,
 		workerTaskId: text,
 	}),
-	'review.verdict': z.looseObject({
+	/** One reviewer's verdict in one round: APPROVE, FIX, INVALID or STOPPED. */
+	reviewVerdict: declare('review.verdict', {
 		reviewId: text,
 		round: count,
 		/** 1-based, in the order the reviewers were given. */
@@ -246,7 +178,8 @@ const EVENT_DATA = {
 		signal: text,
 		exitCode: count,
 	}),
-	'review.fix_round': z.looseObject({
+	/** The fixes went back to the worker, which runs again with them in its brief. */
+	reviewFixRound: declare('review.fix_round', {
 		reviewId: text,
 		/** The round whose fixes go back. */
 		round: count,
@@ -256,7 +189,8 @@ const EVENT_DATA = {
 		workerStatus: text,
 		workerExit: count,
 	}),
-	'review.concluded': z.looseObject({
+	/** The review ended: approved, or it needs a person (or an error stopped it). */
+	reviewConcluded: declare('review.concluded', {
 		reviewId: text,
 		outcome: text,
 		rounds: count,
@@ -265,7 +199,8 @@ const EVENT_DATA = {
 		isDisagreement: z.optional(z.boolean()),
 		exitCode: count,
 	}),
-	'work.sent_back': z.looseObject({
+	/** A person sent the work back with a reason: the worker runs again, or the claim is free again. */
+	workSentBack: declare('work.sent_back', {
 		reason: text,
 		by: text,
 		/** Where it was sent back from: reviews, failed or waiting. */
@@ -275,8 +210,10 @@ const EVENT_DATA = {
 		logPath: text,
 		claimReturned: z.optional(z.boolean()),
 	}),
-	'work.accepted': z.looseObject({by: text, note: text}),
-	'mediation.offer': z.looseObject({
+	/** A person accepted a hand-in that waited for its acceptor. */
+	workAccepted: declare('work.accepted', {by: text, note: text}),
+	/** One offer of a mediation (docs/mediation.md), with each other agent's answer: never a weight or floor. */
+	mediationOffer: declare('mediation.offer', {
 		n: count,
 		round: count,
 		by: text,
@@ -291,7 +228,8 @@ const EVENT_DATA = {
 			),
 		),
 	}),
-	'mediation.concluded': z.looseObject({
+	/** A mediation ended: the agreement, or a walk-away with what could not be settled and the vetoes. */
+	mediationConcluded: declare('mediation.concluded', {
 		outcome: text,
 		agreement: z.optional(z.nullable(z.record(z.string(), z.string()))),
 		agents: z.optional(z.array(z.string())),
@@ -300,7 +238,8 @@ const EVENT_DATA = {
 		unsettled: z.optional(z.array(z.string())),
 		vetoes: z.optional(z.array(vetoSchema)),
 	}),
-	'plan.review_round': z.looseObject({
+	/** One round of a plan review: the reviewer's task and verdict. */
+	planReviewRound: declare('plan.review_round', {
 		round: count,
 		reviewerTaskId: text,
 		command: text,
@@ -309,8 +248,10 @@ const EVENT_DATA = {
 		reason: text,
 		packetPath: text,
 	}),
-	'plan.review_concluded': z.looseObject({outcome: text, rounds: count, reason: text}),
-	'disagreement.opened': z.looseObject({
+	/** A plan review ended: approved, or still open after its rounds (a disagreement about what will happen). */
+	planReviewConcluded: declare('plan.review_concluded', {outcome: text, rounds: count, reason: text}),
+	/** A disagreement that needs a person: the queue's disagreements lane (evidence or value). */
+	disagreementOpened: declare('disagreement.opened', {
 		/** evidence: they disagree about what will happen (plan review); value: about what to want (mediation). */
 		kind: text,
 		/** What could not be settled: the items of a mediation, the open points of a plan review. */
@@ -319,7 +260,8 @@ const EVENT_DATA = {
 		agents: z.optional(z.array(z.string())),
 		summary: text,
 	}),
-	'order.opened': z.looseObject({
+	/** A gateway started serving a work order (docs/effects.md). Events about an order carry its id as their task id. */
+	orderOpened: declare('order.opened', {
 		worker: text,
 		/** The order this one was derived from (a sub-agent's order), else null. */
 		parent: text,
@@ -334,80 +276,73 @@ const EVENT_DATA = {
 		workerTask: text,
 		gatewayPid: count,
 	}),
-	'order.derived': z.looseObject({child: text, worker: text, file: text, staged: z.optional(z.array(z.string()))}),
-	'order.approved': z.looseObject({ids: z.optional(z.array(z.string())), reconciled: z.optional(z.boolean()), report: text}),
-	'order.approval_refused': z.looseObject({mismatches: z.optional(z.array(z.string())), report: text}),
-	'order.sent_back': z.looseObject({ids: z.optional(z.array(z.string())), reason: text}),
-	'effect.read': z.looseObject({id: text, seq: count, upstream: text, tool: text, args: anything}),
-	'effect.held': z.looseObject({id: text, seq: count, upstream: text, tool: text, args: anything, expiresAt: count}),
-	'effect.refused': z.looseObject({tool: text, upstream: text, reason: text, args: anything}),
-	'effect.started': z.looseObject({id: text, args: anything, approverPid: count, approverStartTime: count}),
-	'effect.finished': z.looseObject({id: text, isError: z.optional(z.boolean()), result: anything, error: text}),
-	'effect.outcome_unknown': z.looseObject({id: text, reason: text}),
-	'effect.expired': z.looseObject({id: text}),
-} as const;
+	/** `order derive` wrote an order for a sub-agent from this one. */
+	orderDerived: declare('order.derived', {child: text, worker: text, file: text, staged: z.optional(z.array(z.string()))}),
+	/** A person approved held effects; the runs follow as effect.started / effect.finished. */
+	orderApproved: declare('order.approved', {
+		ids: z.optional(z.array(z.string())),
+		reconciled: z.optional(z.boolean()),
+		report: text,
+	}),
+	/** An approval found the report and the gateway's log disagree, and ran nothing. */
+	orderApprovalRefused: declare('order.approval_refused', {mismatches: z.optional(z.array(z.string())), report: text}),
+	/** A person sent the order's held effects back, with a reason: they are dropped. */
+	orderSentBack: declare('order.sent_back', {ids: z.optional(z.array(z.string())), reason: text}),
+	/** A read passed through the gateway (recorded before it is forwarded). */
+	effectRead: declare('effect.read', {id: text, seq: count, upstream: text, tool: text, args: anything}),
+	/** A staged call, held with its arguments; the worker got a placeholder. */
+	effectHeld: declare('effect.held', {id: text, seq: count, upstream: text, tool: text, args: anything, expiresAt: count}),
+	/** A call the gateway refused (not in the order, over budget, staged in a derived order). */
+	effectRefused: declare('effect.refused', {tool: text, upstream: text, reason: text, args: anything}),
+	/** An approved effect is about to be sent upstream: recorded before the call, so it is never sent twice. */
+	effectStarted: declare('effect.started', {id: text, args: anything, approverPid: count, approverStartTime: count}),
+	/** The upstream answered a read or an approved effect. */
+	effectFinished: declare('effect.finished', {id: text, isError: z.optional(z.boolean()), result: anything, error: text}),
+	/** An effect was started and its end never recorded (its approver died): never retried automatically. */
+	effectOutcomeUnknown: declare('effect.outcome_unknown', {id: text, reason: text}),
+	/** A held effect passed its order's expiry unapproved. */
+	effectExpired: declare('effect.expired', {id: text}),
+};
+
+type Declared = typeof DECLARED;
 
 /** Every event type this build understands. */
-export type EventTypeName = keyof typeof EVENT_DATA;
+export type EventTypeName = Declared[keyof Declared]['type'];
+
+/** Per stored type, the schema of its data. */
+type DataSchemas = {readonly [K in keyof Declared as Declared[K]['type']]: Declared[K]['data']};
+
 /** The data an event of type T carries. */
-export type EventDataOf<T extends EventTypeName> = z.infer<(typeof EVENT_DATA)[T]>;
+export type EventDataOf<T extends EventTypeName> = z.infer<DataSchemas[T]>;
 
-const variant = <T extends EventTypeName>(type: T) => z.object({type: z.literal(type), data: EVENT_DATA[type]});
-
-/** One zod discriminated union of every event type and its data: the ledger's schema (STYLE.md R4). */
-export const eventBodySchema = z.discriminatedUnion('type', [
-	variant('task.registered'),
-	variant('task.started'),
-	variant('task.heartbeat'),
-	variant('task.pid_reported'),
-	variant('task.progressed'),
-	variant('task.plan_item'),
-	variant('task.tokens_reported'),
-	variant('task.exited'),
-	variant('task.failed'),
-	variant('task.stopped'),
-	variant('task.stop_requested'),
-	variant('task.lost'),
-	variant('task.ended'),
-	variant('task.discovered'),
-	variant('agent.event'),
-	variant('need.raised'),
-	variant('queue.acknowledged'),
-	variant('claim.taken'),
-	variant('claim.progressed'),
-	variant('claim.handed_in'),
-	variant('claim.passed_back'),
-	variant('fleet.request_received'),
-	variant('fleet.request_handled'),
-	variant('task.output_kept'),
-	variant('review.started'),
-	variant('review.packet_built'),
-	variant('review.verdict'),
-	variant('review.fix_round'),
-	variant('review.concluded'),
-	variant('work.sent_back'),
-	variant('work.accepted'),
-	variant('mediation.offer'),
-	variant('mediation.concluded'),
-	variant('plan.review_round'),
-	variant('plan.review_concluded'),
-	variant('disagreement.opened'),
-	variant('order.opened'),
-	variant('order.derived'),
-	variant('order.approved'),
-	variant('order.approval_refused'),
-	variant('order.sent_back'),
-	variant('effect.read'),
-	variant('effect.held'),
-	variant('effect.refused'),
-	variant('effect.started'),
-	variant('effect.finished'),
-	variant('effect.outcome_unknown'),
-	variant('effect.expired'),
-]);
+/** An event's type and data, for one type (or, given a union, one member per type). */
+type BodyOf<T extends EventTypeName> = {[P in T]: {type: P; data: EventDataOf<P>}}[T];
 
 /** An event's type and data: what it says. */
-export type EventBody = z.infer<typeof eventBodySchema>;
+export type EventBody = BodyOf<EventTypeName>;
+
+/** What code writes for each type (`EventType.started` is 'task.started'): read off the declaration. */
+export const EventType = typeNames(DECLARED);
+
+/** Each declared key with its stored type name. */
+function typeNames<D extends Readonly<Record<string, {readonly type: string}>>>(
+	declared: D,
+): {readonly [K in keyof D]: D[K]['type']} {
+	const names: Record<string, string> = {};
+	for (const [key, declaration] of Object.entries(declared)) names[key] = declaration.type;
+	// One entry per declared key, written just above: TypeScript cannot type a loop's object.
+	return names as {readonly [K in keyof D]: D[K]['type']};
+}
+
+/** Each stored type with the schema of its data: the parser's table. */
+function dataSchemas(declared: Declared): {readonly [T in EventTypeName]: z.ZodMiniType<EventDataOf<T>>} {
+	const schemas: Record<string, z.ZodMiniType> = {};
+	for (const declaration of Object.values(declared)) schemas[declaration.type] = declaration.data;
+	// One entry per declared type, written just above: TypeScript cannot type a loop's object.
+	return schemas as {readonly [T in EventTypeName]: z.ZodMiniType<EventDataOf<T>>};
+}
+
+const DATA_SCHEMAS = dataSchemas(DECLARED);
 
 /** The rest of an event: which task, when, and who said it. */
 type EventEnvelope = {
@@ -458,6 +393,17 @@ export type StoredEventRow = {
 	readonly dedupKey: string | null;
 };
 
+/** Whether this build declares the type. */
+function isDeclared(type: string): type is EventTypeName {
+	return Object.hasOwn(DATA_SCHEMAS, type);
+}
+
+/** A declared type's data read through its schema; null when it does not fit. */
+function parseBody<T extends EventTypeName>(type: T, data: unknown): BodyOf<T> | null {
+	const parsed = DATA_SCHEMAS[type].safeParse(data);
+	return parsed.success ? {type, data: parsed.data} : null;
+}
+
 /** Reads a stored row through the schema: a known event, or a foreign one kept as it was. */
 export function parseStoredEvent(row: StoredEventRow): LedgerEvent {
 	const envelope = {seq: row.seq, taskId: row.taskId, at: row.at, source: row.source, dedupKey: row.dedupKey};
@@ -467,8 +413,8 @@ export function parseStoredEvent(row: StoredEventRow): LedgerEvent {
 	} catch {
 		data = {};
 	}
-	const body = eventBodySchema.safeParse({type: row.type, data});
-	if (body.success) return {...envelope, ...body.data};
+	const body = isDeclared(row.type) ? parseBody(row.type, data) : null;
+	if (body !== null) return {...envelope, ...body};
 	const kept = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as EventData) : {};
 	return {...envelope, type: FOREIGN_EVENT, storedType: row.type, data: kept};
 }
@@ -478,11 +424,14 @@ export function storedTypeOf(event: LedgerEvent): string {
 	return event.type === FOREIGN_EVENT ? event.storedType : event.type;
 }
 
-/** Pairs a type with its data, checked at compile time. */
+/**
+ * Pairs a type with its data, checked at compile time. The union is built from the declaration T
+ * comes from, so no type can be missing from it; TypeScript cannot follow a generic key into a
+ * union, hence the cast (here and in newEvent).
+ */
 export function eventBody<T extends EventTypeName>(type: T, data: EventDataOf<T>): EventBody & {readonly type: T} {
-	// The pair (type, data) is checked by the signature; TypeScript cannot follow a generic key
-	// into the union, hence the one cast.
-	return {type, data} as unknown as EventBody & {readonly type: T};
+	const body: BodyOf<T> = {type, data};
+	return body as unknown as EventBody & {readonly type: T};
 }
 
 /** Builds an event to append, checked against its type's data at compile time. */
@@ -492,7 +441,7 @@ export function newEvent<T extends EventTypeName>(
 	envelope: EventEnvelope,
 ): NewEvent & {readonly type: T} {
 	// One literal of one shape (no spreads): the mapping builds one of these per event of a bulk import.
-	const event = {
+	const event: EventEnvelope & BodyOf<T> = {
 		taskId: envelope.taskId,
 		at: envelope.at,
 		source: envelope.source,

@@ -1,5 +1,6 @@
 import {createReadStream} from 'node:fs';
-import {createIngestor, type IngestOptions, type IngestStats} from './ingest.ts';
+import type {IngestStats} from './ingest-write.ts';
+import {createIngestor, type IngestOptions} from './ingest.ts';
 import {byteLines} from './ingest-stream.ts';
 import type {Ledger} from './open-ledger.ts';
 

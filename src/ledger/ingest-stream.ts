@@ -1,6 +1,6 @@
 import {createHash, type Hash} from 'node:crypto';
 import type {Readable} from 'node:stream';
-import type {RawLine, StreamedLine} from './ingest.ts';
+import type {RawLine, StreamedLine} from './ingest-line.ts';
 import {MAX_LINE_BYTES} from './payload-limits.ts';
 import {MAX_REJECT_RAW_CHARS} from './writer.ts';
 

@@ -4,19 +4,11 @@ import {join} from 'node:path';
 import type {HookAncestor} from '../core/agent-process.ts';
 import type {NewEvent} from '../core/events.ts';
 import {DROPPED_COUNTER} from './counters.ts';
-import {
-	createLineBatcher,
-	decodeLine,
-	emptyStats,
-	lineKey,
-	parseJsonText,
-	parseValue,
-	rejectReason,
-	REPORTED_REJECTS,
-	writeLineBatch,
-	type IngestStats,
-	type LineBatch,
-} from './ingest.ts';
+import {createLineBatcher, type LineBatch} from './ingest-batch.ts';
+import {lineKey} from './ingest-keys.ts';
+import {decodeLine, parseJsonText, rejectReason} from './ingest-line.ts';
+import {parseValue} from './ingest-map.ts';
+import {emptyStats, REPORTED_REJECTS, writeLineBatch, type IngestStats} from './ingest-write.ts';
 import type {Ledger} from './open-ledger.ts';
 import {MAX_LINE_BYTES} from './payload-limits.ts';
 import {describeIssue, spoolHeaderSchema, type AgentSource} from './payload-schema.ts';

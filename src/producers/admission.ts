@@ -3,10 +3,11 @@ import {createHash} from 'node:crypto';
 import {closeSync, existsSync, ftruncateSync, openSync, readFileSync, realpathSync, writeSync} from 'node:fs';
 import {createRequire} from 'node:module';
 import {dirname, join, resolve} from 'node:path';
+import {builtInOf} from '../core/settings.ts';
 import {makePrivateDir, PRIVATE_FILE_MODE} from '../ledger/private-files.ts';
 
-/** Slots per repository unless `--slots` or CONTROLROOM_SLOTS says otherwise (PRODUCT.md §4.4). */
-export const DEFAULT_SLOTS = 2;
+/** Slots per repository unless `--slots`, CONTROLROOM_SLOTS or the config file says otherwise (docs/config.md). */
+export const DEFAULT_SLOTS = builtInOf('slots');
 const MAX_SLOTS = 64;
 
 type FlockFlag = 'ex' | 'exnb' | 'un';

@@ -1,13 +1,11 @@
-/** Process names counted as agents unless configured (`--agents`, CONTROLROOM_AGENT_NAMES). */
-export const DEFAULT_AGENT_NAMES: readonly string[] = ['claude', 'codex'];
-/** Default pause between passes of `controlroom reconcile` (every 5 s, as the board's own pass). */
-export const DEFAULT_RECONCILE_INTERVAL_MS = 5000;
+import {builtInOf, settingFromText} from '../core/settings.ts';
+
+/** Process names counted as agents unless configured (`--agents`, CONTROLROOM_AGENT_NAMES, docs/config.md). */
+export const DEFAULT_AGENT_NAMES: readonly string[] = builtInOf('agentNames');
+/** Default pause between passes of `controlroom reconcile` (every 5 s), unless configured. */
+export const DEFAULT_RECONCILE_INTERVAL_MS = builtInOf('reconcileIntervalSeconds') * 1000;
 
 /** Agent names from a comma list (flag or environment), or the defaults. */
 export function agentNamesFrom(list: string | undefined): readonly string[] {
-	const names = (list ?? '')
-		.split(',')
-		.map(name => name.trim())
-		.filter(Boolean);
-	return names.length > 0 ? names : DEFAULT_AGENT_NAMES;
+	return settingFromText('names', list ?? '') ?? DEFAULT_AGENT_NAMES;
 }

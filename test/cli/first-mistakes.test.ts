@@ -6,16 +6,7 @@ import {EventType} from '../../src/core/events.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {BIN, runCli, scratchDir, type CliResult} from '../helpers/cli.ts';
 import {event} from '../helpers/ledger.ts';
-
-/** Asserts what the brief asks of bad input: one line on stderr, `controlroom: ...`, and the exit code. */
-function expectOneLine(result: CliResult, code: number, pattern: RegExp): void {
-	expect({status: result.status, stderr: result.stderr}).toEqual({
-		status: code,
-		stderr: expect.stringMatching(/^controlroom: [^\n]+\n$/),
-	});
-	expect(result.stderr).toMatch(pattern);
-	expect(result.stderr).not.toContain('    at ');
-}
+import {expectOneLine} from '../helpers/one-line.ts';
 
 /** A ledger with two wrapper tasks whose ids share the prefix `w-ab`; the second failed a minute ago. */
 function ledgerWithTwoTasks(): string {

@@ -1,5 +1,6 @@
 import {describe, expect, it} from 'vitest';
-import {parseLine, PayloadError} from '../../src/ledger/ingest.ts';
+import {PayloadError} from '../../src/ledger/ingest-line.ts';
+import {parseLine} from '../../src/ledger/ingest-map.ts';
 import {
 	fieldLimitProblem,
 	invalidUtf8Offset,

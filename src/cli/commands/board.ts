@@ -17,6 +17,7 @@ import {spoolDir} from '../../ledger/paths.ts';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS} from '../../producers/reconcile-options.ts';
 import {createLogReader} from '../../producers/task-log.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
+import {commandSettings} from '../config-file.ts';
 import {openCommandLedger} from '../context.ts';
 import {packageRoot} from '../package-root.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -35,15 +36,22 @@ terminal; scripts use snapshot. On a fleet ledger (--ledger postgres://..., docs
 every host (a host column when there are several), tailed through LISTEN/NOTIFY; s and k become
 requests that the task's host carries out, shown as pending until then.`,
 	options: [
-		['--stall SECONDS', "silence after which a running task is stalled (default 600; a task's own wins)"],
-		['--since DURATION', 'how long ended tasks stay under "recently ended" (default 24h)'],
-		['--reconcile SECONDS', 'how often the board runs a reconciler pass itself (default 5; not on a fleet ledger)'],
-		['--no-bell', 'no terminal bell when a new entry comes into Needs you'],
+		[
+			'--stall SECONDS',
+			"silence after which a running task is stalled (default 600, or the config file's stallSeconds; a task's own wins)",
+		],
+		['--since DURATION', 'how long ended tasks stay under "recently ended" (default 24h, or endedWindow)'],
+		[
+			'--reconcile SECONDS',
+			'how often the board runs a reconciler pass itself (default 5, or reconcileIntervalSeconds; not on a fleet ledger)',
+		],
+		['--no-bell', 'no terminal bell when a new entry comes into Needs you (or bell: false)'],
 	],
 	exits: [
 		['0', 'quit with q'],
 		['1', 'the ledger cannot be opened (the message names it), or the fleet server cannot be reached'],
 		['64', 'bad command line (--reconcile with a fleet ledger), no ledger at --ledger PATH, or not a terminal'],
+		['78', 'the config file or a CONTROLROOM_* variable is wrong (the line names it; docs/config.md)'],
 		['128+N', 'ended by signal N: Ctrl-C gives 130 (SIGHUP 129, SIGTERM 143); the terminal is restored'],
 	],
 	examples: [
@@ -269,17 +277,26 @@ export async function run(argv: readonly string[]): Promise<number> {
 	);
 	const stallSeconds = positiveInt('stall', values.stall);
 	const reconcileSeconds = positiveInt('reconcile', values.reconcile);
-	const endedWindowMs = values.since === undefined ? undefined : parseDuration(values.since);
-	if (endedWindowMs === null)
+	const endedWindow = values.since === undefined ? undefined : parseDuration(values.since);
+	if (endedWindow === null)
 		throw new CliError(`--since: expected a duration like 90m, 24h or 7d, got '${values.since}'`, USAGE_EXIT);
+	const flags = {
+		stallSeconds,
+		endedWindow,
+		reconcileIntervalSeconds: reconcileSeconds,
+		agentNames: undefined,
+		bell: values['no-bell'] === true ? false : undefined,
+	};
 	if (!process.stdin.isTTY || !process.stdout.isTTY) {
 		throw new CliError('board: needs a terminal (use `controlroom snapshot` in scripts and CI)', USAGE_EXIT);
 	}
+	const settings = commandSettings(flags);
 	const boardRun: BoardRun = {
-		...(stallSeconds === undefined ? {} : {stallSeconds}),
-		...(endedWindowMs === undefined ? {} : {endedWindowMs}),
-		...(reconcileSeconds === undefined ? {} : {reconcileIntervalMs: reconcileSeconds * 1000}),
-		isBellOn: values['no-bell'] !== true,
+		stallSeconds: settings.stallSeconds,
+		endedWindowMs: settings.endedWindow,
+		reconcileIntervalMs: settings.reconcileIntervalSeconds * 1000,
+		agentNames: settings.agentNames,
+		isBellOn: settings.bell,
 	};
 	if (isFleetUrl(values.ledger)) {
 		if (reconcileSeconds !== undefined)

@@ -1,7 +1,7 @@
 import {statSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {ingestInput} from '../../ledger/ingest-file.ts';
-import type {IngestStats} from '../../ledger/ingest.ts';
+import type {IngestStats} from '../../ledger/ingest-write.ts';
 import {AGENT_SOURCES, type AgentSource} from '../../ledger/payload-schema.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';

@@ -1,11 +1,12 @@
 import {setTimeout as sleep} from 'node:timers/promises';
-import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS} from '../../producers/reconcile-options.ts';
+import {settingFromText} from '../../core/settings.ts';
 import {reconcileOnce, type ReconcileResult} from '../../producers/reconciler.ts';
 import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import {hostIdentity} from '../../ledger/host.ts';
 import {selfLauncher} from '../gate-call.ts';
 import {createFleetSyncer} from '../../fleet/fleet-sync.ts';
 import {parseCommandArgs, positiveSeconds} from '../args.ts';
+import {commandSettings} from '../config-file.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
@@ -25,8 +26,11 @@ untracked, ended (outcome unknown) when they vanish. Without --once it repeats e
 holds the reconciler up.`,
 	options: [
 		['--once', 'one pass, then exit'],
-		['--interval SECONDS', 'time between passes (default 5)'],
-		['--agents NAMES', 'comma-separated process names to look for instead of claude and codex'],
+		['--interval SECONDS', "time between passes (default 5, or the config file's reconcileIntervalSeconds)"],
+		[
+			'--agents NAMES',
+			'comma-separated process names to look for instead of claude and codex (or CONTROLROOM_AGENT_NAMES, or agentNames)',
+		],
 		['--sync-to URL', 'a fleet ledger (postgres://...) to ship to after each pass'],
 		['--json', 'one JSON line per pass (and one per sync)'],
 	],
@@ -35,6 +39,7 @@ holds the reconciler up.`,
 		['1', 'the ledger cannot be opened or written'],
 		['3', 'the ledger file was deleted or replaced while it ran (it said so on stderr and went on with the new file)'],
 		['64', 'bad command line (a --sync-to that is not postgres://...), or a --ledger in a folder that does not exist'],
+		['78', 'the config file or a CONTROLROOM_* variable is wrong (the line names it; docs/config.md)'],
 	],
 	examples: [
 		['controlroom reconcile --once', 'one pass now, with a one-line summary'],
@@ -65,11 +70,16 @@ export async function run(argv: readonly string[]): Promise<number> {
 		'sync-to': {type: 'string'},
 	});
 	if (positionals.length > 0) throw new CliError(`reconcile: unexpected argument '${positionals[0]}'`, USAGE_EXIT);
-	const intervalSeconds = positiveSeconds('interval', values.interval);
-	const intervalMs = intervalSeconds === undefined ? DEFAULT_RECONCILE_INTERVAL_MS : intervalSeconds * 1000;
-	const agentNames = agentNamesFrom(values.agents ?? process.env['CONTROLROOM_AGENT_NAMES']);
+	const flags = {
+		reconcileIntervalSeconds: positiveSeconds('interval', values.interval),
+		// An --agents with no name in it (`--agents ,`) is as good as none.
+		agentNames: values.agents === undefined ? undefined : (settingFromText('names', values.agents) ?? undefined),
+	};
 	const syncTo = values['sync-to'];
 	if (syncTo !== undefined && !isFleetUrl(syncTo)) throw new CliError('reconcile: --sync-to expects postgres://...', USAGE_EXIT);
+	const settings = commandSettings(flags);
+	const intervalMs = settings.reconcileIntervalSeconds * 1000;
+	const {agentNames} = settings;
 	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
 	if (!values.once) {
 		// A long-lived writer checks the file once on open: it would otherwise add to a damaged ledger for hours.

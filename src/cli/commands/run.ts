@@ -1,13 +1,12 @@
 import {existsSync, statSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {controlroomHome} from '../../ledger/paths.ts';
-import {DEFAULT_SLOTS} from '../../producers/admission.ts';
 import {AGENT_KINDS, guessAgent, type AgentKind} from '../../producers/agent-kind.ts';
 import {HandoffError} from '../../handoff/claims.ts';
 import {prepareContractRun, type ContractRun} from '../../handoff/contract-run.ts';
-import {DEFAULT_BUDGET, DEFAULT_HEARTBEAT_MS, DEFAULT_WRAPPER_GRACE_MS} from '../../producers/wrapper/options.ts';
 import {runWrapped} from '../../producers/wrapper/run.ts';
 import {parseCommandArgs, positiveInt, positiveSeconds} from '../args.ts';
+import {commandSettings} from '../config-file.ts';
 import {openCommandLedger} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
@@ -18,18 +17,19 @@ export const help: CommandHelp = {
 	description: `Runs CMD as a recorded task: an admission slot, the task row written before the spawn, heartbeats
 while it lives, its output read for progress, tokens and agent events, how it ended recorded. The
 child's output reaches the terminal unchanged (or --log FILE). Wrapper notices go to stderr,
-prefixed controlroom:. Details: docs/wrapper.md.`,
+prefixed controlroom:. Details: docs/wrapper.md; the defaults named below can be set in the
+config file (docs/config.md).`,
 	options: [
 		['--title TEXT', "task title (default: the contract's title with --contract, else the command line)"],
 		['--steps N', 'declared progress denominator (wins over what the agent reports)'],
-		['--budget TOKENS', 'token budget (default 40000000); over it the child is stopped, exit 125'],
+		['--budget TOKENS', 'token budget (default 40000000, or budgetTokens); over it the child is stopped, exit 125'],
 		['--agent codex|claude|generic', 'how to read the output (guessed from CMD)'],
 		['--role worker|reviewer', 'reviewers only read: they take no admission slot (default worker)'],
 		['--cwd DIR', 'folder to run in (default: the current one)'],
 		['--no-wait', 'when every slot is held, exit 75 naming the holders instead of waiting'],
-		['--slots N', 'slots per repository (default 2, or CONTROLROOM_SLOTS)'],
-		['--heartbeat SECONDS', 'heartbeat interval (default 15, or CONTROLROOM_HEARTBEAT_SECONDS)'],
-		['--grace SECONDS', 'SIGTERM-to-SIGKILL grace on a forwarded stop or budget stop (default 10)'],
+		['--slots N', 'slots per repository (default 2, or CONTROLROOM_SLOTS, or slots)'],
+		['--heartbeat SECONDS', 'heartbeat interval (default 15, or CONTROLROOM_HEARTBEAT_SECONDS, or heartbeatSeconds)'],
+		['--grace SECONDS', 'SIGTERM-to-SIGKILL grace on a forwarded stop or budget stop (default 10, or runGraceSeconds)'],
 		[
 			'--log FILE',
 			"append the child's output to FILE instead of the terminal; opened before the spawn: if it cannot be, the task is recorded failed and nothing runs (exit 127)",
@@ -50,6 +50,7 @@ prefixed controlroom:. Details: docs/wrapper.md.`,
 		['1', 'the --contract is invalid (its problems are listed; nothing registered or run)'],
 		['64', 'bad command line (one line naming the flag); nothing registered'],
 		['75', '--no-wait and every admission slot is held (the line names the holders)'],
+		['78', 'the config file or a CONTROLROOM_* variable is wrong (the line names it; docs/config.md); nothing registered'],
 		['125', 'over its token budget: the child was stopped'],
 		[
 			'127',
@@ -118,25 +119,26 @@ export async function run(argv: readonly string[]): Promise<number> {
 		throw new CliError(`--task-id: expected letters, digits, '.', '_' or '-', got '${taskId}'`, USAGE_EXIT);
 	const brief = values.brief === undefined ? null : resolve(values.brief);
 	if (brief !== null && !existsSync(brief)) throw new CliError(`--brief: no file at ${brief}`, USAGE_EXIT);
-	const env = process.env;
-	const heartbeatSeconds =
-		positiveSeconds('heartbeat', values.heartbeat) ??
-		positiveSeconds('heartbeat (CONTROLROOM_HEARTBEAT_SECONDS)', env['CONTROLROOM_HEARTBEAT_SECONDS']);
+	const settings = commandSettings({
+		budgetTokens: positiveInt('budget', values.budget),
+		slots: positiveInt('slots', values.slots),
+		heartbeatSeconds: positiveSeconds('heartbeat', values.heartbeat),
+		runGraceSeconds: positiveSeconds('grace', values.grace),
+	});
 	const options = {
 		command,
 		args: contractRun?.args ?? args,
 		title: values.title ?? contractRun?.title ?? null,
 		steps: positiveInt('steps', values.steps) ?? null,
-		budget: positiveInt('budget', values.budget) ?? DEFAULT_BUDGET,
+		budget: settings.budgetTokens,
 		agent: oneOf<AgentKind>('agent', values.agent, AGENT_KINDS) ?? guessAgent(command),
 		role: oneOf('role', values.role, ['worker', 'reviewer'] as const) ?? 'worker',
 		cwd,
 		wait: !values['no-wait'],
-		slots:
-			positiveInt('slots', values.slots) ?? positiveInt('slots (CONTROLROOM_SLOTS)', env['CONTROLROOM_SLOTS']) ?? DEFAULT_SLOTS,
+		slots: settings.slots,
 		home: controlroomHome(),
-		heartbeatMs: heartbeatSeconds !== undefined ? heartbeatSeconds * 1000 : DEFAULT_HEARTBEAT_MS,
-		graceMs: (positiveSeconds('grace', values.grace) ?? DEFAULT_WRAPPER_GRACE_MS / 1000) * 1000,
+		heartbeatMs: settings.heartbeatSeconds * 1000,
+		graceMs: settings.runGraceSeconds * 1000,
 		logFile: values.log === undefined ? null : resolve(values.log),
 		notice: (line: string) => process.stderr.write(`controlroom: ${line}\n`),
 		taskId: taskId ?? null,

@@ -7,6 +7,7 @@ import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {readSnapshot} from '../../ledger/snapshot-query.ts';
 import {parseCommandArgs} from '../args.ts';
+import {commandSettings} from '../config-file.ts';
 import {out} from '../context.ts';
 import {openReadingLedger} from '../reading-ledger.ts';
 import {withFleet} from '../fleet-context.ts';
@@ -29,7 +30,10 @@ syncs there, each task with its host (docs/fleet.md).`,
 			'--fail-on LANE',
 			'exit 1 when LANE is not empty, and say on stderr which tasks are in it; LANE is needs-you, lost, stalled, failed or reviews (a review that needs a person, docs/review.md); repeat it for several',
 		],
-		['--since DURATION', 'how far back ended tasks are listed, like 90m, 24h or 7d (default 24h)'],
+		[
+			'--since DURATION',
+			"how far back ended tasks are listed, like 90m, 24h or 7d (default 24h, or the config file's endedWindow)",
+		],
 		['--all', 'list every task the ledger holds'],
 	],
 	exits: [
@@ -39,6 +43,7 @@ syncs there, each task with its host (docs/fleet.md).`,
 			'a --fail-on lane has a task (stderr names the lane and its tasks), or the ledger cannot be read (a fleet server out of reach)',
 		],
 		['64', 'bad command line: an unknown flag, a bad value, a --ledger that names no ledger'],
+		['78', 'the config file is wrong (the line names it and the field; docs/config.md)'],
 	],
 	examples: [
 		['controlroom snapshot', 'the board once, as text'],
@@ -51,7 +56,6 @@ syncs there, each task with its host (docs/fleet.md).`,
 
 const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed', 'reviews'] as const;
 type FailLane = (typeof FAIL_LANES)[number];
-const DEFAULT_WINDOW_MS = 24 * 3_600_000;
 /** How many task ids a --fail-on line names before it says "and N more". */
 const NAMED_TASKS = 5;
 
@@ -105,13 +109,10 @@ export async function run(argv: readonly string[]): Promise<number> {
 			}),
 		),
 	];
-	let windowMs: number | null = DEFAULT_WINDOW_MS;
-	if (values.all) windowMs = null;
-	if (values.since !== undefined) {
-		windowMs = parseDuration(values.since);
-		if (windowMs === null)
-			throw new CliError(`--since: expected a duration like 90m, 24h or 7d, got '${values.since}'`, USAGE_EXIT);
-	}
+	const since = values.since === undefined ? undefined : parseDuration(values.since);
+	if (since === null) throw new CliError(`--since: expected a duration like 90m, 24h or 7d, got '${values.since}'`, USAGE_EXIT);
+	// --all lists every task, whatever window a flag, the config file or the default would give.
+	const windowMs = values.all ? null : commandSettings({endedWindow: since}).endedWindow;
 	const snapshot = isFleetUrl(values.ledger)
 		? await withFleet(values.ledger, 'snapshot', fleet => readFleetSnapshot(fleet, {now: Date.now(), windowMs}))
 		: readLocal(values.ledger, windowMs);

@@ -5,6 +5,7 @@ import {selfLauncher} from '../gate-call.ts';
 import {createFleetSyncer, type SyncPass} from '../../fleet/fleet-sync.ts';
 import {watchLedger} from '../../producers/ledger-watch.ts';
 import {parseCommandArgs, positiveSeconds} from '../args.ts';
+import {commandSettings} from '../config-file.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
@@ -20,7 +21,7 @@ else the hostname; its id is made once per ledger (docs/fleet.md).`,
 	options: [
 		['--to URL', 'the fleet ledger, postgres://user@host:port/database (required)'],
 		['--once', 'one pass, then exit'],
-		['--interval SECONDS', 'the longest time between passes (default 5)'],
+		['--interval SECONDS', "the longest time between passes (default 5, or the config file's syncIntervalSeconds)"],
 		['--json', 'one JSON line per pass'],
 	],
 	exits: [
@@ -29,6 +30,7 @@ else the hostname; its id is made once per ledger (docs/fleet.md).`,
 		['64', 'bad command line (no --to postgres://..., --once with --interval), or no ledger at --ledger PATH'],
 		['69', 'with --once: the server cannot be reached'],
 		['75', 'another sync of this host holds its lock (the message names it)'],
+		['78', 'the config file or a CONTROLROOM_* variable is wrong (the line names it; docs/config.md)'],
 	],
 	examples: [
 		['controlroom sync --to postgres://controlroom@127.0.0.1:5432/fleet', 'keep the fleet ledger up to date'],
@@ -40,7 +42,6 @@ else the hostname; its id is made once per ledger (docs/fleet.md).`,
 const UNREACHABLE_EXIT = 69;
 /** Exit code when another sync of the same host holds its lock (EX_TEMPFAIL). */
 const LOCKED_EXIT = 75;
-const DEFAULT_INTERVAL_MS = 5000;
 /** Local changes closer together than this are shipped in one pass. */
 const CHANGE_BATCH_MS = 30;
 
@@ -68,8 +69,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		throw new CliError('sync: --once and --interval exclude each other', USAGE_EXIT);
 	if (isFleetUrl(values.ledger))
 		throw new CliError('sync: --ledger names the local ledger file; the fleet goes in --to', USAGE_EXIT);
-	const intervalSeconds = positiveSeconds('interval', values.interval);
-	const intervalMs = intervalSeconds === undefined ? DEFAULT_INTERVAL_MS : intervalSeconds * 1000;
+	const settings = commandSettings({syncIntervalSeconds: positiveSeconds('interval', values.interval)});
+	const intervalMs = settings.syncIntervalSeconds * 1000;
 	const url = values.to;
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	const host = hostIdentity(ledger);

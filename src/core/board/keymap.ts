@@ -60,7 +60,7 @@ const EVERYWHERE: readonly BoardMode[] = ['list', 'queue', 'effects', 'timeline'
 /**
  * The one key table: matching, `?` help, the help bar and docs/board.md come from it. Matching
  * takes the first binding for a key in the mode, so `k` in Needs you (acknowledge) sits above `k`
- * as move up. To add a key: one entry here, one case in hooks/use-board-commands.ts.
+ * as move up. To add a key: one entry here, one case in planBoardCommand (command-plan.ts).
  */
 export const KEY_TABLE: readonly KeyBinding[] = [
 	{

@@ -2,6 +2,7 @@ import {formatDuration, formatKnown, formatProgress, formatTokens} from '../form
 import type {HumanQueue} from '../human-queue.ts';
 import {LANE_TITLES, statusLabel} from '../labels.ts';
 import {BOARD_LANES, toSnapshotTask, type BoardLane} from '../snapshot.ts';
+import {builtInOf} from '../settings.ts';
 import {DEFAULT_STALL_SECONDS, isEnded} from '../status.ts';
 import {taskKey} from '../fleet.ts';
 import type {Task} from '../task.ts';
@@ -50,8 +51,8 @@ export type BoardOptions = {
 	readonly ledgerLabel?: string;
 };
 
-/** Ended tasks stay on the board for a day, as in `controlroom snapshot`. */
-export const DEFAULT_ENDED_WINDOW_MS = 24 * 3_600_000;
+/** Ended tasks stay on the board for a day, as in `controlroom snapshot`, unless configured (docs/config.md). */
+export const DEFAULT_ENDED_WINDOW_MS = builtInOf('endedWindow');
 
 /** Why a task cannot be stopped from the board, or null: the checks `controlroom stop` makes before it signals. */
 export function stopBlockedReason(task: Pick<Task, 'status' | 'pid'> & Partial<Pick<Task, 'endReason'>>): string | null {

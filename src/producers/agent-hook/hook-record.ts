@@ -1,7 +1,8 @@
 import {existsSync} from 'node:fs';
 import type {HookAncestor} from '../../core/agent-process.ts';
 import type {NewEvent} from '../../core/events.ts';
-import {decodeLine, parseJsonText, parseValue, rejectReason} from '../../ledger/ingest.ts';
+import {decodeLine, parseJsonText, rejectReason} from '../../ledger/ingest-line.ts';
+import {parseValue} from '../../ledger/ingest-map.ts';
 import {openLedger, type Ledger} from '../../ledger/open-ledger.ts';
 import {DROPPED_COUNTER} from '../../ledger/counters.ts';
 import {spoolDir} from '../../ledger/paths.ts';

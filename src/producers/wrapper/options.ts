@@ -1,13 +1,15 @@
 import type {Writable} from 'node:stream';
+import {builtInOf} from '../../core/settings.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import type {AgentKind} from '../agent-kind.ts';
 
-/** Default token budget of a wrapped run (PRODUCT.md §4.1). */
-export const DEFAULT_BUDGET = 40_000_000;
+// The built-in defaults live with the settings that override them (src/core/settings.ts, docs/config.md).
+/** Default token budget of a wrapped run. */
+export const DEFAULT_BUDGET = builtInOf('budgetTokens');
 /** Default heartbeat interval while the child lives. */
-export const DEFAULT_HEARTBEAT_MS = 15_000;
+export const DEFAULT_HEARTBEAT_MS = builtInOf('heartbeatSeconds') * 1000;
 /** Time the child gets after a forwarded SIGTERM/SIGHUP/SIGQUIT (or a budget stop) before SIGKILL. */
-export const DEFAULT_WRAPPER_GRACE_MS = 10_000;
+export const DEFAULT_WRAPPER_GRACE_MS = builtInOf('runGraceSeconds') * 1000;
 
 export type WrapperOptions = {
 	readonly ledger: Ledger;

@@ -1,0 +1,98 @@
+import {assertNever} from '../assert-never.ts';
+import type {HeldEffectRef} from './effects-view.ts';
+import type {Notice} from './state.ts';
+
+/** What a stop request came to, in one line for the status line. */
+export type StopOutcome = {
+	readonly isStopped: boolean;
+	readonly message: string;
+	/** The stop was asked of the task's host (a fleet board) and is not done yet. */
+	readonly isPending?: boolean;
+};
+
+/** What a send-back came to, in one line for the status line. */
+export type SendBackOutcome = {readonly isSentBack: boolean; readonly message: string};
+
+/** What approving held effects came to. */
+export type ApprovalOutcome = {readonly isSuccess: boolean; readonly message: string};
+
+/** What sending an order's held effects back came to. */
+export type OrderSendBackOutcome = {readonly message: string};
+
+/** A write the board makes through its adapters (the same functions as the CLI), and its target. */
+export type BoardCall =
+	| {readonly kind: 'stop'; readonly taskId: string}
+	| {readonly kind: 'send-back'; readonly taskId: string; readonly reason: string}
+	| {readonly kind: 'send-back-order'; readonly orderId: string; readonly reason: string}
+	| {readonly kind: 'approve'; readonly refs: readonly HeldEffectRef[]}
+	| {readonly kind: 'acknowledge'; readonly taskId: string; readonly signalAt: number; readonly now: number};
+
+type Outcomes = {
+	readonly stop: StopOutcome;
+	readonly 'send-back': SendBackOutcome;
+	readonly 'send-back-order': OrderSendBackOutcome;
+	readonly approve: ApprovalOutcome;
+	/** What to tell the person when it is not plain; nothing when it is. */
+	readonly acknowledge: string | void;
+};
+
+/** A call with what its adapter answered. */
+export type CallAnswer = {
+	[K in BoardCall['kind']]: Extract<BoardCall, {readonly kind: K}> & {readonly outcome: Outcomes[K]};
+}[BoardCall['kind']];
+
+/** The status line while a call is under way, or null for a call that answers at once. */
+export function callStartedNotice(call: BoardCall): Notice | null {
+	switch (call.kind) {
+		case 'stop':
+			return {tone: 'info', text: `stopping ${call.taskId}…`};
+		case 'send-back':
+			return {tone: 'info', text: `sending ${call.taskId} back…`};
+		case 'approve':
+			return {tone: 'info', text: `approving ${call.refs.length} held effect${call.refs.length === 1 ? '' : 's'}…`};
+		case 'send-back-order':
+		case 'acknowledge':
+			return null;
+		default:
+			return assertNever(call);
+	}
+}
+
+/** The status line once a call answered: the adapter's own words, in the tone of what happened. */
+export function callAnsweredNotice(answer: CallAnswer): Notice {
+	switch (answer.kind) {
+		case 'stop': {
+			const {isStopped, isPending, message} = answer.outcome;
+			return {tone: isStopped ? 'ok' : isPending ? 'info' : 'warn', text: message};
+		}
+		case 'send-back':
+			return {tone: answer.outcome.isSentBack ? 'ok' : 'warn', text: answer.outcome.message};
+		case 'send-back-order':
+			return {tone: 'ok', text: answer.outcome.message};
+		case 'approve':
+			return {tone: answer.outcome.isSuccess ? 'ok' : 'error', text: answer.outcome.message};
+		case 'acknowledge':
+			return {tone: 'ok', text: answer.outcome ?? `acknowledged ${answer.taskId}`};
+		default:
+			return assertNever(answer);
+	}
+}
+
+/** The status line when a call threw: what failed, and the error's own message (never its stack). */
+export function callFailedNotice(call: BoardCall, error: unknown): Notice {
+	const why = error instanceof Error ? error.message : String(error);
+	switch (call.kind) {
+		case 'stop':
+			return {tone: 'error', text: `stop ${call.taskId} failed: ${why}`};
+		case 'send-back':
+			return {tone: 'error', text: `send back ${call.taskId} failed: ${why}`};
+		case 'send-back-order':
+			return {tone: 'error', text: `x: ${why}`};
+		case 'approve':
+			return {tone: 'error', text: `a: ${why}`};
+		case 'acknowledge':
+			return {tone: 'error', text: `k: acknowledging ${call.taskId} failed: ${why}`};
+		default:
+			return assertNever(call);
+	}
+}

@@ -1,0 +1,251 @@
+import {assertNever} from '../assert-never.ts';
+import {callStartedNotice, type BoardCall} from './command-calls.ts';
+import {heldKey, type HeldEffectRef} from './effects-view.ts';
+import {BoardCommand, type KeyBinding} from './keymap.ts';
+import {sendBackBlockedReason} from './reviews-view.ts';
+import type {ScreenView} from './screen.ts';
+import {stopBlockedReason} from './selectors.ts';
+import type {BoardAction, BoardState, Notice} from './state.ts';
+
+/** The exit status of `q`, and of Ctrl-C (128 + SIGINT, as a shell reports an interrupted program). */
+export const QUIT_STATUS = 0;
+export const INTERRUPT_STATUS = 130;
+
+/** Which of the board's writes are wired: a test or a board without them leaves some out. */
+export type BoardAbilities = {
+	readonly canStop: boolean;
+	/** Why stop is not wired, said when `s` is pressed. */
+	readonly stopUnavailable?: string;
+	readonly canSendBack: boolean;
+	readonly canApprove: boolean;
+	readonly canSendBackOrder: boolean;
+};
+
+/** The one step of a command outside the reducer. */
+export type BoardEffect =
+	| {readonly kind: 'exit'; readonly status: number}
+	/** Opens the task's (or order's) timeline with its events, read from the feed. */
+	| {readonly kind: 'open-timeline'; readonly taskId: string}
+	| {readonly kind: 'call'; readonly call: BoardCall};
+
+/**
+ * What a key comes to: reducer actions to dispatch in order, then at most one effect; or a
+ * refusal, shown as a warning once the actions before it (Enter closes its prompt) are dispatched.
+ */
+export type BoardPlan =
+	| {readonly kind: 'act'; readonly actions: readonly BoardAction[]; readonly effect?: BoardEffect}
+	| {readonly kind: 'refuse'; readonly actions: readonly BoardAction[]; readonly message: string};
+
+const act = (actions: readonly BoardAction[], effect?: BoardEffect): BoardPlan =>
+	effect ? {kind: 'act', actions, effect} : {kind: 'act', actions};
+const refuse = (message: string, actions: readonly BoardAction[] = []): BoardPlan => ({kind: 'refuse', actions, message});
+const notify = (notice: Notice): BoardAction => ({type: 'notify', notice});
+
+/** A call, after `actions` and the line that says it is under way. */
+function callAfter(actions: readonly BoardAction[], call: BoardCall): BoardPlan {
+	const started = callStartedNotice(call);
+	return act(started ? [...actions, notify(started)] : actions, {kind: 'call', call});
+}
+
+/** The task a command is about: the one open, the Needs you entry under the cursor, or the selected row. */
+export function commandTarget(state: BoardState, screen: ScreenView): string | null {
+	switch (state.mode) {
+		case 'timeline':
+			return state.timeline?.taskId ?? null;
+		case 'log':
+			return state.log?.taskId ?? null;
+		case 'queue':
+			return screen.queueOrder[state.queueIndex]?.taskId ?? null;
+		case 'list':
+		case 'effects':
+		case 'help':
+		case 'confirm':
+		case 'input':
+			return screen.selectedId;
+		default:
+			return assertNever(state.mode);
+	}
+}
+
+/** The held effect under the cursor in Held effects. */
+const heldUnderCursor = (state: BoardState, screen: ScreenView): HeldEffectRef | undefined =>
+	state.mode === 'effects' ? screen.effectOrder[state.effectIndex] : undefined;
+
+/** `a`: the marked held effects, else every held one, to confirm. */
+function approvalTargets(state: BoardState, screen: ScreenView): HeldEffectRef[] {
+	const marked = screen.effectOrder.filter(ref => state.marked.has(heldKey(ref)));
+	return marked.length > 0 ? marked : [...screen.effectOrder];
+}
+
+/** j/k, PgUp/PgDn: a timeline or log scrolls; elsewhere the cursor moves through what the view lists. */
+function step(state: BoardState, screen: ScreenView, delta: number): BoardAction {
+	if (state.mode === 'timeline' || state.mode === 'log') return {type: 'scroll', delta, max: screen.scrollMax};
+	return {type: 'move', delta, order: cursorOrder(state, screen)};
+}
+
+function jump(state: BoardState, screen: ScreenView, edge: 'first' | 'last'): BoardAction {
+	if (state.mode === 'timeline' || state.mode === 'log') return {type: 'scroll-to', edge, max: screen.scrollMax};
+	return {type: 'move-to', edge, order: cursorOrder(state, screen)};
+}
+
+function cursorOrder(state: BoardState, screen: ScreenView): readonly string[] {
+	if (state.mode === 'queue') return screen.queueOrder.map(item => item.taskId);
+	if (state.mode === 'effects') return screen.effectOrder.map(ref => ref.id);
+	return screen.order;
+}
+
+/** Esc or n: what was cancelled is said, so nobody wonders whether it ran. */
+function cancel(state: BoardState): BoardPlan {
+	const said: BoardAction[] = [];
+	if (state.mode === 'confirm') {
+		said.push(notify({tone: 'info', text: state.approval ? 'approval cancelled: nothing ran' : 'stop cancelled'}));
+	}
+	if (state.mode === 'input' && state.promptTaskId !== null) {
+		said.push(notify({tone: 'info', text: `x: cancelled; ${state.promptTaskId} was not sent back`}));
+	}
+	return act([...said, {type: 'back'}]);
+}
+
+function open(state: BoardState, screen: ScreenView): BoardPlan {
+	if (state.mode === 'effects') {
+		const held = heldUnderCursor(state, screen);
+		return held ? act([], {kind: 'open-timeline', taskId: held.orderId}) : refuse('no held effect selected');
+	}
+	const taskId = commandTarget(state, screen);
+	return taskId === null ? refuse('no task selected') : act([], {kind: 'open-timeline', taskId});
+}
+
+function stop(state: BoardState, screen: ScreenView, abilities: BoardAbilities): BoardPlan {
+	const taskId = commandTarget(state, screen);
+	if (taskId === null) return refuse('no task selected');
+	// Checked on the task as it is now, in every view: an ended or lost task is refused at once, never asked about.
+	const task = state.tasks.get(taskId);
+	const blocked = task ? stopBlockedReason(task) : 'it is not on the board';
+	if (blocked) return refuse(`s: cannot stop ${taskId}: ${blocked}`);
+	if (!abilities.canStop) return refuse(`s: ${abilities.stopUnavailable ?? 'stop is not available'}`);
+	return act([{type: 'ask-stop', taskId}]);
+}
+
+/** y: runs what the question was about (an approval, or a stop). */
+function confirm(state: BoardState, screen: ScreenView, abilities: BoardAbilities): BoardPlan {
+	const closed: BoardAction[] = [{type: 'back'}];
+	if (state.approval) {
+		if (!abilities.canApprove) return refuse('a: approving is not available here', closed);
+		return callAfter(closed, {kind: 'approve', refs: state.approval});
+	}
+	const taskId = state.confirmTaskId;
+	if (taskId === null || !abilities.canStop) return act(closed);
+	// The cursor stays on the task it stopped while the task moves to RECENTLY ENDED.
+	if (state.previousMode === 'list') closed.push({type: 'select', taskId, index: screen.selectedIndex});
+	return callAfter(closed, {kind: 'stop', taskId});
+}
+
+/** x: in Held effects, the order under the cursor; elsewhere the selected task, once it waits for a person. */
+function sendBack(state: BoardState, screen: ScreenView, abilities: BoardAbilities): BoardPlan {
+	if (state.mode === 'effects') {
+		const held = heldUnderCursor(state, screen);
+		if (!held) return refuse('x: no held order under the cursor');
+		return act([{type: 'start-prompt', kind: 'reason', orderId: held.orderId}]);
+	}
+	const taskId = commandTarget(state, screen);
+	if (taskId === null) return refuse('x: no task selected');
+	const blocked = sendBackBlockedReason(state.tasks.get(taskId) ?? {id: taskId, status: 'done'}, state.queue);
+	if (blocked) return refuse(`x: ${blocked}`);
+	if (!abilities.canSendBack) return refuse('x: send back is not available here');
+	return act([{type: 'start-prompt', kind: 'reason', taskId}]);
+}
+
+/**
+ * Enter in a prompt: a filter applies, a task's reason becomes the reducer's pending send-back;
+ * a reason with an order sends that order's held effects back.
+ */
+export function planSubmit(state: BoardState, abilities: BoardAbilities): BoardPlan {
+	const prompt = state.prompt;
+	const committed: BoardAction[] = [{type: 'prompt-commit'}];
+	if (prompt?.kind !== 'reason' || prompt.orderId === undefined) return act(committed);
+	const reason = prompt.text.trim();
+	if (reason === '') return refuse(`x: not sent back: a reason is required (${prompt.orderId}'s worker reads it)`, committed);
+	if (!abilities.canSendBackOrder) return refuse('x: sending back is not available here', committed);
+	return callAfter(committed, {kind: 'send-back-order', orderId: prompt.orderId, reason});
+}
+
+/** The send-back the reason prompt committed (held by the reducer), taken once and carried out. */
+export function planPendingSendBack(state: Pick<BoardState, 'pendingSendBack'>, abilities: BoardAbilities): BoardPlan | null {
+	const pending = state.pendingSendBack;
+	if (pending === null) return null;
+	const taken: BoardAction[] = [{type: 'send-back-taken'}];
+	if (!abilities.canSendBack) return refuse('x: send back is not available here', taken);
+	return callAfter(taken, {kind: 'send-back', taskId: pending.taskId, reason: pending.reason});
+}
+
+/**
+ * What a key from the table does now: to which target, or why it is refused. `now` is when the
+ * key was pressed (an acknowledgement is recorded at it).
+ */
+export function planBoardCommand(
+	state: BoardState,
+	screen: ScreenView,
+	binding: KeyBinding,
+	abilities: BoardAbilities,
+	now: number,
+): BoardPlan {
+	if (binding.notBuilt) return refuse(`${binding.label}: ${binding.notBuilt}`);
+	switch (binding.command) {
+		case BoardCommand.down:
+			return act([step(state, screen, 1)]);
+		case BoardCommand.up:
+			return act([step(state, screen, -1)]);
+		case BoardCommand.pageDown:
+			return act([step(state, screen, screen.pageSize)]);
+		case BoardCommand.pageUp:
+			return act([step(state, screen, -screen.pageSize)]);
+		case BoardCommand.top:
+			return act([jump(state, screen, 'first')]);
+		case BoardCommand.bottom:
+			return act([jump(state, screen, 'last')]);
+		case BoardCommand.focus:
+			return act([{type: 'toggle-focus'}]);
+		case BoardCommand.open:
+			return open(state, screen);
+		case BoardCommand.log: {
+			const taskId = commandTarget(state, screen);
+			return taskId === null ? refuse('no task selected') : act([{type: 'open-log', taskId}]);
+		}
+		case BoardCommand.back:
+		case BoardCommand.cancel:
+			return cancel(state);
+		case BoardCommand.help:
+			return act([{type: 'toggle-help'}]);
+		case BoardCommand.quit:
+			return act([], {kind: 'exit', status: QUIT_STATUS});
+		case BoardCommand.interrupt:
+			return act([], {kind: 'exit', status: INTERRUPT_STATUS});
+		case BoardCommand.filter:
+			return act([{type: 'start-prompt', kind: 'filter'}]);
+		case BoardCommand.sort:
+			return act([{type: 'cycle-sort'}]);
+		case BoardCommand.submit:
+			return planSubmit(state, abilities);
+		case BoardCommand.stop:
+			return stop(state, screen, abilities);
+		case BoardCommand.confirm:
+			return confirm(state, screen, abilities);
+		case BoardCommand.acknowledge: {
+			const entry = state.mode === 'queue' ? screen.queueOrder[state.queueIndex] : undefined;
+			if (!entry) return refuse('k: nothing in Needs you to acknowledge');
+			return callAfter([], {kind: 'acknowledge', taskId: entry.taskId, signalAt: entry.at, now});
+		}
+		case BoardCommand.sendBack:
+			return sendBack(state, screen, abilities);
+		case BoardCommand.approve: {
+			const refs = approvalTargets(state, screen);
+			return refs.length === 0 ? refuse('a: no held effects to approve') : act([{type: 'ask-approve', refs}]);
+		}
+		case BoardCommand.mark: {
+			const held = heldUnderCursor(state, screen);
+			return held ? act([{type: 'toggle-mark', ref: held}]) : refuse('space: no held effect under the cursor');
+		}
+		default:
+			return assertNever(binding.command);
+	}
+}

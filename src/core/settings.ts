@@ -1,0 +1,170 @@
+import {parseDuration} from './duration.ts';
+import {DEFAULT_STALL_SECONDS} from './status.ts';
+
+/**
+ * The kinds of value a setting takes, each with one rule for reading it from text (a flag, an
+ * environment variable) and one for the config file (docs/config.md).
+ */
+type KindValues = {
+	/** A positive whole number. */
+	readonly count: number;
+	/** A positive number of seconds, fractions allowed. */
+	readonly seconds: number;
+	/** A duration like `90m`, `24h` or `7d`, held in milliseconds. */
+	readonly duration: number;
+	/** Process names; as text, a comma-separated list. */
+	readonly names: readonly string[];
+	readonly onOff: boolean;
+};
+export type SettingKind = keyof KindValues;
+
+/** One setting: its kind, its built-in default, the variable that sets it (where one exists) and who reads it. */
+type SettingSpec = {
+	readonly kind: SettingKind;
+	readonly builtIn: KindValues[SettingKind];
+	/** The environment variable that sets it today; none is invented for a setting that had none. */
+	readonly env?: string;
+	/** The command lines that honour it, each `command --flag` (or just the command, where no flag sets it). */
+	readonly usedBy: readonly string[];
+	/** What it decides, in one line. */
+	readonly about: string;
+};
+
+/**
+ * Every setting the config file may hold: only what a flag or variable already set (issue 23);
+ * each later feature adds its own key here. Keys are the file's keys, named with their unit.
+ */
+export const SETTINGS = {
+	stallSeconds: {
+		kind: 'count',
+		builtIn: DEFAULT_STALL_SECONDS,
+		usedBy: ['board --stall'],
+		about: "silence after which a running task shows as stalled (a task's own threshold wins)",
+	},
+	endedWindow: {
+		kind: 'duration',
+		builtIn: 24 * 3_600_000,
+		usedBy: ['board --since', 'snapshot --since'],
+		about: 'how long ended tasks stay listed under "recently ended"',
+	},
+	reconcileIntervalSeconds: {
+		kind: 'seconds',
+		builtIn: 5,
+		usedBy: ['reconcile --interval', 'board --reconcile'],
+		about: 'time between reconciler passes (the board runs its own; not on a fleet ledger)',
+	},
+	agentNames: {
+		kind: 'names',
+		builtIn: ['claude', 'codex'],
+		env: 'CONTROLROOM_AGENT_NAMES',
+		usedBy: ['reconcile --agents', 'board'],
+		about: 'process names the reconciler counts as agents, recorded as untracked when nobody registered them',
+	},
+	bell: {
+		kind: 'onOff',
+		builtIn: true,
+		usedBy: ['board --no-bell'],
+		about: 'ring the terminal bell when a new entry comes into Needs you',
+	},
+	syncIntervalSeconds: {
+		kind: 'seconds',
+		builtIn: 5,
+		usedBy: ['sync --interval'],
+		about: 'the longest time between sync passes',
+	},
+	budgetTokens: {
+		kind: 'count',
+		builtIn: 40_000_000,
+		usedBy: ['run --budget'],
+		about: "a wrapped run's token budget; over it the child is stopped (exit 125)",
+	},
+	slots: {
+		kind: 'count',
+		builtIn: 2,
+		env: 'CONTROLROOM_SLOTS',
+		usedBy: ['run --slots'],
+		about: 'admission slots per repository: how many workers run there at once',
+	},
+	heartbeatSeconds: {
+		kind: 'seconds',
+		builtIn: 15,
+		env: 'CONTROLROOM_HEARTBEAT_SECONDS',
+		usedBy: ['run --heartbeat'],
+		about: 'how often a wrapped run records that its child lives',
+	},
+	runGraceSeconds: {
+		kind: 'seconds',
+		builtIn: 10,
+		usedBy: ['run --grace'],
+		about: 'SIGTERM-to-SIGKILL grace of a wrapped run on a forwarded stop or a budget stop',
+	},
+} as const satisfies Record<string, SettingSpec>;
+
+export type SettingKey = keyof typeof SETTINGS;
+/** Each setting's value, typed by its kind. */
+export type SettingValues = {readonly [K in SettingKey]: KindValues[(typeof SETTINGS)[K]['kind']]};
+
+/** Every setting's key, in the table's order. */
+export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];
+
+/** The built-in default of a setting. */
+export function builtInOf<K extends SettingKey>(key: K): SettingValues[K] {
+	return SETTINGS[key].builtIn as SettingValues[K];
+}
+
+/** The environment variable that sets a setting, where one does. */
+export function envOf(key: SettingKey): string | undefined {
+	const spec: SettingSpec = SETTINGS[key];
+	return spec.env;
+}
+
+/** What a value of each kind should look like, for the line that refuses one. */
+export const EXPECTED: Readonly<Record<SettingKind, string>> = {
+	count: 'a positive whole number',
+	seconds: 'a positive number of seconds',
+	duration: 'a duration like 90m, 24h or 7d',
+	names: 'comma-separated process names',
+	onOff: 'true or false',
+};
+
+/**
+ * Reads a value of `kind` from text, as a flag or an environment variable gives it: the value, or
+ * null when the text is not one. A names list with no name in it is `undefined`: not set.
+ */
+export function settingFromText<K extends SettingKind>(kind: K, text: string): KindValues[K] | null | undefined;
+export function settingFromText(kind: SettingKind, text: string): KindValues[SettingKind] | null | undefined {
+	const number = Number(text);
+	const isBlank = text.trim() === '';
+	switch (kind) {
+		case 'count':
+			return !isBlank && Number.isInteger(number) && number > 0 ? number : null;
+		case 'seconds':
+			return !isBlank && Number.isFinite(number) && number > 0 ? number : null;
+		case 'duration':
+			return parseDuration(text);
+		case 'names': {
+			const names = text
+				.split(',')
+				.map(name => name.trim())
+				.filter(Boolean);
+			return names.length > 0 ? names : undefined;
+		}
+		case 'onOff':
+			return text === 'true' ? true : text === 'false' ? false : null;
+	}
+}
+
+// Weeks are left out, and a day shows as 24h: the "24h" and "7d" of the flags' help.
+const UNIT_MS: readonly (readonly [unit: string, ms: number, from: number])[] = [
+	['d', 86_400_000, 2 * 86_400_000],
+	['h', 3_600_000, 3_600_000],
+	['m', 60_000, 60_000],
+	['s', 1000, 0],
+];
+
+/** A value as the config file holds it: a duration as text (`"24h"`), anything else as it is. */
+export function settingInFile(kind: SettingKind, value: KindValues[SettingKind]): unknown {
+	if (kind !== 'duration' || typeof value !== 'number') return value;
+	const [unit, ms] = UNIT_MS.find(([, ms, from]) => value >= from && value % ms === 0) ?? ['s', 1000];
+	return `${value / ms}${unit}`;
+}
