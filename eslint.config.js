@@ -70,6 +70,15 @@ export default tseslint.config(
 			],
 			'@typescript-eslint/consistent-type-imports': ['error', {fixStyle: 'inline-type-imports'}],
 			'no-console': 'error',
+			// zod's `z` bound as a value keeps all of zod in the chunk every command loads (docs/architecture.md, "Build").
+			'no-restricted-syntax': [
+				'error',
+				{
+					selector:
+						"ImportDeclaration[importKind='value'][source.value=/^zod/] > ImportSpecifier[imported.name='z'][importKind='value']",
+					message: "Import zod as a namespace (import * as z from 'zod'): the bundle then keeps only what is used.",
+				},
+			],
 		},
 	},
 	{
