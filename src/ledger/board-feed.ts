@@ -5,7 +5,7 @@ import type {ApproverCheck} from '../core/effects/fold.ts';
 import type {LedgerEvent} from '../core/events.ts';
 import {SESSION_ANSWERED_SOURCES, type HumanQueue} from '../core/human-queue.ts';
 import {boardRound, type BoardRound} from '../core/read-port/board-round.ts';
-import {coversRecent} from '../core/read-port/host-rows.ts';
+import {coversRecent} from '../core/read-port/read-port.ts';
 import type {VerdictRecord} from '../core/review/reviews.ts';
 import type {Task} from '../core/task.ts';
 import {DROPPED_COUNTER} from './counters.ts';

@@ -1,9 +1,10 @@
 import {GATE_EVENT_TYPES} from '../core/read-port/host-gates.ts';
-import {queuePartOf, recentTasksOf, type HostRows, type ReadPort, type RowsRequest} from '../core/read-port/host-rows.ts';
+import type {HostRows} from '../core/read-port/host-rows.ts';
+import {queuePartOf, recentTasksOf, type ReadPort, type RowsRequest} from '../core/read-port/read-port.ts';
 import type {LedgerReader} from './reader.ts';
 
 /**
- * The local ledger as the read port (src/core/read-port/host-rows.ts): one host, read
+ * The local ledger as the read port (src/core/read-port/read-port.ts): one host, read
  * synchronously, rows only. `label` is the host name its tasks are shown with (null when not given).
  */
 export function localReadPort(reader: LedgerReader, label: string | null = null): ReadPort<'sync'> {

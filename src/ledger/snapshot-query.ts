@@ -5,6 +5,7 @@ import type {Snapshot} from '../core/snapshot.ts';
 import {localReadPort} from './local-read-port.ts';
 import type {LedgerReader} from './reader.ts';
 
+/** What a snapshot is asked for: when, which window of ended tasks, and how to tell stalls and dead approvers. */
 export type SnapshotQuery = {
 	readonly now: number;
 	/** Ended tasks are listed when they ended within this many ms; null lists all. */

@@ -5,11 +5,11 @@ import type {LedgerEvent} from '../../core/events.ts';
 import {taskKey} from '../../core/fleet.ts';
 import {SESSION_ANSWERED_SOURCES, type HumanQueue} from '../../core/human-queue.ts';
 import {boardRound, type BoardOrderRef} from '../../core/read-port/board-round.ts';
-import {coversRecent} from '../../core/read-port/host-rows.ts';
+import {coversRecent} from '../../core/read-port/read-port.ts';
 import type {VerdictRecord} from '../../core/review/reviews.ts';
 import type {BoardFeed, FeedBatch} from '../board-feed.ts';
 import {describeFleetError} from './connection.ts';
-import type {HostedTask} from './fleet-reader.ts';
+import type {HostedTask} from './fleet-read-port.ts';
 import {openFleetLedger, type FleetLedger} from './open-fleet.ts';
 
 /** The fleet board's feed: the board's synchronous feed, answered from what was fetched, plus its life cycle. */

@@ -1,7 +1,7 @@
 import type {EventOfType} from '../../core/events.ts';
 import {GATE_EVENT_TYPES} from '../../core/read-port/host-gates.ts';
-import {queuePartOf, recentTasksOf, type HostRows, type ReadPort, type RowsRequest} from '../../core/read-port/host-rows.ts';
-import type {SnapshotRows} from '../../core/read-port/host-rows.ts';
+import type {HostRows, SnapshotRows} from '../../core/read-port/host-rows.ts';
+import {queuePartOf, recentTasksOf, type ReadPort, type RowsRequest} from '../../core/read-port/read-port.ts';
 import {STATUSES, type Status} from '../../core/status.ts';
 import type {Task} from '../../core/task.ts';
 import {eventFromRow, type EventRow as LocalEventRow} from '../rows.ts';
@@ -47,7 +47,7 @@ export type FleetRows = {
 	events(where: string, params: unknown[]): Promise<EventRow[]>;
 };
 
-/** The fleet's ledger as the read port (src/core/read-port/host-rows.ts): a bundle for every host, rows only. */
+/** The fleet's ledger as the read port (src/core/read-port/read-port.ts): a bundle for every host, rows only. */
 export function createFleetReadPort(client: FleetClient, rows: FleetRows): ReadPort<'async', HostedTask> {
 	const labelsOf = (hosts: readonly FleetHost[]) => new Map(hosts.map(host => [host.id, host.label]));
 

@@ -1,12 +1,10 @@
 import type {LedgerEvent} from '../../core/events.ts';
 import {hostLabels} from '../../core/fleet.ts';
-import type {ReadPort} from '../../core/read-port/host-rows.ts';
+import type {ReadPort} from '../../core/read-port/read-port.ts';
 import {AmbiguousTaskError} from '../reader.ts';
 import {eventFromRow, taskFromDoc} from '../rows.ts';
 import type {FleetClient} from './connection.ts';
 import {createFleetReadPort, type EventRow, type FleetHost, type FleetRows, type HostedTask} from './fleet-read-port.ts';
-
-export type {FleetHost, HostedTask} from './fleet-read-port.ts';
 
 /** What changed in the fleet after a fleet_seq: the task rows touched, re-read. */
 export type FleetChanges = {
