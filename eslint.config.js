@@ -13,6 +13,45 @@ function restrict(...groups) {
 	return ['error', {patterns: groups.map(([group, message, extra = {}]) => ({...(group ? {group} : {}), message, ...extra}))}];
 }
 
+/** The floors between src/core and src/cli, bottom up (docs/architecture.md): each imports only from below it. */
+const MIDDLE_FLOORS = {
+	ledger: ['producers', 'handoff', 'gates', 'disagreements', 'fleet'],
+	producers: ['gates', 'disagreements', 'fleet'],
+	handoff: ['gates', 'disagreements', 'fleet'],
+	gates: ['disagreements', 'fleet'],
+	disagreements: ['fleet'],
+	fleet: [],
+};
+
+/** A middle floor's rules: it never draws, never parses argv, imports nothing above it, and only src/ledger speaks SQL. */
+function middleFloor(floor, ...extra) {
+	const above = MIDDLE_FLOORS[floor];
+	return restrict(
+		[['ink', 'react', 'react/*'], `src/${floor} never draws: no Ink or React.`],
+		[null, `src/${floor} never draws, and only src/cli turns argv into calls.`, {regex: '^(\\.\\./)+(components|hooks|cli)/'}],
+		...(floor === 'ledger'
+			? []
+			: [[['better-sqlite3', 'pg'], 'All SQL lives in src/ledger: ask the store (Ledger) for a named read or write.']]),
+		...(above.length === 0
+			? []
+			: [
+					[
+						null,
+						`src/${floor} imports nothing above it (${above.map(name => `src/${name}`).join(', ')}): move the code up, or pass what it needs in as a parameter.`,
+						{regex: `^(\\.\\./)+(${above.join('|')})/`},
+					],
+				]),
+		...extra,
+	);
+}
+
+/** Only src/fleet and src/cli reach the PostgreSQL store (src/ledger/fleet). */
+const NO_PG_STORE = [
+	null,
+	'Only src/fleet and src/cli import the PostgreSQL store (src/ledger/fleet): move the code to src/fleet, or pass what it needs in.',
+	{regex: '^((\\.\\./)+ledger/|\\./)fleet/'},
+];
+
 export default tseslint.config(
 	{ignores: ['dist/**', 'node_modules/**', 'test/fixtures/**', 'test/**/__snapshots__/**']},
 	js.configs.recommended,
@@ -31,6 +70,15 @@ export default tseslint.config(
 			],
 			'@typescript-eslint/consistent-type-imports': ['error', {fixStyle: 'inline-type-imports'}],
 			'no-console': 'error',
+			// zod's `z` bound as a value keeps all of zod in the chunk every command loads (docs/architecture.md, "Build").
+			'no-restricted-syntax': [
+				'error',
+				{
+					selector:
+						"ImportDeclaration[importKind='value'][source.value=/^zod/] > ImportSpecifier[imported.name='z'][importKind='value']",
+					message: "Import zod as a namespace (import * as z from 'zod'): the bundle then keeps only what is used.",
+				},
+			],
 		},
 	},
 	{
@@ -53,44 +101,19 @@ export default tseslint.config(
 				[
 					null,
 					'src/core imports nothing above it (STYLE.md R1).',
-					{regex: '^(\\.\\./)+(ledger|producers|gates|handoff|disagreements|cli|components|hooks)/'},
+					{regex: '^(\\.\\./)+(ledger|producers|gates|handoff|disagreements|fleet|cli|components|hooks)/'},
 				],
 			),
 		},
 	},
-	{
-		files: [
-			'src/ledger/**/*.ts',
-			'src/producers/**/*.ts',
-			'src/gates/**/*.ts',
-			'src/handoff/**/*.ts',
-			'src/disagreements/**/*.ts',
-		],
-		rules: {
-			'no-restricted-imports': restrict(
-				[['ink', 'react', 'react/*'], 'the ledger, producers, gates and handoff never draw: no Ink or React.'],
-				[
-					null,
-					'the ledger, producers, gates and handoff never draw, and only src/cli turns argv into calls.',
-					{regex: '^(\\.\\./)+(components|hooks|cli)/'},
-				],
-			),
-		},
-	},
-	{
-		files: ['src/producers/**/*.ts', 'src/gates/**/*.ts', 'src/handoff/**/*.ts', 'src/disagreements/**/*.ts'],
-		rules: {
-			'no-restricted-imports': restrict(
-				[['better-sqlite3', 'pg'], 'All SQL lives in src/ledger: ask the store (Ledger) for a named read or write.'],
-				[['ink', 'react', 'react/*'], 'producers, gates and handoff never draw: no Ink or React.'],
-				[
-					null,
-					'producers, gates and handoff never draw, and only src/cli turns argv into calls.',
-					{regex: '^(\\.\\./)+(components|hooks|cli)/'},
-				],
-			),
-		},
-	},
+	{files: ['src/ledger/**/*.ts'], rules: {'no-restricted-imports': middleFloor('ledger')}},
+	// The local store (src/ledger itself, not its fleet folder) never reaches the PostgreSQL one.
+	{files: ['src/ledger/*.ts'], rules: {'no-restricted-imports': middleFloor('ledger', NO_PG_STORE)}},
+	{files: ['src/producers/**/*.ts'], rules: {'no-restricted-imports': middleFloor('producers', NO_PG_STORE)}},
+	{files: ['src/handoff/**/*.ts'], rules: {'no-restricted-imports': middleFloor('handoff', NO_PG_STORE)}},
+	{files: ['src/gates/**/*.ts'], rules: {'no-restricted-imports': middleFloor('gates', NO_PG_STORE)}},
+	{files: ['src/disagreements/**/*.ts'], rules: {'no-restricted-imports': middleFloor('disagreements', NO_PG_STORE)}},
+	{files: ['src/fleet/**/*.ts'], rules: {'no-restricted-imports': middleFloor('fleet')}},
 	{
 		files: ['src/cli/**/*.{ts,tsx}'],
 		rules: {
@@ -108,7 +131,7 @@ export default tseslint.config(
 				[
 					null,
 					'The board reaches the ledger only through its feed interface (src/ledger/board-feed.ts); everything else comes from src/core.',
-					{regex: 'src/(ledger/(?!board-feed\\.ts$)|producers/|gates/|handoff/|disagreements/|cli/)'},
+					{regex: 'src/(ledger/(?!board-feed\\.ts$)|producers/|gates/|handoff/|disagreements/|fleet/|cli/)'},
 				],
 			),
 		},

@@ -1,6 +1,6 @@
 import {useEffect, useReducer, useState, type Dispatch} from 'react';
 import type {LogReader} from '../src/core/board/log-view.ts';
-import type {ScreenView} from '../src/core/board/screen.ts';
+import {selectScreen, type ScreenView} from '../src/core/board/screen.ts';
 import type {BoardOptions} from '../src/core/board/selectors.ts';
 import {initialBoardState, reduceBoard, type BoardAction, type BoardState} from '../src/core/board/state.ts';
 import {useBell} from './use-bell.ts';
@@ -36,11 +36,16 @@ export type ControlRoomState = {readonly state: BoardState; readonly screen: Scr
  * runs the reconciler timer, builds the screen for the terminal's size and handles the keys.
  */
 export function useControlRoom(adapters: BoardAdapters): ControlRoomState & {readonly dispatch: Dispatch<BoardAction>} {
-	const [state, dispatch] = useReducer(reduceBoard, adapters.feed, feed =>
-		reduceBoard(initialBoardState(), {type: 'ledger-read', ...feed.load(Date.now())}),
-	);
-	const [fromSeq] = useState(state.lastSeq);
 	const size = useTerminalSize();
+	const [state, dispatch] = useReducer(reduceBoard, adapters, ({feed, options}) => {
+		const now = Date.now();
+		const read = reduceBoard(initialBoardState(), {type: 'ledger-read', ...feed.load(now)});
+		// The cursor starts where the first screen puts it: selecting it in an effect drew the whole
+		// first frame a second time, unchanged, while the board was starting.
+		const first = selectScreen(read, now, size, options);
+		return reduceBoard(read, {type: 'select', taskId: first.selectedId, index: first.selectedIndex});
+	});
+	const [fromSeq] = useState(state.lastSeq);
 	const {refresh} = useLedgerFeed(adapters, dispatch, fromSeq, state.timeline?.taskId ?? null);
 	useInterval(adapters.reconcile, adapters.reconcileIntervalMs, error =>
 		dispatch({

@@ -1,4 +1,4 @@
-import {watch, type FSWatcher} from 'chokidar';
+import type {FSWatcher, watch as chokidarWatch} from 'chokidar';
 import {basename} from 'node:path';
 import {useCallback, useEffect, useRef, type Dispatch} from 'react';
 import type {BoardAction} from '../src/core/board/state.ts';
@@ -68,7 +68,17 @@ export function useLedgerFeed(
 		schedule();
 		const paths = [...source.ledgerFiles, ...(source.spoolDir ? [source.spoolDir] : [])];
 		const unsubscribe = feed.subscribe?.(schedule);
-		let watcher: FSWatcher | null = paths.length > 0 ? watchLedger(source, paths, schedule) : null;
+		let watcher: FSWatcher | null = null;
+		let isClosed = false;
+		// chokidar is loaded after the first frame, which it has no part in; the watches' `ready` reads
+		// once more, so nothing appended meanwhile waits for the next change.
+		const startWatching = (): void => {
+			if (paths.length === 0) return;
+			void import('chokidar').then(({watch}) => {
+				if (!isClosed) watcher = watchLedger(watch, source, paths, schedule);
+			});
+		};
+		startWatching();
 		// Nothing announces a deleted ledger to an open connection: look at the file's identity. A
 		// reopened file gets a new watcher (an inotify watch follows the old inode, not the path), and
 		// a tick with no change reads anyway, so a file event that was missed costs at most a tick.
@@ -78,10 +88,12 @@ export function useLedgerFeed(
 			apply(reopened);
 			if (watcher) {
 				void watcher.close();
-				watcher = watchLedger(source, paths, schedule);
+				watcher = null;
+				startWatching();
 			}
 		}, VERIFY_FILE_MS);
 		return () => {
+			isClosed = true;
 			clearTimeout(timer);
 			clearTimeout(trailing);
 			unsubscribe?.();
@@ -93,7 +105,7 @@ export function useLedgerFeed(
 }
 
 /** Watches the ledger's files and the spool folder: any change schedules a read. */
-function watchLedger(source: FeedSource, paths: readonly string[], schedule: () => void): FSWatcher {
+function watchLedger(watch: typeof chokidarWatch, source: FeedSource, paths: readonly string[], schedule: () => void): FSWatcher {
 	const watcher = watch([...paths], {ignoreInitial: true, depth: 0});
 	// Raw events, not chokidar's filtered `change`: chokidar drops a change whose stat looks
 	// unchanged (atime/mtime heuristics), and a WAL append can look like that; a raw inotify event

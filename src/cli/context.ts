@@ -2,8 +2,7 @@ import {accessSync, constants, statSync, type Stats} from 'node:fs';
 import {basename, dirname, join} from 'node:path';
 import {LedgerFromFutureError} from '../ledger/migrations.ts';
 import {openLedger, type Ledger} from '../ledger/open-ledger.ts';
-import {ledgerPath, spoolDir} from '../ledger/paths.ts';
-import {foldSpool} from '../ledger/spool.ts';
+import {ledgerPath} from '../ledger/paths.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
 import type {Task} from '../core/task.ts';
 import {CliError, USAGE_EXIT} from './errors.ts';
@@ -95,19 +94,4 @@ export function resolveForCommand(command: string, ledger: Ledger, ref: string):
 /** Writes to stdout, leaving the process to exit once it is flushed. */
 export function out(text: string): void {
 	process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-}
-
-/**
- * Opens the ledger a reading command names and folds the spool into it first, so nothing it prints
- * is older than the last hook call (the spool hook only writes spool files). A fold that fails (a
- * ledger this user cannot write, say) is said on stderr, and the command still reads.
- */
-export function openReadingLedger(ledgerFlag: string | undefined, mode: LedgerMode = 'read'): Ledger {
-	const ledger = openCommandLedger(ledgerFlag, {mode});
-	try {
-		foldSpool(ledger, spoolDir(ledger.path));
-	} catch (error) {
-		process.stderr.write(`controlroom: could not fold the spool first: ${(error as Error).message.split('\n')[0]}\n`);
-	}
-	return ledger;
 }

@@ -206,7 +206,10 @@ export type QueueRows = {
 	readonly tasks: ReadonlyMap<string, Task>;
 	/** Every `queue.acknowledged` event. */
 	readonly acknowledgements: readonly EventOfType<'queue.acknowledged'>[];
-	/** Tasks not ended, or ended since the earliest signal: where the answering successes are. */
+	/**
+	 * Where the answering successes are: at least every task ended since the oldest failure signal
+	 * (the recent tasks are: a failure is a signal only within the failed window).
+	 */
 	readonly endedSinceEarliest: readonly Pick<Task, 'id' | 'status' | 'exitCode' | 'endedAt' | 'cwd' | 'title'>[];
 	/** Every `work.sent_back` and `work.accepted` event: a person acted on the task. */
 	readonly closers?: readonly EventOfType<'work.sent_back' | 'work.accepted'>[];

@@ -202,16 +202,15 @@ export function toSnapshotTask(
 }
 
 export type SnapshotInput = {
-	/** Tasks to list: all not ended, plus those that ended within the window; on a fleet, each with its host. */
-	readonly tasks: readonly (Task & {readonly host?: string})[];
-	/** The host of a local ledger's tasks. */
+	/** Tasks to list (toSnapshotTask): all not ended, plus those that ended within the window; on a fleet, each with its host. */
+	readonly tasks: readonly SnapshotTask[];
+	/** The host of a local ledger's queue entries. */
 	readonly host?: string | null;
 	readonly hosts?: readonly SnapshotHost[];
 	/** Status counts over the whole ledger. */
 	readonly statusCounts: Readonly<Record<Status, number>>;
 	readonly queue: HumanQueue;
 	readonly now: number;
-	readonly stallSeconds?: number;
 	readonly verdicts?: readonly SnapshotVerdict[];
 	readonly effects?: readonly SnapshotEffect[];
 	readonly disagreements?: readonly SnapshotDisagreement[];
@@ -220,7 +219,7 @@ export type SnapshotInput = {
 /** Builds snapshot JSON v1. `counts.stalled` counts running or untracked tasks whose health is stalled. */
 export function buildSnapshot(input: SnapshotInput): Snapshot {
 	const host = input.host ?? null;
-	const tasks = input.tasks.map(task => toSnapshotTask(task, input.now, input.stallSeconds, host));
+	const tasks = [...input.tasks];
 	const counts = Object.fromEntries(STATUSES.map(status => [status, input.statusCounts[status] ?? 0])) as SnapshotCounts;
 	counts.stalled = tasks.filter(task => task.health === 'stalled').length;
 	return {

@@ -1,6 +1,6 @@
 import {readFileSync} from 'node:fs';
 import {parse} from 'yaml';
-import {z} from 'zod';
+import * as z from 'zod';
 import {checkPosition, type Position, type PositionProblem} from '../core/mediation/position.ts';
 
 const unit = z.number({error: 'expected a number from 0 to 1'}).min(0, 'must be 0 or more').max(1, 'must be 1 or less');

@@ -1,6 +1,6 @@
 import {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
-import {z} from 'zod';
+import * as z from 'zod';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {handIn, HandoffError, listWork, passBack, raiseNeed, recordProgress, takeContract, type Actor} from './claims.ts';
 

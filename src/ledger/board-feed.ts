@@ -1,16 +1,17 @@
-import {approverKey, type OrdersSnapshot} from '../core/board/effects-view.ts';
+import type {OrdersSnapshot} from '../core/board/effects-view.ts';
 import {DEFAULT_ENDED_WINDOW_MS} from '../core/board/selectors.ts';
 import type {BoardTask, Notice, PendingAction} from '../core/board/state.ts';
 import type {ApproverCheck} from '../core/effects/fold.ts';
 import type {LedgerEvent} from '../core/events.ts';
-import type {HumanQueue} from '../core/human-queue.ts';
-import {shownVerdicts, type VerdictRecord} from '../core/review/reviews.ts';
+import {SESSION_ANSWERED_SOURCES, type HumanQueue} from '../core/human-queue.ts';
+import {boardRound, type BoardRound} from '../core/read-port/board-round.ts';
+import {coversRecent} from '../core/read-port/read-port.ts';
+import type {VerdictRecord} from '../core/review/reviews.ts';
 import type {Task} from '../core/task.ts';
-import type {Ledger, LedgerFileChange} from './open-ledger.ts';
-import {readOrders} from './orders.ts';
-import {acknowledgeEntry, loadHumanQueue} from './queue.ts';
 import {DROPPED_COUNTER} from './counters.ts';
-import {loadReviews} from './reviews.ts';
+import {localReadPort} from './local-read-port.ts';
+import type {Ledger, LedgerFileChange} from './open-ledger.ts';
+import {acknowledgeEntry} from './queue.ts';
 
 /** What one read of the ledger gives the board. */
 export type FeedBatch = {
@@ -78,39 +79,25 @@ export function createBoardFeed(
 		const count = ledger.reader.counter(DROPPED_COUNTER);
 		return count > 0 ? {dropped: count} : {};
 	};
-	// Which approvers still run is asked of the process table here, once a read, not at every frame.
-	const loadOrders = (): OrdersSnapshot => {
-		const records = [...readOrders(ledger.reader).values()];
-		const deadApprovers = new Set<string>();
-		for (const order of records) {
-			for (const effect of order.effects) {
-				if (effect.approver && effect.finishedAt === null && effect.unknownAt === null && isAlive && !isAlive(effect.approver)) {
-					deadApprovers.add(approverKey(effect.approver));
-				}
-			}
-		}
-		return {records, deadApprovers: [...deadApprovers]};
-	};
-	// The queue and the Reviews panel read the same reviews once a read.
-	const queueAndVerdicts = (now: number): {queue: HumanQueue; verdicts: VerdictRecord[]} => {
-		const reviews = loadReviews(ledger.reader);
-		return {
-			queue: loadHumanQueue(ledger.reader, now, {reviews, isApproverAlive: isAlive}),
-			verdicts: shownVerdicts(reviews, now - windowMs),
-		};
-	};
+	// One round of the queue, the Reviews panel and the work orders (src/core/read-port/board-round.ts);
+	// which approvers still run is asked of the process table there, once a read, not at every frame.
+	const round = (now: number, heldTasks?: readonly Task[]): BoardRound =>
+		boardRound(
+			localReadPort(ledger.reader).queueRows({
+				now,
+				answeredBySession: SESSION_ANSWERED_SOURCES,
+				...(heldTasks ? {heldTasks} : {}),
+			}),
+			{now, windowMs, isApproverAlive: isAlive, isFleet: false},
+		);
 	const load = (now: number): FeedBatch => {
 		generation = ledger.generation;
 		const reader = ledger.reader;
 		const lastSeq = reader.lastSeq();
-		return {
-			tasks: reader.tasksForView(now - windowMs),
-			...queueAndVerdicts(now),
-			lastSeq,
-			isFull: true,
-			orders: loadOrders(),
-			...dropped(),
-		};
+		const tasks = reader.tasksForView(now - windowMs);
+		// The board's tasks are the queue's recent tasks too when its window covers the failed window.
+		const {queue, verdicts, orders} = round(now, coversRecent(now - windowMs, now) ? tasks : undefined);
+		return {tasks, queue, verdicts, lastSeq, isFull: true, orders, ...dropped()};
 	};
 	const reloaded = (now: number): FeedBatch => {
 		const change = ledger.lastChange;
@@ -140,15 +127,17 @@ export function createBoardFeed(
 			}
 			const isOpenChanged = openTaskId !== null && changed.has(openTaskId);
 			const isOrderChanged = events.some(event => isOrderType(event.type));
+			const {queue, verdicts, orders} = round(now);
 			return {
 				tasks,
-				...queueAndVerdicts(now),
+				queue,
+				verdicts,
 				lastSeq: seq,
 				isFull: false,
 				hasMore: events.length === PAGE,
 				...dropped(),
 				...(isOpenChanged ? {timelineEvents: reader.eventsOf(openTaskId)} : {}),
-				...(isOrderChanged ? {orders: loadOrders()} : {}),
+				...(isOrderChanged ? {orders} : {}),
 			};
 		},
 		eventsOf: taskId => ledger.reader.eventsOf(taskId),

@@ -1,14 +1,11 @@
-import {disagreementRecords} from '../core/disagreements.ts';
 import type {ApproverCheck} from '../core/effects/fold.ts';
-import {snapshotEffects} from '../core/effects/view.ts';
-import {EventType} from '../core/events.ts';
-import {shownVerdicts} from '../core/review/reviews.ts';
-import {buildSnapshot, toSnapshotDisagreements, toSnapshotVerdicts, type Snapshot} from '../core/snapshot.ts';
-import {readOrders} from './orders.ts';
+import {SESSION_ANSWERED_SOURCES} from '../core/human-queue.ts';
+import {snapshotOf} from '../core/read-port/snapshot-of.ts';
+import type {Snapshot} from '../core/snapshot.ts';
+import {localReadPort} from './local-read-port.ts';
 import type {LedgerReader} from './reader.ts';
-import {loadHumanQueue} from './queue.ts';
-import {loadReviews} from './reviews.ts';
 
+/** What a snapshot is asked for: when, which window of ended tasks, and how to tell stalls and dead approvers. */
 export type SnapshotQuery = {
 	readonly now: number;
 	/** Ended tasks are listed when they ended within this many ms; null lists all. */
@@ -20,29 +17,19 @@ export type SnapshotQuery = {
 	readonly isApproverAlive?: ApproverCheck;
 };
 
-/** Reads what a snapshot needs from the ledger and builds JSON v1. */
+/** Snapshot JSON v1 of the local ledger: a fleet of one host, read through the read port and made by snapshotOf. */
 export function readSnapshot(reader: LedgerReader, query: SnapshotQuery): Snapshot {
 	const since = query.windowMs === null ? null : query.now - query.windowMs;
-	const tasks = reader.tasksForView(since);
-	const reviews = loadReviews(reader);
-	const queue = loadHumanQueue(reader, query.now, {reviews, isApproverAlive: query.isApproverAlive});
-	const disagreements = disagreementRecords(reader.eventsOfType([EventType.disagreementOpened]));
-	return buildSnapshot({
-		tasks,
-		statusCounts: reader.statusCounts(),
-		queue,
-		verdicts: toSnapshotVerdicts(shownVerdicts(reviews, since), reviews),
-		effects: snapshotEffects(readOrders(reader).values(), query.now, since, query.isApproverAlive),
-		disagreements: toSnapshotDisagreements(disagreements, openDisagreements(reader, query.now, disagreements.length), since),
+	const rows = localReadPort(reader, query.host ?? null).snapshotRows({
 		now: query.now,
-		host: query.host ?? null,
+		answeredBySession: SESSION_ANSWERED_SOURCES,
+		viewSince: since,
+	});
+	return snapshotOf(rows, {
+		now: query.now,
+		since,
+		isApproverAlive: query.isApproverAlive,
+		isFleet: false,
 		...(query.stallSeconds === undefined ? {} : {stallSeconds: query.stallSeconds}),
 	});
-}
-
-/** The tasks whose disagreement is still in the queue (all of them, not the five a lane shows). */
-function openDisagreements(reader: LedgerReader, now: number, count: number): ReadonlySet<string> {
-	if (count === 0) return new Set();
-	const lane = loadHumanQueue(reader, now, {limit: Number.MAX_SAFE_INTEGER}).lanes.find(each => each.name === 'disagreements');
-	return new Set(lane?.items.map(item => item.taskId) ?? []);
 }

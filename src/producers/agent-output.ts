@@ -1,4 +1,4 @@
-import {z} from 'zod';
+import * as z from 'zod';
 import {countCodexTurn, todoProgress, type CodexUsage, type CodexUsageState} from '../core/codex-usage.ts';
 import {EventType} from '../core/events.ts';
 import {readProgressLine, type AgentKind, type OutputFinding} from './agent-kind.ts';

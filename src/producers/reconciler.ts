@@ -1,6 +1,5 @@
 import type {NewEvent} from '../core/events.ts';
 import {agentNameOf, type ProcessInfo} from '../core/process-tree.ts';
-import {builtInOf, settingFromText} from '../core/settings.ts';
 import {
 	adoptedTasks,
 	discoveredEvent,
@@ -15,12 +14,9 @@ import type {Ledger, LedgerFileChange} from '../ledger/open-ledger.ts';
 import {spoolDir} from '../ledger/paths.ts';
 import {foldSpool} from '../ledger/spool.ts';
 import {DEFAULT_PROC_ROOT, readArgv, readCwd, scanProcesses, type ProcessScan} from './proc-table.ts';
+import {DEFAULT_AGENT_NAMES} from './reconcile-options.ts';
 import {isNamedByTask, processRecordOf, registeringWrapperOf} from './task-process.ts';
 
-/** Process names counted as agents unless configured (`--agents`, CONTROLROOM_AGENT_NAMES, docs/config.md). */
-export const DEFAULT_AGENT_NAMES: readonly string[] = builtInOf('agentNames');
-/** Default pause between passes of `controlroom reconcile` (every 5 s), unless configured. */
-export const DEFAULT_RECONCILE_INTERVAL_MS = builtInOf('reconcileIntervalSeconds') * 1000;
 /** Interpreter names whose argv is read to see which script they run. */
 const INTERPRETER_NAMES = new Set(['node', 'nodejs', 'bun', 'deno', 'python', 'python3']);
 
@@ -56,11 +52,6 @@ export type ReconcileResult = {
 	readonly processes: number;
 	readonly elapsedMs: number;
 };
-
-/** Agent names from a comma list (flag or environment), or the defaults. */
-export function agentNamesFrom(list: string | undefined): readonly string[] {
-	return settingFromText('names', list ?? '') ?? DEFAULT_AGENT_NAMES;
-}
 
 /**
  * Reads what a pass decides on: the registered, running and untracked rows with their recorded

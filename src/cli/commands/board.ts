@@ -6,7 +6,6 @@ import {createElement} from 'react';
 import {App, type BoardAdapters} from '../../../components/App.tsx';
 import {ClockProvider} from '../../../components/ClockProvider.tsx';
 import {parseDuration} from '../../core/duration.ts';
-import {sendBackHeld, settleEffects} from '../../gates/effects/held.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {createBoardFeed} from '../../ledger/board-feed.ts';
 import {describeFleetError, isFleetUrl, redactUrl} from '../../ledger/fleet/connection.ts';
@@ -15,9 +14,7 @@ import {hostName} from '../../ledger/host.ts';
 import {quickCheckInBackground} from '../../ledger/integrity-check.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {spoolDir} from '../../ledger/paths.ts';
-import {foldSpool} from '../../ledger/spool.ts';
-import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS, reconcileOnce} from '../../producers/reconciler.ts';
-import {stopTask} from '../../producers/stop.ts';
+import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS} from '../../producers/reconcile-options.ts';
 import {createLogReader} from '../../producers/task-log.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
@@ -107,22 +104,31 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		}),
 		ledgerFiles: [ledger.path, `${ledger.path}-wal`],
 		spoolDir: spool,
-		onSpool: () => foldSpool(ledger, spool),
+		// The spool's parsers load at the first spool file, after the first frame; the fold's own write
+		// wakes the feed. A fold that fails is done again by the reconciler's pass, which says why.
+		onSpool: () => void import('../../ledger/spool.ts').then(({foldSpool}) => foldSpool(ledger, spool)).catch(() => undefined),
 		options: {
 			ledgerLabel: homeAsTilde(ledger.path),
 			...(run.stallSeconds === undefined ? {} : {stallSeconds: run.stallSeconds}),
 			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
 		},
+		// What no key has asked for yet is loaded when it is first used: stopping, sending back, approving
+		// and the reconciler's pass (five seconds in) are no part of the first frame, and their modules
+		// cost more loading than drawing it (docs/board.md, "How it stays live").
 		stop: async taskId => {
+			const {stopTask} = await import('../../producers/stop.ts');
 			const result = await stopTask(ledger, taskId, {source: 'board'});
 			return {isStopped: result.outcome === 'stopped', message: result.message};
 		},
-		// What `x` and `a` need is loaded at the first press: the review gate and the MCP client cost
-		// more module loading than the whole first frame may take (issue 11: first frame < 500 ms).
 		sendBack: async (taskId, reason) => (await import('../board-send-back.ts')).sendBackFromBoard(ledger, taskId, reason),
 		approveEffects: async refs => (await import('../../gates/effects/board-actions.ts')).approveFromBoard(ledger, refs),
-		sendBackOrder: (orderId, reason) => sendBackHeld(ledger, orderId, reason, 'board'),
-		reconcile: () => {
+		sendBackOrder: async (orderId, reason) =>
+			(await import('../../gates/effects/held.ts')).sendBackHeld(ledger, orderId, reason, 'board'),
+		reconcile: async () => {
+			const [{reconcileOnce}, {settleEffects}] = await Promise.all([
+				import('../../producers/reconciler.ts'),
+				import('../../gates/effects/held.ts'),
+			]);
 			reconcileOnce(ledger, {agentNames});
 			// Held effects past expiry, and effects whose approval died mid-call, are recorded as such.
 			settleEffects(ledger);

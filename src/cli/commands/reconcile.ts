@@ -4,7 +4,7 @@ import {reconcileOnce, type ReconcileResult} from '../../producers/reconciler.ts
 import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import {hostIdentity} from '../../ledger/host.ts';
 import {selfLauncher} from '../gate-call.ts';
-import {createFleetSyncer} from '../../producers/fleet-sync.ts';
+import {createFleetSyncer} from '../../fleet/fleet-sync.ts';
 import {parseCommandArgs, positiveSeconds} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
 import {openCommandLedger, out} from '../context.ts';

@@ -1,6 +1,7 @@
 import type {RejectRow} from '../../ledger/reader.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
-import {openReadingLedger, out} from '../context.ts';
+import {out} from '../context.ts';
+import {openReadingLedger} from '../reading-ledger.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 

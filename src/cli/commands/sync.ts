@@ -2,7 +2,7 @@ import {setTimeout as sleep} from 'node:timers/promises';
 import {hostIdentity} from '../../ledger/host.ts';
 import {isFleetUrl, redactUrl} from '../../ledger/fleet/connection.ts';
 import {selfLauncher} from '../gate-call.ts';
-import {createFleetSyncer, type SyncPass} from '../../producers/fleet-sync.ts';
+import {createFleetSyncer, type SyncPass} from '../../fleet/fleet-sync.ts';
 import {watchLedger} from '../../producers/ledger-watch.ts';
 import {parseCommandArgs, positiveSeconds} from '../args.ts';
 import {commandSettings} from '../config-file.ts';

@@ -1,7 +1,8 @@
 import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {listWork} from '../../handoff/claims.ts';
 import {parseCommandArgs} from '../args.ts';
-import {openReadingLedger, out} from '../context.ts';
+import {out} from '../context.ts';
+import {openReadingLedger} from '../reading-ledger.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 

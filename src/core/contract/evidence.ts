@@ -1,4 +1,4 @@
-import {z} from 'zod';
+import * as z from 'zod';
 import {credentialKeys, detectCredential, redactField} from './credentials.ts';
 import {dropOptionalPlaceholders, PLACEHOLDER} from './placeholders.ts';
 import {valueAt, type ContractProblem} from './rules.ts';

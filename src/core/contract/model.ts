@@ -1,4 +1,4 @@
-import {z} from 'zod';
+import * as z from 'zod';
 
 /** The three kinds of handoff contract (PRODUCT.md §6). */
 export const CONTRACT_KINDS = ['task', 'bug', 'transfer'] as const;

@@ -1,4 +1,4 @@
-import {z} from 'zod';
+import * as z from 'zod';
 
 /** An unresolved `<placeholder>`, as the templates write them. */
 export const PLACEHOLDER = /<[^<>\s][^<>\n]*>/;

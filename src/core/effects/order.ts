@@ -1,4 +1,4 @@
-import {z} from 'zod';
+import * as z from 'zod';
 import {parseDuration} from '../duration.ts';
 
 /** How long held effects wait for approval when an order does not say. */

@@ -140,11 +140,28 @@ export function latestReviews(records: readonly ReviewRecord[]): ReviewRecord[] 
  * with the newest verdict first, and within one, the last round first, reviewers in their order.
  */
 export function shownVerdicts(records: readonly ReviewRecord[], since: number | null = null): VerdictRecord[] {
-	const newest = (record: ReviewRecord): number => Math.max(record.startedAt, ...record.verdicts.map(entry => entry.at));
+	return shownReviews(records, since).flatMap(review => review.verdicts);
+}
+
+/** One review as the verdict lists show it: its verdicts in their shown order, and when it last moved. */
+export type ShownReview = {
+	readonly record: ReviewRecord;
+	/** The last round first, reviewers in their order. */
+	readonly verdicts: readonly VerdictRecord[];
+	/** Its start or its newest verdict, whichever is later: reviews are listed newest first by it. */
+	readonly newest: number;
+};
+
+/** The reviews behind shownVerdicts, whole, in its order: lists of several hosts merge by `newest`. */
+export function shownReviews(records: readonly ReviewRecord[], since: number | null = null): ShownReview[] {
 	return latestReviews(records)
 		.filter(record => since === null || record.outcome === 'running' || (record.concludedAt ?? record.startedAt) >= since)
-		.sort((a, b) => newest(b) - newest(a))
-		.flatMap(record => [...record.verdicts].sort((a, b) => b.round - a.round || a.reviewer - b.reviewer));
+		.map(record => ({
+			record,
+			verdicts: [...record.verdicts].sort((a, b) => b.round - a.round || a.reviewer - b.reviewer),
+			newest: Math.max(record.startedAt, ...record.verdicts.map(entry => entry.at)),
+		}))
+		.sort((a, b) => b.newest - a.newest);
 }
 
 /** A review that needs a person, as a signal for the queue's reviews lane. */

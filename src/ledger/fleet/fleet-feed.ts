@@ -3,11 +3,13 @@ import type {PendingAction} from '../../core/board/state.ts';
 import {DEFAULT_ENDED_WINDOW_MS} from '../../core/board/selectors.ts';
 import type {LedgerEvent} from '../../core/events.ts';
 import {taskKey} from '../../core/fleet.ts';
-import {FAILED_WINDOW_MS, type HumanQueue} from '../../core/human-queue.ts';
-import {shownVerdicts, type VerdictRecord} from '../../core/review/reviews.ts';
+import {SESSION_ANSWERED_SOURCES, type HumanQueue} from '../../core/human-queue.ts';
+import {boardRound, type BoardOrderRef} from '../../core/read-port/board-round.ts';
+import {coversRecent} from '../../core/read-port/read-port.ts';
+import type {VerdictRecord} from '../../core/review/reviews.ts';
 import type {BoardFeed, FeedBatch} from '../board-feed.ts';
 import {describeFleetError} from './connection.ts';
-import type {HostedTask} from './fleet-reader.ts';
+import type {HostedTask} from './fleet-read-port.ts';
 import {openFleetLedger, type FleetLedger} from './open-fleet.ts';
 
 /** The fleet board's feed: the board's synchronous feed, answered from what was fetched, plus its life cycle. */
@@ -57,9 +59,9 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 	const tasks = new Map<string, HostedTask>();
 	const changedAt = new Map<string, number>();
 	let queue: HumanQueue = {lanes: [], total: 0};
-	let verdicts: VerdictRecord[] = [];
+	let verdicts: readonly VerdictRecord[] = [];
 	let orders: OrdersSnapshot = {records: [], deadApprovers: []};
-	const orderRefs = new Map<string, FleetOrderRef>();
+	let orderRefs: ReadonlyMap<string, BoardOrderRef> = new Map();
 	let pending: PendingAction[] = [];
 	let timeline: {key: string; events: readonly LedgerEvent[]; version: number} | null = null;
 	let notice: {text: string; tone: 'error' | 'ok'; version: number} | null = null;
@@ -73,34 +75,22 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 	const keep = (task: HostedTask, now: number): boolean => task.endedAt === null || task.endedAt >= now - windowMs;
 
 	/**
-	 * The queue, and each host's reviews and work orders folded from its own events (as a local
-	 * board folds them), keyed by host as its tasks are: the Reviews and Held effects panels.
-	 * Whether an approver on another machine still runs cannot be asked from here: none is taken for dead.
+	 * One board round (src/core/read-port/board-round.ts) over every host's rows: the queue, and each
+	 * host's reviews and work orders folded from its own events (as a local board folds them), keyed
+	 * by host as its tasks are. Whether an approver on another machine still runs cannot be asked
+	 * from here: none is taken for dead.
 	 */
-	const readGates = async (open: FleetLedger, now: number): Promise<void> => {
-		const labels = new Map((await open.reader.hosts()).map(host => [host.id, host.label]));
-		const gates = await open.reader.gateEvents();
+	const readRound = async (open: FleetLedger, now: number): Promise<void> => {
 		// The tasks the board holds are every task not ended or ended within its window: when that
 		// window covers the queue's (two hours), they are the queue's recent tasks, not read again
 		// each round (thousands of task documents on a large fleet).
-		const viewTasks = windowMs >= FAILED_WINDOW_MS ? {viewTasks: [...tasks.values()]} : {};
-		queue = await open.reader.humanQueue(now, {gates, ...viewTasks});
-		const nextVerdicts: VerdictRecord[] = [];
-		const records: OrdersSnapshot['records'][number][] = [];
-		orderRefs.clear();
-		for (const [hostId, hostGates] of gates) {
-			const host = labels.get(hostId) ?? hostId;
-			const key = (id: string): string => taskKey({id, host});
-			nextVerdicts.push(
-				...shownVerdicts(hostGates.reviews, now - windowMs).map(entry => ({...entry, taskId: key(entry.taskId)})),
-			);
-			for (const order of hostGates.orders.values()) {
-				orderRefs.set(key(order.id), {key: key(order.id), id: order.id, host, hostId});
-				records.push({...order, id: key(order.id), workerTasks: order.workerTasks.map(key)});
-			}
-		}
-		verdicts = nextVerdicts;
-		orders = {records, deadApprovers: []};
+		const held = coversRecent(now - windowMs, now) ? {heldTasks: [...tasks.values()]} : {};
+		const hosts = await open.reader.queueRows({now, answeredBySession: SESSION_ANSWERED_SOURCES, ...held});
+		const round = boardRound(hosts, {now, windowMs, isFleet: true});
+		queue = round.queue;
+		verdicts = round.verdicts;
+		orders = round.orders;
+		orderRefs = round.orderRefs;
 	};
 
 	const readPending = async (open: FleetLedger): Promise<void> => {
@@ -161,7 +151,7 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 					changedAt.set(key, version);
 				}
 			}
-			await readGates(open, now);
+			await readRound(open, now);
 			await readPending(open);
 			if (timeline && touched.has(timeline.key)) await readTimeline(open, timeline.key);
 			version += 1;
@@ -200,7 +190,7 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 			const open = await connect();
 			fleetSeq = await open.reader.lastFleetSeq();
 			for (const task of await open.reader.tasksForView(now - windowMs)) tasks.set(taskKey(task), task);
-			await readGates(open, now);
+			await readRound(open, now);
 			await readPending(open);
 			// Whatever was shipped between the reads above and the LISTEN is read by the first round.
 			void round();
@@ -264,8 +254,9 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 			return {task, requestId};
 		},
 		async requestForOrder(key, verb, args) {
-			const order = orderRefs.get(key);
-			if (!order) throw new Error(`no work order ${key} on this board`);
+			const ref = orderRefs.get(key);
+			if (!ref) throw new Error(`no work order ${key} on this board`);
+			const order = {key, id: ref.id, host: ref.host.label ?? ref.host.id, hostId: ref.host.id};
 			const open = await connect();
 			const requestId = await open.request({
 				hostId: order.hostId,

@@ -1,19 +1,19 @@
 import type {StoredEventRow} from '../../core/events.ts';
 import type {Task} from '../../core/task.ts';
 import type {HostIdentity} from '../host.ts';
-import type {Ledger} from '../open-ledger.ts';
-import {FleetError, type FleetClient} from './connection.ts';
+import type {FleetClient} from './connection.ts';
 import {LOCK_CLASS, ORDER_LOCK} from './migrations.ts';
 
-/** What one shipped batch added. */
-export type BatchResult = {
+/** What one written batch added. */
+export type WrittenBatch = {
 	/** Events the server did not have yet. */
 	readonly shipped: number;
 	/** Task rows written (new, or newer than the server's). */
 	readonly tasks: number;
-	/** The last local seq the batch covered (the next batch starts after it). */
-	readonly lastSeq: number;
 };
+
+/** An event of a host as the fleet holds it, for comparing with the host's own copy. */
+export type FleetEventCopy = {readonly taskId: string; readonly type: string; readonly at: number; readonly data: string};
 
 /**
  * Adds the host, or renames it when its name changed (a name is a label; the id keys everything).
@@ -36,58 +36,33 @@ export async function resumePoint(client: FleetClient, hostId: string): Promise<
 	return result.rows[0]?.seq ?? 0;
 }
 
-/**
- * Refuses to ship when the server's copy of this host's history is not this ledger's: the same
- * host id with other events means the ledger file was copied from another machine (or restored
- * from an older backup), and shipping would interleave two histories under one id.
- */
-export async function checkSameHistory(
-	client: FleetClient,
-	ledger: Ledger,
-	host: HostIdentity,
-	fleetLast: number,
-): Promise<void> {
-	if (fleetLast === 0) return;
-	const local = ledger.reader.storedEventAt(fleetLast);
-	const remote = await client.query<{task_id: string; type: string; at: number; data: string}>(
+/** The fleet's copy of one event of a host, if it holds it. */
+export async function fleetEventAt(client: FleetClient, hostId: string, seq: number): Promise<FleetEventCopy | undefined> {
+	const result = await client.query<{task_id: string; type: string; at: number; data: string}>(
 		'SELECT task_id, type, at, data FROM controlroom.events WHERE host_id = $1 AND seq = $2',
-		[host.id, fleetLast],
+		[hostId, seq],
 	);
-	const row = remote.rows[0];
-	const isSame =
-		local !== undefined &&
-		row !== undefined &&
-		row.task_id === local.taskId &&
-		row.type === local.type &&
-		row.at === local.at &&
-		row.data === local.data;
-	if (!isSame) {
-		throw new FleetError(
-			`the fleet holds events of host id ${host.id} up to seq ${fleetLast} that this ledger (${ledger.path}) does not have: ` +
-				'was the ledger copied from another machine, or restored from an older copy? Each ledger needs its own host id; see docs/fleet.md',
-		);
-	}
+	const row = result.rows[0];
+	return row && {taskId: row.task_id, type: row.type, at: row.at, data: row.data};
 }
 
 const column = <T>(rows: readonly StoredEventRow[], pick: (row: StoredEventRow) => T): T[] => rows.map(pick);
 
 /**
- * Ships the events after `afterSeq` (at most `limit`) and the task rows they touched, in one
- * transaction: all of the batch lands or none of it. Events are keyed by (host, seq), so a batch
- * repeated after a crash adds nothing; a task row is only replaced by a newer one (higher last
- * seq). The shipping lock makes fleet_seq follow commit order across hosts, for the boards' tail.
+ * Writes a batch of a host's events (as its ledger stores them, oldest first) and the task rows
+ * they touched, in one transaction: all of the batch lands or none of it. Events are keyed by
+ * (host, seq), so a batch repeated after a crash adds nothing; a task row is only replaced by a
+ * newer one (higher last seq). The shipping lock makes fleet_seq follow commit order across
+ * hosts, for the boards' tail.
  */
-export async function shipBatch(
+export async function writeBatch(
 	client: FleetClient,
-	ledger: Ledger,
 	host: HostIdentity,
-	afterSeq: number,
-	limit: number,
-): Promise<BatchResult> {
-	const rows = ledger.reader.storedEventsSince(afterSeq, limit);
+	rows: readonly StoredEventRow[],
+	tasks: readonly Task[],
+): Promise<WrittenBatch> {
 	const last = rows.at(-1);
-	if (!last) return {shipped: 0, tasks: 0, lastSeq: afterSeq};
-	const tasks = ledger.reader.tasksById([...new Set(rows.map(row => row.taskId))]);
+	if (!last) return {shipped: 0, tasks: 0};
 	await client.query('BEGIN');
 	try {
 		await client.query('SELECT pg_advisory_xact_lock($1, $2)', [LOCK_CLASS, ORDER_LOCK]);
@@ -115,7 +90,7 @@ export async function shipBatch(
 			[host.id, host.name, last.seq],
 		);
 		await client.query('COMMIT');
-		return {shipped: inserted.rowCount ?? 0, tasks: written, lastSeq: last.seq};
+		return {shipped: inserted.rowCount ?? 0, tasks: written};
 	} catch (error) {
 		await client.query('ROLLBACK').catch(() => undefined);
 		throw error;

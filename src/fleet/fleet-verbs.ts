@@ -7,7 +7,7 @@ import {ReviewGateError} from '../gates/review/subject.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {acknowledgeEntry} from '../ledger/queue.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
-import {stopTask, type StopResult} from './stop.ts';
+import {stopTask, type StopResult} from '../producers/stop.ts';
 
 /** How a host answered a fleet request; recorded as `fleet.request_handled` and shipped back. */
 export type VerbOutcome = {readonly outcome: 'done' | 'refused' | 'failed'; readonly message: string};

@@ -1,13 +1,12 @@
 import {EventType} from '../core/events.ts';
-import {connectFleet, describeFleetError, isUnreachable, type FleetClient} from '../ledger/fleet/connection.ts';
-import {tryLockHost, describeLockHolder} from '../ledger/fleet/host-lock.ts';
-import {FLEET_CHANNEL, migrateFleet} from '../ledger/fleet/migrations.ts';
-import {pendingRequestsFor, type FleetRequest} from '../ledger/fleet/requests.ts';
-import {checkSameHistory, registerHost, resumePoint, shipBatch} from '../ledger/fleet/ship.ts';
+import type {Launcher} from '../gates/review/rerun.ts';
+import {describeFleetError, isUnreachable} from '../ledger/fleet/connection.ts';
+import type {FleetRequest} from '../ledger/fleet/requests.ts';
+import {connectForSync, type SyncConnection} from '../ledger/fleet/sync-connection.ts';
 import type {HostIdentity} from '../ledger/host.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
-import type {Launcher} from '../gates/review/rerun.ts';
 import {carryOut} from './fleet-verbs.ts';
+import {checkSameHistory, shipBatch} from './ship.ts';
 
 /** Events per shipped batch: one transaction each, small enough that a kill mid-batch loses little work. */
 export const DEFAULT_BATCH = 2000;
@@ -74,7 +73,7 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 	const {url, ledger} = options;
 	let host = options.host;
 	const batchSize = options.batchSize ?? DEFAULT_BATCH;
-	let client: FleetClient | null = null;
+	let client: SyncConnection | null = null;
 	let fleetSeq = 0;
 	let failures = 0;
 	const inFlight = new Map<number, Promise<void>>();
@@ -83,34 +82,33 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 	const drop = async (): Promise<void> => {
 		const closing = client;
 		client = null;
-		await closing?.end().catch(() => undefined);
+		await closing?.close().catch(() => undefined);
 	};
 
 	/** Connects, takes the host lock, migrates, and finds where to resume; null when locked out. */
 	const connect = async (): Promise<string | null> => {
-		const fresh = await connectFleet(url, `sync ${host.name}`);
+		const fresh = await connectForSync(url, `sync ${host.name}`);
 		try {
-			if (!(await tryLockHost(fresh, host.id))) {
-				const holder = await describeLockHolder(fresh, host.id);
-				await fresh.end().catch(() => undefined);
+			const holder = await fresh.lockHost(host.id);
+			if (holder !== null) {
+				await fresh.close().catch(() => undefined);
 				return `another sync of host ${host.name} (id ${host.id}) holds its lock: ${holder}`;
 			}
-			await migrateFleet(fresh);
-			await registerHost(fresh, host);
-			fleetSeq = await resumePoint(fresh, host.id);
+			await fresh.migrate();
+			await fresh.registerHost(host);
+			fleetSeq = await fresh.resumePoint(host.id);
 			await checkSameHistory(fresh, ledger, host, fleetSeq);
-			fresh.on('notification', message => {
-				if (message.payload === 'requests') options.onWake?.();
+			await fresh.listen({
+				onRequests: () => options.onWake?.(),
+				// A server that goes away ends the connection; the next pass reconnects.
+				onEnd: () => {
+					if (client === fresh) client = null;
+				},
 			});
-			// A server that goes away ends the connection; the next pass reconnects.
-			fresh.on('end', () => {
-				if (client === fresh) client = null;
-			});
-			await fresh.query(`LISTEN ${FLEET_CHANNEL}`);
 			client = fresh;
 			return null;
 		} catch (error) {
-			await fresh.end().catch(() => undefined);
+			await fresh.close().catch(() => undefined);
 			throw error;
 		}
 	};
@@ -198,7 +196,7 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 					return result('locked', locked);
 				}
 			}
-			const active = client as FleetClient | null;
+			const active = client as SyncConnection | null;
 			if (!active) throw new Error('Connection terminated');
 			for (;;) {
 				const batch = await shipBatch(active, ledger, host, fleetSeq, batchSize);
@@ -208,7 +206,7 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 				tasks += batch.tasks;
 				batches += 1;
 			}
-			const taken = (await pendingRequestsFor(active, host.id)).filter(take).map(request => request.id);
+			const taken = (await active.pendingRequestsFor(host.id)).filter(take).map(request => request.id);
 			failures = 0;
 			return result('synced', null, taken);
 		} catch (error) {

@@ -1,0 +1,50 @@
+import type {ApproverCheck} from '../effects/fold.ts';
+import {humanQueueOf, orderSignals, queueSignals, type HumanQueue} from '../human-queue.ts';
+import {reviewSignals} from '../review/reviews.ts';
+import type {Task} from '../task.ts';
+import type {HostGates} from './host-gates.ts';
+import type {HostRows} from './host-rows.ts';
+
+/** How a queue is read. */
+export type HostQueueOptions = {
+	/** Entries a lane: five, unless a caller needs them all (`ack`, `explain`). */
+	readonly limit?: number;
+	/** Tells a running approval from a dead one (outcome unknown), where the approver's machine is this one. */
+	readonly isApproverAlive?: ApproverCheck | undefined;
+};
+
+/**
+ * One host's human queue from its rows and its folded gates, by the rules of
+ * src/core/human-queue.ts. A success answers only a failure, and a failure is in the queue only
+ * within the failed window, so the recent tasks are where every answering success is.
+ */
+export function hostQueue(rows: HostRows, gates: HostGates, now: number, options: HostQueueOptions = {}): HumanQueue {
+	const tasks = new Map<string, Task>(rows.recentTasks.map(task => [task.id, task]));
+	for (const task of rows.needTasks) if (!tasks.has(task.id)) tasks.set(task.id, task);
+	const signals = [
+		...queueSignals({
+			now,
+			recentTasks: rows.recentTasks,
+			needs: rows.needs,
+			tasks,
+			reviews: reviewSignals(gates.reviews),
+			disagreements: gates.disagreements,
+		}),
+		...orderSignals(gates.orders.values(), now, options.isApproverAlive),
+	];
+	return humanQueueOf({
+		signals,
+		tasks,
+		acknowledgements: gates.acknowledgements,
+		endedSinceEarliest: rows.recentTasks,
+		closers: gates.closers,
+		...(options.limit === undefined ? {} : {limit: options.limit}),
+	});
+}
+
+/** The tasks whose disagreement is still in the host's queue: the whole lane, not the five it shows. */
+export function openDisagreements(rows: HostRows, gates: HostGates, now: number): ReadonlySet<string> {
+	if (gates.disagreements.length === 0) return new Set();
+	const lane = hostQueue(rows, gates, now, {limit: Number.MAX_SAFE_INTEGER}).lanes.find(each => each.name === 'disagreements');
+	return new Set(lane?.items.map(item => item.taskId) ?? []);
+}

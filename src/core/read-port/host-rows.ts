@@ -1,0 +1,41 @@
+import type {EventOfType, LedgerEvent} from '../events.ts';
+import type {Status} from '../status.ts';
+import type {Task} from '../task.ts';
+
+/** Whose rows a bundle holds. */
+export type RowsHost = {
+	/** The ledger's random host id (docs/fleet.md). */
+	readonly id: string;
+	/** What its tasks and entries are shown with: its label on a fleet, the machine's host name on a local ledger (null when not given). */
+	readonly label: string | null;
+	/** On a fleet: when the host last shipped, and the last seq the fleet holds (the snapshot's `hosts[]`). */
+	readonly synced?: {readonly lastSyncedAt: number; readonly lastSeq: number};
+};
+
+/**
+ * The rows one host provides for a read: everything its human queue, its gates and a board round
+ * are computed from. A store fills it with plain reads; no rule is applied on the way.
+ */
+export type HostRows = {
+	readonly host: RowsHost;
+	/** Tasks not ended, or ended within the failed window: the failures, and the successes that answer them. */
+	readonly recentTasks: readonly Task[];
+	/**
+	 * The `need.raised` events that may still be current, oldest first: every need from a source
+	 * not in `answeredBySession`, and of the others those whose task is open and has done nothing
+	 * since (or has no row). The queue's rule decides on these; a long history holds thousands more.
+	 */
+	readonly needs: readonly EventOfType<'need.raised'>[];
+	/** The rows of the needs' tasks that are not among the recent tasks (a need may outlive its task's row). */
+	readonly needTasks: readonly Task[];
+	/** The host's events of GATE_EVENT_TYPES (reviews, disagreements, work orders, acknowledgements, closers), oldest first. */
+	readonly gateEvents: readonly LedgerEvent[];
+};
+
+/** A host's rows for a snapshot: its queue and gate rows, the tasks of the window and its counts. */
+export type SnapshotRows = HostRows & {
+	/** Tasks not ended, or ended at or after the window's start (every task with no window), newest first. */
+	readonly viewTasks: readonly Task[];
+	/** Tasks per status over the host's whole ledger. */
+	readonly statusCounts: Readonly<Record<Status, number>>;
+};
