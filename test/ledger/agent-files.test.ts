@@ -27,7 +27,7 @@ describe('a file an agent could have written', () => {
 			'link',
 		],
 		['a link to /dev/zero', (dir: string) => symlinkSync('/dev/zero', join(dir, 'f')), 'link'],
-		['a FIFO', (dir: string) => execFileSync('mkfifo', [join(dir, 'f')]), 'fifo'],
+		['a FIFO', (dir: string) => execFileSync('sh', ['-c', 'mkfifo "$1"', 'sh', join(dir, 'f')]), 'fifo'],
 		['a folder', (dir: string) => mkdirSync(join(dir, 'f')), 'folder'],
 		['a file over the limit', (dir: string) => writeFileSync(join(dir, 'f'), Buffer.alloc(2049)), 'too large'],
 	])('is %s: %s', (_name, plant, expected) => {
