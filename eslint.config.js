@@ -97,10 +97,13 @@ export default tseslint.config(
 		files: ['src/core/**/*.ts'],
 		rules: {
 			'no-restricted-imports': restrict(
-				[['node:*', ...IO_PACKAGES], 'src/core is pure: no I/O and no UI (STYLE.md R1). Pass values in from an adapter.'],
+				[
+					['node:*', ...IO_PACKAGES],
+					'src/core is pure: no I/O and no UI (docs/architecture.md, "Layers"). Pass values in from an adapter.',
+				],
 				[
 					null,
-					'src/core imports nothing above it (STYLE.md R1).',
+					'src/core imports nothing above it (docs/architecture.md, "Layers").',
 					{regex: '^(\\.\\./)+(ledger|producers|gates|handoff|disagreements|fleet|cli|components|hooks)/'},
 				],
 			),

@@ -10,7 +10,7 @@ export type Clock = {
 /** The shared clock; null outside a ClockProvider. */
 export const ClockContext = createContext<Clock | null>(null);
 
-/** The shared clock (STYLE.md R19): one timer for every relative time on screen. */
+/** The shared clock (docs/board.md, "How it stays live"): one timer for every relative time on screen. */
 export function useClock(): Clock {
 	const clock = useContext(ClockContext);
 	if (clock === null) throw new Error('useClock must be used within a ClockProvider');

@@ -4,7 +4,7 @@ import {useCallback, useEffect, useRef, type Dispatch} from 'react';
 import type {BoardAction} from '../src/core/board/state.ts';
 import type {BoardFeed} from '../src/ledger/board-feed.ts';
 
-/** One flush per frame at most: Ink draws at 30 fps (STYLE.md R13). */
+/** One flush per frame at most: Ink draws at 30 fps (docs/board.md, "How it stays live"). */
 export const FRAME_MS = 33;
 /** A second read after a burst of file events, for a commit the first read was too early for. */
 const TRAILING_READ_MS = 150;

@@ -1,6 +1,6 @@
 import type {EventOfType} from './events.ts';
 
-/** What a disagreement is about (PRODUCT.md §9): what will happen (a plan review), or what to want (a mediation). */
+/** What a disagreement is about (docs/mediation.md): what will happen (a plan review), or what to want (a mediation). */
 export type DisagreementKind = 'evidence' | 'value';
 
 /** Who can never accept which option, and on which offer they said so (a mediation's veto). */

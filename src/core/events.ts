@@ -5,9 +5,21 @@ const count = z.optional(z.nullable(z.number()));
 const anything = z.optional(z.unknown());
 const vetoSchema = z.looseObject({agent: z.string(), item: z.string(), option: z.string(), offer: count});
 
-/** One event type: the name the ledger stores, and its data's fields (a loose object, see below). */
+/**
+ * One event type: the name the ledger stores, and its data's fields (a loose object, see below).
+ * The object schema is built on first use, not at load: every command loads this module, and most
+ * read only a few of the types (docs/board.md, "How it stays live").
+ */
 function declare<const Type extends string, Shape extends z.core.$ZodLooseShape>(type: Type, shape: Shape) {
-	return {type, data: z.looseObject(shape)};
+	const build = () => z.looseObject(shape);
+	let data: ReturnType<typeof build> | undefined;
+	return {
+		type,
+		get data() {
+			data ??= build();
+			return data;
+		},
+	};
 }
 
 /**
@@ -334,15 +346,18 @@ function typeNames<D extends Readonly<Record<string, {readonly type: string}>>>(
 	return names as {readonly [K in keyof D]: D[K]['type']};
 }
 
-/** Each stored type with the schema of its data: the parser's table. */
-function dataSchemas(declared: Declared): {readonly [T in EventTypeName]: z.ZodMiniType<EventDataOf<T>>} {
-	const schemas: Record<string, z.ZodMiniType> = {};
-	for (const declaration of Object.values(declared)) schemas[declaration.type] = declaration.data;
+/** The parser's table: each stored type with its declaration, whose schema is built when first read. */
+type DeclarationsByType = {readonly [T in EventTypeName]: {readonly data: z.ZodMiniType<EventDataOf<T>>}};
+
+/** Each stored type with its declaration (not its schema, so that no schema is built here). */
+function declarationsByType(declared: Declared): DeclarationsByType {
+	const byType: Record<string, {readonly data: z.ZodMiniType}> = {};
+	for (const declaration of Object.values(declared)) byType[declaration.type] = declaration;
 	// One entry per declared type, written just above: TypeScript cannot type a loop's object.
-	return schemas as {readonly [T in EventTypeName]: z.ZodMiniType<EventDataOf<T>>};
+	return byType as DeclarationsByType;
 }
 
-const DATA_SCHEMAS = dataSchemas(DECLARED);
+const DECLARATIONS = declarationsByType(DECLARED);
 
 /** The rest of an event: which task, when, and who said it. */
 type EventEnvelope = {
@@ -395,12 +410,12 @@ export type StoredEventRow = {
 
 /** Whether this build declares the type. */
 function isDeclared(type: string): type is EventTypeName {
-	return Object.hasOwn(DATA_SCHEMAS, type);
+	return Object.hasOwn(DECLARATIONS, type);
 }
 
 /** A declared type's data read through its schema; null when it does not fit. */
 function parseBody<T extends EventTypeName>(type: T, data: unknown): BodyOf<T> | null {
-	const parsed = DATA_SCHEMAS[type].safeParse(data);
+	const parsed = DECLARATIONS[type].data.safeParse(data);
 	return parsed.success ? {type, data: parsed.data} : null;
 }
 

@@ -321,7 +321,7 @@ function explainQueue(input: ExplainInput, setters: Setters): Fact {
 }
 
 /**
- * Explains a task (PRODUCT.md §8a): for each thing shown about it, the signal that set it, which
+ * Explains a task (docs/snapshot.md, "`controlroom explain`"): for each thing shown about it, the signal that set it, which
  * producer sent it and when; where two signals disagree (a hook says running and the process is
  * gone; the wrapper says done and the session never ended) the fact is `disputed` and names both.
  * Pure: the CLI reads the events, the queue entry and the process table, the board passes what it holds.

@@ -4,7 +4,7 @@ import type {EventOfType} from './events.ts';
 import type {ReviewSignal} from './review/reviews.ts';
 import type {Task} from './task.ts';
 
-/** The lanes of the human queue (PRODUCT.md §5.2). */
+/** The lanes of the human queue (docs/board.md, "The human queue"). */
 export const QUEUE_LANES = ['failed', 'reviews', 'disagreements', 'needs', 'waiting'] as const;
 export type QueueLane = (typeof QUEUE_LANES)[number];
 

@@ -201,7 +201,7 @@ function judgeUntracked(watched: WatchedTask, processes: ProcessTable, tracked: 
 }
 
 /**
- * Decides one reconciler pass from gathered facts (PRODUCT.md §2): which tasks are lost, which
+ * Decides one reconciler pass from gathered facts (docs/wrapper.md, "`controlroom reconcile`"): which tasks are lost, which
  * PIDs get their start time noted, which agent processes nobody registered become `untracked`
  * rows (skipping those with a tracked or agent ancestor within three levels), and which untracked
  * rows end because they are now tracked. Registered and running rows are judged first: the PIDs

@@ -7,7 +7,7 @@ export type Status = (typeof STATUSES)[number];
 /** Health is derived at read time, only for statuses that can go quiet. */
 export type Health = 'active' | 'stalled';
 
-/** Default stall threshold (PRODUCT.md §2). */
+/** Default stall threshold (docs/snapshot.md, "Snapshot JSON, version 1": `tasks[].health`). */
 export const DEFAULT_STALL_SECONDS = 600;
 
 /** Statuses after which a task no longer runs. */

@@ -54,7 +54,7 @@ export function signalExitCode(signal: string): number {
 }
 
 /**
- * Maps how a child ended to the wrapper's record and exit code (PRODUCT.md §4.1): the child's own
+ * Maps how a child ended to the wrapper's record and exit code (docs/wrapper.md, "Exit codes"): the child's own
  * code; 127 on spawn failure; 125 over budget; 128+N when stopped by signal N. A stop the wrapper
  * or `controlroom stop` asked for wins over how the child chose to exit after it.
  */

@@ -12,7 +12,7 @@ import type {Ledger} from '../ledger/open-ledger.ts';
 import {checkContractFile} from './check-contract.ts';
 import {ContractParseError, parseYaml} from './contract-file.ts';
 
-/** A claim's lease: silence longer than this makes it stalled (PRODUCT.md §2: claims use 30 min). */
+/** A claim's lease: silence longer than this makes it stalled (docs/contracts.md, "Claims": 30 min). */
 export const CLAIM_LEASE_SECONDS = 1800;
 /** Claim tasks carry this role, so the board and list_work can tell them from runs. */
 export const CLAIM_ROLE = 'claim';
@@ -66,7 +66,7 @@ export type TakeResult = {
 };
 
 /**
- * Keeps a refused contract or evidence file in the rejects table with its reasons (PRODUCT.md §3).
+ * Keeps a refused contract or evidence file in the rejects table with its reasons (docs/contracts.md, "Rejects").
  * Only field names and messages are kept, never the file's text: it may hold a credential.
  */
 function recordReject(actor: Actor, what: string, problems: readonly ContractProblem[]): void {

@@ -9,7 +9,10 @@ export type ContractDocument = {readonly format: 'yaml' | 'markdown'; readonly d
 
 /** text: the body as is; list: bullet items; map: YAML, `- key: value` bullets merged; yaml: YAML as is. */
 type SectionShape = 'text' | 'list' | 'map' | 'yaml';
-/** Markdown headings and the field each fills (PRODUCT.md §6). Headings are matched case-insensitively. */
+/**
+ * Markdown headings and the field each fills (docs/contracts.md, "Two forms, one model"). Headings
+ * are matched case-insensitively.
+ */
 const SECTIONS: Readonly<Record<string, {readonly path: readonly string[]; readonly shape: SectionShape}>> = {
 	goal: {path: ['goal'], shape: 'text'},
 	problem: {path: ['problem'], shape: 'text'},

@@ -12,7 +12,7 @@ export type EventRow = {
 	dedup_key: string | null;
 };
 
-/** Turns a stored row back into an event, through the event schema (an edge: STYLE.md R5). */
+/** Turns a stored row back into an event, through the event schema (an edge: docs/architecture.md, "Parse at the edges"). */
 export function eventFromRow(row: EventRow): LedgerEvent {
 	return parseStoredEvent({
 		seq: row.seq,

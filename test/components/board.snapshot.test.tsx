@@ -10,7 +10,7 @@ function drawn(width: number, height: number): string {
 	return renderToString(<BoardView screen={fixtureScreen({width, height})} />, {columns: width});
 }
 
-// The layout regression net (STYLE.md R25): the whole board at a fixed now.
+// The layout regression net (docs/board.md, "Tests and bench"): the whole board at a fixed now.
 it('draws the full board at 100 columns the same way every time', () => {
 	const {lastFrame} = render(<BoardView screen={fixtureScreen({width: 100, height: 34})} />);
 	expect((lastFrame() ?? '').replace(/\d/g, '0')).toMatchSnapshot();

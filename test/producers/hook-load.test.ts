@@ -120,7 +120,7 @@ describe('controlroom hook while another process holds the ledger lock', () => {
 		// so every call returned while it could not have the lock, and spooled
 		expect(isWriteLocked(ledgerFile)).toBe(true);
 		expect(spoolFiles(spool)).toHaveLength(inputs.length);
-		// And each call stayed in its budget (PRODUCT.md §1.4: at most 25 ms for the lock, 150 ms in
+		// And each call stayed in its budget (docs/hooks.md, its opening: at most 25 ms for the lock, 150 ms in
 		// all), and the median call returns in 200 ms when starting Node takes 100 (its bundle loads no
 		// React or Ink). Wall time cannot say so on this shared 2-core machine: it counts the time the
 		// hook queued for a core behind other processes. Under two CPU burners and the other suites

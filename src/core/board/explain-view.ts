@@ -5,9 +5,10 @@ import type {HumanQueue} from '../human-queue.ts';
 import type {Task} from '../task.ts';
 
 /**
- * The drill-down's `why` line (issue 10, PRODUCT.md §8a): the signal behind the status the board
- * shows, or, when two signals disagree about a fact, both of them. The board reads no process
- * table, so what only the process table can say is left to `controlroom explain`.
+ * The drill-down's `why` line (issue 10; docs/board.md, "What it shows", and docs/snapshot.md,
+ * "`controlroom explain`"): the signal behind the status the board shows, or, when two signals
+ * disagree about a fact, both of them. The board reads no process table, so what only the process
+ * table can say is left to `controlroom explain`.
  */
 export function whyLine(
 	task: Task,

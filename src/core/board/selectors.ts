@@ -196,7 +196,7 @@ function hiddenSummary(hidden: readonly LaneLine[], arrow: '↑' | '↓'): strin
 
 /**
  * The slice of lines that fits `height` lines, the `↑`/`↓` lines included, keeping the selected row
- * in view (a window sized to the screen, STYLE.md R18). A window never ends on a lane heading whose
+ * in view (a window sized to the screen, docs/board.md, "What it shows"). A window never ends on a lane heading whose
  * rows are all below it, and shows at least one row whenever there are rows.
  */
 export function windowLines(lines: readonly LaneLine[], selectedId: string | null, height: number): LanesWindow {

@@ -7,7 +7,10 @@ const text = z.string().trim().min(1);
 /** A real exit code: an integer a process returned, never a guess or "unknown". */
 const exitCode = z.number().int().min(0).max(255);
 
-/** A hand-in's evidence file (PRODUCT.md §6): before, change, after per acceptance line, uncertainty, review. */
+/**
+ * A hand-in's evidence file (docs/contracts.md, "Evidence and hand-in"): before, change, after per
+ * acceptance line, uncertainty, review.
+ */
 export const Evidence = z.object({
 	before: z.object({command: text, exit_code: exitCode, output: z.string().optional(), base_revision: z.string().optional()}),
 	change: z.array(z.object({file: text, reason: text})).min(1),

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 
-/** The three kinds of handoff contract (PRODUCT.md §6). */
+/** The three kinds of handoff contract (docs/contracts.md, "Fields per kind"). */
 export const CONTRACT_KINDS = ['task', 'bug', 'transfer'] as const;
 export type ContractKind = (typeof CONTRACT_KINDS)[number];
 

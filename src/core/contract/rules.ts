@@ -209,7 +209,7 @@ function vagueWarnings(document: unknown): ContractProblem[] {
 }
 
 /**
- * Checks a parsed contract document against the model and every rule of PRODUCT.md §6. Pure: what
+ * Checks a parsed contract document against the model and every rule of docs/contracts.md, "`contract check`". Pure: what
  * needs git or the file system is asked through `facts`. Messages never quote a field's value.
  */
 export function checkContract(written: unknown, facts: RepositoryFacts): ContractVerdict {

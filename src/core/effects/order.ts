@@ -180,7 +180,7 @@ export function workOrderDocument(order: WorkOrder): Record<string, unknown> {
 export type DeriveOptions = {readonly id: string; readonly worker: string; readonly calls?: number};
 
 /**
- * An order for a sub-agent, derived from a worker's (PRODUCT.md §5.3): the same upstreams, minus
+ * An order for a sub-agent, derived from a worker's (docs/effects.md, "Derived orders"): the same upstreams, minus
  * every explicitly staged tool; tools staged by inference stay listed but the gateway withholds
  * and refuses them in a derived order. The budget can only shrink.
  */

@@ -46,7 +46,7 @@ function isSameJson(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Reconciles a report against the gateway's log (PRODUCT.md §5.3): every listed effect must be one
+ * Reconciles a report against the gateway's log (docs/effects.md, "Approving, rejecting"): every listed effect must be one
  * the gateway held for this order, with the same tool and arguments where the report gives them,
  * and every effect still held must be listed. Returns each mismatch; none means the two agree.
  */

@@ -1,7 +1,7 @@
 import type {Tokens} from '../tokens.ts';
 import {callsUsed, effectState, stagedEffects, type ApproverCheck, type OrderRecord} from './fold.ts';
 
-/** A worker's track record over its orders (PRODUCT.md §5.3). */
+/** A worker's track record over its orders (docs/effects.md, "Track record"). */
 export type TrackRecord = {
 	worker: string;
 	orders: number;

@@ -2,7 +2,7 @@ import type {Position} from './position.ts';
 import type {Settlement} from './space.ts';
 
 /**
- * What the engine may ask an agent, and nothing more (PRODUCT.md §9): does this settlement reach
+ * What the engine may ask an agent, and nothing more (docs/mediation.md, "The protocol"): does this settlement reach
  * your floor, does this one beat (or equal) that one for you, and which of its options can you
  * never accept. The answers are yes, no, or the vetoed options: never a number.
  */

@@ -1,5 +1,5 @@
 /**
- * One agent's private view of a value disagreement (PRODUCT.md §9): how much each option of each
+ * One agent's private view of a value disagreement (docs/mediation.md, "The position file"): how much each option of each
  * contested item is worth to it, how much each item matters, the least it will settle for, and the
  * options it can never accept. Only its oracle (oracle.ts) reads it; the engine never does.
  */

@@ -1,6 +1,6 @@
 import type {Verdict} from '../review/verdict.ts';
 
-/** At most this many rounds, then a person (PRODUCT.md §9). */
+/** At most this many rounds, then a person (docs/mediation.md, "Plan review"). */
 export const PLAN_REVIEW_ROUNDS = 2;
 
 /** What to do after a round's verdict. */

@@ -47,7 +47,7 @@ function names(verdicts: readonly RoundVerdict[], kind: Verdict['kind']): string
 }
 
 /**
- * Decides after a round (PRODUCT.md §5.1). A STOPPED reviewer ends the chain; an INVALID answer
+ * Decides after a round (docs/review.md, "Rounds and outcomes"). A STOPPED reviewer ends the chain; an INVALID answer
  * ends it too (there is no fix list to send back); all APPROVE is approved; fixes go back to the
  * worker once, while a round is left; fixes still asked for in the last round need a person.
  * With two reviewers both must approve; a round where one approves and one asks for fixes is

@@ -1,4 +1,4 @@
-/** A packet never exceeds this many bytes (PRODUCT.md §5.1). */
+/** A packet never exceeds this many bytes (docs/review.md, "The packet"). */
 export const PACKET_LIMIT_BYTES = 256 * 1024;
 /** At most this many lines of test output go into a packet: the last ones, where runners summarise. */
 export const TEST_OUTPUT_LINES = 200;

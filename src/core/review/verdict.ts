@@ -1,4 +1,4 @@
-/** The four verdicts a reviewer can come to (PRODUCT.md §5.1). */
+/** The four verdicts a reviewer can come to (docs/review.md, "The verdict grammar"). */
 export const VERDICT_KINDS = ['APPROVE', 'FIX', 'INVALID', 'STOPPED'] as const;
 export type VerdictKind = (typeof VERDICT_KINDS)[number];
 

@@ -91,7 +91,7 @@ function lookupIn(order: OrderRecord, fresh: ReadonlyMap<string, unknown>) {
 }
 
 /**
- * Approves held effects of an order (PRODUCT.md §5.3): reconciles the report (any mismatch: nothing
+ * Approves held effects of an order (docs/effects.md, "Approving, rejecting"): reconciles the report (any mismatch: nothing
  * runs), then runs each held call once, in order, filling `$ref`s from earlier results. Each is
  * marked started (in the transaction that checks it is still held) before its call and finished
  * after; a failure stops the run, leaving the rest held.

@@ -45,7 +45,7 @@ export function recordSettled(
 /** What a send-back did. */
 export type SendBackResult = {readonly ids: readonly string[]; readonly expired: readonly string[]};
 
-/** Sends an order's held effects back with a reason (PRODUCT.md §5.3): they are dropped, nothing ran. */
+/** Sends an order's held effects back with a reason (docs/effects.md, "Approving, rejecting"): they are dropped, nothing ran. */
 export function sendBackEffects(
 	ledger: Ledger,
 	orderId: string,

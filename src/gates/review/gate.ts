@@ -161,7 +161,7 @@ async function reviewRound(
 }
 
 /**
- * The review gate (PRODUCT.md §5.1): builds a packet, runs every reviewer on it through the
+ * The review gate (docs/review.md): builds a packet, runs every reviewer on it through the
  * wrapper, and decides (src/core/review/chain.ts). Fixes go back to the worker once: it runs again
  * through the wrapper with them in its brief, and a second round follows. Still not approved →
  * exit 2 and an entry in the queue's reviews lane. Every step is an event on the reviewed task.

@@ -4,7 +4,7 @@ import {AGENT_SOURCES, type AgentSource} from '../../ledger/payload-schema.ts';
 import {readAncestors} from './hook-ancestors.ts';
 import {MAX_HOOK_INPUT_BYTES, recordHook, type HookOutcome} from './hook-record.ts';
 
-/** The hook's whole budget, Node's own start included (PRODUCT.md §1, principle 4). */
+/** The hook's whole budget, Node's own start included (docs/hooks.md, its opening paragraph). */
 export const HOOK_BUDGET_MS = 150;
 /** Budget for the work itself when `main` runs again in a process that started long ago. */
 const WARM_WORK_BUDGET_MS = 100;

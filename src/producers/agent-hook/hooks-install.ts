@@ -14,7 +14,7 @@ import {
 import {homedir} from 'node:os';
 import {basename, dirname, join, resolve} from 'node:path';
 
-/** Claude Code events the hook is installed for (PRODUCT.md §4.2). */
+/** Claude Code events the hook is installed for (docs/hooks.md, "Install"). */
 export const CLAUDE_EVENTS = [
 	'SessionStart',
 	'SessionEnd',
@@ -34,9 +34,9 @@ export const CLAUDE_EVENTS = [
 ] as const;
 
 /**
- * Codex hook events (FORMATS.md: Claude-shaped payloads; the plan arrives as PostToolUse update_plan).
- * Codex 0.169 sends SessionEnd only to a hooks file that asks for it: without it a Codex session
- * never ends on the board.
+ * Codex hook events (Claude-shaped payloads; the plan arrives as PostToolUse update_plan:
+ * docs/hooks.md, "What the real clients send"). Codex 0.169 sends SessionEnd only to a hooks file
+ * that asks for it: without it a Codex session never ends on the board.
  */
 export const CODEX_EVENTS = ['SessionStart', 'SessionEnd', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'Stop'] as const;
 

@@ -23,10 +23,10 @@ function newTaskId(): string {
 const STOP_RECORD_MARGIN_MS = 2000;
 
 /**
- * Runs one command under the wrapper, in PRODUCT.md §4.1 order: admission slot → `registered` row
- * → signal forwarding → spawn in its own process group → `running` with PID, process group and
- * start time → heartbeats and output parsing → exit code or signal recorded → slot released.
- * Returns the wrapper's exit code.
+ * Runs one command under the wrapper, in the order docs/wrapper.md gives ("`controlroom run`"):
+ * admission slot → `registered` row → signal forwarding → spawn in its own process group →
+ * `running` with PID, process group and start time → heartbeats and output parsing → exit code or
+ * signal recorded → slot released. Returns the wrapper's exit code.
  */
 export async function runWrapped(options: WrapperOptions): Promise<number> {
 	// Signals are listened for from the start: one that comes while waiting for a slot ends the run.
