@@ -210,8 +210,29 @@ const DECLARED = {
 		logPath: text,
 		claimReturned: z.optional(z.boolean()),
 	}),
-	/** A person accepted a hand-in that waited for its acceptor. */
-	workAccepted: declare('work.accepted', {by: text, note: text}),
+	/**
+	 * A person accepted a hand-in that waited for its acceptor: `by` as given (`--as`, else the OS
+	 * user), and the OS user and uid of the process that said yes beside it.
+	 */
+	workAccepted: declare('work.accepted', {by: text, note: text, osUser: text, uid: count}),
+	/**
+	 * A gate refused a yes (approve, accept, ack, send-back, review) because an agent asked
+	 * (docs/security.md): on the task or order asked about, with who asked and why it is an agent.
+	 */
+	gateRefused: declare('gate.refused', {
+		verb: text,
+		target: text,
+		reason: text,
+		/** The asking process, and the agent found above it (its PID, name, task) where one was. */
+		pid: count,
+		agentPid: count,
+		agentName: text,
+		agentTask: text,
+		user: text,
+		uid: count,
+		/** terminal, or fleet (a request from a fleet board). */
+		door: text,
+	}),
 	/** One offer of a mediation (docs/mediation.md), with each other agent's answer: never a weight or floor. */
 	mediationOffer: declare('mediation.offer', {
 		n: count,
@@ -283,11 +304,13 @@ const DECLARED = {
 		ids: z.optional(z.array(z.string())),
 		reconciled: z.optional(z.boolean()),
 		report: text,
+		/** The person who said yes (their OS user; a fleet board's user), where recorded. */
+		by: text,
 	}),
 	/** An approval found the report and the gateway's log disagree, and ran nothing. */
 	orderApprovalRefused: declare('order.approval_refused', {mismatches: z.optional(z.array(z.string())), report: text}),
 	/** A person sent the order's held effects back, with a reason: they are dropped. */
-	orderSentBack: declare('order.sent_back', {ids: z.optional(z.array(z.string())), reason: text}),
+	orderSentBack: declare('order.sent_back', {ids: z.optional(z.array(z.string())), reason: text, by: text}),
 	/** A read passed through the gateway (recorded before it is forwarded). */
 	effectRead: declare('effect.read', {id: text, seq: count, upstream: text, tool: text, args: anything}),
 	/** A staged call, held with its arguments; the worker got a placeholder. */

@@ -348,7 +348,9 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 		case EventType.planReviewConcluded:
 		case EventType.disagreementOpened:
 			return task;
-		// An order's events are folded by src/core/effects (an order id is not a task's).
+		// An order's events are folded by src/core/effects (an order id is not a task's); a refused
+		// attempt at a yes is about its target and is no sign of the target's own life.
+		case EventType.gateRefused:
 		case EventType.orderOpened:
 		case EventType.orderDerived:
 		case EventType.orderApproved:

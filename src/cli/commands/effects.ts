@@ -34,6 +34,7 @@ reject: sends the order's held effects back with the reason: they are dropped; n
 	exits: [
 		['0', 'listed; approve: every effect it meant to run finished, or nothing was held; reject: sent back'],
 		['1', 'approve: refused (report mismatch, no such order, order file changed), an effect failed or its outcome is unknown'],
+		['77', 'refused: an agent asked (only a person at a terminal says yes; recorded, and shown on the board; docs/security.md)'],
 		['64', 'bad command line, or no ledger at --ledger PATH'],
 	],
 	examples: [

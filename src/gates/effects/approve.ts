@@ -3,11 +3,13 @@ import {planApproval} from '../../core/effects/approval.ts';
 import {effectState, type ApproverCheck, type EffectRecord, type OrderRecord} from '../../core/effects/fold.ts';
 import {reconcileReport, type ListedEffect} from '../../core/effects/reconcile.ts';
 import {resolveReferences} from '../../core/effects/refs.ts';
+import type {Door} from '../../core/actor.ts';
 import {EventType} from '../../core/events.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {isApproverAlive as processIsAlive, thisApprover} from './liveness.ts';
 import {loadOrderFile, OrderFileError, type LoadedOrder} from './order-file.ts';
 import {currentOrder, orderEvent, recordedResult, type EffectSource} from './record.ts';
+import {requirePerson} from '../person-gate.ts';
 import {ApprovalError, recordSettled} from './held.ts';
 import {connectUpstream, type Upstream} from './upstreams.ts';
 
@@ -42,6 +44,8 @@ export type ApproveOptions = {
 	/** The worker's report: its listed effects must match the gateway's log. */
 	readonly report?: {readonly path: string; readonly listed: readonly ListedEffect[]};
 	readonly source: EffectSource;
+	/** A fleet board's request carried out by this host's sync; absent: this process's own terminal. */
+	readonly door?: Door;
 	/** Called as each effect is about to run and when it ends (the CLI prints progress). */
 	readonly onProgress?: (line: string) => void;
 	readonly isAlive?: ApproverCheck;
@@ -100,6 +104,12 @@ export async function approveEffects(ledger: Ledger, orderId: string, options: A
 	const now = options.now ?? Date.now;
 	const isAlive = options.isAlive ?? processIsAlive;
 	const progress = options.onProgress ?? (() => undefined);
+	const person = requirePerson(ledger, {
+		verb: 'effects approve',
+		target: orderId,
+		source: options.source,
+		...(options.door ? {door: options.door} : {}),
+	});
 	const found = currentOrder(ledger, orderId);
 	if (!found || found.openedAt === null)
 		throw new ApprovalError(`no order ${orderId} in the ledger (a gateway records it when it opens)`);
@@ -125,7 +135,12 @@ export async function approveEffects(ledger: Ledger, orderId: string, options: A
 	ledger.writer.append([
 		orderEvent(
 			EventType.orderApproved,
-			{ids: plan.toRun.map(effect => effect.id), reconciled: options.report !== undefined, report: options.report?.path ?? null},
+			{
+				ids: plan.toRun.map(effect => effect.id),
+				reconciled: options.report !== undefined,
+				report: options.report?.path ?? null,
+				by: person.user,
+			},
 			orderId,
 			options.source,
 		),

@@ -8,6 +8,7 @@ import {buildPacket, type Packet} from '../../core/review/packet.ts';
 import type {Verdict} from '../../core/review/verdict.ts';
 import {isEnded} from '../../core/status.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
+import {requirePerson} from '../person-gate.ts';
 import {collectDiff, collectReport, collectTests} from './packet-sources.ts';
 import {prepareRerun, reviewFolder, runRerun} from './rerun.ts';
 import {runReviewer} from './run-reviewer.ts';
@@ -167,6 +168,8 @@ async function reviewRound(
  * exit 2 and an entry in the queue's reviews lane. Every step is an event on the reviewed task.
  */
 export async function reviewTask(request: ReviewRequest): Promise<ReviewResult> {
+	// A review whose reviewers approve says yes to the work: only a person starts one.
+	requirePerson(request.ledger, {verb: 'review', target: request.ref, source: request.source});
 	const subject = reviewable(request);
 	const taskId = subject.task.id;
 	const record = recorder(request, taskId);
