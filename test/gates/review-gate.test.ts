@@ -136,6 +136,22 @@ describe('controlroom review with shell reviewers', {timeout: 90_000}, () => {
 		expect(concluded?.data).toMatchObject({outcome: 'needs-person', cause: 'stopped'});
 	});
 
+	it.each([
+		['raises SIGTERM itself', `cat >/dev/null; sh -c 'kill -TERM $$'`, 'SIGTERM'],
+		['is killed as the OOM killer kills (SIGKILL)', `cat >/dev/null; sh -c 'kill -KILL $$'`, 'SIGKILL'],
+	])('calls a reviewer that %s STOPPED, never INVALID: exit 2, no fix round', (_how, reviewer, signal) => {
+		const r = makeReviewRepo();
+		const taskId = r.runWorker(`reviewer ${signal}`);
+		const review = r.asPerson(['review', taskId, '--reviewer', reviewer]);
+		expect(review.status, review.stderr).toBe(2);
+		expect(review.stdout).toContain(`reviewer 1 STOPPED (${signal})`);
+		const [verdict] = r.events([EventType.reviewVerdict]);
+		expect(verdict?.data).toMatchObject({verdict: 'STOPPED', signal});
+		expect(r.events([EventType.reviewFixRound])).toEqual([]);
+		const [concluded] = r.events([EventType.reviewConcluded]);
+		expect(concluded?.data).toMatchObject({outcome: 'needs-person', cause: 'stopped', exitCode: 2});
+	});
+
 	it('labels two reviewers who disagree and exits 2 when they still disagree after the fix round', () => {
 		const r = makeReviewRepo();
 		const taskId = r.runWorker('disagree');
