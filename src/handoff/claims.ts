@@ -311,11 +311,24 @@ export function handIn(actor: Actor, ref: string, evidenceFile: string): HandInR
 	return outcome;
 }
 
-/** Raises a need for a person on a task (the MCP `raise_need` verb). */
-export function raiseNeed(actor: Actor, ref: string, message: string): Task {
+/**
+ * Raises a need for a person on a task (the MCP `raise_need` verb), naming who raised it. A worker
+ * raises one only on a claim it holds, or on its own task (`ownTask`: the run the agent that
+ * started the server belongs to, CONTROLROOM_TASK_ID); another's claim or task is refused, naming
+ * why, and kept in rejects.
+ */
+export function raiseNeed(actor: Actor, ref: string, message: string, ownTask: string | null = null): Task {
 	if (message.trim() === '') throw new HandoffError('message: required');
-	const task = actor.ledger.reader.resolveTask(ref);
-	if (!task) throw new HandoffError(`no task '${ref}' in ${actor.ledger.path}`);
+	const task = keepingImpersonation(actor, () => {
+		const found = actor.ledger.reader.resolveTask(ref);
+		if (!found) throw new HandoffError(`no task '${ref}' in ${actor.ledger.path}`);
+		if (!actor.identity || found.id === ownTask) return found;
+		if (found.role !== CLAIM_ROLE)
+			throw new NotHolderError(
+				`task ${found.id} is not ${actor.identity}'s: a worker raises a need on a claim it holds or its own run`,
+			);
+		return claimFor(actor, found.id, 'raise a need on it').task;
+	});
 	actor.ledger.writer.append([
 		{
 			taskId: task.id,
