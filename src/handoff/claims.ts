@@ -1,6 +1,7 @@
 import {createHash} from 'node:crypto';
 import {readFileSync, realpathSync} from 'node:fs';
 import {resolve} from 'node:path';
+import {claimEnding, type ClaimEnding} from '../core/claim-state.ts';
 import {acceptanceLines, acceptorsOf, operatorOf} from '../core/contract/model.ts';
 import {checkEvidence, type HandInTerms} from '../core/contract/evidence.ts';
 import type {ContractProblem} from '../core/contract/rules.ts';
@@ -348,12 +349,12 @@ export type WorkItem = {
 	readonly contract: string | null;
 	readonly kind: string | null;
 	readonly holder: string;
-	readonly state: 'held' | 'stalled' | 'handed in' | 'passed back' | 'ended';
+	readonly state: 'held' | 'stalled' | ClaimEnding | 'ended';
 	readonly lastEventAt: string;
 	readonly endReason: string | null;
 };
 
-/** The latest claim of every contract ever taken, newest first: held, stalled, handed in or passed back (free to take). */
+/** The latest claim of every contract ever taken, newest first: held, stalled, handed in, accepted, passed back or rejected (free to take). */
 export function listWork(ledger: Ledger, now: number): WorkItem[] {
 	const latest = new Map<string, EventOfType<'claim.taken'>>();
 	for (const event of ledger.reader.eventsOfType([EventType.claimTaken])) {
@@ -368,11 +369,7 @@ export function listWork(ledger: Ledger, now: number): WorkItem[] {
 			? view.health === 'stalled'
 				? 'stalled'
 				: 'held'
-			: task.status === 'done'
-				? 'handed in'
-				: task.status === 'stopped'
-					? 'passed back'
-					: 'ended';
+			: (claimEnding(task) ?? 'ended');
 		items.push({
 			taskId: task.id,
 			title: task.title,

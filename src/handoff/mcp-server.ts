@@ -104,7 +104,8 @@ export function createHandoffServer(ledger: Ledger, identity: string, version: s
 	server.registerTool(
 		'list_work',
 		{
-			description: 'List the latest claim of every contract: held, stalled, handed in, or passed back (free to take).',
+			description:
+				'List the latest claim of every contract: held, stalled, handed in, accepted, passed back or rejected (both free to take).',
 			inputSchema: {},
 		},
 		() => {
