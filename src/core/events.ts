@@ -34,6 +34,12 @@ const DECLARED = {
 		argv: z.optional(z.nullable(z.array(z.string()))),
 		/** The contract file a run was given (absolute path). */
 		contract: text,
+		/**
+		 * The contract's sha256 and text as checked when the run started: its review and re-runs read
+		 * this snapshot, never the file the worker could have changed (docs/contracts.md).
+		 */
+		contractDigest: text,
+		contractText: text,
 		/** The brief file a re-run was given (the original brief plus the fixes). */
 		brief: text,
 		/** `git rev-parse HEAD` in the task's folder when it started: where its diff begins. */
@@ -119,6 +125,9 @@ const DECLARED = {
 		checks: z.optional(z.array(z.string())),
 		acceptors: z.optional(z.record(z.string(), z.string())),
 		operator: text,
+		/** The contract's sha256 and text as checked at the take (as for a run's `task.registered`). */
+		contractDigest: text,
+		contractText: text,
 	}),
 	/** On every claim verb: `holder` who held the claim, `actor` who acted (absent in ledgers written before it was recorded). */
 	claimProgressed: declare('claim.progressed', {note: text, holder: text, actor: text}),
@@ -149,6 +158,8 @@ const DECLARED = {
 		reviewers: z.optional(z.array(z.string())),
 		maxRounds: count,
 		baseRevision: text,
+		/** The contract file no longer holds what the run started with: how it changed (the snapshot is what is read). */
+		contractChanged: text,
 	}),
 	/** A round's packet was written (its path, size, and what was trimmed to fit). */
 	reviewPacketBuilt: declare('review.packet_built', {

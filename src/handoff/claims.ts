@@ -159,6 +159,8 @@ export function takeContract(
 					passedBack,
 					...terms,
 					checks: [...checks],
+					contractDigest: checked.digest,
+					contractText: checked.source,
 				},
 			},
 		]);

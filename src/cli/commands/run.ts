@@ -145,6 +145,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		rerunOf: values['rerun-of'] ?? null,
 		argv: [command, ...args],
 		contract: values.contract === undefined ? null : resolve(values.contract),
+		contractSnapshot: contractRun?.snapshot ?? null,
 		brief,
 	};
 	if (contractRun) options.notice(`contract "${contractRun.title}" put into the first turn (${contractRun.placement})`);

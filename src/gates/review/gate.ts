@@ -175,7 +175,16 @@ export async function reviewTask(request: ReviewRequest): Promise<ReviewResult> 
 	const record = recorder(request, taskId);
 	const reviewId = `r-${randomBytes(4).toString('hex')}`;
 	const maxRounds = request.maxRounds ?? MAX_ROUNDS;
-	record(EventType.reviewStarted, {reviewId, reviewers: [...request.reviewers], maxRounds, baseRevision: subject.baseRevision});
+	const contractChanged = subject.contract?.changed ?? null;
+	// Said before anything runs: the review reads the contract as it was, and nothing the worker wrote into it runs.
+	if (contractChanged !== null) request.notice(`review ${reviewId}: ${contractChanged}`);
+	record(EventType.reviewStarted, {
+		reviewId,
+		reviewers: [...request.reviewers],
+		maxRounds,
+		baseRevision: subject.baseRevision,
+		contractChanged,
+	});
 	const rounds: RoundOutcome[] = [];
 	const state = {reviewId, round: 1, maxRounds, runTaskId: taskId, fixesAsked: [] as string[]};
 	const conclude = (outcome: ReviewResult['outcome'], reason: string | null, cause: string | null, isDisagreement: boolean) => {

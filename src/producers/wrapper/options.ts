@@ -40,6 +40,8 @@ export type WrapperOptions = {
 	readonly argv?: readonly string[] | null;
 	/** The contract file (absolute), recorded as the task's brief. */
 	readonly contract?: string | null;
+	/** The contract's text and sha256 as checked and put in, recorded so the worker cannot change it after. */
+	readonly contractSnapshot?: {readonly text: string; readonly digest: string} | null;
 	/** The brief file (absolute) of a re-run; the child gets it in CONTROLROOM_BRIEF. */
 	readonly brief?: string | null;
 	/** More environment for the child (CONTROLROOM_REVIEW_PACKET, CONTROLROOM_FIXES, ...). */
