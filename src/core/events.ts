@@ -299,9 +299,13 @@ const DECLARED = {
 		parent: text,
 		budgetCalls: count,
 		expiresMs: count,
-		/** The order file, absolute, and the sha256 of its bytes: an approval runs under the same order. */
+		/**
+		 * The order file, absolute, the sha256 of its bytes and its text: an order id names one order
+		 * (another digest under the same id is refused), and an approval runs under this text.
+		 */
 		file: text,
 		digest: text,
+		text: text,
 		/** Per upstream: its command, the tools offered, which of them are staged. */
 		upstreams: anything,
 		/** The worker's task (CONTROLROOM_TASK_ID in the gateway's environment), when known. */

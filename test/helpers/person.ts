@@ -2,7 +2,7 @@ import {spawn, spawnSync, type ChildProcess} from 'node:child_process';
 import {readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {BIN, scratchDir, type CliResult} from './cli.ts';
-import {onFileChange, waitFor} from './wait-for.ts';
+import {onFileChange, waitFor, type Wakeup} from './wait-for.ts';
 
 // Only a person at a terminal says yes (docs/security.md): a test's approve, accept, ack,
 // send-back or review must come from a real terminal, as a person's would. This is the one way the
@@ -55,6 +55,9 @@ export type PersonRun = {
 	readonly child: ChildProcess;
 	/** controlroom's PID (the shell inside the pty execs it). */
 	pid(): Promise<number>;
+	/** What it wrote to stderr so far, and a wakeup for each write (for waitFor). */
+	stderr(): string;
+	readonly onStderr: Wakeup;
 	readonly done: Promise<CliResult>;
 };
 
@@ -71,7 +74,7 @@ export function spawnAsPerson(args: readonly string[], options: PersonOptions = 
 		child.once('exit', code => resolve(resultOf(dir, code)));
 	});
 	const pid = () => waitFor(() => readPid(dir), {what: "the person's command to start", on: [onFileChange(join(dir, 'pid'))]});
-	return {child, pid, done};
+	return {child, pid, stderr: () => resultOf(dir, null).stderr, onStderr: onFileChange(join(dir, 'err')), done};
 }
 
 function readPid(dir: string): number | null {

@@ -124,6 +124,7 @@ async function approve(argv: readonly string[]): Promise<number> {
 			only: values.only ?? [],
 			...(report ? {report} : {}),
 			source: 'cli',
+			onWait: line => process.stderr.write(`controlroom: ${line}\n`),
 			onProgress: line => process.stderr.write(`${line}\n`),
 		});
 		printApproval(result);
