@@ -329,9 +329,31 @@ const DECLARED = {
 	/** A read passed through the gateway (recorded before it is forwarded). */
 	effectRead: declare('effect.read', {id: text, seq: count, upstream: text, tool: text, args: anything}),
 	/** A staged call, held with its arguments; the worker got a placeholder. */
-	effectHeld: declare('effect.held', {id: text, seq: count, upstream: text, tool: text, args: anything, expiresAt: count}),
-	/** A call the gateway refused (not in the order, over budget, staged in a derived order). */
-	effectRefused: declare('effect.refused', {tool: text, upstream: text, reason: text, args: anything}),
+	effectHeld: declare('effect.held', {
+		id: text,
+		seq: count,
+		upstream: text,
+		tool: text,
+		args: anything,
+		expiresAt: count,
+		/** Claude Code's id of the call, and the session whose hook recorded it, where known. */
+		toolUseId: text,
+		session: text,
+	}),
+	/**
+	 * A call the gateway refused (not in the order, over budget, staged in a derived order, a staged
+	 * tool called from a sub-agent: then `agentId`, `agentType` name it).
+	 */
+	effectRefused: declare('effect.refused', {
+		tool: text,
+		upstream: text,
+		reason: text,
+		args: anything,
+		agentId: text,
+		agentType: text,
+		toolUseId: text,
+		session: text,
+	}),
 	/** An approved effect is about to be sent upstream: recorded before the call, so it is never sent twice. */
 	effectStarted: declare('effect.started', {id: text, args: anything, approverPid: count, approverStartTime: count}),
 	/** The upstream answered a read or an approved effect. */

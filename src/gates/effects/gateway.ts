@@ -4,6 +4,7 @@ import {planTools, placeholderOf, type EffectPlan, type PlannedTool, type Upstre
 import {EventType} from '../../core/events.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import type {LoadedOrder} from './order-file.ts';
+import {toolCallerOf} from './caller.ts';
 import {admitCall, currentOrder, orderEvent, recordedResult} from './record.ts';
 import {connectUpstream, listAllTools, type Upstream} from './upstreams.ts';
 
@@ -173,12 +174,38 @@ export async function startGateway(ledger: Ledger, loaded: LoadedOrder, options:
 			]);
 			return refusal(`refused: ${reason}`);
 		}
+		// A staged call made inside a sub-agent is refused: only the worker holding the order asks
+		// for writes (docs/effects.md, "Sub-agents"); its hook named the sub-agent.
+		const caller = planned.isStaged ? toolCallerOf(ledger, request.params._meta) : null;
+		if (caller?.subAgent) {
+			const who = `${caller.subAgent.type ?? 'sub-agent'} ${caller.subAgent.id}`;
+			const reason = `${planned.upstream}/${planned.tool} is staged in ${order.id}: a sub-agent (${who}) cannot ask for writes; only the worker holding the order can (or a person derives an order for the sub-agent: controlroom order derive)`;
+			ledger.writer.append([
+				orderEvent(
+					EventType.effectRefused,
+					{
+						upstream: planned.upstream,
+						tool: planned.tool,
+						reason,
+						args,
+						agentId: caller.subAgent.id,
+						agentType: caller.subAgent.type,
+						toolUseId: caller.toolUseId,
+						session: caller.session,
+					},
+					order.id,
+					'gateway',
+				),
+			]);
+			return refusal(`refused: ${reason}`);
+		}
 		const admission = admitCall(ledger, order.id, order.budgetCalls, {
 			upstream: planned.upstream,
 			tool: planned.tool,
 			args,
 			isStaged: planned.isStaged,
 			expiresMs: order.expiresMs,
+			caller,
 		});
 		if ('refused' in admission) return refusal(`refused: ${admission.refused}`);
 		if (planned.isStaged) {
