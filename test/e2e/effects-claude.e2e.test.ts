@@ -102,7 +102,9 @@ upstreams:
 		await tmux.waitFor('fx', pane => pane.includes('HELD EFFECTS (1) · 1 marked') && pane.includes('* fs/write_file#1'));
 		tmux.send('fx', 'a');
 		const {pane: confirm} = await tmux.waitFor('fx', pane => pane.includes('APPROVE 1 HELD EFFECT'));
-		expect(confirm).toContain(`o-claude  fs/write_file#1  path="${target}"`);
+		expect(confirm).toContain('o-claude  fs/write_file#1  fs/write_file  held');
+		expect(confirm).toContain(`path = "${target}"`);
+		expect(confirm).toContain('content = "hello from claude\\n"');
 		expect(existsSync(target)).toBe(false);
 		tmux.send('fx', 'y');
 
