@@ -2,6 +2,7 @@ import type {Writable} from 'node:stream';
 import {builtInOf} from '../../core/settings.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import type {AgentKind} from '../agent-kind.ts';
+import type {RunAsUser} from './run-as.ts';
 
 // The built-in defaults live with the settings that override them (src/core/settings.ts, docs/config.md).
 /** Default token budget of a wrapped run. */
@@ -52,6 +53,8 @@ export type WrapperOptions = {
 	readonly stdout?: Writable | null;
 	/** Where the child's stderr goes instead of the terminal. */
 	readonly stderr?: Writable | null;
+	/** The strong mode: the child runs as this OS user, which cannot write the ledger (docs/security.md). */
+	readonly runAs?: RunAsUser | null;
 };
 
 /** The task's title: the one given, or the start of the command line. */
