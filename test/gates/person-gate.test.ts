@@ -8,7 +8,7 @@ import {runAsPerson} from '../helpers/person.ts';
 
 // The actor rule at every gate, through the real binary: what is not a person at a terminal is
 // refused with one line and exit 77 before anything else happens, and the attempt is recorded
-// for the board. The real agents' attempts are in test/e2e/person-gate-claude.e2e.test.ts.
+// for the board. The real Claude worker's attempt is in test/e2e/effects-claude.e2e.test.ts, the ways round the rule in person-gate-bypass.test.ts.
 
 function ledgerWithANeed(): {ledger: string; env: NodeJS.ProcessEnv; needId: string} {
 	const dir = scratchDir('cr-person-gate-');
