@@ -25,7 +25,7 @@ export function BoardView({screen}: Props) {
 	} else if (screen.help) {
 		body = <HelpPanel help={screen.help} />;
 	} else if (screen.approval) {
-		body = <ApprovalPanel lines={screen.approval} />;
+		body = <ApprovalPanel approval={screen.approval} />;
 	} else {
 		const side = Math.floor((width - 2) / 4);
 		body = (

@@ -2,7 +2,7 @@ import {sendBack} from '../gates/review/send-back.ts';
 import {ReviewGateError} from '../gates/review/subject.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
-import {personName, selfLauncher} from './gate-call.ts';
+import {selfLauncher} from './gate-call.ts';
 
 /**
  * The board's `x` on a task, hand-in or review: sends the work back with the reason through the
@@ -19,7 +19,7 @@ export function sendBackFromBoard(
 			ledger,
 			ref: taskId,
 			reason,
-			by: personName(undefined),
+			by: null,
 			source: 'board',
 			launcher: selfLauncher(),
 		});

@@ -98,6 +98,10 @@ export const EXIT_CODES: readonly (readonly [code: string, meaning: string])[] =
 		'try again later (EX_TEMPFAIL): run --no-wait, every admission slot is held; sync, another sync of this host holds its lock; stop on a fleet ledger, the host has not answered yet',
 	],
 	[
+		'77',
+		'refused because an agent asked (EX_NOPERM): effects approve and reject, accept, ack, send-back and review say yes only for a person at a terminal; the attempt is recorded and shown in Needs you (docs/security.md)',
+	],
+	[
 		'78',
 		'the configuration is wrong (EX_CONFIG): the config file (not JSON, an unknown key, a bad value, not a regular file) or a CONTROLROOM_* variable with a bad value; the line names the file or variable and the field; nothing was done (docs/config.md)',
 	],

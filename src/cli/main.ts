@@ -2,6 +2,7 @@ import {loadWithGlobalsHidden} from '../core/hidden-globals.ts';
 import {terminalSafe} from '../core/terminal-text.ts';
 import {LedgerFromFutureError} from '../ledger/migrations.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
+import {NOT_A_PERSON_EXIT, NotAPersonError} from '../core/actor.ts';
 import {CliError, USAGE_EXIT} from './errors.ts';
 import {renderHelp, renderReference, type CommandHelp} from './help.ts';
 import {packageVersion} from './package-root.ts';
@@ -207,6 +208,11 @@ export async function main(argv: readonly string[]): Promise<number> {
 		if (error instanceof CliError) {
 			process.stderr.write(`controlroom: ${terminalSafe(error.message)}\n`);
 			return error.exitCode;
+		}
+		// Whichever gate refused an agent's yes, it is one line and one exit status (docs/security.md).
+		if (error instanceof NotAPersonError) {
+			process.stderr.write(`controlroom: ${terminalSafe(error.message)}\n`);
+			return NOT_A_PERSON_EXIT;
 		}
 		process.stderr.write(`controlroom: ${terminalSafe(describeUnexpected(error))}\n`);
 		return 1;

@@ -73,5 +73,6 @@ export function printSnapshotText(snapshot: Snapshot): string {
 			`  ${effect.order.padEnd(12)} ${state.padEnd(15)} ${terminalSafe(effect.id).padEnd(28)} ${terminalSafe(summarizeArgs(effect.args, 70))}`,
 		);
 	}
-	return lines.join('\n');
+	// Every line, once more at the edge: ids, agents' names and reasons are ledger text (escaping is idempotent).
+	return lines.map(terminalSafe).join('\n');
 }

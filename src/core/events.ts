@@ -46,6 +46,12 @@ const DECLARED = {
 		argv: z.optional(z.nullable(z.array(z.string()))),
 		/** The contract file a run was given (absolute path). */
 		contract: text,
+		/**
+		 * The contract's sha256 and text as checked when the run started: its review and re-runs read
+		 * this snapshot, never the file the worker could have changed (docs/contracts.md).
+		 */
+		contractDigest: text,
+		contractText: text,
 		/** The brief file a re-run was given (the original brief plus the fixes). */
 		brief: text,
 		/** `git rev-parse HEAD` in the task's folder when it started: where its diff begins. */
@@ -131,6 +137,9 @@ const DECLARED = {
 		checks: z.optional(z.array(z.string())),
 		acceptors: z.optional(z.record(z.string(), z.string())),
 		operator: text,
+		/** The contract's sha256 and text as checked at the take (as for a run's `task.registered`). */
+		contractDigest: text,
+		contractText: text,
 	}),
 	/** On every claim verb: `holder` who held the claim, `actor` who acted (absent in ledgers written before it was recorded). */
 	claimProgressed: declare('claim.progressed', {note: text, holder: text, actor: text}),
@@ -161,6 +170,8 @@ const DECLARED = {
 		reviewers: z.optional(z.array(z.string())),
 		maxRounds: count,
 		baseRevision: text,
+		/** The contract file no longer holds what the run started with: how it changed (the snapshot is what is read). */
+		contractChanged: text,
 	}),
 	/** A round's packet was written (its path, size, and what was trimmed to fit). */
 	reviewPacketBuilt: declare('review.packet_built', {
@@ -222,8 +233,29 @@ const DECLARED = {
 		logPath: text,
 		claimReturned: z.optional(z.boolean()),
 	}),
-	/** A person accepted a hand-in that waited for its acceptor. */
-	workAccepted: declare('work.accepted', {by: text, note: text}),
+	/**
+	 * A person accepted a hand-in that waited for its acceptor: `by` as given (`--as`, else the OS
+	 * user), and the OS user and uid of the process that said yes beside it.
+	 */
+	workAccepted: declare('work.accepted', {by: text, note: text, osUser: text, uid: count}),
+	/**
+	 * A gate refused a yes (approve, accept, ack, send-back, review) because an agent asked
+	 * (docs/security.md): on the task or order asked about, with who asked and why it is an agent.
+	 */
+	gateRefused: declare('gate.refused', {
+		verb: text,
+		target: text,
+		reason: text,
+		/** The asking process, and the agent found above it (its PID, name, task) where one was. */
+		pid: count,
+		agentPid: count,
+		agentName: text,
+		agentTask: text,
+		user: text,
+		uid: count,
+		/** terminal, or fleet (a request from a fleet board). */
+		door: text,
+	}),
 	/** One offer of a mediation (docs/mediation.md), with each other agent's answer: never a weight or floor. */
 	mediationOffer: declare('mediation.offer', {
 		n: count,
@@ -279,9 +311,13 @@ const DECLARED = {
 		parent: text,
 		budgetCalls: count,
 		expiresMs: count,
-		/** The order file, absolute, and the sha256 of its bytes: an approval runs under the same order. */
+		/**
+		 * The order file, absolute, the sha256 of its bytes and its text: an order id names one order
+		 * (another digest under the same id is refused), and an approval runs under this text.
+		 */
 		file: text,
 		digest: text,
+		text: text,
 		/** Per upstream: its command, the tools offered, which of them are staged. */
 		upstreams: anything,
 		/** The worker's task (CONTROLROOM_TASK_ID in the gateway's environment), when known. */
@@ -295,17 +331,41 @@ const DECLARED = {
 		ids: z.optional(z.array(z.string())),
 		reconciled: z.optional(z.boolean()),
 		report: text,
+		/** The person who said yes (their OS user; a fleet board's user), where recorded. */
+		by: text,
 	}),
 	/** An approval found the report and the gateway's log disagree, and ran nothing. */
 	orderApprovalRefused: declare('order.approval_refused', {mismatches: z.optional(z.array(z.string())), report: text}),
 	/** A person sent the order's held effects back, with a reason: they are dropped. */
-	orderSentBack: declare('order.sent_back', {ids: z.optional(z.array(z.string())), reason: text}),
+	orderSentBack: declare('order.sent_back', {ids: z.optional(z.array(z.string())), reason: text, by: text}),
 	/** A read passed through the gateway (recorded before it is forwarded). */
 	effectRead: declare('effect.read', {id: text, seq: count, upstream: text, tool: text, args: anything}),
 	/** A staged call, held with its arguments; the worker got a placeholder. */
-	effectHeld: declare('effect.held', {id: text, seq: count, upstream: text, tool: text, args: anything, expiresAt: count}),
-	/** A call the gateway refused (not in the order, over budget, staged in a derived order). */
-	effectRefused: declare('effect.refused', {tool: text, upstream: text, reason: text, args: anything}),
+	effectHeld: declare('effect.held', {
+		id: text,
+		seq: count,
+		upstream: text,
+		tool: text,
+		args: anything,
+		expiresAt: count,
+		/** Claude Code's id of the call, and the session whose hook recorded it, where known. */
+		toolUseId: text,
+		session: text,
+	}),
+	/**
+	 * A call the gateway refused (not in the order, over budget, staged in a derived order, a staged
+	 * tool called from a sub-agent: then `agentId`, `agentType` name it).
+	 */
+	effectRefused: declare('effect.refused', {
+		tool: text,
+		upstream: text,
+		reason: text,
+		args: anything,
+		agentId: text,
+		agentType: text,
+		toolUseId: text,
+		session: text,
+	}),
 	/** An approved effect is about to be sent upstream: recorded before the call, so it is never sent twice. */
 	effectStarted: declare('effect.started', {id: text, args: anything, approverPid: count, approverStartTime: count}),
 	/** The upstream answered a read or an approved effect. */

@@ -158,7 +158,11 @@ export function queueSignals(rows: SignalRows): QueueSignal[] {
 		signals.push({
 			taskId: event.taskId,
 			lane: event.data.lane === 'waiting' ? 'waiting' : 'needs',
-			reason: event.data.message ?? 'needs you',
+			// An agent's need names who raised it: the person answers that worker, not any.
+			reason:
+				event.data.kind === 'agent' && event.data.actor
+					? `${event.data.actor} asks: ${event.data.message ?? 'needs you'}`
+					: (event.data.message ?? 'needs you'),
 			at: event.at,
 			seq: event.seq,
 		});

@@ -326,6 +326,9 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 			return end(task, 'done', event.at, {endReason: `handed in, waiting for ${event.data.acceptor ?? 'its acceptor'}`});
 		case EventType.claimPassedBack:
 			return end(task, 'stopped', event.at, {endReason: `passed back: ${event.data.reason ?? 'no reason'}`});
+		// Accepting a hand-in closes it: the claim then reads accepted everywhere (src/core/claim-state.ts).
+		case EventType.workAccepted:
+			return task.status === 'done' ? {...task, endReason: `accepted by ${event.data.by ?? 'a person'}`} : task;
 		// Events that only mark the task alive (or record a note) change nothing else in its row.
 		case EventType.heartbeat:
 		case EventType.stopRequested:
@@ -341,14 +344,15 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 		case EventType.reviewFixRound:
 		case EventType.reviewConcluded:
 		case EventType.workSentBack:
-		case EventType.workAccepted:
 		case EventType.mediationOffer:
 		case EventType.mediationConcluded:
 		case EventType.planReviewRound:
 		case EventType.planReviewConcluded:
 		case EventType.disagreementOpened:
 			return task;
-		// An order's events are folded by src/core/effects (an order id is not a task's).
+		// An order's events are folded by src/core/effects (an order id is not a task's); a refused
+		// attempt at a yes is about its target and is no sign of the target's own life.
+		case EventType.gateRefused:
 		case EventType.orderOpened:
 		case EventType.orderDerived:
 		case EventType.orderApproved:

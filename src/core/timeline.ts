@@ -191,7 +191,13 @@ function describeRaw(event: LedgerEvent): string {
 					(event.data.rerunTaskId ? ` → ${event.data.rerunTaskId}` : event.data.claimReturned ? ' (claim free again)' : ''),
 			);
 		case EventType.workAccepted:
-			return clip(`accepted by ${event.data.by ?? 'unknown'}`);
+			return clip(
+				`accepted by ${event.data.by ?? 'unknown'}${event.data.osUser && event.data.osUser !== event.data.by ? ` (OS user ${event.data.osUser})` : ''}`,
+			);
+		case EventType.gateRefused:
+			return clip(
+				`refused: an agent asked to ${event.data.verb ?? '?'} ${event.data.target ?? ''} (${event.data.reason ?? 'not a person'})`,
+			);
 		case EventType.mediationOffer:
 			return describeOffer(event.data);
 		case EventType.mediationConcluded:

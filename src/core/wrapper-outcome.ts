@@ -48,6 +48,17 @@ export type WrapperOutcome =
 	| {readonly kind: 'stopped'; readonly exitCode: number; readonly signal: string; readonly reason: string}
 	| {readonly kind: 'exited'; readonly exitCode: number};
 
+/**
+ * The signal a shell's exit status reports: a POSIX shell exits 128+N when the command it ran last
+ * was killed by signal N (`sh -c 'kill -TERM $$'` under `sh -c` exits 143). Null for any other
+ * status, or a number that is no signal a run can end by.
+ */
+export function signalOfShellStatus(status: number | null): string | null {
+	if (status === null || status <= 128) return null;
+	const found = Object.entries(SIGNAL_NUMBERS).find(([, number]) => 128 + number === status);
+	return found?.[0] ?? null;
+}
+
 /** 128+N for signal N; an unknown signal name maps to 128+15 rather than guessing a smaller code. */
 export function signalExitCode(signal: string): number {
 	return 128 + (SIGNAL_NUMBERS[signal] ?? SIGNAL_NUMBERS['SIGTERM'] ?? 15);

@@ -1,19 +1,36 @@
 import * as z from 'zod/mini';
+import {NotAPersonError, type Door, type FleetAsker} from '../core/actor.ts';
 import {approveEffects} from '../gates/effects/approve.ts';
 import {ApprovalError, sendBackHeld} from '../gates/effects/held.ts';
 import type {Launcher} from '../gates/review/rerun.ts';
 import {sendBack} from '../gates/review/send-back.ts';
 import {ReviewGateError} from '../gates/review/subject.ts';
+import {acknowledgeSignal} from '../gates/acknowledge.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
-import {acknowledgeEntry} from '../ledger/queue.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
 import {stopTask, type StopResult} from '../producers/stop.ts';
 
 /** How a host answered a fleet request; recorded as `fleet.request_handled` and shipped back. */
 export type VerbOutcome = {readonly outcome: 'done' | 'refused' | 'failed'; readonly message: string};
 
-/** What a verb is carried out on: this host's ledger and the task the request names, and how this host starts controlroom (a send-back's next run). */
-export type VerbContext = {readonly ledger: Ledger; readonly taskId: string; readonly launcher: Launcher};
+/**
+ * What a verb is carried out on: this host's ledger and the task the request names, how this host
+ * starts controlroom (a send-back's next run), and the request as the gates' actor rule sees it.
+ */
+export type VerbContext = {
+	readonly ledger: Ledger;
+	readonly taskId: string;
+	readonly launcher: Launcher;
+	readonly request: {readonly id: number; readonly requestedBy: string};
+};
+
+/** Who asked, as the fleet board's own check found it (docs/security.md): on every yes verb's request. */
+const askerSchema = z.optional(z.object({isPerson: z.boolean(), user: z.nullable(z.string()), reason: z.string()}));
+
+/** The door a yes comes in through from a fleet board: the request, and who asked there. */
+function fleetDoor(context: VerbContext, asker: FleetAsker | undefined): Door {
+	return {kind: 'fleet', requestId: context.request.id, requestedBy: context.request.requestedBy, asker: asker ?? null};
+}
 
 type Verb<S extends z.ZodMiniType> = {
 	/** The request's arguments, validated before anything runs. */
@@ -35,14 +52,28 @@ export const FLEET_VERBS = {
 	stop: verb(z.object({graceMs: z.optional(z.number())}), async ({ledger, taskId}, args) =>
 		fromStop(await stopTask(ledger, taskId, {source: 'fleet', ...(args.graceMs === undefined ? {} : {graceMs: args.graceMs})})),
 	),
-	acknowledge: verb(z.object({signalAt: z.number()}), async ({ledger, taskId}, args) => {
-		acknowledgeEntry(ledger, taskId, args.signalAt, Date.now(), 'fleet');
-		return {outcome: 'done', message: `acknowledged ${taskId}`};
+	acknowledge: verb(z.object({signalAt: z.number(), asker: askerSchema}), async (context, args) => {
+		acknowledgeSignal(context.ledger, {
+			taskId: context.taskId,
+			signalAt: args.signalAt,
+			now: Date.now(),
+			source: 'fleet',
+			door: fleetDoor(context, args.asker),
+		});
+		return {outcome: 'done', message: `acknowledged ${context.taskId}`};
 	}),
 	// The board's `x` on a task (the function behind `controlroom send-back`): the task is the one sent back.
-	sendBack: verb(z.object({reason: z.string(), by: z.string()}), async ({ledger, taskId, launcher}, args) => {
+	sendBack: verb(z.object({reason: z.string(), by: z.string(), asker: askerSchema}), async (context, args) => {
 		try {
-			const result = sendBack({ledger, ref: taskId, reason: args.reason, by: args.by, source: 'fleet', launcher});
+			const result = sendBack({
+				ledger: context.ledger,
+				ref: context.taskId,
+				reason: args.reason,
+				by: args.by,
+				source: 'fleet',
+				launcher: context.launcher,
+				door: fleetDoor(context, args.asker),
+			});
 			return {outcome: 'done', message: result.message};
 		} catch (error) {
 			if (error instanceof ReviewGateError || error instanceof AmbiguousTaskError)
@@ -52,8 +83,13 @@ export const FLEET_VERBS = {
 	}),
 	// The board's `a` (the function behind `controlroom effects approve`): the task is the work order, the
 	// effects its held ones to run (all of them when none are named).
-	approve: verb(z.object({only: z.optional(z.array(z.string()))}), async ({ledger, taskId}, args) => {
-		const result = await approveEffects(ledger, taskId, {source: 'fleet', ...(args.only === undefined ? {} : {only: args.only})});
+	approve: verb(z.object({only: z.optional(z.array(z.string())), asker: askerSchema}), async (context, args) => {
+		const {taskId} = context;
+		const result = await approveEffects(context.ledger, taskId, {
+			source: 'fleet',
+			door: fleetDoor(context, args.asker),
+			...(args.only === undefined ? {} : {only: args.only}),
+		});
 		if (result.problems.length > 0) return {outcome: 'refused', message: `${taskId}: nothing ran: ${result.problems.join('; ')}`};
 		const outcomes = result.outcomes.map(
 			outcome => `${outcome.id} ${outcome.outcome}${outcome.detail ? ` (${outcome.detail})` : ''}`,
@@ -65,9 +101,9 @@ export const FLEET_VERBS = {
 	}),
 	// The board's `x` on a held work order (the function behind it on the host's own board): the task is
 	// the work order, its held effects are dropped with the reason, nothing runs.
-	sendBackOrder: verb(z.object({reason: z.string()}), async ({ledger, taskId}, args) => {
+	sendBackOrder: verb(z.object({reason: z.string(), asker: askerSchema}), async (context, args) => {
 		try {
-			const result = sendBackHeld(ledger, taskId, args.reason, 'fleet');
+			const result = sendBackHeld(context.ledger, context.taskId, args.reason, 'fleet', fleetDoor(context, args.asker));
 			return {outcome: result.ids.length === 0 ? 'refused' : 'done', message: result.message};
 		} catch (error) {
 			if (error instanceof ApprovalError) return {outcome: 'refused', message: error.message};
@@ -90,7 +126,13 @@ export function isFleetVerb(name: string): name is FleetVerb {
  */
 export async function carryOut(
 	ledger: Ledger,
-	request: {readonly verb: string; readonly taskId: string; readonly args: unknown},
+	request: {
+		readonly id: number;
+		readonly verb: string;
+		readonly taskId: string;
+		readonly args: unknown;
+		readonly requestedBy: string;
+	},
 	launcher: Launcher,
 ): Promise<VerbOutcome> {
 	if (!isFleetVerb(request.verb)) {
@@ -101,8 +143,13 @@ export async function carryOut(
 	if (!args.success)
 		return {outcome: 'refused', message: `${request.verb}: bad arguments (${args.error.message.split('\n')[0]})`};
 	try {
-		return await entry.run({ledger, taskId: request.taskId, launcher}, args.data);
+		return await entry.run(
+			{ledger, taskId: request.taskId, launcher, request: {id: request.id, requestedBy: request.requestedBy}},
+			args.data,
+		);
 	} catch (error) {
+		// An agent's yes (or one whose board did not say a person asked) is refused, and recorded here.
+		if (error instanceof NotAPersonError) return {outcome: 'refused', message: error.message};
 		return {outcome: 'failed', message: `${request.verb} failed: ${error instanceof Error ? error.message : String(error)}`};
 	}
 }

@@ -2,7 +2,8 @@ import {randomBytes} from 'node:crypto';
 import {EventType} from '../core/events.ts';
 import type {QueueItem, QueueLane} from '../core/human-queue.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
-import {loadHumanQueue} from '../ledger/queue.ts';
+import {acknowledgeEntry as recordAcknowledgement, loadHumanQueue} from '../ledger/queue.ts';
+import {requirePerson} from './person-gate.ts';
 import {isWaitingHandIn} from './review/send-back.ts';
 import {ReviewGateError} from './review/subject.ts';
 
@@ -53,23 +54,70 @@ export function acknowledgeEntry(
 	source: string,
 	now = Date.now(),
 ): {readonly taskId: string; readonly lane: QueueLane; readonly reason: string} {
+	requirePerson(ledger, {verb: 'ack', target: ref, source});
 	const {lane, item} = queueEntry(ledger, ref, now);
-	ledger.writer.append([{taskId: item.taskId, type: EventType.acknowledged, at: now, source, data: {signalAt: item.at}}]);
+	recordAcknowledgement(ledger, item.taskId, item.at, now, source);
 	return {taskId: item.taskId, lane, reason: item.reason};
 }
 
+/** Every name that did the work of a claim: its operator, its holder, and whoever acted on it. */
+function implementersOf(ledger: Ledger, taskId: string): string[] {
+	const names: string[] = [];
+	for (const event of ledger.reader.eventsOf(taskId)) {
+		if (event.type === EventType.claimTaken)
+			names.push(event.data.operator ?? '', event.data.holder ?? '', event.data.actor ?? '');
+		if (event.type === EventType.claimProgressed || event.type === EventType.claimHandedIn)
+			names.push(event.data.holder ?? '', event.data.actor ?? '');
+	}
+	return names.filter(name => name.trim() !== '');
+}
+
+/** The names the ledger knows as workers: claim holders and the workers of work orders. */
+function workerNames(ledger: Ledger): string[] {
+	const claims = ledger.reader.eventsOfType([EventType.claimTaken]).map(event => event.data.holder ?? '');
+	const orders = ledger.reader.eventsOfType([EventType.orderOpened]).map(event => event.data.worker ?? '');
+	return [...claims, ...orders].filter(name => name.trim() !== '');
+}
+
+const sameName = (a: string, b: string): boolean => a.trim().toLowerCase() === b.trim().toLowerCase();
+
 /**
- * Accepts a hand-in that waits for its acceptor (`controlroom accept TASK`): the entry leaves the
- * waiting lane, and the claim stays done.
+ * Accepts a hand-in that waits for its acceptor (`controlroom accept TASK`): only a person, and
+ * never the one who did the work (docs/security.md, "Acceptance"). `as` names the person accepting
+ * (the contract's acceptor, or another person); without it the OS user accepts. Either way the OS
+ * user who said yes is recorded beside the name. The entry leaves the waiting lane, and the claim
+ * reads accepted everywhere.
  */
 export function acceptHandIn(
 	ledger: Ledger,
-	request: {readonly ref: string; readonly by: string; readonly note: string | null; readonly source: string},
-): {readonly taskId: string} {
+	request: {readonly ref: string; readonly as: string | null; readonly note: string | null; readonly source: string},
+): {readonly taskId: string; readonly by: string} {
+	const person = requirePerson(ledger, {verb: 'accept', target: request.ref, source: request.source});
 	const task = ledger.reader.resolveTask(request.ref);
 	if (!task) throw new ReviewGateError(`no task '${request.ref}' in ${ledger.path}`);
+	const [accepted] = ledger.reader.latestEventsOf(task.id, [EventType.workAccepted], 1);
+	const [handedIn] = ledger.reader.latestEventsOf(task.id, [EventType.claimHandedIn], 1);
+	if (accepted && handedIn && accepted.at >= handedIn.at) {
+		throw new ReviewGateError(
+			`${task.id} is already accepted (by ${accepted.data.by ?? 'unknown'}, ${new Date(accepted.at).toISOString()}): nothing to accept again`,
+		);
+	}
 	if (!isWaitingHandIn(ledger, task)) {
 		throw new ReviewGateError(`${task.id} is not a hand-in waiting for its acceptor (${task.endReason ?? task.status})`);
+	}
+	const osUser = person.user ?? 'unknown';
+	const by = request.as?.trim() || osUser;
+	for (const name of new Set([by, osUser])) {
+		if (implementersOf(ledger, task.id).some(implementer => sameName(implementer, name))) {
+			throw new ReviewGateError(
+				`${task.id}: ${name} did this work (its operator, holder or actor): whoever does the work cannot accept it`,
+			);
+		}
+	}
+	if (request.as !== null && workerNames(ledger).some(worker => sameName(worker, by))) {
+		throw new ReviewGateError(
+			`--as ${by}: ${by} is a worker in this ledger (it holds claims or work orders): --as names a person`,
+		);
 	}
 	ledger.writer.append([
 		{
@@ -77,8 +125,8 @@ export function acceptHandIn(
 			type: EventType.workAccepted,
 			at: Date.now(),
 			source: request.source,
-			data: {by: request.by, note: request.note},
+			data: {by, note: request.note, osUser, uid: person.uid},
 		},
 	]);
-	return {taskId: task.id};
+	return {taskId: task.id, by};
 }

@@ -1,20 +1,35 @@
+import {createHash} from 'node:crypto';
 import {dirname, resolve} from 'node:path';
 import {checkContract, type ContractVerdict} from '../core/contract/rules.ts';
-import {ContractParseError, readContractFile} from './contract-file.ts';
+import {ContractParseError, parseContractSource, readContractFile, type ContractDocument} from './contract-file.ts';
 import {createRepositoryFacts} from './repository-facts.ts';
 
-/** A checked contract file: the verdict, plus where the file was and in which form. */
-export type CheckedContract = ContractVerdict & {readonly file: string; readonly format: 'yaml' | 'markdown' | null};
-
 /**
- * Reads and checks a contract file. A file that does not parse is one `(file)` problem, not a
- * throw, so every caller (CLI, take, run, MCP) reports it the same way.
+ * A checked contract file: the verdict, plus where the file was and in which form, and the text
+ * that was checked with its sha256 (what a run or a claim snapshots: docs/contracts.md).
  */
-export function checkContractFile(file: string): CheckedContract {
-	const path = resolve(file);
+export type CheckedContract = ContractVerdict & {
+	readonly file: string;
+	readonly format: 'yaml' | 'markdown' | null;
+	readonly source: string | null;
+	readonly digest: string | null;
+};
+
+/** The sha256 of a contract's text, as recorded beside its snapshot. */
+export function contractDigest(source: string): string {
+	return createHash('sha256').update(source).digest('hex');
+}
+
+function checked(path: string, read: () => ContractDocument & {readonly source: string}): CheckedContract {
 	try {
-		const {format, document} = readContractFile(path);
-		return {...checkContract(document, createRepositoryFacts(dirname(path))), file: path, format};
+		const {format, document, source} = read();
+		return {
+			...checkContract(document, createRepositoryFacts(dirname(path))),
+			file: path,
+			format,
+			source,
+			digest: contractDigest(source),
+		};
 	} catch (error) {
 		if (!(error instanceof ContractParseError)) throw error;
 		return {
@@ -23,7 +38,24 @@ export function checkContractFile(file: string): CheckedContract {
 			isValid: false,
 			file: path,
 			format: null,
+			source: null,
+			digest: null,
 			problems: [{severity: 'error', field: '(file)', message: error.message}],
 		};
 	}
+}
+
+/**
+ * Reads and checks a contract file. A file that does not parse is one `(file)` problem, not a
+ * throw, so every caller (CLI, take, run, MCP) reports it the same way.
+ */
+export function checkContractFile(file: string): CheckedContract {
+	const path = resolve(file);
+	return checked(path, () => readContractFile(path));
+}
+
+/** Checks a contract's text as it was snapshotted from `file`, the same way as the file itself. */
+export function checkContractSnapshot(source: string, file: string): CheckedContract {
+	const path = resolve(file);
+	return checked(path, () => ({...parseContractSource(source, path), source}));
 }

@@ -1,6 +1,7 @@
 import {createHash} from 'node:crypto';
 import {readFileSync, realpathSync} from 'node:fs';
 import {resolve} from 'node:path';
+import {claimEnding, type ClaimEnding} from '../core/claim-state.ts';
 import {acceptanceLines, acceptorsOf, operatorOf} from '../core/contract/model.ts';
 import {checkEvidence, type HandInTerms} from '../core/contract/evidence.ts';
 import type {ContractProblem} from '../core/contract/rules.ts';
@@ -158,6 +159,8 @@ export function takeContract(
 					passedBack,
 					...terms,
 					checks: [...checks],
+					contractDigest: checked.digest,
+					contractText: checked.source,
 				},
 			},
 		]);
@@ -311,11 +314,24 @@ export function handIn(actor: Actor, ref: string, evidenceFile: string): HandInR
 	return outcome;
 }
 
-/** Raises a need for a person on a task (the MCP `raise_need` verb). */
-export function raiseNeed(actor: Actor, ref: string, message: string): Task {
+/**
+ * Raises a need for a person on a task (the MCP `raise_need` verb), naming who raised it. A worker
+ * raises one only on a claim it holds, or on its own task (`ownTask`: the run the agent that
+ * started the server belongs to, CONTROLROOM_TASK_ID); another's claim or task is refused, naming
+ * why, and kept in rejects.
+ */
+export function raiseNeed(actor: Actor, ref: string, message: string, ownTask: string | null = null): Task {
 	if (message.trim() === '') throw new HandoffError('message: required');
-	const task = actor.ledger.reader.resolveTask(ref);
-	if (!task) throw new HandoffError(`no task '${ref}' in ${actor.ledger.path}`);
+	const task = keepingImpersonation(actor, () => {
+		const found = actor.ledger.reader.resolveTask(ref);
+		if (!found) throw new HandoffError(`no task '${ref}' in ${actor.ledger.path}`);
+		if (!actor.identity || found.id === ownTask) return found;
+		if (found.role !== CLAIM_ROLE)
+			throw new NotHolderError(
+				`task ${found.id} is not ${actor.identity}'s: a worker raises a need on a claim it holds or its own run`,
+			);
+		return claimFor(actor, found.id, 'raise a need on it').task;
+	});
 	actor.ledger.writer.append([
 		{
 			taskId: task.id,
@@ -335,12 +351,12 @@ export type WorkItem = {
 	readonly contract: string | null;
 	readonly kind: string | null;
 	readonly holder: string;
-	readonly state: 'held' | 'stalled' | 'handed in' | 'passed back' | 'ended';
+	readonly state: 'held' | 'stalled' | ClaimEnding | 'ended';
 	readonly lastEventAt: string;
 	readonly endReason: string | null;
 };
 
-/** The latest claim of every contract ever taken, newest first: held, stalled, handed in or passed back (free to take). */
+/** The latest claim of every contract ever taken, newest first: held, stalled, handed in, accepted, passed back or rejected (free to take). */
 export function listWork(ledger: Ledger, now: number): WorkItem[] {
 	const latest = new Map<string, EventOfType<'claim.taken'>>();
 	for (const event of ledger.reader.eventsOfType([EventType.claimTaken])) {
@@ -355,11 +371,7 @@ export function listWork(ledger: Ledger, now: number): WorkItem[] {
 			? view.health === 'stalled'
 				? 'stalled'
 				: 'held'
-			: task.status === 'done'
-				? 'handed in'
-				: task.status === 'stopped'
-					? 'passed back'
-					: 'ended';
+			: (claimEnding(task) ?? 'ended');
 		items.push({
 			taskId: task.id,
 			title: task.title,

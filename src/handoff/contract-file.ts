@@ -147,15 +147,20 @@ export function parseMarkdownContract(source: string): Record<string, unknown> {
 	return document;
 }
 
-/** Reads a contract file in either form, chosen by extension (`.md`, `.markdown`; anything else is YAML). */
-export function readContractFile(file: string): ContractDocument {
+/** A contract's text in either form, chosen by the file's extension (`.md`, `.markdown`; anything else is YAML). */
+export function parseContractSource(source: string, file: string): ContractDocument {
+	const extension = extname(file).toLowerCase();
+	if (extension === '.md' || extension === '.markdown') return {format: 'markdown', document: parseMarkdownContract(source)};
+	return {format: 'yaml', document: parseYaml(source, file)};
+}
+
+/** Reads a contract file in either form; `source` is the text read, which a snapshot keeps. */
+export function readContractFile(file: string): ContractDocument & {readonly source: string} {
 	let source: string;
 	try {
 		source = readFileSync(file, 'utf8');
 	} catch (error) {
 		throw new ContractParseError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
 	}
-	const extension = extname(file).toLowerCase();
-	if (extension === '.md' || extension === '.markdown') return {format: 'markdown', document: parseMarkdownContract(source)};
-	return {format: 'yaml', document: parseYaml(source, file)};
+	return {...parseContractSource(source, file), source};
 }

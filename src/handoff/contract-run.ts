@@ -15,7 +15,12 @@ export type ContractRun = {
 	readonly title: string;
 	/** How the contract was injected, for a one-line notice. */
 	readonly placement: 'token' | 'appended to the prompt' | 'added as the prompt';
+	/** The contract as checked and put in: recorded with the run, what its review and re-runs read. */
+	readonly snapshot: ContractSnapshot;
 };
+
+/** A contract's text and its sha256, as recorded when a run started or a claim was taken. */
+export type ContractSnapshot = {readonly text: string; readonly digest: string};
 
 /** The contract as the agent's first turn reads it: a short instruction, then the canonical YAML. */
 export function renderContract(contract: Contract, file: string): string {
@@ -93,5 +98,5 @@ export function prepareContractRun(file: string, command: string, args: readonly
 		);
 	}
 	const injected = injectContract(command, args, renderContract(checked.contract, checked.file));
-	return {...injected, title: checked.contract.title};
+	return {...injected, title: checked.contract.title, snapshot: {text: checked.source ?? '', digest: checked.digest ?? ''}};
 }

@@ -35,7 +35,7 @@ function guarded(fn: () => CallToolResult): CallToolResult {
  * takes for that name, and progresses, hands in or passes back only claims that name holds; a
  * refusal is a tool error naming the holder. Every event it writes records the identity as `actor`.
  */
-export function createHandoffServer(ledger: Ledger, identity: string, version: string): McpServer {
+export function createHandoffServer(ledger: Ledger, identity: string, version: string, ownTask: string | null = null): McpServer {
 	const server = new McpServer({name: 'controlroom', version});
 	const actor: Actor = {ledger, source: 'mcp', identity};
 	server.registerTool(
@@ -96,15 +96,16 @@ export function createHandoffServer(ledger: Ledger, identity: string, version: s
 	server.registerTool(
 		'raise_need',
 		{
-			description: 'Ask a person for something: it shows in the human queue under needs.',
+			description: `Ask a person for something, on a claim ${identity} holds${ownTask ? ` or on its own run ${ownTask}` : ''}: it shows in the human queue under needs, naming ${identity}.`,
 			inputSchema: {task, message: z.string().min(1)},
 		},
-		({task: ref, message}) => guarded(() => noted('raised a need on %s', raiseNeed(actor, ref, message).id)),
+		({task: ref, message}) => guarded(() => noted('raised a need on %s', raiseNeed(actor, ref, message, ownTask).id)),
 	);
 	server.registerTool(
 		'list_work',
 		{
-			description: 'List the latest claim of every contract: held, stalled, handed in, or passed back (free to take).',
+			description:
+				'List the latest claim of every contract: held, stalled, handed in, accepted, passed back or rejected (both free to take).',
 			inputSchema: {},
 		},
 		() => {

@@ -11,7 +11,6 @@ import type {Task} from '../core/task.ts';
 import {DROPPED_COUNTER} from './counters.ts';
 import {localReadPort} from './local-read-port.ts';
 import type {Ledger, LedgerFileChange} from './open-ledger.ts';
-import {acknowledgeEntry} from './queue.ts';
 
 /** What one read of the ledger gives the board. */
 export type FeedBatch = {
@@ -69,7 +68,15 @@ const isOrderType = (type: string): boolean => type.startsWith('order.') || type
 /** Reads the ledger for the board: `seq > last`, then only the tasks those events touched. */
 export function createBoardFeed(
 	ledger: Ledger,
-	options: {readonly endedWindowMs?: number; readonly isApproverAlive?: ApproverCheck} = {},
+	options: {
+		readonly endedWindowMs?: number;
+		readonly isApproverAlive?: ApproverCheck;
+		/**
+		 * The board's `k`, through the gate that checks a person asks (src/gates/acknowledge.ts);
+		 * without it the feed acknowledges nothing and says so.
+		 */
+		readonly acknowledge?: (taskId: string, signalAt: number, now: number) => string | void;
+	} = {},
 ): BoardFeed {
 	const windowMs = options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS;
 	const isAlive = options.isApproverAlive;
@@ -142,7 +149,8 @@ export function createBoardFeed(
 		},
 		eventsOf: taskId => ledger.reader.eventsOf(taskId),
 		acknowledge(taskId, signalAt, now) {
-			acknowledgeEntry(ledger, taskId, signalAt, now, 'board');
+			if (!options.acknowledge) return `k: acknowledging is not wired on this board; ${taskId} stays in the queue`;
+			return options.acknowledge(taskId, signalAt, now);
 		},
 	};
 }

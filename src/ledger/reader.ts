@@ -50,6 +50,11 @@ export type LedgerReader = {
 	latestThreadUsage(threadId: string): EventOfType<'task.tokens_reported'> | undefined;
 	/** The newest claim of a contract, and how many claims it has had. */
 	latestClaimOf(contractKey: string): {readonly taskId: string; readonly count: number} | null;
+	/**
+	 * A hook's PreToolUse for one tool call (its `tool_use_id`), among the newest agent events: who
+	 * made the call, which the MCP request itself does not say (a sub-agent's carries `agent_id`).
+	 */
+	preToolUseOf(toolUseId: string): EventOfType<'agent.event'> | undefined;
 	transcriptCursor(path: string): TranscriptCursor | undefined;
 	lastSeq(): number;
 	/** Events after `afterSeq` exactly as stored (data as JSON text), oldest first: what sync ships. */
@@ -67,6 +72,9 @@ export type LedgerReader = {
 	/** Whether the ledger holds ingest keys of the shape used before schema version 3 (see migrations.ts). */
 	hasLegacyLineKeys(): boolean;
 };
+
+/** How many of the newest events `preToolUseOf` looks through. */
+const TOOL_CALL_WINDOW = 20_000;
 
 export class AmbiguousTaskError extends Error {
 	constructor(ref: string, matches: readonly string[]) {
@@ -123,6 +131,12 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 			ORDER BY e.seq`,
 	);
 	const cursor = db.prepare('SELECT offset, last_message_id AS lastMessageId FROM transcript_cursors WHERE path = ?');
+	// A call is asked about moments after its hook ran: its PreToolUse is among the newest events.
+	const toolCall = db.prepare(
+		`SELECT * FROM events WHERE seq > (SELECT COALESCE(MAX(seq), 0) FROM events) - ${TOOL_CALL_WINDOW} AND type = ?
+			AND json_extract(data, '$.event') = 'PreToolUse' AND json_extract(data, '$.payload.tool_use_id') = ?
+			ORDER BY seq DESC LIMIT 1`,
+	);
 	const last = db.prepare('SELECT COALESCE(MAX(seq), 0) FROM events').pluck();
 	const eventTotal = db.prepare('SELECT COUNT(*) FROM events').pluck();
 	const storedSince = db.prepare(
@@ -199,6 +213,7 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 				? []
 				: parseRows(latestOfTypes(types.length).all(taskId, ...types, limit)).filter(event => isOfType(event, types)),
 		latestThreadUsage: threadId => oneOfType(threadUsage.get(EventType.tokensReported, threadId), EventType.tokensReported),
+		preToolUseOf: toolUseId => oneOfType(toolCall.get(EventType.agentEvent, toolUseId), EventType.agentEvent),
 		latestClaimOf: contractKey =>
 			(claimOf.get(EventType.claimTaken, contractKey) as {taskId: string; count: number} | undefined) ?? null,
 		transcriptCursor: path => cursor.get(path) as TranscriptCursor | undefined,

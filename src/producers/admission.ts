@@ -141,6 +141,36 @@ export async function waitForAnyLock(fds: readonly number[], abort?: AbortSignal
 	return winner;
 }
 
+/** An exclusive kernel lock held by this process until `release()`, or until it exits. */
+export type HeldLock = {release(): void};
+
+/**
+ * Takes an exclusive flock on `file` (created owner-only): at once when it is free, else after
+ * `onWait` is told, blocked in the kernel (the same helper admission slots wait with) until the
+ * holder releases it or dies. Another process asking for the same file waits its turn.
+ */
+export async function holdLock(file: string, onWait?: () => void): Promise<HeldLock> {
+	makePrivateDir(dirname(file));
+	const fd = openSync(file, 'a+', PRIVATE_FILE_MODE);
+	try {
+		if (!tryLock(fd)) {
+			onWait?.();
+			await waitForAnyLock([fd]);
+		}
+	} catch (error) {
+		closeSync(fd);
+		throw error;
+	}
+	let isHeld = true;
+	return {
+		release() {
+			if (!isHeld) return;
+			isHeld = false;
+			closeSync(fd);
+		},
+	};
+}
+
 export type AdmissionOptions = {
 	readonly checkout: string;
 	readonly home: string;

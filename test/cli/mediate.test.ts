@@ -4,6 +4,7 @@ import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
 import {mediateFiles} from '../../src/disagreements/mediate.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
+import {runAsPerson} from '../helpers/person.ts';
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/mediation/${name}`, import.meta.url));
 const PLANNER_A = fixture('planner-a.yaml');
@@ -171,7 +172,7 @@ describe('controlroom mediate', () => {
 		expect(timeline).toContain('offer #2 (round 1) by eager: release=now scope=small → careful rejects');
 		expect(timeline).toContain('walk-away after 3 offers; unsettled: release; eager vetoed scope=large');
 		// And once a person acknowledges it, it leaves the lane but stays listed as answered
-		expect(runCli(['ack', taskId, '--ledger', ledger]).status).toBe(0);
+		expect(runAsPerson(['ack', taskId, '--ledger', ledger]).status).toBe(0);
 		const after = JSON.parse(runCli(['snapshot', '--json', '--ledger', ledger]).stdout) as typeof snapshot;
 		expect(after.queue.lanes.find(each => each.name === 'disagreements')?.items).toEqual([]);
 		expect(after.disagreements[0]?.isOpen).toBe(false);

@@ -5,6 +5,7 @@ import {App, type BoardAdapters} from '../../components/App.tsx';
 import {ClockProvider} from '../../components/ClockProvider.tsx';
 import {EventType} from '../../src/core/events.ts';
 import {createBoardFeed} from '../../src/ledger/board-feed.ts';
+import {acknowledgeEntry} from '../../src/ledger/queue.ts';
 import {openLedger, type Ledger} from '../../src/ledger/open-ledger.ts';
 import {boardFixtureEvents} from '../helpers/board-fixture.ts';
 import {scratchDir} from '../helpers/cli.ts';
@@ -24,7 +25,11 @@ async function renderBoard(extra: Partial<BoardAdapters> = {}) {
 	const now = Date.now();
 	ledger.writer.append(boardFixtureEvents(now));
 	const adapters: BoardAdapters = {
-		feed: createBoardFeed(ledger),
+		// k's adapter writes the acknowledgement as the board's gate does once it found a person; the
+		// gate's own check needs a real terminal, and is tested with the board in tmux.
+		feed: createBoardFeed(ledger, {
+			acknowledge: (taskId, signalAt, at) => acknowledgeEntry(ledger, taskId, signalAt, at, 'board'),
+		}),
 		ledgerFiles: [ledger.path, `${ledger.path}-wal`],
 		spoolDir: null,
 		options: {},

@@ -17,6 +17,7 @@ import {
 	type BoardPlan,
 } from '../../src/core/board/command-plan.ts';
 import {KEY_TABLE, matchBinding, type BoardMode, type KeyLike} from '../../src/core/board/keymap.ts';
+import {approvalLines} from '../../src/core/board/approval-view.ts';
 import {selectScreen} from '../../src/core/board/screen.ts';
 import {initialBoardState, reduceBoard, type BoardAction, type BoardState} from '../../src/core/board/state.ts';
 import {foldOrders, type OrderEvent} from '../../src/core/effects/fold.ts';
@@ -275,6 +276,58 @@ describe('questions and prompts', () => {
 	it('y on an approval runs the effects it listed', () => {
 		const asked = board({type: 'ask-approve', refs: [HELD_1, HELD_2]});
 		expect(press(asked, 'y')).toEqual(
+			calls([{type: 'back'}, info('approving 2 held effects…')], {kind: 'approve', refs: [HELD_1, HELD_2]}),
+		);
+	});
+
+	it('waits with y until the whole of every call has been on the screen, then runs them', () => {
+		// Two held calls with long arguments on a short terminal: the confirmation scrolls
+		const longOrders = (() => {
+			const records = foldOrders([
+				orderEvent(EventType.orderOpened, {worker: 'worker-1', budgetCalls: 10, expiresMs: 3_600_000}),
+				...[1, 2].map(seq =>
+					orderEvent(EventType.effectHeld, {
+						id: `fs/write_file#${seq}`,
+						seq,
+						upstream: 'fs',
+						tool: 'write_file',
+						args: {path: `/f${seq}`, content: 'line\n'.repeat(400)},
+						expiresAt: NOW + 60 * MIN,
+					}),
+				),
+			]);
+			return {records: [...records.values()], deadApprovers: []};
+		})();
+		const small = {width: 80, height: 24};
+		let state = board({type: 'ask-approve', refs: [HELD_1, HELD_2]});
+		state = reduceBoard(state, {
+			type: 'ledger-read',
+			tasks: [],
+			queue: state.queue,
+			lastSeq: 40,
+			isFull: false,
+			orders: longOrders,
+		});
+		const first = selectScreen(state, FIXED_NOW, small);
+		expect(first.approval?.scrollMax).toBeGreaterThan(0);
+		expect(first.approval?.lines[0]).toContain('o-42  fs/write_file#1  fs/write_file  held');
+		expect(first.confirm).toMatch(/Read them whole first: j or PgDn shows the rest \(\d+ more lines\)/);
+		const y = (at: BoardState) => {
+			const binding = matchBinding('y', {}, at.mode);
+			if (!binding) throw new Error('y means nothing here');
+			return planBoardCommand(at, selectScreen(at, FIXED_NOW, small), binding, ALL_WIRED, NOW);
+		};
+		const refusal = y(state);
+		expect(refusal.kind).toBe('refuse');
+		if (refusal.kind === 'refuse')
+			expect(refusal.message).toMatch(/^y: not yet: \d+ more lines of the calls to read first \(j or PgDn\)$/);
+		// Scrolling to the end shows the rest; going back up does not undo having read it
+		state = reduceBoard(state, {type: 'scroll-to', edge: 'last', max: first.approval?.scrollMax ?? 0});
+		state = reduceBoard(state, {type: 'scroll-to', edge: 'first', max: first.approval?.scrollMax ?? 0});
+		const whole = approvalLines(longOrders.records, [HELD_1, HELD_2], FIXED_NOW, small.width);
+		expect(whole.some(line => line.includes('o-42  fs/write_file#2'))).toBe(true);
+		expect(whole.every(line => line.length <= small.width - 2)).toBe(true);
+		expect(y(state)).toEqual(
 			calls([{type: 'back'}, info('approving 2 held effects…')], {kind: 'approve', refs: [HELD_1, HELD_2]}),
 		);
 	});

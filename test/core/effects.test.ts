@@ -261,6 +261,53 @@ describe('planning an approval', () => {
 	});
 });
 
+describe('the order an effect was held under', () => {
+	it('is the first opening: a later one names neither another file, digest nor staged tools', () => {
+		at = 1_000;
+		const first = ev('order.opened', {
+			worker: 'worker-1',
+			file: '/first.yaml',
+			digest: 'd1',
+			text: 'order: o-42',
+			upstreams: {fs: {staged: ['write_file']}},
+		});
+		const second = ev('order.opened', {
+			worker: 'worker-2',
+			file: '/second.yaml',
+			digest: 'd2',
+			text: 'other',
+			upstreams: {fs: {staged: []}},
+		});
+		const record = foldOrders([first, second]).get('o-42');
+		expect(record).toMatchObject({
+			worker: 'worker-1',
+			file: '/first.yaml',
+			digest: 'd1',
+			source: 'order: o-42',
+			stagedTools: ['fs/write_file'],
+		});
+	});
+
+	it('refuses to plan an effect of a tool the order never held for approval', () => {
+		at = 1_000;
+		const record = foldOrders([
+			ev('order.opened', {worker: 'worker-1', upstreams: {fs: {staged: ['write_file']}}}),
+			held(1),
+			held(2, 'move_file'),
+		]).get('o-42');
+		if (!record) throw new Error('setup');
+		const plan = planApproval(record, [], at);
+		expect(plan.toRun).toEqual([]);
+		expect(plan.problems).toEqual([
+			'fs/move_file#2: fs/move_file is not a tool o-42 holds for approval (the order as its gateway opened it): refused, nothing runs',
+		]);
+		// A ledger written before staged tools were recorded: the approval checks the order's allow list instead
+		const older = foldOrders([opened(), held(1), held(2, 'move_file')]).get('o-42');
+		expect(older?.stagedTools).toBeNull();
+		expect(planApproval(older ?? record, [], at).problems).toEqual([]);
+	});
+});
+
 describe("a worker's track record and the waiting lane", () => {
 	it('counts first-time approvals, rework, failures, expiries, calls and tokens', () => {
 		at = 1_000;

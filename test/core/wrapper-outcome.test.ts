@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {signalExitCode, wrapperOutcome, type ChildEnding} from '../../src/core/wrapper-outcome.ts';
+import {signalExitCode, signalOfShellStatus, wrapperOutcome, type ChildEnding} from '../../src/core/wrapper-outcome.ts';
 
 const ending = (patch: Partial<ChildEnding>): ChildEnding => ({
 	spawnError: null,
@@ -57,5 +57,14 @@ describe('wrapperOutcome', () => {
 			signal: 'SIGKILL',
 			reason: 'stop requested (controlroom stop)',
 		});
+	});
+});
+
+describe('a shell exit status that reports a signal', () => {
+	it('names the signal for 128+N and nothing else', () => {
+		expect(signalOfShellStatus(143)).toBe('SIGTERM');
+		expect(signalOfShellStatus(137)).toBe('SIGKILL');
+		expect(signalOfShellStatus(130)).toBe('SIGINT');
+		for (const status of [null, 0, 1, 2, 127, 128, 200, 255]) expect(signalOfShellStatus(status)).toBeNull();
 	});
 });

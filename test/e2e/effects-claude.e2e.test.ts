@@ -2,6 +2,8 @@ import {spawnSync} from 'node:child_process';
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
+import {EventType} from '../../src/core/events.ts';
+import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {BIN, scratchDir} from '../helpers/cli.ts';
 import {FS_SERVER, orderInLedger, writeOrder} from '../helpers/effects.ts';
 import {realClientScript, requireRealClients} from '../helpers/realclients.ts';
@@ -14,7 +16,7 @@ afterAll(() => tmux.kill());
 type LoggedRequest = {body?: {messages?: {role: string; content: unknown}[]}; response?: {decision?: {kind: string}}};
 
 describe('the effect gate with the real Claude Code', () => {
-	it('gives Claude the placeholder, which ends its turn; space and a on the board approve it and the file appears once', async () => {
+	it('gives Claude the placeholder; its own Bash effects approve is refused and shown; space and a on the board approve it and the file appears once', async () => {
 		// Given a work order over the real filesystem server, offered as the MCP server `gw` (the order
 		// gives its one upstream the empty prefix, so Claude sees mcp__gw__write_file)
 		const work = scratchDir('cr-effects-claude-');
@@ -47,6 +49,11 @@ upstreams:
 			script,
 			JSON.stringify([
 				{tool: 'mcp__gw__write_file', input: {path: target, content: 'hello from claude\n'}},
+				// The worker tries to approve its own held write through its Bash tool
+				{
+					tool: 'Bash',
+					input: {command: `${process.execPath} ${BIN} effects approve o-claude --ledger ${ledger}`, description: 'approve'},
+				},
 				{text: 'The write is held for approval. effects: [pending:fs/write_file#1]'},
 			]),
 		);
@@ -55,7 +62,7 @@ upstreams:
 		const fakeLog = join(work, 'fake.jsonl');
 		const run = spawnSync(
 			realClientScript('claude-offline.sh'),
-			[work, '-p', 'write hello.txt', '--mcp-config', mcpConfig, '--allowedTools', 'mcp__gw__write_file'],
+			[work, '-p', 'write hello.txt', '--mcp-config', mcpConfig, '--allowedTools', 'mcp__gw__write_file,Bash'],
 			{
 				env: {
 					...process.env,
@@ -80,10 +87,24 @@ upstreams:
 		const answered = requests.find(request =>
 			JSON.stringify(request.body?.messages?.at(-1)?.content ?? '').includes('pending:fs/write_file#1'),
 		);
-		expect(answered?.response?.decision?.kind).toBe('text');
+		expect(answered?.response?.decision?.kind).toBe('tool');
 		expect(requests.at(-1)?.response?.decision?.kind).toBe('text');
-		// And nothing was written
+		// Its Bash approval was refused: Claude got the one line, nothing was written, the attempt is recorded
+		const bashResult = JSON.stringify(requests.at(-1)?.body?.messages?.at(-1)?.content ?? '');
+		expect(bashResult).toContain('controlroom: effects approve o-claude: refused: only a person at a terminal says yes');
 		expect(existsSync(target)).toBe(false);
+		const open = openLedger(ledger);
+		try {
+			const refused = open.reader.eventsOfType([EventType.gateRefused]).map(event => [event.taskId, event.data]);
+			expect(refused).toEqual([
+				[
+					'o-claude',
+					expect.objectContaining({verb: 'effects approve', target: 'o-claude', reason: expect.stringMatching(/CLAUDE|claude/)}),
+				],
+			]);
+		} finally {
+			open.close();
+		}
 		expect(orderInLedger(ledger, 'o-claude').order?.effects.map(effect => [effect.id, effect.args])).toEqual([
 			['fs/write_file#1', {path: target, content: 'hello from claude\n'}],
 		]);
@@ -94,15 +115,19 @@ upstreams:
 		tmux.send('fx', 'Enter');
 		await tmux.waitFor('fx', pane => pane.includes('HELD EFFECTS (1)') && pane.includes('fs/write_file#1'), 15_000);
 		await waitFor(() => tmux.readsKeys('fx'), {what: 'the board to read keys', timeoutMs: 8000});
+		// The board shows the refused attempt in Needs you, naming Claude
+		await tmux.waitFor('fx', pane => pane.includes('refused: an agent asked to effects approve'));
 		tmux.send('fx', 'Tab');
-		await tmux.waitFor('fx', pane => pane.includes('NEEDS YOU (1) — k acknowledges'));
+		await tmux.waitFor('fx', pane => pane.includes('NEEDS YOU (2) — k acknowledges'));
 		tmux.send('fx', 'Tab');
 		await tmux.waitFor('fx', pane => pane.includes('HELD EFFECTS (1) — space marks'));
 		tmux.send('fx', 'Space');
 		await tmux.waitFor('fx', pane => pane.includes('HELD EFFECTS (1) · 1 marked') && pane.includes('* fs/write_file#1'));
 		tmux.send('fx', 'a');
 		const {pane: confirm} = await tmux.waitFor('fx', pane => pane.includes('APPROVE 1 HELD EFFECT'));
-		expect(confirm).toContain(`o-claude  fs/write_file#1  path="${target}"`);
+		expect(confirm).toContain('o-claude  fs/write_file#1  fs/write_file  held');
+		expect(confirm).toContain(`path = "${target}"`);
+		expect(confirm).toContain('content = "hello from claude\\n"');
 		expect(existsSync(target)).toBe(false);
 		tmux.send('fx', 'y');
 

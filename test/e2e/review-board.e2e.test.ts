@@ -18,8 +18,8 @@ describe.runIf(Tmux.isAvailable())('the review gate on the board in tmux', {time
 		const r = makeReviewRepo();
 		const approved = r.runWorker('approved work');
 		const taskId = r.runWorker('prose review');
-		expect(r.cli(['review', approved, '--reviewer', 'cat >/dev/null; echo APPROVE']).status).toBe(0);
-		expect(r.cli(['review', taskId, '--reviewer', 'cat >/dev/null; echo "Looks fine to me."']).status).toBe(2);
+		expect(r.asPerson(['review', approved, '--reviewer', 'cat >/dev/null; echo APPROVE']).status).toBe(0);
+		expect(r.asPerson(['review', taskId, '--reviewer', 'cat >/dev/null; echo "Looks fine to me."']).status).toBe(2);
 
 		const session = 'review';
 		tmux.start(session, 160, 45, {CONTROLROOM_HOME: r.home, REVIEW_TEST_OUT: r.out, PATH: process.env['PATH'] ?? ''});

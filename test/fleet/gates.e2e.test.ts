@@ -49,12 +49,24 @@ async function shipped(): Promise<void> {
 	}
 }
 
+/**
+ * Who a fleet board found at its terminal, as it sends it with each request (docs/security.md):
+ * the host trusts what the fleet database says here, so the test writes it as a board would.
+ */
+const PERSON_AT_DESK = {isPerson: true, user: 'dana', reason: 'dana at a terminal, no agent above it'};
+
 /** Asks the host, through the fleet, to carry out a verb, and waits for its answer as the fleet holds it. */
-async function askHost(taskId: string, verb: string, args: Record<string, unknown>) {
+async function askHost(taskId: string, verb: string, args: Record<string, unknown>, asker: object | null = PERSON_AT_DESK) {
 	const fleet: FleetLedger = await openFleetLedger(url, 'test');
 	try {
 		const hostId = hostIdOf(host);
-		const requestId = await fleet.request({hostId, taskId, verb, args, requestedBy: 'test@desk'});
+		const requestId = await fleet.request({
+			hostId,
+			taskId,
+			verb,
+			args: asker === null ? args : {...args, asker},
+			requestedBy: 'test@desk',
+		});
 		const notices = await onFleetNotice(url);
 		try {
 			return await waitForQuery(async () => (await fleet.outcomeOf(hostId, requestId)) ?? false, {
@@ -76,7 +88,7 @@ beforeAll(async () => {
 	host = {name: 'delta', ledgerFile: repo.ledger, env: {...repo.env, CONTROLROOM_HOST: 'delta'}};
 	// A review that needs a person: the reviewer asks for fixes twice
 	reviewed = repo.runWorker('fixes twice');
-	expect(repo.cli(['review', reviewed, '--reviewer', 'cat >/dev/null; echo "1. rename it"']).status).toBe(2);
+	expect(repo.asPerson(['review', reviewed, '--reviewer', 'cat >/dev/null; echo "1. rename it"']).status).toBe(2);
 	// A held effect: a write through the gateway, held for its owner
 	srv = join(repo.home, 'srv');
 	mkdirSync(srv);
@@ -139,6 +151,21 @@ describe('the gates on a fleet', () => {
 		expect(fleet.queue.lanes.find(lane => lane.name === 'reviews')?.items.map(item => item.taskId)).toEqual([reviewed]);
 	});
 
+	it("refuses a yes the fleet board did not find a person for: nothing runs, and the host's queue shows the attempt", async () => {
+		const agentAsked = {isPerson: false, user: null, reason: 'its environment carries CLAUDECODE'};
+		for (const asker of [agentAsked, null]) {
+			const answer = await askHost('o-fleet', 'approve', {}, asker);
+			expect(answer.outcome).toBe('refused');
+			expect(answer.message).toContain('only a person at a terminal says yes');
+		}
+		expect(existsSync(join(srv, 'out.txt'))).toBe(false);
+		const refused = localEvents(host).filter(event => event.type === EventType.gateRefused && event.taskId === 'o-fleet');
+		expect(refused.map(event => (JSON.parse(event.data) as {door: string}).door)).toEqual(['fleet', 'fleet']);
+		const local = snapshotOf(host.ledgerFile, host.env);
+		const needs = local.queue.lanes.find(lane => lane.name === 'needs')?.items.map(item => item.reason) ?? [];
+		expect(needs.some(reason => reason.includes('refused: an agent asked to effects approve o-fleet'))).toBe(true);
+	}, 120_000);
+
 	it("approves a held effect from the fleet: the host's sync runs it once, and both ledgers record it", async () => {
 		expect(existsSync(join(srv, 'out.txt'))).toBe(false);
 		const answer = await askHost('o-fleet', 'approve', {});
@@ -164,7 +191,7 @@ describe('the gates on a fleet', () => {
 		expect(existsSync(join(srv, 'refused.txt'))).toBe(false);
 		const sentBack = localEvents(host).filter(event => event.type === EventType.orderSentBack && event.taskId === 'o-refuse');
 		expect(sentBack.map(event => JSON.parse(event.data) as unknown)).toEqual([
-			{ids: ['fs/write_file#1'], reason: 'not this file'},
+			{ids: ['fs/write_file#1'], reason: 'not this file', by: 'dana'},
 		]);
 		await shipped();
 		const fleet = snapshotOf(url, {...process.env, CONTROLROOM_HOST: 'desk'});

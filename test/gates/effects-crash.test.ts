@@ -1,11 +1,11 @@
 import type {Client} from '@modelcontextprotocol/sdk/client/index.js';
-import {spawn} from 'node:child_process';
 import {existsSync, readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
-import {BIN, runCli, scratchDir} from '../helpers/cli.ts';
+import {runCli, scratchDir} from '../helpers/cli.ts';
 import {callTool, connectGateway, orderInLedger, SLOW_SERVER, writeOrder} from '../helpers/effects.ts';
-import {onExit, onFileChange, onLedgerChange, waitFor} from '../helpers/wait-for.ts';
+import {runAsPerson, spawnAsPerson} from '../helpers/person.ts';
+import {onFileChange, onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
 // Each test starts several real processes one after another (the gateway, its upstream, one CLI
 // run per step, each a fresh Node): about 2.5 s apiece on the shared 2-core machine under load,
@@ -50,7 +50,7 @@ upstreams:
 		}
 
 		// When an approval is killed after the slow effect's start is recorded, before its end
-		const approver = spawn(process.execPath, [BIN, 'effects', 'approve', 'o-crash', '--ledger', ledger], {stdio: 'ignore'});
+		const approver = spawnAsPerson(['effects', 'approve', 'o-crash', '--ledger', ledger]);
 		await waitFor(
 			() => orderInLedger(ledger, 'o-crash').order?.effects.find(effect => effect.id === 'slow/slow_append#2')?.startedAt,
 			{
@@ -64,11 +64,8 @@ upstreams:
 			on: [onFileChange(calls)],
 			timeoutMs: 20_000,
 		});
-		approver.kill('SIGKILL');
-		await waitFor(() => approver.exitCode !== null || approver.signalCode !== null, {
-			what: 'the approval to die',
-			on: [onExit(approver)],
-		});
+		process.kill(await approver.pid(), 'SIGKILL');
+		await approver.done;
 
 		// Then that effect shows as outcome unknown
 		const listed = runCli(['effects', 'list', 'o-crash', '--json', '--ledger', ledger]);
@@ -82,11 +79,11 @@ upstreams:
 		});
 
 		// When a person approves again: the unknown one is not sent, the other held one runs once
-		const again = runCli(['effects', 'approve', 'o-crash', '--ledger', ledger]);
+		const again = runAsPerson(['effects', 'approve', 'o-crash', '--ledger', ledger]);
 		expect(again.status, again.stdout + again.stderr).toBe(0);
 		expect(again.stdout).toContain('slow/slow_append#2: outcome unknown (started, never finished), not sent again');
 		expect(again.stdout).toContain('slow/append_line#3: finished');
-		const third = runCli(['effects', 'approve', 'o-crash', '--ledger', ledger]);
+		const third = runAsPerson(['effects', 'approve', 'o-crash', '--ledger', ledger]);
 		expect(third.stdout).toContain('nothing held in o-crash');
 
 		// Then the upstream received each call exactly once, and only the two that finished took effect

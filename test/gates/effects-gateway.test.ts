@@ -3,6 +3,7 @@ import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {runCli, scratchDir} from '../helpers/cli.ts';
+import {runAsPerson} from '../helpers/person.ts';
 import {callTool, connectGateway, FS_SERVER, MEMORY_SERVER, orderInLedger, resultText, writeOrder} from '../helpers/effects.ts';
 
 // Each test starts several real processes one after another (the gateway, its upstream, one CLI
@@ -86,17 +87,17 @@ describe('the effect gateway against the real filesystem server', {timeout: SPAW
 		});
 
 		// When a person approves: the file is written, once
-		const approved = runCli(['effects', 'approve', 'o-42', '--ledger', ledger]);
+		const approved = runAsPerson(['effects', 'approve', 'o-42', '--ledger', ledger]);
 		expect(approved.status, approved.stderr).toBe(0);
 		expect(approved.stdout).toContain('fs/write_file#2: finished');
 		expect(readFileSync(target, 'utf8')).toBe('written by the agent\n');
 
 		// When someone changes the file and approves again: nothing is sent, the change stays
 		writeFileSync(target, 'changed by a person\n');
-		const again = runCli(['effects', 'approve', 'o-42', '--ledger', ledger]);
+		const again = runAsPerson(['effects', 'approve', 'o-42', '--ledger', ledger]);
 		expect(again.status, again.stderr).toBe(0);
 		expect(again.stdout).toContain('nothing held in o-42');
-		const named = runCli(['effects', 'approve', 'o-42', '--only', 'pending:fs/write_file#2', '--ledger', ledger]);
+		const named = runAsPerson(['effects', 'approve', 'o-42', '--only', 'pending:fs/write_file#2', '--ledger', ledger]);
 		expect(named.status).toBe(0);
 		expect(named.stdout).toContain('fs/write_file#2: finished, not sent again');
 		expect(readFileSync(target, 'utf8')).toBe('changed by a person\n');
@@ -114,7 +115,7 @@ describe('the effect gateway against the real filesystem server', {timeout: SPAW
 		const report = join(dir, 'report.yaml');
 		writeFileSync(report, 'effects:\n  - pending:fs/write_file#1\n  - pending:fs/move_file#2\n');
 
-		const refused = runCli(['effects', 'approve', 'o-42', '--report', report, '--ledger', ledger]);
+		const refused = runAsPerson(['effects', 'approve', 'o-42', '--report', report, '--ledger', ledger]);
 
 		expect(refused.status).toBe(1);
 		expect(refused.stdout).toContain('nothing ran');
@@ -127,7 +128,7 @@ describe('the effect gateway against the real filesystem server', {timeout: SPAW
 
 		// A report that matches the log lets the approval run
 		writeFileSync(report, 'effects:\n  - {effect: "pending:fs/write_file#1", tool: write_file}\n');
-		const ok = runCli(['effects', 'approve', 'o-42', '--report', report, '--ledger', ledger]);
+		const ok = runAsPerson(['effects', 'approve', 'o-42', '--report', report, '--ledger', ledger]);
 		expect(ok.status, ok.stdout + ok.stderr).toBe(0);
 		expect(readFileSync(target, 'utf8')).toBe('x');
 	});
@@ -201,7 +202,7 @@ upstreams:
 		expect(empty.structuredContent?.['entities']).toEqual([]);
 
 		// Then approving runs both, in order, the second with the name the first returned
-		const approved = runCli(['effects', 'approve', 'o-mem', '--ledger', ledger]);
+		const approved = runAsPerson(['effects', 'approve', 'o-mem', '--ledger', ledger]);
 		expect(approved.status, approved.stdout + approved.stderr).toBe(0);
 		const graph = await callTool(client, 'mem__read_graph', {});
 		expect(graph.structuredContent?.['entities']).toEqual([

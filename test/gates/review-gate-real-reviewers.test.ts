@@ -46,7 +46,7 @@ describe.each([
 		const env = requireRealClients();
 		const r = makeReviewRepo();
 		const taskId = r.runWorker(`${agent} approves`);
-		const review = r.cli(['review', taskId, '--reviewer', reviewer(r, ['APPROVE']), '--json'], env);
+		const review = r.asPerson(['review', taskId, '--reviewer', reviewer(r, ['APPROVE']), '--json'], env);
 		expect(review.status, review.stderr).toBe(0);
 		expect(JSON.parse(review.stdout)).toMatchObject({outcome: 'approved'});
 		expect(verdictsOf(r)).toEqual([[1, 'APPROVE']]);
@@ -59,7 +59,7 @@ describe.each([
 		const env = requireRealClients();
 		const r = makeReviewRepo();
 		const taskId = r.runWorker(`${agent} asks for fixes`);
-		const review = r.cli(
+		const review = r.asPerson(
 			['review', taskId, '--reviewer', reviewer(r, ['1. handle the empty file\n2. name the counter count', 'APPROVE'])],
 			env,
 		);
@@ -88,7 +88,7 @@ describe.each([
 		const env = requireRealClients();
 		const r = makeReviewRepo();
 		const taskId = r.runWorker(`${agent} rambles`);
-		const review = r.cli(['review', taskId, '--reviewer', reviewer(r, ['Looks mostly fine to me, ship it.'])], env);
+		const review = r.asPerson(['review', taskId, '--reviewer', reviewer(r, ['Looks mostly fine to me, ship it.'])], env);
 		expect(review.status).toBe(2);
 		expect(r.events([EventType.reviewFixRound])).toEqual([]);
 		expect(verdictsOf(r)).toEqual([[1, 'INVALID']]);

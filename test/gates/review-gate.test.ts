@@ -1,12 +1,11 @@
-import {spawn} from 'node:child_process';
 import {existsSync, readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {EventType} from '../../src/core/events.ts';
 import type {Snapshot} from '../../src/core/snapshot.ts';
-import {BIN} from '../helpers/cli.ts';
 import {makeReviewRepo, REVIEW_EVENT_TYPES} from '../helpers/review-repo.ts';
-import {onExit, onLedgerChange, waitFor} from '../helpers/wait-for.ts';
+import {spawnAsPerson} from '../helpers/person.ts';
+import {onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
 const leftovers: number[] = [];
 afterAll(() => {
@@ -28,7 +27,7 @@ describe('controlroom review with shell reviewers', {timeout: 90_000}, () => {
 	it('approves on APPROVE: exit 0, the packet on stdin and in CONTROLROOM_REVIEW_PACKET, every step on the ledger', () => {
 		const r = makeReviewRepo();
 		const taskId = r.runWorker('approve me');
-		const review = r.cli(['review', taskId, '--reviewer', keeping(r.out, 'echo APPROVE'), '--json']);
+		const review = r.asPerson(['review', taskId, '--reviewer', keeping(r.out, 'echo APPROVE'), '--json']);
 		expect(review.status, review.stderr).toBe(0);
 		const result = JSON.parse(review.stdout) as {
 			outcome: string;
@@ -64,7 +63,7 @@ describe('controlroom review with shell reviewers', {timeout: 90_000}, () => {
 			r.out,
 			'if [ "$CONTROLROOM_REVIEW_ROUND" = 1 ]; then printf "1. add a test for an empty file\\n2. name the counter count\\n"; else echo APPROVE; fi',
 		);
-		const review = r.cli(['review', taskId, '--reviewer', reviewer]);
+		const review = r.asPerson(['review', taskId, '--reviewer', reviewer]);
 		expect(review.status, review.stderr).toBe(0);
 		expect(review.stdout).toContain('reviewer 1 FIX (2)');
 		expect(review.stdout).toContain(`review r-`);
@@ -102,7 +101,7 @@ describe('controlroom review with shell reviewers', {timeout: 90_000}, () => {
 	it('calls prose INVALID: exit 2, no fix round, an entry in the reviews lane', () => {
 		const r = makeReviewRepo();
 		const taskId = r.runWorker('prose');
-		const review = r.cli(['review', taskId, '--reviewer', 'cat >/dev/null; echo "Looks good to me, nice work."']);
+		const review = r.asPerson(['review', taskId, '--reviewer', 'cat >/dev/null; echo "Looks good to me, nice work."']);
 		expect(review.status).toBe(2);
 		expect(review.stdout).toContain('reviewer 1 INVALID');
 		expect(review.stdout).toContain('needs a person');
@@ -118,20 +117,16 @@ describe('controlroom review with shell reviewers', {timeout: 90_000}, () => {
 	it('calls a reviewer killed by SIGTERM STOPPED: exit 2, no fix round', async () => {
 		const r = makeReviewRepo();
 		const taskId = r.runWorker('stop the reviewer');
-		const review = spawn(
-			process.execPath,
-			[BIN, 'review', taskId, '--reviewer', 'cat >/dev/null; exec sleep 300', '--ledger', r.ledger],
-			{env: r.env, stdio: ['ignore', 'pipe', 'pipe']},
-		);
-		let stdout = '';
-		review.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+		const review = spawnAsPerson(['review', taskId, '--reviewer', 'cat >/dev/null; exec sleep 300', '--ledger', r.ledger], {
+			env: r.env,
+		});
 		const reviewer = await waitFor(
 			() => r.tasks().find(task => task.role === 'reviewer' && task.status === 'running' && task.pid !== null),
 			{what: 'the reviewer to run', on: [onLedgerChange(r.ledger)]},
 		);
 		leftovers.push(reviewer.pid ?? 0);
 		process.kill(reviewer.pid ?? 0, 'SIGTERM');
-		const status = await waitFor(() => review.exitCode, {what: 'the review to end', on: [onExit(review)]});
+		const {status, stdout} = await review.done;
 		expect(status).toBe(2);
 		expect(stdout).toContain('reviewer 1 STOPPED (SIGTERM)');
 		const [verdict] = r.events([EventType.reviewVerdict]);
@@ -141,10 +136,26 @@ describe('controlroom review with shell reviewers', {timeout: 90_000}, () => {
 		expect(concluded?.data).toMatchObject({outcome: 'needs-person', cause: 'stopped'});
 	});
 
+	it.each([
+		['raises SIGTERM itself', `cat >/dev/null; sh -c 'kill -TERM $$'`, 'SIGTERM'],
+		['is killed as the OOM killer kills (SIGKILL)', `cat >/dev/null; sh -c 'kill -KILL $$'`, 'SIGKILL'],
+	])('calls a reviewer that %s STOPPED, never INVALID: exit 2, no fix round', (_how, reviewer, signal) => {
+		const r = makeReviewRepo();
+		const taskId = r.runWorker(`reviewer ${signal}`);
+		const review = r.asPerson(['review', taskId, '--reviewer', reviewer]);
+		expect(review.status, review.stderr).toBe(2);
+		expect(review.stdout).toContain(`reviewer 1 STOPPED (${signal})`);
+		const [verdict] = r.events([EventType.reviewVerdict]);
+		expect(verdict?.data).toMatchObject({verdict: 'STOPPED', signal});
+		expect(r.events([EventType.reviewFixRound])).toEqual([]);
+		const [concluded] = r.events([EventType.reviewConcluded]);
+		expect(concluded?.data).toMatchObject({outcome: 'needs-person', cause: 'stopped', exitCode: 2});
+	});
+
 	it('labels two reviewers who disagree and exits 2 when they still disagree after the fix round', () => {
 		const r = makeReviewRepo();
 		const taskId = r.runWorker('disagree');
-		const review = r.cli([
+		const review = r.asPerson([
 			'review',
 			taskId,
 			'--reviewer',
@@ -169,7 +180,7 @@ describe('controlroom review with shell reviewers', {timeout: 90_000}, () => {
 	it('trims a packet over 256 KB in the documented order and lists what it left out', () => {
 		const r = makeReviewRepo();
 		const taskId = r.runWorker('big change', {WORKER_BIG: '1'});
-		const review = r.cli(['review', taskId, '--reviewer', keeping(r.out, 'echo APPROVE'), '--json']);
+		const review = r.asPerson(['review', taskId, '--reviewer', keeping(r.out, 'echo APPROVE'), '--json']);
 		expect(review.status, review.stderr).toBe(0);
 		const [packet] = r.events([EventType.reviewPacketBuilt]);
 		expect(packet?.data.trimmed).toEqual(['context', 'non-test bodies']);
@@ -187,13 +198,13 @@ describe('controlroom review with shell reviewers', {timeout: 90_000}, () => {
 	it('refuses what it cannot review, in one line each', () => {
 		const r = makeReviewRepo();
 		const taskId = r.runWorker('no reviewer');
-		expect(r.cli(['review', 'w-nope', '--reviewer', 'echo APPROVE'])).toMatchObject({status: 1});
-		expect(r.cli(['review', 'w-nope', '--reviewer', 'echo APPROVE']).stderr).toMatch(
+		expect(r.asPerson(['review', 'w-nope', '--reviewer', 'echo APPROVE'])).toMatchObject({status: 1});
+		expect(r.asPerson(['review', 'w-nope', '--reviewer', 'echo APPROVE']).stderr).toMatch(
 			/^controlroom: review: no task 'w-nope' in .*\n$/,
 		);
-		expect(r.cli(['review', 'w-nope']).status).toBe(64);
-		expect(r.cli(['review', taskId, '--reviewer', '  ']).status).toBe(64);
-		expect(r.cli(['review', taskId, '--reviewer', 'echo APPROVE', '--report', join(r.out, 'missing.txt')]).stderr).toContain(
+		expect(r.asPerson(['review', 'w-nope']).status).toBe(64);
+		expect(r.asPerson(['review', taskId, '--reviewer', '  ']).status).toBe(64);
+		expect(r.asPerson(['review', taskId, '--reviewer', 'echo APPROVE', '--report', join(r.out, 'missing.txt')]).stderr).toContain(
 			'--report: cannot read',
 		);
 		// A review that failed says so on the ledger too.

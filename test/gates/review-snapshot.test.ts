@@ -15,7 +15,7 @@ describe('snapshot verdicts[] and the reviews lane', {timeout: 120_000}, () => {
 		const invalid = r.runWorker('invalid');
 		const fixesTwice = r.runWorker('fixes twice');
 		const ask = (taskId: string, reviewer: string) =>
-			r.cli(['review', taskId, '--reviewer', `cat >/dev/null; ${reviewer}`]).status;
+			r.asPerson(['review', taskId, '--reviewer', `cat >/dev/null; ${reviewer}`]).status;
 		expect(ask(approved, 'echo APPROVE')).toBe(0);
 		expect(ask(reviewedAgain, 'echo "fine by me"')).toBe(2);
 		expect(ask(invalid, 'echo "looks fine"')).toBe(2);

@@ -61,6 +61,7 @@ describe('controlroom mcp --as: an agent acts only as itself', () => {
 			hand_in: await worker('hand_in', {task: erinsClaim, evidence_file: evidence}),
 			pass_back: await worker('pass_back', {task: erinsClaim, reason: 'taking it from erin'}),
 			take: await worker('take', {file: contract, as: 'erin'}),
+			raise_need: await worker('raise_need', {task: erinsClaim, message: 'erin wants the release moved'}),
 		};
 
 		// Then each is a tool error naming the holder, and erin's claim did not move
@@ -68,12 +69,13 @@ describe('controlroom mcp --as: an agent acts only as itself', () => {
 		expect(text(attempts.hand_in)).toBe(`claim ${erinsClaim} is held by erin; worker-1 cannot hand it in`);
 		expect(text(attempts.pass_back)).toBe(`claim ${erinsClaim} is held by erin; worker-1 cannot pass it back`);
 		expect(text(attempts.take)).toBe('worker-1 cannot take a contract for erin: a worker takes only for itself');
+		expect(text(attempts.raise_need)).toBe(`claim ${erinsClaim} is held by erin; worker-1 cannot raise a need on it`);
 		for (const attempt of Object.values(attempts)) expect(attempt.isError).toBe(true);
 		expect(terminal.reader.eventsOf(erinsClaim)).toHaveLength(eventsBefore);
 		expect(terminal.reader.task(erinsClaim)?.status).toBe('running');
 		// And each refused attempt is kept, with who tried
 		const reasons = terminal.reader.rejects(10).map(reject => reject.reason);
-		expect(reasons.filter(reason => reason.startsWith('worker-1 refused: claim'))).toHaveLength(3);
+		expect(reasons.filter(reason => reason.startsWith('worker-1 refused: claim'))).toHaveLength(4);
 
 		// When worker-1 works on a claim of its own, through every verb
 		const own = await worker('take', {file: repo.place('valid-bug.yaml')});
@@ -81,6 +83,13 @@ describe('controlroom mcp --as: an agent acts only as itself', () => {
 		expect(text(own)).toContain('worker-1 took');
 		expect((await worker('progress', {task: ownClaim, note: 'reproduced'})).isError).toBeFalsy();
 		expect((await worker('raise_need', {task: ownClaim, message: 'which date format?'})).isError).toBeFalsy();
+		// The queue names who asks
+		const snapshot = JSON.parse(runCli(['snapshot', '--json', '--ledger', ledgerFile]).stdout) as {
+			queue: {lanes: {name: string; items: {taskId: string; reason: string}[]}[]};
+		};
+		expect(snapshot.queue.lanes.find(lane => lane.name === 'needs')?.items).toEqual([
+			expect.objectContaining({taskId: ownClaim, reason: 'worker-1 asks: which date format?'}),
+		]);
 		expect((await worker('pass_back', {task: ownClaim, reason: 'needs a database I cannot reach'})).isError).toBeFalsy();
 		// ...and erin finishes hers at the terminal (the functions `controlroom progress` and `hand-in` call)
 		recordProgress(erin, erinsClaim, 'query rewritten');

@@ -6,6 +6,7 @@ import {EventType, type EventOfType, type EventTypeName} from '../../src/core/ev
 import type {Task} from '../../src/core/task.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {BIN, scratchDir} from './cli.ts';
+import {runAsPerson} from './person.ts';
 
 /** The worker the review tests run through the real wrapper (test/fixtures/review/worker.sh). */
 export const REVIEW_WORKER = fileURLToPath(new URL('../fixtures/review/worker.sh', import.meta.url));
@@ -22,6 +23,8 @@ export type ReviewRepo = {
 	runWorker(title: string, extraEnv?: NodeJS.ProcessEnv): string;
 	/** Runs `controlroom ARGS` against this ledger to completion. */
 	cli(args: readonly string[], extraEnv?: NodeJS.ProcessEnv): {status: number | null; stdout: string; stderr: string};
+	/** The same, as a person at a terminal (test/helpers/person.ts): what review, send-back, accept and ack need. */
+	asPerson(args: readonly string[], extraEnv?: NodeJS.ProcessEnv): {status: number | null; stdout: string; stderr: string};
 	/** Every event of the given types, any task, oldest first. */
 	events<T extends EventTypeName>(types: readonly T[]): EventOfType<T>[];
 	task(id: string): Task | undefined;
@@ -55,6 +58,8 @@ export function makeReviewRepo(): ReviewRepo {
 		});
 		return {status: result.status, stdout: result.stdout, stderr: result.stderr};
 	};
+	const asPerson: ReviewRepo['asPerson'] = (args, extraEnv = {}) =>
+		runAsPerson([...args, '--ledger', ledger], {env: {...env, ...extraEnv}, cwd: root});
 	const read = <T>(fn: (reader: ReturnType<typeof openLedger>['reader']) => T): T => {
 		const open = openLedger(ledger);
 		try {
@@ -70,6 +75,7 @@ export function makeReviewRepo(): ReviewRepo {
 		out,
 		env,
 		cli,
+		asPerson,
 		runWorker(title, extraEnv = {}) {
 			const run = cli(['run', '--cwd', repo, '--title', title, '--', 'sh', REVIEW_WORKER], extraEnv);
 			const task = read(reader => reader.tasksForView(null).find(candidate => candidate.title === title));

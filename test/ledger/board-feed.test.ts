@@ -3,6 +3,7 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {EventType} from '../../src/core/events.ts';
 import {createBoardFeed} from '../../src/ledger/board-feed.ts';
 import {openLedger, type Ledger} from '../../src/ledger/open-ledger.ts';
+import {acknowledgeEntry} from '../../src/ledger/queue.ts';
 import {boardFixtureEvents, ingestAgentFixtures} from '../helpers/board-fixture.ts';
 import {scratchDir} from '../helpers/cli.ts';
 
@@ -56,21 +57,40 @@ describe('board feed', () => {
 		expect(next?.timelineEvents?.at(-1)?.type).toBe(EventType.progressed);
 	});
 
-	it('acknowledges a queue entry with a queue.acknowledged event that takes it off the queue', () => {
-		// Given a failed task in the queue
+	it('acknowledges a queue entry through the gate it is given, with a queue.acknowledged event that takes it off the queue', () => {
+		// Given a failed task in the queue, and a feed given the write the board's gate makes once it
+		// has checked a person asks (the check itself: test/gates/person-gate.test.ts)
 		const now = Date.now();
 		const ledger = fixtureLedger(now);
-		const feed = createBoardFeed(ledger);
+		const asked: string[] = [];
+		const feed = createBoardFeed(ledger, {
+			acknowledge: (taskId, signalAt, at) => {
+				asked.push(taskId);
+				acknowledgeEntry(ledger, taskId, signalAt, at, 'board');
+			},
+		});
 		const item = feed.load(now).queue.lanes.find(lane => lane.name === 'failed')?.items[0];
 		expect(item).toBeDefined();
 		// When the person acknowledges it
-		feed.acknowledge(item!.taskId, item!.at, now + 5);
+		expect(feed.acknowledge(item!.taskId, item!.at, now + 5)).toBeUndefined();
 		// Then the ledger holds the event with the signal's time and the queue no longer lists it
+		expect(asked).toEqual(['t-failed']);
 		const [ack] = ledger.reader.eventsOfType([EventType.acknowledged]);
 		expect(ack).toMatchObject({taskId: 't-failed', source: 'board', data: {signalAt: item!.at}});
 		expect(feed.load(now + 6).queue.lanes.find(lane => lane.name === 'failed')?.total).toBe(0);
 		// And the acknowledgement is not a sign of life for the task
 		expect(ledger.reader.task('t-failed')?.lastEventAt).toBe(now - 20 * 60_000);
+	});
+
+	it('acknowledges nothing, and says so, when it was given no gate to do it through', () => {
+		const now = Date.now();
+		const ledger = fixtureLedger(now);
+		const feed = createBoardFeed(ledger);
+		const item = feed.load(now).queue.lanes.find(lane => lane.name === 'failed')?.items[0];
+		expect(feed.acknowledge(item!.taskId, item!.at, now + 5)).toBe(
+			'k: acknowledging is not wired on this board; t-failed stays in the queue',
+		);
+		expect(ledger.reader.eventsOfType([EventType.acknowledged])).toEqual([]);
 	});
 
 	it('reads a burst a page at a time and says when more is waiting', () => {

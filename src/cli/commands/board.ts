@@ -6,6 +6,7 @@ import {createElement} from 'react';
 import {App, type BoardAdapters} from '../../../components/App.tsx';
 import {ClockProvider} from '../../../components/ClockProvider.tsx';
 import {parseDuration} from '../../core/duration.ts';
+import {acknowledgeSignal} from '../../gates/acknowledge.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {createBoardFeed} from '../../ledger/board-feed.ts';
 import {describeFleetError, isFleetUrl, redactUrl} from '../../ledger/fleet/connection.ts';
@@ -100,6 +101,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 	return {
 		feed: createBoardFeed(ledger, {
 			isApproverAlive,
+			acknowledge: (taskId, signalAt, now) => acknowledgeSignal(ledger, {taskId, signalAt, now, source: 'board'}),
 			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
 		}),
 		ledgerFiles: [ledger.path, `${ledger.path}-wal`],
@@ -249,9 +251,13 @@ export async function showBoard(ledger: Ledger, run: BoardRun = {}): Promise<num
 
 /** The board on a fleet ledger: every host that syncs there, tailed through LISTEN/NOTIFY. */
 async function showFleetBoard(url: string, run: BoardRun): Promise<number> {
-	const {createFleetFeed} = await import('../../ledger/fleet/fleet-feed.ts');
+	const [{createFleetFeed}, {askerOnThisTerminal}] = await Promise.all([
+		import('../../ledger/fleet/fleet-feed.ts'),
+		import('../../gates/person-gate.ts'),
+	]);
 	const feed = createFleetFeed(url, {
 		requestedBy: `board@${hostName()}`,
+		asker: askerOnThisTerminal(),
 		...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
 	});
 	try {

@@ -1,6 +1,7 @@
 import {effectState, stagedEffects, type OrderRecord} from '../../core/effects/fold.ts';
 import {effectLabel, snapshotEffects, summarizeArgs} from '../../core/effects/view.ts';
 import {formatDuration} from '../../core/format.ts';
+import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {approveEffects, type ApprovalResult} from '../../gates/effects/approve.ts';
 import {ApprovalError, sendBackEffects} from '../../gates/effects/held.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
@@ -34,6 +35,7 @@ reject: sends the order's held effects back with the reason: they are dropped; n
 	exits: [
 		['0', 'listed; approve: every effect it meant to run finished, or nothing was held; reject: sent back'],
 		['1', 'approve: refused (report mismatch, no such order, order file changed), an effect failed or its outcome is unknown'],
+		['77', 'refused: an agent asked (only a person at a terminal says yes; recorded, and shown on the board; docs/security.md)'],
 		['64', 'bad command line, or no ledger at --ledger PATH'],
 	],
 	examples: [
@@ -63,7 +65,8 @@ function orderLines(order: OrderRecord, now: number, withReads: boolean): string
 		lines.push(`  ${state.padEnd(15)} ${effect.id.padEnd(28)} ${summarizeArgs(effect.args, 80)}  ${when}${detail}`);
 	}
 	if (lines.length === 1) lines.push('  no calls yet');
-	return lines;
+	// Order ids, worker names, tools, arguments, errors and reasons are the agent's words: escaped.
+	return lines.map(terminalSafe);
 }
 
 function list(argv: readonly string[]): number {
@@ -79,7 +82,7 @@ function list(argv: readonly string[]): number {
 		const orders = [...all.values()].filter(order => (wanted === undefined ? true : order.id === wanted));
 		const effects = snapshotEffects(orders, now, since, isApproverAlive);
 		if (values.json) {
-			out(JSON.stringify({version: 1, generatedAt: new Date(now).toISOString(), effects}, null, 2));
+			out(terminalSafeJson({version: 1, generatedAt: new Date(now).toISOString(), effects}, 2));
 			return 0;
 		}
 		const shown = orders.filter(order => wanted !== undefined || effects.some(effect => effect.order === order.id));
@@ -91,16 +94,19 @@ function list(argv: readonly string[]): number {
 }
 
 function printApproval(result: ApprovalResult): void {
-	for (const id of result.expired) out(`${id}: expired before approval, not sent`);
-	for (const id of result.unknown) out(`${id}: outcome unknown (started, never finished), not sent again`);
-	for (const note of result.notes) out(note);
+	const lines: string[] = [];
+	for (const id of result.expired) lines.push(`${id}: expired before approval, not sent`);
+	for (const id of result.unknown) lines.push(`${id}: outcome unknown (started, never finished), not sent again`);
+	lines.push(...result.notes);
 	if (result.problems.length > 0) {
-		out(`nothing ran: the approval of ${result.orderId} was refused:`);
-		for (const problem of result.problems) out(`  ${problem}`);
-		return;
+		lines.push(`nothing ran: the approval of ${result.orderId} was refused:`, ...result.problems.map(problem => `  ${problem}`));
+	} else {
+		if (result.outcomes.length === 0) lines.push(`nothing held in ${result.orderId}: nothing sent`);
+		for (const outcome of result.outcomes)
+			lines.push(`${outcome.id}: ${outcome.outcome}${outcome.detail ? ` (${outcome.detail})` : ''}`);
 	}
-	if (result.outcomes.length === 0) out(`nothing held in ${result.orderId}: nothing sent`);
-	for (const outcome of result.outcomes) out(`${outcome.id}: ${outcome.outcome}${outcome.detail ? ` (${outcome.detail})` : ''}`);
+	// Effect ids, upstream errors and problems quote what the agent sent: escaped.
+	out(lines.map(terminalSafe).join('\n'));
 }
 
 async function approve(argv: readonly string[]): Promise<number> {
@@ -123,7 +129,8 @@ async function approve(argv: readonly string[]): Promise<number> {
 			only: values.only ?? [],
 			...(report ? {report} : {}),
 			source: 'cli',
-			onProgress: line => process.stderr.write(`${line}\n`),
+			onWait: line => process.stderr.write(`controlroom: ${line}\n`),
+			onProgress: line => process.stderr.write(`${terminalSafe(line)}\n`),
 		});
 		printApproval(result);
 		return result.isSuccess ? 0 : 1;

@@ -4,6 +4,7 @@ import {pidFate} from '../../core/process-tree.ts';
 import {loadQueueEntry} from '../../ledger/queue.ts';
 import {readProcess} from '../../producers/proc-table.ts';
 import {processRecordOf} from '../../producers/task-process.ts';
+import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {parseCommandArgs, taskArgument} from '../args.ts';
 import {openCommandLedger, out, resolveForCommand} from '../context.ts';
 import {CliError} from '../errors.ts';
@@ -39,7 +40,8 @@ function printText(explanation: Explanation, now: number): string {
 		for (const signal of item.signals) lines.push(`           ${signalLine(signal, now, formatDuration)}`);
 		if (item.note) lines.push(`           ${item.note}`);
 	}
-	return lines.join('\n');
+	// Titles, reasons and notes are ledger text, which agents wrote: escaped, line by line.
+	return lines.map(terminalSafe).join('\n');
 }
 
 /** `controlroom explain TASK`: reads the task's events, its queue entry and the process table now. */
@@ -66,7 +68,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 				signals: item.signals.map(signal => ({...signal, at: new Date(signal.at).toISOString(), ageMs: now - signal.at})),
 			}));
 			out(
-				JSON.stringify(
+				terminalSafeJson(
 					{
 						version: 1,
 						generatedAt: new Date(now).toISOString(),
@@ -74,7 +76,6 @@ export async function run(argv: readonly string[]): Promise<number> {
 						isDisputed: explanation.isDisputed,
 						facts,
 					},
-					null,
 					2,
 				),
 			);

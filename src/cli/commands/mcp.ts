@@ -11,8 +11,9 @@ export const help: CommandHelp = {
 	synopsis: ['mcp --as NAME'],
 	description: `Serves the claim verbs to one agent over stdio (MCP): take, progress, hand_in, pass_back,
 raise_need, list_work. The agent acts as NAME and only as NAME: it takes for NAME, and may
-progress, hand in or pass back only claims NAME holds (anything else is a tool error naming the
-holder); every event it writes records NAME as its actor. Stdout carries only the protocol; it
+progress, hand in, pass back or raise a need only on claims NAME holds (a need also on its own run,
+CONTROLROOM_TASK_ID; anything else is a tool error naming why); every event it writes records NAME
+as its actor, and the queue names who raised a need. Stdout carries only the protocol; it
 runs until stdin closes. Register one server per agent, each with its own --as.`,
 	options: [['--as NAME', 'who the agent is (required; $CONTROLROOM_WORKER when not given)']],
 	exits: [
@@ -33,7 +34,9 @@ export async function run(argv: readonly string[]): Promise<number> {
 	if (identity === null)
 		throw new CliError('mcp: --as NAME is required: who the agent is (or set CONTROLROOM_WORKER)', USAGE_EXIT);
 	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
-	const server = createHandoffServer(ledger, identity, packageVersion());
+	// The run of the agent that started this server, when it runs under `controlroom run`: its own task.
+	const ownTask = process.env['CONTROLROOM_TASK_ID']?.trim() || null;
+	const server = createHandoffServer(ledger, identity, packageVersion(), ownTask);
 	const transport = new StdioServerTransport();
 	const closed = new Promise<void>(resolve => {
 		transport.onclose = resolve;

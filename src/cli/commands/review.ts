@@ -36,6 +36,7 @@ them in its brief), then a second round; every reviewer must approve. See docs/r
 			"needs a person: fixes left after round 2, an INVALID or STOPPED verdict, or a failed fix run (an entry in the queue's reviews lane)",
 		],
 		['1', 'error: no such task, a worker that cannot be run again, an unreadable --report'],
+		['77', 'refused: an agent asked (only a person at a terminal says yes; recorded, and shown on the board; docs/security.md)'],
 		['64', 'bad command line (no TASK, no --reviewer, an empty one), or no ledger at --ledger PATH'],
 	],
 	examples: [

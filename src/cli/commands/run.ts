@@ -5,6 +5,7 @@ import {AGENT_KINDS, guessAgent, type AgentKind} from '../../producers/agent-kin
 import {HandoffError} from '../../handoff/claims.ts';
 import {prepareContractRun, type ContractRun} from '../../handoff/contract-run.ts';
 import {runWrapped} from '../../producers/wrapper/run.ts';
+import {lookupUser, runAsProblem} from '../../producers/wrapper/run-as.ts';
 import {parseCommandArgs, positiveInt, positiveSeconds} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
 import {openCommandLedger} from '../context.ts';
@@ -44,6 +45,10 @@ config file (docs/config.md).`,
 		],
 		['--rerun-of TASK', "records that this run does TASK again (the review gate's fix runs and send-back; docs/review.md)"],
 		['--task-id ID', 'record the task under this id (refused if the ledger has it already)'],
+		[
+			'--user NAME',
+			'the strong mode: run CMD as the OS user NAME, who can neither write nor read the ledger, so nothing it starts can approve or accept (needs root; docs/security.md)',
+		],
 	],
 	exits: [
 		['N', "the child's own exit code"],
@@ -93,6 +98,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		brief: {type: 'string'},
 		'rerun-of': {type: 'string'},
 		'task-id': {type: 'string'},
+		user: {type: 'string'},
 	});
 	const [command, ...args] = positionals;
 	if (command === undefined || command === '')
@@ -117,6 +123,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const taskId = values['task-id'];
 	if (taskId !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/.test(taskId))
 		throw new CliError(`--task-id: expected letters, digits, '.', '_' or '-', got '${taskId}'`, USAGE_EXIT);
+	const runAs = values.user === undefined ? null : lookupUser(values.user);
+	if (values.user !== undefined && runAs === null) throw new CliError(`--user: no OS user named '${values.user}'`, USAGE_EXIT);
 	const brief = values.brief === undefined ? null : resolve(values.brief);
 	if (brief !== null && !existsSync(brief)) throw new CliError(`--brief: no file at ${brief}`, USAGE_EXIT);
 	const settings = commandSettings({
@@ -145,7 +153,9 @@ export async function run(argv: readonly string[]): Promise<number> {
 		rerunOf: values['rerun-of'] ?? null,
 		argv: [command, ...args],
 		contract: values.contract === undefined ? null : resolve(values.contract),
+		contractSnapshot: contractRun?.snapshot ?? null,
 		brief,
+		runAs,
 	};
 	if (contractRun) options.notice(`contract "${contractRun.title}" put into the first turn (${contractRun.placement})`);
 	// Swallow EPIPE on our own streams: a closed pager must not kill the wrapper while its child runs.
@@ -155,6 +165,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	try {
 		if (taskId !== undefined && ledger.reader.task(taskId))
 			throw new CliError(`--task-id: the ledger already has a task ${taskId}`, USAGE_EXIT);
+		const runAsRefusal = runAs ? runAsProblem(runAs, ledger.path, process.getuid?.() ?? -1) : null;
+		if (runAsRefusal !== null) throw new CliError(`--user: ${runAsRefusal}; nothing run`, USAGE_EXIT);
 		return await runWrapped({...options, ledger});
 	} finally {
 		ledger.close();

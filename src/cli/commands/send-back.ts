@@ -3,7 +3,7 @@ import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
-import {gateCall, personName, selfLauncher} from '../gate-call.ts';
+import {gateCall, selfLauncher} from '../gate-call.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['send-back TASK --reason TEXT [--as NAME] [--json]'],
@@ -13,12 +13,13 @@ goes to a log file beside the ledger); a hand-in waiting for its acceptor is ret
 the reason shown first to its next taker. See docs/review.md.`,
 	options: [
 		['--reason TEXT', 'what should be done differently (required; one line)'],
-		['--as NAME', 'who sends it back (default: $USER)'],
+		['--as NAME', 'who sends it back (default: the OS user)'],
 		['--json', 'the result as JSON: {taskId, from, rerunTaskId, logPath, briefPath, claimReturned, message}'],
 	],
 	exits: [
 		['0', 'sent back'],
 		['1', 'refused: no such task, it is not waiting for a person, or it cannot be run again (one line says why)'],
+		['77', 'refused: an agent asked (only a person at a terminal says yes; recorded, and shown on the board; docs/security.md)'],
 		['64', 'bad command line (no TASK, no --reason), or no ledger at --ledger PATH'],
 	],
 	examples: [
@@ -39,7 +40,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		const result = await gateCall(() =>
-			sendBack({ledger, ref, reason: values.reason ?? '', by: personName(values.as), source: 'cli', launcher: selfLauncher()}),
+			sendBack({ledger, ref, reason: values.reason ?? '', by: values.as ?? null, source: 'cli', launcher: selfLauncher()}),
 		);
 		if (values.json) out(JSON.stringify({version: 1, ...result}, null, 2));
 		else out(result.logPath ? `${result.message} (log: ${result.logPath})` : result.message);

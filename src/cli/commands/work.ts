@@ -8,8 +8,9 @@ import type {CommandHelp} from '../help.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['work [--json]'],
-	description: `Lists the latest claim of every contract taken: held, stalled, handed in, or passed back (free to
-take). The same list the MCP tool list_work returns. Opens a read-only ledger read-only.`,
+	description: `Lists the latest claim of every contract taken: held, stalled, handed in (waiting for its
+acceptor), accepted, passed back or rejected (both free to take). The same list the MCP tool
+list_work returns. Opens a read-only ledger read-only.`,
 	options: [['--json', '{version: 1, items: [{taskId, title, contract, kind, holder, state, lastEventAt, endReason}]}']],
 	exits: [
 		['0', 'listed (also when there are no claims)'],

@@ -1,6 +1,7 @@
 import {describeTrackRecord, trackRecords} from '../../core/effects/track-record.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {readOrders} from '../../ledger/orders.ts';
+import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -33,12 +34,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 			now,
 			isApproverAlive,
 		);
-		if (values.json) out(JSON.stringify({version: 1, generatedAt: new Date(now).toISOString(), workers: records}, null, 2));
+		if (values.json) out(terminalSafeJson({version: 1, generatedAt: new Date(now).toISOString(), workers: records}, 2));
 		else
 			out(
 				records.length === 0
 					? 'no work orders yet'
-					: records.map(record => `${record.worker}  ${describeTrackRecord(record)}`).join('\n'),
+					: records.map(record => terminalSafe(`${record.worker}  ${describeTrackRecord(record)}`)).join('\n'),
 			);
 		return 0;
 	} finally {

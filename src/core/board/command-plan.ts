@@ -79,12 +79,14 @@ function approvalTargets(state: BoardState, screen: ScreenView): HeldEffectRef[]
 
 /** j/k, PgUp/PgDn: a timeline or log scrolls; elsewhere the cursor moves through what the view lists. */
 function step(state: BoardState, screen: ScreenView, delta: number): BoardAction {
-	if (state.mode === 'timeline' || state.mode === 'log') return {type: 'scroll', delta, max: screen.scrollMax};
+	if (state.mode === 'timeline' || state.mode === 'log' || state.mode === 'confirm')
+		return {type: 'scroll', delta, max: screen.scrollMax};
 	return {type: 'move', delta, order: cursorOrder(state, screen)};
 }
 
 function jump(state: BoardState, screen: ScreenView, edge: 'first' | 'last'): BoardAction {
-	if (state.mode === 'timeline' || state.mode === 'log') return {type: 'scroll-to', edge, max: screen.scrollMax};
+	if (state.mode === 'timeline' || state.mode === 'log' || state.mode === 'confirm')
+		return {type: 'scroll-to', edge, max: screen.scrollMax};
 	return {type: 'move-to', edge, order: cursorOrder(state, screen)};
 }
 
@@ -131,6 +133,10 @@ function confirm(state: BoardState, screen: ScreenView, abilities: BoardAbilitie
 	const closed: BoardAction[] = [{type: 'back'}];
 	if (state.approval) {
 		if (!abilities.canApprove) return refuse('a: approving is not available here', closed);
+		// Nobody approves what they were not shown: the whole of every call first.
+		const unseen = screen.approval ? screen.approval.scrollMax - state.approvalSeen : 0;
+		if (unseen > 0)
+			return refuse(`y: not yet: ${unseen} more line${unseen === 1 ? '' : 's'} of the calls to read first (j or PgDn)`);
 		return callAfter(closed, {kind: 'approve', refs: state.approval});
 	}
 	const taskId = state.confirmTaskId;

@@ -2,6 +2,7 @@ import {effectState, stagedEffects, type Approver, type ApproverCheck, type Orde
 import {describeTrackRecord, trackRecords} from '../effects/track-record.ts';
 import {effectLabel, settledAt, summarizeArgs} from '../effects/view.ts';
 import {formatDuration} from '../format.ts';
+import {terminalSafe} from '../terminal-text.ts';
 import type {Task} from '../task.ts';
 import type {Tone} from './tone.ts';
 
@@ -82,7 +83,9 @@ export function selectHeldEffects(
 		const heading: HeldEffectsLine = {
 			kind: 'order',
 			key: `o ${order.id}`,
-			text: `${order.id} · ${order.worker ?? 'unknown worker'} · ${order.effects.length}/${order.budgetCalls ?? '?'} calls`,
+			text: terminalSafe(
+				`${order.id} · ${order.worker ?? 'unknown worker'} · ${order.effects.length}/${order.budgetCalls ?? '?'} calls`,
+			),
 		};
 		let hasHeld = false;
 		for (const effect of stagedEffects(order)) {
@@ -99,7 +102,9 @@ export function selectHeldEffects(
 					kind: 'effect',
 					key: `e ${heldKey(ref)}`,
 					ref,
-					text: `${isMarked ? '*' : ' '} ${effect.id}  ${formatDuration(now - effect.calledAt)}  ${summarizeArgs(effect.args, 60)}`,
+					text: terminalSafe(
+						`${isMarked ? '*' : ' '} ${effect.id}  ${formatDuration(now - effect.calledAt)}  ${summarizeArgs(effect.args, 60)}`,
+					),
 					isMarked,
 					isSelected: isFocused && index === cursor,
 				});
@@ -113,7 +118,9 @@ export function selectHeldEffects(
 				line: {
 					kind: 'outcome',
 					key: `r ${order.id} ${effect.id}`,
-					text: `${label}: ${order.id} ${effect.id}${detail ? ` — ${detail}` : ''}  ${formatDuration(now - at)} ago`,
+					text: terminalSafe(
+						`${label}: ${order.id} ${effect.id}${detail ? ` — ${detail}` : ''}  ${formatDuration(now - at)} ago`,
+					),
 					tone: outcomeTone(label),
 				},
 			});
@@ -136,5 +143,5 @@ export function trackRecordLine(
 	if (!order?.worker) return null;
 	const mine = orders.records.filter(record => record.worker === order.worker);
 	const [record] = trackRecords(mine, task => tasks.get(task)?.tokens, now, approverCheck(orders));
-	return record ? `${record.worker}: ${describeTrackRecord(record)}` : null;
+	return record ? terminalSafe(`${record.worker}: ${describeTrackRecord(record)}`) : null;
 }

@@ -19,8 +19,7 @@ import {SORT_LABELS} from './sort.ts';
 import {selectReviews, type ReviewsView} from './reviews-view.ts';
 import {terminalSafe} from '../terminal-text.ts';
 import type {BoardState, Notice} from './state.ts';
-import {summarizeArgs} from '../effects/view.ts';
-import {formatDuration} from '../format.ts';
+import {approvalLines, windowApproval, type ApprovalView} from './approval-view.ts';
 import {whyLine} from './explain-view.ts';
 import {selectTimeline, windowTimeline, type TimelineLineView, type TimelineView} from './timeline-view.ts';
 
@@ -78,8 +77,8 @@ export type ScreenView = {
 	};
 	/** Held effects in cursor order (space and x act on the one under the cursor). */
 	readonly effectOrder: readonly HeldEffectRef[];
-	/** An approval waiting for y: the effects it would run, one line each. */
-	readonly approval: readonly string[] | null;
+	/** An approval waiting for y: every call it would run, whole, wrapped, and scrolled to what fits. */
+	readonly approval: (ApprovalView & {readonly count: number}) | null;
 	readonly timeline:
 		| (Omit<TimelineView, 'lines'> & {
 				readonly lines: readonly TimelineLineView[];
@@ -182,17 +181,8 @@ export function confirmStopText(
 function orderHeading(state: BoardState, id: string): string | null {
 	const order = state.orders.records.find(record => record.id === id);
 	return order
-		? `order ${order.id} for ${order.worker ?? 'unknown'}${order.parent ? `, derived from ${order.parent}` : ''}`
+		? terminalSafe(`order ${order.id} for ${order.worker ?? 'unknown'}${order.parent ? `, derived from ${order.parent}` : ''}`)
 		: null;
-}
-
-/** One line of an approval confirmation: order, effect, arguments. */
-function approvalLine(state: BoardState, ref: HeldEffectRef, now: number): string {
-	const effect = state.orders.records.find(order => order.id === ref.orderId)?.effects.find(candidate => candidate.id === ref.id);
-	const args = effect ? summarizeArgs(effect.args, 100) : '';
-	const age = effect ? `  held ${formatDuration(now - effect.calledAt)}` : '';
-	// The arguments are the agent's words: shown escaped, like every ledger text.
-	return terminalSafe(`${ref.orderId}  ${ref.id}  ${args}${age}`);
 }
 
 const clockOf = (at: number): string => new Date(at).toISOString().slice(11, 19);
@@ -273,6 +263,8 @@ export function selectScreen(
 	if (!selected || selected.stopBlocked) disabled.add(BoardCommand.stop);
 	if (queue.order.length === 0) disabled.add(BoardCommand.acknowledge);
 	if (state.mode === 'list' && state.filter === '') hidden.add(BoardCommand.back);
+	// A stop's question has nothing to scroll.
+	if (state.mode === 'confirm' && !state.approval) hidden.add(BoardCommand.up);
 	if (held.held.length === 0) {
 		disabled.add(BoardCommand.approve);
 		disabled.add(BoardCommand.mark);
@@ -280,6 +272,13 @@ export function selectScreen(
 	}
 	let timeline: ScreenView['timeline'] = null;
 	let scrollMax = 0;
+	let approval: ScreenView['approval'] = null;
+	if (state.mode === 'confirm' && state.approval) {
+		// The title and, when it does not fit, a line saying where it is: the rest shows the calls.
+		const lines = approvalLines(state.orders.records, state.approval, now, width);
+		approval = {...windowApproval(lines, state.approvalScroll, available - 2), count: state.approval.length};
+		scrollMax = approval.scrollMax;
+	}
 	let pageSize = Math.max(1, lanesHeight - 2);
 	if (state.mode === 'timeline' && state.timeline) {
 		const task = state.tasks.get(state.timeline.taskId);
@@ -353,7 +352,7 @@ export function selectScreen(
 			height: isSideBySide ? panelsHeight : effectsLines,
 		},
 		effectOrder: held.held,
-		approval: state.approval ? state.approval.map(ref => approvalLine(state, ref, now)) : null,
+		approval,
 		timeline,
 		log,
 		help: state.mode === 'help' ? fitHelp(helpLines(), available, width) : null,
@@ -363,7 +362,9 @@ export function selectScreen(
 		filter: state.filter.trim() === '' || state.prompt?.kind === 'filter' ? null : terminalSafe(state.filter.trim()),
 		prompt: state.prompt ? {label: promptLabel, text: terminalSafe(state.prompt.text)} : null,
 		confirm: state.approval
-			? `Approve ${state.approval.length} held effect${state.approval.length === 1 ? '' : 's'} listed above? y runs each once, n cancels`
+			? approval !== null && state.approvalSeen < approval.scrollMax
+				? `Approve ${state.approval.length} held effect${state.approval.length === 1 ? '' : 's'}? Read them whole first: j or PgDn shows the rest (${approval.total - (state.approvalSeen + approval.lines.length)} more lines); n cancels`
+				: `Approve ${state.approval.length} held effect${state.approval.length === 1 ? '' : 's'} listed above? y runs each once, n cancels`
 			: confirmTask
 				? terminalSafe(confirmStopText(confirmTask, width))
 				: null,

@@ -9,6 +9,7 @@ import type {Task} from '../task.ts';
 import type {BoardTask} from './state.ts';
 import {layoutIds} from './ids.ts';
 import {compareTasks, type SortOrder} from './sort.ts';
+import {claimEnding} from '../claim-state.ts';
 import {terminalSafe} from '../terminal-text.ts';
 import {statusTone, type Tone} from './tone.ts';
 
@@ -62,11 +63,9 @@ export function stopBlockedReason(task: Pick<Task, 'status' | 'pid'> & Partial<P
 	return null;
 }
 
-/** The status cell: a claim passed back or handed in says so, rather than a bare stopped/done. */
+/** The status cell: a claim handed in, accepted, passed back or rejected says so, rather than a bare done/stopped. */
 function rowStatus(task: Task, label: string): string {
-	if (task.status === 'stopped' && task.endReason?.startsWith('passed back')) return 'passed back';
-	if (task.status === 'done' && task.endReason?.startsWith('handed in')) return 'handed in';
-	return label;
+	return claimEnding(task) ?? label;
 }
 
 /**

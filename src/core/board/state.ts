@@ -79,6 +79,12 @@ export type BoardState = {
 	readonly marked: ReadonlySet<string>;
 	/** The held effects an approval confirmation lists. */
 	readonly approval: readonly HeldEffectRef[] | null;
+	/**
+	 * How far the confirmation is scrolled, and the farthest it has been: `y` runs only once every
+	 * line of every call has been on the screen (src/core/board/approval-view.ts).
+	 */
+	readonly approvalScroll: number;
+	readonly approvalSeen: number;
 };
 
 /** Where a jump goes. */
@@ -157,6 +163,8 @@ export function initialBoardState(): BoardState {
 		effectIndex: 0,
 		marked: new Set(),
 		approval: null,
+		approvalScroll: 0,
+		approvalSeen: 0,
 	};
 }
 
@@ -218,12 +226,16 @@ function move(state: BoardState, delta: number, order: readonly string[]): Board
 	return {...state, selectedId: order[next] ?? null, selectedIndex: next};
 }
 
-/** Scrolls the open timeline (from its top) or log (from its newest line) by `delta` lines down. */
+/** Scrolls the open timeline (from its top), log (from its newest line) or approval confirmation by `delta` lines down. */
 function scroll(state: BoardState, delta: number, max: number): BoardState {
 	const bound = (value: number) => Math.max(0, Math.min(max, value));
 	if (state.mode === 'log' && state.log) return {...state, log: {...state.log, fromEnd: bound(state.log.fromEnd - delta)}};
 	if (state.mode === 'timeline' && state.timeline) {
 		return {...state, timeline: {...state.timeline, scroll: bound(state.timeline.scroll + delta)}};
+	}
+	if (state.mode === 'confirm' && state.approval) {
+		const approvalScroll = bound(state.approvalScroll + delta);
+		return {...state, approvalScroll, approvalSeen: Math.max(state.approvalSeen, approvalScroll)};
 	}
 	return state;
 }
@@ -361,7 +373,16 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 			return {...state, marked};
 		}
 		case 'ask-approve':
-			return {...state, mode: 'confirm', previousMode: state.mode, approval: action.refs, confirmTaskId: null, notice: null};
+			return {
+				...state,
+				mode: 'confirm',
+				previousMode: state.mode,
+				approval: action.refs,
+				approvalScroll: 0,
+				approvalSeen: 0,
+				confirmTaskId: null,
+				notice: null,
+			};
 		case 'prompt-input':
 			return editPrompt(state, action.text);
 		case 'prompt-commit':

@@ -62,6 +62,12 @@ export function planApproval(
 	const toRun = [...chosen].sort((a, b) => a.seq - b.seq);
 	const running = new Set(toRun.map(effect => effect.id));
 	for (const effect of toRun) {
+		// A held effect the gateway could not have held (a row written into the ledger by hand) never runs.
+		if (order.stagedTools !== null && !order.stagedTools.includes(`${effect.upstream}/${effect.tool}`)) {
+			problems.push(
+				`${effect.id}: ${effect.upstream}/${effect.tool} is not a tool ${order.id} holds for approval (the order as its gateway opened it): refused, nothing runs`,
+			);
+		}
 		for (const id of referencedIds(effect.args)) {
 			const target = order.effects.find(candidate => candidate.id === id);
 			if (!target) {

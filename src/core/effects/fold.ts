@@ -57,6 +57,10 @@ export type OrderRecord = {
 	readonly expiresMs: number | null;
 	readonly file: string | null;
 	readonly digest: string | null;
+	/** The order's text as its first gateway recorded it (null in ledgers written before it was). */
+	readonly source: string | null;
+	/** `upstream/tool` of every tool the first gateway held calls of; null when it did not say. */
+	readonly stagedTools: readonly string[] | null;
 	/** The worker's tasks, where the gateway knew them. */
 	readonly workerTasks: readonly string[];
 	readonly openedAt: number | null;
@@ -80,6 +84,8 @@ function blankOrder(id: string): OrderRecord {
 		expiresMs: null,
 		file: null,
 		digest: null,
+		source: null,
+		stagedTools: null,
 		workerTasks: [],
 		openedAt: null,
 		effects: [],
@@ -117,6 +123,17 @@ function newEffect(event: OrderEvent, kind: EffectRecord['kind'], data: EventOfT
 	} satisfies EffectRecord;
 }
 
+/** `upstream/tool` of each staged tool in an `order.opened` summary; null when it has none. */
+function stagedOf(upstreams: unknown): string[] | null {
+	if (upstreams === null || typeof upstreams !== 'object') return null;
+	const tools: string[] = [];
+	for (const [name, summary] of Object.entries(upstreams as Record<string, {staged?: unknown}>)) {
+		if (!Array.isArray(summary?.staged)) return null;
+		for (const tool of summary.staged) tools.push(`${name}/${String(tool)}`);
+	}
+	return tools;
+}
+
 /** Whether nothing has happened to a staged effect since it was held (by the events alone). */
 function isUntouched(effect: EffectRecord): boolean {
 	return effect.startedAt === null && effect.rejectedAt === null && effect.expiredAt === null;
@@ -135,14 +152,19 @@ function applyOrderEvent(order: OrderRecord, event: OrderEvent): OrderRecord {
 	switch (event.type) {
 		case EventType.orderOpened: {
 			const task = event.data.workerTask ?? null;
+			// The first opening names the order for good: a later gateway with the same id runs only
+			// with the same digest, and nothing it records replaces the order held effects run under.
+			const isFirst = order.openedAt === null;
 			return {
 				...order,
-				worker: event.data.worker ?? order.worker,
-				parent: event.data.parent ?? order.parent,
-				budgetCalls: event.data.budgetCalls ?? order.budgetCalls,
-				expiresMs: event.data.expiresMs ?? order.expiresMs,
-				file: event.data.file ?? order.file,
-				digest: event.data.digest ?? order.digest,
+				worker: isFirst ? (event.data.worker ?? order.worker) : order.worker,
+				parent: isFirst ? (event.data.parent ?? order.parent) : order.parent,
+				budgetCalls: isFirst ? (event.data.budgetCalls ?? order.budgetCalls) : order.budgetCalls,
+				expiresMs: isFirst ? (event.data.expiresMs ?? order.expiresMs) : order.expiresMs,
+				file: order.file ?? event.data.file ?? null,
+				digest: order.digest ?? event.data.digest ?? null,
+				source: order.source ?? event.data.text ?? null,
+				stagedTools: order.stagedTools ?? stagedOf(event.data.upstreams),
 				workerTasks: task && !order.workerTasks.includes(task) ? [...order.workerTasks, task] : order.workerTasks,
 				openedAt: order.openedAt ?? event.at,
 			};

@@ -1,17 +1,22 @@
 import {effectState, stagedEffects, type ApproverCheck, type EffectRecord, type EffectState, type OrderRecord} from './fold.ts';
 import {placeholderOf} from './plan.ts';
+import {terminalSafe, terminalSafeJson} from '../terminal-text.ts';
 
 const MAX_SUMMARY = 120;
 
-function short(value: unknown, room: number): string {
-	const text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? 'null');
+function short(value: unknown, room: number, isJson = true): string {
+	const text = isJson ? terminalSafeJson(value ?? null) : String(value);
 	return text.length > room ? `${text.slice(0, Math.max(1, room - 1))}…` : text;
 }
 
-/** The arguments of a call on one line: `path="/srv/a.txt" content="hello…"`, at most `max` characters. */
+/**
+ * The arguments of a call on one line: `path="/srv/a.txt" content="hello…"`, at most `max`
+ * characters. Keys and values are the agent's words: both come out terminal-safe (an escape code
+ * in a key shows as `\e]0;…`, never acts), so every view that prints a summary prints it safely.
+ */
 export function summarizeArgs(args: unknown, max = MAX_SUMMARY): string {
 	if (args === null || typeof args !== 'object' || Array.isArray(args)) return short(args, max);
-	const parts = Object.entries(args).map(([key, value]) => `${key}=${short(value, 48)}`);
+	const parts = Object.entries(args).map(([key, value]) => `${short(terminalSafe(key), 40, false)}=${short(value, 48)}`);
 	const line = parts.join(' ');
 	return line.length > max ? `${line.slice(0, max - 1)}…` : line || '(no arguments)';
 }

@@ -22,7 +22,7 @@ export type PacketInput = {
 	readonly reviewId: string;
 	readonly round: number;
 	readonly maxRounds: number;
-	/** The brief's path, or null with a note saying what stands in for it. */
+	/** The brief's path, or null with a note saying what stands in for it; with a path, a note about it (its contract changed). */
 	readonly brief: {readonly path: string | null; readonly note: string | null};
 	readonly report: {readonly from: string; readonly text: string} | null;
 	readonly tests: {
@@ -86,6 +86,7 @@ function header(input: PacketInput): string[] {
 		'',
 		'## Brief',
 		input.brief.path === null ? `none recorded${input.brief.note ? `: ${input.brief.note}` : ''}` : input.brief.path,
+		...(input.brief.path !== null && input.brief.note ? [`Note: ${input.brief.note}`] : []),
 		'',
 	];
 }

@@ -1,13 +1,18 @@
 import {ErrorCode, McpError, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
+import {createHash} from 'node:crypto';
+import {dirname, join} from 'node:path';
 import {planApproval} from '../../core/effects/approval.ts';
 import {effectState, type ApproverCheck, type EffectRecord, type OrderRecord} from '../../core/effects/fold.ts';
 import {reconcileReport, type ListedEffect} from '../../core/effects/reconcile.ts';
 import {resolveReferences} from '../../core/effects/refs.ts';
+import type {Door} from '../../core/actor.ts';
 import {EventType} from '../../core/events.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {isApproverAlive as processIsAlive, thisApprover} from './liveness.ts';
-import {loadOrderFile, OrderFileError, type LoadedOrder} from './order-file.ts';
+import {loadOrderFile, OrderFileError, orderFromSource, type LoadedOrder} from './order-file.ts';
 import {currentOrder, orderEvent, recordedResult, type EffectSource} from './record.ts';
+import {holdLock} from '../../producers/admission.ts';
+import {requirePerson, type PersonActor} from '../person-gate.ts';
 import {ApprovalError, recordSettled} from './held.ts';
 import {connectUpstream, type Upstream} from './upstreams.ts';
 
@@ -42,19 +47,26 @@ export type ApproveOptions = {
 	/** The worker's report: its listed effects must match the gateway's log. */
 	readonly report?: {readonly path: string; readonly listed: readonly ListedEffect[]};
 	readonly source: EffectSource;
+	/** A fleet board's request carried out by this host's sync; absent: this process's own terminal. */
+	readonly door?: Door;
+	/** Called once when another approval of the same order holds it: this one waits its turn. */
+	readonly onWait?: (line: string) => void;
 	/** Called as each effect is about to run and when it ends (the CLI prints progress). */
 	readonly onProgress?: (line: string) => void;
 	readonly isAlive?: ApproverCheck;
 	readonly now?: () => number;
 };
 
-/** The order file the effects were held under, unchanged since. */
+/**
+ * The order the effects were held under: its text as the first gateway recorded it (what the file
+ * says now does not matter), or, in a ledger written before that text was kept, the file unchanged.
+ */
 function orderFileOf(order: OrderRecord): LoadedOrder {
 	if (order.file === null)
 		throw new ApprovalError(`order ${order.id}: the ledger does not say which order file its gateway served`);
 	let loaded: LoadedOrder;
 	try {
-		loaded = loadOrderFile(order.file);
+		loaded = order.source !== null ? orderFromSource(order.source, order.file) : loadOrderFile(order.file);
 	} catch (error) {
 		if (error instanceof OrderFileError)
 			throw new ApprovalError(`order ${order.id}: ${error.message}; its upstreams cannot be reached`);
@@ -66,6 +78,19 @@ function orderFileOf(order: OrderRecord): LoadedOrder {
 		);
 	}
 	return loaded;
+}
+
+/** Held effects the order (as it was opened) does not allow: each one line; any means nothing runs. */
+function outsideOrder(loaded: LoadedOrder, effects: readonly EffectRecord[]): string[] {
+	return effects.flatMap(effect => {
+		const spec = loaded.order.upstreams.find(upstream => upstream.name === effect.upstream);
+		if (!spec) return [`${effect.id}: ${loaded.order.id} has no upstream ${effect.upstream}: refused, nothing runs`];
+		if (!spec.allow.includes(effect.tool))
+			return [
+				`${effect.id}: ${effect.tool} is not in ${loaded.order.id}'s allow list for ${effect.upstream}: refused, nothing runs`,
+			];
+		return [];
+	});
 }
 
 /** An upstream call that got no answer (a timeout, the connection gone) may or may not have taken effect. */
@@ -97,6 +122,35 @@ function lookupIn(order: OrderRecord, fresh: ReadonlyMap<string, unknown>) {
  * after; a failure stops the run, leaving the rest held.
  */
 export async function approveEffects(ledger: Ledger, orderId: string, options: ApproveOptions): Promise<ApprovalResult> {
+	const person = requirePerson(ledger, {
+		verb: 'effects approve',
+		target: orderId,
+		source: options.source,
+		...(options.door ? {door: options.door} : {}),
+	});
+	// One approval of an order at a time, across processes: effect #2 never starts while #1 is upstream.
+	const lock = await holdLock(approvalLockFile(ledger, orderId), () =>
+		options.onWait?.(`waiting for another approval of ${orderId} to finish: an order's held effects run one at a time`),
+	);
+	try {
+		return await approveHeld(ledger, orderId, options, person);
+	} finally {
+		lock.release();
+	}
+}
+
+/** The lock file one order's approvals take turns on, beside the ledger. */
+function approvalLockFile(ledger: Ledger, orderId: string): string {
+	const key = createHash('sha256').update(`${ledger.path}\0${orderId}`).digest('hex').slice(0, 16);
+	return join(dirname(ledger.path), 'locks', 'approvals', `${key}.lock`);
+}
+
+async function approveHeld(
+	ledger: Ledger,
+	orderId: string,
+	options: ApproveOptions,
+	person: PersonActor,
+): Promise<ApprovalResult> {
 	const now = options.now ?? Date.now;
 	const isAlive = options.isAlive ?? processIsAlive;
 	const progress = options.onProgress ?? (() => undefined);
@@ -108,7 +162,9 @@ export async function approveEffects(ledger: Ledger, orderId: string, options: A
 	const plan = planApproval(order, options.only ?? [], now(), isAlive);
 	const base = {orderId, notes: plan.notes, expired: settled.expired, unknown: settled.unknown};
 	const mismatches = options.report ? reconcileReport(order, options.report.listed, now(), isAlive) : [];
-	const problems = [...mismatches, ...plan.problems];
+	// The calls to run are checked against the order they were held under, before anything is sent.
+	const loaded = plan.toRun.length > 0 ? orderFileOf(order) : null;
+	const problems = [...mismatches, ...plan.problems, ...(loaded ? outsideOrder(loaded, plan.toRun) : [])];
 	if (problems.length > 0) {
 		ledger.writer.append([
 			orderEvent(
@@ -120,12 +176,16 @@ export async function approveEffects(ledger: Ledger, orderId: string, options: A
 		]);
 		return {...base, problems, outcomes: [], isSuccess: false};
 	}
-	if (plan.toRun.length === 0) return {...base, problems: [], outcomes: [], isSuccess: true};
-	const loaded = orderFileOf(order);
+	if (loaded === null) return {...base, problems: [], outcomes: [], isSuccess: true};
 	ledger.writer.append([
 		orderEvent(
 			EventType.orderApproved,
-			{ids: plan.toRun.map(effect => effect.id), reconciled: options.report !== undefined, report: options.report?.path ?? null},
+			{
+				ids: plan.toRun.map(effect => effect.id),
+				reconciled: options.report !== undefined,
+				report: options.report?.path ?? null,
+				by: person.user,
+			},
 			orderId,
 			options.source,
 		),

@@ -4,7 +4,8 @@ import {planTools, placeholderOf, type EffectPlan, type PlannedTool, type Upstre
 import {EventType} from '../../core/events.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import type {LoadedOrder} from './order-file.ts';
-import {admitCall, orderEvent, recordedResult} from './record.ts';
+import {toolCallerOf} from './caller.ts';
+import {admitCall, currentOrder, orderEvent, recordedResult} from './record.ts';
 import {connectUpstream, listAllTools, type Upstream} from './upstreams.ts';
 
 /** A running gateway: the MCP server to connect to a transport, and how to stop its upstreams. */
@@ -55,6 +56,19 @@ function parentStaged(ledger: Ledger, loaded: LoadedOrder): Set<string> {
 	return staged;
 }
 
+/**
+ * An order id names one order: a gateway for an id the ledger already knows with another digest is
+ * refused before it starts anything, so its file can never lift the first one's holds or lend its
+ * upstreams to the first one's held calls.
+ */
+function refuseAnotherOrder(ledger: Ledger, loaded: LoadedOrder): void {
+	const known = currentOrder(ledger, loaded.order.id);
+	if (!known || known.openedAt === null || known.digest === null || known.digest === loaded.digest) return;
+	throw new GatewayError(
+		`order ${loaded.order.id} is already in the ledger as another order (${known.file ?? 'its file'}, sha256 ${known.digest.slice(0, 12)}; this is ${loaded.file}, sha256 ${loaded.digest.slice(0, 12)}): give this order an id of its own`,
+	);
+}
+
 function offeredTool(planned: PlannedTool): Tool {
 	const {definition} = planned;
 	const held = planned.isStaged
@@ -100,6 +114,7 @@ function summaryOf(loaded: LoadedOrder, plan: EffectPlan): Record<string, unknow
  */
 export async function startGateway(ledger: Ledger, loaded: LoadedOrder, options: GatewayOptions): Promise<Gateway> {
 	const {order} = loaded;
+	refuseAnotherOrder(ledger, loaded);
 	const inherited = parentStaged(ledger, loaded);
 	const upstreams = new Map<string, Upstream>();
 	const closeAll = async () => {
@@ -128,6 +143,7 @@ export async function startGateway(ledger: Ledger, loaded: LoadedOrder, options:
 				expiresMs: order.expiresMs,
 				file: loaded.file,
 				digest: loaded.digest,
+				text: loaded.source,
 				upstreams: summaryOf(loaded, plan),
 				workerTask: options.workerTask,
 				gatewayPid: process.pid,
@@ -158,12 +174,38 @@ export async function startGateway(ledger: Ledger, loaded: LoadedOrder, options:
 			]);
 			return refusal(`refused: ${reason}`);
 		}
+		// A staged call made inside a sub-agent is refused: only the worker holding the order asks
+		// for writes (docs/effects.md, "Sub-agents"); its hook named the sub-agent.
+		const caller = planned.isStaged ? toolCallerOf(ledger, request.params._meta) : null;
+		if (caller?.subAgent) {
+			const who = `${caller.subAgent.type ?? 'sub-agent'} ${caller.subAgent.id}`;
+			const reason = `${planned.upstream}/${planned.tool} is staged in ${order.id}: a sub-agent (${who}) cannot ask for writes; only the worker holding the order can (or a person derives an order for the sub-agent: controlroom order derive)`;
+			ledger.writer.append([
+				orderEvent(
+					EventType.effectRefused,
+					{
+						upstream: planned.upstream,
+						tool: planned.tool,
+						reason,
+						args,
+						agentId: caller.subAgent.id,
+						agentType: caller.subAgent.type,
+						toolUseId: caller.toolUseId,
+						session: caller.session,
+					},
+					order.id,
+					'gateway',
+				),
+			]);
+			return refusal(`refused: ${reason}`);
+		}
 		const admission = admitCall(ledger, order.id, order.budgetCalls, {
 			upstream: planned.upstream,
 			tool: planned.tool,
 			args,
 			isStaged: planned.isStaged,
 			expiresMs: order.expiresMs,
+			caller,
 		});
 		if ('refused' in admission) return refusal(`refused: ${admission.refused}`);
 		if (planned.isStaged) {

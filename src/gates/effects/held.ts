@@ -1,8 +1,10 @@
 import {planApproval} from '../../core/effects/approval.ts';
 import {effectState, type ApproverCheck} from '../../core/effects/fold.ts';
+import type {Door} from '../../core/actor.ts';
 import {EventType} from '../../core/events.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {readOrders} from '../../ledger/orders.ts';
+import {requirePerson} from '../person-gate.ts';
 import {isApproverAlive} from './liveness.ts';
 import {currentOrder, orderEvent, type EffectSource} from './record.ts';
 
@@ -51,8 +53,10 @@ export function sendBackEffects(
 	orderId: string,
 	reason: string,
 	source: EffectSource,
-	now = Date.now(),
+	door?: Door,
 ): SendBackResult {
+	const person = requirePerson(ledger, {verb: 'effects reject', target: orderId, source, ...(door ? {door} : {})});
+	const now = Date.now();
 	const found = currentOrder(ledger, orderId);
 	if (!found || found.openedAt === null)
 		throw new ApprovalError(`no order ${orderId} in the ledger (a gateway records it when it opens)`);
@@ -62,7 +66,8 @@ export function sendBackEffects(
 		const ids = order.effects
 			.filter(effect => effect.kind === 'staged' && effectState(effect, now) === 'held')
 			.map(effect => effect.id);
-		if (ids.length > 0) ledger.writer.append([orderEvent(EventType.orderSentBack, {ids, reason}, orderId, source, now)]);
+		if (ids.length > 0)
+			ledger.writer.append([orderEvent(EventType.orderSentBack, {ids, reason, by: person.user}, orderId, source, now)]);
 		return {ids, expired: settled.expired};
 	});
 }
@@ -71,8 +76,8 @@ export function sendBackEffects(
 export type HeldSentBack = SendBackResult & {readonly message: string};
 
 /** `x` on a held order (the board's own, or asked through the fleet): sends its held effects back with the reason. */
-export function sendBackHeld(ledger: Ledger, orderId: string, reason: string, source: EffectSource): HeldSentBack {
-	const result = sendBackEffects(ledger, orderId, reason, source);
+export function sendBackHeld(ledger: Ledger, orderId: string, reason: string, source: EffectSource, door?: Door): HeldSentBack {
+	const result = sendBackEffects(ledger, orderId, reason, source, door);
 	const message = result.ids.length === 0 ? `nothing held in ${orderId}` : `sent back ${result.ids.join(', ')}: ${reason}`;
 	return {...result, message};
 }

@@ -13,6 +13,8 @@ export type LoadedOrder = {
 	readonly digest: string;
 	/** Upstreams run here unless their `cwd` says otherwise (relative to it). */
 	readonly dir: string;
+	/** The file's text: recorded when the gateway opens the order, and what an approval runs under. */
+	readonly source: string;
 };
 
 /** An order file that cannot be used: the message names the file and every problem, on one line. */
@@ -30,13 +32,21 @@ export function loadOrderFile(path: string): LoadedOrder {
 			code === 'ENOENT' ? `order file ${file}: no such file` : `order file ${file}: cannot read it (${code ?? 'error'})`,
 		);
 	}
+	return orderFromSource(bytes.toString('utf8'), file);
+}
+
+/**
+ * A work order from its text as recorded when its gateway opened it (`order.opened`): the order
+ * held effects run under, whatever the file says now. `file` is where it was (relative `cwd`s).
+ */
+export function orderFromSource(source: string, file: string): LoadedOrder {
 	let document: unknown;
 	try {
-		document = parseYaml(bytes.toString('utf8'), {prettyErrors: false});
+		document = parseYaml(source, {prettyErrors: false});
 	} catch (error) {
 		throw new OrderFileError(`order file ${file}: not YAML: ${(error as Error).message.split('\n')[0]}`);
 	}
 	const parsed = parseWorkOrder(document);
 	if (!parsed.isValid) throw new OrderFileError(`order file ${file} is not a valid work order: ${parsed.problems.join('; ')}`);
-	return {order: parsed.order, file, digest: createHash('sha256').update(bytes).digest('hex'), dir: dirname(file)};
+	return {order: parsed.order, file, digest: createHash('sha256').update(source).digest('hex'), dir: dirname(file), source};
 }

@@ -2,6 +2,7 @@ import {foldOrders, ORDER_EVENT_TYPES, type OrderEvent, type OrderRecord} from '
 import {effectId} from '../../core/effects/plan.ts';
 import {EventType, newEvent, type LedgerEvent, type NewEvent} from '../../core/events.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
+import type {ToolCaller} from './caller.ts';
 
 /** Who writes an order's events: the gateway, or an approval from the CLI or the board. */
 export type EffectSource = 'gateway' | 'cli' | 'board' | 'reconciler' | 'fleet';
@@ -59,6 +60,8 @@ export function admitCall(
 		readonly args: unknown;
 		readonly isStaged: boolean;
 		readonly expiresMs: number;
+		/** Who made the call, where the agent's hook said (recorded on a held effect). */
+		readonly caller?: ToolCaller | null;
 	},
 ): Admission {
 	return ledger.writer.transaction((): Admission => {
@@ -83,7 +86,18 @@ export function admitCall(
 		const base = {id, seq, upstream: call.upstream, tool: call.tool, args: call.args};
 		ledger.writer.append([
 			call.isStaged
-				? orderEvent(EventType.effectHeld, {...base, expiresAt: now + call.expiresMs}, orderId, 'gateway', now)
+				? orderEvent(
+						EventType.effectHeld,
+						{
+							...base,
+							expiresAt: now + call.expiresMs,
+							toolUseId: call.caller?.toolUseId ?? null,
+							session: call.caller?.session ?? null,
+						},
+						orderId,
+						'gateway',
+						now,
+					)
 				: orderEvent(EventType.effectRead, base, orderId, 'gateway', now),
 		]);
 		return {id, seq};

@@ -8,6 +8,7 @@ import {buildPacket, type Packet} from '../../core/review/packet.ts';
 import type {Verdict} from '../../core/review/verdict.ts';
 import {isEnded} from '../../core/status.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
+import {requirePerson} from '../person-gate.ts';
 import {collectDiff, collectReport, collectTests} from './packet-sources.ts';
 import {prepareRerun, reviewFolder, runRerun} from './rerun.ts';
 import {runReviewer} from './run-reviewer.ts';
@@ -167,12 +168,23 @@ async function reviewRound(
  * exit 2 and an entry in the queue's reviews lane. Every step is an event on the reviewed task.
  */
 export async function reviewTask(request: ReviewRequest): Promise<ReviewResult> {
+	// A review whose reviewers approve says yes to the work: only a person starts one.
+	requirePerson(request.ledger, {verb: 'review', target: request.ref, source: request.source});
 	const subject = reviewable(request);
 	const taskId = subject.task.id;
 	const record = recorder(request, taskId);
 	const reviewId = `r-${randomBytes(4).toString('hex')}`;
 	const maxRounds = request.maxRounds ?? MAX_ROUNDS;
-	record(EventType.reviewStarted, {reviewId, reviewers: [...request.reviewers], maxRounds, baseRevision: subject.baseRevision});
+	const contractChanged = subject.contract?.changed ?? null;
+	// Said before anything runs: the review reads the contract as it was, and nothing the worker wrote into it runs.
+	if (contractChanged !== null) request.notice(`review ${reviewId}: ${contractChanged}`);
+	record(EventType.reviewStarted, {
+		reviewId,
+		reviewers: [...request.reviewers],
+		maxRounds,
+		baseRevision: subject.baseRevision,
+		contractChanged,
+	});
 	const rounds: RoundOutcome[] = [];
 	const state = {reviewId, round: 1, maxRounds, runTaskId: taskId, fixesAsked: [] as string[]};
 	const conclude = (outcome: ReviewResult['outcome'], reason: string | null, cause: string | null, isDisagreement: boolean) => {

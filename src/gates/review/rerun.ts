@@ -4,7 +4,7 @@ import {closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync}
 import {dirname, join} from 'node:path';
 import type {Writable} from 'node:stream';
 import type {Ledger} from '../../ledger/open-ledger.ts';
-import {checkContractFile} from '../../handoff/check-contract.ts';
+import {checkContractSnapshot} from '../../handoff/check-contract.ts';
 import {HandoffError} from '../../handoff/claims.ts';
 import {injectContract, renderContract} from '../../handoff/contract-run.ts';
 import {DEFAULT_SLOTS} from '../../producers/admission.ts';
@@ -33,6 +33,8 @@ export type Rerun = {
 };
 
 function originalBrief(worker: WorkerCommand): string {
+	// The contract as it was when the first run started: what the worker wrote into the file since is not its brief.
+	if (worker.contractSnapshot !== null) return worker.contractSnapshot.text.trimEnd();
 	const file = worker.contract ?? worker.brief;
 	if (file !== null && existsSync(file)) return readFileSync(file, 'utf8').trimEnd();
 	return `The worker ran: ${worker.argv.join(' ')}`;
@@ -47,7 +49,12 @@ function commandWithFixes(worker: WorkerCommand, fixesText: string): {command: s
 	const [command, ...args] = worker.argv;
 	if (command === undefined) throw new ReviewGateError(`${worker.rootId}: no command recorded`);
 	if (worker.contract !== null) {
-		const checked = checkContractFile(worker.contract);
+		if (worker.contractSnapshot === null) {
+			throw new ReviewGateError(
+				`cannot run ${worker.rootId} again: its contract was recorded without a snapshot (an older controlroom), and the file may have changed since`,
+			);
+		}
+		const checked = checkContractSnapshot(worker.contractSnapshot.text, worker.contract);
 		if (!checked.isValid || checked.contract === null) {
 			throw new ReviewGateError(`cannot run ${worker.rootId} again: its contract ${worker.contract} is no longer valid`);
 		}

@@ -1,6 +1,7 @@
 import {randomBytes} from 'node:crypto';
 import {Writable} from 'node:stream';
 import {parseVerdict, type Verdict} from '../../core/review/verdict.ts';
+import {signalOfShellStatus} from '../../core/wrapper-outcome.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {DEFAULT_BUDGET, DEFAULT_HEARTBEAT_MS, DEFAULT_WRAPPER_GRACE_MS} from '../../producers/wrapper/options.ts';
 import {runWrapped} from '../../producers/wrapper/run.ts';
@@ -58,7 +59,8 @@ function collector(limit: number): {readonly stream: Writable; text(): string} {
 /**
  * Runs one reviewer through the wrapper (role `reviewer`: no admission slot, a task on the board)
  * with the packet on its stdin and its path in CONTROLROOM_REVIEW_PACKET, and reads its verdict:
- * ended by a signal → STOPPED; exited non-zero → INVALID (naming the code); exited 0 → its stdout
+ * ended by a signal (the shell's 128+N too) → STOPPED; exited non-zero → INVALID (naming the
+ * code); exited 0 → its stdout
  * read by the strict grammar (`parseVerdict`). Reusable by any gate that asks a reviewer for a
  * verdict on a packet (the plan review builds on it).
  */
@@ -97,6 +99,10 @@ export async function runReviewer(run: ReviewerRun): Promise<ReviewerResult> {
 		throw new ReviewGateError(`cannot start reviewer \`${run.command}\`: ${task.error}`);
 	}
 	if (task.status === 'stopped') return {taskId, verdict: {kind: 'STOPPED', signal: task.signal}, exitCode, answer: text};
+	// The reviewer runs under `sh -c`: a command in it ended by a signal (its own, the OOM killer's,
+	// a kill) leaves the shell's 128+N, and a reviewer ended by any signal gave no answer.
+	const signal = signalOfShellStatus(task.exitCode);
+	if (signal !== null) return {taskId, verdict: {kind: 'STOPPED', signal}, exitCode, answer: text};
 	if (task.exitCode !== 0) {
 		const verdict: Verdict = {kind: 'INVALID', reason: `the reviewer exited ${task.exitCode ?? 'with an unknown code'}`};
 		return {taskId, verdict, exitCode, answer: text};

@@ -1,3 +1,4 @@
+import type {Door} from '../../core/actor.ts';
 import {EventType} from '../../core/events.ts';
 import {renderFixes} from '../../core/review/chain.ts';
 import {latestReviews} from '../../core/review/reviews.ts';
@@ -5,6 +6,7 @@ import type {Task} from '../../core/task.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {loadReviews} from '../../ledger/reviews.ts';
 import {CLAIM_ROLE} from '../../handoff/claims.ts';
+import {requirePerson} from '../person-gate.ts';
 import {prepareRerun, startRerun, type Launcher} from './rerun.ts';
 import {ReviewGateError, reviewSubject} from './subject.ts';
 
@@ -15,10 +17,12 @@ export type SendBackRequest = {
 	readonly ledger: Ledger;
 	readonly ref: string;
 	readonly reason: string;
-	/** Who sends it back (recorded, and named in the worker's brief). */
-	readonly by: string;
-	/** Which door: `cli` or `board`. */
+	/** Who sends it back (recorded, and named in the worker's brief); null: the OS user asking. */
+	readonly by: string | null;
+	/** Which door: `cli`, `board` or `fleet`. */
 	readonly source: string;
+	/** A fleet board's request carried out by this host's sync; absent: this process's own terminal. */
+	readonly door?: Door;
 	/** How to start `controlroom run` in the background for the worker's next run. */
 	readonly launcher: Launcher;
 };
@@ -73,6 +77,13 @@ function oneLine(reason: string): string {
  * ledger and the queue entry is closed.
  */
 export function sendBack(request: SendBackRequest): SendBackResult {
+	const person = requirePerson(request.ledger, {
+		verb: 'send-back',
+		target: request.ref,
+		source: request.source,
+		...(request.door ? {door: request.door} : {}),
+	});
+	const by = request.by ?? person.user ?? 'a person';
 	const reason = oneLine(request.reason);
 	if (reason === '') throw new ReviewGateError('send-back: a reason is required (what should be done differently?)');
 	const task = request.ledger.reader.resolveTask(request.ref);
@@ -89,8 +100,8 @@ export function sendBack(request: SendBackRequest): SendBackResult {
 		if (task.status !== 'done')
 			throw new ReviewGateError(`claim ${task.id} is ${task.status}: only a handed-in claim can be returned`);
 		request.ledger.writer.append([
-			{...base, type: EventType.workSentBack, data: {reason, by: request.by, from, claimReturned: true}},
-			{...base, type: EventType.claimPassedBack, data: {reason: `sent back by ${request.by}: ${reason}`, holder: request.by}},
+			{...base, type: EventType.workSentBack, data: {reason, by, from, claimReturned: true}},
+			{...base, type: EventType.claimPassedBack, data: {reason: `sent back by ${by}: ${reason}`, holder: by}},
 		]);
 		return {
 			taskId: task.id,
@@ -105,19 +116,14 @@ export function sendBack(request: SendBackRequest): SendBackResult {
 	const subject = reviewSubject(request.ledger, task);
 	if (subject.worker === null)
 		throw new ReviewGateError(`cannot send ${task.id} back: ${subject.notRerunnable ?? 'it cannot be run again'}`);
-	const rerun = prepareRerun(
-		request.ledger,
-		subject.worker,
-		renderFixes([reason], {kind: 'person', by: request.by}),
-		'sent back',
-	);
+	const rerun = prepareRerun(request.ledger, subject.worker, renderFixes([reason], {kind: 'person', by}), 'sent back');
 	request.ledger.writer.append([
 		{
 			...base,
 			type: EventType.workSentBack,
 			data: {
 				reason,
-				by: request.by,
+				by,
 				from,
 				rerunTaskId: rerun.taskId,
 				briefPath: rerun.briefPath,

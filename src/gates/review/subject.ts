@@ -5,7 +5,8 @@ import {EventType, type EventDataOf} from '../../core/events.ts';
 import type {Task} from '../../core/task.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {AGENT_KINDS, type AgentKind} from '../../producers/agent-kind.ts';
-import {checkContractFile} from '../../handoff/check-contract.ts';
+import {checkContractFile, checkContractSnapshot, contractDigest} from '../../handoff/check-contract.ts';
+import {AgentFileError, readAgentText} from '../../ledger/agent-files.ts';
 import {CLAIM_ROLE} from '../../handoff/claims.ts';
 
 /** A refusal or failure of the review gate that the person can act on: one line, exit 1. */
@@ -27,9 +28,14 @@ export type WorkerCommand = {
 	readonly steps: number | null;
 	readonly budget: number | null;
 	readonly contract: string | null;
+	/** The contract as it was when the first run started (null for a run recorded before snapshots). */
+	readonly contractSnapshot: ContractSnapshot | null;
 	/** The first run's brief file (given with `run --brief`), if any. */
 	readonly brief: string | null;
 };
+
+/** A contract's text and sha256 as recorded when its run started or its claim was taken. */
+export type ContractSnapshot = {readonly text: string; readonly digest: string};
 
 /** What is reviewed: the task, where its work is, what it was asked, and how to run it again. */
 export type ReviewSubject = {
@@ -39,8 +45,11 @@ export type ReviewSubject = {
 	/** The revision the work started from (the first run's), or null when none was recorded. */
 	readonly baseRevision: string | null;
 	readonly brief: {readonly path: string | null; readonly note: string | null};
-	/** The contract, when there is one (its test command, its title). */
-	readonly contract: {readonly file: string; readonly value: Contract | null} | null;
+	/**
+	 * The contract, when there is one (its test command, its title): as snapshotted when the run
+	 * started or the claim was taken, and, when the file no longer matches, one line saying so.
+	 */
+	readonly contract: {readonly file: string; readonly value: Contract | null; readonly changed: string | null} | null;
 	/** A claim's hand-in evidence, as recorded. */
 	readonly evidence: unknown;
 	/** Null when the task cannot be run again (an agent session started outside the wrapper, a claim). */
@@ -90,14 +99,44 @@ function workerCommand(task: Task, root: {id: string; data: Registered | null}):
 		steps: data.steps ?? null,
 		budget: data.budget ?? null,
 		contract: data.contract ?? null,
+		contractSnapshot: snapshotOf(data.contractText, data.contractDigest),
 		brief: data.brief ?? null,
 	};
 }
 
-function readContract(file: string | null): ReviewSubject['contract'] {
-	if (file === null || !existsSync(file)) return null;
+function snapshotOf(text: string | null | undefined, digest: string | null | undefined): ContractSnapshot | null {
+	return typeof text === 'string' && typeof digest === 'string' ? {text, digest} : null;
+}
+
+/** A contract file larger than this is not read to compare it with its snapshot (it changed, whatever it holds). */
+const CONTRACT_COMPARE_LIMIT = 4 * 1024 * 1024;
+
+/** Whether the file still holds the snapshot: null when it does, else one line saying how it changed. */
+function changeSince(file: string, snapshot: ContractSnapshot, since: string): string | null {
+	let now: string;
+	try {
+		now = contractDigest(readAgentText(file, CONTRACT_COMPARE_LIMIT));
+	} catch (error) {
+		if (!(error instanceof AgentFileError)) throw error;
+		return `the contract ${file} changed since ${since} (${error.message}): read as it was then, nothing in the file now is run`;
+	}
+	if (now === snapshot.digest) return null;
+	return `the contract ${file} changed since ${since} (sha256 ${snapshot.digest.slice(0, 12)} then, ${now.slice(0, 12)} now): read as it was then, nothing in the file now is run`;
+}
+
+/**
+ * The contract a task works under: its snapshot (the worker may have changed the file since, and
+ * what it wrote there is never run), else, for a run recorded before snapshots, the file as it is.
+ */
+function readContract(file: string | null, snapshot: ContractSnapshot | null, since: string): ReviewSubject['contract'] {
+	if (file === null) return null;
+	if (snapshot !== null) {
+		const checked = checkContractSnapshot(snapshot.text, file);
+		return {file: checked.file, value: checked.contract, changed: changeSince(checked.file, snapshot, since)};
+	}
+	if (!existsSync(file)) return null;
 	const checked = checkContractFile(file);
-	return {file: checked.file, value: checked.contract};
+	return {file: checked.file, value: checked.contract, changed: null};
 }
 
 /** Reads what the gate needs to know about a task from the ledger (and its contract file). */
@@ -107,14 +146,18 @@ export function reviewSubject(ledger: Ledger, task: Task): ReviewSubject {
 	if (task.role === CLAIM_ROLE) {
 		const [taken] = ledger.reader.latestEventsOf(task.id, [EventType.claimTaken], 1);
 		const [handedIn] = ledger.reader.latestEventsOf(task.id, [EventType.claimHandedIn], 1);
-		const contract = readContract(taken?.data.contract ?? null);
+		const contract = readContract(
+			taken?.data.contract ?? null,
+			snapshotOf(taken?.data.contractText, taken?.data.contractDigest),
+			'the claim was taken',
+		);
 		const context = contract?.value && 'context' in contract.value ? contract.value.context : null;
 		const repository = context && contract ? resolve(dirname(contract.file), context.repository) : null;
 		return {
 			task,
 			cwd: repository,
 			baseRevision: context?.base_revision ?? null,
-			brief: {path: taken?.data.contract ?? null, note: null},
+			brief: {path: taken?.data.contract ?? null, note: contract?.changed ?? null},
 			contract,
 			evidence: handedIn?.data.evidence ?? null,
 			worker: null,
@@ -123,14 +166,21 @@ export function reviewSubject(ledger: Ledger, task: Task): ReviewSubject {
 	}
 	const own = registeredOf(ledger, task.id);
 	const contractFile = own?.contract ?? root.data?.contract ?? null;
+	const snapshot = own?.contract
+		? snapshotOf(own.contractText, own.contractDigest)
+		: snapshotOf(root.data?.contractText, root.data?.contractDigest);
 	const briefFile = own?.brief ?? contractFile ?? root.data?.brief ?? null;
 	const command = own?.command ?? root.data?.command ?? null;
+	const contract = readContract(contractFile, snapshot, 'the run started');
 	return {
 		task,
 		cwd: task.cwd ?? root.data?.cwd ?? null,
 		baseRevision: root.data?.baseRevision ?? own?.baseRevision ?? null,
-		brief: {path: briefFile, note: briefFile === null && command ? `the worker ran \`${command}\`` : null},
-		contract: readContract(contractFile),
+		brief: {
+			path: briefFile,
+			note: contract?.changed ?? (briefFile === null && command ? `the worker ran \`${command}\`` : null),
+		},
+		contract,
 		evidence: null,
 		worker: typeof worker === 'string' ? null : worker,
 		notRerunnable: typeof worker === 'string' ? worker : null,

@@ -33,6 +33,11 @@ export type FleetFeedOptions = {
 	readonly endedWindowMs?: number;
 	/** Who asks, recorded on each request (`board@HOST`). */
 	readonly requestedBy: string;
+	/**
+	 * Who sits at this board, as the actor rule found it here (docs/security.md): sent in every
+	 * request's arguments, so the task's host refuses a yes no person asked for.
+	 */
+	readonly asker?: Readonly<Record<string, unknown>>;
 };
 
 /** A work order on a fleet board: its board key is `host/id`, as a task's. */
@@ -52,6 +57,7 @@ const MAX_RETRY_MS = 10_000;
  */
 export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFeed {
 	const windowMs = options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS;
+	const withAsker = (args: Readonly<Record<string, unknown>>) => (options.asker ? {...args, asker: options.asker} : args);
 	let fleet: FleetLedger | null = null;
 	let unlisten: (() => Promise<void>) | null = null;
 	let fleetSeq = 0;
@@ -250,7 +256,13 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 			const task = taskOf(key);
 			if (!task) throw new Error(`no task ${key} on this board`);
 			const open = await connect();
-			const requestId = await open.request({hostId: task.hostId, taskId: task.id, verb, args, requestedBy: options.requestedBy});
+			const requestId = await open.request({
+				hostId: task.hostId,
+				taskId: task.id,
+				verb,
+				args: withAsker(args),
+				requestedBy: options.requestedBy,
+			});
 			return {task, requestId};
 		},
 		async requestForOrder(key, verb, args) {
@@ -262,7 +274,7 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 				hostId: order.hostId,
 				taskId: order.id,
 				verb,
-				args,
+				args: withAsker(args),
 				requestedBy: options.requestedBy,
 			});
 			return {order, requestId};

@@ -2,6 +2,7 @@ import type {Writable} from 'node:stream';
 import {builtInOf} from '../../core/settings.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import type {AgentKind} from '../agent-kind.ts';
+import type {RunAsUser} from './run-as.ts';
 
 // The built-in defaults live with the settings that override them (src/core/settings.ts, docs/config.md).
 /** Default token budget of a wrapped run. */
@@ -40,6 +41,8 @@ export type WrapperOptions = {
 	readonly argv?: readonly string[] | null;
 	/** The contract file (absolute), recorded as the task's brief. */
 	readonly contract?: string | null;
+	/** The contract's text and sha256 as checked and put in, recorded so the worker cannot change it after. */
+	readonly contractSnapshot?: {readonly text: string; readonly digest: string} | null;
 	/** The brief file (absolute) of a re-run; the child gets it in CONTROLROOM_BRIEF. */
 	readonly brief?: string | null;
 	/** More environment for the child (CONTROLROOM_REVIEW_PACKET, CONTROLROOM_FIXES, ...). */
@@ -50,6 +53,8 @@ export type WrapperOptions = {
 	readonly stdout?: Writable | null;
 	/** Where the child's stderr goes instead of the terminal. */
 	readonly stderr?: Writable | null;
+	/** The strong mode: the child runs as this OS user, which cannot write the ledger (docs/security.md). */
+	readonly runAs?: RunAsUser | null;
 };
 
 /** The task's title: the one given, or the start of the command line. */

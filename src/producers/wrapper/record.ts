@@ -79,6 +79,8 @@ export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: nu
 		command: commandLineOf(options),
 		argv: [...(options.argv ?? [options.command, ...options.args])],
 		contract: options.contract ?? null,
+		contractDigest: options.contractSnapshot?.digest ?? null,
+		contractText: options.contractSnapshot?.text ?? null,
 		brief: options.brief ?? null,
 		rerunOf: options.rerunOf ?? null,
 		baseRevision: headRevision(options.cwd),

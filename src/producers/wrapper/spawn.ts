@@ -24,7 +24,10 @@ export function spawnAgent(options: WrapperOptions, taskId: string, isPiped: boo
 		cleanup: false,
 		reject: false,
 		buffer: false,
+		// The strong mode: the child, and all it starts, is another OS user (docs/security.md).
+		...(options.runAs ? {uid: options.runAs.uid, gid: options.runAs.gid} : {}),
 		env: {
+			...(options.runAs ? {HOME: options.runAs.home, USER: options.runAs.name, LOGNAME: options.runAs.name} : {}),
 			...options.env,
 			...(options.brief ? {CONTROLROOM_BRIEF: options.brief} : {}),
 			[TASK_ID_ENV]: taskId,

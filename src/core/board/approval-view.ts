@@ -1,0 +1,87 @@
+import type {OrderRecord} from '../effects/fold.ts';
+import {formatDuration} from '../format.ts';
+import {terminalSafe, terminalSafeJson} from '../terminal-text.ts';
+import type {HeldEffectRef} from './effects-view.ts';
+
+// What the approver sees before `y` is what runs (docs/board.md, "Approving"): every call whole,
+// each argument's key and value in full, escaped, wrapped over as many lines as it needs; when
+// that is more than the screen holds it scrolls, and `y` waits until every line has been shown.
+
+/** The confirmation as drawn: the lines in view, and where they sit in the whole. */
+export type ApprovalView = {
+	readonly lines: readonly string[];
+	/** Index of the first line in view. */
+	readonly start: number;
+	readonly total: number;
+	/** How far it scrolls: 0 when it fits. */
+	readonly scrollMax: number;
+};
+
+/**
+ * Columns a character takes on a terminal, counted high: every code point from U+1100 on as two
+ * (wide CJK, emoji), so a wrapped line may end early but never runs past the edge and is cut.
+ */
+function columns(char: string): number {
+	return (char.codePointAt(0) ?? 0) >= 0x1100 ? 2 : 1;
+}
+
+/** Wraps one line of printable text at `width` columns; continuation lines are indented by `indent`. */
+export function wrapLine(text: string, width: number, indent = ''): string[] {
+	const room = Math.max(8, width);
+	const lines: string[] = [];
+	let current = '';
+	let used = 0;
+	for (const char of text) {
+		const size = columns(char);
+		if (used + size > room) {
+			lines.push(current);
+			current = indent;
+			used = indent.length;
+		}
+		current += char;
+		used += size;
+	}
+	lines.push(current);
+	return lines;
+}
+
+/** One held call as the person reads it before approving: a heading, then every argument whole. */
+function callLines(order: OrderRecord | undefined, ref: HeldEffectRef, now: number): string[] {
+	const effect = order?.effects.find(candidate => candidate.id === ref.id);
+	const heading = `${terminalSafe(ref.orderId)}  ${terminalSafe(ref.id)}${
+		effect
+			? `  ${terminalSafe(`${effect.upstream}/${effect.tool}`)}  held ${formatDuration(now - effect.calledAt)} ago`
+			: '  (not in the ledger)'
+	}`;
+	if (!effect) return [heading];
+	const args = effect.args;
+	if (args === null || typeof args !== 'object' || Array.isArray(args)) return [heading, `    ${terminalSafeJson(args ?? null)}`];
+	const entries = Object.entries(args);
+	if (entries.length === 0) return [heading, '    (no arguments)'];
+	// The key is the agent's word as much as the value: both escaped, the value as JSON (strings quoted).
+	return [heading, ...entries.map(([key, value]) => `    ${terminalSafe(key)} = ${terminalSafeJson(value ?? null)}`)];
+}
+
+/** Every line of the confirmation for `refs`, wrapped at `width`. */
+export function approvalLines(
+	orders: readonly OrderRecord[],
+	refs: readonly HeldEffectRef[],
+	now: number,
+	width: number,
+): string[] {
+	return refs.flatMap(ref =>
+		callLines(
+			orders.find(order => order.id === ref.orderId),
+			ref,
+			now,
+		).flatMap(line => wrapLine(line, width - 2, '      ')),
+	);
+}
+
+/** The lines in view when the confirmation is scrolled `scroll` lines down and `visible` fit. */
+export function windowApproval(lines: readonly string[], scroll: number, visible: number): ApprovalView {
+	const room = Math.max(1, visible);
+	const scrollMax = Math.max(0, lines.length - room);
+	const start = Math.max(0, Math.min(scroll, scrollMax));
+	return {lines: lines.slice(start, start + room), start, total: lines.length, scrollMax};
+}

@@ -1,0 +1,111 @@
+import {createHash} from 'node:crypto';
+import {decideActor, NotAPersonError, type Actor, type Door, type FleetAsker} from '../core/actor.ts';
+import {EventType} from '../core/events.ts';
+import type {Ledger} from '../ledger/open-ledger.ts';
+import {gatherActorFacts} from '../producers/actor-facts.ts';
+
+// Every gate function that says yes (or sends work back) asks here first, before it reads or
+// writes anything else (docs/security.md): the one asking must be a person. There is no way
+// around it in the code: no flag, no variable, no parameter that skips the check.
+
+/** The verbs only a person may answer with. */
+export type YesVerb = 'effects approve' | 'effects reject' | 'accept' | 'ack' | 'send-back' | 'review';
+
+/** One ask for a yes: the verb, what it is about (a task, an order, a queue entry), and the door it came through. */
+export type YesRequest = {
+	readonly verb: YesVerb;
+	readonly target: string;
+	/** Who writes the events: cli, board, fleet. */
+	readonly source: string;
+	/** A fleet board's request, carried out by this host's sync; absent: this process's own terminal. */
+	readonly door?: Door;
+};
+
+/** The person who said yes, as recorded beside it. */
+export type PersonActor = Actor & {readonly kind: 'person'};
+
+/** A target as recorded: one line, bounded (the ledger keeps what an agent typed, shown escaped). */
+function recordedTarget(target: string): string {
+	const line = target.replace(/\s+/g, ' ').trim();
+	return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/**
+ * Records a refused attempt (docs/security.md): `gate.refused` on the target, and one entry in the
+ * queue's needs lane per agent, verb and target (a repeat refreshes it), so the board shows it.
+ */
+function recordRefusal(
+	ledger: Ledger,
+	request: YesRequest,
+	actor: Actor & {kind: 'agent'},
+	facts: {pid: number; user: string | null; uid: number | null},
+): void {
+	const target = recordedTarget(request.target);
+	const agent = actor.agent;
+	const who = agent ? (agent.taskId ?? `${agent.name ?? 'process'} ${agent.pid}`) : null;
+	// One entry per agent (or, when none is named, per reason), verb and target: a retry refreshes it.
+	const key = `${request.verb}\0${target}\0${who ?? actor.reason}`;
+	const entry = `refused-${createHash('sha1').update(key).digest('hex').slice(0, 12)}`;
+	const at = Date.now();
+	const source = request.source;
+	try {
+		ledger.writer.append([
+			{
+				taskId: target === '' ? entry : target,
+				type: EventType.gateRefused,
+				at,
+				source,
+				data: {
+					verb: request.verb,
+					target,
+					reason: actor.reason,
+					pid: facts.pid,
+					agentPid: agent?.pid ?? null,
+					agentName: agent?.name ?? null,
+					agentTask: agent?.taskId ?? null,
+					user: facts.user,
+					uid: facts.uid,
+					door: request.door?.kind ?? 'terminal',
+				},
+			},
+			{
+				taskId: entry,
+				type: EventType.needRaised,
+				at,
+				source,
+				data: {
+					message: `refused: an agent asked to ${request.verb} ${target} (${who === null ? '' : `${who}: `}${actor.reason})`,
+					kind: 'refused',
+					lane: 'needs',
+					actor: who ?? `pid ${facts.pid}`,
+				},
+			},
+		]);
+	} catch {
+		// A ledger this process cannot write (read-only, full, locked): the refusal stands unrecorded.
+	}
+}
+
+/**
+ * The actor rule at a gate: returns the person asking, or records the refused attempt and throws
+ * NotAPersonError (one line: what was refused and why the asker is an agent; exit 77).
+ */
+export function requirePerson(ledger: Ledger, request: YesRequest): PersonActor {
+	const facts = gatherActorFacts(ledger, request.door ?? {kind: 'terminal'});
+	const actor = decideActor(facts);
+	if (actor.kind === 'person') return actor;
+	recordRefusal(ledger, request, actor, facts);
+	throw new NotAPersonError(
+		`${request.verb} ${recordedTarget(request.target)}: refused: only a person at a terminal says yes, and ${actor.reason} (recorded; the board shows it)`,
+		actor,
+	);
+}
+
+/**
+ * Who asks on a fleet board (which has no local ledger): decided here by the same rule, and sent
+ * with each request, so the task's host can tell a person's yes from an agent's (docs/fleet.md).
+ */
+export function askerOnThisTerminal(): FleetAsker {
+	const actor = decideActor(gatherActorFacts(null, {kind: 'terminal'}));
+	return {isPerson: actor.kind === 'person', user: actor.kind === 'person' ? actor.user : null, reason: actor.reason};
+}
