@@ -1,10 +1,11 @@
 import {hash, randomBytes} from 'node:crypto';
-import {closeSync, lstatSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync} from 'node:fs';
+import {closeSync, lstatSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import type {HookAncestor} from '../core/agent-process.ts';
 import type {NewEvent} from '../core/events.ts';
 import {AgentFileError, openAgentFile, readAt, replaceOwnFile} from './agent-files.ts';
 import {DROPPED_COUNTER} from './counters.ts';
+import {dropMarkers} from './drop-markers.ts';
 import {createLineBatcher, type LineBatch} from './ingest-batch.ts';
 import {lineKey} from './ingest-keys.ts';
 import {decodeLine, parseJsonText, rejectReason} from './ingest-line.ts';
@@ -80,19 +81,6 @@ export function writeSpoolRaw(dir: string, raw: string): string {
 	return writeSpoolFile(dir, raw.endsWith('\n') ? raw : `${raw}\n`);
 }
 
-/** A drop marker's name ends so: an empty file saying one hook event could be written nowhere. */
-const DROP_SUFFIX = '.dropped';
-
-/**
- * Marks one hook event lost because neither the ledger nor a spool file could take it (a full
- * disk): an empty file, since a new name in an existing folder needs no data block where a line
- * would. The next fold counts the markers into the ledger's drop counter, so the loss is told.
- */
-export function markDropped(dir: string): void {
-	makePrivateDir(dir);
-	closeSync(openSync(join(dir, `${newSpoolName()}${DROP_SUFFIX}`), 'wx', PRIVATE_FILE_MODE));
-}
-
 function removeFolded(file: string): void {
 	try {
 		unlinkSync(file);
@@ -106,12 +94,7 @@ function removeFolded(file: string): void {
  * crash between the two counts those drops twice, which says more than was lost, never less.
  */
 function foldDropMarkers(ledger: Ledger, dir: string): number {
-	let markers: string[];
-	try {
-		markers = readdirSync(dir).filter(name => name.endsWith(DROP_SUFFIX));
-	} catch {
-		return 0;
-	}
+	const markers = dropMarkers(dir);
 	if (markers.length === 0) return 0;
 	ledger.writer.bump(DROPPED_COUNTER, markers.length);
 	for (const name of markers) removeFolded(join(dir, name));
