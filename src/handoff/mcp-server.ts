@@ -29,14 +29,30 @@ function guarded(fn: () => CallToolResult): CallToolResult {
 	}
 }
 
+/** What the server's host gives it besides the ledger. */
+export type HandoffServerOptions = {
+	/** Called before each tool call reads or writes the ledger (the ledger file's look, file-watch.ts). */
+	readonly beforeCall?: () => void;
+};
+
 /**
  * The agents' MCP server: the claim verbs as tools, each with a zod input schema, each calling the
  * same functions as the CLI. The server acts as `identity` (`mcp --as NAME`) and only as it: it
  * takes for that name, and progresses, hands in or passes back only claims that name holds; a
  * refusal is a tool error naming the holder. Every event it writes records the identity as `actor`.
  */
-export function createHandoffServer(ledger: Ledger, identity: string, version: string): McpServer {
+export function createHandoffServer(
+	ledger: Ledger,
+	identity: string,
+	version: string,
+	options: HandoffServerOptions = {},
+): McpServer {
 	const server = new McpServer({name: 'controlroom', version});
+	const beforeCall = options.beforeCall ?? (() => undefined);
+	const call = (fn: () => CallToolResult): CallToolResult => {
+		beforeCall();
+		return guarded(fn);
+	};
 	const actor: Actor = {ledger, source: 'mcp', identity};
 	server.registerTool(
 		'take',
@@ -58,7 +74,7 @@ export function createHandoffServer(ledger: Ledger, identity: string, version: s
 			},
 		},
 		({file, as, lease_minutes: leaseMinutes}) =>
-			guarded(() => {
+			call(() => {
 				const taken = takeContract(actor, file, as ?? null, leaseMinutes === undefined ? undefined : leaseMinutes * 60);
 				const first = taken.passedBack ? `passed back by ${taken.passedBack.by}: ${taken.passedBack.reason}\n` : '';
 				return ok(`${first}${taken.holder} took "${taken.title}" as ${taken.taskId}`, {...taken});
@@ -70,7 +86,7 @@ export function createHandoffServer(ledger: Ledger, identity: string, version: s
 			description: `Record a progress note on a claim ${identity} holds; renews its 30-minute lease.`,
 			inputSchema: {task, note: z.string().min(1)},
 		},
-		({task: ref, note}) => guarded(() => noted(`noted on %s; lease renewed`, recordProgress(actor, ref, note).id)),
+		({task: ref, note}) => call(() => noted(`noted on %s; lease renewed`, recordProgress(actor, ref, note).id)),
 	);
 	server.registerTool(
 		'hand_in',
@@ -79,7 +95,7 @@ export function createHandoffServer(ledger: Ledger, identity: string, version: s
 			inputSchema: {task, evidence_file: z.string().min(1).describe('path of the evidence YAML or JSON file')},
 		},
 		({task: ref, evidence_file: file}) =>
-			guarded(() => {
+			call(() => {
 				const result = handIn(actor, ref, file);
 				return ok(`handed in ${result.taskId}; waiting for ${result.acceptor}`, {...result});
 			}),
@@ -90,8 +106,7 @@ export function createHandoffServer(ledger: Ledger, identity: string, version: s
 			description: `Free a claim ${identity} holds and cannot finish; the reason is the first thing the next taker sees.`,
 			inputSchema: {task, reason: z.string().min(1)},
 		},
-		({task: ref, reason}) =>
-			guarded(() => noted('passed %s back; the contract is free to take', passBack(actor, ref, reason).id)),
+		({task: ref, reason}) => call(() => noted('passed %s back; the contract is free to take', passBack(actor, ref, reason).id)),
 	);
 	server.registerTool(
 		'raise_need',
@@ -99,7 +114,7 @@ export function createHandoffServer(ledger: Ledger, identity: string, version: s
 			description: 'Ask a person for something: it shows in the human queue under needs.',
 			inputSchema: {task, message: z.string().min(1)},
 		},
-		({task: ref, message}) => guarded(() => noted('raised a need on %s', raiseNeed(actor, ref, message).id)),
+		({task: ref, message}) => call(() => noted('raised a need on %s', raiseNeed(actor, ref, message).id)),
 	);
 	server.registerTool(
 		'list_work',
@@ -108,6 +123,7 @@ export function createHandoffServer(ledger: Ledger, identity: string, version: s
 			inputSchema: {},
 		},
 		() => {
+			beforeCall();
 			const items = listWork(ledger, Date.now());
 			const text =
 				items.length === 0

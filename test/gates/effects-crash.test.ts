@@ -6,6 +6,7 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {BIN, runCli, scratchDir} from '../helpers/cli.ts';
 import {callTool, connectGateway, orderInLedger, SLOW_SERVER, writeOrder} from '../helpers/effects.ts';
 import {onExit, onFileChange, onLedgerChange, waitFor} from '../helpers/wait-for.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 
 // Each test starts several real processes one after another (the gateway, its upstream, one CLI
 // run per step, each a fresh Node): about 2.5 s apiece on the shared 2-core machine under load,
@@ -25,7 +26,7 @@ describe('at most once, across a crash', {timeout: SPAWNS_TIMEOUT_MS}, () => {
 		const dir = scratchDir('cr-effects-crash-');
 		const calls = join(dir, 'calls.log');
 		const out = join(dir, 'out.txt');
-		const ledger = join(dir, 'ledger.db');
+		const ledger = freshLedgerFile(dir);
 		const order = writeOrder(
 			dir,
 			`order: o-crash

@@ -22,7 +22,7 @@ the board. Stdout carries only the protocol; it runs until stdin closes. See doc
 	exits: [
 		['0', 'stdin closed: the client is done'],
 		['1', 'the order is invalid or cannot be read, an upstream did not start, or tool names clash'],
-		['64', 'bad command line'],
+		['64', 'bad command line, or no ledger at --ledger PATH (only run and ingest create one)'],
 	],
 	examples: [['controlroom gateway --order o-42.yaml', 'what an MCP client config runs (command + args)']],
 };
@@ -39,11 +39,15 @@ export async function run(argv: readonly string[]): Promise<number> {
 		if (error instanceof OrderFileError) throw new CliError(error.message);
 		throw error;
 	}
-	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing', onMove: 'stay'});
 	const version = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {version: string}).version;
 	let gateway;
 	try {
-		gateway = await startGateway(ledger, loaded, {workerTask: process.env['CONTROLROOM_TASK_ID'] ?? null, version});
+		gateway = await startGateway(ledger, loaded, {
+			workerTask: process.env['CONTROLROOM_TASK_ID'] ?? null,
+			version,
+			notice: line => process.stderr.write(`controlroom gateway: ${line}\n`),
+		});
 	} catch (error) {
 		ledger.close();
 		if (error instanceof GatewayError || error instanceof UpstreamError || error instanceof ToolNameClashError)

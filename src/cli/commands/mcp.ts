@@ -1,5 +1,6 @@
 import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js';
 import {createHandoffServer} from '../../handoff/mcp-server.ts';
+import {isStillInItsFile, watchLedgerFile} from '../../ledger/file-watch.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -18,7 +19,7 @@ runs until stdin closes. Register one server per agent, each with its own --as.`
 	exits: [
 		['0', 'stdin closed (the agent went away)'],
 		['1', 'the ledger cannot be opened'],
-		['64', 'bad command line, no --as (nor CONTROLROOM_WORKER), or a --ledger in a missing folder'],
+		['64', 'bad command line, no --as (nor CONTROLROOM_WORKER), or no ledger at --ledger PATH (only run and ingest create one)'],
 	],
 	examples: [
 		['claude mcp add controlroom -- controlroom mcp --as worker-1', 'gives a Claude Code agent the claim verbs as worker-1'],
@@ -32,8 +33,21 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const identity = workerIdentity('mcp', values.as);
 	if (identity === null)
 		throw new CliError('mcp: --as NAME is required: who the agent is (or set CONTROLROOM_WORKER)', USAGE_EXIT);
-	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
-	const server = createHandoffServer(ledger, identity, packageVersion());
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing', onMove: 'stay'});
+	// A moved ledger keeps the agent's claims in the file it opened; a deleted or replaced one is
+	// reopened at its path. Either way the server says so on stderr (stdout carries the protocol).
+	const say = (line: string): boolean => process.stderr.write(`controlroom mcp: ${line}\n`);
+	const fileWatch = watchLedgerFile(
+		ledger,
+		change =>
+			say(
+				isStillInItsFile(change)
+					? `the ledger ${change.path} was moved to ${change.nowIn}: this server's events, earlier and later, are in ${change.nowIn}`
+					: `the ledger ${change.path} was ${change.kind}: writing to the new file there from now on (claims taken before are not in it)`,
+			),
+		error => say(`cannot reopen the ledger ${ledger.path} (${error.message}); the server goes on`),
+	);
+	const server = createHandoffServer(ledger, identity, packageVersion(), {beforeCall: fileWatch.check});
 	const transport = new StdioServerTransport();
 	const closed = new Promise<void>(resolve => {
 		transport.onclose = resolve;
@@ -42,6 +56,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	await server.connect(transport);
 	await closed;
 	await server.close();
+	fileWatch.stop();
 	ledger.close();
 	return 0;
 }

@@ -151,7 +151,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	// Swallow EPIPE on our own streams: a closed pager must not kill the wrapper while its child runs.
 	process.stdout.on('error', () => undefined);
 	process.stderr.on('error', () => undefined);
-	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
+	const ledger = openCommandLedger(values.ledger, {mode: 'create', onMove: 'stay'});
 	try {
 		if (taskId !== undefined && ledger.reader.task(taskId))
 			throw new CliError(`--task-id: the ledger already has a task ${taskId}`, USAGE_EXIT);

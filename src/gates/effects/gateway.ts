@@ -2,6 +2,7 @@ import {Server} from '@modelcontextprotocol/sdk/server/index.js';
 import {CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool} from '@modelcontextprotocol/sdk/types.js';
 import {planTools, placeholderOf, type EffectPlan, type PlannedTool, type UpstreamTool} from '../../core/effects/plan.ts';
 import {EventType} from '../../core/events.ts';
+import {isStillInItsFile, watchLedgerFile} from '../../ledger/file-watch.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import type {LoadedOrder} from './order-file.ts';
 import {admitCall, orderEvent, recordedResult} from './record.ts';
@@ -21,6 +22,8 @@ export type GatewayOptions = {
 	/** The worker's task, when the gateway runs under one (CONTROLROOM_TASK_ID). */
 	readonly workerTask: string | null;
 	readonly version: string;
+	/** The gateway's own one-line notices (stderr: stdout carries only the protocol). */
+	readonly notice?: (line: string) => void;
 };
 
 function refusal(text: string): CallToolResult {
@@ -118,28 +121,43 @@ export async function startGateway(ledger: Ledger, loaded: LoadedOrder, options:
 		await closeAll();
 		throw error;
 	}
-	ledger.writer.append([
-		orderEvent(
-			EventType.orderOpened,
-			{
-				worker: order.worker,
-				parent: order.parent,
-				budgetCalls: order.budgetCalls,
-				expiresMs: order.expiresMs,
-				file: loaded.file,
-				digest: loaded.digest,
-				upstreams: summaryOf(loaded, plan),
-				workerTask: options.workerTask,
-				gatewayPid: process.pid,
-			},
-			order.id,
-			'gateway',
-		),
-	]);
+	const opened = {
+		worker: order.worker,
+		parent: order.parent,
+		budgetCalls: order.budgetCalls,
+		expiresMs: order.expiresMs,
+		file: loaded.file,
+		digest: loaded.digest,
+		upstreams: summaryOf(loaded, plan),
+		workerTask: options.workerTask,
+		gatewayPid: process.pid,
+	};
+	ledger.writer.append([orderEvent(EventType.orderOpened, opened, order.id, 'gateway')]);
+	// A moved ledger keeps the order's events together in the file it opened; a deleted or replaced
+	// one gets the order opened again, so a held call's placeholder names an order the ledger shows.
+	const notice = options.notice ?? (() => undefined);
+	const fileWatch = watchLedgerFile(
+		ledger,
+		change => {
+			if (isStillInItsFile(change)) {
+				notice(
+					`the ledger ${change.path} was moved to ${change.nowIn}: order ${order.id}'s events, earlier and later, are in ${change.nowIn}`,
+				);
+				return;
+			}
+			ledger.writer.append([orderEvent(EventType.orderOpened, opened, order.id, 'gateway')]);
+			notice(
+				`the ledger ${change.path} was ${change.kind}: order ${order.id} is opened again in the new file there (its earlier calls are not in it, nor counted against its budget)`,
+			);
+		},
+		error => notice(`cannot reopen the ledger ${ledger.path} (${error.message}); the gateway goes on`),
+	);
 
 	const server = new Server({name: 'controlroom-gateway', version: options.version}, {capabilities: {tools: {}}});
 	server.setRequestHandler(ListToolsRequestSchema, () => ({tools: [...plan.tools.values()].map(offeredTool)}));
 	server.setRequestHandler(CallToolRequestSchema, async request => {
+		// Every call is recorded where the board and the approvals look.
+		fileWatch.check();
 		const name = request.params.name;
 		const args = request.params.arguments ?? {};
 		const planned = plan.tools.get(name);
@@ -201,5 +219,12 @@ export async function startGateway(ledger: Ledger, loaded: LoadedOrder, options:
 			return refusal(`${planned.upstream}/${planned.tool} failed: ${message}`);
 		}
 	});
-	return {server, plan, close: closeAll};
+	return {
+		server,
+		plan,
+		close: async () => {
+			fileWatch.stop();
+			await closeAll();
+		},
+	};
 }
