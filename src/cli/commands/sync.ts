@@ -48,6 +48,11 @@ const CHANGE_BATCH_MS = 30;
 function line(pass: SyncPass, hostName: string): string | null {
 	const parts: string[] = [];
 	if (pass.shipped > 0) parts.push(`${pass.shipped} events in ${pass.batches} batches, ${pass.tasks} task rows`);
+	if (pass.escaped > 0)
+		parts.push(
+			`${pass.escaped} rows with a NUL or an unpaired surrogate escaped for PostgreSQL (controlroom rejects lists them)`,
+		);
+	if (pass.refused > 0) parts.push(`${pass.refused} rows refused by the server, kept in controlroom.rejects`);
 	if (pass.taken.length > 0) parts.push(`took requests ${pass.taken.map(id => `#${id}`).join(', ')}`);
 	for (const done of pass.handled)
 		parts.push(`request #${done.requestId} ${done.verb} ${done.taskId}: ${done.outcome} (${done.message})`);
