@@ -1,4 +1,5 @@
 import {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
+import {NEED_MAX_CHARS} from '../core/text-limits.ts';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import type {Ledger} from '../ledger/open-ledger.ts';
@@ -112,7 +113,7 @@ export function createHandoffServer(
 		'raise_need',
 		{
 			description: 'Ask a person for something: it shows in the human queue under needs.',
-			inputSchema: {task, message: z.string().min(1)},
+			inputSchema: {task, message: z.string().min(1).max(NEED_MAX_CHARS)},
 		},
 		({task: ref, message}) => call(() => noted('raised a need on %s', raiseNeed(actor, ref, message).id)),
 	);

@@ -492,7 +492,7 @@ export type SpoolWritability = {readonly isWritable: true} | {readonly isWritabl
 function probe(dir: string): SpoolWritability {
 	const name = join(dir, `.probe-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
 	try {
-		writeFileSync(name, '', {flag: 'wx'});
+		writeFileSync(name, '', {flag: 'wx', mode: PRIVATE_FILE_MODE});
 		unlinkSync(name);
 		return {isWritable: true};
 	} catch (error) {

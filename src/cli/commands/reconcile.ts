@@ -1,3 +1,4 @@
+import {minimumOf} from '../../core/settings.ts';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {settingFromText} from '../../core/settings.ts';
 import {reconcileOnce, type ReconcileResult} from '../../producers/reconciler.ts';
@@ -77,7 +78,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	});
 	if (positionals.length > 0) throw new CliError(`reconcile: unexpected argument '${positionals[0]}'`, USAGE_EXIT);
 	const flags = {
-		reconcileIntervalSeconds: positiveSeconds('interval', values.interval),
+		reconcileIntervalSeconds: positiveSeconds('interval', values.interval, minimumOf('reconcileIntervalSeconds')),
 		// An --agents with no name in it (`--agents ,`) is as good as none.
 		agentNames: values.agents === undefined ? undefined : (settingFromText('names', values.agents) ?? undefined),
 	};

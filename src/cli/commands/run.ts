@@ -1,3 +1,5 @@
+import {minimumOf} from '../../core/settings.ts';
+import {overTextLimit, TITLE_MAX_CHARS} from '../../core/text-limits.ts';
 import {existsSync, statSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {controlroomHome} from '../../ledger/paths.ts';
@@ -97,6 +99,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const [command, ...args] = positionals;
 	if (command === undefined || command === '')
 		throw new CliError('run: missing the command to run (controlroom run [OPTIONS] -- CMD ...)', USAGE_EXIT);
+	const titleTooLong = values.title === undefined ? null : overTextLimit('--title', values.title, TITLE_MAX_CHARS);
+	if (titleTooLong !== null) throw new CliError(titleTooLong, USAGE_EXIT);
 	let contractRun: ContractRun | null = null;
 	if (values.contract !== undefined) {
 		// Validate before anything else touches the ledger or the process table: an invalid contract starts nothing.
@@ -122,8 +126,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const settings = commandSettings({
 		budgetTokens: positiveInt('budget', values.budget),
 		slots: positiveInt('slots', values.slots),
-		heartbeatSeconds: positiveSeconds('heartbeat', values.heartbeat),
-		runGraceSeconds: positiveSeconds('grace', values.grace),
+		heartbeatSeconds: positiveSeconds('heartbeat', values.heartbeat, minimumOf('heartbeatSeconds')),
+		runGraceSeconds: positiveSeconds('grace', values.grace, minimumOf('runGraceSeconds')),
 	});
 	const options = {
 		command,

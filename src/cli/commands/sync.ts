@@ -1,3 +1,4 @@
+import {minimumOf} from '../../core/settings.ts';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {hostIdentity} from '../../ledger/host.ts';
 import {isFleetUrl, redactUrl} from '../../ledger/fleet/connection.ts';
@@ -74,7 +75,9 @@ export async function run(argv: readonly string[]): Promise<number> {
 		throw new CliError('sync: --once and --interval exclude each other', USAGE_EXIT);
 	if (isFleetUrl(values.ledger))
 		throw new CliError('sync: --ledger names the local ledger file; the fleet goes in --to', USAGE_EXIT);
-	const settings = commandSettings({syncIntervalSeconds: positiveSeconds('interval', values.interval)});
+	const settings = commandSettings({
+		syncIntervalSeconds: positiveSeconds('interval', values.interval, minimumOf('syncIntervalSeconds')),
+	});
 	const intervalMs = settings.syncIntervalSeconds * 1000;
 	const url = values.to;
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});

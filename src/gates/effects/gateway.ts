@@ -2,16 +2,19 @@ import {Server} from '@modelcontextprotocol/sdk/server/index.js';
 import {CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool} from '@modelcontextprotocol/sdk/types.js';
 import {planTools, placeholderOf, type EffectPlan, type PlannedTool, type UpstreamTool} from '../../core/effects/plan.ts';
 import {EventType} from '../../core/events.ts';
+import {MAX_MCP_REQUEST_BYTES} from '../../core/mcp-limits.ts';
 import {isStillInItsFile, watchLedgerFile} from '../../ledger/file-watch.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import type {LoadedOrder} from './order-file.ts';
-import {admitCall, orderEvent, recordedResult} from './record.ts';
+import {admitCall, orderEvent, recordedResult, refuseCall} from './record.ts';
 import {connectUpstream, listAllTools, type Upstream} from './upstreams.ts';
 
 /** A running gateway: the MCP server to connect to a transport, and how to stop its upstreams. */
 export type Gateway = {
 	readonly server: Server;
 	readonly plan: EffectPlan;
+	/** Records a request too large to read (src/cli/bounded-stdio.ts) as a refused call of the order. */
+	refuseOversized(request: {readonly bytes: number; readonly tool: string | null; readonly head: string}): void;
 	close(): Promise<void>;
 };
 
@@ -166,15 +169,13 @@ export async function startGateway(ledger: Ledger, loaded: LoadedOrder, options:
 			const reason = withheld
 				? `${withheld.upstream}/${withheld.tool} is staged in ${order.parent ?? 'the parent order'}: a derived order never carries staged tools`
 				: `tool ${name} is not in order ${order.id}`;
-			ledger.writer.append([
-				orderEvent(
-					EventType.effectRefused,
-					{upstream: withheld?.upstream ?? null, tool: withheld?.tool ?? name, reason, args},
-					order.id,
-					'gateway',
-				),
-			]);
-			return refusal(`refused: ${reason}`);
+			const told = refuseCall(
+				ledger,
+				order.id,
+				{upstream: withheld?.upstream ?? null, tool: withheld?.tool ?? name, args},
+				reason,
+			);
+			return refusal(`refused: ${told}`);
 		}
 		const admission = admitCall(ledger, order.id, order.budgetCalls, {
 			upstream: planned.upstream,
@@ -222,6 +223,15 @@ export async function startGateway(ledger: Ledger, loaded: LoadedOrder, options:
 	return {
 		server,
 		plan,
+		refuseOversized: request => {
+			fileWatch.check();
+			refuseCall(
+				ledger,
+				order.id,
+				{upstream: null, tool: request.tool ?? '(unread)', args: {bytes: request.bytes, start: request.head.slice(0, 512)}},
+				`a request of ${request.bytes} bytes is over the limit of ${MAX_MCP_REQUEST_BYTES} bytes, not read`,
+			);
+		},
 		close: async () => {
 			fileWatch.stop();
 			await closeAll();
