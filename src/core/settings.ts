@@ -30,7 +30,7 @@ type SettingSpec = {
 	readonly about: string;
 	/**
 	 * The least value that makes sense, where "positive" is not enough: a reconciler pass every
-	 * nanosecond, or a heartbeat event every millisecond, only burns the machine (docs/config.md).
+	 * nanosecond, or a heartbeat event every microsecond, only burns the machine (docs/config.md).
 	 */
 	readonly minimum?: number;
 };
@@ -98,14 +98,14 @@ export const SETTINGS = {
 		env: 'CONTROLROOM_HEARTBEAT_SECONDS',
 		usedBy: ['run --heartbeat'],
 		about: 'how often a wrapped run records that its child lives',
-		minimum: 1,
+		minimum: 0.05,
 	},
 	runGraceSeconds: {
 		kind: 'seconds',
 		builtIn: 10,
 		usedBy: ['run --grace'],
 		about: 'SIGTERM-to-SIGKILL grace of a wrapped run on a forwarded stop or a budget stop',
-		minimum: 0.1,
+		minimum: 0.05,
 	},
 } as const satisfies Record<string, SettingSpec>;
 

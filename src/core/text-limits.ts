@@ -1,4 +1,4 @@
-// Text a person types into controlroom has a documented limit (docs/cli.md, "Text limits"): a
+// Text a person types into controlroom has a documented limit (docs/ledger.md, "Text limits"): a
 // title or a need is a line to read, not a file, and a 100,000-character one is a mistake. Text an
 // agent sends is never refused for its length (its payload is kept whole, within the payload
 // limits), but every one-line place that shows it cuts it with … (`cutForLine`).

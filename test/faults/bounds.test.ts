@@ -193,14 +193,14 @@ describe('bounds', {timeout: 120_000}, () => {
 			what: 'run --heartbeat 0.001',
 			args: ['run', '--heartbeat', '0.001', '--', 'true'],
 			exit: 64,
-			says: /^controlroom: --heartbeat: expected at least 1 second,/,
+			says: /^controlroom: --heartbeat: expected at least 0.05 seconds,/,
 		},
 		{
 			what: 'CONTROLROOM_HEARTBEAT_SECONDS=0.001',
 			args: ['run', '--', 'true'],
 			env: {CONTROLROOM_HEARTBEAT_SECONDS: '0.001'},
 			exit: 78,
-			says: /CONTROLROOM_HEARTBEAT_SECONDS: expected at least 1 second, got 0.001/,
+			says: /CONTROLROOM_HEARTBEAT_SECONDS: expected at least 0.05 seconds, got 0.001/,
 		},
 		{what: 'snapshot --ledger /dev/null', args: ['snapshot', '--ledger', '/dev/null'], exit: 64, says: /\/dev\/null/},
 		{
