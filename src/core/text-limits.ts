@@ -18,9 +18,11 @@ export function overTextLimit(what: string, text: string, max: number): string |
 	return chars <= max ? null : `${what}: ${chars} characters, over the limit of ${max}`;
 }
 
-/** `text` on one line, at most `max` characters, cut with … when longer (never inside a surrogate pair). */
+/**
+ * `text` at most `max` characters, cut with … when longer (never inside a surrogate pair). Line
+ * breaks are left to the terminal-safe function, which shows them escaped on the one line.
+ */
 export function cutForLine(text: string, max = SHOWN_LINE_MAX_CHARS): string {
-	const flat = text.replace(/\s+/g, ' ');
-	const chars = [...flat];
-	return chars.length <= max ? flat : `${chars.slice(0, max - 1).join('')}…`;
+	const chars = [...text];
+	return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
 }
