@@ -1,4 +1,5 @@
 import {secondsText} from '../core/settings.ts';
+import {overTextLimit, REASON_MAX_CHARS} from '../core/text-limits.ts';
 import {parseArgs, type ParseArgsConfig} from 'node:util';
 import {CliError, USAGE_EXIT} from './errors.ts';
 
@@ -108,4 +109,10 @@ export function positiveSeconds(flag: string, value: string | undefined, minimum
 	if (minimum !== undefined && seconds < minimum)
 		throw new CliError(`--${flag}: expected at least ${secondsText(minimum)}, got '${value}'`, USAGE_EXIT);
 	return seconds;
+}
+
+/** Refuses a reason or note a person typed that is over its limit (docs/ledger.md, "Text limits"): one line, exit 64. */
+export function boundedText(what: string, text: string | undefined, max = REASON_MAX_CHARS): void {
+	const tooLong = text === undefined ? null : overTextLimit(what, text, max);
+	if (tooLong !== null) throw new CliError(tooLong, USAGE_EXIT);
 }

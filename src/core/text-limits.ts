@@ -9,6 +9,9 @@ export const TITLE_MAX_CHARS = 500;
 /** The longest need `need` and the MCP `raise_need` take. */
 export const NEED_MAX_CHARS = 4000;
 
+/** The longest reason or note a person types: `--reason` (pass-back, send-back, effects reject), `accept --note`, `progress NOTE`. */
+export const REASON_MAX_CHARS = 4000;
+
 /** The most of one text a one-line listing (snapshot's queue) shows before cutting it with …. */
 export const SHOWN_LINE_MAX_CHARS = 200;
 

@@ -164,7 +164,7 @@ describe('bounds', {timeout: 120_000}, () => {
 		expect(rejects[0]?.reason).toContain('progress');
 	});
 
-	it.each([
+	it.each<{what: string; args: string[]; env?: Record<string, string>; exit: number; says: RegExp}>([
 		{
 			what: 'run --title of 100,000 characters',
 			args: ['run', '--title', 'x'.repeat(100_000), '--', 'true'],
@@ -177,6 +177,18 @@ describe('bounds', {timeout: 120_000}, () => {
 			exit: 1,
 			says: /need: 100000 characters, over the limit of 4000/,
 		},
+		...[
+			['progress', 'TASK', 'x'.repeat(5000)],
+			['pass-back', 'TASK', '--reason', 'x'.repeat(5000)],
+			['send-back', 'TASK', '--reason', 'x'.repeat(5000)],
+			['effects', 'reject', 'o-1', '--reason', 'x'.repeat(5000)],
+			['accept', 'TASK', '--note', 'x'.repeat(5000)],
+		].map(args => ({
+			what: `${args.slice(0, 2).join(' ')} with a text of 5,000 characters`,
+			args,
+			exit: 64,
+			says: /: 5000 characters, over the limit of 4000$/,
+		})),
 		{
 			what: 'reconcile --interval 1e-9',
 			args: ['reconcile', '--interval', '1e-9'],
