@@ -1,3 +1,5 @@
+import {secondsText} from '../core/settings.ts';
+import {overTextLimit, REASON_MAX_CHARS} from '../core/text-limits.ts';
 import {parseArgs, type ParseArgsConfig} from 'node:util';
 import {CliError, USAGE_EXIT} from './errors.ts';
 
@@ -95,11 +97,22 @@ export function positiveInt(flag: string, value: string | undefined): number | u
 	return number;
 }
 
-/** Parses a positive number of seconds (fractions allowed), naming the flag when it is not one. */
-export function positiveSeconds(flag: string, value: string | undefined): number | undefined {
+/**
+ * Parses a positive number of seconds (fractions allowed), at least `minimum` where the setting has
+ * one (src/core/settings.ts), naming the flag when it is not one.
+ */
+export function positiveSeconds(flag: string, value: string | undefined, minimum?: number): number | undefined {
 	if (value === undefined) return undefined;
 	const seconds = Number(value);
 	if (value.trim() === '' || !Number.isFinite(seconds) || seconds <= 0)
 		throw new CliError(`--${flag}: expected a positive number of seconds, got '${value}'`, USAGE_EXIT);
+	if (minimum !== undefined && seconds < minimum)
+		throw new CliError(`--${flag}: expected at least ${secondsText(minimum)}, got '${value}'`, USAGE_EXIT);
 	return seconds;
+}
+
+/** Refuses a reason or note a person typed that is over its limit (docs/ledger.md, "Text limits"): one line, exit 64. */
+export function boundedText(what: string, text: string | undefined, max = REASON_MAX_CHARS): void {
+	const tooLong = text === undefined ? null : overTextLimit(what, text, max);
+	if (tooLong !== null) throw new CliError(tooLong, USAGE_EXIT);
 }

@@ -87,7 +87,10 @@ export const EXIT_CODES: readonly (readonly [code: string, meaning: string])[] =
 		'the command ran and the answer is no, or it could not do it: a refusal (an invalid contract, a claim held by someone else, incomplete evidence), a --fail-on lane with tasks, a task that could not be stopped, an ingest where nothing landed, a ledger that cannot be opened or written',
 	],
 	['2', 'review: the review needs a person (fixes left after the fix round, INVALID, STOPPED); docs/review.md'],
-	['3', 'reconcile: the ledger file was deleted or replaced while it ran; it said so on stderr and went on with the new file'],
+	[
+		'3',
+		'reconcile: the ledger file was moved, deleted or replaced while it ran; it said so on stderr and went on with the file at its path',
+	],
 	[
 		'64',
 		'the command line is wrong (EX_USAGE): an unknown command or option, a missing or bad value, a --ledger that is empty, a folder, in a folder that does not exist, or (for commands that need one) where no ledger is; nothing was written',

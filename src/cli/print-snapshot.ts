@@ -3,6 +3,7 @@ import {formatDuration, formatKnown, formatProgress, formatTokens, UNKNOWN} from
 import {LANE_TITLES, statusLabel} from '../core/labels.ts';
 import {BOARD_LANES, type Snapshot, type SnapshotTask} from '../core/snapshot.ts';
 import {terminalSafe} from '../core/terminal-text.ts';
+import {cutForLine} from '../core/text-limits.ts';
 
 function taskLine(task: SnapshotTask, now: number): string {
 	const started = task.startedAt ? formatDuration(now - Date.parse(task.startedAt)) : UNKNOWN;
@@ -41,7 +42,7 @@ export function printSnapshotText(snapshot: Snapshot): string {
 		lines.push(`  ${lane.name}:`);
 		for (const item of lane.items) {
 			lines.push(
-				`    ${terminalSafe(item.taskId).padEnd(16)} waiting ${formatDuration(item.waitingSeconds * 1000).padEnd(6)} ${terminalSafe(item.reason)}`,
+				`    ${terminalSafe(item.taskId).padEnd(16)} waiting ${formatDuration(item.waitingSeconds * 1000).padEnd(6)} ${terminalSafe(cutForLine(item.reason))}`,
 			);
 		}
 		if (lane.total > lane.items.length) lines.push(`    +${lane.total - lane.items.length} more`);

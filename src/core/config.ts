@@ -3,6 +3,7 @@
 import * as z from 'zod/mini';
 import {parseDuration} from './duration.ts';
 import {
+	belowMinimum,
 	builtInOf,
 	envOf,
 	EXPECTED,
@@ -165,9 +166,13 @@ export function resolveSetting<K extends SettingKey>(
 	if (env !== undefined && text !== undefined && text !== '') {
 		const value = settingFromText(kind, text);
 		if (value === null) throw new ConfigError(`${env}: expected ${EXPECTED[kind]}, got '${text}'`);
+		const low = belowMinimum(key, value);
+		if (low !== null) throw new ConfigError(`${env}: ${low}`);
 		if (value !== undefined) return {value: value as SettingValues[K], source: 'environment', origin: env};
 	}
 	const fromFile = layers.file?.values[key];
+	const low = belowMinimum(key, fromFile);
+	if (low !== null) throw new ConfigError(`config ${layers.file?.path ?? ''}: ${key}: ${low}`);
 	if (fromFile !== undefined) return {value: fromFile as SettingValues[K], source: 'file', origin: layers.file?.path ?? null};
 	return {value: builtInOf(key), source: 'default', origin: null};
 }

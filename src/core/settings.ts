@@ -28,6 +28,11 @@ type SettingSpec = {
 	readonly usedBy: readonly string[];
 	/** What it decides, in one line. */
 	readonly about: string;
+	/**
+	 * The least value that makes sense, where "positive" is not enough: a reconciler pass every
+	 * nanosecond, or a heartbeat event every microsecond, only burns the machine (docs/config.md).
+	 */
+	readonly minimum?: number;
 };
 
 /**
@@ -52,6 +57,7 @@ export const SETTINGS = {
 		builtIn: 5,
 		usedBy: ['reconcile --interval', 'board --reconcile'],
 		about: 'time between reconciler passes (the board runs its own; not on a fleet ledger)',
+		minimum: 0.05,
 	},
 	agentNames: {
 		kind: 'names',
@@ -71,6 +77,7 @@ export const SETTINGS = {
 		builtIn: 5,
 		usedBy: ['sync --interval'],
 		about: 'the longest time between sync passes',
+		minimum: 0.05,
 	},
 	budgetTokens: {
 		kind: 'count',
@@ -91,12 +98,14 @@ export const SETTINGS = {
 		env: 'CONTROLROOM_HEARTBEAT_SECONDS',
 		usedBy: ['run --heartbeat'],
 		about: 'how often a wrapped run records that its child lives',
+		minimum: 0.05,
 	},
 	runGraceSeconds: {
 		kind: 'seconds',
 		builtIn: 10,
 		usedBy: ['run --grace'],
 		about: 'SIGTERM-to-SIGKILL grace of a wrapped run on a forwarded stop or a budget stop',
+		minimum: 0.05,
 	},
 } as const satisfies Record<string, SettingSpec>;
 
@@ -110,6 +119,22 @@ export const SETTING_KEYS = Object.keys(SETTINGS) as SettingKey[];
 /** The built-in default of a setting. */
 export function builtInOf<K extends SettingKey>(key: K): SettingValues[K] {
 	return SETTINGS[key].builtIn as SettingValues[K];
+}
+
+/** The least value a setting takes (undefined: any value of its kind). */
+export function minimumOf(key: SettingKey): number | undefined {
+	const spec: SettingSpec = SETTINGS[key];
+	return spec.minimum;
+}
+
+/** `1 second`, `0.05 seconds`. */
+export const secondsText = (seconds: number): string => `${seconds} second${seconds === 1 ? '' : 's'}`;
+
+/** Why a value is below its setting's minimum, or null when it is not. */
+export function belowMinimum(key: SettingKey, value: unknown): string | null {
+	const minimum = minimumOf(key);
+	if (minimum === undefined || typeof value !== 'number' || value >= minimum) return null;
+	return `expected at least ${SETTINGS[key].kind === 'seconds' ? secondsText(minimum) : minimum}, got ${value}`;
 }
 
 /** The environment variable that sets a setting, where one does. */

@@ -1,6 +1,10 @@
-import {closeSync, openSync, readFileSync, readSync, statSync} from 'node:fs';
+import {closeSync} from 'node:fs';
 import {basename, dirname, resolve} from 'node:path';
 import {citedPaths, type EvidenceFile, type PlanText} from '../core/plan-review/packet.ts';
+import {AgentFileError, openAgentFile, readAgentText, readAt} from '../ledger/agent-files.ts';
+
+/** The largest plan read (docs/mediation.md): the agents write their plans, so they are bounded. */
+const MAX_PLAN_BYTES = 1024 * 1024;
 
 /** Each cited file is given up to this much, and all of them together up to EVIDENCE_TOTAL. */
 const EVIDENCE_FILE_LIMIT = 32 * 1024;
@@ -15,43 +19,48 @@ export type PlanFile = PlanText & {readonly path: string};
 export function readPlan(path: string): PlanFile {
 	let text: string;
 	try {
-		text = readFileSync(path, 'utf8');
+		text = readAgentText(path, MAX_PLAN_BYTES);
 	} catch (error) {
-		const code = (error as NodeJS.ErrnoException).code;
-		throw new PlanFileError(
-			`${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder' : 'cannot be read'}`,
-		);
+		if (error instanceof AgentFileError) throw new PlanFileError(error.message);
+		throw error;
 	}
 	if (text.trim() === '') throw new PlanFileError(`${path}: is empty`);
 	if (text.includes('\0')) throw new PlanFileError(`${path}: is not a text file`);
 	return {name: basename(path), path, text};
 }
 
-function readStart(path: string, limit: number): {readonly text: string; readonly isCut: boolean} {
-	const size = statSync(path).size;
-	const fd = openSync(path, 'r');
-	try {
-		const buffer = Buffer.alloc(Math.min(size, limit));
-		const read = readSync(fd, buffer, 0, buffer.length, 0);
-		return {text: buffer.subarray(0, read).toString('utf8'), isCut: size > limit};
-	} finally {
-		closeSync(fd);
-	}
-}
+/** What a cited file's problem is called in the packet. */
+const CITED_PROBLEM: Partial<Record<AgentFileError['problem'], string>> = {
+	missing: 'cited but missing',
+	folder: 'a folder, not a file',
+	link: 'a symbolic link (not followed)',
+	fifo: 'a FIFO, not a file',
+	device: 'a device, not a file',
+	socket: 'a socket, not a file',
+};
 
+/**
+ * The start of a file a plan cites, opened as every file an agent could have written is
+ * (agent-files.ts): a FIFO or device is named, never waited on or read from, a link not followed.
+ */
 function readEvidence(path: string, budget: number): Pick<EvidenceFile, 'text' | 'problem' | 'isCut'> {
-	let stat;
+	let file;
 	try {
-		stat = statSync(path);
-	} catch {
-		return {text: null, problem: 'cited but missing', isCut: false};
+		file = openAgentFile(path, Number.POSITIVE_INFINITY);
+	} catch (error) {
+		if (!(error instanceof AgentFileError)) throw error;
+		return {text: null, problem: CITED_PROBLEM[error.problem] ?? 'cannot be read', isCut: false};
 	}
-	if (stat.isDirectory()) return {text: null, problem: 'a folder, not a file', isCut: false};
-	if (budget <= 0)
-		return {text: null, problem: `left out: the packet's evidence is full (${EVIDENCE_TOTAL} bytes)`, isCut: false};
-	const {text, isCut} = readStart(path, Math.min(EVIDENCE_FILE_LIMIT, budget));
-	if (text.includes('\0')) return {text: null, problem: 'not a text file', isCut: false};
-	return {text, problem: null, isCut};
+	try {
+		if (budget <= 0)
+			return {text: null, problem: `left out: the packet's evidence is full (${EVIDENCE_TOTAL} bytes)`, isCut: false};
+		const limit = Math.min(EVIDENCE_FILE_LIMIT, budget);
+		const text = readAt(file.fd, 0, Math.min(file.size, limit)).toString('utf8');
+		if (text.includes('\0')) return {text: null, problem: 'not a text file', isCut: false};
+		return {text, problem: null, isCut: file.size > limit};
+	} finally {
+		closeSync(file.fd);
+	}
 }
 
 /**

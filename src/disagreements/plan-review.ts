@@ -1,12 +1,13 @@
 import {randomBytes} from 'node:crypto';
-import {mkdirSync, writeFileSync} from 'node:fs';
 import {dirname, join} from 'node:path';
 import {EventType, newEvent, type NewEvent} from '../core/events.ts';
 import {planReviewPacket} from '../core/plan-review/packet.ts';
 import {decidePlanRound, PLAN_REVIEW_ROUNDS} from '../core/plan-review/rounds.ts';
 import type {Verdict} from '../core/review/verdict.ts';
 import {runReviewer} from '../gates/review/run-reviewer.ts';
+import {replaceOwnFile} from '../ledger/agent-files.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
+import {makePrivateDir} from '../ledger/private-files.ts';
 import {gatherEvidence, readPlan} from './plan-evidence.ts';
 import {workTreeFingerprint} from './work-tree-state.ts';
 
@@ -68,7 +69,7 @@ export async function reviewPlans(request: PlanReviewRequest): Promise<PlanRevie
 	const names = first.map(plan => plan.name);
 	const taskId = `p-${randomBytes(5).toString('hex')}`;
 	const folder = join(dirname(ledger.path), 'plan-reviews', taskId);
-	mkdirSync(folder, {recursive: true, mode: 0o700});
+	makePrivateDir(folder);
 	const envelope = (): {taskId: string; at: number; source: string} => ({taskId, at: Date.now(), source: SOURCE});
 	ledger.writer.append([
 		newEvent(
@@ -83,7 +84,7 @@ export async function reviewPlans(request: PlanReviewRequest): Promise<PlanRevie
 		const plans = round === 1 ? first : request.plans.map(readPlan);
 		const packet = planReviewPacket({plans, evidence: gatherEvidence(plans), round, maxRounds: PLAN_REVIEW_ROUNDS, openPoints});
 		const packetPath = join(folder, `round-${round}.md`);
-		writeFileSync(packetPath, packet, {mode: 0o600});
+		replaceOwnFile(packetPath, packet);
 		const before = workTreeFingerprint(request.cwd);
 		const reviewed = await runReviewer({
 			ledger,

@@ -1,7 +1,10 @@
-import {readFileSync} from 'node:fs';
 import {parse} from 'yaml';
 import * as z from 'zod';
 import {checkPosition, type Position, type PositionProblem} from '../core/mediation/position.ts';
+import {AgentFileError, readAgentText} from '../ledger/agent-files.ts';
+
+/** The largest position file read (docs/mediation.md): a position is a few lines of YAML. */
+const MAX_POSITION_BYTES = 1024 * 1024;
 
 const unit = z.number({error: 'expected a number from 0 to 1'}).min(0, 'must be 0 or more').max(1, 'must be 1 or less');
 
@@ -32,9 +35,10 @@ const fieldOf = (path: readonly PropertyKey[]): string => (path.length === 0 ? '
 export function readPositionFile(file: string): Position {
 	let text: string;
 	try {
-		text = readFileSync(file, 'utf8');
+		text = readAgentText(file, MAX_POSITION_BYTES);
 	} catch (error) {
-		throw new PositionFileError(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+		if (error instanceof AgentFileError) throw new PositionFileError(error.message);
+		throw error;
 	}
 	let document: unknown;
 	try {

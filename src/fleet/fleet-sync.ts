@@ -35,6 +35,10 @@ export type SyncPass = {
 	readonly batches: number;
 	/** The last local seq the server holds after this pass. */
 	readonly fleetSeq: number;
+	/** Rows that held what PostgreSQL cannot, escaped on the host (each told once as a reject of the ledger). */
+	readonly escaped: number;
+	/** Rows the server refused all the same, kept in the fleet's rejects (the rest shipped). */
+	readonly refused: number;
 	/** Requests carried out since the previous pass. */
 	readonly handled: readonly HandledRequest[];
 	/** Requests taken this pass (carried out in the background; their outcomes come in a later pass). */
@@ -166,12 +170,16 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 		let shipped = 0;
 		let tasks = 0;
 		let batches = 0;
+		let escaped = 0;
+		let refused = 0;
 		const result = (state: SyncState, message: string | null, taken: readonly number[] = []): SyncPass => ({
 			state,
 			shipped,
 			tasks,
 			batches,
 			fleetSeq,
+			escaped,
+			refused,
 			handled: finished.splice(0),
 			taken,
 			message,
@@ -204,6 +212,8 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 				fleetSeq = batch.lastSeq;
 				shipped += batch.shipped;
 				tasks += batch.tasks;
+				escaped += batch.escaped;
+				refused += batch.refused?.length ?? 0;
 				batches += 1;
 			}
 			const taken = (await active.pendingRequestsFor(host.id)).filter(take).map(request => request.id);

@@ -1,3 +1,6 @@
+import {fleetJson, fleetObject, fleetText} from '../core/fleet-text.ts';
+import type {StoredEventRow} from '../core/events.ts';
+import type {Task} from '../core/task.ts';
 import {FleetError} from '../ledger/fleet/connection.ts';
 import type {WrittenBatch} from '../ledger/fleet/ship.ts';
 import type {SyncConnection} from '../ledger/fleet/sync-connection.ts';
@@ -8,6 +11,8 @@ import type {Ledger} from '../ledger/open-ledger.ts';
 export type BatchResult = WrittenBatch & {
 	/** The last local seq the batch covered (the next batch starts after it). */
 	readonly lastSeq: number;
+	/** Event and task rows that held what PostgreSQL cannot, escaped on the host (each told once as a reject). */
+	readonly escaped: number;
 };
 
 /**
@@ -22,11 +27,13 @@ export async function checkSameHistory(
 	fleetLast: number,
 ): Promise<void> {
 	if (fleetLast === 0) return;
-	const local = ledger.reader.storedEventAt(fleetLast);
-	const remote = await connection.eventAt(host.id, fleetLast);
+	// The newest event the fleet holds (the resume point may be a row it refused, kept in its rejects).
+	const remote = await connection.lastEvent(host.id);
+	if (remote === undefined) return;
+	const stored = ledger.reader.storedEventAt(remote.seq);
+	const local = stored === undefined ? undefined : forTheFleet(stored).row;
 	const isSame =
 		local !== undefined &&
-		remote !== undefined &&
 		remote.taskId === local.taskId &&
 		remote.type === local.type &&
 		remote.at === local.at &&
@@ -39,9 +46,59 @@ export async function checkSameHistory(
 	}
 }
 
+/** An event as the fleet gets it: every text PostgreSQL can hold (src/core/fleet-text.ts), and whether that changed it. */
+function forTheFleet(row: StoredEventRow): {row: StoredEventRow; isChanged: boolean} {
+	const data = fleetJson(row.data);
+	const texts = [row.taskId, row.type, row.source, row.dedupKey ?? ''].map(fleetText);
+	if (!data.isChanged && !texts.some(text => text.isChanged)) return {row, isChanged: false};
+	const [taskId, type, source, dedupKey] = texts.map(text => text.text) as [string, string, string, string];
+	return {
+		row: {...row, taskId, type, source, dedupKey: row.dedupKey === null ? null : dedupKey, data: data.text},
+		isChanged: true,
+	};
+}
+
+const ESCAPED =
+	'holds a NUL (U+0000) or an unpaired UTF-16 surrogate, which PostgreSQL cannot hold; shipped to the fleet with each written as its \\uXXXX escape';
+
 /**
- * Ships the events after `afterSeq` (at most `limit`), exactly as the ledger stores them, and the
- * task rows they touched, as one batch: all of it lands or none (src/ledger/fleet/ship.ts).
+ * Makes what a batch ships valid for PostgreSQL on the host, and records each event or task row
+ * that had to change as a reject of this ledger, once (keyed), so the change is told.
+ */
+function escapeBatch(
+	ledger: Ledger,
+	rows: readonly StoredEventRow[],
+	tasks: readonly Task[],
+): {rows: StoredEventRow[]; tasks: Task[]; escaped: number} {
+	let escaped = 0;
+	const told = (reject: {line: number | null; reason: string; dedupKey: string}): void => {
+		escaped += 1;
+		try {
+			ledger.writer.reject({origin: 'sync:fleet', raw: null, ...reject});
+		} catch {
+			// The shipped copy is what matters; a ledger that cannot take the reject says so elsewhere.
+		}
+	};
+	const shippedRows = rows.map(row => {
+		const fixed = forTheFleet(row);
+		if (fixed.isChanged)
+			told({line: row.seq, reason: `event ${row.seq} (${fixed.row.type}) ${ESCAPED}`, dedupKey: `fleet-escape:event:${row.seq}`});
+		return fixed.row;
+	});
+	const shippedTasks = tasks.map(task => {
+		const fixed = fleetObject(task);
+		if (fixed.isChanged)
+			told({line: null, reason: `task ${fleetText(task.id).text} ${ESCAPED}`, dedupKey: `fleet-escape:task:${task.id}`});
+		return fixed.value;
+	});
+	return {rows: shippedRows, tasks: shippedTasks, escaped};
+}
+
+/**
+ * Ships the events after `afterSeq` (at most `limit`), as the ledger stores them but for what
+ * PostgreSQL cannot hold (escaped, and told as a reject), and the task rows they touched, as one
+ * batch: all of it lands, or every row the server takes with the rest in its rejects
+ * (src/ledger/fleet/ship.ts).
  */
 export async function shipBatch(
 	connection: SyncConnection,
@@ -50,9 +107,13 @@ export async function shipBatch(
 	afterSeq: number,
 	limit: number,
 ): Promise<BatchResult> {
-	const rows = ledger.reader.storedEventsSince(afterSeq, limit);
-	const last = rows.at(-1);
-	if (!last) return {shipped: 0, tasks: 0, lastSeq: afterSeq};
-	const tasks = ledger.reader.tasksById([...new Set(rows.map(row => row.taskId))]);
-	return {...(await connection.writeBatch(host, rows, tasks)), lastSeq: last.seq};
+	const stored = ledger.reader.storedEventsSince(afterSeq, limit);
+	const last = stored.at(-1);
+	if (!last) return {shipped: 0, tasks: 0, lastSeq: afterSeq, escaped: 0};
+	const {rows, tasks, escaped} = escapeBatch(
+		ledger,
+		stored,
+		ledger.reader.tasksById([...new Set(stored.map(row => row.taskId))]),
+	);
+	return {...(await connection.writeBatch(host, rows, tasks)), lastSeq: last.seq, escaped};
 }

@@ -1,3 +1,4 @@
+import {NEED_MAX_CHARS, overTextLimit} from '../core/text-limits.ts';
 import {randomBytes} from 'node:crypto';
 import {EventType} from '../core/events.ts';
 import type {QueueItem, QueueLane} from '../core/human-queue.ts';
@@ -17,6 +18,8 @@ export function raiseNeedByHand(
 ): {readonly taskId: string} {
 	const message = request.message.replace(/\s+/g, ' ').trim();
 	if (message === '') throw new ReviewGateError('need: say what is needed (controlroom need "TEXT")');
+	const tooLong = overTextLimit('need', message, NEED_MAX_CHARS);
+	if (tooLong !== null) throw new ReviewGateError(`${tooLong} (say it shortly; put the detail in a file and name it)`);
 	let taskId = `need-${randomBytes(4).toString('hex')}`;
 	if (request.taskRef !== null) {
 		const task = ledger.reader.resolveTask(request.taskRef);

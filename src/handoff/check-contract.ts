@@ -59,3 +59,16 @@ export function checkContractSnapshot(source: string, file: string): CheckedCont
 	const path = resolve(file);
 	return checked(path, () => ({...parseContractSource(source, path), source}));
 }
+
+/**
+ * Why a contract file could not be read as a contract at all (a FIFO, too large, not UTF-8, not
+ * YAML), in one line naming the file; null when it was read (its problems, if any, are its fields').
+ */
+export function unreadContract(checked: CheckedContract): string | null {
+	const problem = checked.format === null && checked.problems.length === 1 ? checked.problems[0] : undefined;
+	if (problem === undefined) return null;
+	const message = problem.message.startsWith(`${checked.file}: `)
+		? problem.message.slice(checked.file.length + 2)
+		: problem.message;
+	return `${checked.file}: not read as a contract: ${message}`;
+}

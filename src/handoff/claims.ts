@@ -1,5 +1,5 @@
 import {createHash} from 'node:crypto';
-import {readFileSync, realpathSync} from 'node:fs';
+import {realpathSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {claimEnding, type ClaimEnding} from '../core/claim-state.ts';
 import {acceptanceLines, acceptorsOf, operatorOf} from '../core/contract/model.ts';
@@ -10,8 +10,8 @@ import {toSnapshotTask} from '../core/snapshot.ts';
 import {isEnded} from '../core/status.ts';
 import type {Task} from '../core/task.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
-import {checkContractFile} from './check-contract.ts';
-import {ContractParseError, parseYaml} from './contract-file.ts';
+import {checkContractFile, unreadContract} from './check-contract.ts';
+import {ContractParseError, parseYaml, readContractText} from './contract-file.ts';
 
 /** A claim's lease: silence longer than this makes it stalled (docs/contracts.md, "Claims": 30 min). */
 export const CLAIM_LEASE_SECONDS = 1800;
@@ -19,6 +19,8 @@ export const CLAIM_LEASE_SECONDS = 1800;
 export const CLAIM_ROLE = 'claim';
 /** Longest output kept per evidence entry; the file itself stays the full record. */
 const MAX_OUTPUT_CHARS = 4000;
+/** The largest evidence file read: outputs are cut to MAX_OUTPUT_CHARS each anyway (docs/contracts.md, "Limits"). */
+const MAX_EVIDENCE_BYTES = 4 * 1024 * 1024;
 
 /** A refusal the caller can act on, with one problem per field. */
 export class HandoffError extends Error {
@@ -102,7 +104,10 @@ export function takeContract(
 	if (!checked.isValid || checked.contract === null) {
 		const errors = checked.problems.filter(problem => problem.severity === 'error');
 		recordReject(actor, `take ${checked.file}`, errors);
-		throw new HandoffError(`${file}: invalid contract; not taken`, errors);
+		const unread = unreadContract(checked);
+		throw unread === null
+			? new HandoffError(`${file}: invalid contract; not taken`, errors)
+			: new HandoffError(`${unread}; not taken`);
 	}
 	const contract = checked.contract;
 	if (actor.identity && holderHint !== null && !isSameName(holderHint, actor.identity))
@@ -248,14 +253,8 @@ function termsOf(ledger: Ledger, taskId: string): HandInTerms {
 }
 
 function readEvidence(file: string): unknown {
-	let source: string;
 	try {
-		source = readFileSync(file, 'utf8');
-	} catch (error) {
-		throw new HandoffError(`--evidence: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-	}
-	try {
-		return parseYaml(source, file);
+		return parseYaml(readContractText(file, MAX_EVIDENCE_BYTES), file);
 	} catch (error) {
 		if (error instanceof ContractParseError) throw new HandoffError(error.message);
 		throw error;

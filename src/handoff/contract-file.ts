@@ -1,9 +1,17 @@
-import {readFileSync} from 'node:fs';
 import {extname} from 'node:path';
 import {isScalar, LineCounter, parseDocument, visit} from 'yaml';
+import {AgentFileError, readAgentText} from '../ledger/agent-files.ts';
 
 /** A contract file that cannot be read as YAML or Markdown at all; the message never quotes the file. */
 export class ContractParseError extends Error {}
+
+/**
+ * The largest contract read (docs/contracts.md, "Limits"): a contract is a page or a few of
+ * prose and lists; a file larger than this is refused before a byte of it is read.
+ */
+export const MAX_CONTRACT_BYTES = 1024 * 1024;
+/** Aliases a YAML document may expand (the yaml package's own default): more is an alias bomb. */
+const MAX_ALIASES = 100;
 
 export type ContractDocument = {readonly format: 'yaml' | 'markdown'; readonly document: unknown};
 
@@ -51,6 +59,20 @@ const REVISION_KEYS = new Set(['base_revision', 'patch_revision', 'commit', 'rev
 
 /** Parses YAML, reporting only the position of an error: the parser's excerpt could show a secret. */
 export function parseYaml(source: string, where: string, lineOffset = 0): unknown {
+	try {
+		return parseYamlUnguarded(source, where, lineOffset);
+	} catch (error) {
+		if (error instanceof ContractParseError) throw error;
+		// What the parser throws rather than reports: too many aliases (an alias bomb), nesting
+		// deeper than the stack. Said in one line; the parser's message could quote the file.
+		if (error instanceof ReferenceError && /alias/i.test(error.message))
+			throw new ContractParseError(`${where}: more than ${MAX_ALIASES} YAML aliases (an alias bomb?)`);
+		if (error instanceof RangeError) throw new ContractParseError(`${where}: nested too deeply to read`);
+		throw new ContractParseError(`${where}: not valid YAML`);
+	}
+}
+
+function parseYamlUnguarded(source: string, where: string, lineOffset: number): unknown {
 	const lineCounter = new LineCounter();
 	const parsed = parseDocument(source, {prettyErrors: false, uniqueKeys: true, lineCounter});
 	const error = parsed.errors[0];
@@ -65,7 +87,7 @@ export function parseYaml(source: string, where: string, lineOffset = 0): unknow
 			if (typeof value.value === 'number' && value.source !== undefined && value.type === 'PLAIN') value.value = value.source;
 		},
 	});
-	return parsed.toJS({maxAliasCount: 100});
+	return parsed.toJS({maxAliasCount: MAX_ALIASES});
 }
 
 function bulletItems(body: string): string[] {
@@ -154,13 +176,22 @@ export function parseContractSource(source: string, file: string): ContractDocum
 	return {format: 'yaml', document: parseYaml(source, file)};
 }
 
+/**
+ * Reads a text file an agent may have written (a contract, its evidence): through agent-files.ts,
+ * so a link is not followed, a FIFO or device is never waited on, a file over `maxBytes` is
+ * refused unread, and anything but UTF-8 is refused (never guessed). One line naming the file.
+ */
+export function readContractText(file: string, maxBytes: number = MAX_CONTRACT_BYTES): string {
+	try {
+		return readAgentText(file, maxBytes);
+	} catch (error) {
+		if (error instanceof AgentFileError) throw new ContractParseError(error.message);
+		throw error;
+	}
+}
+
 /** Reads a contract file in either form; `source` is the text read, which a snapshot keeps. */
 export function readContractFile(file: string): ContractDocument & {readonly source: string} {
-	let source: string;
-	try {
-		source = readFileSync(file, 'utf8');
-	} catch (error) {
-		throw new ContractParseError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
-	}
+	const source = readContractText(file);
 	return {...parseContractSource(source, file), source};
 }

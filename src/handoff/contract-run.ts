@@ -1,7 +1,7 @@
 import {basename} from 'node:path';
 import {stringify} from 'yaml';
 import type {Contract} from '../core/contract/model.ts';
-import {checkContractFile} from './check-contract.ts';
+import {checkContractFile, unreadContract} from './check-contract.ts';
 import {HandoffError} from './claims.ts';
 
 /** Where the rendered contract goes in the agent's command line. */
@@ -91,6 +91,8 @@ export function injectContract(
  */
 export function prepareContractRun(file: string, command: string, args: readonly string[]): ContractRun {
 	const checked = checkContractFile(file);
+	const unread = unreadContract(checked);
+	if (unread !== null) throw new HandoffError(`--contract: ${unread}; nothing was started`);
 	if (!checked.isValid || checked.contract === null) {
 		throw new HandoffError(
 			`--contract: ${file} is invalid; nothing was started`,

@@ -1,4 +1,5 @@
 import {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
+import {NEED_MAX_CHARS} from '../core/text-limits.ts';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import type {Ledger} from '../ledger/open-ledger.ts';
@@ -29,14 +30,33 @@ function guarded(fn: () => CallToolResult): CallToolResult {
 	}
 }
 
+/** What the server's host gives it besides the ledger. */
+export type HandoffServerOptions = {
+	/** Called before each tool call reads or writes the ledger (the ledger file's look, file-watch.ts). */
+	readonly beforeCall?: () => void;
+	/** The run of the agent that started this server, under `controlroom run`: it may raise needs on it. */
+	readonly ownTask?: string | null;
+};
+
 /**
  * The agents' MCP server: the claim verbs as tools, each with a zod input schema, each calling the
  * same functions as the CLI. The server acts as `identity` (`mcp --as NAME`) and only as it: it
  * takes for that name, and progresses, hands in or passes back only claims that name holds; a
  * refusal is a tool error naming the holder. Every event it writes records the identity as `actor`.
  */
-export function createHandoffServer(ledger: Ledger, identity: string, version: string, ownTask: string | null = null): McpServer {
+export function createHandoffServer(
+	ledger: Ledger,
+	identity: string,
+	version: string,
+	options: HandoffServerOptions = {},
+): McpServer {
 	const server = new McpServer({name: 'controlroom', version});
+	const beforeCall = options.beforeCall ?? (() => undefined);
+	const ownTask = options.ownTask ?? null;
+	const call = (fn: () => CallToolResult): CallToolResult => {
+		beforeCall();
+		return guarded(fn);
+	};
 	const actor: Actor = {ledger, source: 'mcp', identity};
 	server.registerTool(
 		'take',
@@ -58,7 +78,7 @@ export function createHandoffServer(ledger: Ledger, identity: string, version: s
 			},
 		},
 		({file, as, lease_minutes: leaseMinutes}) =>
-			guarded(() => {
+			call(() => {
 				const taken = takeContract(actor, file, as ?? null, leaseMinutes === undefined ? undefined : leaseMinutes * 60);
 				const first = taken.passedBack ? `passed back by ${taken.passedBack.by}: ${taken.passedBack.reason}\n` : '';
 				return ok(`${first}${taken.holder} took "${taken.title}" as ${taken.taskId}`, {...taken});
@@ -70,7 +90,7 @@ export function createHandoffServer(ledger: Ledger, identity: string, version: s
 			description: `Record a progress note on a claim ${identity} holds; renews its 30-minute lease.`,
 			inputSchema: {task, note: z.string().min(1)},
 		},
-		({task: ref, note}) => guarded(() => noted(`noted on %s; lease renewed`, recordProgress(actor, ref, note).id)),
+		({task: ref, note}) => call(() => noted(`noted on %s; lease renewed`, recordProgress(actor, ref, note).id)),
 	);
 	server.registerTool(
 		'hand_in',
@@ -79,7 +99,7 @@ export function createHandoffServer(ledger: Ledger, identity: string, version: s
 			inputSchema: {task, evidence_file: z.string().min(1).describe('path of the evidence YAML or JSON file')},
 		},
 		({task: ref, evidence_file: file}) =>
-			guarded(() => {
+			call(() => {
 				const result = handIn(actor, ref, file);
 				return ok(`handed in ${result.taskId}; waiting for ${result.acceptor}`, {...result});
 			}),
@@ -90,16 +110,15 @@ export function createHandoffServer(ledger: Ledger, identity: string, version: s
 			description: `Free a claim ${identity} holds and cannot finish; the reason is the first thing the next taker sees.`,
 			inputSchema: {task, reason: z.string().min(1)},
 		},
-		({task: ref, reason}) =>
-			guarded(() => noted('passed %s back; the contract is free to take', passBack(actor, ref, reason).id)),
+		({task: ref, reason}) => call(() => noted('passed %s back; the contract is free to take', passBack(actor, ref, reason).id)),
 	);
 	server.registerTool(
 		'raise_need',
 		{
 			description: `Ask a person for something, on a claim ${identity} holds${ownTask ? ` or on its own run ${ownTask}` : ''}: it shows in the human queue under needs, naming ${identity}.`,
-			inputSchema: {task, message: z.string().min(1)},
+			inputSchema: {task, message: z.string().min(1).max(NEED_MAX_CHARS)},
 		},
-		({task: ref, message}) => guarded(() => noted('raised a need on %s', raiseNeed(actor, ref, message, ownTask).id)),
+		({task: ref, message}) => call(() => noted('raised a need on %s', raiseNeed(actor, ref, message, ownTask).id)),
 	);
 	server.registerTool(
 		'list_work',
@@ -109,6 +128,7 @@ export function createHandoffServer(ledger: Ledger, identity: string, version: s
 			inputSchema: {},
 		},
 		() => {
+			beforeCall();
 			const items = listWork(ledger, Date.now());
 			const text =
 				items.length === 0

@@ -15,17 +15,20 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 
 /** Why a file an agent could have written was not read. */
 export type AgentFileProblem =
-	'missing' | 'link' | 'fifo' | 'device' | 'socket' | 'folder' | 'too large' | 'not UTF-8' | 'unreadable';
+	'missing' | 'link' | 'hard link' | 'fifo' | 'device' | 'socket' | 'folder' | 'too large' | 'not UTF-8' | 'unreadable';
 
 /** A file an agent could have written that is not a regular file of a sane size (the message names the problem, never the content). */
 export class AgentFileError extends Error {
 	readonly path: string;
 	readonly problem: AgentFileProblem;
+	/** The problem in words, without the path (`is a FIFO, not a regular file`). */
+	readonly detail: string;
 	constructor(path: string, problem: AgentFileProblem, detail: string) {
 		super(`${path}: ${detail}`);
 		this.name = 'AgentFileError';
 		this.path = path;
 		this.problem = problem;
+		this.detail = detail;
 	}
 }
 
@@ -44,6 +47,7 @@ const KIND_OF = (stats: Stats): AgentFileProblem | null => {
 const DESCRIBE: Record<AgentFileProblem, string> = {
 	missing: 'no such file',
 	link: 'is a symbolic link (not followed)',
+	'hard link': 'has other names (a hard link), so it may be a copy of a file from elsewhere',
 	fifo: 'is a FIFO, not a regular file',
 	device: 'is a device, not a regular file',
 	socket: 'is a socket, not a regular file',
@@ -64,12 +68,21 @@ const openError = (path: string, error: unknown): AgentFileError => {
 	return new AgentFileError(path, 'unreadable', `${DESCRIBE.unreadable} (${typeof code === 'string' ? code : 'error'})`);
 };
 
+/** What else a caller asks of the file. */
+export type AgentFileOptions = {
+	/**
+	 * Refuse a file with other hard links. Where controlroom alone makes the files (the spool: each
+	 * made once and renamed into place), a second name means someone linked another file in.
+	 */
+	readonly isOneNameOnly?: boolean;
+};
+
 /**
  * Opens a file an agent could have written for reading: no link followed, no blocking, then
  * checked on the descriptor to be a regular file of at most `maxBytes`. Throws AgentFileError
  * otherwise; the caller closes `fd`.
  */
-export function openAgentFile(path: string, maxBytes: number): OpenAgentFile {
+export function openAgentFile(path: string, maxBytes: number, options: AgentFileOptions = {}): OpenAgentFile {
 	let fd: number;
 	try {
 		fd = openSync(path, READ_FLAGS);
@@ -80,6 +93,7 @@ export function openAgentFile(path: string, maxBytes: number): OpenAgentFile {
 		const stats = fstatSync(fd);
 		const kind = KIND_OF(stats);
 		if (kind !== null) throw new AgentFileError(path, kind, DESCRIBE[kind]);
+		if (options.isOneNameOnly && stats.nlink > 1) throw new AgentFileError(path, 'hard link', DESCRIBE['hard link']);
 		if (stats.size > maxBytes) {
 			throw new AgentFileError(path, 'too large', `${DESCRIBE['too large']} (${stats.size} bytes; the limit is ${maxBytes})`);
 		}

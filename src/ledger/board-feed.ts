@@ -8,8 +8,9 @@ import {boardRound, type BoardRound} from '../core/read-port/board-round.ts';
 import {coversRecent} from '../core/read-port/read-port.ts';
 import type {VerdictRecord} from '../core/review/reviews.ts';
 import type {Task} from '../core/task.ts';
-import {DROPPED_COUNTER} from './counters.ts';
+import {droppedEvents} from './drop-markers.ts';
 import {localReadPort} from './local-read-port.ts';
+import {spoolDir} from './paths.ts';
 import type {Ledger, LedgerFileChange} from './open-ledger.ts';
 
 /** What one read of the ledger gives the board. */
@@ -82,9 +83,11 @@ export function createBoardFeed(
 	const isAlive = options.isApproverAlive;
 	// The reads are taken from the ledger at each call: after a reopen they are the new file's.
 	let generation = ledger.generation;
+	// Counted in the ledger, and drop markers not yet folded (a full disk may keep the fold from running).
+	const spool = spoolDir(ledger.path);
 	const dropped = (): {dropped?: number} => {
-		const count = ledger.reader.counter(DROPPED_COUNTER);
-		return count > 0 ? {dropped: count} : {};
+		const {counted, waiting} = droppedEvents(ledger, spool);
+		return counted + waiting > 0 ? {dropped: counted + waiting} : {};
 	};
 	// One round of the queue, the Reviews panel and the work orders (src/core/read-port/board-round.ts);
 	// which approvers still run is asked of the process table there, once a read, not at every frame.

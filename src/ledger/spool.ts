@@ -1,9 +1,11 @@
 import {hash, randomBytes} from 'node:crypto';
-import {closeSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync} from 'node:fs';
+import {closeSync, lstatSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import type {HookAncestor} from '../core/agent-process.ts';
 import type {NewEvent} from '../core/events.ts';
+import {AgentFileError, openAgentFile, readAt, replaceOwnFile} from './agent-files.ts';
 import {DROPPED_COUNTER} from './counters.ts';
+import {dropMarkers} from './drop-markers.ts';
 import {createLineBatcher, type LineBatch} from './ingest-batch.ts';
 import {lineKey} from './ingest-keys.ts';
 import {decodeLine, parseJsonText, rejectReason} from './ingest-line.ts';
@@ -79,19 +81,6 @@ export function writeSpoolRaw(dir: string, raw: string): string {
 	return writeSpoolFile(dir, raw.endsWith('\n') ? raw : `${raw}\n`);
 }
 
-/** A drop marker's name ends so: an empty file saying one hook event could be written nowhere. */
-const DROP_SUFFIX = '.dropped';
-
-/**
- * Marks one hook event lost because neither the ledger nor a spool file could take it (a full
- * disk): an empty file, since a new name in an existing folder needs no data block where a line
- * would. The next fold counts the markers into the ledger's drop counter, so the loss is told.
- */
-export function markDropped(dir: string): void {
-	makePrivateDir(dir);
-	closeSync(openSync(join(dir, `${newSpoolName()}${DROP_SUFFIX}`), 'wx', PRIVATE_FILE_MODE));
-}
-
 function removeFolded(file: string): void {
 	try {
 		unlinkSync(file);
@@ -105,16 +94,23 @@ function removeFolded(file: string): void {
  * crash between the two counts those drops twice, which says more than was lost, never less.
  */
 function foldDropMarkers(ledger: Ledger, dir: string): number {
-	let markers: string[];
-	try {
-		markers = readdirSync(dir).filter(name => name.endsWith(DROP_SUFFIX));
-	} catch {
-		return 0;
-	}
+	const markers = dropMarkers(dir);
 	if (markers.length === 0) return 0;
 	ledger.writer.bump(DROPPED_COUNTER, markers.length);
 	for (const name of markers) removeFolded(join(dir, name));
 	return markers.length;
+}
+
+/**
+ * Whether the spool folder's name is a symbolic link. The fold never follows one: it would read,
+ * move and remove files wherever the link points (`doctor` names it as a problem).
+ */
+export function isLinkedSpool(dir: string): boolean {
+	try {
+		return lstatSync(dir).isSymbolicLink();
+	} catch {
+		return false;
+	}
 }
 
 /** A file waiting in the spool. */
@@ -137,7 +133,8 @@ export function listSpool(dir: string): SpoolFile[] {
 		if (!isSpoolName(name)) continue;
 		const path = join(dir, name);
 		try {
-			const stat = statSync(path);
+			// The name's own entry, never what a link points to: the read checks the open file itself.
+			const stat = lstatSync(path);
 			files.push({name, path, mtimeMs: stat.mtimeMs, size: stat.size});
 		} catch {
 			// Folded and removed by another process meanwhile.
@@ -195,15 +192,20 @@ function rejectBatch(reject: Reject): LineBatch {
 	return {events: [], legacyKeys: null, rejects: [reject], inputs: [], lines: 1, skipped: 0};
 }
 
-/** The first `length` bytes of a file (a payload too large to read whole is kept only in part). */
-function readStart(path: string, length: number): Buffer {
-	const fd = openSync(path, 'r');
+/**
+ * A spool file, opened as every file an agent could have written is (agent-files.ts: no link
+ * followed, no blocking on a FIFO, checked on the descriptor to be a regular file), and read
+ * whole when it is at most `wholeBytes`, else only its first `headBytes` (a file too large to
+ * read whole is kept only in part, as a reject). `size` is the open file's own size.
+ */
+function readSpoolBytes(path: string, wholeBytes: number, headBytes: number): {bytes: Buffer; size: number} {
+	const file = openAgentFile(path, Number.POSITIVE_INFINITY, {isOneNameOnly: true});
 	try {
-		const buffer = Buffer.alloc(length);
-		const read = readSync(fd, buffer, 0, length, 0);
-		return buffer.subarray(0, read);
+		const isWhole = file.size <= wholeBytes;
+		// A file that grows while it is read is read only up to what its size allowed.
+		return {bytes: readAt(file.fd, 0, isWhole ? file.size : headBytes), size: file.size};
 	} finally {
-		closeSync(fd);
+		closeSync(file.fd);
 	}
 }
 
@@ -221,11 +223,10 @@ function readHookFile(file: SpoolFile, now: number): SpoolContent {
 		batch: rejectBatch({origin, line: null, reason, raw: raw.slice(0, MAX_REJECT_RAW_CHARS), rawBytes, dedupKey: origin}),
 	});
 	const headerRoom = HOOK_HEADER_ROOM;
-	const isLarge = file.size > MAX_LINE_BYTES + headerRoom;
-	const bytes = isLarge ? readStart(file.path, headerRoom + MAX_REJECT_RAW_CHARS * 4) : readFileSync(file.path);
+	const {bytes, size} = readSpoolBytes(file.path, MAX_LINE_BYTES + headerRoom, headerRoom + MAX_REJECT_RAW_CHARS * 4);
 	const newline = bytes.indexOf(0x0a);
-	if (newline < 0 || newline > headerRoom) return reject('spool header: no header line', bytes.toString('utf8'), file.size);
-	const payloadBytes = file.size - newline - 1;
+	if (newline < 0 || newline > headerRoom) return reject('spool header: no header line', bytes.toString('utf8'), size);
+	const payloadBytes = size - newline - 1;
 	const payloadText = bytes.toString('utf8', newline + 1);
 	let header: unknown;
 	try {
@@ -277,9 +278,10 @@ function readHookFile(file: SpoolFile, now: number): SpoolContent {
 /** Reads an envelope file (`controlroom hook --direct` when the ledger was busy) through the same path as `ingest`. */
 function readEnvelopeFile(file: SpoolFile, now: number, withLegacyKeys: boolean): SpoolContent {
 	const origin = `spool:${file.name}`;
-	if (file.size > MAX_SPOOL_FILE_BYTES) {
-		const reason = `file: ${file.size} bytes, over the ${MAX_SPOOL_FILE_BYTES} a spool file may hold; not read`;
-		const head = readStart(file.path, MAX_REJECT_RAW_CHARS);
+	const {bytes, size} = readSpoolBytes(file.path, MAX_SPOOL_FILE_BYTES, MAX_REJECT_RAW_CHARS);
+	if (size > MAX_SPOOL_FILE_BYTES) {
+		const reason = `file: ${size} bytes, over the ${MAX_SPOOL_FILE_BYTES} a spool file may hold; not read`;
+		const head = bytes;
 		return {
 			kind: 'batch',
 			at: now,
@@ -288,13 +290,12 @@ function readEnvelopeFile(file: SpoolFile, now: number, withLegacyKeys: boolean)
 				line: null,
 				reason,
 				raw: head.toString('utf8'),
-				rawBytes: file.size,
+				rawBytes: size,
 				dedupKey: `${origin}:file`,
 			}),
 		};
 	}
 	// Split on bytes, not decoded text: invalid UTF-8 is refused by the edge, not patched by a decoder.
-	const bytes = readFileSync(file.path);
 	const batches: LineBatch[] = [];
 	const batcher = createLineBatcher({origin, now, withLegacyKeys}, batch => batches.push(batch));
 	let start = 0;
@@ -326,8 +327,13 @@ export function readSpoolFile(file: SpoolFile, options: {readonly now: number; r
 			? readHookFile(file, options.now)
 			: readEnvelopeFile(file, options.now, options.withLegacyKeys);
 	} catch (error) {
+		if (error instanceof AgentFileError) {
+			if (error.problem === 'missing') return {kind: 'gone'};
+			// A link, a FIFO, a device, a folder by a spool name: never followed, opened or waited on.
+			return {kind: 'fault', reason: `file: not folded: it ${error.detail}`};
+		}
 		if (isGone(error)) return {kind: 'gone'};
-		// Anything else is about this file (a folder by a spool name, unreadable): say why, go on.
+		// Anything else is about this file (unreadable): say why, go on.
 		const message = error instanceof Error ? error.message : String(error);
 		return {kind: 'fault', reason: `file: could not be folded: ${message}`.slice(0, 500)};
 	}
@@ -381,10 +387,36 @@ export type FoldStats = IngestStats & {
 	dropped: number;
 };
 
-/** Moves a spool file into `rejected/` with its reasons beside it; false when another fold got there first. */
-function setAside(dir: string, name: string, reasons: readonly string[]): boolean {
+/**
+ * Whether `spool/rejected/` is a folder of the spool's own (made here when missing). An agent
+ * can write in the spool: a link planted under that name would send the set-aside files, and
+ * their reasons, wherever it points.
+ */
+function rejectedFolder(dir: string): string | null {
 	const rejected = join(dir, REJECTED_DIR);
 	makePrivateDir(rejected);
+	try {
+		const stat = lstatSync(rejected);
+		return stat.isDirectory() && !stat.isSymbolicLink() ? rejected : null;
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * Moves a spool file into `rejected/` with its reasons beside it; false when another fold got
+ * there first, or when `rejected/` is not a real folder (the file then stays; doctor says why).
+ * The rename moves the name itself, never what a link points to, and the reasons replace
+ * whatever is planted under their name (agent-files.ts, replaceOwnFile).
+ */
+function setAside(dir: string, name: string, reasons: readonly string[]): boolean {
+	let rejected: string | null;
+	try {
+		rejected = rejectedFolder(dir);
+	} catch {
+		rejected = null;
+	}
+	if (rejected === null) return false;
 	try {
 		renameSync(join(dir, name), join(rejected, name));
 	} catch (error) {
@@ -392,7 +424,7 @@ function setAside(dir: string, name: string, reasons: readonly string[]): boolea
 		throw error;
 	}
 	try {
-		writeFileSync(join(rejected, `${name}.reason`), `${reasons.join('\n')}\n`, {mode: PRIVATE_FILE_MODE});
+		replaceOwnFile(join(rejected, `${name}.reason`), `${reasons.join('\n')}\n`);
 	} catch {
 		// The reasons are in the ledger's rejects too; a full disk must not stop the fold here.
 	}
@@ -413,6 +445,8 @@ const describeReject = (reject: Reject): string =>
  */
 export function foldSpool(ledger: Ledger, dir: string, now = Date.now()): FoldStats {
 	const total: FoldStats = {...emptyStats(), files: 0, setAside: 0, dropped: 0};
+	// A spool folder replaced by a link would have the fold read, move and remove files elsewhere.
+	if (isLinkedSpool(dir)) return total;
 	total.dropped = foldDropMarkers(ledger, dir);
 	const files = listSpool(dir);
 	if (files.length === 0) return total;
@@ -458,7 +492,7 @@ export type SpoolWritability = {readonly isWritable: true} | {readonly isWritabl
 function probe(dir: string): SpoolWritability {
 	const name = join(dir, `.probe-${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
 	try {
-		writeFileSync(name, '', {flag: 'wx'});
+		writeFileSync(name, '', {flag: 'wx', mode: PRIVATE_FILE_MODE});
 		unlinkSync(name);
 		return {isWritable: true};
 	} catch (error) {

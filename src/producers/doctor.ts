@@ -1,8 +1,8 @@
-import {existsSync, readdirSync, statSync} from 'node:fs';
+import {existsSync, lstatSync, readdirSync, statfsSync} from 'node:fs';
 import {dirname, join} from 'node:path';
-import {DROPPED_COUNTER} from '../ledger/counters.ts';
+import {droppedEvents} from '../ledger/drop-markers.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
-import {spoolDir} from '../ledger/paths.ts';
+import {controlroomHome, spoolDir} from '../ledger/paths.ts';
 import {REJECTED_DIR, spoolBacklog, spoolWritability} from '../ledger/spool.ts';
 import {CLAUDE_EVENTS, CODEX_EVENTS, installedCommands, installTargets} from './agent-hook/hooks-install.ts';
 
@@ -12,32 +12,95 @@ export type Check = {readonly name: string; readonly state: 'ok' | 'problem' | '
 /** A spool file older than this means nothing is folding it (the board, the reconciler and reading commands do). */
 const STALE_BACKLOG_MS = 10 * 60 * 1000;
 
-function modeProblem(path: string, isDir: boolean): string | null {
+/** Folders controlroom keeps beside the ledger, checked whole (every file and folder in them). */
+const BESIDE_THE_LEDGER = ['spool', 'reviews', 'plan-reviews'];
+/** Folders controlroom keeps in its home, checked whole. */
+const IN_THE_HOME = ['locks', 'output'];
+/** At most this many files and folders are named; the count says how many in all. */
+const NAMED_MODE_PROBLEMS = 5;
+/** A walk stops after this many entries: a folder this large is a problem of its own (a backlog). */
+const MAX_WALKED = 20_000;
+
+function modeProblem(path: string): string | null {
 	try {
-		const mode = statSync(path).mode & 0o777;
+		// The name's own entry: a link is reported as what it is, never followed.
+		const stat = lstatSync(path);
+		if (stat.isSymbolicLink()) return `${path} is a symbolic link (controlroom makes none there)`;
+		const mode = stat.mode & 0o777;
 		return (mode & 0o077) === 0
 			? null
-			: `${path} is ${mode.toString(8).padStart(4, '0')} (others can ${isDir ? 'list' : 'read'} it)`;
+			: `${path} is ${mode.toString(8).padStart(4, '0')} (others can ${stat.isDirectory() ? 'list' : 'read'} it)`;
 	} catch {
 		return null;
 	}
 }
 
-function permissions(ledgerFile: string): Check {
-	const paths: [string, boolean][] = [
-		[dirname(ledgerFile), true],
-		[ledgerFile, false],
-		[`${ledgerFile}-wal`, false],
-		[`${ledgerFile}-shm`, false],
-		[spoolDir(ledgerFile), true],
-	];
-	const problems = paths.flatMap(([path, isDir]) => modeProblem(path, isDir) ?? []);
-	return problems.length === 0
-		? {name: 'permissions', state: 'ok', detail: 'the ledger, its folder and the spool are the owner’s only'}
-		: {name: 'permissions', state: 'problem', detail: problems.join('; ')};
+/** `path` and, when it is a real folder, everything under it (depth first, at most MAX_WALKED). */
+function walk(path: string, into: string[]): void {
+	if (into.length >= MAX_WALKED) return;
+	into.push(path);
+	let entries;
+	try {
+		if (!lstatSync(path).isDirectory()) return;
+		entries = readdirSync(path);
+	} catch {
+		return;
+	}
+	for (const name of entries) walk(join(path, name), into);
 }
 
-function integrity(ledger: Ledger): Check {
+/**
+ * Every folder 0700 and every file 0600, whoever made it first (docs/ledger.md, "Privacy"): the
+ * ledger's folder and its files, and everything in the folders controlroom keeps beside it and in
+ * its home. A `--ledger` in a folder of the user's own is checked for the ledger's files only,
+ * never walked.
+ */
+function permissions(ledgerFile: string, home: string): Check {
+	const paths = [dirname(ledgerFile), ledgerFile, `${ledgerFile}-wal`, `${ledgerFile}-shm`, `${ledgerFile}.lock`];
+	for (const name of BESIDE_THE_LEDGER) walk(join(dirname(ledgerFile), name), paths);
+	if (home !== dirname(ledgerFile)) paths.push(home);
+	for (const name of IN_THE_HOME) walk(join(home, name), paths);
+	const problems = [...new Set(paths)].flatMap(path => modeProblem(path) ?? []);
+	if (problems.length === 0)
+		return {
+			name: 'permissions',
+			state: 'ok',
+			detail: `the ledger, its folder and the ${paths.length - 1} files and folders controlroom keeps are the owner’s only`,
+		};
+	const more = problems.length > NAMED_MODE_PROBLEMS ? `; and ${problems.length - NAMED_MODE_PROBLEMS} more` : '';
+	return {
+		name: 'permissions',
+		state: 'problem',
+		detail: `${problems.slice(0, NAMED_MODE_PROBLEMS).join('; ')}${more} (chmod -R go-rwx fixes them)`,
+	};
+}
+
+/**
+ * Free space where the ledger and the spool are: on a full disk the hooks can only leave drop
+ * markers. A problem below MIN_FREE_BYTES.
+ */
+function diskSpace(ledgerFile: string): Check | null {
+	let free;
+	try {
+		const stats = statfsSync(dirname(ledgerFile));
+		free = stats.bavail * stats.bsize;
+	} catch {
+		return null;
+	}
+	return free >= MIN_FREE_BYTES
+		? {name: 'disk', state: 'ok', detail: `${Math.floor(free / (1024 * 1024))} MiB free for the ledger and the spool`}
+		: {
+				name: 'disk',
+				state: 'problem',
+				detail: `${Math.floor(free / 1024)} KiB free on the file system of ${dirname(ledgerFile)}: the hooks drop events until there is room`,
+			};
+}
+
+/** Below this much free space the ledger may not take a transaction, nor the spool a payload. */
+const MIN_FREE_BYTES = 16 * 1024 * 1024;
+
+function integrity(ledger: Ledger | {readonly openProblem: string}): Check {
+	if ('openProblem' in ledger) return {name: 'integrity', state: 'problem', detail: ledger.openProblem};
 	const problems = ledger.quickCheck();
 	return problems.length === 0
 		? {name: 'integrity', state: 'ok', detail: `PRAGMA quick_check: ok (${ledger.path})`}
@@ -92,15 +155,20 @@ function rejected(dir: string): Check {
 			};
 }
 
-function dropped(ledger: Ledger): Check {
-	const count = ledger.reader.counter(DROPPED_COUNTER);
-	return count === 0
+function dropped(ledger: Ledger | null, dir: string): Check {
+	const {counted, waiting} = droppedEvents(ledger, dir);
+	return counted + waiting === 0
 		? {name: 'dropped hook events', state: 'ok', detail: 'none'}
 		: {
 				name: 'dropped hook events',
 				state: 'problem',
-				detail: `${count} hook event(s) could be written to neither the ledger nor the spool (a full disk?)`,
+				detail: `${counted + waiting} hook event(s) could be written to neither the ledger nor the spool (a full disk?): ${describeDropped(counted, waiting)}`,
 			};
+}
+
+/** Where the drops are counted: in the ledger, and as markers the next fold counts. */
+export function describeDropped(counted: number, waiting: number): string {
+	return `${counted} counted in the ledger, ${waiting} drop marker${waiting === 1 ? '' : 's'} waiting in the spool for a fold`;
 }
 
 function hooks(env: NodeJS.ProcessEnv): Check[] {
@@ -119,11 +187,24 @@ function hooks(env: NodeJS.ProcessEnv): Check[] {
 	];
 }
 
+/** The ledger doctor looks at: open, or only its path and why it could not be opened (a full disk, damage). */
+export type Examined = Ledger | {readonly path: string; readonly openProblem: string};
+
 /**
- * `controlroom doctor`: the ledger's integrity, the spool's backlog, rejected and dropped events,
- * the permissions of what controlroom keeps, and whether the hooks are installed.
+ * `controlroom doctor`: the ledger's integrity, free space, the spool's backlog, rejected and
+ * dropped events, the permissions of what controlroom keeps, and whether the hooks are installed.
+ * A ledger that cannot be opened is one problem; everything that needs no ledger is still checked.
  */
-export function diagnose(ledger: Ledger, env: NodeJS.ProcessEnv = process.env, now = Date.now()): Check[] {
+export function diagnose(ledger: Examined, env: NodeJS.ProcessEnv = process.env, now = Date.now()): Check[] {
 	const dir = spoolDir(ledger.path);
-	return [integrity(ledger), permissions(ledger.path), ...backlog(dir, now), rejected(dir), dropped(ledger), ...hooks(env)];
+	const open = 'openProblem' in ledger ? null : ledger;
+	return [
+		integrity(ledger),
+		...[diskSpace(ledger.path)].filter((check): check is Check => check !== null),
+		permissions(ledger.path, controlroomHome(env)),
+		...backlog(dir, now),
+		rejected(dir),
+		dropped(open, dir),
+		...hooks(env),
+	];
 }

@@ -1,8 +1,9 @@
-import {closeSync, fstatSync, openSync, readSync, watch, type FSWatcher} from 'node:fs';
+import {closeSync, watch, type FSWatcher} from 'node:fs';
 import {basename, dirname} from 'node:path';
 import {LOG_VIEW_LINES, plainLine, type LogReader, type TaskLog} from '../core/board/log-view.ts';
 import {EventType} from '../core/events.ts';
 import {ledgerMessages, messageLines, transcriptMessages} from '../core/transcript-messages.ts';
+import {AgentFileError, openAgentFile, readAt} from '../ledger/agent-files.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {OUTPUT_FILE_CAP_BYTES} from './wrapper/output-file.ts';
 
@@ -15,24 +16,28 @@ const LEDGER_EVENTS = 400;
 /** Reads are at most one a frame, however fast the file grows (the board draws at 30 fps). */
 const FRAME_MS = 33;
 
-/** The end of a file: at most `bytes`, from the first whole line; empty when the file is missing. */
+/**
+ * The end of a file: at most `bytes`, from the first whole line; empty when the file is missing,
+ * or is not a regular file. The agent can write where its output and transcript are: the file is
+ * opened as agent-files.ts opens such files, so a FIFO there never blocks the board, a link to a
+ * device or a secret is not followed.
+ */
 function readTail(path: string, bytes: number): {text: string; isCut: boolean} {
-	let fd: number;
+	let file;
 	try {
-		fd = openSync(path, 'r');
-	} catch {
-		return {text: '', isCut: false};
+		file = openAgentFile(path, Number.POSITIVE_INFINITY);
+	} catch (error) {
+		if (error instanceof AgentFileError) return {text: '', isCut: false};
+		throw error;
 	}
 	try {
-		const size = fstatSync(fd).size;
+		const {fd, size} = file;
 		const start = Math.max(0, size - bytes);
-		const buffer = Buffer.alloc(size - start);
-		const read = readSync(fd, buffer, 0, buffer.length, start);
-		const text = buffer.subarray(0, read).toString('utf8');
+		const text = readAt(fd, start, size - start).toString('utf8');
 		// Read from the middle of a line: that partial line is dropped.
 		return start === 0 ? {text, isCut: false} : {text: text.slice(text.indexOf('\n') + 1), isCut: true};
 	} finally {
-		closeSync(fd);
+		closeSync(file.fd);
 	}
 }
 

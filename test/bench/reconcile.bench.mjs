@@ -23,7 +23,7 @@ function wall(command, args, env) {
 
 /** Passes of one long-running `reconcile` (the board's case: a warm process), 20 ms apart. */
 async function warmPasses(ledger, env, count) {
-	const child = spawn(process.execPath, [BIN, 'reconcile', '--json', '--interval', '0.02', '--ledger', ledger], {
+	const child = spawn(process.execPath, [BIN, 'reconcile', '--json', '--interval', '0.05', '--ledger', ledger], {
 		env,
 		stdio: ['ignore', 'pipe', 'inherit'],
 	});

@@ -9,6 +9,7 @@ import {runCli, scratchDir} from '../helpers/cli.ts';
 import {event} from '../helpers/ledger.ts';
 import {onLedgerChange, onOutput, waitFor} from '../helpers/wait-for.ts';
 import {agent, killQuietly, ledgerOf, sandbox, startCli, type Started} from '../producers/helpers.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 
 // Each setting read from the config file is shown by what its command does, not by reading it back.
 
@@ -131,6 +132,7 @@ describe('reconcile: agentNames, reconcileIntervalSeconds', () => {
 
 	it('records a process named in the file’s agentNames as untracked; CONTROLROOM_AGENT_NAMES wins over it', async () => {
 		const box = sandbox();
+		freshLedgerFile(box.home);
 		const name = `cfgagent${process.pid % 10_000}`;
 		const child = spawn(fakeAgent(box.dir, name), [], {stdio: ['ignore', 'pipe', 'ignore']});
 		pids.push(child.pid);
@@ -149,6 +151,7 @@ describe('reconcile: agentNames, reconcileIntervalSeconds', () => {
 	it('runs its passes at the file’s interval, and reads the file once: an edit counts at the next start', async () => {
 		// Three passes take at least ten seconds at the default five; the waits give up before that.
 		const box = sandbox();
+		freshLedgerFile(box.home);
 		const config = withConfig({reconcileIntervalSeconds: 0.05, agentNames: ['cr-no-such-agent']});
 		const reconciler = startCli(['reconcile', '--ledger', box.ledgerFile], {...box.env, ...config});
 		pids.push(reconciler.child.pid);

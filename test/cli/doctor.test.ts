@@ -38,7 +38,7 @@ describe('controlroom doctor', () => {
 		expect(problems).toEqual([
 			expect.stringMatching(/^problem permissions: .*ledger\.db is 0644 \(others can read it\)/),
 			expect.stringMatching(/^problem rejected spool files: 1 set aside in .*rejected/),
-			'problem dropped hook events: 1 hook event(s) could be written to neither the ledger nor the spool (a full disk?)',
+			'problem dropped hook events: 1 hook event(s) could be written to neither the ledger nor the spool (a full disk?): 1 counted in the ledger, 0 drop markers waiting in the spool for a fold',
 		]);
 	});
 });

@@ -7,6 +7,7 @@ import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {BIN, runCli, scratchDir, type CliResult} from '../helpers/cli.ts';
 import {event} from '../helpers/ledger.ts';
 import {expectOneLine} from '../helpers/one-line.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 
 /** A ledger with two wrapper tasks whose ids share the prefix `w-ab`; the second failed a minute ago. */
 function ledgerWithTwoTasks(): string {
@@ -30,7 +31,7 @@ describe('the mistakes a new user makes, each one line and an exit code', () => 
 	it('records a run whose --log cannot be opened as failed, with the reason, before anything is spawned', () => {
 		// Given a log path in a folder that does not exist, and a command that would leave a mark
 		const dir = scratchDir();
-		const ledger = join(dir, 'ledger.db');
+		const ledger = freshLedgerFile(dir);
 		const log = join(dir, 'no-such-folder', 'out.log');
 		const marker = join(dir, 'ran');
 		// When the run starts
@@ -139,7 +140,7 @@ describe('the mistakes a new user makes, each one line and an exit code', () => 
 	it('fails an ingest where nothing landed, listing the first rejects by line, and `rejects` lists them all', () => {
 		// Given a file of garbage: not JSON, an array, a payload without a session, and seven more
 		const dir = scratchDir();
-		const ledger = join(dir, 'ledger.db');
+		const ledger = freshLedgerFile(dir);
 		const file = join(dir, 'garbage.jsonl');
 		const lines = [
 			'not json',

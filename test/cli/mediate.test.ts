@@ -4,6 +4,7 @@ import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
 import {mediateFiles} from '../../src/disagreements/mediate.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 import {runAsPerson} from '../helpers/person.ts';
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/mediation/${name}`, import.meta.url));
@@ -67,7 +68,7 @@ describe('controlroom mediate', () => {
 			'agent: b\nutilities:\n  x: {p: 0.1111, q: 0.7777}\n  y: {p: 0.5555, q: 0.9999}\nweights: {x: 0.2468, y: 0.7532}\nfloor: 0.3579\n',
 		);
 		// When the engine runs, in every output form, recording into one ledger
-		const ledger = join(dir, 'ledger.db');
+		const ledger = freshLedgerFile(dir);
 		const outputs = [['--json'], ['--offers'], []].map(flags =>
 			runCli(['mediate', join(dir, 'a.yaml'), join(dir, 'b.yaml'), '--ledger', ledger, ...flags]),
 		);
@@ -123,7 +124,7 @@ describe('controlroom mediate', () => {
 
 	it('records a walk-away as a task whose timeline holds every offer, and a disagreement in the queue naming what was not settled and who vetoed what', () => {
 		const dir = scratchDir('cr-mediate-');
-		const ledger = join(dir, 'ledger.db');
+		const ledger = freshLedgerFile(dir);
 		const position = (agent: string, mine: string, never: string) =>
 			[
 				`agent: ${agent}`,
@@ -180,7 +181,7 @@ describe('controlroom mediate', () => {
 
 	it('records an agreement without a queue entry, and --no-record writes no ledger', () => {
 		const dir = scratchDir('cr-mediate-');
-		const ledger = join(dir, 'ledger.db');
+		const ledger = freshLedgerFile(dir);
 		expect(runCli(['mediate', PLANNER_A, PLANNER_B, '--ledger', ledger]).status).toBe(0);
 		const snapshot = JSON.parse(runCli(['snapshot', '--json', '--ledger', ledger]).stdout) as {
 			queue: {total: number};

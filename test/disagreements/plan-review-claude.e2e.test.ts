@@ -4,6 +4,7 @@ import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {runCli, scratchDir} from '../helpers/cli.ts';
 import {realClientScript, requireRealClients} from '../helpers/realclients.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 
 // The real `claude -p` as the plan reviewer, offline against the fake Anthropic server: each
 // round's answer is scripted in round-N.json (its last text turn), and the model's request log
@@ -28,7 +29,7 @@ function setUp(): Setup {
 	git('init', '-q');
 	git('add', '.');
 	git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'plans');
-	return {dir, repo, ledger: join(dir, 'ledger.db'), out};
+	return {dir, repo, ledger: freshLedgerFile(dir), out};
 }
 
 function claudeReviewer(setup: Setup, answers: readonly string[]): string {

@@ -3,6 +3,7 @@ import {mkdirSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {runCli, scratchDir} from '../helpers/cli.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 
 function repoWithPlan(): {readonly repo: string; readonly ledger: string} {
 	const dir = scratchDir('cr-plan-review-');
@@ -13,7 +14,7 @@ function repoWithPlan(): {readonly repo: string; readonly ledger: string} {
 	git('init', '-q');
 	git('add', '.');
 	git('-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'plan');
-	return {repo, ledger: join(dir, 'ledger.db')};
+	return {repo, ledger: freshLedgerFile(dir)};
 }
 
 describe('controlroom plan review with shell reviewers', {timeout: 90_000}, () => {

@@ -1,10 +1,11 @@
 import {spawn, spawnSync} from 'node:child_process';
 import {readdirSync, statSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
-import {describe, expect, it} from 'vitest';
+import {afterAll, describe, expect, it} from 'vitest';
 import {BIN, scratchDir} from '../helpers/cli.ts';
 import {fixture} from '../helpers/hook.ts';
-import {onLedgerChange, onOutput, waitFor} from '../helpers/wait-for.ts';
+import {Tmux} from '../helpers/tmux.ts';
+import {onFileChange, onLedgerChange, onOutput, waitFor} from '../helpers/wait-for.ts';
 import {agent, ledgerOf} from '../producers/helpers.ts';
 
 /** Runs `controlroom ARGS` under `umask 022`, as a login shell usually has it. */
@@ -18,7 +19,9 @@ function modesUnder(root: string): string[] {
 	const walk = (dir: string): void => {
 		for (const entry of readdirSync(dir, {withFileTypes: true})) {
 			const path = join(dir, entry.name);
-			found.push(`${path.slice(root.length + 1)} ${(statSync(path).mode & 0o777).toString(8)}`);
+			const stat = statSync(path, {throwIfNoEntry: false});
+			if (stat === undefined) continue; // gone since the listing (a temporary file)
+			found.push(`${path.slice(root.length + 1)} ${(stat.mode & 0o777).toString(8)}`);
 			if (entry.isDirectory()) walk(path);
 		}
 	};
@@ -26,6 +29,9 @@ function modesUnder(root: string): string[] {
 	walk(root);
 	return found.sort();
 }
+
+const tmux = new Tmux();
+afterAll(() => tmux.kill());
 
 describe('private by default', () => {
 	it('makes every folder 0700 and every file 0600 under a fresh CONTROLROOM_HOME with umask 022', async () => {
@@ -89,4 +95,25 @@ describe('private by default', () => {
 			await new Promise(done => run.once('close', done));
 		}
 	});
+
+	it('a board started first, under umask 022, makes its home, ledger and spool the owner’s only', async () => {
+		// Given a CONTROLROOM_HOME that does not exist yet
+		const home = join(scratchDir('cr-private-board-'), 'home');
+		tmux.start('first', 120, 30, {CONTROLROOM_HOME: home, PATH: process.env['PATH'] ?? ''});
+		// When the board is the first thing to run there
+		tmux.type('first', `umask 022; node ${BIN} --reconcile 3600`);
+		tmux.send('first', 'Enter');
+		await tmux.waitFor('first', pane => /NEEDS YOU/.test(pane), 20_000);
+		await waitFor(() => modesUnder(home).some(line => line.startsWith('spool ')), {
+			what: 'the board to make its spool',
+			on: [onFileChange(join(home, 'spool'))],
+		});
+		const modes = modesUnder(home);
+		tmux.send('first', 'q');
+		process.stdout.write(`board first: ${modes.join(', ')}\n`);
+		// Then everything it made is 0700 or 0600
+		expect(modes.filter(line => line.endsWith(' 700') || line.endsWith(' 600'))).toEqual(modes);
+		expect(modes).toContain('spool 700');
+		expect(modes).toContain('ledger.db 600');
+	}, 60_000);
 });

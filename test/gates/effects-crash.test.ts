@@ -4,6 +4,7 @@ import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {runCli, scratchDir} from '../helpers/cli.ts';
 import {callTool, connectGateway, orderInLedger, SLOW_SERVER, writeOrder} from '../helpers/effects.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 import {runAsPerson, spawnAsPerson} from '../helpers/person.ts';
 import {onFileChange, onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
@@ -25,7 +26,7 @@ describe('at most once, across a crash', {timeout: SPAWNS_TIMEOUT_MS}, () => {
 		const dir = scratchDir('cr-effects-crash-');
 		const calls = join(dir, 'calls.log');
 		const out = join(dir, 'out.txt');
-		const ledger = join(dir, 'ledger.db');
+		const ledger = freshLedgerFile(dir);
 		const order = writeOrder(
 			dir,
 			`order: o-crash

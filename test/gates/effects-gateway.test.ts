@@ -5,6 +5,7 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {runCli, scratchDir} from '../helpers/cli.ts';
 import {runAsPerson} from '../helpers/person.ts';
 import {callTool, connectGateway, FS_SERVER, MEMORY_SERVER, orderInLedger, resultText, writeOrder} from '../helpers/effects.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 
 // Each test starts several real processes one after another (the gateway, its upstream, one CLI
 // run per step, each a fresh Node): about 2.5 s apiece on the shared 2-core machine under load,
@@ -40,7 +41,7 @@ upstreams:
     allow: [read_text_file, list_directory, write_file, move_file]
 ${extra}`,
 	);
-	return {dir, srv, ledger: join(dir, 'ledger.db'), order};
+	return {dir, srv, ledger: freshLedgerFile(dir), order};
 }
 
 describe('the effect gateway against the real filesystem server', {timeout: SPAWNS_TIMEOUT_MS}, () => {
@@ -146,7 +147,7 @@ upstreams:
   fs: {command: ${process.execPath}, args: [${FS_SERVER}, ${srv}], allow: [list_directory, write_file]}
 `,
 		);
-		const ledger = join(dir, 'ledger.db');
+		const ledger = freshLedgerFile(dir);
 		const client = await gateway(order, ledger);
 		expect((await callTool(client, 'fs__list_directory', {path: srv})).isError).toBeFalsy();
 		expect((await callTool(client, 'fs__write_file', {path: join(srv, 'a'), content: 'a'})).content[0]?.text).toBe(
@@ -180,7 +181,7 @@ upstreams:
     allow: [create_entities, add_observations, read_graph]
 `,
 		);
-		const ledger = join(dir, 'ledger.db');
+		const ledger = freshLedgerFile(dir);
 		const client = await gateway(order, ledger);
 
 		// When the worker creates an entity, then adds an observation to whatever the first call created

@@ -1,5 +1,4 @@
 import {spawn} from 'node:child_process';
-import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {toSnapshotTask} from '../../src/core/snapshot.ts';
 import {CLAIM_LEASE_SECONDS, HandoffError, recordProgress, takeContract} from '../../src/handoff/claims.ts';
@@ -7,6 +6,7 @@ import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {loadHumanQueue} from '../../src/ledger/queue.ts';
 import {BIN, runCli, scratchDir, type CliResult} from '../helpers/cli.ts';
 import {makeContractRepo} from '../helpers/contract-repo.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 
 const COMPLETE = `before: {command: npm test, exit_code: 1, output: "1 failed", base_revision: abc1234}
 change: [{file: src/export.ts, reason: apply the filter to the export query}]
@@ -30,7 +30,7 @@ function spawnCli(args: readonly string[], home: string): Promise<CliResult> {
 
 function setup() {
 	const repo = makeContractRepo();
-	const ledger = join(scratchDir(), 'ledger.db');
+	const ledger = freshLedgerFile();
 	const contract = repo.place('valid-task.yaml');
 	const cli = (...args: string[]) => runCli([...args, '--ledger', ledger]);
 	return {repo, ledger, contract, cli};

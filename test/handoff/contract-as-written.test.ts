@@ -8,6 +8,7 @@ import {evidenceTemplate} from '../../src/core/contract/template.ts';
 import {parseYaml} from '../../src/handoff/contract-file.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
 import {makeContractRepo} from '../helpers/contract-repo.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 
 const ALL_DEFINED: RepositoryFacts = {repository: () => 'ok', revisionExists: () => true, defines: () => true};
 
@@ -136,7 +137,7 @@ describe('controlroom contract template evidence', () => {
 		// Given a taken contract with two acceptance lines
 		const repo = makeContractRepo();
 		const contract = repo.place('valid-task.yaml');
-		const ledger = join(scratchDir(), 'ledger.db');
+		const ledger = freshLedgerFile();
 		const taken = runCli(['take', contract, '--as', 'worker-1', '--ledger', ledger]);
 		const claim = /as (claim-\S+)/.exec(taken.stdout)?.[1] ?? '';
 		// When the evidence template is written for it

@@ -20,7 +20,6 @@ const INVALID: readonly (readonly [fixture: string, field: string, rule: string]
 	['credential-assignment.yaml', 'execution.permissions', 'a password assignment'],
 	['credential-private-key.md', 'sections.Notes', 'a private key in a Markdown section'],
 	['bug-with-steps.md', 'steps', 'a bug with Steps instead of Reproduce'],
-	['not-yaml.yaml', '(file)', 'a file that is not YAML'],
 ];
 
 const VALID = ['valid-task.yaml', 'valid-task.md', 'valid-bug.yaml', 'valid-bug.md', 'valid-transfer.yaml', 'valid-transfer.md'];
@@ -43,6 +42,13 @@ describe('controlroom contract check', () => {
 		expect(result.stdout.split('\n')).toContainEqual(
 			expect.stringMatching(new RegExp(`^error +${field.replace(/[.()[\]]/g, '\\$&')}: `)),
 		);
+	});
+
+	it('rejects a file that is not YAML with exit 1 and one line naming the file and the position', () => {
+		const file = repo.place('not-yaml.yaml');
+		const result = runCli(['contract', 'check', file]);
+		expect(result.status).toBe(1);
+		expect(result.stdout).toMatch(new RegExp(`^${file}: not read as a contract: not valid YAML \\(\\w+\\) at line \\d+\n$`));
 	});
 
 	it.each(VALID)('accepts %s with exit 0 and no problem lines', fixture => {

@@ -1,11 +1,11 @@
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
-import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {handIn, recordProgress, takeContract} from '../../src/handoff/claims.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {BIN, runCli, scratchDir} from '../helpers/cli.ts';
 import {makeContractRepo} from '../helpers/contract-repo.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 
 type ToolResult = {isError?: boolean; content: {type: string; text?: string}[]; structuredContent?: Record<string, unknown>};
 
@@ -48,7 +48,7 @@ describe('controlroom mcp --as: an agent acts only as itself', () => {
 		const repo = makeContractRepo();
 		const contract = repo.place('valid-task.yaml');
 		const evidence = repo.write('evidence.yaml', EVIDENCE);
-		const ledgerFile = join(scratchDir(), 'ledger.db');
+		const ledgerFile = freshLedgerFile();
 		const terminal = openLedger(ledgerFile);
 		const erin = {ledger: terminal, source: 'cli' as const, identity: 'erin'};
 		const erinsClaim = takeContract(erin, contract, 'erin').taskId;
@@ -123,7 +123,7 @@ describe('controlroom mcp --as: an agent acts only as itself', () => {
 	it('lets a second agent take what the first passed back, and refuses the first on it afterwards', async () => {
 		const repo = makeContractRepo();
 		const contract = repo.place('valid-task.yaml');
-		const ledgerFile = join(scratchDir(), 'ledger.db');
+		const ledgerFile = freshLedgerFile();
 		const first = await agent('worker-1', ledgerFile, repo.dir);
 		const second = await agent('worker-2', ledgerFile, repo.dir);
 		const one = (await first('take', {file: contract})).structuredContent?.['taskId'] as string;
@@ -146,7 +146,7 @@ describe('controlroom mcp --as: an agent acts only as itself', () => {
 
 	it('refuses a worker at the terminal (--as, or CONTROLROOM_WORKER) on a claim it does not hold, and lets a person act', () => {
 		const repo = makeContractRepo();
-		const ledgerFile = join(scratchDir(), 'ledger.db');
+		const ledgerFile = freshLedgerFile();
 		const taken = runCli(['take', repo.place('valid-task.yaml'), '--as', 'erin', '--ledger', ledgerFile]);
 		const claim = /as (claim-\S+)/.exec(taken.stdout)?.[1] ?? '';
 		const asWorker = runCli(['pass-back', claim, '--reason', 'mine now', '--ledger', ledgerFile], {

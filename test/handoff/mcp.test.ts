@@ -1,11 +1,11 @@
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
-import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {loadHumanQueue} from '../../src/ledger/queue.ts';
 import {BIN, scratchDir} from '../helpers/cli.ts';
 import {makeContractRepo} from '../helpers/contract-repo.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 
 type ToolResult = {isError?: boolean; content: {type: string; text?: string}[]; structuredContent?: Record<string, unknown>};
 
@@ -35,7 +35,7 @@ describe('controlroom mcp', () => {
 		const contract = repo.place('valid-task.yaml');
 		const second = repo.place('valid-bug.yaml');
 		const evidence = repo.write('evidence.yaml', EVIDENCE);
-		const ledgerFile = join(scratchDir(), 'ledger.db');
+		const ledgerFile = freshLedgerFile();
 		const transport = new StdioClientTransport({
 			command: process.execPath,
 			args: [BIN, 'mcp', '--ledger', ledgerFile, '--as', 'agent-7'],

@@ -9,6 +9,7 @@ import type {ReconcileResult} from '../../src/producers/reconciler.ts';
 import {runCli} from '../helpers/cli.ts';
 import {onExit, onLedgerChange, onOutput, waitFor} from '../helpers/wait-for.ts';
 import {agent, isAlive, killQuietly, ledgerOf, sandbox, startCli} from './helpers.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 
 const open: Ledger[] = [];
 const pids: number[] = [];
@@ -84,6 +85,7 @@ describe('controlroom reconcile', () => {
 
 	it('records a codex process started outside the wrapper as untracked, and ends it (not lost) after it exits', async () => {
 		const box = sandbox();
+		freshLedgerFile(box.home);
 		const codex = spawn(fakeCodex(box.dir), [], {stdio: ['ignore', 'pipe', 'ignore']});
 		const pid = codex.pid!;
 		pids.push(pid);

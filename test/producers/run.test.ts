@@ -7,6 +7,7 @@ import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {runCli} from '../helpers/cli.ts';
 import {onFileChange, onLedgerChange, onOutput, waitFor} from '../helpers/wait-for.ts';
 import {agent, isAlive, killQuietly, ledgerOf, sandbox, startCli} from './helpers.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 
 const open: Ledger[] = [];
 const pids: number[] = [];
@@ -112,6 +113,7 @@ describe('controlroom run', () => {
 
 	it("passes the child's stdout and stderr through unchanged", () => {
 		const box = sandbox();
+		freshLedgerFile(box.home);
 		const script = "printf 'one\\nPROGRESS 1/2\\n\\303\\251t\\303\\251\\r\\nno newline'; printf 'to stderr\\n' >&2";
 		const result = runCli(['run', '--ledger', box.ledgerFile, '--', 'sh', '-c', script], {env: box.env});
 		expect(result.status).toBe(0);

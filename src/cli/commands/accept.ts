@@ -1,5 +1,5 @@
 import {acceptHandIn} from '../../gates/queue-actions.ts';
-import {parseCommandArgs} from '../args.ts';
+import {boundedText, parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
@@ -33,6 +33,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('accept', argv, {as: {type: 'string'}, note: {type: 'string'}});
 	const ref = positionals[0];
 	if (ref === undefined || positionals.length > 1) throw new CliError('accept: expected one TASK', USAGE_EXIT);
+	boundedText('--note', values.note);
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		if (values.as !== undefined && values.as.trim() === '') throw new CliError('accept: --as: expected a name', USAGE_EXIT);

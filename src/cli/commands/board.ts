@@ -1,4 +1,4 @@
-import {mkdirSync, writeSync} from 'node:fs';
+import {writeSync} from 'node:fs';
 import {render} from 'ink';
 import {homedir} from 'node:os';
 import {join, sep} from 'node:path';
@@ -15,6 +15,7 @@ import {hostName} from '../../ledger/host.ts';
 import {quickCheckInBackground} from '../../ledger/integrity-check.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {spoolDir} from '../../ledger/paths.ts';
+import {makePrivateDir} from '../../ledger/private-files.ts';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS} from '../../producers/reconcile-options.ts';
 import {createLogReader} from '../../producers/task-log.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
@@ -93,7 +94,8 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 	// The folder is watched for the spool hook's files: it must exist before the watch starts, or
 	// the first events wait for the reconciler's pass instead of showing at once.
 	try {
-		mkdirSync(spool, {recursive: true});
+		// Owner only, as every folder controlroom makes (docs/ledger.md, "Privacy").
+		makePrivateDir(spool);
 	} catch {
 		// Not ours to create (a file there, no permission): the reconciler pass still folds what comes.
 	}

@@ -2,7 +2,7 @@ import {existsSync, writeFileSync} from 'node:fs';
 import {extname, resolve} from 'node:path';
 import {acceptanceLines, acceptorsOf, CONTRACT_KINDS, type ContractKind} from '../../core/contract/model.ts';
 import {contractTemplate, evidenceTemplate, type EvidenceTemplateTerms} from '../../core/contract/template.ts';
-import {checkContractFile, type CheckedContract} from '../../handoff/check-contract.ts';
+import {checkContractFile, unreadContract, type CheckedContract} from '../../handoff/check-contract.ts';
 import {parseCommandArgs} from '../args.ts';
 import {out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -40,6 +40,9 @@ new --kind K: the same as template K.`,
 
 /** The text form of a verdict: a summary line, then one line per problem. */
 export function formatVerdict(checked: CheckedContract): string {
+	// A file that could not be read as a contract at all (a FIFO, too large, not UTF-8, not YAML): one line.
+	const unread = unreadContract(checked);
+	if (unread !== null) return unread;
 	const errors = checked.problems.filter(problem => problem.severity === 'error').length;
 	const warnings = checked.problems.length - errors;
 	const what = checked.kind === null ? 'contract' : `${checked.kind} contract`;

@@ -1,4 +1,6 @@
-import {diagnose} from '../../producers/doctor.ts';
+import type {Ledger} from '../../ledger/open-ledger.ts';
+import {ledgerPath} from '../../ledger/paths.ts';
+import {diagnose, type Examined} from '../../producers/doctor.ts';
 import {terminalSafe} from '../../core/terminal-text.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
@@ -24,13 +26,23 @@ Claude Code and Codex hooks are installed.`,
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('doctor', argv, {json: {type: 'boolean'}});
 	if (positionals.length > 0) throw new CliError('doctor: takes no arguments', USAGE_EXIT);
-	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
+	let ledger: Ledger | null = null;
+	let examined: Examined;
 	try {
-		const checks = diagnose(ledger);
+		ledger = openCommandLedger(values.ledger, {mode: 'read'});
+		examined = ledger;
+	} catch (error) {
+		// Not a ledger problem at all (no --ledger file, a folder): the line as every command says it.
+		if (!(error instanceof CliError) || error.exitCode === USAGE_EXIT) throw error;
+		// A ledger that cannot be opened (a full disk, damage) is one finding; the rest needs none.
+		examined = {path: ledgerPath(values.ledger), openProblem: error.message};
+	}
+	try {
+		const checks = diagnose(examined);
 		if (values.json) out(JSON.stringify({version: 1, checks}, null, 2));
 		else for (const check of checks) out(terminalSafe(`${check.state.padEnd(7)} ${check.name}: ${check.detail}`));
 		return checks.some(check => check.state === 'problem') ? 1 : 0;
 	} finally {
-		ledger.close();
+		ledger?.close();
 	}
 }

@@ -7,7 +7,7 @@ import {ApprovalError, sendBackEffects} from '../../gates/effects/held.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {readReportFile, ReportFileError} from '../../gates/effects/report-file.ts';
 import {readOrders} from '../../ledger/orders.ts';
-import {parseCommandArgs} from '../args.ts';
+import {boundedText, parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
@@ -148,6 +148,7 @@ function reject(argv: readonly string[]): number {
 	if (orderId === undefined || rest.length > 0) throw new CliError('effects reject: expected one ORDER', USAGE_EXIT);
 	const reason = values.reason?.trim() ?? '';
 	if (reason === '') throw new CliError('effects reject: --reason TEXT is required (the worker reads it)', USAGE_EXIT);
+	boundedText('--reason', reason);
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		const result = sendBackEffects(ledger, orderId, reason, 'cli');

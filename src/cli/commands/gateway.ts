@@ -1,10 +1,10 @@
-import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js';
 import {readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {GatewayError, startGateway} from '../../gates/effects/gateway.ts';
 import {loadOrderFile, OrderFileError} from '../../gates/effects/order-file.ts';
 import {UpstreamError} from '../../gates/effects/upstreams.ts';
 import {ToolNameClashError} from '../../core/effects/plan.ts';
+import {BoundedStdioServerTransport} from '../bounded-stdio.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -22,7 +22,7 @@ the board. Stdout carries only the protocol; it runs until stdin closes. See doc
 	exits: [
 		['0', 'stdin closed: the client is done'],
 		['1', 'the order is invalid or cannot be read, an upstream did not start, or tool names clash'],
-		['64', 'bad command line'],
+		['64', 'bad command line, or no ledger at --ledger PATH (only run and ingest create one)'],
 	],
 	examples: [['controlroom gateway --order o-42.yaml', 'what an MCP client config runs (command + args)']],
 };
@@ -39,11 +39,15 @@ export async function run(argv: readonly string[]): Promise<number> {
 		if (error instanceof OrderFileError) throw new CliError(error.message);
 		throw error;
 	}
-	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing', onMove: 'stay'});
 	const version = (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {version: string}).version;
 	let gateway;
 	try {
-		gateway = await startGateway(ledger, loaded, {workerTask: process.env['CONTROLROOM_TASK_ID'] ?? null, version});
+		gateway = await startGateway(ledger, loaded, {
+			workerTask: process.env['CONTROLROOM_TASK_ID'] ?? null,
+			version,
+			notice: line => process.stderr.write(`controlroom gateway: ${line}\n`),
+		});
 	} catch (error) {
 		ledger.close();
 		if (error instanceof GatewayError || error instanceof UpstreamError || error instanceof ToolNameClashError)
@@ -52,7 +56,10 @@ export async function run(argv: readonly string[]): Promise<number> {
 	}
 	for (const name of gateway.plan.missing)
 		process.stderr.write(`controlroom gateway: ${name} is allowed but the upstream has no such tool\n`);
-	const transport = new StdioServerTransport();
+	const transport = new BoundedStdioServerTransport(request => {
+		gateway.refuseOversized(request);
+		process.stderr.write(`controlroom gateway: refused a request of ${request.bytes} bytes (over the limit), recorded\n`);
+	});
 	const closed = new Promise<void>(resolve => {
 		transport.onclose = resolve;
 		process.stdin.once('end', resolve);

@@ -2,7 +2,9 @@ import {existsSync} from 'node:fs';
 import {join} from 'node:path';
 import {formatDuration} from '../../core/format.ts';
 import {controlroomHome, spoolDir} from '../../ledger/paths.ts';
+import {droppedEvents} from '../../ledger/drop-markers.ts';
 import {spoolBacklog, spoolWritability} from '../../ledger/spool.ts';
+import {describeDropped} from '../../producers/doctor.ts';
 import {
 	CLAUDE_EVENTS,
 	CODEX_EVENTS,
@@ -21,7 +23,7 @@ import {
 	type HookKind,
 } from '../../producers/agent-hook/hooks-install.ts';
 import {parseCommandArgs} from '../args.ts';
-import {out} from '../context.ts';
+import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 import {packageRoot} from '../package-root.ts';
@@ -152,7 +154,8 @@ function describeBacklog(dir: string, now: number): {text: string; staleTemporar
 
 /** What waits in the spool, and whether the hook can write there (checked by trying). */
 function describeSpool(now: number): string[] {
-	const dir = spoolDir(join(controlroomHome(), 'ledger.db'));
+	const ledgerFile = join(controlroomHome(), 'ledger.db');
+	const dir = spoolDir(ledgerFile);
 	const backlog = describeBacklog(dir, now);
 	const lines = [`spool: ${dir}: ${backlog.text}`];
 	if (backlog.staleTemporary > 0) {
@@ -162,7 +165,29 @@ function describeSpool(now: number): string[] {
 	}
 	const writable = spoolWritability(dir);
 	lines.push(writable.isWritable ? 'spool: the hook can write there' : `spool: the hook cannot write: ${writable.reason}`);
+	const {counted, waiting} = droppedWithLedger(ledgerFile, dir);
+	if (counted + waiting > 0) {
+		lines.push(
+			`spool: ${counted + waiting} hook event${counted + waiting === 1 ? ' was' : 's were'} dropped, written neither to the ledger nor to the spool (a full disk?): ${describeDropped(counted, waiting)}`,
+		);
+	}
 	return lines;
+}
+
+/** The drops counted in the ledger (read when there is one; never created here) and the markers waiting. */
+function droppedWithLedger(ledgerFile: string, dir: string): {counted: number; waiting: number} {
+	if (!existsSync(ledgerFile)) return droppedEvents(null, dir);
+	let ledger;
+	try {
+		ledger = openCommandLedger(undefined, {mode: 'read'});
+	} catch {
+		return droppedEvents(null, dir);
+	}
+	try {
+		return droppedEvents(ledger, dir);
+	} finally {
+		ledger.close();
+	}
 }
 
 /** What chose a file, in the words a user checks: ` (from $CLAUDE_CONFIG_DIR)`, or nothing for the default. */

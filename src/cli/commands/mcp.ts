@@ -1,5 +1,7 @@
-import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js';
+import {MAX_MCP_REQUEST_BYTES} from '../../core/mcp-limits.ts';
 import {createHandoffServer} from '../../handoff/mcp-server.ts';
+import {isStillInItsFile, watchLedgerFile} from '../../ledger/file-watch.ts';
+import {BoundedStdioServerTransport} from '../bounded-stdio.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -19,7 +21,7 @@ runs until stdin closes. Register one server per agent, each with its own --as.`
 	exits: [
 		['0', 'stdin closed (the agent went away)'],
 		['1', 'the ledger cannot be opened'],
-		['64', 'bad command line, no --as (nor CONTROLROOM_WORKER), or a --ledger in a missing folder'],
+		['64', 'bad command line, no --as (nor CONTROLROOM_WORKER), or no ledger at --ledger PATH (only run and ingest create one)'],
 	],
 	examples: [
 		['claude mcp add controlroom -- controlroom mcp --as worker-1', 'gives a Claude Code agent the claim verbs as worker-1'],
@@ -33,11 +35,29 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const identity = workerIdentity('mcp', values.as);
 	if (identity === null)
 		throw new CliError('mcp: --as NAME is required: who the agent is (or set CONTROLROOM_WORKER)', USAGE_EXIT);
-	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing', onMove: 'stay'});
 	// The run of the agent that started this server, when it runs under `controlroom run`: its own task.
 	const ownTask = process.env['CONTROLROOM_TASK_ID']?.trim() || null;
-	const server = createHandoffServer(ledger, identity, packageVersion(), ownTask);
-	const transport = new StdioServerTransport();
+	// A moved ledger keeps the agent's claims in the file it opened; a deleted or replaced one is
+	// reopened at its path. Either way the server says so on stderr (stdout carries the protocol).
+	const say = (line: string): boolean => process.stderr.write(`controlroom mcp: ${line}\n`);
+	const fileWatch = watchLedgerFile(
+		ledger,
+		change =>
+			say(
+				isStillInItsFile(change)
+					? `the ledger ${change.path} was moved to ${change.nowIn}: this server's events, earlier and later, are in ${change.nowIn}`
+					: `the ledger ${change.path} was ${change.kind}: writing to the new file there from now on (claims taken before are not in it)`,
+			),
+		error => say(`cannot reopen the ledger ${ledger.path} (${error.message}); the server goes on`),
+	);
+	const server = createHandoffServer(ledger, identity, packageVersion(), {beforeCall: fileWatch.check, ownTask});
+	const transport = new BoundedStdioServerTransport(request => {
+		fileWatch.check();
+		const what = `a request of ${request.bytes} bytes${request.tool ? ` (${request.tool})` : ''} from ${identity} is over the limit of ${MAX_MCP_REQUEST_BYTES} bytes, not read`;
+		ledger.writer.reject({origin: 'mcp', line: null, reason: what, raw: request.head.slice(0, 512), rawBytes: request.bytes});
+		say(`refused ${what}; recorded as a reject`);
+	});
 	const closed = new Promise<void>(resolve => {
 		transport.onclose = resolve;
 		process.stdin.once('end', resolve);
@@ -45,6 +65,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	await server.connect(transport);
 	await closed;
 	await server.close();
+	fileWatch.stop();
 	ledger.close();
 	return 0;
 }

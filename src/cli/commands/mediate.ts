@@ -26,7 +26,7 @@ See docs/mediation.md.`,
 		['0', 'agreement'],
 		['2', "walk-away (nothing acceptable to every agent, vetoes included): an entry in the queue's disagreements lane"],
 		['1', 'a position file that cannot be used (one line per problem, naming the file and the field)'],
-		['64', 'bad command line (fewer than two POSITION files)'],
+		['64', 'bad command line (fewer than two POSITION files), or no ledger at --ledger PATH'],
 	],
 	examples: [
 		['controlroom mediate planner-a.yaml planner-b.yaml --offers', 'mediate two planners, printing every offer'],
@@ -65,7 +65,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 }
 
 function record(transcript: Transcript, ledgerFlag: string | undefined): string {
-	const ledger = openCommandLedger(ledgerFlag, {mode: 'create'});
+	const ledger = openCommandLedger(ledgerFlag, {mode: 'existing'});
 	try {
 		return recordMediation(ledger, transcript, {cwd: process.cwd(), now: Date.now()});
 	} finally {

@@ -12,7 +12,7 @@ that ack takes). It stays until acknowledged (controlroom ack, or k on the board
 	options: [['--task TASK', 'the task the need is about (an id or a unique prefix)']],
 	exits: [
 		['0', 'the need is in the queue (its id is printed)'],
-		['1', 'refused: no such task, or an empty TEXT'],
+		['1', 'refused: no such task, an empty TEXT, or one over 4,000 characters'],
 		['64', 'bad command line (not exactly one TEXT), or no ledger at --ledger PATH'],
 	],
 	examples: [

@@ -25,7 +25,7 @@ derivation on the parent order in the ledger; a gateway refuses a derived order 
 	exits: [
 		['0', 'derived'],
 		['1', 'the order file is invalid or cannot be read, or nothing would be left to derive'],
-		['64', 'bad command line'],
+		['64', 'bad command line, or no ledger at --ledger PATH (only run and ingest create one)'],
 	],
 	examples: [['controlroom order derive o-42.yaml --worker sub-1 --out o-42.sub-1.yaml', "a sub-agent's order: reads only"]],
 };
@@ -74,7 +74,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 			? ''
 			: `# ${inferred.join(', ')}: staged by inference in ${parent.id}; the gateway hides and refuses every tool not annotated readOnlyHint: true.\n`;
 	const yaml = `# Derived from ${parent.id} (${loaded.file}) for ${worker}: no staged tools.\n${inferredNote}${stringify(workOrderDocument(derived))}`;
-	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		const staged = parent.upstreams.flatMap(upstream => (upstream.staged ?? []).map(tool => `${upstream.name}/${tool}`));
 		const target = values.out === undefined ? null : resolve(values.out);

@@ -1,5 +1,5 @@
 import {passBack} from '../../handoff/claims.ts';
-import {parseCommandArgs, taskArgument} from '../args.ts';
+import {boundedText, parseCommandArgs, taskArgument} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {reportRefusal} from '../handoff-report.ts';
@@ -30,6 +30,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('pass-back', argv, {reason: {type: 'string'}, as: {type: 'string'}});
 	const ref = taskArgument('pass-back', positionals);
 	if (values.reason === undefined || values.reason.trim() === '') throw new CliError('pass-back: --reason: required', USAGE_EXIT);
+	boundedText('--reason', values.reason);
 	const identity = workerIdentity('pass-back', values.as);
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {

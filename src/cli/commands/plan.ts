@@ -28,7 +28,7 @@ runs in counts as INVALID. See docs/mediation.md.`,
 		['0', 'approved'],
 		['2', "left to a person after two rounds: an entry in the queue's disagreements lane"],
 		['1', 'error: a plan that cannot be read, a reviewer that cannot be started'],
-		['64', "bad command line (not 'review', no PLAN, no --reviewer)"],
+		['64', "bad command line (not 'review', no PLAN, no --reviewer), or no ledger at --ledger PATH"],
 	],
 	examples: [
 		[
@@ -90,7 +90,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	// The reviewer's own stderr goes to ours; the result alone is on stdout.
 	process.stdout.on('error', () => undefined);
 	process.stderr.on('error', () => undefined);
-	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		const result = await gateCall(() =>
 			reviewPlans({

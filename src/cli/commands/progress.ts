@@ -1,5 +1,5 @@
 import {recordProgress} from '../../handoff/claims.ts';
-import {parseCommandArgs, taskArgument} from '../args.ts';
+import {boundedText, parseCommandArgs, taskArgument} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {reportRefusal} from '../handoff-report.ts';
@@ -27,6 +27,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const ref = taskArgument('progress', positionals, 1);
 	const note = positionals[1];
 	if (note === undefined || note.trim() === '') throw new CliError('progress: expected TASK and a "note"', USAGE_EXIT);
+	boundedText('progress: NOTE', note);
 	const identity = workerIdentity('progress', values.as);
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {

@@ -1,3 +1,4 @@
+import {minimumOf} from '../../core/settings.ts';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {settingFromText} from '../../core/settings.ts';
 import {reconcileOnce, type ReconcileResult} from '../../producers/reconciler.ts';
@@ -11,7 +12,7 @@ import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 
-/** Exit code of a reconciler whose ledger file was deleted or replaced while it ran (it went on with the new file). */
+/** Exit code of a reconciler whose ledger file was moved, deleted or replaced while it ran (it went on with the file at its path). */
 const LEDGER_REPLACED_EXIT = 3;
 
 export const help: CommandHelp = {
@@ -37,8 +38,14 @@ holds the reconciler up.`,
 	exits: [
 		['0', 'done (--once), or interrupted with Ctrl-C or SIGTERM'],
 		['1', 'the ledger cannot be opened or written'],
-		['3', 'the ledger file was deleted or replaced while it ran (it said so on stderr and went on with the new file)'],
-		['64', 'bad command line (a --sync-to that is not postgres://...), or a --ledger in a folder that does not exist'],
+		[
+			'3',
+			'the ledger file was moved, deleted or replaced while it ran (it said so on stderr and went on with the file at its path)',
+		],
+		[
+			'64',
+			'bad command line (a --sync-to that is not postgres://...), or no ledger at --ledger PATH (only run and ingest create one)',
+		],
 		['78', 'the config file or a CONTROLROOM_* variable is wrong (the line names it; docs/config.md)'],
 	],
 	examples: [
@@ -71,7 +78,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	});
 	if (positionals.length > 0) throw new CliError(`reconcile: unexpected argument '${positionals[0]}'`, USAGE_EXIT);
 	const flags = {
-		reconcileIntervalSeconds: positiveSeconds('interval', values.interval),
+		reconcileIntervalSeconds: positiveSeconds('interval', values.interval, minimumOf('reconcileIntervalSeconds')),
 		// An --agents with no name in it (`--agents ,`) is as good as none.
 		agentNames: values.agents === undefined ? undefined : (settingFromText('names', values.agents) ?? undefined),
 	};
@@ -80,7 +87,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const settings = commandSettings(flags);
 	const intervalMs = settings.reconcileIntervalSeconds * 1000;
 	const {agentNames} = settings;
-	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	if (!values.once) {
 		// A long-lived writer checks the file once on open: it would otherwise add to a damaged ledger for hours.
 		const problems = ledger.quickCheck();
@@ -117,8 +124,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 			const result = reconcileOnce(ledger, {agentNames});
 			if (result.ledgerChange) {
 				exitCode = LEDGER_REPLACED_EXIT;
+				const {path, kind, movedTo} = result.ledgerChange;
 				process.stderr.write(
-					`controlroom: the ledger ${result.ledgerChange.path} was ${result.ledgerChange.kind}: reconciling the new file there from now on\n`,
+					movedTo === undefined
+						? `controlroom: the ledger ${path} was ${kind}: reconciling the new file there from now on\n`
+						: `controlroom: the ledger ${path} was moved to ${movedTo}, with every event it held: reconciling the ledger at ${path} from now on\n`,
 				);
 			}
 			out(values.json ? JSON.stringify(result) : summary(result));

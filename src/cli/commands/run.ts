@@ -1,3 +1,5 @@
+import {minimumOf} from '../../core/settings.ts';
+import {overTextLimit, TITLE_MAX_CHARS} from '../../core/text-limits.ts';
 import {existsSync, statSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {controlroomHome} from '../../ledger/paths.ts';
@@ -103,6 +105,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const [command, ...args] = positionals;
 	if (command === undefined || command === '')
 		throw new CliError('run: missing the command to run (controlroom run [OPTIONS] -- CMD ...)', USAGE_EXIT);
+	const titleTooLong = values.title === undefined ? null : overTextLimit('--title', values.title, TITLE_MAX_CHARS);
+	if (titleTooLong !== null) throw new CliError(titleTooLong, USAGE_EXIT);
 	let contractRun: ContractRun | null = null;
 	if (values.contract !== undefined) {
 		// Validate before anything else touches the ledger or the process table: an invalid contract starts nothing.
@@ -130,8 +134,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const settings = commandSettings({
 		budgetTokens: positiveInt('budget', values.budget),
 		slots: positiveInt('slots', values.slots),
-		heartbeatSeconds: positiveSeconds('heartbeat', values.heartbeat),
-		runGraceSeconds: positiveSeconds('grace', values.grace),
+		heartbeatSeconds: positiveSeconds('heartbeat', values.heartbeat, minimumOf('heartbeatSeconds')),
+		runGraceSeconds: positiveSeconds('grace', values.grace, minimumOf('runGraceSeconds')),
 	});
 	const options = {
 		command,
@@ -161,7 +165,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	// Swallow EPIPE on our own streams: a closed pager must not kill the wrapper while its child runs.
 	process.stdout.on('error', () => undefined);
 	process.stderr.on('error', () => undefined);
-	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
+	const ledger = openCommandLedger(values.ledger, {mode: 'create', onMove: 'stay'});
 	try {
 		if (taskId !== undefined && ledger.reader.task(taskId))
 			throw new CliError(`--task-id: the ledger already has a task ${taskId}`, USAGE_EXIT);

@@ -1,5 +1,5 @@
 import {sendBack} from '../../gates/review/send-back.ts';
-import {parseCommandArgs} from '../args.ts';
+import {boundedText, parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
@@ -37,6 +37,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const ref = positionals[0];
 	if (ref === undefined || positionals.length > 1) throw new CliError('send-back: expected one TASK', USAGE_EXIT);
 	if (values.reason === undefined || values.reason.trim() === '') throw new CliError('send-back: --reason: required', USAGE_EXIT);
+	boundedText('--reason', values.reason);
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		const result = await gateCall(() =>

@@ -1,3 +1,4 @@
+import {minimumOf} from '../../core/settings.ts';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {hostIdentity} from '../../ledger/host.ts';
 import {isFleetUrl, redactUrl} from '../../ledger/fleet/connection.ts';
@@ -48,6 +49,11 @@ const CHANGE_BATCH_MS = 30;
 function line(pass: SyncPass, hostName: string): string | null {
 	const parts: string[] = [];
 	if (pass.shipped > 0) parts.push(`${pass.shipped} events in ${pass.batches} batches, ${pass.tasks} task rows`);
+	if (pass.escaped > 0)
+		parts.push(
+			`${pass.escaped} rows with a NUL or an unpaired surrogate escaped for PostgreSQL (controlroom rejects lists them)`,
+		);
+	if (pass.refused > 0) parts.push(`${pass.refused} rows refused by the server, kept in controlroom.rejects`);
 	if (pass.taken.length > 0) parts.push(`took requests ${pass.taken.map(id => `#${id}`).join(', ')}`);
 	for (const done of pass.handled)
 		parts.push(`request #${done.requestId} ${done.verb} ${done.taskId}: ${done.outcome} (${done.message})`);
@@ -69,7 +75,9 @@ export async function run(argv: readonly string[]): Promise<number> {
 		throw new CliError('sync: --once and --interval exclude each other', USAGE_EXIT);
 	if (isFleetUrl(values.ledger))
 		throw new CliError('sync: --ledger names the local ledger file; the fleet goes in --to', USAGE_EXIT);
-	const settings = commandSettings({syncIntervalSeconds: positiveSeconds('interval', values.interval)});
+	const settings = commandSettings({
+		syncIntervalSeconds: positiveSeconds('interval', values.interval, minimumOf('syncIntervalSeconds')),
+	});
 	const intervalMs = settings.syncIntervalSeconds * 1000;
 	const url = values.to;
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});

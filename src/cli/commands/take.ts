@@ -21,7 +21,10 @@ as stalled; controlroom progress renews it. The event records who took it.`,
 	exits: [
 		['0', 'taken'],
 		['1', 'refused: held by someone (named), already handed in, or the contract is invalid (its problems listed, one per line)'],
-		['64', 'bad command line (no FILE, an empty --as, a bad --lease), or a --ledger in a missing folder'],
+		[
+			'64',
+			'bad command line (no FILE, an empty --as, a bad --lease), or no ledger at --ledger PATH (only run and ingest create one)',
+		],
 	],
 	examples: [
 		['controlroom take task.yaml --as worker-1', 'worker-1 claims the contract in task.yaml'],
@@ -40,7 +43,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	if (file === undefined || positionals.length > 1) throw new CliError('take: expected one FILE', USAGE_EXIT);
 	const identity = workerIdentity('take', values.as);
 	const leaseMinutes = positiveInt('lease', values.lease);
-	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		return reportRefusal(() => {
 			const taken = takeContract(

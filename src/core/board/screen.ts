@@ -191,10 +191,15 @@ const clockOf = (at: number): string => new Date(at).toISOString().slice(11, 19)
 export function selectAlerts(state: Pick<BoardState, 'ledgerAlert' | 'dropped' | 'integrityProblems'>): string[] {
 	const alerts: string[] = [];
 	if (state.ledgerAlert) {
-		const {kind, at, path} = state.ledgerAlert;
+		const {kind, at, path, movedTo, nowIn} = state.ledgerAlert;
+		const when = `at ${clockOf(at)} UTC`;
 		alerts.push(
 			terminalSafe(
-				`ledger ${path} was ${kind} at ${clockOf(at)} UTC; now reading and writing the new file there (earlier events are not in it)`,
+				movedTo === undefined
+					? `ledger ${path} was ${kind} ${when}; now reading and writing the new file there (earlier events are not in it)`
+					: nowIn === movedTo
+						? `ledger ${path} was moved to ${movedTo} ${when}, with every event it held; reading it there until a new ledger is made at ${path}`
+						: `ledger ${path} was moved to ${movedTo} ${when}, with every event it held; now reading the new ledger at ${path} (what ran before is in ${movedTo}: controlroom --ledger ${movedTo})`,
 			),
 		);
 	}

@@ -19,8 +19,18 @@ export type PendingAction = {readonly key: string; readonly verb: string};
 /** A line of text the board shows under the lanes until the next action. */
 export type Notice = {readonly tone: Tone; readonly text: string};
 
-/** The ledger file was deleted or replaced under the board, which now reads and writes a new file. */
-export type LedgerFileAlert = {readonly kind: 'deleted' | 'replaced'; readonly at: number; readonly path: string};
+/**
+ * The ledger file was moved, deleted or replaced under the board, which now reads and writes the
+ * file at its path (a new one if nothing was there); a moved ledger is still at `movedTo`.
+ */
+export type LedgerFileAlert = {
+	readonly kind: 'moved' | 'deleted' | 'replaced';
+	readonly at: number;
+	readonly path: string;
+	readonly movedTo?: string;
+	/** The file the board reads now: its path, or the moved ledger until a new one is made at its path. */
+	readonly nowIn?: string;
+};
 
 /** What a text prompt is for. */
 export type PromptKind = 'filter' | 'reason';

@@ -2,16 +2,20 @@ import {Server} from '@modelcontextprotocol/sdk/server/index.js';
 import {CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool} from '@modelcontextprotocol/sdk/types.js';
 import {planTools, placeholderOf, type EffectPlan, type PlannedTool, type UpstreamTool} from '../../core/effects/plan.ts';
 import {EventType} from '../../core/events.ts';
+import {MAX_MCP_REQUEST_BYTES} from '../../core/mcp-limits.ts';
+import {isStillInItsFile, watchLedgerFile} from '../../ledger/file-watch.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import type {LoadedOrder} from './order-file.ts';
 import {toolCallerOf} from './caller.ts';
-import {admitCall, currentOrder, orderEvent, recordedResult} from './record.ts';
+import {admitCall, currentOrder, orderEvent, recordedResult, refuseCall} from './record.ts';
 import {connectUpstream, listAllTools, type Upstream} from './upstreams.ts';
 
 /** A running gateway: the MCP server to connect to a transport, and how to stop its upstreams. */
 export type Gateway = {
 	readonly server: Server;
 	readonly plan: EffectPlan;
+	/** Records a request too large to read (src/cli/bounded-stdio.ts) as a refused call of the order. */
+	refuseOversized(request: {readonly bytes: number; readonly tool: string | null; readonly head: string}): void;
 	close(): Promise<void>;
 };
 
@@ -22,6 +26,8 @@ export type GatewayOptions = {
 	/** The worker's task, when the gateway runs under one (CONTROLROOM_TASK_ID). */
 	readonly workerTask: string | null;
 	readonly version: string;
+	/** The gateway's own one-line notices (stderr: stdout carries only the protocol). */
+	readonly notice?: (line: string) => void;
 };
 
 function refusal(text: string): CallToolResult {
@@ -133,29 +139,44 @@ export async function startGateway(ledger: Ledger, loaded: LoadedOrder, options:
 		await closeAll();
 		throw error;
 	}
-	ledger.writer.append([
-		orderEvent(
-			EventType.orderOpened,
-			{
-				worker: order.worker,
-				parent: order.parent,
-				budgetCalls: order.budgetCalls,
-				expiresMs: order.expiresMs,
-				file: loaded.file,
-				digest: loaded.digest,
-				text: loaded.source,
-				upstreams: summaryOf(loaded, plan),
-				workerTask: options.workerTask,
-				gatewayPid: process.pid,
-			},
-			order.id,
-			'gateway',
-		),
-	]);
+	const opened = {
+		worker: order.worker,
+		parent: order.parent,
+		budgetCalls: order.budgetCalls,
+		expiresMs: order.expiresMs,
+		file: loaded.file,
+		digest: loaded.digest,
+		text: loaded.source,
+		upstreams: summaryOf(loaded, plan),
+		workerTask: options.workerTask,
+		gatewayPid: process.pid,
+	};
+	ledger.writer.append([orderEvent(EventType.orderOpened, opened, order.id, 'gateway')]);
+	// A moved ledger keeps the order's events together in the file it opened; a deleted or replaced
+	// one gets the order opened again, so a held call's placeholder names an order the ledger shows.
+	const notice = options.notice ?? (() => undefined);
+	const fileWatch = watchLedgerFile(
+		ledger,
+		change => {
+			if (isStillInItsFile(change)) {
+				notice(
+					`the ledger ${change.path} was moved to ${change.nowIn}: order ${order.id}'s events, earlier and later, are in ${change.nowIn}`,
+				);
+				return;
+			}
+			ledger.writer.append([orderEvent(EventType.orderOpened, opened, order.id, 'gateway')]);
+			notice(
+				`the ledger ${change.path} was ${change.kind}: order ${order.id} is opened again in the new file there (its earlier calls are not in it, nor counted against its budget)`,
+			);
+		},
+		error => notice(`cannot reopen the ledger ${ledger.path} (${error.message}); the gateway goes on`),
+	);
 
 	const server = new Server({name: 'controlroom-gateway', version: options.version}, {capabilities: {tools: {}}});
 	server.setRequestHandler(ListToolsRequestSchema, () => ({tools: [...plan.tools.values()].map(offeredTool)}));
 	server.setRequestHandler(CallToolRequestSchema, async request => {
+		// Every call is recorded where the board and the approvals look.
+		fileWatch.check();
 		const name = request.params.name;
 		const args = request.params.arguments ?? {};
 		const planned = plan.tools.get(name);
@@ -164,15 +185,13 @@ export async function startGateway(ledger: Ledger, loaded: LoadedOrder, options:
 			const reason = withheld
 				? `${withheld.upstream}/${withheld.tool} is staged in ${order.parent ?? 'the parent order'}: a derived order never carries staged tools`
 				: `tool ${name} is not in order ${order.id}`;
-			ledger.writer.append([
-				orderEvent(
-					EventType.effectRefused,
-					{upstream: withheld?.upstream ?? null, tool: withheld?.tool ?? name, reason, args},
-					order.id,
-					'gateway',
-				),
-			]);
-			return refusal(`refused: ${reason}`);
+			const told = refuseCall(
+				ledger,
+				order.id,
+				{upstream: withheld?.upstream ?? null, tool: withheld?.tool ?? name, args},
+				reason,
+			);
+			return refusal(`refused: ${told}`);
 		}
 		// A staged call made inside a sub-agent is refused: only the worker holding the order asks
 		// for writes (docs/effects.md, "Sub-agents"); its hook named the sub-agent.
@@ -243,5 +262,21 @@ export async function startGateway(ledger: Ledger, loaded: LoadedOrder, options:
 			return refusal(`${planned.upstream}/${planned.tool} failed: ${message}`);
 		}
 	});
-	return {server, plan, close: closeAll};
+	return {
+		server,
+		plan,
+		refuseOversized: request => {
+			fileWatch.check();
+			refuseCall(
+				ledger,
+				order.id,
+				{upstream: null, tool: request.tool ?? '(unread)', args: {bytes: request.bytes, start: request.head.slice(0, 512)}},
+				`a request of ${request.bytes} bytes is over the limit of ${MAX_MCP_REQUEST_BYTES} bytes, not read`,
+			);
+		},
+		close: async () => {
+			fileWatch.stop();
+			await closeAll();
+		},
+	};
 }

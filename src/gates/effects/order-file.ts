@@ -1,8 +1,11 @@
 import {createHash} from 'node:crypto';
-import {readFileSync} from 'node:fs';
 import {dirname, resolve} from 'node:path';
 import {parse as parseYaml} from 'yaml';
 import {parseWorkOrder, type WorkOrder} from '../../core/effects/order.ts';
+import {AgentFileError, decodeAgentText, readAgentFile} from '../../ledger/agent-files.ts';
+
+/** The largest order file read (docs/effects.md, "Limits"): an order is a page of YAML. */
+export const MAX_ORDER_BYTES = 1024 * 1024;
 
 /** A work order read from its file, with what proves which file it was. */
 export type LoadedOrder = {
@@ -23,16 +26,17 @@ export class OrderFileError extends Error {}
 /** Reads and validates a work order file (YAML; JSON is YAML too). */
 export function loadOrderFile(path: string): LoadedOrder {
 	const file = resolve(path);
+	// An agent can write where its order lives: no link followed, no FIFO waited on, UTF-8 only.
 	let bytes: Buffer;
+	let text: string;
 	try {
-		bytes = readFileSync(file);
+		bytes = readAgentFile(file, MAX_ORDER_BYTES);
+		text = decodeAgentText(file, bytes);
 	} catch (error) {
-		const code = (error as {code?: string}).code;
-		throw new OrderFileError(
-			code === 'ENOENT' ? `order file ${file}: no such file` : `order file ${file}: cannot read it (${code ?? 'error'})`,
-		);
+		if (error instanceof AgentFileError) throw new OrderFileError(`order file ${error.message}`);
+		throw error;
 	}
-	return orderFromSource(bytes.toString('utf8'), file);
+	return orderFromSource(text, file);
 }
 
 /**

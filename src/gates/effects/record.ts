@@ -1,5 +1,6 @@
 import {foldOrders, ORDER_EVENT_TYPES, type OrderEvent, type OrderRecord} from '../../core/effects/fold.ts';
 import {effectId} from '../../core/effects/plan.ts';
+import {REFUSAL_BUDGET, refusalBudgetSpent, refusedArgsRecord} from '../../core/effects/refusal-bounds.ts';
 import {EventType, newEvent, type LedgerEvent, type NewEvent} from '../../core/events.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import type {ToolCaller} from './caller.ts';
@@ -68,19 +69,10 @@ export function admitCall(
 		const order = currentOrder(ledger, orderId);
 		const used = order?.effects.length ?? 0;
 		const now = Date.now();
-		if (used >= budgetCalls) {
-			const reason = `the order's budget of ${budgetCalls} calls is spent`;
-			ledger.writer.append([
-				orderEvent(
-					EventType.effectRefused,
-					{upstream: call.upstream, tool: call.tool, reason, args: call.args},
-					orderId,
-					'gateway',
-					now,
-				),
-			]);
-			return {refused: reason};
-		}
+		const refusals = order?.refusals ?? 0;
+		if (refusals >= REFUSAL_BUDGET) return {refused: recordRefusalIn(ledger, orderId, refusals, call, null)};
+		if (used >= budgetCalls)
+			return {refused: recordRefusalIn(ledger, orderId, refusals, call, `the order's budget of ${budgetCalls} calls is spent`)};
 		const seq = Math.max(0, ...(order?.effects ?? []).map(effect => effect.seq)) + 1;
 		const id = effectId(call.upstream, call.tool, seq);
 		const base = {id, seq, upstream: call.upstream, tool: call.tool, args: call.args};
@@ -102,4 +94,38 @@ export function admitCall(
 		]);
 		return {id, seq};
 	});
+}
+
+/** A call to refuse, as the worker sent it. */
+export type RefusedCall = {readonly upstream: string | null; readonly tool: string; readonly args: unknown};
+
+/**
+ * Records a refused call with a bounded excerpt of its arguments, counted against the order's
+ * refusal budget (src/core/effects/refusal-bounds.ts), and returns the reason the worker is told.
+ * Past the budget the reason is the budget's, and the arguments are not kept at all.
+ */
+export function refuseCall(ledger: Ledger, orderId: string, call: RefusedCall, reason: string): string {
+	return ledger.writer.transaction(() =>
+		recordRefusalIn(ledger, orderId, currentOrder(ledger, orderId)?.refusals ?? 0, call, reason),
+	);
+}
+
+/** Inside a transaction: `reason` null means only the refusal budget refuses the call. */
+function recordRefusalIn(ledger: Ledger, orderId: string, refusals: number, call: RefusedCall, reason: string | null): string {
+	const isOverBudget = refusals >= REFUSAL_BUDGET;
+	const told = isOverBudget ? refusalBudgetSpent(refusals) : (reason ?? refusalBudgetSpent(refusals));
+	ledger.writer.append([
+		orderEvent(
+			EventType.effectRefused,
+			{
+				upstream: call.upstream,
+				tool: call.tool,
+				reason: isOverBudget && reason !== null ? `${told} (and: ${reason})` : told,
+				args: refusedArgsRecord(call.args, isOverBudget),
+			},
+			orderId,
+			'gateway',
+		),
+	]);
+	return told;
 }

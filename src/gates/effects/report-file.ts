@@ -1,7 +1,10 @@
-import {readFileSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {parse as parseYaml} from 'yaml';
 import {listedEffects, type ListedEffect} from '../../core/effects/reconcile.ts';
+import {AgentFileError, readAgentText} from '../../ledger/agent-files.ts';
+
+/** The largest report read (docs/effects.md, "Limits"): the worker writes it, so it is bounded. */
+export const MAX_REPORT_BYTES = 4 * 1024 * 1024;
 
 /** A report that cannot be read as one: the message names the file and the problem. */
 export class ReportFileError extends Error {}
@@ -14,9 +17,10 @@ export function readReportFile(path: string): {path: string; listed: ListedEffec
 	const file = resolve(path);
 	let text: string;
 	try {
-		text = readFileSync(file, 'utf8');
+		text = readAgentText(file, MAX_REPORT_BYTES);
 	} catch (error) {
-		throw new ReportFileError(`report ${file}: cannot read it (${(error as {code?: string}).code ?? 'error'})`);
+		if (error instanceof AgentFileError) throw new ReportFileError(`report ${error.message}`);
+		throw error;
 	}
 	const front = text.match(/^---\r?\n([\s\S]*?)\r?\n---\r?\n?/);
 	let document: unknown;

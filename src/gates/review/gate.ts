@@ -1,5 +1,4 @@
 import {randomBytes} from 'node:crypto';
-import {writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import type {Writable} from 'node:stream';
 import {eventBody, EventType, type EventDataOf, type EventTypeName} from '../../core/events.ts';
@@ -7,6 +6,7 @@ import {decideRound, MAX_ROUNDS, renderFixes, REVIEW_EXIT, type RoundVerdict} fr
 import {buildPacket, type Packet} from '../../core/review/packet.ts';
 import type {Verdict} from '../../core/review/verdict.ts';
 import {isEnded} from '../../core/status.ts';
+import {replaceOwnFile} from '../../ledger/agent-files.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {requirePerson} from '../person-gate.ts';
 import {collectDiff, collectReport, collectTests} from './packet-sources.ts';
@@ -110,7 +110,7 @@ async function reviewRound(
 		...(request.limitBytes === undefined ? {} : {limitBytes: request.limitBytes}),
 	});
 	const path = join(reviewFolder(request.ledger, subject.task.id), `${reviewId}-round${round}.md`);
-	writeFileSync(path, packet.text);
+	replaceOwnFile(path, packet.text);
 	record(EventType.reviewPacketBuilt, {
 		reviewId,
 		round,

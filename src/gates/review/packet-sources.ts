@@ -1,12 +1,15 @@
 import {spawnSync} from 'node:child_process';
-import {readFileSync, statSync} from 'node:fs';
+import {statSync} from 'node:fs';
 import {join} from 'node:path';
 import {stringify} from 'yaml';
 import {EventType} from '../../core/events.ts';
 import type {DiffFile, PacketInput} from '../../core/review/packet.ts';
+import {AgentFileError, readAgentText} from '../../ledger/agent-files.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {ReviewGateError, type ReviewSubject} from './subject.ts';
 
+/** The largest `--report` read (docs/review.md): the worker writes it, so it is bounded. */
+const MAX_REPORT_BYTES = 4 * 1024 * 1024;
 /** An untracked file larger than this is listed, not read into the diff. */
 const UNTRACKED_READ_LIMIT = 1024 * 1024;
 const GIT_BUFFER = 512 * 1024 * 1024;
@@ -162,9 +165,10 @@ export function collectReport(
 ): PacketInput['report'] {
 	if (reportFile !== null) {
 		try {
-			return {from: reportFile, text: readFileSync(reportFile, 'utf8')};
+			return {from: reportFile, text: readAgentText(reportFile, MAX_REPORT_BYTES)};
 		} catch (error) {
-			throw new ReviewGateError(`--report: cannot read ${reportFile} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+			if (error instanceof AgentFileError) throw new ReviewGateError(`--report: cannot read ${error.message}`);
+			throw error;
 		}
 	}
 	if (subject.evidence) return {from: 'the hand-in evidence', text: stringify(subject.evidence)};

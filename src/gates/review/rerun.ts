@@ -1,8 +1,10 @@
 import {spawn} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
-import {closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync} from 'node:fs';
+import {closeSync, constants, openSync} from 'node:fs';
 import {dirname, join} from 'node:path';
 import type {Writable} from 'node:stream';
+import {AgentFileError, readAgentText, replaceOwnFile} from '../../ledger/agent-files.ts';
+import {makePrivateDir, PRIVATE_FILE_MODE} from '../../ledger/private-files.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {checkContractSnapshot} from '../../handoff/check-contract.ts';
 import {HandoffError} from '../../handoff/claims.ts';
@@ -12,10 +14,16 @@ import {DEFAULT_BUDGET, DEFAULT_HEARTBEAT_MS, DEFAULT_WRAPPER_GRACE_MS} from '..
 import {runWrapped} from '../../producers/wrapper/run.ts';
 import {ReviewGateError, type WorkerCommand} from './subject.ts';
 
-/** Where the gate keeps a task's packets and briefs: beside the ledger, as the spool is. */
+/** The largest brief carried into a re-run: a contract's own limit (docs/contracts.md). */
+const MAX_BRIEF_BYTES = 1024 * 1024;
+
+/**
+ * Where the gate keeps a task's packets and briefs: beside the ledger, as the spool is, and as
+ * private (a packet holds the diff and the report; docs/ledger.md, "Privacy").
+ */
 export function reviewFolder(ledger: Ledger, taskId: string): string {
 	const folder = join(dirname(ledger.path), 'reviews', taskId.replace(/[^A-Za-z0-9._-]/g, '_'));
-	mkdirSync(folder, {recursive: true});
+	makePrivateDir(folder);
 	return folder;
 }
 
@@ -36,7 +44,14 @@ function originalBrief(worker: WorkerCommand): string {
 	// The contract as it was when the first run started: what the worker wrote into the file since is not its brief.
 	if (worker.contractSnapshot !== null) return worker.contractSnapshot.text.trimEnd();
 	const file = worker.contract ?? worker.brief;
-	if (file !== null && existsSync(file)) return readFileSync(file, 'utf8').trimEnd();
+	if (file !== null) {
+		// The worker could have rewritten its brief: read as any file an agent could have written.
+		try {
+			return readAgentText(file, MAX_BRIEF_BYTES).trimEnd();
+		} catch (error) {
+			if (!(error instanceof AgentFileError)) throw error;
+		}
+	}
 	return `The worker ran: ${worker.argv.join(' ')}`;
 }
 
@@ -83,7 +98,7 @@ export function prepareRerun(ledger: Ledger, worker: WorkerCommand, fixesText: s
 	const taskId = `w-${randomBytes(5).toString('hex')}`;
 	const folder = reviewFolder(ledger, worker.rootId);
 	const briefPath = join(folder, `brief-${taskId}.md`);
-	writeFileSync(briefPath, `${originalBrief(worker)}\n\n---\n\n${fixesText}\n`);
+	replaceOwnFile(briefPath, `${originalBrief(worker)}\n\n---\n\n${fixesText}\n`);
 	const {command, args} = commandWithFixes(worker, fixesText);
 	return {
 		taskId,
@@ -166,7 +181,12 @@ export function startRerun(ledger: Ledger, rerun: Rerun, launcher: Launcher): {r
 		rerun.command,
 		...rerun.args,
 	];
-	const log = openSync(logPath, 'a');
+	// Our own file, where the worker can write: a link planted under its name is not followed.
+	const log = openSync(
+		logPath,
+		constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
+		PRIVATE_FILE_MODE,
+	);
 	try {
 		const child = spawn(launcher.node, [launcher.bin, ...flags], {
 			detached: true,

@@ -143,6 +143,25 @@ const FLEET_MIGRATIONS: readonly FleetMigration[] = [
 				FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION controlroom.count_status();
 		`,
 	},
+	{
+		// The fleet's rejects: a row PostgreSQL refused (docs/fleet.md, "What PostgreSQL cannot hold").
+		// The rest of its batch is written; the row is kept here, once, with the server's reason.
+		version: 3,
+		sql: `
+			CREATE TABLE controlroom.rejects (
+				host_id text NOT NULL REFERENCES controlroom.hosts (id),
+				kind text NOT NULL CHECK (kind IN ('event', 'task')),
+				seq bigint NOT NULL,
+				task_id text NOT NULL,
+				reason text NOT NULL,
+				sqlstate text,
+				at timestamptz NOT NULL DEFAULT now(),
+				PRIMARY KEY (host_id, kind, seq, task_id)
+			);
+			CREATE TRIGGER rejects_append_only BEFORE UPDATE OR DELETE ON controlroom.rejects
+				FOR EACH ROW EXECUTE FUNCTION controlroom.refuse_change();
+		`,
+	},
 ];
 
 /** The newest fleet schema version this build knows. */

@@ -5,7 +5,7 @@ import {connectFleet} from './connection.ts';
 import {describeLockHolder, tryLockHost} from './host-lock.ts';
 import {FLEET_CHANNEL, migrateFleet} from './migrations.ts';
 import {pendingRequestsFor, type FleetRequest} from './requests.ts';
-import {fleetEventAt, registerHost, resumePoint, writeBatch, type FleetEventCopy, type WrittenBatch} from './ship.ts';
+import {lastFleetEvent, registerHost, resumePoint, writeBatch, type FleetEventCopy, type WrittenBatch} from './ship.ts';
 
 /** What the connection tells its sync between passes. */
 export type SyncNotices = {
@@ -29,8 +29,8 @@ export type SyncConnection = {
 	registerHost(host: HostIdentity): Promise<void>;
 	/** The last seq of this host the fleet holds (0 for a new host): where shipping resumes. */
 	resumePoint(hostId: string): Promise<number>;
-	/** The fleet's copy of one of the host's events, if it holds it. */
-	eventAt(hostId: string, seq: number): Promise<FleetEventCopy | undefined>;
+	/** The fleet's copy of the newest of the host's events it holds, with its seq, if any. */
+	lastEvent(hostId: string): Promise<(FleetEventCopy & {seq: number}) | undefined>;
 	/** Writes a batch of the host's events and the task rows they touched, in one transaction. */
 	writeBatch(host: HostIdentity, rows: readonly StoredEventRow[], tasks: readonly Task[]): Promise<WrittenBatch>;
 	/** Requests for the host that it has not answered yet, oldest first. */
@@ -50,7 +50,7 @@ export async function connectForSync(url: string, role: string): Promise<SyncCon
 		migrate: () => migrateFleet(client),
 		registerHost: host => registerHost(client, host),
 		resumePoint: hostId => resumePoint(client, hostId),
-		eventAt: (hostId, seq) => fleetEventAt(client, hostId, seq),
+		lastEvent: hostId => lastFleetEvent(client, hostId),
 		writeBatch: (host, rows, tasks) => writeBatch(client, host, rows, tasks),
 		pendingRequestsFor: hostId => pendingRequestsFor(client, hostId),
 		async listen(notices) {

@@ -8,7 +8,8 @@ import {DROPPED_COUNTER} from '../../ledger/counters.ts';
 import {spoolDir} from '../../ledger/paths.ts';
 import {MAX_LINE_BYTES} from '../../ledger/payload-limits.ts';
 import type {AgentSource} from '../../ledger/payload-schema.ts';
-import {markDropped, writeSpoolEnvelope, writeSpoolRaw} from '../../ledger/spool.ts';
+import {markDropped} from '../../ledger/drop-markers.ts';
+import {writeSpoolEnvelope, writeSpoolRaw} from '../../ledger/spool.ts';
 import {MAX_REJECT_RAW_CHARS} from '../../ledger/writer.ts';
 import {
 	commitTranscriptRead,

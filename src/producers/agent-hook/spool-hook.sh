@@ -3,8 +3,9 @@
 # hook settings. The agent waits for every hook call, so this costs a shell start, not a Node
 # start: it writes one spool file (a one-line JSON header, then the payload exactly as received)
 # under a temporary name, renames it into $CONTROLROOM_HOME/spool/, prints nothing and exits 0
-# whatever happens. The fold (board, reconciler, and every reading command before it reads)
-# records it through the same mapping as `controlroom hook`. Format: docs/hooks.md.
+# whatever happens; when it cannot write the file, it leaves a drop marker so the loss is counted.
+# The fold (board, reconciler, and every reading command before it reads) records it through the
+# same mapping as `controlroom hook`. Format: docs/hooks.md.
 #
 # Usage: spool-hook.sh [--agent claude|codex] [--ledger PATH] [--notify [JSON]]
 # The common path runs builtins only, plus `cat` for the payload and `mv` for the rename.
@@ -128,14 +129,19 @@ read -r id </proc/sys/kernel/random/uuid
 tmp=$dir/.$id.tmp
 trap 'rm -f "$tmp"; exit 0' HUP INT TERM PIPE
 
+# A write or rename that fails (a full disk) leaves a drop marker instead: an empty file, since a
+# new name in an existing folder needs no data block where the payload would. The fold counts the
+# markers into the ledger's hook.dropped counter, which doctor, hooks status and the board show.
 if [ "$origin" = notify ]; then
 	printf '%s\n%s' "$header" "$notify" >"$tmp"
 elif [ -t 0 ]; then
 	printf '%s\n' "$header" >"$tmp"
 else
 	{
-		printf '%s\n' "$header"
-		cat
+		printf '%s\n' "$header" && cat
 	} >"$tmp"
-fi && mv -f "$tmp" "$dir/$id.spool" || rm -f "$tmp"
+fi && mv -f "$tmp" "$dir/$id.spool" || {
+	rm -f "$tmp"
+	: >"$dir/$id.dropped"
+}
 exit 0

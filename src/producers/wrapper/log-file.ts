@@ -1,5 +1,6 @@
 import {createWriteStream, openSync} from 'node:fs';
 import type {Writable} from 'node:stream';
+import {PRIVATE_FILE_MODE} from '../../ledger/private-files.ts';
 
 /** Why a log file would not open, in words rather than an errno. */
 const OPEN_ERRORS: Readonly<Record<string, string>> = {
@@ -18,7 +19,8 @@ const OPEN_ERRORS: Readonly<Record<string, string>> = {
  */
 export function openLogFile(file: string): {readonly sink: Writable} | {readonly error: string} {
 	try {
-		const fd = openSync(file, 'a');
+		// It holds the agent's output: owner-only when we create it (docs/ledger.md, "Privacy").
+		const fd = openSync(file, 'a', PRIVATE_FILE_MODE);
 		return {sink: createWriteStream(file, {fd, flags: 'a'})};
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code ?? 'error';

@@ -1,4 +1,4 @@
-import {closeSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync} from 'node:fs';
+import {closeSync, constants, fstatSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync} from 'node:fs';
 import {makePrivateDir, PRIVATE_FILE_MODE} from '../../ledger/private-files.ts';
 import {join} from 'node:path';
 
@@ -41,8 +41,9 @@ export function keepOutput(path: string, onProblem: (message: string) => void, c
 	};
 	const open = (): number => {
 		// A run's output can hold anything the agent printed: owner only, like the ledger (docs/ledger.md, Privacy).
-		fd = openSync(path, 'a', PRIVATE_FILE_MODE);
-		size = statSync(path).size;
+		// Where the agent can write too: a link planted under the name is not followed.
+		fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, PRIVATE_FILE_MODE);
+		size = fstatSync(fd).size;
 		return fd;
 	};
 	return {

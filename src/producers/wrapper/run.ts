@@ -12,7 +12,7 @@ import {titleOf, type WrapperOptions} from './options.ts';
 import {recordOutcome, recordRegistered, recordSpawnFailure, recordStarted, recordStoppedBeforeSpawn, taskLog} from './record.ts';
 import {relaySignals, type SignalRelay} from './signals.ts';
 import {openLogFile} from './log-file.ts';
-import {isOutputPiped, spawnAgent, spawnError} from './spawn.ts';
+import {isOutputPiped, spawnAgent, spawnError, unstartable} from './spawn.ts';
 import {keepOutput, outputFileOf, prepareOutputDir, pruneOutputFiles, type OutputKeeper} from './output-file.ts';
 
 function newTaskId(): string {
@@ -56,19 +56,40 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 	const logFile = options.logFile === null ? null : openLogFile(options.logFile);
 	if (logFile !== null && 'error' in logFile) return (output?.close(), recordSpawnFailure(options, log, logFile.error));
 	const sink = logFile?.sink ?? null;
-	const child = spawnAgent(options, log.taskId, isPiped);
+	// The gate shell always starts: a command that cannot is told here, as a failed spawn.
+	const cannotStart = unstartable(options.command, options.cwd, options.env?.['PATH'] ?? process.env['PATH']);
+	if (cannotStart !== null) return (sink?.destroy(), output?.close(), recordSpawnFailure(options, log, cannotStart));
+	const gated = spawnAgent(options, log.taskId, isPiped);
+	const child = gated.process;
 	if (child.pid === undefined) {
 		sink?.destroy();
 		output?.close();
-		return recordSpawnFailure(options, log, await spawnError(child));
+		return recordSpawnFailure(options, log, await spawnError(gated));
+	}
+	const childPid = child.pid;
+	const exited = childExit(child);
+	// Recorded before the child becomes the agent (spawn.ts): a wrapper killed from here on leaves
+	// either no agent at all, or its PID on the row (docs/wrapper.md, "Recorded before exec").
+	let target;
+	try {
+		target = recordStarted(log, childPid);
+	} catch (error) {
+		// Nothing runs unrecorded: the held child is ended before it ever execs.
+		killQuietly(-childPid);
+		await exited;
+		throw error;
 	}
 	log.markSpawned();
-	// From the spawn to the listeners, all in this tick: no early output is missed.
-	const exited = childExit(child);
-	const target = recordStarted(log, child.pid);
+	const late = relay.received();
+	if (late) {
+		killQuietly(-childPid);
+		await exited;
+		return (sink?.destroy(), output?.close(), recordStoppedBeforeSpawn(log, late));
+	}
 	relay.setTarget(target);
+	// Listeners first, then the word: the agent's first byte of output finds them in place.
 	const attachment = attach(options, log, {stdout: child.stdout, stderr: child.stderr, target, isPiped, sink, output}, read);
-	const childPid = child.pid;
+	gated.release();
 	// A ledger deleted or replaced under the run: the task is recorded again in the new file.
 	const fileWatch = watchLedgerFile(options, () => {
 		recordRegistered(options, log, lease?.slot ?? null, output?.path ?? null);
@@ -109,6 +130,15 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 		tokens,
 		terminating || overBudget ? undefined : leftRunning(target.pgid ?? target.pid, log.taskId),
 	);
+}
+
+/** Signals a process group or process and ignores that it is gone already. */
+function killQuietly(pid: number): void {
+	try {
+		process.kill(pid, 'SIGKILL');
+	} catch {
+		// Gone already.
+	}
 }
 
 /** What is left of the grace a forwarded terminating signal gave the group. */

@@ -6,12 +6,17 @@
 //   a file, a pipe.
 // Neither counts the time it queued behind other processes, which on a loaded 2-core machine is
 // most of its wall time.
+// - maxRssKiB: its peak resident memory.
 import {readFileSync, writeSync} from 'node:fs';
 
 process.on('exit', () => {
 	const {user, system} = process.cpuUsage();
 	const [onCoreNs = 0, queuedNs = 0] = readFileSync('/proc/self/schedstat', 'utf8').split(' ').map(Number);
-	const times = {cpuMs: (user + system) / 1000, waitedMs: performance.now() - (onCoreNs + queuedNs) / 1e6};
+	const times = {
+		cpuMs: (user + system) / 1000,
+		waitedMs: performance.now() - (onCoreNs + queuedNs) / 1e6,
+		maxRssKiB: process.resourceUsage().maxRSS,
+	};
 	try {
 		writeSync(3, `${JSON.stringify(times)}\n`);
 	} catch {
