@@ -68,7 +68,7 @@ afterAll(() => {
 	}
 });
 
-describe.runIf(Tmux.isAvailable())('the board in tmux, on a real ledger', () => {
+describe('the board in tmux, on a real ledger', () => {
 	it('shows each lane, progress not reported, unknown and the queue panel', () => {
 		const pane = tmux.capture(SESSION);
 		for (const lane of ['RUNNING (', 'STALLED (1)', 'LOST (1)', 'UNTRACKED (1)', 'RECENTLY ENDED (3)'])
