@@ -30,14 +30,7 @@ export function BoardView({screen}: Props) {
 		const side = Math.floor((width - 2) / 4);
 		body = (
 			<Box flexDirection="column" flexGrow={1}>
-				<LanesPanel
-					lanes={screen.lanes}
-					selectedId={screen.selectedId}
-					isWide={screen.isWideRows}
-					width={width}
-					isFocused={!screen.queue.isFocused}
-					showHost={screen.showHost}
-				/>
+				<LanesPanel lanes={screen.lanes} selectedId={screen.selectedId} isFocused={!screen.queue.isFocused} />
 				{screen.isWideRows ? null : <TaskDetail row={screen.selected} />}
 				{screen.isSideBySide ? (
 					<Box flexDirection="row" gap={1}>

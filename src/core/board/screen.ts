@@ -14,7 +14,7 @@ import {
 	type QueueLaneView,
 	type TaskRowView,
 } from './selectors.ts';
-import {idColumnCap} from './row-layout.ts';
+import {idColumnCap, layoutColumns, layoutHeadings, type RowColumns} from './row-layout.ts';
 import {SORT_LABELS} from './sort.ts';
 import {selectReviews, type ReviewsView} from './reviews-view.ts';
 import {terminalSafe} from '../terminal-text.ts';
@@ -52,7 +52,13 @@ export type ScreenView = {
 	readonly isWideRows: boolean;
 	/** More than one host among the tasks (a fleet ledger): rows carry a host column. */
 	readonly showHost: boolean;
-	readonly lanes: LanesWindow & {readonly height: number; readonly idWidth: number};
+	readonly lanes: LanesWindow & {
+		readonly height: number;
+		/** The columns every row is drawn in, sized to the terminal and to the rows (row-layout.ts). */
+		readonly columns: RowColumns;
+		/** The column headings line over the rows. */
+		readonly headings: string;
+	};
 	readonly selectedId: string | null;
 	/** Where the cursor is in `order`. */
 	readonly selectedIndex: number;
@@ -139,6 +145,7 @@ export function fitHelp(lines: readonly HelpLine[], rows: number, width: number)
 
 const HEADER_LINES = 1;
 const FOOTER_LINES = 2;
+const HEADINGS_LINES = 1;
 /** The log view's own lines: its title, where the lines come from, and the position line. */
 const LOG_CHROME_LINES = 3;
 
@@ -224,6 +231,16 @@ export function selectAlerts(state: Pick<BoardState, 'ledgerAlert' | 'dropped' |
 	return alerts;
 }
 
+/** The narrowest the ledger's name is shown in the header: below it, the name gives way to the counts. */
+const MIN_HEADER_LEDGER = 16;
+
+/** The ledger's name in the header, in what the counts and the sort order leave (they always show whole). */
+function headerLedger(label: string, width: number, header: ScreenView['header']): string | null {
+	const room = width - 'controlroom '.length - header.counts.length - header.sort.length - 4;
+	if (room < MIN_HEADER_LEDGER) return null;
+	return ledgerHeaderLabel(label, Math.min(Math.floor(width / 3), room));
+}
+
 /** Builds the whole screen from the state at `now` for a `width`×`height` terminal. */
 export function selectScreen(
 	state: BoardState,
@@ -259,7 +276,8 @@ export function selectScreen(
 			: 1;
 	const panelsHeight = isSideBySide ? Math.max(3, queueLines, effectsLines) : queueLines + 1 + effectsLines;
 	const detailLines = isWideRows ? 0 : 1;
-	const lanesHeight = Math.max(2, available - panelsHeight - detailLines);
+	// One line for the column headings over the lanes.
+	const lanesHeight = Math.max(2, available - panelsHeight - detailLines - HEADINGS_LINES);
 	// The cursor stays on its task; when that task has left the list, it stays at the same place.
 	const order = lanesView.order;
 	const listed = state.selectedId === null ? -1 : order.indexOf(state.selectedId);
@@ -267,6 +285,7 @@ export function selectScreen(
 	const selectedId = order[selectedIndex] ?? null;
 	const rows = lanesView.lines.flatMap(line => (line.kind === 'row' ? [line.row] : []));
 	const selected = rows.find(row => row.id === selectedId) ?? null;
+	const columns = layoutColumns(rows, width, isWideRows, lanesView.idWidth, lanesView.hosts > 1);
 	const queueItem = state.mode === 'queue' ? queue.order[state.queueIndex] : undefined;
 	const disabled = new Set<BoardCommand>();
 	const hidden = new Set<BoardCommand>();
@@ -319,6 +338,7 @@ export function selectScreen(
 		if (!row || row.stopBlocked) disabled.add(BoardCommand.stop);
 		else disabled.delete(BoardCommand.stop);
 	}
+	const header = selectHeader(lanesView.counts, queue.total, SORT_LABELS[state.sort], width, lanesView.hosts);
 	const confirmTask = state.confirmTaskId === null ? undefined : state.tasks.get(state.confirmTaskId);
 	const promptLabel =
 		state.prompt?.kind === 'filter' ? '/' : `send ${state.promptTaskId ?? 'it'} back — reason (enter sends, esc cancels): `;
@@ -326,13 +346,18 @@ export function selectScreen(
 		width,
 		height,
 		mode: state.mode,
-		header: selectHeader(lanesView.counts, queue.total, SORT_LABELS[state.sort], width, lanesView.hosts),
+		header,
 		showHost: lanesView.hosts > 1,
 		alerts,
-		ledger:
-			options.ledgerLabel === undefined ? null : ledgerHeaderLabel(options.ledgerLabel, Math.max(20, Math.floor(width / 3))),
+		// The counts and the sort order always show whole; the ledger's name takes what they leave.
+		ledger: options.ledgerLabel === undefined ? null : headerLedger(options.ledgerLabel, width, header),
 		isWideRows,
-		lanes: {...windowLines(lanesView.lines, selectedId, lanesHeight), height: lanesHeight, idWidth: lanesView.idWidth},
+		lanes: {
+			...windowLines(lanesView.lines, selectedId, lanesHeight),
+			height: lanesHeight,
+			columns,
+			headings: layoutHeadings(columns),
+		},
 		selectedId,
 		selectedIndex,
 		selected,
