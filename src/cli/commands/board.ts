@@ -82,6 +82,8 @@ export type BoardRun = {
 	readonly reconcileIntervalMs?: number;
 	/** Agent process names the board's reconciler pass looks for. */
 	readonly agentNames?: readonly string[];
+	/** Finds untracked agents only under this process (the demo's own PID): see ReconcileOptions. */
+	readonly untrackedUnder?: number;
 	/** Ring the terminal bell when a new entry comes into Needs you (default on). */
 	readonly isBellOn?: boolean;
 };
@@ -129,7 +131,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 				import('../../producers/reconciler.ts'),
 				import('../../gates/effects/held.ts'),
 			]);
-			reconcileOnce(ledger, {agentNames});
+			reconcileOnce(ledger, {agentNames, ...(run.untrackedUnder === undefined ? {} : {untrackedUnder: run.untrackedUnder})});
 			// Held effects past expiry, and effects whose approval died mid-call, are recorded as such.
 			settleEffects(ledger);
 		},
