@@ -40,3 +40,33 @@ export function fitCells(text: string, width: number): string {
 export function cutCells(text: string, width: number): string {
 	return cellWidth(text) <= width ? text : fitCells(text, width).trimEnd();
 }
+
+/**
+ * `text` broken into lines of at most `width` cells (at graphemes; at a space where one is near the
+ * end of a line), for a long value shown whole, such as a held call's arguments in the timeline.
+ */
+export function wrapCells(text: string, width: number): string[] {
+	if (width <= 0 || cellWidth(text) <= width) return [text];
+	const lines: string[] = [];
+	let line = '';
+	let used = 0;
+	for (const {segment} of segmenter.segment(text)) {
+		const cells = stringWidth(segment);
+		if (used + cells > width) {
+			const space = line.lastIndexOf(' ');
+			// Break at the last space when it keeps most of the line; else mid-word.
+			if (space > line.length * 0.6) {
+				lines.push(line.slice(0, space));
+				line = line.slice(space + 1);
+			} else {
+				lines.push(line);
+				line = '';
+			}
+			used = cellWidth(line);
+		}
+		line += segment;
+		used += cells;
+	}
+	if (line !== '') lines.push(line);
+	return lines;
+}

@@ -15,8 +15,9 @@ export const help: CommandHelp = {
 	description: `Starts simulated agents in a scratch ledger (a temporary CONTROLROOM_HOME) through the real
 wrapper and the real hook, and opens the board on it: one declares progress, one finishes, one
 crashes (found lost), a Claude Code session goes quiet (stalled after ${DEMO_STALL_SECONDS} s in the demo),
-a process named codex nobody registered shows as untracked, a write waits in Held effects for a (tab,
-then a) and a review that needs you waits in Needs you for x. Only the demo's own processes show. Quitting stops them all and
+a process named codex nobody registered shows as untracked, a write waits in Held effects (tab,
+then a approves it) and a review that needs you waits in Needs you (x sends it back). Only the
+demo's own processes show. Quitting stops them all and
 prints where the demo ledger was kept. Your own ledger is not touched.`,
 	options: [['--files-upstream DIR', "used by the demo itself: serves DIR as its work order's MCP upstream"]],
 	hasNoLedger: true,

@@ -72,6 +72,8 @@ export type ScreenView = {
 		readonly height: number;
 	};
 	readonly isSideBySide: boolean;
+	/** Side by side: the widths of Needs you, Reviews and Held effects (which widens while it holds calls). */
+	readonly panelWidths: {readonly queue: number; readonly reviews: number; readonly effects: number};
 	/** The Reviews panel: the latest verdicts. */
 	readonly reviews: ReviewsView;
 	/** HELD EFFECTS: held calls by order, then recent outcomes. */
@@ -231,6 +233,17 @@ export function selectAlerts(state: Pick<BoardState, 'ledgerAlert' | 'dropped' |
 	return alerts;
 }
 
+/**
+ * Side by side, Needs you takes half and Reviews and Held effects a quarter each; while calls are
+ * held, Held effects takes two fifths (Reviews one fifth), so a call's arguments can be read at
+ * 160 columns (64 cells for `path="CHANGELOG.md" content="## 0.2.0…"`). One column between panels.
+ */
+function panelWidths(width: number, isHolding: boolean): ScreenView['panelWidths'] {
+	const effects = Math.floor((width - 2) * (isHolding ? 0.4 : 0.25));
+	const reviews = Math.floor((width - 2) * (isHolding ? 0.2 : 0.25));
+	return {queue: width - effects - reviews - 2, reviews, effects};
+}
+
 /** The narrowest the ledger's name is shown in the header: below it, the name gives way to the counts. */
 const MIN_HEADER_LEDGER = 16;
 
@@ -302,7 +315,7 @@ export function selectScreen(
 	let pageSize = Math.max(1, lanesHeight - 2);
 	if (state.mode === 'timeline' && state.timeline) {
 		const task = state.tasks.get(state.timeline.taskId);
-		const view = selectTimeline(task, state.timeline.events, now, options.stallSeconds);
+		const view = selectTimeline(task, state.timeline.events, now, options.stallSeconds, width);
 		const fixed = 5 + Math.max(1, view.contract.length) + Math.max(1, view.evidence.length);
 		const visible = Math.max(3, height - HEADER_LINES - FOOTER_LINES - fixed);
 		const windowed = windowTimeline(view.lines, state.timeline.scroll, visible);
@@ -369,6 +382,7 @@ export function selectScreen(
 			height: isSideBySide ? panelsHeight : queueLines,
 		},
 		isSideBySide,
+		panelWidths: panelWidths(width, held.held.length > 0),
 		reviews: selectReviews(state.verdicts, now),
 		effects: {
 			lines: held.lines,

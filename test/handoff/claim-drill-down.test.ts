@@ -1,0 +1,42 @@
+import {join} from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {selectTimeline} from '../../src/core/board/timeline-view.ts';
+import {openLedger} from '../../src/ledger/open-ledger.ts';
+import {runCli, scratchDir} from '../helpers/cli.ts';
+import {makeContractRepo} from '../helpers/contract-repo.ts';
+
+const EVIDENCE = `before: {command: npm test, exit_code: 1, output: "1 failed", base_revision: abc1234}
+change: [{file: src/export.ts, reason: apply the filter to the export query}]
+after:
+  - {check: 1, command: "npm test -- export", exit_code: 0, output: "12 passed"}
+  - {check: 2, command: make check, exit_code: 0, output: ""}
+uncertainty: []
+review: {commit: 9a8b7c6, acceptor: lee}
+`;
+
+describe('Enter on a claim', () => {
+	it('shows the contract it took and the evidence it handed in, not "none recorded"', () => {
+		// Given a claim taken with the CLI and handed in with complete evidence
+		const repo = makeContractRepo();
+		const ledgerFile = join(scratchDir(), 'ledger.db');
+		const contract = repo.place('valid-task.yaml');
+		const taken = runCli(['take', contract, '--as', 'ana', '--ledger', ledgerFile]);
+		const id = /as (claim-\S+)/.exec(taken.stdout)?.[1] ?? '';
+		expect(id, taken.stderr).not.toBe('');
+		const handed = runCli(['hand-in', id, '--evidence', repo.write('evidence.yaml', EVIDENCE), '--ledger', ledgerFile]);
+		expect(handed.status, handed.stderr).toBe(0);
+		// When the board opens its drill-down
+		const ledger = openLedger(ledgerFile);
+		try {
+			const task = ledger.reader.task(id);
+			const view = selectTimeline(task, ledger.reader.eventsOf(id), Date.now());
+			// Then it names the contract file, its kind and who took it, and the evidence file and who it waits for
+			expect(view.contract).toHaveLength(1);
+			expect(view.contract[0]).toMatch(/valid-task\.yaml \(task\) taken by ana/);
+			expect(view.evidence).toHaveLength(1);
+			expect(view.evidence[0]).toMatch(/evidence\.yaml \(.*\), handed in for lee/);
+		} finally {
+			ledger.close();
+		}
+	});
+});
