@@ -211,4 +211,12 @@ describe('HelpPanel and Footer', () => {
 		const frame = renderToString(<Footer screen={screen} />, {columns: 60});
 		expect(frame.split('\n')[0]).toMatch(/^\/csv \(esc clears\) {2}s: cannot stop/);
 	});
+
+	it('gives a refusal wider than the screen both footer lines, so it is read whole at 80 columns', () => {
+		const text = 'x: cannot send c-4f2a9b1c0d3e back: it was not started by controlroom run, so there is no command to run again';
+		const screen = fixtureScreen({width: 80, height: 24}, {type: 'notify', notice: {tone: 'warn', text}});
+		const frame = renderToString(<Footer screen={screen} />, {columns: 80});
+		expect(frame.split('\n')).toHaveLength(2);
+		expect(frame.replace(/\n/g, ' ').replace(/ +/g, ' ')).toContain(text);
+	});
 });

@@ -16,6 +16,7 @@ import type {Ledger} from '../../ledger/open-ledger.ts';
 import {spoolDir} from '../../ledger/paths.ts';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS} from '../../producers/reconcile-options.ts';
 import {createLogReader} from '../../producers/task-log.ts';
+import {SIGNAL_EXITS} from '../signals.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
 import {openCommandLedger} from '../context.ts';
@@ -72,7 +73,8 @@ const ENTER_ALT_SCREEN = '\u001B[?1049h\u001B[H';
 // Clear the board's screen, show the cursor, leave the alternate screen.
 const LEAVE_ALT_SCREEN = '\u001B[2J\u001B[H\u001B[?25h\u001B[?1049l';
 /** Signals that end the board with the terminal restored, and the exit status each gives (128 + N). */
-const ENDING_SIGNALS = {SIGINT: 130, SIGHUP: 129, SIGTERM: 143} as const;
+/** The board ends on these as every long-running command does (src/cli/signals.ts). */
+const ENDING_SIGNALS = SIGNAL_EXITS;
 const BELL = '\u0007';
 
 /** How the board is opened. */
