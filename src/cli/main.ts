@@ -159,10 +159,15 @@ function describeUnexpected(error: unknown): string {
  * which Node throws as an unhandled 'error' event: a stack trace. What was not read is simply not
  * read; the command carries on (a wrapper must still record its agent's exit) and ends as it would.
  */
+/**
+ * A reader that went away is not an error of ours: a closed pipe (EPIPE), or a terminal that was
+ * closed under the board (EIO: the window closed, tmux killed). Either way the command goes on to
+ * end as it would (the board and the demo get SIGHUP and stop their agents), writing nothing more.
+ */
 function ignoreClosedPipes(): void {
 	for (const stream of [process.stdout, process.stderr]) {
 		stream.on('error', (error: NodeJS.ErrnoException) => {
-			if (error.code !== 'EPIPE') throw error;
+			if (error.code !== 'EPIPE' && error.code !== 'EIO') throw error;
 		});
 	}
 }

@@ -4,9 +4,19 @@ import {join} from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {BIN, scratchDir} from '../helpers/cli.ts';
 import {Tmux} from '../helpers/tmux.ts';
+import {waitFor} from '../helpers/wait-for.ts';
 
 const tmux = new Tmux();
 let decoy: ChildProcess | undefined;
+
+function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch {
+		return false;
+	}
+}
 
 afterAll(() => {
 	tmux.kill();
@@ -68,15 +78,33 @@ describe('the demo in tmux', () => {
 		await tmux.waitFor('demo', current => current.includes('send w-notes back — reason'));
 		tmux.type('demo', 'list Node 20 and 22');
 		tmux.send('demo', 'Enter');
-		const {pane: sent} = await tmux.waitFor(
+		// The entry leaves Needs you once the board has read the send-back back from the ledger.
+		await tmux.waitFor(
 			'demo',
-			current => /sent back w-notes: the worker runs again as w-\w+/.test(current),
+			current => /sent back w-notes: the worker runs again as w-\w+/.test(current) && !/w-notes +waiting/.test(current),
 			30_000,
 		);
-		expect(sent).not.toMatch(/w-notes +waiting/);
 
 		tmux.send('demo', 'q');
 		await tmux.waitFor('demo', current => current.includes('demo ledger kept at'), 20_000);
 		expect(existsSync(join(home, 'ledger.db'))).toBe(true);
 	}, 150_000);
+
+	it('ends its agents when its terminal is closed under it', async () => {
+		const demo = new Tmux();
+		try {
+			demo.start('closing', 120, 30, {HOME: scratchDir('cr-home-')});
+			demo.type('closing', `node ${BIN} demo`);
+			demo.send('closing', 'Enter');
+			const {pane} = await demo.waitFor('closing', current => /w-parser .*running/.test(current), 60_000);
+			const pids = [...pane.matchAll(/ (\d{3,})$/gm)].map(match => Number(match[1]));
+			expect(pids.length).toBeGreaterThan(0);
+			// When the terminal goes away (a window closed, tmux killed)
+			demo.kill();
+			// Then every agent the demo showed ends with it
+			await waitFor(() => pids.every(pid => !isAlive(pid)), {what: "the demo's agents to end", timeoutMs: 20_000});
+		} finally {
+			demo.kill();
+		}
+	}, 90_000);
 });

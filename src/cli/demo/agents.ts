@@ -84,8 +84,15 @@ export function startDemo(bin: string, home: string, ledger: Ledger): Demo {
 	symlinkSync(process.execPath, codex);
 	launch('untracked codex', codex, ['-e', IDLE_PROCESS]);
 
+	// Whatever ends the demo (a crash too), its agents end with it: the kernel does not end a
+	// detached process group when its parent dies.
+	const killAll = (): void => {
+		for (const {child} of started) signalGroup(child, 'SIGKILL');
+	};
+	process.once('exit', killAll);
 	return {
 		async stop() {
+			process.off('exit', killAll);
 			for (const timer of timers) clearTimeout(timer);
 			for (const {child} of started) signalGroup(child, 'SIGTERM');
 			await new Promise(resolve => setTimeout(resolve, 800));
