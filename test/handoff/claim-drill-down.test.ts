@@ -3,16 +3,7 @@ import {describe, expect, it} from 'vitest';
 import {selectTimeline} from '../../src/core/board/timeline-view.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
-import {makeContractRepo} from '../helpers/contract-repo.ts';
-
-const EVIDENCE = `before: {command: npm test, exit_code: 1, output: "1 failed", base_revision: abc1234}
-change: [{file: src/export.ts, reason: apply the filter to the export query}]
-after:
-  - {check: 1, command: "npm test -- export", exit_code: 0, output: "12 passed"}
-  - {check: 2, command: make check, exit_code: 0, output: ""}
-uncertainty: []
-review: {commit: 9a8b7c6, acceptor: lee}
-`;
+import {COMPLETE_EVIDENCE, makeContractRepo} from '../helpers/contract-repo.ts';
 
 describe('Enter on a claim', () => {
 	it('shows the contract it took and the evidence it handed in, not "none recorded"', () => {
@@ -23,7 +14,7 @@ describe('Enter on a claim', () => {
 		const taken = runCli(['take', contract, '--as', 'ana', '--ledger', ledgerFile]);
 		const id = /as (claim-\S+)/.exec(taken.stdout)?.[1] ?? '';
 		expect(id, taken.stderr).not.toBe('');
-		const handed = runCli(['hand-in', id, '--evidence', repo.write('evidence.yaml', EVIDENCE), '--ledger', ledgerFile]);
+		const handed = runCli(['hand-in', id, '--evidence', repo.write('evidence.yaml', COMPLETE_EVIDENCE), '--ledger', ledgerFile]);
 		expect(handed.status, handed.stderr).toBe(0);
 		// When the board opens its drill-down
 		const ledger = openLedger(ledgerFile);

@@ -3,6 +3,7 @@ import {mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {freePort} from './pg.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const PG_SERVER = join(ROOT, 'test/fixtures/pg/pg-server.sh');
@@ -36,18 +37,6 @@ function installRealClients(): void {
 	const result = spawnSync('bash', [REALCLIENTS_INSTALL], {cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit']});
 	if (result.status !== 0) throw new Error('installing the real agent CLIs failed (test/fixtures/realclients/install.sh)');
 	say(`agent CLIs in ${result.stdout.trim()}`);
-}
-
-async function freePort(): Promise<number> {
-	const {createServer} = await import('node:net');
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.once('error', reject);
-		server.listen(0, '127.0.0.1', () => {
-			const address = server.address();
-			server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-		});
-	});
 }
 
 /**

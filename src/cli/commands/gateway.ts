@@ -1,10 +1,10 @@
-import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js';
 import {readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {GatewayError, startGateway} from '../../gates/effects/gateway.ts';
 import {loadOrderFile, OrderFileError} from '../../gates/effects/order-file.ts';
 import {UpstreamError} from '../../gates/effects/upstreams.ts';
 import {ToolNameClashError} from '../../core/effects/plan.ts';
+import {serveOnStdio} from '../serve-stdio.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -52,14 +52,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	}
 	for (const name of gateway.plan.missing)
 		process.stderr.write(`controlroom gateway: ${name} is allowed but the upstream has no such tool\n`);
-	const transport = new StdioServerTransport();
-	const closed = new Promise<void>(resolve => {
-		transport.onclose = resolve;
-		process.stdin.once('end', resolve);
-	});
-	await gateway.server.connect(transport);
-	await closed;
-	await gateway.server.close();
+	await serveOnStdio(gateway.server);
 	await gateway.close();
 	ledger.close();
 	return 0;

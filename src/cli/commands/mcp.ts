@@ -1,5 +1,5 @@
-import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js';
 import {createHandoffServer} from '../../handoff/mcp-server.ts';
+import {serveOnStdio} from '../serve-stdio.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -34,14 +34,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		throw new CliError('mcp: --as NAME is required: who the agent is (or set CONTROLROOM_WORKER)', USAGE_EXIT);
 	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
 	const server = createHandoffServer(ledger, identity, packageVersion());
-	const transport = new StdioServerTransport();
-	const closed = new Promise<void>(resolve => {
-		transport.onclose = resolve;
-		process.stdin.once('end', resolve);
-	});
-	await server.connect(transport);
-	await closed;
-	await server.close();
+	await serveOnStdio(server);
 	ledger.close();
 	return 0;
 }

@@ -1,9 +1,9 @@
 import {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
-import {StdioServerTransport} from '@modelcontextprotocol/sdk/server/stdio.js';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {dirname, isAbsolute, join, normalize, sep} from 'node:path';
 import * as z from 'zod';
+import {serveOnStdio} from '../serve-stdio.ts';
 
 // The demo's upstream MCP server: the work order's one upstream, so the demo holds a real effect
 // and `a` on the board runs it (docs/board.md, "The demo"). It writes and reads files only inside
@@ -52,13 +52,5 @@ function createFilesServer(root: string, version: string): McpServer {
 
 /** Serves the demo folder `root` on stdio until the client closes it. */
 export async function serveDemoFiles(root: string, version: string): Promise<void> {
-	const server = createFilesServer(root, version);
-	const transport = new StdioServerTransport();
-	const closed = new Promise<void>(resolve => {
-		transport.onclose = resolve;
-		process.stdin.once('end', resolve);
-	});
-	await server.connect(transport);
-	await closed;
-	await server.close();
+	await serveOnStdio(createFilesServer(root, version));
 }
