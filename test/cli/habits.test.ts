@@ -1,9 +1,16 @@
 import {spawnSync} from 'node:child_process';
 import {writeFileSync} from 'node:fs';
 import {join} from 'node:path';
-import {describe, expect, it} from 'vitest';
+import {afterEach, describe, expect, it} from 'vitest';
 import {nearestName} from '../../src/core/did-you-mean.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
+import {onOutput, waitFor} from '../helpers/wait-for.ts';
+import {killQuietly, sandbox, startCli} from '../producers/helpers.ts';
+
+const pids: (number | undefined)[] = [];
+afterEach(() => {
+	for (const pid of pids.splice(0)) killQuietly(pid);
+});
 
 describe('CLI habits', () => {
 	it('prints the version for -v, -V and --version', () => {
@@ -59,5 +66,22 @@ describe('CLI habits', () => {
 		const wrong = runCli(['completion', 'tcsh']);
 		expect(wrong.status).toBe(64);
 		expect(wrong.stderr).toBe("controlroom: completion: expected one shell, bash, zsh or fish, got 'tcsh'\n");
+	});
+
+	it('exits 130 on Ctrl-C in reconcile, as every long-running command does, after the pass under way', async () => {
+		const box = sandbox();
+		const reconciler = startCli(['reconcile', '--interval', '0.05', '--ledger', box.ledgerFile], {
+			...box.env,
+			CONTROLROOM_AGENT_NAMES: 'cr-no-such-agent',
+		});
+		pids.push(reconciler.child.pid);
+		await waitFor(() => /^reconciled: /m.test(reconciler.stdout()), {
+			what: 'a first pass',
+			timeoutMs: 20_000,
+			on: [onOutput(reconciler.child.stdout)],
+		});
+		reconciler.child.kill('SIGINT');
+		expect(await reconciler.done).toEqual({code: 130, signal: null});
+		expect(reconciler.stderr()).toBe('');
 	});
 });
