@@ -6,7 +6,17 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 /** Packages that do I/O or draw: src/core imports none of them. */
-const IO_PACKAGES = ['better-sqlite3', 'pg', 'chokidar', 'execa', 'fs-ext', 'ink', 'react', 'react/*', '@modelcontextprotocol/*'];
+const IO_PACKAGES = [
+	'better-sqlite3',
+	'pg',
+	'chokidar',
+	'execa',
+	'fs-ext-extra-prebuilt',
+	'ink',
+	'react',
+	'react/*',
+	'@modelcontextprotocol/*',
+];
 
 /** `no-restricted-imports` with the given patterns, each with the message that says why. */
 function restrict(...groups) {
@@ -130,7 +140,10 @@ export default tseslint.config(
 		files: ['components/**/*.tsx', 'hooks/**/*.ts'],
 		rules: {
 			'no-restricted-imports': restrict(
-				[['better-sqlite3', 'pg', 'execa', 'fs-ext'], 'components and hooks only render and dispatch; adapters live under src/.'],
+				[
+					['better-sqlite3', 'pg', 'execa', 'fs-ext-extra-prebuilt'],
+					'components and hooks only render and dispatch; adapters live under src/.',
+				],
 				[
 					null,
 					'The board reaches the ledger only through its feed interface (src/ledger/board-feed.ts); everything else comes from src/core.',

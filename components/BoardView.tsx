@@ -27,23 +27,16 @@ export function BoardView({screen}: Props) {
 	} else if (screen.approval) {
 		body = <ApprovalPanel approval={screen.approval} />;
 	} else {
-		const side = Math.floor((width - 2) / 4);
+		const widths = screen.panelWidths;
 		body = (
 			<Box flexDirection="column" flexGrow={1}>
-				<LanesPanel
-					lanes={screen.lanes}
-					selectedId={screen.selectedId}
-					isWide={screen.isWideRows}
-					width={width}
-					isFocused={!screen.queue.isFocused}
-					showHost={screen.showHost}
-				/>
+				<LanesPanel lanes={screen.lanes} selectedId={screen.selectedId} isFocused={!screen.queue.isFocused} />
 				{screen.isWideRows ? null : <TaskDetail row={screen.selected} />}
 				{screen.isSideBySide ? (
 					<Box flexDirection="row" gap={1}>
-						<NeedsYouPanel queue={screen.queue} width={width - 2 * side - 2} />
-						<ReviewsPanel reviews={screen.reviews} width={side} height={screen.queue.height} isCompact={false} />
-						<HeldEffectsPanel effects={screen.effects} width={side} isCompact={false} />
+						<NeedsYouPanel queue={screen.queue} width={widths.queue} />
+						<ReviewsPanel reviews={screen.reviews} width={widths.reviews} height={screen.queue.height} isCompact={false} />
+						<HeldEffectsPanel effects={screen.effects} width={widths.effects} isCompact={false} />
 					</Box>
 				) : (
 					<Box flexDirection="column">

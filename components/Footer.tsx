@@ -1,8 +1,9 @@
 import {Box, Text} from 'ink';
+import {cellWidth} from '../src/core/cell-width.ts';
 import type {ScreenView} from '../src/core/board/screen.ts';
 import {toneColor} from './theme.ts';
 
-type Props = {readonly screen: Pick<ScreenView, 'bar' | 'notice' | 'prompt' | 'confirm' | 'filter'>};
+type Props = {readonly screen: Pick<ScreenView, 'bar' | 'notice' | 'prompt' | 'confirm' | 'filter' | 'width'>};
 
 /**
  * The status line and the help bar drawn from the key table. The status line is the prompt being
@@ -10,6 +11,18 @@ type Props = {readonly screen: Pick<ScreenView, 'bar' | 'notice' | 'prompt' | 'c
  */
 export function Footer({screen}: Props) {
 	const {prompt, confirm, notice, bar, filter} = screen;
+	// A notice wider than the screen (a refusal at 80 columns) takes the help bar's line too, until
+	// the next key replaces it: a reason cut in the middle says nothing.
+	const filterText = filter === null ? '' : `/${filter} (esc clears)  `;
+	if (!prompt && !confirm && notice && cellWidth(filterText + notice.text) > screen.width) {
+		return (
+			<Box flexDirection="column" height={2} overflow="hidden">
+				<Text wrap="wrap" color={toneColor(notice.tone)}>
+					{filterText + notice.text}
+				</Text>
+			</Box>
+		);
+	}
 	let status = <Text> </Text>;
 	if (prompt) {
 		status = (

@@ -17,10 +17,12 @@ export function HeldEffectsPanel({effects, width, isCompact}: Props) {
 	const title = `HELD EFFECTS (${effects.heldCount})${effects.markedCount > 0 ? ` · ${effects.markedCount} marked` : ''}`;
 	const titleColor = effects.isFocused ? toneColor('accent') : toneColor(effects.heldCount > 0 ? 'warn' : 'muted');
 	if (isCompact) {
-		const first = effects.lines.find(line => line.kind === 'effect' || line.kind === 'outcome');
+		const index = effects.lines.findIndex(line => line.kind === 'effect' || line.kind === 'outcome');
+		const first = effects.lines[index];
+		const args = effects.lines[index + 1]?.kind === 'args' ? `  ${effects.lines[index + 1]?.text ?? ''}` : '';
 		return (
 			<Text wrap="truncate-end" bold={effects.heldCount > 0} color={titleColor}>
-				{`${title}: ${first ? first.text.trim() : 'none'}${effects.heldCount > 0 ? ' (tab to act)' : ''}`}
+				{`${title}${effects.heldCount > 0 ? ' (tab to act)' : ''}: ${first ? first.text.trim() : 'none'}${args}`}
 			</Text>
 		);
 	}
@@ -38,6 +40,8 @@ export function HeldEffectsPanel({effects, width, isCompact}: Props) {
 			{shown.map(line =>
 				line.kind === 'order' ? (
 					<Text key={line.key} bold wrap="truncate-end">{` ${line.text}`}</Text>
+				) : line.kind === 'args' ? (
+					<Text key={line.key} wrap="truncate-end" dimColor>{`      ${line.text}`}</Text>
 				) : line.kind === 'effect' ? (
 					<Text
 						key={line.key}

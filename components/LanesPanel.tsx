@@ -7,18 +7,17 @@ import {toneColor} from './theme.ts';
 type Props = {
 	readonly lanes: ScreenView['lanes'];
 	readonly selectedId: string | null;
-	readonly isWide: boolean;
-	readonly width: number;
 	/** Dims the cursor while Needs you has the focus. */
 	readonly isFocused: boolean;
-	/** A host column, on a fleet board with more than one host. */
-	readonly showHost?: boolean;
 };
 
 /** The lanes: running, stalled, lost, untracked, recently ended, windowed to the screen. */
-export function LanesPanel({lanes, selectedId, isWide, width, isFocused, showHost = false}: Props) {
+export function LanesPanel({lanes, selectedId, isFocused}: Props) {
 	return (
 		<Box flexDirection="column" flexShrink={0}>
+			<Text dimColor bold wrap="truncate-end">
+				{lanes.headings}
+			</Text>
 			{lanes.above === null ? null : <Text dimColor wrap="truncate-end">{`  ${lanes.above}`}</Text>}
 			{lanes.lines.map(line =>
 				line.kind === 'lane' ? (
@@ -35,10 +34,7 @@ export function LanesPanel({lanes, selectedId, isWide, width, isFocused, showHos
 						key={line.row.id}
 						row={line.row}
 						isSelected={isFocused && line.row.id === selectedId}
-						isWide={isWide}
-						width={width}
-						idWidth={lanes.idWidth}
-						showHost={showHost}
+						columns={lanes.columns}
 					/>
 				),
 			)}

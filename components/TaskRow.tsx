@@ -1,24 +1,19 @@
 import {Text} from 'ink';
 import {memo} from 'react';
-import {layoutRow} from '../src/core/board/row-layout.ts';
+import {layoutRow, type RowColumns} from '../src/core/board/row-layout.ts';
 import type {TaskRowView} from '../src/core/board/selectors.ts';
 import {toneColor} from './theme.ts';
 
 type Props = {
 	readonly row: TaskRowView;
 	readonly isSelected: boolean;
-	/** Every column on one line; otherwise id, title, status, idle and (when it fits) progress. */
-	readonly isWide: boolean;
-	readonly width: number;
-	/** A host column, on a fleet board with more than one host. */
-	readonly showHost?: boolean;
-	/** The id column's width (ids whole where they fit, else a unique prefix). */
-	readonly idWidth: number;
+	/** The columns shown and their widths, the same for every row on the screen. */
+	readonly columns: RowColumns;
 };
 
 /** One task: id, title, source, status and health, age, idle, progress, tokens against budget, PID. */
-function TaskRowInner({row, isSelected, isWide, width, idWidth, showHost = false}: Props) {
-	const layout = layoutRow(row, isWide, width, idWidth, showHost);
+function TaskRowInner({row, isSelected, columns}: Props) {
+	const layout = layoutRow(row, columns);
 	return (
 		<Text wrap="truncate-end" bold={isSelected}>
 			<Text color="cyan">{isSelected ? '› ' : '  '}</Text>

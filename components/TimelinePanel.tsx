@@ -48,7 +48,7 @@ export function TimelinePanel({timeline}: Props) {
 			) : null}
 			<Text
 				dimColor
-			>{`events ${timeline.start + 1}–${timeline.start + timeline.lines.length} of ${timeline.total} (j/k scroll, esc back)`}</Text>
+			>{`lines ${timeline.start + 1}–${timeline.start + timeline.lines.length} of ${timeline.total} (j/k scroll, esc back)`}</Text>
 			{timeline.lines.map(line => (
 				<Text key={line.key} wrap="truncate-end" dimColor={line.isFolded}>
 					{`  ${line.time}  ${line.text}`}

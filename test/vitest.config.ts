@@ -6,6 +6,8 @@ export default defineConfig({
 	test: {
 		include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
 		globalSetup: ['test/helpers/global-setup.ts'],
+		// The closing `N passed, N failed` line (.ci/run and people read it; docs/testing.md).
+		reporters: ['default', './test/helpers/count-reporter.ts'],
 		testTimeout: 30_000,
 		hookTimeout: 30_000,
 		// Tests spawn real processes and hold real locks; two workers match the CI machine.

@@ -1,6 +1,7 @@
 import {secondsText} from '../core/settings.ts';
 import {overTextLimit, REASON_MAX_CHARS} from '../core/text-limits.ts';
 import {parseArgs, type ParseArgsConfig} from 'node:util';
+import {nearestName} from '../core/did-you-mean.ts';
 import {CliError, USAGE_EXIT} from './errors.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -39,10 +40,13 @@ function joinNegativeValues(argv: readonly string[], options: Options): string[]
 }
 
 /** Node's parser messages, said in our words: one line naming the flag, never the parser's hints. */
-function describeParseError(command: string, error: Error & {code?: string}): string {
+function describeParseError(command: string, error: Error & {code?: string}, options: Options): string {
 	const flag = error.message.match(/'(-[^'\s<]+)/)?.[1] ?? '';
 	const help = `see controlroom ${command} --help`;
-	if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `${command}: unknown option ${flag} (${help})`;
+	if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+		const near = nearestName(flag.replace(/^-+/, '').split('=')[0] ?? '', Object.keys(options));
+		return `${command}: unknown option ${flag}${near === null ? '' : ` (did you mean --${near}?)`} (${help})`;
+	}
 	if (error.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
 		return `${command}: unexpected argument '${error.message.match(/argument '([^']*)'/)?.[1] ?? ''}' (${help})`;
 	if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
@@ -70,7 +74,7 @@ export function parseCommandArgs<T extends Options>(
 	try {
 		parsed = parseArgs({args: joinNegativeValues(argv, all), options: all, allowPositionals, strict: true});
 	} catch (error) {
-		throw new CliError(describeParseError(command, error as Error & {code?: string}), USAGE_EXIT);
+		throw new CliError(describeParseError(command, error as Error & {code?: string}, all), USAGE_EXIT);
 	}
 	const ledger = (parsed.values as {ledger?: string}).ledger;
 	if (ledger !== undefined && ledger.trim() === '')

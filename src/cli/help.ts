@@ -110,7 +110,10 @@ export const EXIT_CODES: readonly (readonly [code: string, meaning: string])[] =
 	],
 	['125', 'run: the task went over its token budget and was stopped'],
 	['127', 'run: the command could not be started, or its --log could not be opened; the task is recorded failed'],
-	['128+N', 'run: the task was stopped by signal N; the board and demo: ended by signal N (Ctrl-C gives 130)'],
+	[
+		'128+N',
+		'run: the task was stopped by signal N; the board, the demo, reconcile and sync: ended by signal N (Ctrl-C gives 130, SIGTERM 143; src/cli/signals.ts)',
+	],
 	['other', "run: the child's own exit code"],
 ];
 

@@ -6,6 +6,7 @@ import {NOT_A_PERSON_EXIT, NotAPersonError} from '../core/actor.ts';
 import {CliError, USAGE_EXIT} from './errors.ts';
 import {renderHelp, renderReference, type CommandHelp} from './help.ts';
 import {packageVersion} from './package-root.ts';
+import {nearestName} from '../core/did-you-mean.ts';
 
 /** A command module: its help and its entry, which returns the exit code. */
 type CommandModule = {readonly help: CommandHelp; run(argv: readonly string[]): Promise<number>};
@@ -87,6 +88,10 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		summary: 'show the config file, every setting and where its value came from (config show|path)',
 		load: () => import('./commands/config.ts'),
 	},
+	completion: {
+		summary: 'print a shell completion script (completion bash|zsh|fish)',
+		load: () => import('./commands/completion.ts'),
+	},
 };
 
 const DEFAULT_COMMAND = 'board';
@@ -107,9 +112,11 @@ export function overview(): string {
 		'commands:',
 		...lines,
 		'',
-		'Every command takes --ledger PATH (default $CONTROLROOM_HOME/ledger.db) and --help, which',
-		'lists its options, exit codes and examples. Exit codes: docs/cli.md. Defaults for some flags',
-		'can be set in ~/.config/controlroom/config.json (controlroom config; docs/config.md).',
+		'Every command takes --help, which lists its options, exit codes and examples; every command',
+		'that reads or writes a ledger takes --ledger PATH (default $CONTROLROOM_HOME/ledger.db; not',
+		'demo, contract, hooks, config). Ctrl-C ends a command with 130. Exit codes: docs/cli.md.',
+		'Defaults for some flags: ~/.config/controlroom/config.json (controlroom config; docs/config.md).',
+		'Shell completion: controlroom completion bash|zsh|fish.',
 		'',
 		'examples:',
 		'  controlroom demo                                  the board on simulated agents (q quits)',
@@ -153,18 +160,43 @@ function describeUnexpected(error: unknown): string {
  * which Node throws as an unhandled 'error' event: a stack trace. What was not read is simply not
  * read; the command carries on (a wrapper must still record its agent's exit) and ends as it would.
  */
+/**
+ * A reader that went away is not an error of ours: a closed pipe (EPIPE), or a terminal that was
+ * closed under the board (EIO: the window closed, tmux killed). Either way the command goes on to
+ * end as it would (the board and the demo get SIGHUP and stop their agents), writing nothing more.
+ */
 function ignoreClosedPipes(): void {
 	for (const stream of [process.stdout, process.stderr]) {
 		stream.on('error', (error: NodeJS.ErrnoException) => {
-			if (error.code !== 'EPIPE') throw error;
+			if (error.code !== 'EPIPE' && error.code !== 'EIO') throw error;
 		});
+	}
+}
+
+/**
+ * NO_COLOR (no-color.org: set and not empty) turns the board's colours off, as FORCE_COLOR=0 and
+ * TERM=dumb already did: Ink's colour library decides its level once, when it loads, from
+ * FORCE_COLOR, so FORCE_COLOR=0 is set while the board's module loads and taken back after, so it
+ * reaches no agent the board starts. A FORCE_COLOR of the person's own wins (docs/board.md).
+ */
+async function withNoColorHonoured<T>(load: () => Promise<T>): Promise<T> {
+	const env = process.env;
+	if (!env['NO_COLOR'] || env['FORCE_COLOR'] !== undefined) return load();
+	env['FORCE_COLOR'] = '0';
+	try {
+		return await load();
+	} finally {
+		delete env['FORCE_COLOR'];
 	}
 }
 
 async function runCommand(name: string, argv: readonly string[]): Promise<number> {
 	const command = COMMANDS[name];
 	if (!command) {
-		process.stderr.write(`controlroom: unknown command '${name}' (controlroom --help lists the commands)\n`);
+		const near = nearestName(name, Object.keys(COMMANDS));
+		process.stderr.write(
+			`controlroom: unknown command '${terminalSafe(name)}'${near === null ? '' : ` (did you mean ${near}?)`} (controlroom --help lists the commands)\n`,
+		);
 		return USAGE_EXIT;
 	}
 	// Ink draws only a final frame when it believes it runs in CI (any CI variable set); a person at
@@ -174,7 +206,7 @@ async function runCommand(name: string, argv: readonly string[]): Promise<number
 	}
 	const module = INTERACTIVE_COMMANDS.has(name)
 		? // Ink's layout engine reads its WebAssembly through `fetch` when there is one: 200 ms of the first frame.
-			await loadWithGlobalsHidden(['fetch'], command.load)
+			await withNoColorHonoured(() => loadWithGlobalsHidden(['fetch'], command.load))
 		: await command.load();
 	if (asksForHelp(argv)) {
 		process.stdout.write(`${renderHelp(module.help)}\n`);
@@ -192,7 +224,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 			process.stdout.write(`${overview()}\n`);
 			return 0;
 		}
-		if (first === '--version' || first === '-V' || first === 'version') {
+		if (first === '--version' || first === '-v' || first === '-V' || first === 'version') {
 			process.stdout.write(`${packageVersion()}\n`);
 			return 0;
 		}

@@ -1,39 +1,72 @@
+import {layoutColumns, layoutHeadings, layoutRow, type TaskRowCells} from '../core/board/row-layout.ts';
+import {cellWidth} from '../core/cell-width.ts';
 import {summarizeArgs} from '../core/effects/view.ts';
 import {formatDuration, formatKnown, formatProgress, formatTokens, UNKNOWN} from '../core/format.ts';
-import {LANE_TITLES, statusLabel} from '../core/labels.ts';
+import {LANE_TITLES, LANE_WORDS, statusLabel} from '../core/labels.ts';
 import {BOARD_LANES, type Snapshot, type SnapshotTask} from '../core/snapshot.ts';
 import {terminalSafe} from '../core/terminal-text.ts';
 import {cutForLine} from '../core/text-limits.ts';
 
-function taskLine(task: SnapshotTask, now: number): string {
-	const started = task.startedAt ? formatDuration(now - Date.parse(task.startedAt)) : UNKNOWN;
-	return [
-		terminalSafe(task.id).padEnd(16),
-		(task.title === null ? '—' : terminalSafe(task.title)).slice(0, 32).padEnd(32),
-		terminalSafe(task.source).padEnd(13),
-		statusLabel(task).padEnd(18),
-		`age ${started}`.padEnd(10),
-		`last seen ${formatDuration(task.idleSeconds * 1000)} ago`.padEnd(20),
-		formatProgress(task.progress).padEnd(22),
-		`tokens ${formatTokens(task.tokens, task.budget)}`.padEnd(22),
-		`pid ${formatKnown(task.pid)}`,
-	].join(' ');
+/** A snapshot task as the board's row cells, so the text and the board write a task the same way. */
+function rowOf(task: SnapshotTask, now: number): TaskRowCells {
+	return {
+		shownId: terminalSafe(task.id),
+		host: task.host === null ? null : terminalSafe(task.host),
+		pending: null,
+		title: task.title === null ? '—' : terminalSafe(task.title),
+		source: terminalSafe(task.source),
+		status: statusLabel(task),
+		age: task.startedAt ? formatDuration(now - Date.parse(task.startedAt)) : UNKNOWN,
+		seen: `${formatDuration(task.idleSeconds * 1000)} ago`,
+		progress: formatProgress(task.progress),
+		tokens: formatTokens(task.tokens, task.budget),
+		pid: formatKnown(task.pid),
+	};
 }
 
+/** How the text is laid out: the terminal's width when there is one, and the ledger it names. */
+export type SnapshotTextOptions = {
+	/** Columns to fill; a CI log or a pipe gets DEFAULT_TEXT_WIDTH. */
+	readonly width?: number;
+	/** The ledger read, named in the first line (a fleet's server, never its password). */
+	readonly ledger?: string;
+};
+
+/** A pipe or a log has no width: wide enough for every column and a readable title. */
+export const DEFAULT_TEXT_WIDTH = 160;
+
 /** The board, once, as plain text for a terminal without a TTY or a CI log; ledger text is shown escaped. */
-export function printSnapshotText(snapshot: Snapshot): string {
+export function printSnapshotText(snapshot: Snapshot, options: SnapshotTextOptions = {}): string {
 	const now = Date.parse(snapshot.generatedAt);
-	const counts = snapshot.counts;
+	const width = options.width ?? DEFAULT_TEXT_WIDTH;
+	const byLane = new Map(BOARD_LANES.map(lane => [lane, snapshot.tasks.filter(task => task.lane === lane)]));
+	const fleet = snapshot.hosts;
+	const where = options.ledger === undefined ? '' : `  ${terminalSafe(options.ledger)}`;
+	const hostsLine =
+		fleet === undefined
+			? ''
+			: `  ${fleet.length} host${fleet.length === 1 ? '' : 's'}: ${fleet.map(host => terminalSafe(host.name)).join(', ') || 'none yet'}`;
 	const lines = [
-		`controlroom snapshot ${snapshot.generatedAt}`,
-		`running ${counts.running}  stalled ${counts.stalled}  lost ${counts.lost}  untracked ${counts.untracked}  ` +
-			`registered ${counts.registered}  done ${counts.done}  failed ${counts.failed}  stopped ${counts.stopped}`,
+		`controlroom snapshot ${snapshot.generatedAt}${where}${hostsLine}`,
+		// The same counts as the lanes below (and the board's header): one number per lane.
+		[
+			...BOARD_LANES.map(lane => `${LANE_WORDS[lane]} ${byLane.get(lane)?.length ?? 0}`),
+			`needs you ${snapshot.queue.total}`,
+		].join(' · '),
 	];
+	const rows = snapshot.tasks.map(task => rowOf(task, now));
+	const ids = rows.reduce((widest, row) => Math.max(widest, cellWidth(row.shownId)), 8);
+	const columns = layoutColumns(rows, width - 2, true, ids, fleet !== undefined);
+	const rowOfTask = new Map(snapshot.tasks.map((task, index) => [task, rows[index] as TaskRowCells]));
+	if (rows.length > 0) lines.push('', `  ${layoutHeadings(columns).slice(2)}`);
 	for (const lane of BOARD_LANES) {
-		const tasks = snapshot.tasks.filter(task => task.lane === lane);
+		const tasks = byLane.get(lane) ?? [];
 		lines.push('', `${LANE_TITLES[lane]} (${tasks.length})`);
 		if (tasks.length === 0) lines.push('  none');
-		for (const task of tasks) lines.push(`  ${taskLine(task, now)}`);
+		for (const task of tasks) {
+			const row = layoutRow(rowOfTask.get(task) as TaskRowCells, columns);
+			lines.push(`  ${row.before}${row.status}${row.after}`.trimEnd());
+		}
 	}
 	lines.push('', `NEEDS YOU (${snapshot.queue.total})`);
 	if (snapshot.queue.total === 0) lines.push('  nothing needs you');

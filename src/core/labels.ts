@@ -12,6 +12,15 @@ export const LANE_TITLES: Readonly<Record<BoardLane, string>> = {
 	ended: 'RECENTLY ENDED',
 };
 
+/** A lane's count in a header line (the board's at 100 columns and more, and the snapshot's). */
+export const LANE_WORDS: Readonly<Record<BoardLane, string>> = {
+	running: 'running',
+	stalled: 'stalled',
+	lost: 'lost',
+	untracked: 'untracked',
+	ended: 'ended',
+};
+
 /** The status cell: status with health, or how it ended. */
 export function statusLabel(task: Pick<SnapshotTask, 'status' | 'health' | 'exitCode' | 'signal'>): string {
 	if (task.health) return `${task.status}/${task.health}`;

@@ -79,6 +79,23 @@ export function ownedWithin(
 	return false;
 }
 
+/** How far up the tree `descendsFrom` looks: deeper than any wrapper, shell and agent chain. */
+const DESCENT_LEVELS = 32;
+
+/**
+ * Whether `ancestor` is the parent of `pid`, or its parent's parent, and so on. A demo asks this so
+ * that only the processes it started count, never another user's or another demo's agents.
+ */
+export function descendsFrom(pid: number, ancestor: number, lookup: ProcessLookup): boolean {
+	let parent = lookup(pid)?.ppid;
+	for (let level = 0; level < DESCENT_LEVELS && parent !== undefined && parent > 0; level += 1) {
+		if (parent === ancestor) return true;
+		if (parent === 1) return false;
+		parent = lookup(parent)?.ppid;
+	}
+	return false;
+}
+
 /**
  * Picks the agent processes that nobody registered, from the processes named like agents: alive
  * (not zombies), not tracked themselves, and with no tracked or agent ancestor within three levels.

@@ -1,5 +1,6 @@
 import {assertNever} from './assert-never.ts';
 import {EventType, FOREIGN_EVENT, type EventDataOf, type LedgerEvent} from './events.ts';
+import {describeArgs} from './effects/view.ts';
 import {terminalSafe} from './terminal-text.ts';
 
 /** A timeline line: one event, or a run of heartbeats folded into one. */
@@ -227,7 +228,10 @@ function describeRaw(event: LedgerEvent): string {
 		case EventType.effectRead:
 			return clip(`read ${event.data.id ?? '?'} passed through`);
 		case EventType.effectHeld:
-			return clip(`held ${event.data.id ?? '?'} for approval`);
+			// Whole, never clipped: what an approval would run is read here (docs/effects.md).
+			return terminalSafe(
+				`held ${event.data.id ?? '?'} for approval: ${event.data.upstream ?? '?'}/${event.data.tool ?? '?'} ${describeArgs(event.data.args ?? null)}`,
+			);
 		case EventType.effectRefused:
 			return clip(
 				`refused ${event.data.upstream ? `${event.data.upstream}/` : ''}${event.data.tool ?? '?'}: ${event.data.reason ?? ''}`,

@@ -13,10 +13,13 @@ const MAX_SLOTS = 64;
 type FlockFlag = 'ex' | 'exnb' | 'un';
 type FsExt = {flockSync(fd: number, flag: FlockFlag): void};
 const require = createRequire(import.meta.url);
+// fs-ext-extra-prebuilt: fs-ext's fork that ships its binaries for Linux, macOS and Windows (x64,
+// arm64; Node 20-25) inside the npm package, so the kernel lock needs no compiler
+// (docs/install.md). Loaded here only.
 let fsExt: FsExt | undefined;
 
 function flockSync(fd: number, flag: FlockFlag): void {
-	fsExt ??= require('fs-ext') as FsExt;
+	fsExt ??= require('fs-ext-extra-prebuilt') as FsExt;
 	fsExt.flockSync(fd, flag);
 }
 
@@ -101,7 +104,7 @@ export type SlotLease = {
 function blockingLockHelper(fd: number): ChildProcess {
 	const stdio: ['ignore', 'ignore', 'ignore', number] = ['ignore', 'ignore', 'ignore', fd];
 	if (existsSync('/usr/bin/flock')) return spawn('/usr/bin/flock', ['--exclusive', '3'], {stdio});
-	const script = `require(${JSON.stringify(require.resolve('fs-ext'))}).flockSync(3, 'ex')`;
+	const script = `require(${JSON.stringify(require.resolve('fs-ext-extra-prebuilt'))}).flockSync(3, 'ex')`;
 	return spawn(process.execPath, ['-e', script], {stdio});
 }
 

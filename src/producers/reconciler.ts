@@ -1,5 +1,5 @@
 import type {NewEvent} from '../core/events.ts';
-import {agentNameOf, type ProcessInfo} from '../core/process-tree.ts';
+import {agentNameOf, descendsFrom, type ProcessInfo} from '../core/process-tree.ts';
 import {
 	adoptedTasks,
 	discoveredEvent,
@@ -26,6 +26,11 @@ export type ReconcileOptions = {
 	readonly agentNames?: readonly string[];
 	/** Where the process table is read from (tests give a synthetic one). */
 	readonly procRoot?: string;
+	/**
+	 * Looks for untracked agents only among this process's descendants (the demo passes its own PID,
+	 * so the machine's other agents stay out of its ledger); every agent process when absent.
+	 */
+	readonly untrackedUnder?: number;
 };
 
 /** What one pass did. */
@@ -60,8 +65,11 @@ export type ReconcileResult = {
 function gather(
 	ledger: Ledger,
 	table: ProcessScan,
-	options: {now: number; procRoot: string; agentNames: ReadonlySet<string>},
+	options: {now: number; procRoot: string; agentNames: ReadonlySet<string>; untrackedUnder?: number},
 ): ReconcileFacts {
+	const lookup = (pid: number) => table.get(pid);
+	const isInScope = (pid: number): boolean =>
+		options.untrackedUnder === undefined || descendsFrom(pid, options.untrackedUnder, lookup);
 	const watched = ledger.reader.tasksWithStatus(['registered', 'running', 'untracked']).map(task => ({
 		task,
 		registeredBy: task.status === 'registered' ? registeringWrapperOf(ledger, task.id) : null,
@@ -71,7 +79,7 @@ function gather(
 	for (const pid of table.pids) {
 		const name = table.name(pid) ?? '';
 		const argv = INTERPRETER_NAMES.has(name) ? readArgv(pid, options.procRoot) : null;
-		const process = agentNameOf(name, argv, options.agentNames) !== null ? table.get(pid) : undefined;
+		const process = agentNameOf(name, argv, options.agentNames) !== null && isInScope(pid) ? table.get(pid) : undefined;
 		if (process) agentProcesses.push(process);
 	}
 	return {
@@ -115,7 +123,12 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 	const ledgerChange = ledger.verifyFile();
 	const folded = foldSpool(ledger, spoolDir(ledger.path), now);
 	const table = scanProcesses(procRoot);
-	const facts = gather(ledger, table, {now, procRoot, agentNames: new Set(options.agentNames ?? DEFAULT_AGENT_NAMES)});
+	const facts = gather(ledger, table, {
+		now,
+		procRoot,
+		agentNames: new Set(options.agentNames ?? DEFAULT_AGENT_NAMES),
+		...(options.untrackedUnder === undefined ? {} : {untrackedUnder: options.untrackedUnder}),
+	});
 	const plan = planReconcile(facts);
 	const discoveries = plan.discovered.map(discovery =>
 		discoveredEvent(

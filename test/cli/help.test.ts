@@ -88,6 +88,8 @@ describe('controlroom --help and --version', () => {
 	it('says an unknown command in one line, exit 64', () => {
 		const result = runCli(['snapshto']);
 		expect(result.status).toBe(64);
-		expect(result.stderr).toBe("controlroom: unknown command 'snapshto' (controlroom --help lists the commands)\n");
+		expect(result.stderr).toBe(
+			"controlroom: unknown command 'snapshto' (did you mean snapshot?) (controlroom --help lists the commands)\n",
+		);
 	});
 });

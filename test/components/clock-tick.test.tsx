@@ -34,10 +34,10 @@ it('moves relative times on with the clock alone, with no new ledger event', asy
 		board.unmount();
 		ledger.close();
 	};
-	await waitForFrame(board, 'last seen 1m ago');
-	expect(board.lastFrame()).not.toContain('last seen 3h ago');
+	await waitForFrame(board, ' 1m ago');
+	expect(board.lastFrame()).not.toContain(' 3h ago');
 	// When three hours pass on the clock
 	now = FIXED_NOW + 3 * 3_600_000;
 	// Then the next tick redraws the labels
-	await waitForFrame(board, 'last seen 3h ago');
+	await waitForFrame(board, ' 3h ago');
 });

@@ -12,6 +12,7 @@ import {TimelinePanel} from '../../components/TimelinePanel.tsx';
 import {helpLines} from '../../src/core/board/keymap.ts';
 import {fitHelp} from '../../src/core/board/screen.ts';
 import {selectReviews} from '../../src/core/board/reviews-view.ts';
+import {layoutColumns} from '../../src/core/board/row-layout.ts';
 import {toRowView} from '../../src/core/board/selectors.ts';
 import type {VerdictRecord} from '../../src/core/review/reviews.ts';
 import {boardFixtureEvents, FIXED_NOW, foldTasks} from '../helpers/board-fixture.ts';
@@ -22,18 +23,17 @@ const tasks = foldTasks(boardFixtureEvents());
 describe('LanesPanel', () => {
 	it('shows every lane with its count and every task id', () => {
 		const screen = fixtureScreen({width: 100, height: 40});
-		const frame =
-			render(<LanesPanel lanes={screen.lanes} selectedId="t-lost" isWide={false} width={100} isFocused />).lastFrame() ?? '';
+		const frame = render(<LanesPanel lanes={screen.lanes} selectedId="t-lost" isFocused />).lastFrame() ?? '';
 		for (const title of ['RUNNING (3)', 'STALLED (1)', 'LOST (1)', 'UNTRACKED (1)', 'RECENTLY ENDED (3)'])
 			expect(frame).toContain(title);
 		expect(frame).toContain('› t-lost');
-		expect(frame).toContain('progress not reported');
+		expect(frame).toMatch(/^ {2}ID +TITLE +STATUS +LAST SEEN +PROGRESS$/m);
+		expect(frame).toContain('not reported');
 	});
 
 	it('says what the hidden lines hold when the lanes do not fit', () => {
 		const screen = fixtureScreen({width: 100, height: 16});
-		const frame =
-			render(<LanesPanel lanes={screen.lanes} selectedId={null} isWide={false} width={100} isFocused />).lastFrame() ?? '';
+		const frame = render(<LanesPanel lanes={screen.lanes} selectedId={null} isFocused />).lastFrame() ?? '';
 		expect(frame).toMatch(/↓ \d+ more: .*RECENTLY ENDED \d/);
 	});
 
@@ -44,8 +44,7 @@ describe('LanesPanel', () => {
 			{type: 'prompt-input', text: 'csv'},
 			{type: 'prompt-commit'},
 		);
-		const frame =
-			render(<LanesPanel lanes={screen.lanes} selectedId={null} isWide={false} width={100} isFocused />).lastFrame() ?? '';
+		const frame = render(<LanesPanel lanes={screen.lanes} selectedId={null} isFocused />).lastFrame() ?? '';
 		expect(frame).toContain('LOST (0)  none');
 	});
 });
@@ -53,22 +52,17 @@ describe('LanesPanel', () => {
 describe('TaskRow', () => {
 	it('shows every cell on a wide screen: unknown tokens and PID, no progress', () => {
 		// ink-testing-library's stdout is 100 columns; a wide row needs 140 or more.
-		const frame = renderToString(
-			<TaskRow row={toRowView(tasks.get('t-quiet')!, FIXED_NOW)} isSelected={false} isWide width={160} idWidth={10} />,
-			{columns: 160},
-		);
-		expect(frame).toContain('write the changelog');
-		expect(frame).toContain('wrapper');
-		expect(frame).toContain('last seen 1m ago');
-		expect(frame).toContain('progress not reported');
-		expect(frame).toContain('tokens unknown');
-		expect(frame).toContain('pid unknown');
+		const row = toRowView(tasks.get('t-quiet')!, FIXED_NOW);
+		const frame = renderToString(<TaskRow row={row} isSelected={false} columns={layoutColumns([row], 160, true, 10)} />, {
+			columns: 160,
+		});
+		expect(frame).toMatch(/write the changelog +wrapper +\S.* 1m ago +not reported +unknown +unknown$/m);
 	});
 
 	it('moves age, tokens and PID to the detail line on a narrow screen', () => {
 		const row = toRowView(tasks.get('t-progress')!, FIXED_NOW);
-		const narrow = render(<TaskRow row={row} isSelected isWide={false} width={80} idWidth={10} />).lastFrame() ?? '';
-		expect(narrow).not.toContain('pid');
+		const narrow = render(<TaskRow row={row} isSelected columns={layoutColumns([row], 80, false, 10)} />).lastFrame() ?? '';
+		expect(narrow).not.toContain('4242');
 		const detail = render(<TaskDetail row={row} />).lastFrame() ?? '';
 		expect(detail).toContain('tokens 1.5k/40M');
 		expect(detail).toContain('pid 4242');
@@ -216,5 +210,13 @@ describe('HelpPanel and Footer', () => {
 		);
 		const frame = renderToString(<Footer screen={screen} />, {columns: 60});
 		expect(frame.split('\n')[0]).toMatch(/^\/csv \(esc clears\) {2}s: cannot stop/);
+	});
+
+	it('gives a refusal wider than the screen both footer lines, so it is read whole at 80 columns', () => {
+		const text = 'x: cannot send c-4f2a9b1c0d3e back: it was not started by controlroom run, so there is no command to run again';
+		const screen = fixtureScreen({width: 80, height: 24}, {type: 'notify', notice: {tone: 'warn', text}});
+		const frame = renderToString(<Footer screen={screen} />, {columns: 80});
+		expect(frame.split('\n')).toHaveLength(2);
+		expect(frame.replace(/\n/g, ' ').replace(/ +/g, ' ')).toContain(text);
 	});
 });

@@ -30,8 +30,8 @@ const MIN = 60_000;
 const NOW = FIXED_NOW + MIN;
 const ALL_WIRED: BoardAbilities = {canStop: true, canSendBack: true, canApprove: true, canSendBackOrder: true};
 
-function ev<T extends EventTypeName>(taskId: string, type: T, minutesAgo: number, data: EventDataOf<T>) {
-	return newEvent(type, data, {taskId, at: FIXED_NOW - minutesAgo * MIN, source: 'test'});
+function ev<T extends EventTypeName>(taskId: string, type: T, minutesAgo: number, data: EventDataOf<T>, source = 'wrapper') {
+	return newEvent(type, data, {taskId, at: FIXED_NOW - minutesAgo * MIN, source});
 }
 
 /** Tasks beyond the board fixture: a review that needs a person, a claim handed in, a task on another host. */
@@ -40,8 +40,13 @@ function moreTasks() {
 		ev('t-review', EventType.registered, 30, {title: 'review the parser', cwd: '/repo/r'}),
 		ev('t-review', EventType.started, 30, {pid: 3131}),
 		ev('t-review', EventType.exited, 10, {exitCode: 0}),
-		ev('k-claim', EventType.claimTaken, 20, {contract: 'c-1', holder: 'worker-2'}),
-		ev('k-claim', EventType.claimHandedIn, 5, {acceptor: 'lead'}),
+		ev('k-claim', EventType.registered, 20, {title: 'fix the export', role: 'claim'}, 'cli'),
+		ev('k-claim', EventType.claimTaken, 20, {contract: 'c-1', holder: 'worker-2'}, 'cli'),
+		ev('k-claim', EventType.claimHandedIn, 5, {acceptor: 'lead'}, 'cli'),
+		// A Claude Code session its hooks recorded, ended mid-turn: failed, with no command to run again.
+		ev('c-failed', EventType.registered, 25, {title: 'fix the flaky upload test', cwd: '/repo/u'}, 'claude'),
+		ev('c-failed', EventType.started, 25, {pid: 5252}, 'claude'),
+		ev('c-failed', EventType.exited, 20, {exitCode: 1}, 'claude'),
 		ev('t-remote', EventType.registered, 15, {title: 'deploy the docs', cwd: '/srv/docs'}),
 		ev('t-remote', EventType.started, 15, {pid: 4343}),
 		ev('t-remote', EventType.heartbeat, 1, {}),
@@ -124,6 +129,7 @@ const TARGETS: Record<string, () => BoardState> = {
 	'a failed task': () => onRow('t-failed'),
 	'a review waiting for a person': () => onRow('t-review'),
 	'a claim handed in': () => onRow('k-claim'),
+	'a failed Claude session': () => onRow('c-failed'),
 	'a queue entry (a failure)': () => inQueueAt(0),
 	'a queue entry (a need)': () => inQueueAt(2),
 	'a held effect': () => board({type: 'toggle-focus'}, {type: 'toggle-focus'}),
@@ -159,7 +165,7 @@ const calls = (actions: readonly BoardAction[], call: BoardCall): BoardPlan => (
 });
 const HELD_1 = {orderId: 'o-42', id: 'fs/write_file#1'};
 const HELD_2 = {orderId: 'o-42', id: 'fs/write_file#2'};
-const NOT_WAITING = 'x sends back a review that needs you, a failed task or a hand-in';
+const NOT_WAITING = 'x sends back a review, a failure or a hand-in';
 
 describe('what a key does to each kind of target', () => {
 	it.each<[string, string, BoardPlan]>([
@@ -193,6 +199,12 @@ describe('what a key does to each kind of target', () => {
 		['a review waiting for a person', 'x', acts({type: 'start-prompt', kind: 'reason', taskId: 't-review'})],
 		['a review waiting for a person', 's', refused('s: cannot stop t-review: it has already ended (done)')],
 		['a claim handed in', 'x', acts({type: 'start-prompt', kind: 'reason', taskId: 'k-claim'})],
+		// Refused before a reason is asked for: send-back would refuse it after.
+		[
+			'a failed Claude session',
+			'x',
+			refused('x: cannot send c-failed back: it was not started by controlroom run, so there is no command to run again'),
+		],
 		['a claim handed in', 's', refused('s: cannot stop k-claim: it has already ended (done)')],
 		['a queue entry (a need)', 'k', calls([], {kind: 'acknowledge', taskId: 't-quiet', signalAt: FIXED_NOW - 5 * MIN, now: NOW})],
 		['a queue entry (a need)', 's', refused('s: cannot stop t-quiet: its PID is unknown')],

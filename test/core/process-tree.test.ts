@@ -1,5 +1,13 @@
 import {describe, expect, it} from 'vitest';
-import {agentNameOf, findUntracked, ownedWithin, parseProcStat, pidFate, type ProcessInfo} from '../../src/core/process-tree.ts';
+import {
+	agentNameOf,
+	descendsFrom,
+	findUntracked,
+	ownedWithin,
+	parseProcStat,
+	pidFate,
+	type ProcessInfo,
+} from '../../src/core/process-tree.ts';
 
 const proc = (pid: number, ppid: number, name = 'bash', patch: Partial<ProcessInfo> = {}): ProcessInfo => ({
 	pid,
@@ -101,5 +109,26 @@ describe('pidFate', () => {
 		expect(pidFate(1042, undefined)).toBe('gone');
 		expect(pidFate(1042, proc(42, 1, 'bash', {state: 'Z'}))).toBe('gone');
 		expect(pidFate(999, proc(42, 1))).toBe('reused');
+	});
+});
+
+describe('descendsFrom', () => {
+	it('follows parents up to the ancestor at any depth, and stops at init or a missing parent', () => {
+		const table = tableOf(
+			proc(500, 1, 'node'),
+			proc(501, 500, 'node'),
+			proc(502, 501, 'sh'),
+			proc(503, 502, 'codex'),
+			proc(600, 1, 'codex'),
+			proc(700, 999, 'codex'),
+		);
+		const lookup = (pid: number) => table.get(pid);
+		expect(descendsFrom(501, 500, lookup)).toBe(true);
+		expect(descendsFrom(503, 500, lookup)).toBe(true);
+		// Another user's agent, and one whose parent the table does not hold, are not the demo's.
+		expect(descendsFrom(600, 500, lookup)).toBe(false);
+		expect(descendsFrom(700, 500, lookup)).toBe(false);
+		// A process is not its own descendant.
+		expect(descendsFrom(500, 500, lookup)).toBe(false);
 	});
 });

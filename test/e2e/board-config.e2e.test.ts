@@ -11,7 +11,7 @@ import {waitFor} from '../helpers/wait-for.ts';
 const tmux = new Tmux();
 afterAll(() => tmux.kill());
 
-describe.runIf(Tmux.isAvailable())('the board with a config file', () => {
+describe('the board with a config file', () => {
 	it("takes its stall threshold from the file's stallSeconds, and --stall wins over it", async () => {
 		// Given a running task last heard from two minutes ago (600 s, the default, would call it active)
 		const home = scratchDir('cr-e2e-config-');

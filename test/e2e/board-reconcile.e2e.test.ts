@@ -21,7 +21,7 @@ async function waitForTask(ledgerFile: string, title: string) {
 	);
 }
 
-describe.runIf(Tmux.isAvailable())('the board on its own', () => {
+describe('the board on its own', () => {
 	it('finds a crashed agent lost with its own reconciler pass, no other process running', async () => {
 		// Given a task the real wrapper runs, and the board open on its ledger with a 1 s reconciler
 		const home = scratchDir('cr-e2e-rec-');

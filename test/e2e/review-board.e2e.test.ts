@@ -13,7 +13,7 @@ afterAll(() => tmux.kill());
 
 // A person at the board: a real worker, a real review that needs them, the board in tmux, and `x`
 // with a reason sending the work back; the worker then runs again with the reason in its brief.
-describe.runIf(Tmux.isAvailable())('the review gate on the board in tmux', {timeout: 120_000}, () => {
+describe('the review gate on the board in tmux', {timeout: 120_000}, () => {
 	it('shows the verdicts in REVIEWS, documents x in help, and x sends a review that needs a person back', async () => {
 		const r = makeReviewRepo();
 		const approved = r.runWorker('approved work');

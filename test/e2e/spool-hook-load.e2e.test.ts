@@ -30,7 +30,7 @@ function writer(home: string, index: number): ChildProcess {
 	return child;
 }
 
-describe.runIf(Tmux.isAvailable())('spool hook under load', () => {
+describe('spool hook under load', () => {
 	it(`${WRITERS} writers x ${CALLS} calls with the board open and a reconciler running: every event once`, async () => {
 		// Given the board open on a ledger and a reconciler folding every second
 		const {home, ledgerFile, spool} = homeWithLedger();

@@ -24,7 +24,7 @@ function taskTitled(ledgerFile: string, title: string) {
 	}
 }
 
-describe.runIf(Tmux.isAvailable())('the ledger deleted under a running board and wrapper', () => {
+describe('the ledger deleted under a running board and wrapper', () => {
 	it('is noticed by both within 5 s, and the later events land in the new file', async () => {
 		// Given a wrapped shell that waits on a fifo it made, and the board open on the same ledger
 		const box = sandbox();

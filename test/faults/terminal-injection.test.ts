@@ -16,7 +16,7 @@ const PROMPT = `EVIL ${ESC}]0;evil${BEL}${ESC}[2J${ESC}[31mRED${ESC}[0m ${ESC}]5
 /** CR/LF that would break the Needs you panel's one line, and a second title change. */
 const MESSAGE = `ASK one\r\ntwo ${ESC}]0;evil2${BEL}${ESC}[41mBG`;
 
-describe.runIf(Tmux.isAvailable())('an escape-laden prompt on a terminal', () => {
+describe('an escape-laden prompt on a terminal', () => {
 	it('is visible escaped text in snapshot, timeline and the board; the pane title and colours stay', async () => {
 		// Given a session whose prompt and notification carry escape sequences, through the real hook
 		const {home, ledgerFile} = homeWithLedger();

@@ -155,6 +155,13 @@ describe('a fleet of three hosts on one PostgreSQL', () => {
 			expect(pair.fleet.queue.total).toBe(pair.locals.reduce((sum, snapshot) => sum + snapshot.queue.total, 0));
 			expect(pair.fleet.queue.lanes.flatMap(lane => lane.items).map(item => item.host)).toContain('alpha');
 			expect(pair.fleet.hosts?.map(host => host.name).sort()).toEqual(['alpha', 'beta', 'gamma']);
+			// The text names the fleet's server (never a password), its hosts, and each task's host.
+			const text = runCli(['snapshot', '--all', '--ledger', url], {env: {...process.env, CONTROLROOM_HOST: 'desk'}}).stdout;
+			const [first = '', , , headings = ''] = text.split('\n');
+			expect(first).toContain(`fleet postgres://controlroom@${new URL(url).host}${new URL(url).pathname}`);
+			expect(first).toMatch(/3 hosts: (alpha|beta|gamma), (alpha|beta|gamma), (alpha|beta|gamma)$/);
+			expect(headings).toMatch(/^ {2}ID +HOST +TITLE +SOURCE/);
+			expect(text).toMatch(/ alpha +alpha failed /);
 		} finally {
 			await notices.close();
 			for (const wrapper of wrappers) if (wrapper.child.exitCode === null) wrapper.child.kill('SIGCONT');

@@ -5,17 +5,8 @@ import {CLAIM_LEASE_SECONDS, HandoffError, recordProgress, takeContract} from '.
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {loadHumanQueue} from '../../src/ledger/queue.ts';
 import {BIN, runCli, scratchDir, type CliResult} from '../helpers/cli.ts';
-import {makeContractRepo} from '../helpers/contract-repo.ts';
+import {COMPLETE_EVIDENCE as COMPLETE, makeContractRepo} from '../helpers/contract-repo.ts';
 import {freshLedgerFile} from '../helpers/ledger.ts';
-
-const COMPLETE = `before: {command: npm test, exit_code: 1, output: "1 failed", base_revision: abc1234}
-change: [{file: src/export.ts, reason: apply the filter to the export query}]
-after:
-  - {check: 1, command: "npm test -- export", exit_code: 0, output: "12 passed"}
-  - {check: 2, command: make check, exit_code: 0, output: ""}
-uncertainty: []
-review: {commit: 9a8b7c6, acceptor: lee}
-`;
 
 function spawnCli(args: readonly string[], home: string): Promise<CliResult> {
 	return new Promise(resolve => {

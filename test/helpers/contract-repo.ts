@@ -43,3 +43,13 @@ export function makeContractRepo(): ContractRepo {
 			write(name, readFileSync(join(FIXTURES, fixture), 'utf8').replaceAll('BASE_REVISION', head)),
 	};
 }
+
+/** Evidence that answers every acceptance line of valid-task.yaml, as a hand-in takes it. */
+export const COMPLETE_EVIDENCE = `before: {command: npm test, exit_code: 1, output: "1 failed", base_revision: abc1234}
+change: [{file: src/export.ts, reason: apply the filter to the export query}]
+after:
+  - {check: 1, command: "npm test -- export", exit_code: 0, output: "12 passed"}
+  - {check: 2, command: make check, exit_code: 0, output: ""}
+uncertainty: []
+review: {commit: 9a8b7c6, acceptor: lee}
+`;

@@ -11,7 +11,8 @@ const SERVER_SCRIPT = fileURLToPath(new URL('../fixtures/pg/pg-server.sh', impor
 /** A PostgreSQL server of the test's own (its own data folder and port), which it may stop and start. */
 export type PgServer = {readonly url: string; stop(): void; start(): void};
 
-async function freePort(): Promise<number> {
+/** A port nothing listens on now, on loopback. */
+export async function freePort(): Promise<number> {
 	return new Promise((resolve, reject) => {
 		const server = createServer();
 		server.once('error', reject);

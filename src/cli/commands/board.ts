@@ -18,6 +18,7 @@ import {spoolDir} from '../../ledger/paths.ts';
 import {makePrivateDir} from '../../ledger/private-files.ts';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS} from '../../producers/reconcile-options.ts';
 import {createLogReader} from '../../producers/task-log.ts';
+import {SIGNAL_EXITS} from '../signals.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
 import {openCommandLedger} from '../context.ts';
@@ -74,7 +75,8 @@ const ENTER_ALT_SCREEN = '\u001B[?1049h\u001B[H';
 // Clear the board's screen, show the cursor, leave the alternate screen.
 const LEAVE_ALT_SCREEN = '\u001B[2J\u001B[H\u001B[?25h\u001B[?1049l';
 /** Signals that end the board with the terminal restored, and the exit status each gives (128 + N). */
-const ENDING_SIGNALS = {SIGINT: 130, SIGHUP: 129, SIGTERM: 143} as const;
+/** The board ends on these as every long-running command does (src/cli/signals.ts). */
+const ENDING_SIGNALS = SIGNAL_EXITS;
 const BELL = '\u0007';
 
 /** How the board is opened. */
@@ -84,6 +86,8 @@ export type BoardRun = {
 	readonly reconcileIntervalMs?: number;
 	/** Agent process names the board's reconciler pass looks for. */
 	readonly agentNames?: readonly string[];
+	/** Finds untracked agents only under this process (the demo's own PID): see ReconcileOptions. */
+	readonly untrackedUnder?: number;
 	/** Ring the terminal bell when a new entry comes into Needs you (default on). */
 	readonly isBellOn?: boolean;
 };
@@ -133,7 +137,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 				import('../../producers/reconciler.ts'),
 				import('../../gates/effects/held.ts'),
 			]);
-			reconcileOnce(ledger, {agentNames});
+			reconcileOnce(ledger, {agentNames, ...(run.untrackedUnder === undefined ? {} : {untrackedUnder: run.untrackedUnder})});
 			// Held effects past expiry, and effects whose approval died mid-call, are recorded as such.
 			settleEffects(ledger);
 		},

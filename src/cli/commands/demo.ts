@@ -6,7 +6,7 @@ import {parseCommandArgs} from '../args.ts';
 import {out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
-import {invocation, packageRoot} from '../package-root.ts';
+import {invocation, packageRoot, packageVersion} from '../package-root.ts';
 import {DEMO_RECONCILE_MS, DEMO_STALL_SECONDS, startDemo} from '../demo/agents.ts';
 import {showBoard} from './board.ts';
 
@@ -14,10 +14,12 @@ export const help: CommandHelp = {
 	synopsis: ['demo'],
 	description: `Starts simulated agents in a scratch ledger (a temporary CONTROLROOM_HOME) through the real
 wrapper and the real hook, and opens the board on it: one declares progress, one finishes, one
-crashes (found lost), a Claude Code session goes quiet (stalled after ${DEMO_STALL_SECONDS} s in the demo)
-and a process named codex nobody registered shows as untracked. Quitting stops them all and
+crashes (found lost), a Claude Code session goes quiet (stalled after ${DEMO_STALL_SECONDS} s in the demo),
+a process named codex nobody registered shows as untracked, a write waits in Held effects (tab,
+then a approves it) and a review that needs you waits in Needs you (x sends it back). Only the
+demo's own processes show. Quitting stops them all and
 prints where the demo ledger was kept. Your own ledger is not touched.`,
-	options: [],
+	options: [['--files-upstream DIR', "used by the demo itself: serves DIR as its work order's MCP upstream"]],
 	hasNoLedger: true,
 	exits: [
 		['0', 'quit with q'],
@@ -29,7 +31,13 @@ prints where the demo ledger was kept. Your own ledger is not touched.`,
 
 /** \`controlroom demo\`: the board, alive, in one command. */
 export async function run(argv: readonly string[]): Promise<number> {
-	const {values} = parseCommandArgs('demo', argv, {}, false);
+	const {values} = parseCommandArgs('demo', argv, {'files-upstream': {type: 'string'}}, false);
+	// The demo's own upstream for its work order (gate-work.ts), started by the gateway and by an approval.
+	if (values['files-upstream'] !== undefined) {
+		const {serveDemoFiles} = await import('../demo/files-upstream.ts');
+		await serveDemoFiles(values['files-upstream'], packageVersion());
+		return 0;
+	}
 	if (values.ledger !== undefined)
 		throw new CliError('demo: takes no --ledger; it runs on a scratch ledger of its own and says where it kept it', USAGE_EXIT);
 	if (!process.stdin.isTTY || !process.stdout.isTTY)
@@ -39,7 +47,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const demo = startDemo(join(packageRoot(), 'bin', 'controlroom'), home, ledger);
 	let status: number;
 	try {
-		status = await showBoard(ledger, {stallSeconds: DEMO_STALL_SECONDS, reconcileIntervalMs: DEMO_RECONCILE_MS});
+		// Only the demo's own processes are looked at for untracked agents: never the machine's others.
+		status = await showBoard(ledger, {
+			stallSeconds: DEMO_STALL_SECONDS,
+			reconcileIntervalMs: DEMO_RECONCILE_MS,
+			untrackedUnder: process.pid,
+		});
 	} finally {
 		await demo.stop();
 		ledger.close();

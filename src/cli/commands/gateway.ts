@@ -4,7 +4,7 @@ import {GatewayError, startGateway} from '../../gates/effects/gateway.ts';
 import {loadOrderFile, OrderFileError} from '../../gates/effects/order-file.ts';
 import {UpstreamError} from '../../gates/effects/upstreams.ts';
 import {ToolNameClashError} from '../../core/effects/plan.ts';
-import {BoundedStdioServerTransport} from '../bounded-stdio.ts';
+import {serveOnStdio} from '../serve-stdio.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -56,17 +56,10 @@ export async function run(argv: readonly string[]): Promise<number> {
 	}
 	for (const name of gateway.plan.missing)
 		process.stderr.write(`controlroom gateway: ${name} is allowed but the upstream has no such tool\n`);
-	const transport = new BoundedStdioServerTransport(request => {
+	await serveOnStdio(gateway.server, request => {
 		gateway.refuseOversized(request);
 		process.stderr.write(`controlroom gateway: refused a request of ${request.bytes} bytes (over the limit), recorded\n`);
 	});
-	const closed = new Promise<void>(resolve => {
-		transport.onclose = resolve;
-		process.stdin.once('end', resolve);
-	});
-	await gateway.server.connect(transport);
-	await closed;
-	await gateway.server.close();
 	await gateway.close();
 	ledger.close();
 	return 0;

@@ -1,7 +1,7 @@
 import {MAX_MCP_REQUEST_BYTES} from '../../core/mcp-limits.ts';
 import {createHandoffServer} from '../../handoff/mcp-server.ts';
 import {isStillInItsFile, watchLedgerFile} from '../../ledger/file-watch.ts';
-import {BoundedStdioServerTransport} from '../bounded-stdio.ts';
+import {serveOnStdio} from '../serve-stdio.ts';
 import {parseCommandArgs} from '../args.ts';
 import {openCommandLedger} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -52,19 +52,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 		error => say(`cannot reopen the ledger ${ledger.path} (${error.message}); the server goes on`),
 	);
 	const server = createHandoffServer(ledger, identity, packageVersion(), {beforeCall: fileWatch.check, ownTask});
-	const transport = new BoundedStdioServerTransport(request => {
+	await serveOnStdio(server, request => {
 		fileWatch.check();
 		const what = `a request of ${request.bytes} bytes${request.tool ? ` (${request.tool})` : ''} from ${identity} is over the limit of ${MAX_MCP_REQUEST_BYTES} bytes, not read`;
 		ledger.writer.reject({origin: 'mcp', line: null, reason: what, raw: request.head.slice(0, 512), rawBytes: request.bytes});
 		say(`refused ${what}; recorded as a reject`);
 	});
-	const closed = new Promise<void>(resolve => {
-		transport.onclose = resolve;
-		process.stdin.once('end', resolve);
-	});
-	await server.connect(transport);
-	await closed;
-	await server.close();
 	fileWatch.stop();
 	ledger.close();
 	return 0;

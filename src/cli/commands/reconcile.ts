@@ -6,6 +6,7 @@ import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import {hostIdentity} from '../../ledger/host.ts';
 import {selfLauncher} from '../gate-call.ts';
 import {createFleetSyncer} from '../../fleet/fleet-sync.ts';
+import {stopOnSignals} from '../signals.ts';
 import {parseCommandArgs, positiveSeconds} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
 import {openCommandLedger, out} from '../context.ts';
@@ -36,7 +37,7 @@ holds the reconciler up.`,
 		['--json', 'one JSON line per pass (and one per sync)'],
 	],
 	exits: [
-		['0', 'done (--once), or interrupted with Ctrl-C or SIGTERM'],
+		['0', 'done (--once)'],
 		['1', 'the ledger cannot be opened or written'],
 		[
 			'3',
@@ -47,6 +48,7 @@ holds the reconciler up.`,
 			'bad command line (a --sync-to that is not postgres://...), or no ledger at --ledger PATH (only run and ingest create one)',
 		],
 		['78', 'the config file or a CONTROLROOM_* variable is wrong (the line names it; docs/config.md)'],
+		['128+N', 'stopped by signal N after the pass under way: Ctrl-C gives 130, SIGTERM 143'],
 	],
 	examples: [
 		['controlroom reconcile --once', 'one pass now, with a one-line summary'],
@@ -114,10 +116,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 			out(`synced: ${pass.shipped} events, ${pass.handled.length} requests carried out (seq ${pass.fleetSeq})`);
 		lastState = pass.state;
 	};
-	const stopping = new AbortController();
-	const stopLoop = (): void => stopping.abort();
-	process.once('SIGINT', stopLoop);
-	process.once('SIGTERM', stopLoop);
+	const stopping = stopOnSignals();
 	let exitCode = 0;
 	try {
 		for (;;) {
@@ -133,13 +132,13 @@ export async function run(argv: readonly string[]): Promise<number> {
 			}
 			out(values.json ? JSON.stringify(result) : summary(result));
 			await syncAfterPass();
-			if (values.once || stopping.signal.aborted) return exitCode;
+			if (values.once) return exitCode;
+			if (stopping.signal.aborted) return stopping.exitCode() ?? exitCode;
 			await sleep(intervalMs, undefined, {signal: stopping.signal}).catch(() => undefined);
-			if (stopping.signal.aborted) return exitCode;
+			if (stopping.signal.aborted) return stopping.exitCode() ?? exitCode;
 		}
 	} finally {
-		process.off('SIGINT', stopLoop);
-		process.off('SIGTERM', stopLoop);
+		stopping.dispose();
 		await syncer?.close();
 		ledger.close();
 	}

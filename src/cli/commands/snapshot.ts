@@ -1,6 +1,6 @@
 import {parseDuration} from '../../core/duration.ts';
 import type {Snapshot} from '../../core/snapshot.ts';
-import {isFleetUrl} from '../../ledger/fleet/connection.ts';
+import {isFleetUrl, redactUrl} from '../../ledger/fleet/connection.ts';
 import {readFleetSnapshot} from '../../ledger/fleet/fleet-snapshot.ts';
 import {hostName} from '../../ledger/host.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
@@ -116,7 +116,9 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const snapshot = isFleetUrl(values.ledger)
 		? await withFleet(values.ledger, 'snapshot', fleet => readFleetSnapshot(fleet, {now: Date.now(), windowMs}))
 		: readLocal(values.ledger, windowMs);
-	out(values.json ? terminalSafeJson(snapshot, 2) : printSnapshotText(snapshot));
+	const ledger = isFleetUrl(values.ledger) ? `fleet ${redactUrl(values.ledger)}` : undefined;
+	const width = process.stdout.isTTY ? process.stdout.columns : undefined;
+	out(values.json ? terminalSafeJson(snapshot, 2) : printSnapshotText(snapshot, {width, ledger}));
 	const matches = failOn.flatMap(lane => {
 		const tasks = laneTasks(snapshot, lane);
 		const total = laneTotal(snapshot, lane, tasks);

@@ -5,6 +5,7 @@ import {isFleetUrl, redactUrl} from '../../ledger/fleet/connection.ts';
 import {selfLauncher} from '../gate-call.ts';
 import {createFleetSyncer, type SyncPass} from '../../fleet/fleet-sync.ts';
 import {watchLedger} from '../../producers/ledger-watch.ts';
+import {stopOnSignals} from '../signals.ts';
 import {parseCommandArgs, positiveSeconds} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
 import {openCommandLedger, out} from '../context.ts';
@@ -26,12 +27,13 @@ else the hostname; its id is made once per ledger (docs/fleet.md).`,
 		['--json', 'one JSON line per pass'],
 	],
 	exits: [
-		['0', 'synced (--once), or stopped with Ctrl-C or SIGTERM'],
+		['0', 'synced (--once)'],
 		['1', 'the ledger or the fleet cannot be used (the message says why: a newer fleet schema, a copied ledger)'],
 		['64', 'bad command line (no --to postgres://..., --once with --interval), or no ledger at --ledger PATH'],
 		['69', 'with --once: the server cannot be reached'],
 		['75', 'another sync of this host holds its lock (the message names it)'],
 		['78', 'the config file or a CONTROLROOM_* variable is wrong (the line names it; docs/config.md)'],
+		['128+N', 'stopped by signal N after the pass under way: Ctrl-C gives 130, SIGTERM 143'],
 	],
 	examples: [
 		['controlroom sync --to postgres://controlroom@127.0.0.1:5432/fleet', 'keep the fleet ledger up to date'],
@@ -82,13 +84,10 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const url = values.to;
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	const host = hostIdentity(ledger);
-	const stopping = new AbortController();
+	const stopping = stopOnSignals();
 	let wake = new AbortController();
 	const poke = (): void => wake.abort();
 	const syncer = createFleetSyncer({url, ledger, host, onWake: poke, launcher: selfLauncher()});
-	const stopLoop = (): void => stopping.abort();
-	process.once('SIGINT', stopLoop);
-	process.once('SIGTERM', stopLoop);
 	const unwatch = values.once ? null : watchLedger(ledger.path, poke);
 	const report = (pass: SyncPass): void => {
 		if (values.json) return out(JSON.stringify({host: host.name, hostId: host.id, ...pass}));
@@ -117,17 +116,16 @@ export async function run(argv: readonly string[]): Promise<number> {
 					out(`synced ${host.name}: the fleet already holds every event (seq ${pass.fleetSeq})`);
 				return 0;
 			}
-			if (stopping.signal.aborted) return 0;
+			if (stopping.signal.aborted) return stopping.exitCode() ?? 0;
 			// While the server is down, local changes wait for the backoff; otherwise they wake the loop.
 			const delay = pass.state === 'unreachable' ? syncer.retryDelayMs() : intervalMs;
 			const signals = pass.state === 'unreachable' ? [stopping.signal] : [stopping.signal, wake.signal];
 			await sleep(delay, undefined, {signal: AbortSignal.any(signals)}).catch(() => undefined);
-			if (stopping.signal.aborted) return 0;
+			if (stopping.signal.aborted) return stopping.exitCode() ?? 0;
 			if (wake.signal.aborted) await sleep(CHANGE_BATCH_MS);
 		}
 	} finally {
-		process.off('SIGINT', stopLoop);
-		process.off('SIGTERM', stopLoop);
+		stopping.dispose();
 		await unwatch?.();
 		await syncer.close();
 		ledger.close();

@@ -2,6 +2,7 @@ import {spawn, spawnSync, type ChildProcess} from 'node:child_process';
 import {mkdirSync, symlinkSync} from 'node:fs';
 import {join} from 'node:path';
 import type {Ledger} from '../../ledger/open-ledger.ts';
+import {holdDemoWrite, REVIEWED_TASK, reviewWhenDone} from './gate-work.ts';
 
 /** Silence after which the demo board calls a task stalled (the default is 600 s; a demo cannot wait that long). */
 export const DEMO_STALL_SECONDS = 20;
@@ -22,6 +23,9 @@ const PROGRESS_AGENT = `let i = 0; const t = setInterval(() => { i++; process.st
 const FINISHING_AGENT = `process.stdout.write('updating lockfile\\n'); setTimeout(() => { process.stdout.write('done\\n'); process.exit(0); }, 6000);`;
 const CRASHING_AGENT = `setInterval(() => process.stdout.write('migrating rows...\\n'), 2000);`;
 const IDLE_PROCESS = `setInterval(() => {}, 1 << 30);`;
+const NOTES_AGENT = `process.stdout.write('release notes written\\n'); setTimeout(() => process.exit(0), 1500);`;
+/** The crashing agent's task id. */
+const CRASHING_TASK = 'w-orders';
 
 /** Starts the demo's agents against the ledger in `home`; every one goes through the real binary. */
 export function startDemo(bin: string, home: string, ledger: Ledger): Demo {
@@ -36,7 +40,7 @@ export function startDemo(bin: string, home: string, ledger: Ledger): Demo {
 		return child;
 	};
 	// Each wrapped agent works in its own folder: one checkout each, so admission slots never queue them.
-	const wrapped = (title: string, script: string, extra: readonly string[] = []) => {
+	const wrapped = (taskId: string, title: string, script: string, extra: readonly string[] = []) => {
 		const cwd = join(home, 'work', title.split(' ').slice(0, 2).join('-'));
 		mkdirSync(cwd, {recursive: true});
 		return launch(title, process.execPath, [
@@ -44,6 +48,8 @@ export function startDemo(bin: string, home: string, ledger: Ledger): Demo {
 			'run',
 			'--ledger',
 			ledger.path,
+			'--task-id',
+			taskId,
 			'--title',
 			title,
 			'--cwd',
@@ -56,10 +62,16 @@ export function startDemo(bin: string, home: string, ledger: Ledger): Demo {
 		]);
 	};
 
-	wrapped('refactor the parser (declares 20 steps)', PROGRESS_AGENT, ['--steps', '20']);
-	wrapped('bump dependencies (finishes)', FINISHING_AGENT);
-	const crashing = wrapped('migrate the orders table (will crash)', CRASHING_AGENT);
+	wrapped('w-parser', 'refactor the parser (declares 20 steps)', PROGRESS_AGENT, ['--steps', '20']);
+	wrapped('w-deps', 'bump dependencies (finishes)', FINISHING_AGENT);
+	const crashing = wrapped(CRASHING_TASK, 'migrate the orders table (will crash)', CRASHING_AGENT);
 	timers.push(setTimeout(() => crash(ledger, crashing), CRASH_AFTER_MS));
+
+	// A worker whose review needs a person (x sends it back), and a write the effect gate holds (a
+	// approves it): src/cli/demo/gate-work.ts.
+	const notes = wrapped(REVIEWED_TASK, 'write the release notes (reviewed)', NOTES_AGENT);
+	reviewWhenDone(bin, ledger.path, env, notes, review => started.push({child: review, name: 'review'}));
+	void holdDemoWrite(bin, home, ledger.path, env).catch(() => undefined);
 
 	// A Claude Code session seen only through its hooks: the "claude" process is a stand-in that
 	// idles; the hook records its PID (CLAUDE_PID), a prompt, a tool call, a permission prompt, then silence.
@@ -72,8 +84,15 @@ export function startDemo(bin: string, home: string, ledger: Ledger): Demo {
 	symlinkSync(process.execPath, codex);
 	launch('untracked codex', codex, ['-e', IDLE_PROCESS]);
 
+	// Whatever ends the demo (a crash too), its agents end with it: the kernel does not end a
+	// detached process group when its parent dies.
+	const killAll = (): void => {
+		for (const {child} of started) signalGroup(child, 'SIGKILL');
+	};
+	process.once('exit', killAll);
 	return {
 		async stop() {
+			process.off('exit', killAll);
 			for (const timer of timers) clearTimeout(timer);
 			for (const {child} of started) signalGroup(child, 'SIGTERM');
 			await new Promise(resolve => setTimeout(resolve, 800));
@@ -105,7 +124,7 @@ function wrappedGroups(ledger: Ledger): number[] {
 
 /** A crash: the wrapper and its child die by SIGKILL, so no exit is ever recorded; the reconciler finds it lost. */
 function crash(ledger: Ledger, wrapper: ChildProcess): void {
-	const task = ledger.reader.tasksForView(null).find(candidate => candidate.title === 'migrate the orders table (will crash)');
+	const task = ledger.reader.task(CRASHING_TASK);
 	if (wrapper.pid !== undefined) signalPgid(wrapper.pid, 'SIGKILL');
 	if (task?.pgid) signalPgid(task.pgid, 'SIGKILL');
 	else if (task?.pid) signalPgid(task.pid, 'SIGKILL');

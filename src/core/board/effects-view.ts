@@ -2,8 +2,8 @@ import {effectState, stagedEffects, type Approver, type ApproverCheck, type Orde
 import {describeTrackRecord, trackRecords} from '../effects/track-record.ts';
 import {effectLabel, settledAt, summarizeArgs} from '../effects/view.ts';
 import {formatDuration} from '../format.ts';
-import {terminalSafe} from '../terminal-text.ts';
 import type {Task} from '../task.ts';
+import {terminalSafe} from '../terminal-text.ts';
 import type {Tone} from './tone.ts';
 
 /** What the board knows of work orders: the folded orders, and which approvers were gone at the last read. */
@@ -43,6 +43,8 @@ export type HeldEffectsLine =
 			readonly isMarked: boolean;
 			readonly isSelected: boolean;
 	  }
+	/** The held call's arguments, on the line under it (cut to the panel's width; whole in the order's timeline). */
+	| {readonly kind: 'args'; readonly key: string; readonly text: string}
 	| {readonly kind: 'outcome'; readonly key: string; readonly text: string; readonly tone: Tone};
 
 /** The HELD EFFECTS panel, preformatted. */
@@ -52,6 +54,9 @@ export type HeldEffectsView = {
 	readonly held: readonly HeldEffectRef[];
 	readonly markedCount: number;
 };
+
+/** The panel's argument line never holds more than this (it is cut to the panel's width anyway). */
+const ARGS_SUMMARY = 400;
 
 /** Settled effects stay in the panel (as outcomes) this long. */
 export const OUTCOME_WINDOW_MS = 3_600_000;
@@ -102,12 +107,13 @@ export function selectHeldEffects(
 					kind: 'effect',
 					key: `e ${heldKey(ref)}`,
 					ref,
-					text: terminalSafe(
-						`${isMarked ? '*' : ' '} ${effect.id}  ${formatDuration(now - effect.calledAt)}  ${summarizeArgs(effect.args, 60)}`,
-					),
+					text: `${isMarked ? '*' : ' '} ${effect.id}  held ${formatDuration(now - effect.calledAt)}`,
 					isMarked,
 					isSelected: isFocused && index === cursor,
 				});
+				// Ledger text (the agent's arguments): JSON keeps control characters escaped, and the
+				// terminal-safe function takes what JSON leaves raw.
+				lines.push({kind: 'args', key: `a ${heldKey(ref)}`, text: terminalSafe(summarizeArgs(effect.args, ARGS_SUMMARY))});
 				continue;
 			}
 			const at = settledAt(effect, state) ?? effect.startedAt ?? effect.calledAt;

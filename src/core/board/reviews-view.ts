@@ -73,9 +73,16 @@ const SEND_BACK_LANES: ReadonlySet<string> = new Set(['reviews', 'failed', 'wait
  * Why `x` cannot send this task back, or null when it can: it must wait for a person in the
  * reviews or waiting lane, or have failed (docs/review.md).
  */
-export function sendBackBlockedReason(task: Pick<Task, 'id' | 'status'> | undefined, queue: HumanQueue): string | null {
-	if (!task) return 'no task selected';
+export function sendBackBlockedReason(
+	task: Pick<Task, 'id' | 'status'> & Partial<Pick<Task, 'source' | 'role'>>,
+	queue: HumanQueue,
+): string | null {
 	const waiting = queue.lanes.some(lane => SEND_BACK_LANES.has(lane.name) && lane.items.some(item => item.taskId === task.id));
-	if (waiting || task.status === 'failed') return null;
-	return `${task.id} is not waiting for a person (${task.status}); x sends back a review that needs you, a failed task or a hand-in`;
+	if (!waiting && task.status !== 'failed')
+		return `${task.id} is not waiting for a person (${task.status}); x sends back a review, a failure or a hand-in`;
+	// What send-back would refuse after the reason is typed, said before it is asked for: only a run
+	// the wrapper started has a command to run again, and only a claim can be returned to the pool.
+	if (task.role !== 'claim' && task.source !== undefined && task.source !== 'wrapper')
+		return `cannot send ${task.id} back: it was not started by controlroom run, so there is no command to run again`;
+	return null;
 }

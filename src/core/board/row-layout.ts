@@ -1,85 +1,155 @@
+import {cellWidth, fitCells} from '../cell-width.ts';
 import type {TaskRowView} from './selectors.ts';
 
-/** Column widths of a task row; the title takes what is left, the id column is sized to the ids shown. */
-export const ROW_COLUMNS = {
-	marker: 2,
-	id: 15,
-	host: 12,
-	source: 9,
-	status: 18,
-	age: 5,
-	idle: 18,
-	progress: 22,
-	tokens: 18,
-	pid: 11,
-} as const;
+/** The columns a task row can have, in screen order; the title takes what the others leave. */
+export const ROW_COLUMN_KEYS = ['id', 'host', 'title', 'source', 'status', 'age', 'seen', 'progress', 'tokens', 'pid'] as const;
+export type RowColumnKey = (typeof ROW_COLUMN_KEYS)[number];
 
-/** Cuts `text` to `width` characters (with `…` when cut) and pads it to exactly that width plus a gap. */
-export function cell(text: string, width: number): string {
-	const chars = [...text];
-	const fitted = chars.length > width ? `${chars.slice(0, Math.max(0, width - 1)).join('')}…` : text;
-	return `${fitted}${' '.repeat(Math.max(0, width - Math.min(chars.length, width)))} `;
-}
-
-/** A row as three strings around the status cell (which alone is coloured), fitted to `width`. */
-export type RowLayout = {readonly before: string; readonly status: string; readonly after: string};
+/** The heading over each column (docs/board.md): the cells under them say only the value. */
+export const ROW_HEADINGS: Readonly<Record<RowColumnKey, string>> = {
+	id: 'ID',
+	host: 'HOST',
+	title: 'TITLE',
+	source: 'SOURCE',
+	status: 'STATUS',
+	age: 'AGE',
+	seen: 'LAST SEEN',
+	progress: 'PROGRESS',
+	tokens: 'TOKENS',
+	pid: 'PID',
+};
 
 /**
- * Lays out a row as plain text: every column when wide; otherwise id, title, status, idle, and
- * progress from 100 columns. The id column is `idWidth` wide (see `layoutIds`). One Text per row
- * keeps an idle frame cheap to draw.
+ * The widest each column grows: a column is as wide as its heading and the widest value shown,
+ * up to this (a longer value is cut with `…`). The title has no cap: it takes the rest.
  */
-export function layoutRow(
-	row: TaskRowView,
-	isWide: boolean,
+const COLUMN_CAPS: Readonly<Record<Exclude<RowColumnKey, 'title' | 'id'>, number>> = {
+	host: 16,
+	source: 12,
+	status: 24,
+	age: 5,
+	seen: 10,
+	progress: 16,
+	tokens: 13,
+	pid: 8,
+};
+
+/** The marker column (`› ` on the selected row). */
+const MARKER = 2;
+/** The title keeps at least this many columns. */
+const MIN_TITLE = 6;
+
+/** What a row is drawn from: a board row, or a snapshot task written the same way. */
+export type TaskRowCells = Pick<
+	TaskRowView,
+	'shownId' | 'host' | 'pending' | 'title' | 'source' | 'status' | 'age' | 'seen' | 'progress' | 'tokens' | 'pid'
+>;
+
+/** A row's cells as the columns write them (the words the headings say are left out). */
+function rowCells(row: TaskRowCells): Readonly<Record<RowColumnKey, string>> {
+	return {
+		id: row.shownId,
+		host: row.host ?? '—',
+		// A fleet request not answered yet leads the title, so it shows at every width.
+		title: row.pending === null ? row.title : `[${row.pending}] ${row.title}`,
+		source: row.source,
+		status: row.status,
+		age: row.age,
+		seen: row.seen,
+		progress: row.progress === 'progress not reported' ? 'not reported' : row.progress,
+		tokens: row.tokens,
+		pid: row.pid,
+	};
+}
+
+/** Which columns a row shows and how wide each is, for one screen of rows. */
+export type RowColumns = {
+	readonly shown: readonly RowColumnKey[];
+	readonly widths: Readonly<Record<RowColumnKey, number>>;
+};
+
+/**
+ * Sizes the columns to the terminal and the rows: every column when `isWide`; otherwise id, title,
+ * status, last seen, and progress from 100 columns (the rest go to the detail line). Each column is
+ * as wide as its heading and its widest value (capped); the title takes every column left, so a
+ * wide terminal shows long titles rather than padding.
+ */
+export function layoutColumns(
+	rows: readonly TaskRowCells[],
 	width: number,
-	idWidth: number = ROW_COLUMNS.id,
+	isWide: boolean,
+	idWidth: number,
 	showHost = false,
-): RowLayout {
-	const c = ROW_COLUMNS;
-	const showProgress = isWide || width >= 100;
-	const fixed =
-		idWidth +
-		c.status +
-		c.idle +
-		3 +
-		(showHost ? c.host + 1 : 0) +
-		(showProgress ? c.progress + 1 : 0) +
-		(isWide ? c.source + c.age + c.tokens + c.pid + 4 : 0);
-	const titleWidth = Math.max(6, width - c.marker - fixed - 1);
-	// A fleet request not answered yet leads the title, so it shows at every width.
-	const title = row.pending === null ? row.title : `[${row.pending}] ${row.title}`;
-	const before =
-		cell(row.shownId, idWidth) +
-		(showHost ? cell(row.host ?? '—', c.host) : '') +
-		cell(title, titleWidth) +
-		(isWide ? cell(row.source, c.source) : '');
-	const after =
-		(isWide ? cell(row.age, c.age) : '') +
-		cell(row.idle, c.idle) +
-		(showProgress ? cell(row.progress, c.progress) : '') +
-		(isWide ? cell(`tokens ${row.tokens}`, c.tokens) + cell(`pid ${row.pid}`, c.pid) : '');
-	return {before, status: cell(row.status, c.status), after: after.trimEnd()};
+): RowColumns {
+	const shown = ROW_COLUMN_KEYS.filter(key => {
+		if (key === 'host') return showHost;
+		if (key === 'progress') return isWide || width >= 100;
+		if (key === 'source' || key === 'age' || key === 'tokens' || key === 'pid') return isWide;
+		return true;
+	});
+	const widths = {} as Record<RowColumnKey, number>;
+	const cells = rows.map(rowCells);
+	for (const key of shown) {
+		if (key === 'title') continue;
+		if (key === 'id') {
+			widths.id = Math.max(idWidth, cellWidth(ROW_HEADINGS.id));
+			continue;
+		}
+		let widest = cellWidth(ROW_HEADINGS[key]);
+		for (const cell of cells) widest = Math.max(widest, cellWidth(cell[key]));
+		widths[key] = Math.min(widest, COLUMN_CAPS[key]);
+	}
+	// One space after each column; one column kept free at the right edge.
+	const others = shown.filter(key => key !== 'title').reduce((sum, key) => sum + widths[key] + 1, 0);
+	widths.title = Math.max(MIN_TITLE, width - MARKER - others - 2);
+	return {shown, widths};
+}
+
+/** A row as three strings around the status cell (which alone is coloured). */
+export type RowLayout = {readonly before: string; readonly status: string; readonly after: string};
+
+function joinCells(columns: RowColumns, keys: readonly RowColumnKey[], cells: Readonly<Record<RowColumnKey, string>>): string {
+	return keys
+		.filter(key => columns.shown.includes(key))
+		.map(key => `${fitCells(cells[key], columns.widths[key])} `)
+		.join('');
+}
+
+const BEFORE_STATUS: readonly RowColumnKey[] = ['id', 'host', 'title', 'source'];
+const AFTER_STATUS: readonly RowColumnKey[] = ['age', 'seen', 'progress', 'tokens', 'pid'];
+
+/** Lays out one row in `columns`; every cell is measured in terminal cells, so wide characters keep the columns straight. */
+export function layoutRow(row: TaskRowCells, columns: RowColumns): RowLayout {
+	const cells = rowCells(row);
+	return {
+		before: joinCells(columns, BEFORE_STATUS, cells),
+		status: `${fitCells(cells.status, columns.widths.status)} `,
+		after: joinCells(columns, AFTER_STATUS, cells).trimEnd(),
+	};
+}
+
+/** The headings line over the rows, in the same columns (after the marker column). */
+export function layoutHeadings(columns: RowColumns): string {
+	return `${' '.repeat(MARKER)}${joinCells(columns, ROW_COLUMN_KEYS, ROW_HEADINGS)}`.trimEnd();
 }
 
 /** The title keeps at least this many columns while long ids can give way. */
 const MIN_TITLE_COLUMNS = 24;
 /** The id column never caps below this (whole session ids) nor above this. */
 const ID_CAP_RANGE = {min: 14, max: 40} as const;
+/** What the other columns take at most, for the id column's cap (their caps, and a space each). */
+function othersAtMost(width: number, isWide: boolean): number {
+	const c = COLUMN_CAPS;
+	const showProgress = isWide || width >= 100;
+	return (
+		MARKER + c.status + c.seen + 4 + (showProgress ? c.progress + 1 : 0) + (isWide ? c.source + c.age + c.tokens + c.pid + 4 : 0)
+	);
+}
 
 /**
  * How wide the id column may grow at a terminal width before long ids are cut to a unique prefix:
  * what the other columns and a readable title leave (whole ids from about 180 columns).
  */
 export function idColumnCap(width: number, isWide: boolean): number {
-	const c = ROW_COLUMNS;
-	const showProgress = isWide || width >= 100;
-	const others =
-		c.marker +
-		c.status +
-		c.idle +
-		4 +
-		(showProgress ? c.progress + 1 : 0) +
-		(isWide ? c.source + c.age + c.tokens + c.pid + 4 : 0);
-	return Math.max(ID_CAP_RANGE.min, Math.min(ID_CAP_RANGE.max, width - others - MIN_TITLE_COLUMNS));
+	return Math.max(ID_CAP_RANGE.min, Math.min(ID_CAP_RANGE.max, width - othersAtMost(width, isWide) - MIN_TITLE_COLUMNS));
 }

@@ -14,7 +14,7 @@ import {
 	type QueueLaneView,
 	type TaskRowView,
 } from './selectors.ts';
-import {idColumnCap} from './row-layout.ts';
+import {idColumnCap, layoutColumns, layoutHeadings, type RowColumns} from './row-layout.ts';
 import {SORT_LABELS} from './sort.ts';
 import {selectReviews, type ReviewsView} from './reviews-view.ts';
 import {terminalSafe} from '../terminal-text.ts';
@@ -51,7 +51,13 @@ export type ScreenView = {
 	readonly isWideRows: boolean;
 	/** More than one host among the tasks (a fleet ledger): rows carry a host column. */
 	readonly showHost: boolean;
-	readonly lanes: LanesWindow & {readonly height: number; readonly idWidth: number};
+	readonly lanes: LanesWindow & {
+		readonly height: number;
+		/** The columns every row is drawn in, sized to the terminal and to the rows (row-layout.ts). */
+		readonly columns: RowColumns;
+		/** The column headings line over the rows. */
+		readonly headings: string;
+	};
 	readonly selectedId: string | null;
 	/** Where the cursor is in `order`. */
 	readonly selectedIndex: number;
@@ -65,6 +71,8 @@ export type ScreenView = {
 		readonly height: number;
 	};
 	readonly isSideBySide: boolean;
+	/** Side by side: the widths of Needs you, Reviews and Held effects (which widens while it holds calls). */
+	readonly panelWidths: {readonly queue: number; readonly reviews: number; readonly effects: number};
 	/** The Reviews panel: the latest verdicts. */
 	readonly reviews: ReviewsView;
 	/** HELD EFFECTS: held calls by order, then recent outcomes. */
@@ -138,6 +146,7 @@ export function fitHelp(lines: readonly HelpLine[], rows: number, width: number)
 
 const HEADER_LINES = 1;
 const FOOTER_LINES = 2;
+const HEADINGS_LINES = 1;
 /** The log view's own lines: its title, where the lines come from, and the position line. */
 const LOG_CHROME_LINES = 3;
 
@@ -219,6 +228,27 @@ export function selectAlerts(state: Pick<BoardState, 'ledgerAlert' | 'dropped' |
 	return alerts;
 }
 
+/**
+ * Side by side, Needs you takes half and Reviews and Held effects a quarter each; while calls are
+ * held, Held effects takes two fifths (Reviews one fifth), so a call's arguments can be read at
+ * 160 columns (64 cells for `path="CHANGELOG.md" content="## 0.2.0…"`). One column between panels.
+ */
+function panelWidths(width: number, isHolding: boolean): ScreenView['panelWidths'] {
+	const effects = Math.floor((width - 2) * (isHolding ? 0.4 : 0.25));
+	const reviews = Math.floor((width - 2) * (isHolding ? 0.2 : 0.25));
+	return {queue: width - effects - reviews - 2, reviews, effects};
+}
+
+/** The narrowest the ledger's name is shown in the header: below it, the name gives way to the counts. */
+const MIN_HEADER_LEDGER = 16;
+
+/** The ledger's name in the header, in what the counts and the sort order leave (they always show whole). */
+function headerLedger(label: string, width: number, header: ScreenView['header']): string | null {
+	const room = width - 'controlroom '.length - header.counts.length - header.sort.length - 4;
+	if (room < MIN_HEADER_LEDGER) return null;
+	return ledgerHeaderLabel(label, Math.min(Math.floor(width / 3), room));
+}
+
 /** Builds the whole screen from the state at `now` for a `width`×`height` terminal. */
 export function selectScreen(
 	state: BoardState,
@@ -254,7 +284,8 @@ export function selectScreen(
 			: 1;
 	const panelsHeight = isSideBySide ? Math.max(3, queueLines, effectsLines) : queueLines + 1 + effectsLines;
 	const detailLines = isWideRows ? 0 : 1;
-	const lanesHeight = Math.max(2, available - panelsHeight - detailLines);
+	// One line for the column headings over the lanes.
+	const lanesHeight = Math.max(2, available - panelsHeight - detailLines - HEADINGS_LINES);
 	// The cursor stays on its task; when that task has left the list, it stays at the same place.
 	const order = lanesView.order;
 	const listed = state.selectedId === null ? -1 : order.indexOf(state.selectedId);
@@ -262,6 +293,7 @@ export function selectScreen(
 	const selectedId = order[selectedIndex] ?? null;
 	const rows = lanesView.lines.flatMap(line => (line.kind === 'row' ? [line.row] : []));
 	const selected = rows.find(row => row.id === selectedId) ?? null;
+	const columns = layoutColumns(rows, width, isWideRows, lanesView.idWidth, lanesView.hosts > 1);
 	const queueItem = state.mode === 'queue' ? queue.order[state.queueIndex] : undefined;
 	const disabled = new Set<BoardCommand>();
 	const hidden = new Set<BoardCommand>();
@@ -287,7 +319,7 @@ export function selectScreen(
 	let pageSize = Math.max(1, lanesHeight - 2);
 	if (state.mode === 'timeline' && state.timeline) {
 		const task = state.tasks.get(state.timeline.taskId);
-		const view = selectTimeline(task, state.timeline.events, now, options.stallSeconds);
+		const view = selectTimeline(task, state.timeline.events, now, options.stallSeconds, width);
 		const fixed = 5 + Math.max(1, view.contract.length) + Math.max(1, view.evidence.length);
 		const visible = Math.max(3, height - HEADER_LINES - FOOTER_LINES - fixed);
 		const windowed = windowTimeline(view.lines, state.timeline.scroll, visible);
@@ -323,6 +355,7 @@ export function selectScreen(
 		if (!row || row.stopBlocked) disabled.add(BoardCommand.stop);
 		else disabled.delete(BoardCommand.stop);
 	}
+	const header = selectHeader(lanesView.counts, queue.total, SORT_LABELS[state.sort], width, lanesView.hosts);
 	const confirmTask = state.confirmTaskId === null ? undefined : state.tasks.get(state.confirmTaskId);
 	const promptLabel =
 		state.prompt?.kind === 'filter' ? '/' : `send ${state.promptTaskId ?? 'it'} back — reason (enter sends, esc cancels): `;
@@ -330,13 +363,18 @@ export function selectScreen(
 		width,
 		height,
 		mode: state.mode,
-		header: selectHeader(lanesView.counts, queue.total, SORT_LABELS[state.sort], width, lanesView.hosts),
+		header,
 		showHost: lanesView.hosts > 1,
 		alerts,
-		ledger:
-			options.ledgerLabel === undefined ? null : ledgerHeaderLabel(options.ledgerLabel, Math.max(20, Math.floor(width / 3))),
+		// The counts and the sort order always show whole; the ledger's name takes what they leave.
+		ledger: options.ledgerLabel === undefined ? null : headerLedger(options.ledgerLabel, width, header),
 		isWideRows,
-		lanes: {...windowLines(lanesView.lines, selectedId, lanesHeight), height: lanesHeight, idWidth: lanesView.idWidth},
+		lanes: {
+			...windowLines(lanesView.lines, selectedId, lanesHeight),
+			height: lanesHeight,
+			columns,
+			headings: layoutHeadings(columns),
+		},
 		selectedId,
 		selectedIndex,
 		selected,
@@ -348,6 +386,7 @@ export function selectScreen(
 			height: isSideBySide ? panelsHeight : queueLines,
 		},
 		isSideBySide,
+		panelWidths: panelWidths(width, held.held.length > 0),
 		reviews: selectReviews(state.verdicts, now),
 		effects: {
 			lines: held.lines,

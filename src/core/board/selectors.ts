@@ -1,6 +1,6 @@
 import {formatDuration, formatKnown, formatProgress, formatTokens} from '../format.ts';
 import type {HumanQueue} from '../human-queue.ts';
-import {LANE_TITLES, statusLabel} from '../labels.ts';
+import {LANE_TITLES, LANE_WORDS, statusLabel} from '../labels.ts';
 import {BOARD_LANES, toSnapshotTask, type BoardLane} from '../snapshot.ts';
 import {builtInOf} from '../settings.ts';
 import {DEFAULT_STALL_SECONDS, isEnded} from '../status.ts';
@@ -28,7 +28,10 @@ export type TaskRowView = {
 	readonly status: string;
 	readonly tone: Tone;
 	readonly age: string;
+	/** `last seen 2m ago`, for the lines that name it. */
 	readonly idle: string;
+	/** `2m ago`, under the LAST SEEN heading. */
+	readonly seen: string;
 	readonly progress: string;
 	readonly tokens: string;
 	readonly pid: string;
@@ -93,6 +96,7 @@ export function toRowView(
 		tone: statusTone(view.status, view.health),
 		age: formatDuration(now - started),
 		idle: `last seen ${formatDuration(view.idleSeconds * 1000)} ago`,
+		seen: `${formatDuration(view.idleSeconds * 1000)} ago`,
 		progress: formatProgress(task.progress),
 		tokens: formatTokens(task.tokens, task.budget),
 		pid: formatKnown(task.pid),
@@ -285,9 +289,7 @@ export function selectHeader(
 	hosts = 0,
 ): {readonly counts: string; readonly sort: string} {
 	const isNarrow = width < 100;
-	const names = isNarrow
-		? SHORT_LANE_NAMES
-		: {...SHORT_LANE_NAMES, running: 'running', stalled: 'stalled', untracked: 'untracked'};
+	const names = isNarrow ? SHORT_LANE_NAMES : LANE_WORDS;
 	const parts = BOARD_LANES.map(lane => `${names[lane]} ${counts[lane]}`);
 	parts.push(`${isNarrow ? 'needs' : 'needs you'} ${queueTotal}`);
 	if (hosts > 1) parts.push(`${hosts} hosts`);

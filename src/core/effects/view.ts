@@ -21,6 +21,17 @@ export function summarizeArgs(args: unknown, max = MAX_SUMMARY): string {
 	return line.length > max ? `${line.slice(0, max - 1)}…` : line || '(no arguments)';
 }
 
+/**
+ * The arguments of a call, whole: `path="/srv/a.txt" content="line one\nline two"`, each value as
+ * JSON (so newlines and control characters stay escaped on one line), nothing cut. For the
+ * drill-down and the order's timeline, where a person reads what an approval would run.
+ */
+export function describeArgs(args: unknown): string {
+	if (args === null || typeof args !== 'object' || Array.isArray(args)) return JSON.stringify(args) ?? 'null';
+	const parts = Object.entries(args).map(([key, value]) => `${key}=${JSON.stringify(value) ?? 'null'}`);
+	return parts.join(' ') || '(no arguments)';
+}
+
 /** The words an effect's state is shown with: a finished effect that failed reads `failed`. */
 export function effectLabel(effect: EffectRecord, state: EffectState): string {
 	return state === 'finished' && effect.isError ? 'failed' : state;
