@@ -58,6 +58,9 @@ const DECLARED = {
 		baseRevision: text,
 		/** The task this run does again (a fix round or a send-back). */
 		rerunOf: text,
+		/** The strong mode: the OS user (and uid) the agent ran as, not the wrapper's (docs/security.md). */
+		runAsUser: text,
+		runAsUid: count,
 		agent: text,
 		wrapperPid: count,
 		wrapperStartTime: count,

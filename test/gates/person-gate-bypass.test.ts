@@ -3,6 +3,8 @@ import {chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync
 import {join} from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {AGENT_ENV_MARKERS} from '../../src/core/actor.ts';
+import {EventType} from '../../src/core/events.ts';
+import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {BIN, runCli, scratchDir} from '../helpers/cli.ts';
 import {callTool, connectGateway, FS_SERVER, writeOrder} from '../helpers/effects.ts';
 import {runAsPerson} from '../helpers/person.ts';
@@ -142,6 +144,14 @@ describe('an agent approving its own held write from inside its run', () => {
 				attempts(setup, socket),
 			]);
 			expect(run.status, run.stderr).toBe(0);
+			const open = openLedger(setup.ledger);
+			try {
+				// The task says which user the agent ran as
+				const [registered] = open.reader.eventsOfType([EventType.registered]);
+				expect(registered?.data).toMatchObject({runAsUser: user, runAsUid: uid});
+			} finally {
+				open.close();
+			}
 			for (const name of ['env-u', 'setsid', 'nohup', 'script']) expect([name, result(setup, name)]).not.toEqual([name, '0']);
 			expect(result(setup, 'dev-tty')).not.toBe('0');
 			const tmuxStatus = await tmuxResult(setup);

@@ -83,6 +83,7 @@ export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: nu
 		contractText: options.contractSnapshot?.text ?? null,
 		brief: options.brief ?? null,
 		rerunOf: options.rerunOf ?? null,
+		...(options.runAs ? {runAsUser: options.runAs.name, runAsUid: options.runAs.uid} : {}),
 		baseRevision: headRevision(options.cwd),
 		agent: options.agent,
 		wrapperPid: process.pid,
