@@ -1,4 +1,5 @@
 import type {OrderRecord} from '../effects/fold.ts';
+import {cellWidth} from '../cell-width.ts';
 import {formatDuration} from '../format.ts';
 import {terminalSafe, terminalSafeJson} from '../terminal-text.ts';
 import type {HeldEffectRef} from './effects-view.ts';
@@ -17,13 +18,7 @@ export type ApprovalView = {
 	readonly scrollMax: number;
 };
 
-/**
- * Columns a character takes on a terminal, counted high: every code point from U+1100 on as two
- * (wide CJK, emoji), so a wrapped line may end early but never runs past the edge and is cut.
- */
-function columns(char: string): number {
-	return (char.codePointAt(0) ?? 0) >= 0x1100 ? 2 : 1;
-}
+const graphemes = new Intl.Segmenter();
 
 /** Wraps one line of printable text at `width` columns; continuation lines are indented by `indent`. */
 export function wrapLine(text: string, width: number, indent = ''): string[] {
@@ -31,14 +26,16 @@ export function wrapLine(text: string, width: number, indent = ''): string[] {
 	const lines: string[] = [];
 	let current = '';
 	let used = 0;
-	for (const char of text) {
-		const size = columns(char);
+	// Every character is kept (no space is dropped at a break): what is approved is what was shown.
+	// Widths are measured as terminals draw them (src/core/cell-width.ts), a grapheme at a time.
+	for (const {segment} of graphemes.segment(text)) {
+		const size = cellWidth(segment);
 		if (used + size > room) {
 			lines.push(current);
 			current = indent;
-			used = indent.length;
+			used = cellWidth(indent);
 		}
-		current += char;
+		current += segment;
 		used += size;
 	}
 	lines.push(current);
