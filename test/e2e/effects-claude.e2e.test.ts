@@ -1,4 +1,5 @@
 import {spawnSync} from 'node:child_process';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
@@ -22,7 +23,8 @@ describe('the effect gate with the real Claude Code', () => {
 		const work = scratchDir('cr-effects-claude-');
 		const srv = join(work, 'srv');
 		mkdirSync(srv);
-		const ledger = join(work, 'ledger.db');
+		// Only a command that owns a ledger makes one; the gateway needs it there (docs/cli.md).
+		const ledger = freshLedgerFile(work);
 		const order = writeOrder(
 			work,
 			`order: o-claude
