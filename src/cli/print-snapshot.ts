@@ -14,7 +14,7 @@ function taskLine(task: SnapshotTask, now: number): string {
 		`age ${started}`.padEnd(10),
 		`last seen ${formatDuration(task.idleSeconds * 1000)} ago`.padEnd(20),
 		formatProgress(task.progress).padEnd(22),
-		`tokens ${formatTokens(task.tokens, task.budget)}`.padEnd(22),
+		`tokens ${formatTokens(task.tokens, task.budget, task.tokens.isPartial)}`.padEnd(22),
 		`pid ${formatKnown(task.pid)}`,
 	].join(' ');
 }
@@ -26,7 +26,8 @@ export function printSnapshotText(snapshot: Snapshot): string {
 	const lines = [
 		`controlroom snapshot ${snapshot.generatedAt}`,
 		`running ${counts.running}  stalled ${counts.stalled}  lost ${counts.lost}  untracked ${counts.untracked}  ` +
-			`registered ${counts.registered}  done ${counts.done}  failed ${counts.failed}  stopped ${counts.stopped}`,
+			`registered ${counts.registered}  done ${counts.done}  failed ${counts.failed}  stopped ${counts.stopped}  ` +
+			`vanished ${counts.vanished}`,
 	];
 	for (const lane of BOARD_LANES) {
 		const tasks = snapshot.tasks.filter(task => task.lane === lane);

@@ -3,6 +3,7 @@ import {agentNameOf, type ProcessInfo} from '../core/process-tree.ts';
 import {
 	adoptedTasks,
 	discoveredEvent,
+	DISCOVERY_GRACE_MS,
 	endedTasks,
 	lostTasks,
 	planReconcile,
@@ -13,9 +14,9 @@ import {
 import type {Ledger, LedgerFileChange} from '../ledger/open-ledger.ts';
 import {spoolDir} from '../ledger/paths.ts';
 import {foldSpool} from '../ledger/spool.ts';
-import {DEFAULT_PROC_ROOT, readArgv, readCwd, scanProcesses, type ProcessScan} from './proc-table.ts';
+import {DEFAULT_PROC_ROOT, processAge, readArgv, readCwd, scanProcesses, type ProcessScan} from './proc-table.ts';
 import {DEFAULT_AGENT_NAMES} from './reconcile-options.ts';
-import {isNamedByTask, processRecordOf, registeringWrapperOf} from './task-process.ts';
+import {namedByTask, processRecordOf, registeringWrapperOf} from './task-process.ts';
 
 /** Interpreter names whose argv is read to see which script they run. */
 const INTERPRETER_NAMES = new Set(['node', 'nodejs', 'bun', 'deno', 'python', 'python3']);
@@ -26,6 +27,8 @@ export type ReconcileOptions = {
 	readonly agentNames?: readonly string[];
 	/** Where the process table is read from (tests give a synthetic one). */
 	readonly procRoot?: string;
+	/** How long a new agent process is left for its own hook to register it (default DISCOVERY_GRACE_MS). */
+	readonly discoveryGraceMs?: number;
 };
 
 /** What one pass did. */
@@ -60,12 +63,14 @@ export type ReconcileResult = {
 function gather(
 	ledger: Ledger,
 	table: ProcessScan,
-	options: {now: number; procRoot: string; agentNames: ReadonlySet<string>},
+	options: {now: number; procRoot: string; agentNames: ReadonlySet<string>; discoveryGraceMs: number},
 ): ReconcileFacts {
 	const watched = ledger.reader.tasksWithStatus(['registered', 'running', 'untracked']).map(task => ({
 		task,
 		registeredBy: task.status === 'registered' ? registeringWrapperOf(ledger, task.id) : null,
 		process: task.status === 'registered' ? null : processRecordOf(ledger, task),
+		// A helper runs inside its parent's process: its parent's end is its own (helperVerdict).
+		parent: task.parentId !== null && task.pid === null ? (ledger.reader.task(task.parentId) ?? null) : null,
 	}));
 	const agentProcesses: ProcessInfo[] = [];
 	for (const pid of table.pids) {
@@ -81,7 +86,9 @@ function gather(
 		agentProcesses,
 		// Asked only about the agents nobody tracks, so a pass reads one row per candidate.
 		knownTaskIds: {has: taskId => ledger.reader.task(taskId) !== undefined},
-		isNamedByTask: process => isNamedByTask(ledger, process),
+		namedByTask: process => namedByTask(ledger, process),
+		ageMs: processAge(options.procRoot),
+		discoveryGraceMs: options.discoveryGraceMs,
 	};
 }
 
@@ -115,7 +122,12 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 	const ledgerChange = ledger.verifyFile();
 	const folded = foldSpool(ledger, spoolDir(ledger.path), now);
 	const table = scanProcesses(procRoot);
-	const facts = gather(ledger, table, {now, procRoot, agentNames: new Set(options.agentNames ?? DEFAULT_AGENT_NAMES)});
+	const facts = gather(ledger, table, {
+		now,
+		procRoot,
+		agentNames: new Set(options.agentNames ?? DEFAULT_AGENT_NAMES),
+		discoveryGraceMs: options.discoveryGraceMs ?? DISCOVERY_GRACE_MS,
+	});
 	const plan = planReconcile(facts);
 	const discoveries = plan.discovered.map(discovery =>
 		discoveredEvent(

@@ -4,7 +4,8 @@ import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import type {Ledger} from '../../src/ledger/open-ledger.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
-import {readProcessTable} from '../../src/producers/proc-table.ts';
+import {processAge, readProcess, readProcessTable} from '../../src/producers/proc-table.ts';
+import {DISCOVERY_GRACE_MS} from '../../src/core/reconcile-plan.ts';
 import type {ReconcileResult} from '../../src/producers/reconciler.ts';
 import {runCli} from '../helpers/cli.ts';
 import {onExit, onLedgerChange, onOutput, waitFor} from '../helpers/wait-for.ts';
@@ -88,6 +89,9 @@ describe('controlroom reconcile', () => {
 		const pid = codex.pid!;
 		pids.push(pid);
 		await new Promise(resolve => codex.stdout.once('data', resolve));
+		// A new agent process is left to its own hook for a moment before it counts as untracked.
+		const age = (): number => processAge()(readProcess(pid)!) ?? 0;
+		await waitFor(() => age() >= DISCOVERY_GRACE_MS, {what: 'codex older than the discovery grace', timeoutMs: 10_000});
 		const first = reconcile(box);
 		const found = first.discovered.find(entry => entry.pid === pid);
 		expect(found?.name).toBe('codex');
@@ -105,7 +109,7 @@ describe('controlroom reconcile', () => {
 		expect(after.lost.map(entry => entry.taskId)).not.toContain(found!.taskId);
 		expect(after.ended.map(entry => entry.taskId)).toContain(found!.taskId);
 		expect(ledger.reader.task(found!.taskId)).toMatchObject({
-			status: 'done',
+			status: 'vanished',
 			exitCode: null,
 			endReason: `process ${pid} went away; it was never tracked, so how it ended is unknown`,
 		});
