@@ -120,6 +120,8 @@ const DECLARED = {
 		toolName: text,
 		titleHint: text,
 		parentId: text,
+		/** CLAUDE_CONFIG_DIR as the agent's hook saw it: the folder its transcripts must be under. */
+		configDir: text,
 		/** The payload as the agent sent it, long strings cut. */
 		payload: anything,
 	}),

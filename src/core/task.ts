@@ -271,7 +271,10 @@ function endSession(task: Task, event: NewEvent, reason: string | null): Task {
 function exitTask(task: Task, data: EventDataOf<'task.exited'>, at: number): Task {
 	const exitCode = data.exitCode ?? null;
 	const signal = data.signal ?? null;
-	const status: Status = signal !== null ? 'stopped' : exitCode === 0 && task.error === null ? 'done' : 'failed';
+	// Exit code unknown (the agent ran on outside the wrapper's child): its session's own end decides.
+	const isCleanUnknown = exitCode === null && task.sessionEndedAt !== null;
+	const status: Status =
+		signal !== null ? 'stopped' : (exitCode === 0 || isCleanUnknown) && task.error === null ? 'done' : 'failed';
 	return end(task, status, at, {exitCode, signal, endReason: data.reason ?? task.endReason, isTurnOpen: false});
 }
 

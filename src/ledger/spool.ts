@@ -68,6 +68,7 @@ export function writeSpoolEnvelope(
 		payload: unknown;
 		pid?: number;
 		wrapperTaskId?: string;
+		configDir?: string;
 		ancestors?: readonly HookAncestor[];
 	},
 ): string {
@@ -235,7 +236,7 @@ function readHookFile(file: SpoolFile, now: number): SpoolContent {
 	}
 	const parsed = spoolHeaderSchema.safeParse(header);
 	if (!parsed.success) return reject(`spool header ${describeIssue(parsed.error)}`, payloadText, payloadBytes);
-	const {source, origin: hookOrigin = 'stdin', pid, wrapperTaskId, ancestors} = parsed.data;
+	const {source, origin: hookOrigin = 'stdin', pid, wrapperTaskId, configDir, ancestors} = parsed.data;
 	const at = parsed.data.at === undefined ? Math.round(file.mtimeMs) : Date.parse(parsed.data.at);
 	if (payloadBytes > MAX_LINE_BYTES) {
 		return reject(`${hookOrigin}: larger than ${MAX_LINE_BYTES} bytes`, payloadText, payloadBytes);
@@ -258,6 +259,7 @@ function readHookFile(file: SpoolFile, now: number): SpoolContent {
 			now: at,
 			pid: pid ?? null,
 			wrapperTaskId: wrapperTaskId ?? null,
+			configDir: configDir ?? null,
 			ancestors: ancestors ?? null,
 		});
 	} catch (error) {

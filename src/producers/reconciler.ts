@@ -14,6 +14,7 @@ import {
 import type {Ledger, LedgerFileChange} from '../ledger/open-ledger.ts';
 import {spoolDir} from '../ledger/paths.ts';
 import {foldSpool} from '../ledger/spool.ts';
+import {catchUpTranscripts} from '../ledger/transcript-catch-up.ts';
 import {DEFAULT_PROC_ROOT, processAge, readArgv, readCwd, scanProcesses, type ProcessScan} from './proc-table.ts';
 import {DEFAULT_AGENT_NAMES} from './reconcile-options.ts';
 import {namedByTask, processRecordOf, registeringWrapperOf} from './task-process.ts';
@@ -121,6 +122,8 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 	// Before folding: a fold into a deleted ledger would move spool files into a file no one reads.
 	const ledgerChange = ledger.verifyFile();
 	const folded = foldSpool(ledger, spoolDir(ledger.path), now);
+	// What live sessions' transcripts grew by since: tokens as current as the hooks' events.
+	catchUpTranscripts(ledger, {now: Math.max(now, Date.now())});
 	const table = scanProcesses(procRoot);
 	const facts = gather(ledger, table, {
 		now,

@@ -4,12 +4,11 @@ import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import type {Ledger} from '../../src/ledger/open-ledger.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
-import {processAge, readProcess, readProcessTable} from '../../src/producers/proc-table.ts';
-import {DISCOVERY_GRACE_MS} from '../../src/core/reconcile-plan.ts';
+import {readProcessTable} from '../../src/producers/proc-table.ts';
 import type {ReconcileResult} from '../../src/producers/reconciler.ts';
 import {runCli} from '../helpers/cli.ts';
 import {onExit, onLedgerChange, onOutput, waitFor} from '../helpers/wait-for.ts';
-import {agent, isAlive, killQuietly, ledgerOf, sandbox, startCli} from './helpers.ts';
+import {agent, isAlive, killQuietly, ledgerOf, pastDiscoveryGrace, sandbox, startCli} from './helpers.ts';
 
 const open: Ledger[] = [];
 const pids: number[] = [];
@@ -90,8 +89,7 @@ describe('controlroom reconcile', () => {
 		pids.push(pid);
 		await new Promise(resolve => codex.stdout.once('data', resolve));
 		// A new agent process is left to its own hook for a moment before it counts as untracked.
-		const age = (): number => processAge()(readProcess(pid)!) ?? 0;
-		await waitFor(() => age() >= DISCOVERY_GRACE_MS, {what: 'codex older than the discovery grace', timeoutMs: 10_000});
+		await pastDiscoveryGrace(pid);
 		const first = reconcile(box);
 		const found = first.discovered.find(entry => entry.pid === pid);
 		expect(found?.name).toBe('codex');

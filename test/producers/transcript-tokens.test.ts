@@ -1,4 +1,4 @@
-import {appendFileSync, copyFileSync, readFileSync, writeFileSync} from 'node:fs';
+import {appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {helperTaskId, sessionTaskId} from '../../src/ledger/payload-mapping.ts';
@@ -11,7 +11,14 @@ import {fixture, homeWithLedger, withLedger} from '../helpers/hook.ts';
  * has used up the time budget, which a loaded test machine can cause; in-process it never does.
  */
 function runHook(home: string, input: string): {recordedIn: string} {
-	return handleHookInput({}, input, {CONTROLROOM_HOME: home});
+	return handleHookInput({}, input, {CONTROLROOM_HOME: home, CLAUDE_CONFIG_DIR: join(home, 'claude')});
+}
+
+/** Where Claude keeps a transcript under the config folder the hooks above name (it must be there to be read). */
+function transcriptIn(home: string, name: string): string {
+	const folder = join(home, 'claude', 'projects', '-repo');
+	mkdirSync(folder, {recursive: true});
+	return join(folder, name);
 }
 
 const SESSION = 'bd6c0ffe-ec1a-4f46-b883-80987579e3e9';
@@ -61,7 +68,7 @@ describe('scanTranscriptText', () => {
 describe('the hook reading token usage from the transcript', () => {
 	it('reports the session transcript usage as a delta on the session task', () => {
 		const {home, ledgerFile} = homeWithLedger();
-		const transcript = join(home, 'session.jsonl');
+		const transcript = transcriptIn(home, 'session.jsonl');
 		copyFileSync(new URL('../fixtures/transcripts/session.jsonl', import.meta.url), transcript);
 		expect(runHook(home, hookPayload('Stop', transcript)).recordedIn).toBe('ledger');
 		const events = tokenEvents(ledgerFile);
@@ -79,7 +86,7 @@ describe('the hook reading token usage from the transcript', () => {
 	it('reads incrementally: only new complete lines, a split message counted once, nothing re-read', () => {
 		// Given a transcript of which only the first two lines and half a line are written yet
 		const {home, ledgerFile} = homeWithLedger();
-		const transcript = join(home, 'session.jsonl');
+		const transcript = transcriptIn(home, 'session.jsonl');
 		const lines = SESSION_TEXT.split('\n');
 		const head = `${lines.slice(0, 2).join('\n')}\n`;
 		const partial = lines[2]?.slice(0, 40) ?? '';
@@ -106,8 +113,8 @@ describe('the hook reading token usage from the transcript', () => {
 
 	it('counts a subagent transcript on the helper task, not the session', () => {
 		const {home, ledgerFile} = homeWithLedger();
-		const transcript = join(home, 'session.jsonl');
-		const helperTranscript = join(home, 'agent-a1b2c3d.jsonl');
+		const transcript = transcriptIn(home, 'session.jsonl');
+		const helperTranscript = transcriptIn(home, 'agent-a1b2c3d.jsonl');
 		copyFileSync(new URL('../fixtures/transcripts/session.jsonl', import.meta.url), transcript);
 		writeFileSync(helperTranscript, SUBAGENT_TEXT);
 		const stop = hookPayload('Stop', transcript, {
@@ -150,7 +157,7 @@ describe('the hook reading token usage from the transcript', () => {
 
 	it('a growing transcript is never counted twice when nothing new was written', () => {
 		const {home, ledgerFile} = homeWithLedger();
-		const transcript = join(home, 'session.jsonl');
+		const transcript = transcriptIn(home, 'session.jsonl');
 		writeFileSync(transcript, SESSION_TEXT);
 		runHook(home, hookPayload('Stop', transcript));
 		runHook(home, hookPayload('Stop', transcript));

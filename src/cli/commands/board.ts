@@ -15,6 +15,7 @@ import {quickCheckInBackground} from '../../ledger/integrity-check.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {spoolDir} from '../../ledger/paths.ts';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS} from '../../producers/reconcile-options.ts';
+import type {TranscriptFollow} from '../../producers/transcript-follow.ts';
 import {createLogReader} from '../../producers/task-log.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
@@ -97,6 +98,8 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		// Not ours to create (a file there, no permission): the reconciler pass still folds what comes.
 	}
 	const agentNames = run.agentNames ?? agentNamesFrom(process.env['CONTROLROOM_AGENT_NAMES']);
+	// Live sessions' transcripts, watched from the reconciler's first pass (docs/hooks.md, "Token usage").
+	let transcripts: TranscriptFollow | undefined;
 	return {
 		feed: createBoardFeed(ledger, {
 			isApproverAlive,
@@ -106,7 +109,13 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		spoolDir: spool,
 		// The spool's parsers load at the first spool file, after the first frame; the fold's own write
 		// wakes the feed. A fold that fails is done again by the reconciler's pass, which says why.
-		onSpool: () => void import('../../ledger/spool.ts').then(({foldSpool}) => foldSpool(ledger, spool)).catch(() => undefined),
+		onSpool: () =>
+			void import('../../ledger/spool.ts')
+				.then(({foldSpool}) => {
+					foldSpool(ledger, spool);
+					transcripts?.catchUp();
+				})
+				.catch(() => undefined),
 		options: {
 			ledgerLabel: homeAsTilde(ledger.path),
 			...(run.stallSeconds === undefined ? {} : {stallSeconds: run.stallSeconds}),
@@ -130,6 +139,9 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 				import('../../gates/effects/held.ts'),
 			]);
 			reconcileOnce(ledger, {agentNames});
+			// From the first pass on, live sessions' transcripts are watched: tokens land as each answer is written.
+			transcripts ??= (await import('../../producers/transcript-follow.ts')).followTranscripts(ledger);
+			transcripts.catchUp();
 			// Held effects past expiry, and effects whose approval died mid-call, are recorded as such.
 			settleEffects(ledger);
 		},

@@ -1,6 +1,7 @@
 import {setTimeout as sleep} from 'node:timers/promises';
 import {settingFromText} from '../../core/settings.ts';
 import {reconcileOnce, type ReconcileResult} from '../../producers/reconciler.ts';
+import {followTranscripts} from '../../producers/transcript-follow.ts';
 import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import {hostIdentity} from '../../ledger/host.ts';
 import {selfLauncher} from '../gate-call.ts';
@@ -112,9 +113,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 	process.once('SIGINT', stopLoop);
 	process.once('SIGTERM', stopLoop);
 	let exitCode = 0;
+	// Between passes, live sessions' transcripts are watched: tokens land as each answer is written.
+	const transcripts = values.once ? null : followTranscripts(ledger);
 	try {
 		for (;;) {
 			const result = reconcileOnce(ledger, {agentNames});
+			transcripts?.catchUp();
 			if (result.ledgerChange) {
 				exitCode = LEDGER_REPLACED_EXIT;
 				process.stderr.write(
@@ -130,6 +134,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	} finally {
 		process.off('SIGINT', stopLoop);
 		process.off('SIGTERM', stopLoop);
+		transcripts?.close();
 		await syncer?.close();
 		ledger.close();
 	}

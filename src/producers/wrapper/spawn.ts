@@ -1,4 +1,5 @@
 import {execa} from 'execa';
+import {TASK_ID_ENV} from '../task-id-env.ts';
 import type {WrapperOptions} from './options.ts';
 
 /**
@@ -8,9 +9,6 @@ import type {WrapperOptions} from './options.ts';
 export function isOutputPiped(options: Pick<WrapperOptions, 'agent' | 'logFile' | 'stdout'>): boolean {
 	return options.agent !== 'claude' || options.logFile !== null || (options.stdout ?? null) !== null;
 }
-
-/** The variable that names the task to the child and everything it starts (hooks, and the wrapper's own search for leftovers). */
-export const TASK_ID_ENV = 'CONTROLROOM_TASK_ID';
 
 /** Spawns the agent in its own process group, its task id in CONTROLROOM_TASK_ID; its PID is undefined when the spawn failed. */
 export function spawnAgent(options: WrapperOptions, taskId: string, isPiped: boolean) {

@@ -1,0 +1,97 @@
+import {existsSync, watch, type FSWatcher} from 'node:fs';
+import {dirname} from 'node:path';
+import type {Ledger} from '../ledger/open-ledger.ts';
+import {catchUpTranscripts, liveTranscripts, type FollowedTranscript} from '../ledger/transcript-catch-up.ts';
+
+/** A burst of writes (one answer is several lines) is read once, this long after its first write. */
+const SETTLE_MS = 20;
+/** One more read after the last write of a burst: a write can land between a read and the next event. */
+const TRAILING_MS = 200;
+
+/** The transcripts of live sessions, watched: their tokens are recorded as the agent writes them. */
+export type TranscriptFollow = {
+	/** Reads every followed transcript now, and starts watching those new since the last look. */
+	catchUp(): number;
+	close(): void;
+};
+
+/**
+ * Follows the transcripts of live Claude sessions (every one the ledger has a cursor for whose task
+ * has not ended, or only `taskIds`'s): a watch on each transcript's folder reads what was appended
+ * within SETTLE_MS of its write, so an answer's tokens land within a second even while the session
+ * sits idle at its prompt and no hook event comes. `catchUp` (called at each fold and before each
+ * budget decision) reads them all and picks up sessions that started since. `onRecorded` is called
+ * after a watched read recorded tokens. Never throws: a folder that cannot be watched is read at
+ * the next catch-up.
+ */
+export function followTranscripts(
+	ledger: Ledger,
+	options: {readonly taskIds?: readonly string[]; readonly onRecorded?: () => void} = {},
+): TranscriptFollow {
+	const watchers = new Map<string, FSWatcher>();
+	const byFolder = new Map<string, FollowedTranscript[]>();
+	const timers = new Set<NodeJS.Timeout>();
+	let isClosed = false;
+	const read = (folder: string): void => {
+		if (isClosed) return;
+		const transcripts = byFolder.get(folder) ?? [];
+		if (catchUpTranscripts(ledger, {transcripts}) > 0) options.onRecorded?.();
+	};
+	const later = (folder: string, ms: number): void => {
+		const timer = setTimeout(() => {
+			timers.delete(timer);
+			read(folder);
+		}, ms);
+		timer.unref();
+		timers.add(timer);
+	};
+	const watchFolder = (folder: string): void => {
+		if (watchers.has(folder) || !existsSync(folder)) return;
+		try {
+			const watcher = watch(folder, () => {
+				later(folder, SETTLE_MS);
+				later(folder, TRAILING_MS);
+			});
+			watcher.on('error', () => {
+				watcher.close();
+				watchers.delete(folder);
+			});
+			watcher.unref();
+			watchers.set(folder, watcher);
+		} catch {
+			// Too many watches, or the folder went: the next catch-up reads it anyway.
+		}
+	};
+	const refresh = (): void => {
+		let live: FollowedTranscript[];
+		try {
+			live = liveTranscripts(ledger, Date.now(), options.taskIds);
+		} catch {
+			return;
+		}
+		byFolder.clear();
+		for (const transcript of live) {
+			const folder = dirname(transcript.path);
+			byFolder.set(folder, [...(byFolder.get(folder) ?? []), transcript]);
+		}
+		for (const [folder, watcher] of watchers) {
+			if (byFolder.has(folder)) continue;
+			watcher.close();
+			watchers.delete(folder);
+		}
+		for (const folder of byFolder.keys()) watchFolder(folder);
+	};
+	return {
+		catchUp() {
+			if (isClosed) return 0;
+			refresh();
+			return catchUpTranscripts(ledger, {transcripts: [...byFolder.values()].flat()});
+		},
+		close() {
+			isClosed = true;
+			for (const timer of timers) clearTimeout(timer);
+			for (const watcher of watchers.values()) watcher.close();
+			watchers.clear();
+		},
+	};
+}
