@@ -144,6 +144,12 @@ export function readAt(fd: number, position: number, length: number): Buffer {
 	return buffer.subarray(0, filled);
 }
 
+/** The last `bytes` of an open file, and whether anything before them was left out. */
+export function readTail(file: OpenAgentFile, bytes: number): {bytes: Buffer; isCut: boolean} {
+	const start = Math.max(0, file.size - bytes);
+	return {bytes: readAt(file.fd, start, file.size - start), isCut: start > 0};
+}
+
 /**
  * Reads a whole file an agent could have written, checked as openAgentFile checks it. A file
  * that grows while it is read is read only up to `maxBytes`, and then refused as too large.

@@ -13,7 +13,13 @@ import type {Ledger} from './open-ledger.ts';
 import {MAX_LINE_BYTES} from './payload-limits.ts';
 import {describeIssue, spoolHeaderSchema, type AgentSource} from './payload-schema.ts';
 import {makePrivateDir, PRIVATE_FILE_MODE} from './private-files.ts';
-import {commitTranscriptRead, readTranscriptSinceCursor, transcriptTargets, type TranscriptTarget} from './transcript-tokens.ts';
+import {
+	commitTranscriptRead,
+	helpersFirst,
+	readTranscriptSinceCursor,
+	transcriptTargets,
+	type TranscriptTarget,
+} from './transcript-tokens.ts';
 import {MAX_REJECT_RAW_CHARS, type Reject} from './writer.ts';
 
 /** Files of the spool hook (spool-hook.sh): a one-line JSON header, then the payload as received. */
@@ -365,7 +371,8 @@ function recordTranscripts(ledger: Ledger, batches: readonly {batch: LineBatch; 
 			}
 		}
 	}
-	for (const {target, at, source} of latest.values()) {
+	// Helpers' transcripts first: a session's own count (cost-state) is settled against theirs (transcript-tokens.ts).
+	for (const {target, at, source} of [...latest.values()].sort((a, b) => helpersFirst(a.target.path, b.target.path))) {
 		try {
 			const read = readTranscriptSinceCursor(ledger, target);
 			if (read) commitTranscriptRead(ledger, read, {at, source});

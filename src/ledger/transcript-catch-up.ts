@@ -1,5 +1,11 @@
 import type {Ledger} from './open-ledger.ts';
-import {commitTranscriptRead, MAX_TRANSCRIPT_CHUNK, projectsRootOf, readTranscriptSinceCursor} from './transcript-tokens.ts';
+import {
+	commitTranscriptRead,
+	helpersFirst,
+	MAX_TRANSCRIPT_CHUNK,
+	projectsRootOf,
+	readTranscriptSinceCursor,
+} from './transcript-tokens.ts';
 
 /**
  * How long after its task ended a transcript is still read: Claude writes its own count of the
@@ -45,7 +51,7 @@ export function catchUpTranscripts(
 	} catch {
 		return 0;
 	}
-	for (const {path, taskId} of followed) {
+	for (const {path, taskId} of [...followed].sort((a, b) => helpersFirst(a.path, b.path))) {
 		const root = projectsRootOf(path);
 		if (root === null) continue;
 		// A helper's own transcript is all its own; a session's skips the lines of its helpers.

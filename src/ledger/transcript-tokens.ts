@@ -180,6 +180,32 @@ function isUnderRoots(target: TranscriptTarget): boolean {
 	return normalize(target.path) === target.path && target.roots.some(root => target.path.startsWith(`${root}/`));
 }
 
+/** Orders transcript paths to be read so that helpers' come before sessions': see commitTranscriptRead. */
+export function helpersFirst(a: string, b: string): number {
+	return Number(b.includes('/subagents/')) - Number(a.includes('/subagents/'));
+}
+
+/** Where a session's helpers' transcripts are: `<session>/subagents/` beside `<session>.jsonl`. */
+function helpersFolderOf(sessionTranscript: string): string {
+	return `${sessionTranscript.slice(0, -'.jsonl'.length)}/subagents/`;
+}
+
+/**
+ * Reads each of a session's helpers' transcripts to its end, first: Claude's own count of the
+ * session includes its helpers' calls, so what they wrote must be counted before the difference is.
+ */
+function readHelpersFirst(ledger: Ledger, sessionTranscript: string, event: {at: number; source: string}): void {
+	for (const cursor of ledger.reader.transcriptsUnder(helpersFolderOf(sessionTranscript))) {
+		const root = projectsRootOf(cursor.path);
+		if (root === null) continue;
+		const target = {path: cursor.path, taskId: cursor.taskId, skipSidechain: false, roots: [root]};
+		for (let chunk = 0; chunk < 16; chunk += 1) {
+			const read = readTranscriptSinceCursor(ledger, target);
+			if (!read || read.toOffset === read.fromOffset || !commitTranscriptRead(ledger, read, event)) break;
+		}
+	}
+}
+
 /**
  * The tokens counted so far for the session a transcript belongs to: its own reports (this path,
  * Claude's count settlements included) and its helpers' transcripts beside it, which Claude's
@@ -193,8 +219,7 @@ function countedForSession(ledger: Ledger, read: TranscriptRead): {input: number
 		input += event.data.input ?? 0;
 		output += event.data.output ?? 0;
 	}
-	const helpers = `${read.path.slice(0, -'.jsonl'.length)}/subagents/`;
-	for (const cursor of ledger.reader.transcriptsUnder(helpers)) {
+	for (const cursor of ledger.reader.transcriptsUnder(helpersFolderOf(read.path))) {
 		const helper = ledger.reader.task(cursor.taskId);
 		input += helper?.tokens.input ?? 0;
 		output += helper?.tokens.output ?? 0;
@@ -227,6 +252,7 @@ export function commitTranscriptRead(ledger: Ledger, read: TranscriptRead, event
 		ledger.writer.append([newEvent(EventType.tokensReported, data, {...envelope, dedupKey: key})]);
 	}
 	if (read.costState === null) return true;
+	readHelpersFirst(ledger, read.path, event);
 	const counted = countedForSession(ledger, read);
 	const missing = {
 		input: Math.max(0, read.costState.input - counted.input),

@@ -2,6 +2,7 @@ import {existsSync, watch, type FSWatcher} from 'node:fs';
 import {dirname} from 'node:path';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {catchUpTranscripts, liveTranscripts, type FollowedTranscript} from '../ledger/transcript-catch-up.ts';
+import {projectsRootOf} from '../ledger/transcript-tokens.ts';
 
 /** A burst of writes (one answer is several lines) is read once, this long after its first write. */
 const SETTLE_MS = 20;
@@ -45,24 +46,34 @@ export function followTranscripts(
 		timer.unref();
 		timers.add(timer);
 	};
+	/** A transcript's folder, or (before Claude made it) the nearest folder above it that exists. */
+	const watchedFor = (folder: string): string | null => {
+		const root = dirname(projectsRootOf(`${folder}/`) ?? folder);
+		for (let at = folder; at.startsWith(root) && at !== dirname(at); at = dirname(at)) if (existsSync(at)) return at;
+		return null;
+	};
 	const watchFolder = (folder: string): void => {
-		if (watchers.has(folder) || !existsSync(folder)) return;
+		const watched = watchedFor(folder);
+		if (watched === null || watchers.has(watched)) return;
+		// A folder above: when the transcript's own folder appears, the next look watches it.
+		const onChange = watched === folder ? () => undefined : refresh;
 		try {
-			const watcher = watch(folder, () => {
+			const watcher = watch(watched, () => {
+				onChange();
 				later(folder, SETTLE_MS);
 				later(folder, TRAILING_MS);
 			});
 			watcher.on('error', () => {
 				watcher.close();
-				watchers.delete(folder);
+				watchers.delete(watched);
 			});
 			watcher.unref();
-			watchers.set(folder, watcher);
+			watchers.set(watched, watcher);
 		} catch {
 			// Too many watches, or the folder went: the next catch-up reads it anyway.
 		}
 	};
-	const refresh = (): void => {
+	function refresh(): void {
 		let live: FollowedTranscript[];
 		try {
 			live = liveTranscripts(ledger, Date.now(), options.taskIds);
@@ -74,13 +85,14 @@ export function followTranscripts(
 			const folder = dirname(transcript.path);
 			byFolder.set(folder, [...(byFolder.get(folder) ?? []), transcript]);
 		}
+		const wanted = new Set([...byFolder.keys()].map(watchedFor));
 		for (const [folder, watcher] of watchers) {
-			if (byFolder.has(folder)) continue;
+			if (wanted.has(folder)) continue;
 			watcher.close();
 			watchers.delete(folder);
 		}
 		for (const folder of byFolder.keys()) watchFolder(folder);
-	};
+	}
 	return {
 		catchUp() {
 			if (isClosed) return 0;
