@@ -9,6 +9,12 @@ import {latestStopRequest} from '../wrapper-queries.ts';
 /** How often the wrapper looks whether an agent that left its child's session still runs (it is not the wrapper's child). */
 const LOOK_EVERY_MS = 250;
 
+/**
+ * How long, after the child exited, a process of the run that left the child's process group is
+ * given to become an agent: `setsid claude-launcher.sh` exits before its script has exec'd Claude.
+ */
+export const LAUNCHER_SETTLE_MS = 5000;
+
 /** An agent process of the run that is not the wrapper's child. */
 export type EscapedAgent = {readonly pid: number; readonly startTime: number; readonly name: string};
 
@@ -35,13 +41,26 @@ export function escapedAgents(ledger: Ledger, taskId: string): EscapedAgent[] {
 	return [...found.values()];
 }
 
+/** Whether a live process of the run (its task id in its environment) is outside the child's process group. */
+function hasLeftGroup(taskId: string, childGroup: number): boolean {
+	return processesWithEnv(TASK_ID_ENV, taskId).some(process => process.state !== 'Z' && process.pgid !== childGroup);
+}
+
 /**
  * Waits while an agent of the run lives on outside the child: the run is the agent's, not its
- * launcher's. Returns the agents that did (empty when none), once they are gone, a stop was asked
- * for (the stop ends them and records it), or `isInterrupted` says a signal came.
+ * launcher's. A process of the run that left the child's group but is no agent yet (a launcher
+ * script between fork and exec) is given LAUNCHER_SETTLE_MS to become one. Returns the agents that
+ * did (empty when none), once they are gone, a stop was asked for (the stop ends them and records
+ * it), or `isInterrupted` says a signal came.
  */
-export async function awaitEscapedAgents(ledger: Ledger, taskId: string, isInterrupted: () => boolean): Promise<EscapedAgent[]> {
+export async function awaitEscapedAgents(
+	ledger: Ledger,
+	taskId: string,
+	childGroup: number,
+	isInterrupted: () => boolean,
+): Promise<EscapedAgent[]> {
 	const seen = new Map<number, EscapedAgent>();
+	const settleUntil = Date.now() + LAUNCHER_SETTLE_MS;
 	for (;;) {
 		let alive: EscapedAgent[];
 		try {
@@ -58,7 +77,11 @@ export async function awaitEscapedAgents(ledger: Ledger, taskId: string, isInter
 				return false;
 			}
 		})();
-		if (alive.length === 0 || isStopAsked || isInterrupted()) return [...seen.values()];
+		if (isStopAsked || isInterrupted()) return [...seen.values()];
+		if (alive.length === 0) {
+			const mayBecomeAgent = seen.size === 0 && Date.now() < settleUntil && hasLeftGroup(taskId, childGroup);
+			if (!mayBecomeAgent) return [...seen.values()];
+		}
 		await sleep(LOOK_EVERY_MS);
 	}
 }

@@ -82,7 +82,9 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 	await child;
 	// A launcher that moved the agent out of its session (`setsid claude ...`) exits at once: the
 	// run goes on, watched and stoppable, while the agent does.
-	const escaped = await awaitEscapedAgents(options.ledger, log.taskId, () => isTerminating(relay.received()));
+	const escaped = await awaitEscapedAgents(options.ledger, log.taskId, target.pgid ?? target.pid, () =>
+		isTerminating(relay.received()),
+	);
 	const {tokens, overBudget, budgetStop, kept} = await attachment.finish();
 	output?.close();
 	pruneOutputFiles(options.home, Date.now());
