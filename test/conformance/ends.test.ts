@@ -2,7 +2,7 @@ import {afterAll, describe, expect} from 'vitest';
 import type {Snapshot} from '../../src/core/snapshot.ts';
 import {BIN} from '../helpers/cli.ts';
 import {waitFor} from '../helpers/wait-for.ts';
-import {Box, CLAUDE_AT, type SnapshotTask} from './box.ts';
+import {Box, CLAUDE_AT, CODEX_AT, type SnapshotTask} from './box.ts';
 import {FakeServers} from './fake-servers.ts';
 import {isAlive, processesOfTask} from './processes.ts';
 import {row, type Answer} from './table.ts';
@@ -247,6 +247,32 @@ describe.concurrent('ends', () => {
 		const board = box.board().get(task.id);
 		return {board: `${board?.lane}: ${board?.status}`, snapshot: `1 task: failed → ${snapshot.tasks[0]?.status}`};
 	});
+	row(
+		'C1',
+		'held',
+		"a Codex run whose model fails: failed, with the model's words, exit code as Codex exited",
+		SLOW,
+		async () => {
+			const box = new Box();
+			boxes.push(box);
+			const port = await fakes.openai('fail');
+			const run = box.run(['--agent', 'codex'], [CODEX_AT, box.dir, 'exec', '--json', '--skip-git-repo-check', 'ROW-C1 hi'], {
+				FAKE_OPENAI_PORT: String(port),
+			});
+			const {code} = await box.ended(run);
+			expect(code).not.toBe(0);
+			const snapshot = await box.snapshot();
+			const task = snapshot.tasks[0];
+			expect(task).toMatchObject({status: 'failed', lane: 'ended', exitCode: code});
+			expect(task?.error).toMatch(/failed on purpose/);
+			agreeRowForRow(box, snapshot);
+			const board = box.board().get(task?.id ?? '');
+			return {
+				board: `${board?.lane}: ${board?.status}`,
+				snapshot: `${task?.status} exit ${task?.exitCode}: ${task?.error ?? ''}`,
+			};
+		},
+	);
 });
 
 /** The one session of a box, failed by its StopFailure with the SessionEnd after it. */

@@ -4,6 +4,7 @@ import {waitFor} from '../helpers/wait-for.ts';
 import {Box, CLAUDE_AT, type SnapshotTask} from './box.ts';
 import {FakeServers} from './fake-servers.ts';
 import {row} from './table.ts';
+import {say, tui} from './tui.ts';
 
 // "Is it stuck?" against the real Claude Code 2.1.328: health from the agent's own last sign,
 // the same threshold everywhere, and "last seen" meaning the agent's last sign.
@@ -208,4 +209,34 @@ describe.concurrent('health', () => {
 			snapshot: `status from ${status?.signals[0]?.type} by ${status?.signals[0]?.source}`,
 		};
 	});
+	row(
+		'N1',
+		'held',
+		"a permission prompt in the real TUI puts the session in Needs you, in the snapshot's queue and on the board",
+		SLOW,
+		async () => {
+			// Given the real TUI with hooks, asked for a Bash call it must ask the person about
+			const box = await hookedBox();
+			fakes.script('ROW-N1', [{tool: 'Bash', input: {command: 'touch asked-first', description: 'touch'}}, {text: 'done'}]);
+			await tui(tmux, box, 'n1', await fakes.anthropic());
+			await say(tmux, 'n1', 'ROW-N1 touch it');
+			// When its permission dialog is on screen
+			const need = await waitFor(
+				() => {
+					const snapshot = box.peek();
+					const session = snapshot.tasks.find(task => task.source === 'claude');
+					const needs = snapshot.queue.lanes.find(lane => lane.name === 'needs');
+					return session && needs?.items.find(item => item.taskId === session.id);
+				},
+				{what: 'the session in Needs you', timeoutMs: 90_000, on: box.changes()},
+			);
+			// Then the command's own snapshot lists it there, and the board draws it under Needs you
+			const snapshot = await box.snapshot();
+			const lane = snapshot.queue.lanes.find(entry => entry.name === 'needs');
+			expect(lane?.items.map(item => item.taskId)).toEqual([need.taskId]);
+			const pane = await box.boardPane(tmux, 'n1-board', [], text => /NEEDS YOU \(1\)/.test(text) && text.includes(need.taskId));
+			expect(pane).toMatch(/NEEDS YOU \(1\)/);
+			return {board: 'NEEDS YOU (1): the session', snapshot: `queue.needs: ${need.reason}`};
+		},
+	);
 });

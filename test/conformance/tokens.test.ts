@@ -7,6 +7,7 @@ import {waitFor} from '../helpers/wait-for.ts';
 import {Box, CLAUDE_AT, CODEX_AT} from './box.ts';
 import {FakeServers} from './fake-servers.ts';
 import {row} from './table.ts';
+import {say, tui} from './tui.ts';
 
 // "What has it spent?" against the real Claude Code 2.1.328 and Codex 0.169.0: exact, or marked.
 
@@ -89,41 +90,20 @@ function transcriptOf(box: Box, taskId: string): string | undefined {
 		.find(cursor => !cursor.path.includes('/subagents/'))?.path;
 }
 
-/** The real TUI of Claude Code in a tmux pane of its own, on the file's shared server. */
-async function tui(box: Box, name: string, port: number): Promise<void> {
-	const env: Record<string, string> = {};
-	for (const key of ['PATH', 'REALCLIENTS', 'CONTROLROOM_HOME']) env[key] = String(box.env[key]);
-	tmux.start(name, 120, 40, {...env, FAKE_ANTHROPIC_PORT: String(port), CLAUDE_TIMEOUT: '300'});
-	tmux.type(name, `script -qfc '${CLAUDE_AT} ${box.dir}' /dev/null`);
-	tmux.send(name, 'Enter');
-	await tmux.waitFor(name, () => tmux.readsKeys(name) && tmux.foreground(name) !== 'sh', 90_000);
-}
-
-/** Types a line into the TUI once it shows it whole (a burst of keys can be taken as a paste). */
-async function say(name: string, text: string): Promise<void> {
-	tmux.type(name, text);
-	await tmux.waitFor(
-		name,
-		pane => pane.includes(`❯ ${text}`) || new RegExp(`❯\\s*${text.replace(/[/.*+?^${}()|[\]\\]/g, '\\$&')}`).test(pane),
-		30_000,
-	);
-	tmux.send(name, 'Enter');
-}
-
 describe.concurrent('tokens', () => {
 	row('T1', 'false', "an idle interactive session: tokens equal the transcript's within 2 s of the answer", SLOW, async () => {
 		// Given the real TUI with hooks, and a reconciler running (it follows live transcripts)
 		const box = await hookedBox();
 		fakes.script('ROW-T1', [{text: 'hello from the idle session'}]);
 		box.start(process.execPath, [BIN, 'reconcile']);
-		await tui(box, 't1', await fakes.anthropic());
+		await tui(tmux, box, 't1', await fakes.anthropic());
 		const session = await waitFor(() => box.peek().tasks.find(task => task.source === 'claude'), {
 			what: 'the TUI session registered',
 			timeoutMs: 60_000,
 			on: box.changes(),
 		});
 		// When it answers one prompt and then sits at its prompt (no hook event comes after the answer is written)
-		await say('t1', 'ROW-T1 say hi');
+		await say(tmux, 't1', 'ROW-T1 say hi');
 		await tmux.waitFor('t1', pane => pane.includes('hello from the idle session'), 60_000);
 		// Then the ledger, read as it is (no fold, no read of the transcript by the test), holds the transcript's tokens
 		const counted = await waitFor(
@@ -238,15 +218,15 @@ describe.concurrent('tokens', () => {
 			const box = await hookedBox();
 			fakes.script('ROW-T5', [{text: 'first answer'}]);
 			box.start(process.execPath, [BIN, 'reconcile']);
-			await tui(box, 't5', await fakes.anthropic());
+			await tui(tmux, box, 't5', await fakes.anthropic());
 			const session = await waitFor(() => box.peek().tasks.find(task => task.source === 'claude'), {
 				what: 'the TUI session registered',
 				timeoutMs: 60_000,
 				on: box.changes(),
 			});
-			await say('t5', 'ROW-T5 say hi');
+			await say(tmux, 't5', 'ROW-T5 say hi');
 			await tmux.waitFor('t5', pane => pane.includes('first answer'), 60_000);
-			await say('t5', '/compact');
+			await say(tmux, 't5', '/compact');
 			const partial = await waitFor(
 				() => (box.peek().tasks.find(task => task.id === session.id)?.tokens.isPartial ? true : undefined),
 				{
@@ -259,7 +239,7 @@ describe.concurrent('tokens', () => {
 			const screen = box.board().get(session.id)?.tokens ?? '';
 			expect(during?.tokens.isPartial).toBe(partial);
 			expect(screen).toMatch(/\+/);
-			await say('t5', '/exit');
+			await say(tmux, 't5', '/exit');
 			const settled = await waitFor(
 				() => {
 					const task = box.peek().tasks.find(entry => entry.id === session.id);
@@ -299,7 +279,8 @@ describe.concurrent('tokens', () => {
 		boxes.push(box);
 		const port = await fakes.openai('plan');
 		const run = box.run(
-			['--budget', '1000', '--grace', '2'],
+			// (codex-at.sh is no `codex` by name: the run is told which agent it runs, as a person with a launcher does)
+			['--agent', 'codex', '--budget', '1000', '--grace', '2'],
 			[CODEX_AT, box.dir, 'exec', '--json', '--skip-git-repo-check', '-c', 'tools.update_plan.enabled=true', 'ROW-T7 plan it'],
 			{FAKE_OPENAI_PORT: String(port)},
 		);
