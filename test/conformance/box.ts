@@ -1,5 +1,5 @@
 import {execFile, spawn, type ChildProcess} from 'node:child_process';
-import {mkdtempSync, readFileSync} from 'node:fs';
+import {mkdtempSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -249,9 +249,4 @@ export class Box {
 			}
 		}
 	}
-}
-
-/** The Claude transcript files under this box's config folder. */
-export function transcriptText(path: string): string {
-	return readFileSync(path, 'utf8');
 }

@@ -1,5 +1,4 @@
 import {readFileSync} from 'node:fs';
-import {join} from 'node:path';
 import {afterAll, describe, expect} from 'vitest';
 import {BIN} from '../helpers/cli.ts';
 import {Tmux} from '../helpers/tmux.ts';
@@ -298,8 +297,3 @@ describe.concurrent('tokens', () => {
 		return {board: `${board?.status} · tokens ${board?.tokens}`, snapshot: `${task?.status}: ${task?.endReason}`};
 	});
 });
-
-/** Where a box's Claude keeps its transcripts (for a row that wants to look itself). */
-export function projectsOf(box: Box): string {
-	return join(box.dir, 'home', '.claude', 'projects');
-}
