@@ -8,6 +8,12 @@ import {projectsRootOf} from '../ledger/transcript-tokens.ts';
 const SETTLE_MS = 20;
 /** One more read after the last write of a burst: a write can land between a read and the next event. */
 const TRAILING_MS = 200;
+/**
+ * How often the followed set is looked at again: another process's fold (a board, a hook's
+ * reader) may have given a new session its transcript since the last catch-up, and a reconciler's
+ * passes are seconds apart.
+ */
+const REFRESH_MS = 1000;
 
 /** The transcripts of live sessions, watched: their tokens are recorded as the agent writes them. */
 export type TranscriptFollow = {
@@ -21,7 +27,8 @@ export type TranscriptFollow = {
  * has not ended, or only `taskIds`'s): a watch on each transcript's folder reads what was appended
  * within SETTLE_MS of its write, so an answer's tokens land within a second even while the session
  * sits idle at its prompt and no hook event comes. `catchUp` (called at each fold and before each
- * budget decision) reads them all and picks up sessions that started since. `onRecorded` is called
+ * budget decision) reads them all and picks up sessions that started since; so does a look every
+ * REFRESH_MS, for sessions another process's fold registered between passes. `onRecorded` is called
  * after a watched read recorded tokens. Never throws: a folder that cannot be watched is read at
  * the next catch-up.
  */
@@ -69,6 +76,8 @@ export function followTranscripts(
 			});
 			watcher.unref();
 			watchers.set(watched, watcher);
+			// What was written before the watch began is read now, not at the next write.
+			later(folder, SETTLE_MS);
 		} catch {
 			// Too many watches, or the folder went: the next catch-up reads it anyway.
 		}
@@ -93,6 +102,8 @@ export function followTranscripts(
 		}
 		for (const folder of byFolder.keys()) watchFolder(folder);
 	}
+	const refreshing = setInterval(refresh, REFRESH_MS);
+	refreshing.unref();
 	return {
 		catchUp() {
 			if (isClosed) return 0;
@@ -101,6 +112,7 @@ export function followTranscripts(
 		},
 		close() {
 			isClosed = true;
+			clearInterval(refreshing);
 			for (const timer of timers) clearTimeout(timer);
 			for (const watcher of watchers.values()) watcher.close();
 			watchers.clear();
