@@ -5,6 +5,10 @@ import {helperTaskId, sessionTaskId} from '../../src/ledger/payload-mapping.ts';
 import {scanTranscriptText} from '../../src/core/transcript-usage.ts';
 import {handleHookInput} from '../../src/producers/agent-hook/hook-main.ts';
 import {fixture, homeWithLedger, withLedger} from '../helpers/hook.ts';
+import {onLedgerChange, waitFor} from '../helpers/wait-for.ts';
+import {openLedger} from '../../src/ledger/open-ledger.ts';
+import {foldSpool} from '../../src/ledger/spool.ts';
+import {followTranscripts} from '../../src/producers/transcript-follow.ts';
 
 /**
  * Runs the hook's entry in this (warm) process. The binary skips transcripts when Node's own start
@@ -164,5 +168,36 @@ describe('the hook reading token usage from the transcript', () => {
 		appendFileSync(transcript, '{"type":"user","message":{"role":"user","content":"more"}}\n');
 		runHook(home, hookPayload('Stop', transcript));
 		expect(tokenEvents(ledgerFile)).toHaveLength(1);
+	});
+});
+
+describe('following live transcripts', () => {
+	it('reads the answer of a session another process registered after the follow began, with no pass or hook between', async () => {
+		// Given a follower started on an empty ledger (a reconciler between passes)
+		const {home, ledgerFile} = homeWithLedger();
+		const ledger = openLedger(ledgerFile);
+		const follow = followTranscripts(ledger);
+		try {
+			follow.catchUp();
+			// When another process's fold registers a session whose transcript Claude has not made yet
+			const transcript = transcriptIn(home, `${SESSION}.jsonl`);
+			runHook(home, hookPayload('SessionStart', transcript));
+			withLedger(ledgerFile, other => foldSpool(other, join(home, 'spool')));
+			// and Claude then writes its answers
+			await waitFor(() => ledger.reader.transcriptsOf([TASK]).length > 0, {what: 'the cursor', on: [onLedgerChange(ledgerFile)]});
+			writeFileSync(transcript, SESSION_TEXT);
+			// Then the follower alone records the tokens
+			const tokens = await waitFor(
+				() => {
+					const task = ledger.reader.task(TASK);
+					return task && task.tokens.input === SESSION_INPUT ? task.tokens : undefined;
+				},
+				{what: 'the answer counted by the follower', on: [onLedgerChange(ledgerFile)], timeoutMs: 5000},
+			);
+			expect(tokens).toMatchObject({input: SESSION_INPUT, output: SESSION_OUTPUT});
+		} finally {
+			follow.close();
+			ledger.close();
+		}
 	});
 });
