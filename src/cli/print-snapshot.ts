@@ -19,7 +19,7 @@ function rowOf(task: SnapshotTask, now: number): TaskRowCells {
 		age: task.startedAt ? formatDuration(now - Date.parse(task.startedAt)) : UNKNOWN,
 		seen: `${formatDuration(task.idleSeconds * 1000)} ago`,
 		progress: formatProgress(task.progress),
-		tokens: formatTokens(task.tokens, task.budget),
+		tokens: formatTokens(task.tokens, task.budget, task.tokens.isPartial),
 		pid: formatKnown(task.pid),
 	};
 }

@@ -18,7 +18,7 @@ export function printTimelineText(task: SnapshotTask, entries: readonly Timeline
 	const header = [
 		`${task.id}  ${task.title ?? '—'}${task.host ? `  on ${task.host}` : ''}`,
 		`source ${task.source}  status ${task.status}${task.health ? `/${task.health}` : ''}  pid ${formatKnown(task.pid)}  exit ${formatKnown(task.exitCode)}${task.signal ? `  signal ${task.signal}` : ''}`,
-		`cwd ${task.cwd ?? 'unknown'}  ${formatProgress(task.progress)}  tokens ${formatTokens(task.tokens, task.budget)}`,
+		`cwd ${task.cwd ?? 'unknown'}  ${formatProgress(task.progress)}  tokens ${formatTokens(task.tokens, task.budget, task.tokens.isPartial)}`,
 		...(task.error ? [`error ${task.error}`] : []),
 	].map(terminalSafe);
 	return [...header, '', ...entries.map(timelineLine)].join('\n');

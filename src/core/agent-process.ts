@@ -23,7 +23,7 @@ export type AgentProcess = {
  * suffix (`claude.exe`, a platform build such as `codex-x86_64-un`, comm being cut at 15 bytes).
  * A shell, `timeout`, `node` or `script` between the agent and the hook never matches.
  */
-function isAgentName(agent: string, name: string): boolean {
+export function isAgentName(agent: string, name: string): boolean {
 	return name === agent || name.startsWith(`${agent}.`) || name.startsWith(`${agent}-`);
 }
 

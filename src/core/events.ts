@@ -77,7 +77,8 @@ const DECLARED = {
 		/** How a hook found the PID: `CLAUDE_PID`, or `parent process` (the agent among the hook's parents). */
 		pidFrom: text,
 	}),
-	heartbeat: declare('task.heartbeat', {}),
+	/** The wrapper's child lives; `outputAt`: when the child last wrote output (the agent's own sign of life), if it has. */
+	heartbeat: declare('task.heartbeat', {outputAt: count}),
 	pidReported: declare('task.pid_reported', {pid: count, startTime: count}),
 	progressed: declare('task.progressed', {done: count, total: count, from: text}),
 	planItem: declare('task.plan_item', {itemId: text, isDone: z.optional(z.boolean()), subject: text, from: text}),
@@ -88,6 +89,10 @@ const DECLARED = {
 		cumulative: z.optional(z.nullable(z.looseObject({input: count, output: count}))),
 		from: text,
 		transcript: text,
+		/** `/compact` runs in this span of the transcript: model calls its lines do not show (docs/hooks.md). */
+		compactions: count,
+		/** On a `cost-state` settlement: `/compact` runs after Claude's own count, still uncounted. */
+		pendingCompactions: count,
 	}),
 	exited: declare('task.exited', {
 		exitCode: count,
@@ -104,11 +109,24 @@ const DECLARED = {
 		exitCode: count,
 		wrapperExit: count,
 		escalated: z.optional(z.boolean()),
+		/** The processes the stop ended, each confirmed gone. */
+		pids: z.optional(z.array(z.number())),
 	}),
 	/** `controlroom stop` asked for the task to stop; `task.stopped` follows once its processes are gone. */
-	stopRequested: declare('task.stop_requested', {signal: text, graceMs: count, pgid: count}),
-	lost: declare('task.lost', {reason: text, pid: count}),
+	stopRequested: declare('task.stop_requested', {
+		signal: text,
+		graceMs: count,
+		pgid: count,
+		/** Every process of the agent's tree the stop signals (docs/wrapper.md, "Stop"). */
+		pids: z.optional(z.array(z.number())),
+	}),
+	/** `parentId`: a helper that ended with its parent names it. */
+	lost: declare('task.lost', {reason: text, pid: count, parentId: text}),
 	ended: declare('task.ended', {reason: text}),
+	/** An untracked process went away: it was never tracked work, so how it ended is unknown. */
+	vanished: declare('task.vanished', {reason: text, pid: count}),
+	/** An untracked row's process is now tracked by another task (`into`): the same work, shown once, there. */
+	merged: declare('task.merged', {reason: text, into: text, pid: count}),
 	discovered: declare('task.discovered', {pid: count, name: text, command: text, cwd: text, startTime: count}),
 	agentEvent: declare('agent.event', {
 		/** The agent's own event name (SessionStart, Stop, turn.failed, agent-turn-complete, ...). */
@@ -123,6 +141,8 @@ const DECLARED = {
 		toolName: text,
 		titleHint: text,
 		parentId: text,
+		/** CLAUDE_CONFIG_DIR as the agent's hook saw it: the folder its transcripts must be under. */
+		configDir: text,
 		/** The payload as the agent sent it, long strings cut. */
 		payload: anything,
 	}),

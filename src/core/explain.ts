@@ -2,7 +2,7 @@ import {EventType, FOREIGN_EVENT, type LedgerEvent} from './events.ts';
 import {formatKnown, formatTokens} from './format.ts';
 import type {QueueLane} from './human-queue.ts';
 import {statusLabel} from './labels.ts';
-import type {PidFate} from './process-tree.ts';
+import type {PidFate, StampFate} from './process-tree.ts';
 import {toSnapshotTask, type SnapshotTask} from './snapshot.ts';
 import {DEFAULT_STALL_SECONDS, isEnded} from './status.ts';
 import {applyEvent, isSessionAtRest, type Task} from './task.ts';
@@ -45,6 +45,9 @@ export type Fact = {
 /** The task's PID as the process table has it now, with the recorded start time compared. */
 export type ProcessCheck = {readonly pid: number; readonly fate: PidFate; readonly at: number};
 
+/** A process a producer recorded for the task, as the process table has it now (src/producers/agent-tree.ts). */
+export type RecordedCheck = {readonly pid: number; readonly fate: StampFate; readonly from: string};
+
 /** The queue entry the task has, if any. */
 export type QueueEntry = {readonly lane: QueueLane; readonly reason: string; readonly at: number; readonly seq: number};
 
@@ -59,6 +62,8 @@ export type ExplainInput = {
 	readonly process: ProcessCheck | null;
 	/** A wrapper task's wrapper process now, when recorded and read. */
 	readonly wrapper: ProcessCheck | null;
+	/** Every process producers recorded for the task, checked now; empty when the process table was not read. */
+	readonly recorded?: readonly RecordedCheck[];
 };
 
 export type Explanation = {
@@ -78,6 +83,8 @@ type Setters = {
 	live: LedgerEvent | null;
 	lastSessionStart: LedgerEvent | null;
 	lastSessionEnd: LedgerEvent | null;
+	/** The last event saying a turn completed (a Stop or its like). */
+	lastTurnEnd: LedgerEvent | null;
 	lastAgentEvent: LedgerEvent | null;
 };
 
@@ -91,6 +98,7 @@ function replay(events: readonly LedgerEvent[]): Setters {
 		live: null,
 		lastSessionStart: null,
 		lastSessionEnd: null,
+		lastTurnEnd: null,
 		lastAgentEvent: null,
 	};
 	let task: Task | undefined;
@@ -108,6 +116,7 @@ function replay(events: readonly LedgerEvent[]): Setters {
 			setters.lastAgentEvent = event;
 			if (event.data.event === 'SessionStart') setters.lastSessionStart = event;
 			if (event.data.event === 'SessionEnd') setters.lastSessionEnd = event;
+			if (event.data.event === 'Stop' || event.data.event === 'turn.completed') setters.lastTurnEnd = event;
 		}
 		task = next;
 	}
@@ -187,6 +196,38 @@ function explainStatus(input: ExplainInput, setters: Setters, view: SnapshotTask
 			'the process exited 0, but its session failed and no later turn completed: failed',
 		);
 	}
+	const late = task.status === 'stopped' ? agentEventAfterEnd(input.events, setters.status) : null;
+	if (late && setters.status) {
+		return fact(
+			'status',
+			shows,
+			'disputed',
+			[signalOf(setters.status), signalOf(late)],
+			`the stop confirmed every process of the task gone, but its agent sent ${describeEvent(late)} after that`,
+		);
+	}
+	const running = isEnded(task.status) ? (input.recorded ?? []).find(check => check.fate === 'matches') : undefined;
+	if (running && setters.status && task.status !== 'lost') {
+		return fact(
+			'status',
+			shows,
+			'disputed',
+			[signalOf(setters.status), recordedSignal(running, input.now)],
+			`the task ${task.status === 'stopped' ? 'was stopped' : 'ended'}, but process ${running.pid} it recorded (${running.from}) still runs`,
+		);
+	}
+	const sessionEnd = setters.lastSessionEnd ?? setters.lastTurnEnd;
+	const isWrapperGone =
+		task.source === 'wrapper' && setters.status?.type === EventType.ended && setters.status.source === 'reconciler';
+	if (isWrapperGone && setters.status && sessionEnd) {
+		return fact(
+			'status',
+			shows,
+			'disputed',
+			[signalOf(sessionEnd), signalOf(setters.status)],
+			`its session ended cleanly (${describeEvent(sessionEnd)}), but its wrapper died without recording how the run ended: ${task.status}, exit code unknown`,
+		);
+	}
 	const sessionNeverEnded =
 		task.source === 'wrapper' &&
 		task.status === 'done' &&
@@ -217,18 +258,57 @@ function explainStatus(input: ExplainInput, setters: Setters, view: SnapshotTask
 	return fact('status', shows, setters.status ? 'reported' : 'unknown', set, why);
 }
 
-function explainHealth(input: ExplainInput, setters: Setters, view: SnapshotTask): Fact {
-	if (view.health === null)
-		return fact('health', '—', 'derived', [], `only running and untracked tasks have a health; this one is ${view.status}`);
-	const threshold = input.task.stallSeconds ?? input.stallSeconds ?? DEFAULT_STALL_SECONDS;
-	const live = setters.live ? [signalOf(setters.live)] : [];
-	return fact(
-		'health',
-		view.health,
-		'derived',
-		live,
-		`from its last sign of life, ${view.idleSeconds}s ago; stalled after ${threshold}s of silence`,
+/** What the note says about an event dated later than it was recorded, when the task holds one. */
+function futureNote(task: Task): string {
+	const future = task.futureEvent;
+	if (!future) return '';
+	return (
+		`; event #${future.seq} is dated ${new Date(future.at).toISOString()}, later than when it was recorded, ` +
+		`so it counts as ${new Date(future.countedAt).toISOString()}`
 	);
+}
+
+function explainHealth(input: ExplainInput, view: SnapshotTask): Fact {
+	const {task} = input;
+	const seen = task.lastSeenSeq === null ? undefined : input.events.find(event => event.seq === task.lastSeenSeq);
+	const signals = seen ? [signalOf(seen)] : [];
+	const last =
+		task.lastSeenSeq === null
+			? `the agent has given no sign of life since the task was registered, ${view.idleSeconds}s ago`
+			: `from the agent's last sign of life, ${view.idleSeconds}s ago (heartbeats do not count)`;
+	if (view.health === null) {
+		return fact(
+			'health',
+			'—',
+			'derived',
+			signals,
+			`only running and untracked tasks have a health; this one is ${view.status}; ${last}${futureNote(task)}`,
+		);
+	}
+	const threshold = task.stallSeconds ?? input.stallSeconds ?? DEFAULT_STALL_SECONDS;
+	return fact('health', view.health, 'derived', signals, `${last}; stalled after ${threshold}s of silence${futureNote(task)}`);
+}
+
+/**
+ * The first event from the agent dated after the stop confirmed its processes gone. Its goodbye
+ * while it shut down (a SessionEnd hook run on SIGTERM) is dated before that and says nothing.
+ */
+function agentEventAfterEnd(events: readonly LedgerEvent[], ending: LedgerEvent | null): LedgerEvent | null {
+	if (!ending) return null;
+	return (
+		events.find(
+			event =>
+				event.seq > ending.seq &&
+				event.at > ending.at &&
+				event.type === EventType.agentEvent &&
+				// A resumed session starts again: that is a new run of it, not a dispute.
+				event.data.event !== 'SessionStart',
+		) ?? null
+	);
+}
+
+function recordedSignal(check: RecordedCheck, at: number): Signal {
+	return {seq: null, type: 'process-table', source: 'explain', at, says: `process ${check.pid} (${check.from}) is running`};
 }
 
 function explainPid(input: ExplainInput, setters: Setters): Fact {
@@ -265,8 +345,8 @@ function explainProgress(input: ExplainInput, setters: Setters): Fact {
 }
 
 function explainTokens(input: ExplainInput, setters: Setters): Fact {
-	const {tokens, budget, source} = input.task;
-	const shows = formatTokens(tokens, budget);
+	const {tokens, budget, source, isTokensPartial} = input.task;
+	const shows = formatTokens(tokens, budget, isTokensPartial);
 	if (tokens.total === null) {
 		const why =
 			source === 'codex'
@@ -281,7 +361,10 @@ function explainTokens(input: ExplainInput, setters: Setters): Fact {
 		`${shows} (${formatKnown(tokens.input)} in / ${formatKnown(tokens.output)} out)`,
 		'reported',
 		latest ? [signalOf(latest)] : [],
-		`the sum of ${setters.tokens.length} report${setters.tokens.length === 1 ? '' : 's'} by ${producers || 'no one'}; the newest is shown`,
+		`the sum of ${setters.tokens.length} report${setters.tokens.length === 1 ? '' : 's'} by ${producers || 'no one'}; the newest is shown` +
+			(isTokensPartial
+				? "; partial: a /compact made model calls the transcript does not show, counted when Claude's own count (cost-state) comes"
+				: ''),
 	);
 }
 
@@ -332,7 +415,7 @@ export function explainTask(input: ExplainInput): Explanation {
 	const status = explainStatus(input, setters, view);
 	const facts = [
 		status,
-		explainHealth(input, setters, view),
+		explainHealth(input, view),
 		explainPid(input, setters),
 		explainProgress(input, setters),
 		explainTokens(input, setters),

@@ -22,10 +22,11 @@ export function formatCount(value: number): string {
 	return `${(value / 1_000_000).toFixed(value < 10_000_000 ? 1 : 0)}M`;
 }
 
-/** Tokens against budget, or `unknown`. */
-export function formatTokens(tokens: Tokens, budget: number | null): string {
+/** Tokens against budget, or `unknown`; a partial total (model calls not counted yet) ends in `+`. */
+export function formatTokens(tokens: Tokens, budget: number | null, isPartial = false): string {
 	if (tokens.total === null) return budget === null ? UNKNOWN : `${UNKNOWN}/${formatCount(budget)}`;
-	return budget === null ? formatCount(tokens.total) : `${formatCount(tokens.total)}/${formatCount(budget)}`;
+	const total = `${formatCount(tokens.total)}${isPartial ? '+' : ''}`;
+	return budget === null ? total : `${total}/${formatCount(budget)}`;
 }
 
 /** `n/total` with a bar, or the words that say nothing was declared. */

@@ -26,5 +26,6 @@ export function statusLabel(task: Pick<SnapshotTask, 'status' | 'health' | 'exit
 	if (task.health) return `${task.status}/${task.health}`;
 	if (task.status === 'failed') return `failed (exit ${formatKnown(task.exitCode)})`;
 	if (task.status === 'stopped') return `stopped (${task.signal ?? `exit ${formatKnown(task.exitCode)}`})`;
+	if (task.status === 'vanished') return 'vanished (outcome unknown)';
 	return task.status;
 }

@@ -127,3 +127,62 @@ export function pidFate(recordedStartTime: number | null, current: ProcessInfo |
 	if (recordedStartTime !== null && current.startTime !== recordedStartTime) return 'reused';
 	return 'alive';
 }
+
+/**
+ * Every process below the roots (children, grandchildren, ...), found by parent PID in the table
+ * read now, the roots themselves left out. A process that moved to another process group or
+ * session stays its parent's child, so it is found; one whose parent died was given to init and
+ * can only be found another way (the wrapper's task id in its environment).
+ */
+export function descendantsOf(roots: Iterable<number>, table: Iterable<ProcessInfo>): ProcessInfo[] {
+	const children = new Map<number, ProcessInfo[]>();
+	for (const process of table) {
+		const siblings = children.get(process.ppid);
+		if (siblings) siblings.push(process);
+		else children.set(process.ppid, [process]);
+	}
+	const found = new Map<number, ProcessInfo>();
+	const queue = [...roots];
+	const seen = new Set(queue);
+	for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+		for (const child of children.get(next) ?? []) {
+			if (seen.has(child.pid)) continue;
+			seen.add(child.pid);
+			found.set(child.pid, child);
+			queue.push(child.pid);
+		}
+	}
+	return [...found.values()];
+}
+
+/**
+ * A process a producer recorded for a task: its PID with its start time, and, for a PID that came
+ * from an agent's hook or the process table (not from the wrapper that spawned it), the agent it
+ * must still answer to (`claude`, `codex`, a configured name).
+ */
+export type RecordedStamp = {
+	readonly pid: number;
+	readonly startTime: number | null;
+	readonly agent: string | null;
+	/** Which event type recorded it, and its producer: `task.started by wrapper`. */
+	readonly from: string;
+};
+
+/**
+ * Whether a recorded process may be signalled: `matches` only when it is alive with the recorded
+ * start time and, where an agent is required, still answers to it. A PID recorded without a start
+ * time is `unverified`: it could name any process by now, so it is never signalled.
+ */
+export type StampFate = 'matches' | 'gone' | 'reused' | 'not-an-agent' | 'unverified';
+
+export function stampFate(
+	stamp: RecordedStamp,
+	current: ProcessInfo | undefined,
+	answersTo: (agent: string, process: ProcessInfo) => boolean,
+): StampFate {
+	if (!current || current.state === 'Z') return 'gone';
+	if (stamp.startTime === null) return 'unverified';
+	if (current.startTime !== stamp.startTime) return 'reused';
+	if (stamp.agent !== null && !answersTo(stamp.agent, current)) return 'not-an-agent';
+	return 'matches';
+}

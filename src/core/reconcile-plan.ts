@@ -1,5 +1,6 @@
 import {EventType, type NewEvent} from './events.ts';
-import {findUntracked, ownedWithin, PARENT_LEVELS, pidFate, type PidFate, type ProcessInfo} from './process-tree.ts';
+import {findUntracked, PARENT_LEVELS, pidFate, type PidFate, type ProcessInfo} from './process-tree.ts';
+import {isEnded} from './status.ts';
 import {isSessionAtRest, type Task} from './task.ts';
 
 /** What the ledger recorded about a task's process: its PID with start time, and its wrapper's. */
@@ -13,13 +14,22 @@ export type RecordedProcess = {
 /** The wrapper that registered a task, as `task.registered` recorded it. */
 export type RecordedWrapper = {readonly pid: number; readonly startTime: number | null};
 
+/** What the pass reads of a watched row. */
+export type WatchedRow = Pick<Task, 'id' | 'status' | 'pid' | 'lastSeq' | 'source' | 'isTurnOpen' | 'hasCompletedTurn'> &
+	Partial<Pick<Task, 'sessionId' | 'sessionEndedAt' | 'parentId' | 'lastSeenAt'>>;
+
+/** A helper's parent, as the ledger holds it now. */
+export type ParentRow = Pick<Task, 'id' | 'status' | 'endedAt'>;
+
 /** One `registered`, `running` or `untracked` row the pass looks at, with what the ledger says about its processes. */
 export type WatchedTask = {
-	readonly task: Pick<Task, 'id' | 'status' | 'pid' | 'lastSeq' | 'source' | 'isTurnOpen' | 'hasCompletedTurn'>;
+	readonly task: WatchedRow;
 	/** For a `registered` row: the wrapper that registered it, or null when it recorded none. */
 	readonly registeredBy: RecordedWrapper | null;
 	/** For a `running` or `untracked` row: its process, or null when no producer reported a PID. */
 	readonly process: RecordedProcess | null;
+	/** For a helper (a row with a parent and no process of its own): its parent's row, when the ledger has it. */
+	readonly parent?: ParentRow | null;
 };
 
 /** Finds a process in the table by PID (a Map in tests; a lazy /proc reader in a pass). */
@@ -36,11 +46,17 @@ export type ReconcileFacts = {
 	/** Whether the ledger already holds a task with this id (a Set in tests; a ledger read in a pass). */
 	readonly knownTaskIds: {has(taskId: string): boolean};
 	/**
-	 * Whether a task that is not an untracked row names this very process (its PID with the same
-	 * start time): a hook session that ended while its agent still exits, say. Such a process is
-	 * tracked work, never also untracked.
+	 * The task, other than an untracked row, that names this very process (its PID with the same
+	 * start time), or null: a hook session that ended while its agent still exits, say. Such a
+	 * process is tracked work, never also untracked.
 	 */
-	readonly isNamedByTask: (process: ProcessInfo) => boolean;
+	readonly namedByTask: (process: ProcessInfo) => string | null;
+	/**
+	 * How long ago a process started (ms), when the process table says; an agent process younger
+	 * than `discoveryGraceMs` is left for its own hook to register before it counts as untracked.
+	 */
+	readonly ageMs?: (process: ProcessInfo) => number | null;
+	readonly discoveryGraceMs?: number;
 };
 
 /** What the pass decided about one watched task. */
@@ -49,14 +65,25 @@ export type Verdict =
 	| {readonly kind: 'never-started'; readonly wrapperPid: number}
 	/** The task's process is gone, or its PID now names another process, and no exit was recorded: lost. */
 	| {readonly kind: 'gone'; readonly pid: number; readonly fate: Exclude<PidFate, 'alive'>}
-	/** A hook session's agent is gone after its last turn completed: it ended, its exit code unknown. */
-	| {readonly kind: 'session-over'; readonly pid: number; readonly fate: Exclude<PidFate, 'alive'>}
+	/**
+	 * A session's agent is gone (and no wrapper is left to record the exit) after its session ended or
+	 * its last turn completed: it ended, its exit code unknown, never lost.
+	 */
+	| {
+			readonly kind: 'session-over';
+			readonly pid: number;
+			readonly fate: Exclude<PidFate, 'alive'>;
+			/** The wrapper that died without recording the exit, for a wrapper's task. */
+			readonly wrapperPid: number | null;
+	  }
+	/** A helper whose parent ended or was lost, and whose own events stopped before that: lost with its parent. */
+	| {readonly kind: 'with-parent'; readonly parent: ParentRow}
 	/** An untracked process went away: it was never tracked work, so it ended, outcome unknown (not lost). */
 	| {readonly kind: 'vanished'; readonly pid: number}
 	/** A hook reported the PID without its start time: note it once, to catch PID reuse later. */
 	| {readonly kind: 'pid-reported'; readonly pid: number; readonly startTime: number}
-	/** An untracked row whose process a wrapper or hook now tracks. */
-	| {readonly kind: 'adopted'};
+	/** An untracked row whose process a wrapper or hook now tracks (`into`): the same work, shown once. */
+	| {readonly kind: 'adopted'; readonly into: string};
 
 /**
  * A write that holds only while the task is as the pass saw it: the writer re-reads the task
@@ -86,20 +113,26 @@ function untrackedTaskId(process: ProcessInfo): string {
 	return `u-${process.pid}-${process.startTime}`;
 }
 
-type LostVerdict = Extract<Verdict, {kind: 'never-started' | 'gone'}>;
+type LostVerdict = Extract<Verdict, {kind: 'never-started' | 'gone' | 'with-parent'}>;
 
 /** The reason a lost task carries, in words. */
 function lostReason(verdict: LostVerdict): string {
 	if (verdict.kind === 'never-started') return `wrapper ${verdict.wrapperPid} is gone and the agent was never started`;
+	if (verdict.kind === 'with-parent') return `lost with its parent ${verdict.parent.id} (${verdict.parent.status})`;
 	return verdict.fate === 'gone'
 		? `process ${verdict.pid} is gone and no exit was recorded`
 		: `PID ${verdict.pid} now belongs to another process (start time differs); the agent is gone and no exit was recorded`;
 }
 
-/** Why a hook session that finished its turn is ended rather than lost, in words. */
-function sessionOverReason(verdict: Extract<Verdict, {kind: 'session-over'}>): string {
+/** Why a session that ended or finished its turn is ended rather than lost, in words. */
+function sessionOverReason(task: WatchedRow, verdict: Extract<Verdict, {kind: 'session-over'}>): string {
 	const gone = verdict.fate === 'gone' ? `process ${verdict.pid} is gone` : `PID ${verdict.pid} now belongs to another process`;
-	return `${gone} after its last turn completed, with no SessionEnd: ended, exit code unknown`;
+	const session =
+		task.sessionEndedAt !== null && task.sessionEndedAt !== undefined
+			? 'its session had ended (SessionEnd)'
+			: 'its last turn had completed, with no SessionEnd';
+	const wrapper = verdict.wrapperPid === null ? '' : `; wrapper ${verdict.wrapperPid} died without recording the exit`;
+	return `${gone} and ${session}${wrapper}: ended, exit code unknown`;
 }
 
 /** Why an untracked process's row leaves the live lanes, in words. */
@@ -113,6 +146,13 @@ function eventOf(task: WatchedTask['task'], verdict: Verdict, now: number): NewE
 	switch (verdict.kind) {
 		case 'never-started':
 			return {...base, type: EventType.lost, data: {reason: lostReason(verdict)}};
+		case 'with-parent':
+			return {
+				...base,
+				type: EventType.lost,
+				data: {reason: lostReason(verdict), parentId: verdict.parent.id},
+				dedupKey: `lost:${task.id}:with-parent:${task.lastSeq}`,
+			};
 		case 'gone':
 			return {
 				...base,
@@ -129,11 +169,15 @@ function eventOf(task: WatchedTask['task'], verdict: Verdict, now: number): NewE
 				dedupKey: `pid-start:${task.id}:${verdict.pid}:${verdict.startTime}`,
 			};
 		case 'session-over':
-			return {...base, type: EventType.ended, data: {reason: sessionOverReason(verdict)}};
+			return {...base, type: EventType.ended, data: {reason: sessionOverReason(task, verdict)}};
 		case 'vanished':
-			return {...base, type: EventType.ended, data: {reason: vanishedReason(verdict.pid)}};
+			return {...base, type: EventType.vanished, data: {reason: vanishedReason(verdict.pid), pid: verdict.pid}};
 		case 'adopted':
-			return {...base, type: EventType.ended, data: {reason: 'now tracked by a wrapper or hook'}};
+			return {
+				...base,
+				type: EventType.merged,
+				data: {reason: `its process is tracked as ${verdict.into}`, into: verdict.into, pid: task.pid},
+			};
 	}
 }
 
@@ -176,7 +220,7 @@ function judgeTracked(watched: WatchedTask, processes: ProcessTable): Judgement 
 		return {verdict: {kind: 'never-started', wrapperPid: wrapper.pid}, tracks: null};
 	}
 	const record = watched.process;
-	if (!record) return {verdict: null, tracks: null};
+	if (!record) return {verdict: helperVerdict(watched), tracks: null};
 	const current = processes.get(record.pid);
 	const fate = pidFate(record.startTime, current);
 	if (fate === 'alive') {
@@ -186,26 +230,59 @@ function judgeTracked(watched: WatchedTask, processes: ProcessTable): Judgement 
 	}
 	// The wrapper records the exit itself; lost is only for a task nobody will speak for.
 	if (isAlive(record.wrapperPid, record.wrapperStartTime)) return {verdict: null, tracks: record.wrapperPid};
-	// A hook session at rest has nothing in flight: its agent exited without a SessionEnd.
-	return {verdict: {kind: isSessionAtRest(watched.task) ? 'session-over' : 'gone', pid: record.pid, fate}, tracks: null};
+	// A session that ended, or is at rest, has nothing in flight: its agent exited, its end is known.
+	const isOver = isSessionAtRest(withSession(watched.task)) || (watched.task.sessionEndedAt ?? null) !== null;
+	if (isOver) return {verdict: {kind: 'session-over', pid: record.pid, fate, wrapperPid: record.wrapperPid}, tracks: null};
+	return {verdict: {kind: 'gone', pid: record.pid, fate}, tracks: null};
 }
 
-/** An untracked row: ended (outcome unknown) when its process is gone, ended once a wrapper or hook tracks it or an ancestor. */
-function judgeUntracked(watched: WatchedTask, processes: ProcessTable, tracked: ReadonlySet<number>): Verdict | null {
+function withSession(task: WatchedRow): WatchedRow & Pick<Task, 'sessionId'> {
+	return {...task, sessionId: task.sessionId ?? null};
+}
+
+/**
+ * A helper (it runs inside its parent's process, so it has no PID of its own) ends with its parent:
+ * once the parent has ended or was lost, a helper whose own last sign came before that is lost with
+ * it. A helper whose own events go on after the parent's end is left running.
+ */
+export function helperVerdict(watched: WatchedTask): Verdict | null {
+	const parent = watched.parent;
+	if (!parent || parent.endedAt === null || !isEnded(parent.status)) return null;
+	const ownLastSign = watched.task.lastSeenAt ?? 0;
+	return ownLastSign > parent.endedAt ? null : {kind: 'with-parent', parent};
+}
+
+/** An untracked row: vanished (outcome unknown) when its process is gone, merged once a wrapper or hook tracks it or an ancestor. */
+function judgeUntracked(watched: WatchedTask, processes: ProcessTable, tracked: ReadonlyMap<number, string>): Verdict | null {
 	const record = watched.process;
 	if (!record) return null;
 	const fate = pidFate(record.startTime, processes.get(record.pid));
 	if (fate !== 'alive') return {kind: 'vanished', pid: record.pid};
-	const isTracked = (pid: number): boolean => tracked.has(pid);
-	return isTracked(record.pid) || ownedWithin(record.pid, pid => processes.get(pid), isTracked) ? {kind: 'adopted'} : null;
+	const into = trackerOf(record.pid, processes, tracked);
+	return into === null ? null : {kind: 'adopted', into};
 }
 
+/** The task that tracks a process, or one of its first PARENT_LEVELS ancestors; null when none does. */
+function trackerOf(pid: number, processes: ProcessTable, tracked: ReadonlyMap<number, string>): string | null {
+	let current: number | undefined = pid;
+	for (let level = 0; level <= PARENT_LEVELS && current !== undefined && current > 1; level += 1) {
+		const taskId = tracked.get(current);
+		if (taskId !== undefined) return taskId;
+		current = processes.get(current)?.ppid;
+	}
+	return null;
+}
+
+/** How long an agent process is left for its own hook to register it before it counts as untracked. */
+export const DISCOVERY_GRACE_MS = 3000;
+
 /**
- * Decides one reconciler pass from gathered facts (docs/wrapper.md, "`controlroom reconcile`"): which tasks are lost, which
- * PIDs get their start time noted, which agent processes nobody registered become `untracked`
- * rows (skipping those with a tracked or agent ancestor within three levels), and which untracked
- * rows end because they are now tracked. Registered and running rows are judged first: the PIDs
- * they keep alive are what "tracked" means for the rest.
+ * Decides one reconciler pass from gathered facts (docs/wrapper.md, "`controlroom reconcile`"): which tasks
+ * are lost, which PIDs get their start time noted, which agent processes nobody registered become
+ * `untracked` rows (skipping those with a tracked or agent ancestor within three levels, and those
+ * younger than the discovery grace), which untracked rows vanished or merged into the task that
+ * now tracks them, and which helpers end with their parent. Registered and running rows are judged
+ * first: the PIDs they keep alive are what "tracked" means for the rest.
  */
 export function planReconcile(facts: ReconcileFacts): ReconcilePlan {
 	const {now, processes} = facts;
@@ -213,17 +290,20 @@ export function planReconcile(facts: ReconcileFacts): ReconcilePlan {
 	const write = (watched: WatchedTask, verdict: Verdict): void => {
 		guarded.push({seen: watched.task, verdict, event: eventOf(watched.task, verdict, now)});
 	};
-	const tracked = new Set<number>();
+	const tracked = new Map<number, string>();
 	const untracked = facts.watched.filter(watched => watched.task.status === 'untracked');
 	for (const watched of facts.watched) {
 		if (watched.task.status === 'untracked') continue;
 		const {verdict, tracks} = judgeTracked(watched, processes);
-		if (tracks !== null) tracked.add(tracks);
+		if (tracks !== null) tracked.set(tracks, watched.task.id);
 		if (verdict) write(watched, verdict);
 	}
 	const covered = coveredPids(facts, tracked);
 	const untrackedIds = new Set(untracked.map(watched => watched.task.id));
-	const discovered = findUntracked(facts.agentProcesses, pid => processes.get(pid), covered)
+	const grace = facts.discoveryGraceMs ?? 0;
+	const isOldEnough = (process: ProcessInfo): boolean => (facts.ageMs?.(process) ?? Number.POSITIVE_INFINITY) >= grace;
+	const discovered = findUntracked(facts.agentProcesses, pid => processes.get(pid), new Set(covered.keys()))
+		.filter(isOldEnough)
 		.map(process => ({taskId: untrackedTaskId(process), process}))
 		.filter(({taskId}) => !untrackedIds.has(taskId) && !facts.knownTaskIds.has(taskId));
 	for (const watched of untracked) {
@@ -234,20 +314,23 @@ export function planReconcile(facts: ReconcileFacts): ReconcilePlan {
 }
 
 /**
- * The PIDs that are tracked work: those the live rows keep alive, the agent processes a task
- * names with their start time (a session that ended while its agent exits), and the agent's own
- * launchers above them (Codex's `node .../codex` above the native `codex` its hooks name).
+ * The PIDs that are tracked work, each with the task that tracks it: those the live rows keep
+ * alive, the agent processes a task names with their start time (a session that ended while its
+ * agent exits), and the agent's own launchers above them (Codex's `node .../codex` above the
+ * native `codex` its hooks name).
  */
-function coveredPids(facts: ReconcileFacts, tracked: ReadonlySet<number>): Set<number> {
+function coveredPids(facts: ReconcileFacts, tracked: ReadonlyMap<number, string>): Map<number, string> {
 	const agents = new Map(facts.agentProcesses.map(process => [process.pid, process]));
-	const covered = new Set(tracked);
+	const covered = new Map(tracked);
 	for (const process of facts.agentProcesses) {
-		if (!covered.has(process.pid) && facts.isNamedByTask(process)) covered.add(process.pid);
+		if (covered.has(process.pid)) continue;
+		const named = facts.namedByTask(process);
+		if (named !== null) covered.set(process.pid, named);
 	}
-	for (const pid of [...covered]) {
+	for (const [pid, taskId] of [...covered]) {
 		let parent = facts.processes.get(pid)?.ppid;
 		for (let level = 0; level < PARENT_LEVELS && parent !== undefined && agents.has(parent); level += 1) {
-			covered.add(parent);
+			if (!covered.has(parent)) covered.set(parent, taskId);
 			parent = agents.get(parent)?.ppid;
 		}
 	}
@@ -260,6 +343,7 @@ export function lostTasks(writes: Iterable<GuardedWrite>): {taskId: string; pid:
 	for (const {seen, verdict} of writes) {
 		if (verdict.kind === 'never-started') lost.push({taskId: seen.id, pid: verdict.wrapperPid, reason: lostReason(verdict)});
 		if (verdict.kind === 'gone') lost.push({taskId: seen.id, pid: verdict.pid, reason: lostReason(verdict)});
+		if (verdict.kind === 'with-parent') lost.push({taskId: seen.id, pid: seen.pid ?? 0, reason: lostReason(verdict)});
 	}
 	return lost;
 }
@@ -274,7 +358,8 @@ export function endedTasks(writes: Iterable<GuardedWrite>): {taskId: string; pid
 	const ended: {taskId: string; pid: number; reason: string}[] = [];
 	for (const {seen, verdict, event} of writes) {
 		if (verdict.kind === 'session-over' || verdict.kind === 'vanished') {
-			ended.push({taskId: seen.id, pid: verdict.pid, reason: event.type === EventType.ended ? (event.data.reason ?? '') : ''});
+			const reason = event.type === EventType.ended || event.type === EventType.vanished ? (event.data.reason ?? '') : '';
+			ended.push({taskId: seen.id, pid: verdict.pid, reason});
 		}
 	}
 	return ended;

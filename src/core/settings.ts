@@ -36,15 +36,17 @@ type SettingSpec = {
 };
 
 /**
- * Every setting the config file may hold: only what a flag or variable already set (issue 23);
- * each later feature adds its own key here. Keys are the file's keys, named with their unit.
+ * Every setting the config file may hold: only what a flag or variable already set (issue 23),
+ * and the stall threshold's variable, so one threshold reaches every reading command; each later
+ * feature adds its own key here. Keys are the file's keys, named with their unit.
  */
 export const SETTINGS = {
 	stallSeconds: {
 		kind: 'count',
 		builtIn: DEFAULT_STALL_SECONDS,
-		usedBy: ['board --stall'],
-		about: "silence after which a running task shows as stalled (a task's own threshold wins)",
+		env: 'CONTROLROOM_STALL_SECONDS',
+		usedBy: ['board --stall', 'snapshot --stall', 'explain --stall', 'timeline --stall'],
+		about: "the agent's silence after which a running task shows as stalled (a task's own threshold wins)",
 	},
 	endedWindow: {
 		kind: 'duration',

@@ -5,7 +5,7 @@ import type {HumanQueue} from './human-queue.ts';
 import type {Progress} from './progress.ts';
 import type {ReviewOutcome, ReviewRecord, VerdictRecord} from './review/reviews.ts';
 import type {VerdictKind} from './review/verdict.ts';
-import {deriveHealth, DEFAULT_STALL_SECONDS, type Health, type Status, STATUSES} from './status.ts';
+import {deriveHealth, DEFAULT_STALL_SECONDS, LISTED_STATUSES, type Health, type ListedStatus, type Status} from './status.ts';
 import type {Task} from './task.ts';
 import type {Tokens} from './tokens.ts';
 
@@ -27,6 +27,9 @@ export function laneOf(status: Status, health: Health | null): BoardLane {
 		case 'done':
 		case 'failed':
 		case 'stopped':
+		case 'vanished':
+		case 'merged':
+			// A merged row is never listed (isListed); were it, it would be an ended one.
 			return 'ended';
 		default:
 			return assertNever(status);
@@ -53,16 +56,24 @@ export type SnapshotTask = {
 	parentId: string | null;
 	sessionId: string | null;
 	progress: Progress | null;
-	tokens: Tokens;
+	tokens: SnapshotTokens;
 	budget: number | null;
 	startedAt: string | null;
 	endedAt: string | null;
+	/** The last event any producer recorded about the task (a heartbeat, the reconciler's verdict, ...). */
 	lastEventAt: string;
+	/** The agent's own last sign of life (its output, a hook, its transcript): what "last seen" and health are from. */
+	lastSeenAt: string;
+	/** Whole seconds since `lastSeenAt`. */
 	idleSeconds: number;
 	lane: BoardLane;
 };
 
-export type SnapshotCounts = Record<Status | 'stalled', number>;
+/** Token counts, and whether the total misses model calls the transcript does not show (docs/snapshot.md). */
+export type SnapshotTokens = Tokens & {isPartial: boolean};
+
+/** Per listed status (a merged row is counted as the task it became), plus `stalled`. */
+export type SnapshotCounts = Record<ListedStatus | 'stalled', number>;
 
 /** One reviewer's verdict in snapshot JSON (docs/snapshot.md). */
 export type SnapshotVerdict = {
@@ -173,7 +184,7 @@ export function toSnapshotTask(
 	stallSeconds = DEFAULT_STALL_SECONDS,
 	host: string | null = null,
 ): SnapshotTask {
-	const health = deriveHealth(task.status, task.lastEventAt, now, task.stallSeconds ?? stallSeconds);
+	const health = deriveHealth(task.status, task.lastSeenAt, now, task.stallSeconds ?? stallSeconds);
 	return {
 		id: task.id,
 		host: task.host ?? host,
@@ -191,12 +202,13 @@ export function toSnapshotTask(
 		parentId: task.parentId,
 		sessionId: task.sessionId,
 		progress: task.progress,
-		tokens: task.tokens,
+		tokens: {...task.tokens, isPartial: task.isTokensPartial},
 		budget: task.budget,
 		startedAt: iso(task.startedAt),
 		endedAt: iso(task.endedAt),
 		lastEventAt: new Date(task.lastEventAt).toISOString(),
-		idleSeconds: Math.max(0, Math.floor((now - task.lastEventAt) / 1000)),
+		lastSeenAt: new Date(task.lastSeenAt).toISOString(),
+		idleSeconds: Math.max(0, Math.floor((now - task.lastSeenAt) / 1000)),
 		lane: laneOf(task.status, health),
 	};
 }
@@ -220,7 +232,7 @@ export type SnapshotInput = {
 export function buildSnapshot(input: SnapshotInput): Snapshot {
 	const host = input.host ?? null;
 	const tasks = [...input.tasks];
-	const counts = Object.fromEntries(STATUSES.map(status => [status, input.statusCounts[status] ?? 0])) as SnapshotCounts;
+	const counts = Object.fromEntries(LISTED_STATUSES.map(status => [status, input.statusCounts[status] ?? 0])) as SnapshotCounts;
 	counts.stalled = tasks.filter(task => task.health === 'stalled').length;
 	return {
 		version: 1,

@@ -1,7 +1,7 @@
 import {assertNever} from './assert-never.ts';
 import {EventType, type EventDataOf, type EventTypeName, type NewEvent} from './events.ts';
 import {isEnded, type Status} from './status.ts';
-import {addTokens, UNKNOWN_TOKENS, type Tokens} from './tokens.ts';
+import {addTokens, COST_STATE, UNKNOWN_TOKENS, type Tokens} from './tokens.ts';
 import {makeProgress, withDeclaredTotal, type Progress} from './progress.ts';
 
 /** One row of the task projection: the fold of a task's events. */
@@ -28,6 +28,21 @@ export type Task = {
 	readonly startedAt: number | null;
 	readonly endedAt: number | null;
 	readonly lastEventAt: number;
+	/**
+	 * The agent's last sign of life: its output (seen by the wrapper), a hook, its transcript, a
+	 * claim note; never the wrapper's heartbeat, which proves only that the process lives. Health
+	 * and "last seen" come from it. Until the agent says anything, when the task was registered.
+	 */
+	readonly lastSeenAt: number;
+	/** The event that set `lastSeenAt`; null while it is the task's registration. */
+	readonly lastSeenSeq: number | null;
+	/**
+	 * The latest event dated later than when it was recorded (plus FUTURE_SKEW_MS): its time, and
+	 * the time it was counted at instead, so a wrong clock never pins a task (docs/ledger.md).
+	 */
+	readonly futureEvent: {readonly seq: number; readonly at: number; readonly countedAt: number} | null;
+	/** The token total misses model calls the transcript does not show (`/compact`) until Claude's own count comes. */
+	readonly isTokensPartial: boolean;
 	readonly lastSeq: number;
 	/** Plan items by id, where the agent plans with items created and completed one by one. */
 	readonly planItems: Readonly<Record<string, boolean>> | null;
@@ -35,6 +50,8 @@ export type Task = {
 	readonly isTurnOpen: boolean;
 	/** At least one turn of this session completed (a Stop or its like was seen). */
 	readonly hasCompletedTurn: boolean;
+	/** When the agent's session said it ended (SessionEnd), until it starts again; on a wrapper's task too. */
+	readonly sessionEndedAt: number | null;
 	/** Silence after which this task counts as stalled; null means the default (600 s). */
 	readonly stallSeconds: number | null;
 };
@@ -66,22 +83,32 @@ function blankTask(event: NewEvent): Task {
 		startedAt: event.at,
 		endedAt: null,
 		lastEventAt: event.at,
+		lastSeenAt: event.at,
+		lastSeenSeq: null,
+		futureEvent: null,
+		isTokensPartial: false,
 		lastSeq: 0,
 		planItems: null,
 		isTurnOpen: false,
 		hasCompletedTurn: false,
+		sessionEndedAt: null,
 		stallSeconds: null,
 	};
 }
 
 /**
- * A hook session at rest: a turn of it completed and none is open, so its agent exiting without a
+ * A session at rest: a turn of it completed and none is open, so its agent exiting without a
  * SessionEnd ended it (Codex sends none unless asked). A session that never completed a turn, or
- * is mid-turn, and whose process is gone died: that is lost, not done.
+ * is mid-turn, and whose process is gone died: that is lost, not done. A wrapper's task is at rest
+ * only through the session its agent's hooks (or output) reported: a plain command has none.
  */
-export function isSessionAtRest(task: Pick<Task, 'source' | 'isTurnOpen' | 'hasCompletedTurn'>): boolean {
-	return task.source !== 'wrapper' && !task.isTurnOpen && task.hasCompletedTurn;
+export function isSessionAtRest(task: Pick<Task, 'source' | 'isTurnOpen' | 'hasCompletedTurn' | 'sessionId'>): boolean {
+	if (task.source === 'wrapper' && task.sessionId === null) return false;
+	return !task.isTurnOpen && task.hasCompletedTurn;
 }
+
+/** How far ahead of the time it is recorded an event may be dated before its time is not believed. */
+export const FUTURE_SKEW_MS = 5000;
 
 function end(task: Task, status: Status, at: number, patch: Partial<Task>): Task {
 	return {...task, ...patch, status, endedAt: at};
@@ -127,6 +154,26 @@ function createsTask(type: EventTypeName): boolean {
  */
 const BOOKKEEPING_EVENTS: ReadonlySet<EventTypeName> = new Set([...ABOUT_A_TASK, EventType.pidReported]);
 
+/**
+ * Events that are the agent's own sign of life: what it said through a hook, its output or its
+ * transcript (progress, plan, tokens), a claim it took or noted. A heartbeat counts only for the
+ * output it reports (`outputAt`); registering, starting and every other producer's event do not.
+ */
+const AGENT_SIGNS: ReadonlySet<EventTypeName> = new Set([
+	EventType.agentEvent,
+	EventType.progressed,
+	EventType.planItem,
+	EventType.tokensReported,
+	EventType.claimTaken,
+	EventType.claimProgressed,
+]);
+
+/** When the event says the agent was last heard from, or null when it is no sign of the agent. */
+function agentSignAt(event: NewEvent): number | null {
+	if (event.type === EventType.heartbeat) return event.data.outputAt ?? null;
+	return AGENT_SIGNS.has(event.type) ? event.at : null;
+}
+
 /** Agent events that prove a session is alive again after it ended, failed or was found lost. */
 const REOPENING_AGENT_EVENTS = new Set(['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse']);
 
@@ -156,11 +203,7 @@ function messageOf(data: EventDataOf<'agent.event'>): string | null {
 }
 
 /** Folds an agent event; `stamps` are the task's new last event time and sequence, set in the same copy. */
-function applyAgentEvent(
-	current: Task,
-	event: NewEvent & {readonly type: 'agent.event'},
-	stamps: Pick<Task, 'lastEventAt' | 'lastSeq'>,
-): Task {
+function applyAgentEvent(current: Task, event: NewEvent & {readonly type: 'agent.event'}, stamps: Stamps): Task {
 	const {data} = event;
 	const name = data.event ?? null;
 	const isWrapperOwned = isHookOnWrapperTask(current, event);
@@ -168,8 +211,7 @@ function applyAgentEvent(
 	// One plain copy, then the fields set on it: in V8 a spread with overrides costs several times
 	// a plain copy, and a bulk import folds one of these per hook event.
 	const next: Mutable<Task> = {...current};
-	next.lastEventAt = stamps.lastEventAt;
-	next.lastSeq = stamps.lastSeq;
+	setStamps(next, stamps);
 	next.cwd = isWrapperOwned ? (current.cwd ?? data.cwd ?? null) : (data.cwd ?? current.cwd);
 	next.pid = isWrapperOwned ? current.pid : (data.pid ?? current.pid);
 	next.sessionId = current.sessionId ?? data.sessionId ?? null;
@@ -177,6 +219,7 @@ function applyAgentEvent(
 	next.title = current.title ?? data.titleHint ?? null;
 	next.isTurnOpen = name === 'UserPromptSubmit' ? true : isTurnCompleted || name === 'StopFailure' ? false : current.isTurnOpen;
 	next.hasCompletedTurn = current.hasCompletedTurn || isTurnCompleted;
+	if (name === 'SessionStart') next.sessionEndedAt = null;
 	let task: Task = next;
 	if (name === TURN_FAILED_EVENT) task = {...task, isTurnOpen: false, error: messageOf(data) ?? task.error ?? 'turn failed'};
 	// A failure stays a failure until a later turn of the same session completes.
@@ -212,19 +255,26 @@ export const ENDED_MID_TURN = 'session ended during a turn without Stop (API err
  */
 function endSession(task: Task, event: NewEvent, reason: string | null): Task {
 	const error = task.isTurnOpen ? (task.error ?? ENDED_MID_TURN) : task.error;
-	if (isHookOnWrapperTask(task, event)) return {...task, isTurnOpen: false, error};
+	// The reconciler ends a session whose agent is gone; the agent's own SessionEnd says when it ended.
+	const isAgentsOwn = event.source !== 'reconciler';
+	const sessionEndedAt = isAgentsOwn ? event.at : task.sessionEndedAt;
+	// The reconciler speaks for a wrapper's task whose wrapper died: its session's end is the run's.
+	if (isHookOnWrapperTask(task, event) && isAgentsOwn) return {...task, isTurnOpen: false, error, sessionEndedAt};
 	// A stop is what ended it; the session's own goodbye that follows does not make it done.
-	if (task.status === 'stopped') return task;
+	if (task.status === 'stopped') return {...task, sessionEndedAt};
 	if (error !== null)
-		return end(task, 'failed', event.at, {exitCode: task.exitCode, endReason: reason, isTurnOpen: false, error});
-	return end(task, 'done', event.at, {exitCode: null, endReason: reason});
+		return end(task, 'failed', event.at, {exitCode: task.exitCode, endReason: reason, isTurnOpen: false, error, sessionEndedAt});
+	return end(task, 'done', event.at, {exitCode: null, endReason: reason, sessionEndedAt});
 }
 
 /** A wrapped process exited: its code decides, but an unanswered failure of its session keeps it failed. */
 function exitTask(task: Task, data: EventDataOf<'task.exited'>, at: number): Task {
 	const exitCode = data.exitCode ?? null;
 	const signal = data.signal ?? null;
-	const status: Status = signal !== null ? 'stopped' : exitCode === 0 && task.error === null ? 'done' : 'failed';
+	// Exit code unknown (the agent ran on outside the wrapper's child): its session's own end decides.
+	const isCleanUnknown = exitCode === null && task.sessionEndedAt !== null;
+	const status: Status =
+		signal !== null ? 'stopped' : (exitCode === 0 || isCleanUnknown) && task.error === null ? 'done' : 'failed';
 	return end(task, status, at, {exitCode, signal, endReason: data.reason ?? task.endReason, isTurnOpen: false});
 }
 
@@ -261,19 +311,17 @@ function registerTask(current: Task | undefined, task: Task, event: NewEvent & {
  * Folds one event into a task. Pure: the ledger calls it inside the transaction that appends
  * the event, so the projection never drifts from the events. The switch names every event type.
  */
-export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0): Task | undefined {
-	if (current === undefined && !createsTask(event.type)) return undefined;
+export function applyEvent(current: Task | undefined, given: NewEvent, seq = 0, recordedAt?: number): Task | undefined {
+	if (current === undefined && !createsTask(given.type)) return undefined;
+	const isFuture = recordedAt !== undefined && given.at > recordedAt + FUTURE_SKEW_MS;
+	// Dated later than it was recorded: folded at the time it was recorded, so a wrong clock cannot pin the task.
+	const event: NewEvent = isFuture ? {...given, at: recordedAt} : given;
 	const base = current ?? blankTask(event);
-	const isLiveness = !BOOKKEEPING_EVENTS.has(event.type) && !isOrderEvent(event.type);
-	const stamps = {
-		lastEventAt: isLiveness ? Math.max(base.lastEventAt, event.at) : base.lastEventAt,
-		lastSeq: Math.max(base.lastSeq, seq),
-	};
+	const stamps = stampsOf(base, event, seq, isFuture ? {seq, at: given.at, countedAt: recordedAt} : null);
 	// A hook's event (most of a bulk import) is folded in one copy of the task, not two.
 	if (event.type === EventType.agentEvent) return applyAgentEvent(base, event, stamps);
 	const stamped: Mutable<Task> = {...base};
-	stamped.lastEventAt = stamps.lastEventAt;
-	stamped.lastSeq = stamps.lastSeq;
+	setStamps(stamped, stamps);
 	const task: Task = stamped;
 	switch (event.type) {
 		case EventType.registered:
@@ -295,7 +343,11 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 			return reported ? {...task, progress: withDeclaredTotal(reported, task.stepsDeclared)} : task;
 		}
 		case EventType.tokensReported:
-			return {...task, tokens: addTokens(task.tokens, {input: event.data.input ?? null, output: event.data.output ?? null})};
+			return {
+				...task,
+				tokens: addTokens(task.tokens, {input: event.data.input ?? null, output: event.data.output ?? null}),
+				isTokensPartial: tokensPartialAfter(task.isTokensPartial, event.data),
+			};
 		case EventType.exited:
 			return exitTask(task, event.data, event.at);
 		case EventType.failed:
@@ -309,7 +361,13 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 		case EventType.lost:
 			return isEnded(task.status) ? task : end(task, 'lost', event.at, {endReason: event.data.reason ?? null});
 		case EventType.ended:
+			// Before task.vanished and task.merged, the reconciler ended untracked rows with task.ended.
+			if (task.status === 'untracked') return endUntracked(task, event.at, event.data.reason ?? null);
 			return endSession(task, event, event.data.reason ?? null);
+		case EventType.vanished:
+			return isEnded(task.status) ? task : end(task, 'vanished', event.at, {endReason: event.data.reason ?? null});
+		case EventType.merged:
+			return isEnded(task.status) ? task : end(task, 'merged', event.at, {endReason: event.data.reason ?? null});
 		case EventType.planItem:
 			return applyPlanItem(task, event.data.itemId ?? null, event.data.isDone === true);
 		case EventType.discovered:
@@ -369,6 +427,49 @@ export function applyEvent(current: Task | undefined, event: NewEvent, seq = 0):
 		default:
 			return assertNever(event);
 	}
+}
+
+/** The times an event stamps on its task: when anything was last heard, when the agent was. */
+type Stamps = Pick<Task, 'lastEventAt' | 'lastSeq' | 'lastSeenAt' | 'lastSeenSeq' | 'futureEvent'>;
+
+function stampsOf(base: Task, event: NewEvent, seq: number, future: Task['futureEvent']): Stamps {
+	const isLiveness = !BOOKKEEPING_EVENTS.has(event.type) && !isOrderEvent(event.type);
+	const signAt = agentSignAt(event);
+	// A heartbeat's output time is never later than the heartbeat itself (as folded).
+	const seenAt = signAt === null ? null : Math.min(signAt, event.at);
+	const isSeen = seenAt !== null && seenAt >= base.lastSeenAt;
+	return {
+		lastEventAt: isLiveness ? Math.max(base.lastEventAt, event.at) : base.lastEventAt,
+		lastSeq: Math.max(base.lastSeq, seq),
+		lastSeenAt: isSeen ? seenAt : base.lastSeenAt,
+		lastSeenSeq: isSeen && seq > 0 ? seq : base.lastSeenSeq,
+		futureEvent: future ?? base.futureEvent,
+	};
+}
+
+function setStamps(task: Mutable<Task>, stamps: Stamps): void {
+	task.lastEventAt = stamps.lastEventAt;
+	task.lastSeq = stamps.lastSeq;
+	task.lastSeenAt = stamps.lastSeenAt;
+	task.lastSeenSeq = stamps.lastSeenSeq;
+	task.futureEvent = stamps.futureEvent;
+}
+
+/**
+ * Whether the token total still misses model calls after this report: a `/compact` in the
+ * transcript makes calls its lines do not show; Claude's own count (`cost-state`) settles them.
+ */
+function tokensPartialAfter(isPartial: boolean, data: EventDataOf<'task.tokens_reported'>): boolean {
+	if (data.from === COST_STATE) return (data.pendingCompactions ?? 0) > 0;
+	return isPartial || (data.compactions ?? 0) > 0;
+}
+
+/** The reason the reconciler gave, before task.merged, to an untracked row whose process became tracked. */
+const LEGACY_ADOPTED_REASON = 'now tracked by a wrapper or hook';
+
+/** An untracked row ended by a `task.ended` of an older build: merged when it was adopted, else vanished. */
+function endUntracked(task: Task, at: number, reason: string | null): Task {
+	return end(task, reason === LEGACY_ADOPTED_REASON ? 'merged' : 'vanished', at, {endReason: reason});
 }
 
 function declaredStart(steps: number | null): Progress | null {

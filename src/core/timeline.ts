@@ -2,6 +2,7 @@ import {assertNever} from './assert-never.ts';
 import {EventType, FOREIGN_EVENT, type EventDataOf, type LedgerEvent} from './events.ts';
 import {describeArgs} from './effects/view.ts';
 import {terminalSafe} from './terminal-text.ts';
+import {COST_STATE} from './tokens.ts';
 
 /** A timeline line: one event, or a run of heartbeats folded into one. */
 export type TimelineEntry =
@@ -93,6 +94,17 @@ export function describeEvent(event: LedgerEvent): string {
 	return terminalSafe(describeRaw(event));
 }
 
+/** A tokens report: the delta, and what it says about calls the transcript does not show. */
+function describeTokens(data: EventDataOf<'task.tokens_reported'>): string {
+	const delta = `tokens +${known(data.input, '?')} in, +${known(data.output, '?')} out`;
+	if (data.from === COST_STATE) {
+		const pending = data.pendingCompactions ?? 0;
+		return `${delta} (Claude's own count of the session${pending > 0 ? `; ${pending} /compact since, not counted yet` : ''})`;
+	}
+	const compactions = data.compactions ?? 0;
+	return compactions > 0 ? `${delta} (${compactions} /compact: its model calls are not in the transcript)` : delta;
+}
+
 function describeRaw(event: LedgerEvent): string {
 	switch (event.type) {
 		case EventType.registered:
@@ -112,7 +124,7 @@ function describeRaw(event: LedgerEvent): string {
 				`plan item ${event.data.subject ?? event.data.itemId ?? ''} ${event.data.isDone === true ? 'completed' : 'open'}`,
 			);
 		case EventType.tokensReported:
-			return `tokens +${known(event.data.input, '?')} in, +${known(event.data.output, '?')} out`;
+			return describeTokens(event.data);
 		case EventType.exited: {
 			const signal = event.data.signal ?? null;
 			const left = event.data.leftRunning ?? [];
@@ -135,6 +147,10 @@ function describeRaw(event: LedgerEvent): string {
 			return clip(`lost: ${event.data.reason ?? 'process gone with no exit recorded'}`);
 		case EventType.ended:
 			return clip(`ended (${event.data.reason ?? 'no reason'}), exit code unknown`);
+		case EventType.vanished:
+			return clip(`vanished, outcome unknown: ${event.data.reason ?? 'the untracked process went away'}`);
+		case EventType.merged:
+			return clip(`merged into ${event.data.into ?? '?'}: ${event.data.reason ?? 'its process is tracked there'}`);
 		case EventType.discovered:
 			return clip(`found untracked pid ${known(event.data.pid, '?')} ${event.data.command ?? ''}`);
 		case EventType.agentEvent:

@@ -7,6 +7,9 @@ export type Tokens = {
 
 export const UNKNOWN_TOKENS: Tokens = {input: null, output: null, total: null};
 
+/** The `from` of a tokens report that brings a Claude session's total to Claude's own count, its `cost-state` line (docs/hooks.md). */
+export const COST_STATE = 'cost-state';
+
 function addKnown(a: number | null, b: number | null): number | null {
 	if (a === null) return b;
 	if (b === null) return a;

@@ -10,8 +10,19 @@ export type TranscriptUsage = {
 	readonly messages: number;
 };
 
+/** Claude's own count of a session's tokens, every model call of it (its `cost-state` line). */
+export type CostState = {readonly input: number; readonly output: number};
+
 export type UsageScan = {
 	readonly usage: TranscriptUsage;
+	/** `/compact` runs seen (`compact_boundary` lines): their model calls write no assistant line. */
+	readonly compactions: number;
+	/** The last `cost-state` line's totals, when the text holds one. */
+	readonly costState: CostState | null;
+	/** `/compact` runs after that last `cost-state` line (all of them when there is none). */
+	readonly compactionsAfterCostState: number;
+	/** The latest `timestamp` of a line counted (an answer, a `/compact`), ms since the epoch; null when none carried one. */
+	readonly lastAt: number | null;
 	/** The id of the last message counted (or carried over), so the next chunk can skip its repeats. */
 	readonly lastMessageId: string | null;
 	/** Lines that were not JSON; they are skipped, never guessed at. */
@@ -37,9 +48,29 @@ function record(value: unknown): Record<string, unknown> | null {
 }
 
 /**
+ * Claude's own count from a `cost-state` line: per model, everything read (input, cache reads and
+ * writes) and written. Null when the line holds no usable count.
+ */
+function costStateOf(entry: Record<string, unknown>): CostState | null {
+	const models = record(entry['modelUsage']);
+	if (!models) return null;
+	let input = 0;
+	let output = 0;
+	for (const value of Object.values(models)) {
+		const model = record(value);
+		if (!model) continue;
+		input += count(model['inputTokens']) + count(model['cacheReadInputTokens']) + count(model['cacheCreationInputTokens']);
+		output += count(model['outputTokens']);
+	}
+	return {input, output};
+}
+
+/**
  * Sums `message.usage` over assistant lines. Claude Code writes one line per content block and
  * repeats the message's usage on each, so a message is counted once, at its first line; lines
- * whose model is `<synthetic>` are not model calls and are skipped.
+ * whose model is `<synthetic>` are not model calls and are skipped. `/compact` makes model calls
+ * no assistant line shows: its `compact_boundary` lines are counted, and Claude's own `cost-state`
+ * line (written when a session's process ends) gives the session's true total (docs/hooks.md).
  */
 export function scanTranscriptText(text: string, options: ScanOptions): UsageScan {
 	const seen = new Set<string>();
@@ -51,9 +82,19 @@ export function scanTranscriptText(text: string, options: ScanOptions): UsageSca
 	let output = 0;
 	let messages = 0;
 	let badLines = 0;
+	let compactions = 0;
+	let compactionsAfterCostState = 0;
+	let costState: CostState | null = null;
+	let lastAt: number | null = null;
+	const noteTime = (entry: Record<string, unknown>): void => {
+		const at = typeof entry['timestamp'] === 'string' ? Date.parse(entry['timestamp']) : Number.NaN;
+		if (Number.isFinite(at) && (lastAt === null || at > lastAt)) lastAt = at;
+	};
 	for (const line of text.split('\n')) {
 		// Cheap filter first: most lines (tool results, user turns) carry no usage.
-		if (!line.includes('"usage"')) continue;
+		const isCompaction = line.includes('"compact_boundary"');
+		const isCostState = line.includes('"cost-state"');
+		if (!line.includes('"usage"') && !isCompaction && !isCostState) continue;
 		let value: unknown;
 		try {
 			value = JSON.parse(line);
@@ -62,6 +103,17 @@ export function scanTranscriptText(text: string, options: ScanOptions): UsageSca
 			continue;
 		}
 		const entry = record(value);
+		if (entry?.['type'] === 'system' && entry['subtype'] === 'compact_boundary') {
+			noteTime(entry);
+			compactions += 1;
+			compactionsAfterCostState += 1;
+			continue;
+		}
+		if (entry?.['type'] === 'cost-state') {
+			costState = costStateOf(entry) ?? costState;
+			compactionsAfterCostState = 0;
+			continue;
+		}
 		if (!entry || entry['type'] !== 'assistant') continue;
 		if (options.skipSidechain && entry['isSidechain'] === true) continue;
 		const message = record(entry['message']);
@@ -78,6 +130,7 @@ export function scanTranscriptText(text: string, options: ScanOptions): UsageSca
 		cacheReadInput += count(usage['cache_read_input_tokens']);
 		output += count(usage['output_tokens']);
 		messages += 1;
+		noteTime(entry);
 	}
 	return {
 		usage: {
@@ -90,5 +143,9 @@ export function scanTranscriptText(text: string, options: ScanOptions): UsageSca
 		},
 		lastMessageId,
 		badLines,
+		compactions,
+		costState,
+		compactionsAfterCostState,
+		lastAt,
 	};
 }

@@ -1,6 +1,17 @@
 import {randomBytes} from 'node:crypto';
-import {closeSync, constants, fstatSync, openSync, readSync, renameSync, unlinkSync, writeSync, type Stats} from 'node:fs';
-import {basename, dirname, join} from 'node:path';
+import {
+	closeSync,
+	constants,
+	fstatSync,
+	openSync,
+	readSync,
+	realpathSync,
+	renameSync,
+	unlinkSync,
+	writeSync,
+	type Stats,
+} from 'node:fs';
+import {basename, dirname, isAbsolute, join, normalize, relative, sep} from 'node:path';
 import {PRIVATE_FILE_MODE} from './private-files.ts';
 
 // An agent can write wherever controlroom reads its files from (the spool, contracts, orders,
@@ -15,7 +26,17 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 
 /** Why a file an agent could have written was not read. */
 export type AgentFileProblem =
-	'missing' | 'link' | 'hard link' | 'fifo' | 'device' | 'socket' | 'folder' | 'too large' | 'not UTF-8' | 'unreadable';
+	| 'missing'
+	| 'link'
+	| 'hard link'
+	| 'fifo'
+	| 'device'
+	| 'socket'
+	| 'folder'
+	| 'too large'
+	| 'not UTF-8'
+	| 'unreadable'
+	| 'outside';
 
 /** A file an agent could have written that is not a regular file of a sane size (the message names the problem, never the content). */
 export class AgentFileError extends Error {
@@ -55,6 +76,7 @@ const DESCRIBE: Record<AgentFileProblem, string> = {
 	'too large': 'is too large',
 	'not UTF-8': 'is not valid UTF-8 text',
 	unreadable: 'cannot be read',
+	outside: 'is not under a folder it may be read from',
 };
 
 const openError = (path: string, error: unknown): AgentFileError => {
@@ -104,6 +126,36 @@ export function openAgentFile(path: string, maxBytes: number, options: AgentFile
 	}
 }
 
+/** A folder's real path, or null when it cannot be resolved (gone, unreadable). */
+function realFolder(path: string): string | null {
+	try {
+		return realpathSync(path);
+	} catch {
+		return null;
+	}
+}
+
+/**
+ * Opens a file an agent could have written whose path came from the agent (a transcript path in a
+ * hook payload), only when it lies under one of `roots` with no link anywhere between that root
+ * and the file: the path is absolute and normal (no `..`), its folder's real path is the root's
+ * real path with the same folders below it, and the file itself is opened as openAgentFile opens
+ * it. A link above the root (a home folder reached through one) is the person's own and allowed.
+ */
+export function openAgentFileUnder(path: string, roots: readonly string[], maxBytes: number): OpenAgentFile {
+	if (!isAbsolute(path) || normalize(path) !== path) throw new AgentFileError(path, 'outside', 'is not a plain absolute path');
+	const folder = dirname(path);
+	const root = roots.find(candidate => candidate !== '' && (folder === candidate || folder.startsWith(`${candidate}${sep}`)));
+	if (root === undefined) throw new AgentFileError(path, 'outside', `${DESCRIBE.outside} (${roots.join(', ') || 'none'})`);
+	const realRoot = realFolder(root);
+	const real = realFolder(folder);
+	if (real === null || realRoot === null) throw new AgentFileError(path, 'missing', DESCRIBE.missing);
+	if (real !== join(realRoot, relative(root, folder))) {
+		throw new AgentFileError(path, 'link', 'has a symbolic link among its folders (not followed)');
+	}
+	return openAgentFile(path, maxBytes);
+}
+
 /** Reads up to `length` bytes at `position` of an open file (fewer at its end). */
 export function readAt(fd: number, position: number, length: number): Buffer {
 	const buffer = Buffer.allocUnsafe(length);
@@ -114,6 +166,12 @@ export function readAt(fd: number, position: number, length: number): Buffer {
 		filled += got;
 	}
 	return buffer.subarray(0, filled);
+}
+
+/** The last `bytes` of an open file, and whether anything before them was left out. */
+export function readTail(file: OpenAgentFile, bytes: number): {bytes: Buffer; isCut: boolean} {
+	const start = Math.max(0, file.size - bytes);
+	return {bytes: readAt(file.fd, start, file.size - start), isCut: start > 0};
 }
 
 /**

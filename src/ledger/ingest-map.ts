@@ -23,6 +23,8 @@ export type ParseOptions = {
 	readonly wrapperTaskId?: string | null;
 	/** The hook's parent chain for payloads that carry none (the live hook's). */
 	readonly ancestors?: MappingContext['ancestors'];
+	/** The agent's CLAUDE_CONFIG_DIR for payloads that carry none (the live hook's). */
+	readonly configDir?: string | null;
 };
 
 function guessSource(payload: Record<string, unknown>): AgentSource {
@@ -86,7 +88,7 @@ function plainEnvelopeTime(record: Record<string, unknown>): number | null {
 	const source = record['source'];
 	if (typeof at !== 'string' || at.length !== 24 || at.charCodeAt(23) !== 0x5a /* Z */) return null;
 	if (source !== 'claude' && source !== 'codex') return null;
-	if (record['pid'] !== undefined || record['ancestors'] !== undefined) return null;
+	if (record['pid'] !== undefined || record['ancestors'] !== undefined || record['configDir'] !== undefined) return null;
 	const id = record['id'];
 	const wrapperTaskId = record['wrapperTaskId'];
 	if (id !== undefined && typeof id !== 'string') return null;
@@ -107,16 +109,18 @@ export function parseValue(value: unknown, options: ParseOptions): NewEvent[] {
 				pid: null,
 				wrapperTaskId: wrapperTaskId ?? null,
 				ancestors: null,
+				configDir: null,
 			});
 		}
 		const envelope = spoolEnvelopeSchema.safeParse(record);
 		if (!envelope.success) throw new PayloadError(`envelope ${describeIssue(envelope.error)}`);
-		const {at, source, payload, pid, wrapperTaskId, ancestors} = envelope.data;
+		const {at, source, payload, pid, wrapperTaskId, configDir, ancestors} = envelope.data;
 		return mapPayload(payload, {
 			source,
 			at: Date.parse(at),
 			pid: pid ?? null,
 			wrapperTaskId: wrapperTaskId ?? null,
+			configDir: configDir ?? null,
 			ancestors: ancestors ?? null,
 		});
 	}
@@ -125,6 +129,7 @@ export function parseValue(value: unknown, options: ParseOptions): NewEvent[] {
 		at: options.now,
 		pid: options.pid ?? null,
 		wrapperTaskId: options.wrapperTaskId ?? null,
+		configDir: options.configDir ?? null,
 		ancestors: options.ancestors ?? null,
 	});
 }

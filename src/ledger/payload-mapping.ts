@@ -99,6 +99,8 @@ export type MappingContext = {
 	readonly wrapperTaskId?: string | null;
 	/** The hook process's parent chain, nearest first, up to 4 levels (pid, start time, comm). */
 	readonly ancestors?: readonly Ancestor[] | null;
+	/** CLAUDE_CONFIG_DIR in the hook's environment: where the agent keeps its transcripts (docs/hooks.md). */
+	readonly configDir?: string | null;
 };
 
 /**
@@ -161,6 +163,7 @@ export function mapHookPayload(payload: HookPayload, context: MappingContext): N
 		pidFrom: agent?.from ?? null,
 		toolName,
 		titleHint: name === 'UserPromptSubmit' && prompt && !isTaskNotification ? firstLine(prompt) : null,
+		...(context.configDir ? {configDir: context.configDir} : {}),
 		payload: keptPayload(payload),
 	});
 

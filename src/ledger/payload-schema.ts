@@ -53,6 +53,8 @@ export const spoolEnvelopeSchema = z.looseObject({
 	pid: z.optional(z.number().check(z.int(), z.positive())),
 	/** The wrapper task this session runs under (CONTROLROOM_TASK_ID in the hook's environment). */
 	wrapperTaskId: z.optional(z.string().check(z.minLength(1))),
+	/** CLAUDE_CONFIG_DIR in the hook's environment: the folder Claude's transcripts are under. */
+	configDir: z.optional(z.string().check(z.minLength(1))),
 	/** The hook process's parent chain, nearest first, up to 4 levels. */
 	ancestors: z.optional(z.array(ancestorSchema)),
 });
@@ -67,6 +69,7 @@ export const spoolHeaderSchema = z.looseObject({
 	at: z.optional(z.iso.datetime({offset: true})),
 	pid: z.optional(z.number().check(z.int(), z.positive())),
 	wrapperTaskId: z.optional(z.string().check(z.minLength(1))),
+	configDir: z.optional(z.string().check(z.minLength(1))),
 	ancestors: z.optional(z.array(ancestorSchema)),
 });
 

@@ -14,6 +14,17 @@ export type RejectRow = {
 	readonly rawBytes: number;
 };
 
+/** One process a producer recorded for a task. */
+export type ProcessReport = {
+	readonly pid: number;
+	readonly startTime: number | null;
+	/** The process name recorded with it (an untracked row's), if any. */
+	readonly name: string | null;
+	readonly type: string;
+	readonly source: string;
+	readonly seq: number;
+};
+
 /** Where the hook stopped reading a transcript, so a long one is never re-read from the start. */
 export type TranscriptCursor = {readonly offset: number; readonly lastMessageId: string | null};
 
@@ -56,6 +67,16 @@ export type LedgerReader = {
 	 */
 	preToolUseOf(toolUseId: string): EventOfType<'agent.event'> | undefined;
 	transcriptCursor(path: string): TranscriptCursor | undefined;
+	/** Every transcript whose cursor a task of these ids holds (its path and task), for following live sessions. */
+	transcriptsOf(taskIds: readonly string[]): {readonly path: string; readonly taskId: string}[];
+	/** Every transcript with a cursor whose path starts with `prefix` (a session's helpers' transcripts). */
+	transcriptsUnder(prefix: string): {readonly path: string; readonly taskId: string}[];
+	/**
+	 * Every process a producer recorded for a task (any event whose data names a `pid`, but the
+	 * records of a death: lost, vanished, merged), each distinct PID, start time, name and producer
+	 * once, newest first: what a stop may signal once each is checked (src/producers/agent-tree.ts).
+	 */
+	processReportsOf(taskId: string): ProcessReport[];
 	lastSeq(): number;
 	/** Events after `afterSeq` exactly as stored (data as JSON text), oldest first: what sync ships. */
 	storedEventsSince(afterSeq: number, limit: number): StoredEventRow[];
@@ -137,6 +158,21 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 			AND json_extract(data, '$.event') = 'PreToolUse' AND json_extract(data, '$.payload.tool_use_id') = ?
 			ORDER BY seq DESC LIMIT 1`,
 	);
+	const cursorsOf = preparedByLength(
+		db,
+		marks => `SELECT path, task_id AS taskId FROM transcript_cursors WHERE task_id IN (${marks})`,
+	);
+	const cursorsUnder = db.prepare(
+		'SELECT path, task_id AS taskId FROM transcript_cursors WHERE path >= ? AND path < ? || char(1114111)',
+	);
+	const processReports = db.prepare(
+		`SELECT json_extract(data, '$.pid') AS pid, json_extract(data, '$.startTime') AS startTime,
+			json_extract(data, '$.name') AS name, type, source, MAX(seq) AS seq
+		FROM events
+		WHERE task_id = ? AND type NOT IN ('task.lost', 'task.vanished', 'task.merged')
+			AND typeof(json_extract(data, '$.pid')) = 'integer'
+		GROUP BY 1, 2, 3, 4, 5 ORDER BY seq DESC LIMIT 64`,
+	);
 	const last = db.prepare('SELECT COALESCE(MAX(seq), 0) FROM events').pluck();
 	const eventTotal = db.prepare('SELECT COUNT(*) FROM events').pluck();
 	const storedSince = db.prepare(
@@ -217,6 +253,21 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 		latestClaimOf: contractKey =>
 			(claimOf.get(EventType.claimTaken, contractKey) as {taskId: string; count: number} | undefined) ?? null,
 		transcriptCursor: path => cursor.get(path) as TranscriptCursor | undefined,
+		transcriptsOf(taskIds) {
+			const found: {path: string; taskId: string}[] = [];
+			for (let start = 0; start < taskIds.length; start += 500) {
+				const chunk = taskIds.slice(start, start + 500);
+				found.push(...(cursorsOf(chunk.length).all(...chunk) as {path: string; taskId: string}[]));
+			}
+			return found;
+		},
+		transcriptsUnder: prefix => cursorsUnder.all(prefix, prefix) as {path: string; taskId: string}[],
+		processReportsOf: taskId =>
+			(processReports.all(taskId) as ProcessReport[]).map(report => ({
+				...report,
+				startTime: typeof report.startTime === 'number' ? report.startTime : null,
+				name: typeof report.name === 'string' ? report.name : null,
+			})),
 		lastSeq: () => last.get() as number,
 		storedEventsSince: (afterSeq, limit) => storedSince.all(afterSeq, limit) as StoredEventRow[],
 		storedEventAt: seq => storedAt.get(seq) as StoredEventRow | undefined,

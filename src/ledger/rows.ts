@@ -31,7 +31,19 @@ export function eventFromRow(row: EventRow): LedgerEvent {
  */
 export function taskFromDoc(doc: string): Task {
 	const task = JSON.parse(doc) as Task;
+	// Rows projected before `lastSeenAt` existed: their last event is the best sign of life they have.
+	const seen =
+		task.lastSeenAt === undefined
+			? {
+					...task,
+					lastSeenAt: task.lastEventAt,
+					lastSeenSeq: null,
+					futureEvent: null,
+					isTokensPartial: false,
+					sessionEndedAt: null,
+				}
+			: task;
 	// Rows projected before `hasCompletedTurn` existed keep the rule they were written under:
 	// a session not mid-turn counted as at rest.
-	return task.hasCompletedTurn === undefined ? {...task, hasCompletedTurn: true} : task;
+	return seen.hasCompletedTurn === undefined ? {...seen, hasCompletedTurn: true} : seen;
 }

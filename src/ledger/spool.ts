@@ -15,7 +15,13 @@ import type {Ledger} from './open-ledger.ts';
 import {MAX_LINE_BYTES} from './payload-limits.ts';
 import {describeIssue, spoolHeaderSchema, type AgentSource} from './payload-schema.ts';
 import {makePrivateDir, PRIVATE_FILE_MODE} from './private-files.ts';
-import {commitTranscriptRead, readTranscriptSinceCursor, transcriptTargets, type TranscriptTarget} from './transcript-tokens.ts';
+import {
+	commitTranscriptRead,
+	helpersFirst,
+	readTranscriptSinceCursor,
+	transcriptTargets,
+	type TranscriptTarget,
+} from './transcript-tokens.ts';
 import {MAX_REJECT_RAW_CHARS, type Reject} from './writer.ts';
 
 /** Files of the spool hook (spool-hook.sh): a one-line JSON header, then the payload as received. */
@@ -70,6 +76,7 @@ export function writeSpoolEnvelope(
 		payload: unknown;
 		pid?: number;
 		wrapperTaskId?: string;
+		configDir?: string;
 		ancestors?: readonly HookAncestor[];
 	},
 ): string {
@@ -236,7 +243,7 @@ function readHookFile(file: SpoolFile, now: number): SpoolContent {
 	}
 	const parsed = spoolHeaderSchema.safeParse(header);
 	if (!parsed.success) return reject(`spool header ${describeIssue(parsed.error)}`, payloadText, payloadBytes);
-	const {source, origin: hookOrigin = 'stdin', pid, wrapperTaskId, ancestors} = parsed.data;
+	const {source, origin: hookOrigin = 'stdin', pid, wrapperTaskId, configDir, ancestors} = parsed.data;
 	const at = parsed.data.at === undefined ? Math.round(file.mtimeMs) : Date.parse(parsed.data.at);
 	if (payloadBytes > MAX_LINE_BYTES) {
 		return reject(`${hookOrigin}: larger than ${MAX_LINE_BYTES} bytes`, payloadText, payloadBytes);
@@ -259,6 +266,7 @@ function readHookFile(file: SpoolFile, now: number): SpoolContent {
 			now: at,
 			pid: pid ?? null,
 			wrapperTaskId: wrapperTaskId ?? null,
+			configDir: configDir ?? null,
 			ancestors: ancestors ?? null,
 		});
 	} catch (error) {
@@ -369,7 +377,8 @@ function recordTranscripts(ledger: Ledger, batches: readonly {batch: LineBatch; 
 			}
 		}
 	}
-	for (const {target, at, source} of latest.values()) {
+	// Helpers' transcripts first: a session's own count (cost-state) is settled against theirs (transcript-tokens.ts).
+	for (const {target, at, source} of [...latest.values()].sort((a, b) => helpersFirst(a.target.path, b.target.path))) {
 		try {
 			const read = readTranscriptSinceCursor(ledger, target);
 			if (read) commitTranscriptRead(ledger, read, {at, source});

@@ -1,10 +1,16 @@
-import {closeSync, fstatSync, openSync, readSync} from 'node:fs';
+import {closeSync} from 'node:fs';
+import {homedir} from 'node:os';
+import {basename, dirname, join, normalize} from 'node:path';
 import {EventType, newEvent, type NewEvent} from '../core/events.ts';
+import {COST_STATE} from '../core/tokens.ts';
+import {scanTranscriptText, type CostState, type TranscriptUsage} from '../core/transcript-usage.ts';
+import {AgentFileError, openAgentFileUnder, readAt} from './agent-files.ts';
 import type {Ledger} from './open-ledger.ts';
-import {scanTranscriptText, type TranscriptUsage} from '../core/transcript-usage.ts';
 
-/** Most of a transcript read in one hook call; the rest is read by the next call. */
+/** Most of a transcript read in one go; the rest is read by the next. */
 export const MAX_TRANSCRIPT_CHUNK = 4 * 1024 * 1024;
+/** The largest transcript read at all: one past it leaves its tokens where they were (docs/hooks.md). */
+export const MAX_TRANSCRIPT_BYTES = 2 * 1024 * 1024 * 1024;
 /** Step used to walk past one line longer than a whole chunk (a huge tool result). */
 const SKIP_STEP = 1024 * 1024;
 const NEWLINE = 0x0a;
@@ -19,43 +25,76 @@ export type TranscriptRead = {
 	readonly toOffset: number;
 	readonly lastMessageId: string | null;
 	readonly usage: TranscriptUsage;
+	readonly compactions: number;
+	readonly costState: CostState | null;
+	readonly compactionsAfterCostState: number;
+	/** When the newest line read was written: its own timestamp, else the file's modification time. */
+	readonly lastAt: number | null;
 };
 
-/** A transcript to read and the task its tokens count on. */
-export type TranscriptTarget = {readonly path: string; readonly taskId: string; readonly skipSidechain: boolean};
+/**
+ * A transcript to read, the task its tokens count on, and the folders it may be read from (the
+ * `projects/` folder of Claude's config folder): a path from a payload is the agent's to choose.
+ */
+export type TranscriptTarget = {
+	readonly path: string;
+	readonly taskId: string;
+	readonly skipSidechain: boolean;
+	readonly roots: readonly string[];
+};
 
 function text(value: unknown): string | null {
 	return typeof value === 'string' && value.length > 0 ? value : null;
 }
 
 /**
+ * Where Claude's transcripts may be read from: `projects/` under its config folder, which is
+ * CLAUDE_CONFIG_DIR as the agent's hook saw it, else as this process sees it, else `~/.claude`.
+ */
+export function transcriptRoots(configDir: string | null, env: NodeJS.ProcessEnv = process.env): string[] {
+	const folders = [configDir, env['CLAUDE_CONFIG_DIR'] ?? null, join(homedir(), '.claude')];
+	return [
+		...new Set(
+			folders
+				.filter((folder): folder is string => folder !== null && folder !== '')
+				.map(folder => join(normalize(folder), 'projects')),
+		),
+	];
+}
+
+/** The `projects/` folder a transcript's path lies under (what it was checked against when first read), or null. */
+export function projectsRootOf(path: string): string | null {
+	const at = path.lastIndexOf('/projects/');
+	return at < 0 ? null : path.slice(0, at + '/projects'.length);
+}
+
+/**
+ * A helper's own transcript, beside its session's: `<session>/subagents/agent-<id>.jsonl` next to
+ * `<session>.jsonl` (Claude Code 2.1.328). SubagentStart does not name it; SubagentStop does.
+ */
+function helperTranscriptOf(sessionTranscript: string, agentId: string): string {
+	return join(dirname(sessionTranscript), basename(sessionTranscript, '.jsonl'), 'subagents', `agent-${agentId}.jsonl`);
+}
+
+/**
  * The transcripts a Claude payload names, with the tasks the mapping put its events on: the
- * session's own transcript counts on the session's task (sidechain lines skipped), a helper's
- * (`agent_transcript_path` on SubagentStop) on the helper's task. Taken from the mapped events,
- * so tokens land wherever the mapping put the session, whatever rule put it there.
+ * session's own transcript counts on the session's task (sidechain lines skipped), a helper's (its
+ * `agent_transcript_path` on SubagentStop, or where it will be on SubagentStart) on the helper's
+ * task. Taken from the mapped events, so tokens land wherever the mapping put the session.
  */
 export function transcriptTargets(payload: Record<string, unknown>, events: readonly NewEvent[]): TranscriptTarget[] {
 	const sessionEvent = events.find(event => event.type === EventType.agentEvent);
 	if (!sessionEvent || sessionEvent.source !== 'claude') return [];
+	const roots = transcriptRoots(sessionEvent.type === EventType.agentEvent ? (sessionEvent.data.configDir ?? null) : null);
 	const targets: TranscriptTarget[] = [];
 	const main = text(payload['transcript_path']);
-	if (main) targets.push({path: main, taskId: sessionEvent.taskId, skipSidechain: true});
-	const helperPath = text(payload['agent_transcript_path']);
+	if (main) targets.push({path: main, taskId: sessionEvent.taskId, skipSidechain: true, roots});
 	// The mapping ignores helpers without an agent_type (the /compact SubagentStop): so do tokens.
 	const helper = events.find(event => event.type === EventType.registered && event.data['source'] === 'claude-helper');
-	if (helperPath && helper) targets.push({path: helperPath, taskId: helper.taskId, skipSidechain: false});
+	const agentId = text(payload['agent_id']);
+	const helperPath = text(payload['agent_transcript_path']) ?? (main && agentId ? helperTranscriptOf(main, agentId) : null);
+	if (helperPath && helper) targets.push({path: helperPath, taskId: helper.taskId, skipSidechain: false, roots});
 	return targets;
-}
-
-function readAt(fd: number, offset: number, length: number): Buffer {
-	const buffer = Buffer.allocUnsafe(length);
-	let filled = 0;
-	while (filled < length) {
-		const read = readSync(fd, buffer, filled, length - filled, offset + filled);
-		if (read === 0) break;
-		filled += read;
-	}
-	return buffer.subarray(0, filled);
 }
 
 /** Finds the offset just past the next newline at or after `from`, or null when the line is still open. */
@@ -68,10 +107,15 @@ function nextLineStart(fd: number, from: number, size: number): number | null {
 	return null;
 }
 
+const NOTHING = scanTranscriptText('', {lastMessageId: null, skipSidechain: true});
+
 /**
  * Reads what was appended to a transcript since its stored cursor: complete lines only, at most
- * `maxBytes`. Returns null when there is nothing new, or no such file (a `/compact` SubagentStop
- * names one that never exists). A file shorter than its cursor was replaced: read it from the start.
+ * `maxBytes`. The file is opened only under the target's roots, with no link followed, and read
+ * only when it is a regular file (agent-files.ts). A transcript that does not exist yet is noted at
+ * offset 0 (so it is followed from its first line); one that exists with nothing new, or cannot be
+ * read (a `/compact` SubagentStop names one that never exists; a link, a FIFO), gives null. A file
+ * shorter than its cursor was replaced: it is read from the start.
  */
 export function readTranscriptSinceCursor(
 	ledger: Ledger,
@@ -79,50 +123,118 @@ export function readTranscriptSinceCursor(
 	maxBytes = MAX_TRANSCRIPT_CHUNK,
 ): TranscriptRead | null {
 	const cursor = ledger.reader.transcriptCursor(target.path);
-	let fd: number;
+	const base = {path: target.path, taskId: target.taskId, cursorOffset: cursor?.offset ?? null};
+	let file: ReturnType<typeof openAgentFileUnder>;
 	try {
-		fd = openSync(target.path, 'r');
-	} catch {
-		return null;
+		file = openAgentFileUnder(target.path, target.roots, MAX_TRANSCRIPT_BYTES);
+	} catch (error) {
+		const isNotYet = error instanceof AgentFileError && error.problem === 'missing' && target.path.endsWith('.jsonl');
+		if (!isNotYet || cursor !== undefined || !isUnderRoots(target)) return null;
+		return {...base, fromOffset: 0, toOffset: 0, lastMessageId: null, ...emptyScan(), lastAt: null};
 	}
 	try {
-		const size = fstatSync(fd).size;
+		const size = file.size;
 		const isReplaced = cursor !== undefined && cursor.offset > size;
 		const fromOffset = cursor && !isReplaced ? cursor.offset : 0;
 		const previousId = cursor && !isReplaced ? cursor.lastMessageId : null;
-		if (size <= fromOffset) return null;
-		const chunk = readAt(fd, fromOffset, Math.min(maxBytes, size - fromOffset));
+		if (size <= fromOffset) {
+			return cursor === undefined
+				? {...base, fromOffset, toOffset: fromOffset, lastMessageId: null, ...emptyScan(), lastAt: null}
+				: null;
+		}
+		const chunk = readAt(file.fd, fromOffset, Math.min(maxBytes, size - fromOffset));
 		const end = chunk.lastIndexOf(NEWLINE);
 		if (end < 0) {
 			if (chunk.length < maxBytes) return null; // the last line is still being written
 			// One line longer than a chunk: walk past it unread, so the cursor cannot stick on it.
-			const skipTo = nextLineStart(fd, fromOffset + chunk.length, size);
+			const skipTo = nextLineStart(file.fd, fromOffset + chunk.length, size);
 			if (skipTo === null) return null;
-			const usage = scanTranscriptText('', {lastMessageId: null, skipSidechain: true}).usage;
-			return {...target, cursorOffset: cursor?.offset ?? null, fromOffset, toOffset: skipTo, lastMessageId: previousId, usage};
+			return {...base, fromOffset, toOffset: skipTo, lastMessageId: previousId, ...emptyScan(), lastAt: null};
 		}
 		const scan = scanTranscriptText(chunk.subarray(0, end).toString('utf8'), {
 			lastMessageId: previousId,
 			skipSidechain: target.skipSidechain,
 		});
 		return {
-			...target,
-			cursorOffset: cursor?.offset ?? null,
+			...base,
 			fromOffset,
 			toOffset: fromOffset + end + 1,
 			lastMessageId: scan.lastMessageId,
 			usage: scan.usage,
+			compactions: scan.compactions,
+			costState: scan.costState,
+			compactionsAfterCostState: scan.compactionsAfterCostState,
+			lastAt: scan.lastAt ?? Math.round(file.stats.mtimeMs),
 		};
 	} finally {
-		closeSync(fd);
+		closeSync(file.fd);
+	}
+}
+
+function emptyScan(): Pick<TranscriptRead, 'usage' | 'compactions' | 'costState' | 'compactionsAfterCostState'> {
+	return {usage: NOTHING.usage, compactions: 0, costState: null, compactionsAfterCostState: 0};
+}
+
+/** Whether a path not yet there would be under the target's roots (it is noted only then). */
+function isUnderRoots(target: TranscriptTarget): boolean {
+	return normalize(target.path) === target.path && target.roots.some(root => target.path.startsWith(`${root}/`));
+}
+
+/** Orders transcript paths to be read so that helpers' come before sessions': see commitTranscriptRead. */
+export function helpersFirst(a: string, b: string): number {
+	return Number(b.includes('/subagents/')) - Number(a.includes('/subagents/'));
+}
+
+/** Where a session's helpers' transcripts are: `<session>/subagents/` beside `<session>.jsonl`. */
+function helpersFolderOf(sessionTranscript: string): string {
+	return `${sessionTranscript.slice(0, -'.jsonl'.length)}/subagents/`;
+}
+
+/**
+ * Reads each of a session's helpers' transcripts to its end, first: Claude's own count of the
+ * session includes its helpers' calls, so what they wrote must be counted before the difference is.
+ */
+function readHelpersFirst(ledger: Ledger, sessionTranscript: string, event: {at: number; source: string}): void {
+	for (const cursor of ledger.reader.transcriptsUnder(helpersFolderOf(sessionTranscript))) {
+		const root = projectsRootOf(cursor.path);
+		if (root === null) continue;
+		const target = {path: cursor.path, taskId: cursor.taskId, skipSidechain: false, roots: [root]};
+		for (let chunk = 0; chunk < 16; chunk += 1) {
+			const read = readTranscriptSinceCursor(ledger, target);
+			if (!read || read.toOffset === read.fromOffset || !commitTranscriptRead(ledger, read, event)) break;
+		}
 	}
 }
 
 /**
+ * The tokens counted so far for the session a transcript belongs to: its own reports (this path,
+ * Claude's count settlements included) and its helpers' transcripts beside it, which Claude's
+ * `cost-state` count includes too.
+ */
+function countedForSession(ledger: Ledger, read: TranscriptRead): {input: number; output: number} {
+	let input = 0;
+	let output = 0;
+	for (const event of ledger.reader.eventsOf(read.taskId)) {
+		if (event.type !== EventType.tokensReported || event.data.transcript !== read.path) continue;
+		input += event.data.input ?? 0;
+		output += event.data.output ?? 0;
+	}
+	for (const cursor of ledger.reader.transcriptsUnder(helpersFolderOf(read.path))) {
+		const helper = ledger.reader.task(cursor.taskId);
+		input += helper?.tokens.input ?? 0;
+		output += helper?.tokens.output ?? 0;
+	}
+	return {input, output};
+}
+
+/**
  * Inside the caller's write transaction: moves the cursor and appends the usage as a
- * `task.tokens_reported` DELTA. If another hook moved the cursor since this read, it already
- * counted these lines, so this read is dropped (returns false). The event's dedup key names the
- * file and the offset it starts at, so a span of a transcript is counted at most once.
+ * `task.tokens_reported` DELTA (with the `/compact` runs it saw). Where the span holds Claude's own
+ * `cost-state` count, the difference between it and what was counted for the session (the model
+ * calls no assistant line shows) follows as one more report, `from: cost-state`, which also says
+ * whether a `/compact` came after it. If another reader moved the cursor since this read, it
+ * already counted these lines, so this read is dropped (returns false). Dedup keys name the file
+ * and the offsets, so a span of a transcript is counted at most once.
  */
 export function commitTranscriptRead(ledger: Ledger, read: TranscriptRead, event: {at: number; source: string}): boolean {
 	if ((ledger.reader.transcriptCursor(read.path)?.offset ?? null) !== read.cursorOffset) return false;
@@ -133,17 +245,28 @@ export function commitTranscriptRead(ledger: Ledger, read: TranscriptRead, event
 		lastMessageId: read.lastMessageId,
 		at: event.at,
 	});
-	if (read.usage.messages === 0) return true;
-	const tokens = newEvent(
-		EventType.tokensReported,
-		{...read.usage, transcript: read.path},
-		{
-			taskId: read.taskId,
-			at: event.at,
-			source: event.source,
-			dedupKey: `tokens:${read.path}:${read.cursorOffset ?? 'new'}>${read.fromOffset}-${read.toOffset}`,
-		},
-	);
-	ledger.writer.append([tokens]);
+	const key = `tokens:${read.path}:${read.cursorOffset ?? 'new'}>${read.fromOffset}-${read.toOffset}`;
+	const envelope = {taskId: read.taskId, at: event.at, source: event.source};
+	if (read.usage.messages > 0 || read.compactions > 0) {
+		const data = {...read.usage, transcript: read.path, ...(read.compactions > 0 ? {compactions: read.compactions} : {})};
+		ledger.writer.append([newEvent(EventType.tokensReported, data, {...envelope, dedupKey: key})]);
+	}
+	if (read.costState === null) return true;
+	readHelpersFirst(ledger, read.path, event);
+	const counted = countedForSession(ledger, read);
+	const missing = {
+		input: Math.max(0, read.costState.input - counted.input),
+		output: Math.max(0, read.costState.output - counted.output),
+	};
+	const isPartial = ledger.reader.task(read.taskId)?.isTokensPartial === true;
+	if (missing.input === 0 && missing.output === 0 && !isPartial) return true;
+	const settlement = {
+		input: missing.input,
+		output: missing.output,
+		from: COST_STATE,
+		transcript: read.path,
+		pendingCompactions: read.compactionsAfterCostState,
+	};
+	ledger.writer.append([newEvent(EventType.tokensReported, settlement, {...envelope, dedupKey: `${key}:${COST_STATE}`})]);
 	return true;
 }

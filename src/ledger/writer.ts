@@ -86,6 +86,8 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 	function appendInside(events: readonly NewEvent[], options: AppendOptions = {}): AppendResult {
 		const touched = new Map<string, Task>();
 		const {legacyKeys} = options;
+		// When these events are recorded: an event dated later than this is folded at this time (task.ts).
+		const recordedAt = Date.now();
 		let appended = 0;
 		let lastSeq = 0;
 		for (let index = 0; index < events.length; index += 1) {
@@ -105,7 +107,7 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 			lastSeq = Number(info.lastInsertRowid);
 			const doc = touched.has(event.taskId) ? undefined : (selectTask.get(event.taskId) as string | undefined);
 			const current = touched.get(event.taskId) ?? (doc ? taskFromDoc(doc) : undefined);
-			const next = applyEvent(current, event, lastSeq);
+			const next = applyEvent(current, event, lastSeq, recordedAt);
 			if (next) touched.set(event.taskId, next);
 		}
 		for (const task of touched.values()) {

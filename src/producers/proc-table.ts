@@ -72,6 +72,23 @@ export function readCwd(pid: number, procRoot = DEFAULT_PROC_ROOT): string | nul
 	}
 }
 
+/**
+ * Clock ticks a second in /proc's start times (USER_HZ). Linux reports them in USER_HZ, which is
+ * 100 on every architecture it runs on today (sysconf(_SC_CLK_TCK)); Node cannot ask sysconf.
+ */
+export const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * How long ago each process started, from its start time and the time since boot read now
+ * (/proc/uptime); a function that says null for every process when the uptime cannot be read.
+ */
+export function processAge(procRoot = DEFAULT_PROC_ROOT): (process: ProcessInfo) => number | null {
+	const uptime = Number((readSmall(`${procRoot}/uptime`) ?? '').split(' ')[0]);
+	if (!Number.isFinite(uptime) || uptime <= 0) return () => null;
+	const upMs = uptime * 1000;
+	return process => Math.max(0, upMs - (process.startTime * 1000) / CLOCK_TICKS_PER_SECOND);
+}
+
 /** The start time of a live process (clock ticks after boot), or null when it is gone. */
 export function processStartTime(pid: number, procRoot = DEFAULT_PROC_ROOT): number | null {
 	return readProcess(pid, procRoot)?.startTime ?? null;

@@ -3,6 +3,7 @@ import {agentNameOf, descendsFrom, type ProcessInfo} from '../core/process-tree.
 import {
 	adoptedTasks,
 	discoveredEvent,
+	DISCOVERY_GRACE_MS,
 	endedTasks,
 	lostTasks,
 	planReconcile,
@@ -13,9 +14,10 @@ import {
 import type {Ledger, LedgerFileChange} from '../ledger/open-ledger.ts';
 import {spoolDir} from '../ledger/paths.ts';
 import {foldSpool} from '../ledger/spool.ts';
-import {DEFAULT_PROC_ROOT, readArgv, readCwd, scanProcesses, type ProcessScan} from './proc-table.ts';
+import {catchUpTranscripts} from '../ledger/transcript-catch-up.ts';
+import {DEFAULT_PROC_ROOT, processAge, readArgv, readCwd, scanProcesses, type ProcessScan} from './proc-table.ts';
 import {DEFAULT_AGENT_NAMES} from './reconcile-options.ts';
-import {isNamedByTask, processRecordOf, registeringWrapperOf} from './task-process.ts';
+import {namedByTask, processRecordOf, registeringWrapperOf} from './task-process.ts';
 
 /** Interpreter names whose argv is read to see which script they run. */
 const INTERPRETER_NAMES = new Set(['node', 'nodejs', 'bun', 'deno', 'python', 'python3']);
@@ -31,6 +33,8 @@ export type ReconcileOptions = {
 	 * so the machine's other agents stay out of its ledger); every agent process when absent.
 	 */
 	readonly untrackedUnder?: number;
+	/** How long a new agent process is left for its own hook to register it (default DISCOVERY_GRACE_MS). */
+	readonly discoveryGraceMs?: number;
 };
 
 /** What one pass did. */
@@ -65,7 +69,7 @@ export type ReconcileResult = {
 function gather(
 	ledger: Ledger,
 	table: ProcessScan,
-	options: {now: number; procRoot: string; agentNames: ReadonlySet<string>; untrackedUnder?: number},
+	options: {now: number; procRoot: string; agentNames: ReadonlySet<string>; untrackedUnder?: number; discoveryGraceMs: number},
 ): ReconcileFacts {
 	const lookup = (pid: number) => table.get(pid);
 	const isInScope = (pid: number): boolean =>
@@ -74,6 +78,8 @@ function gather(
 		task,
 		registeredBy: task.status === 'registered' ? registeringWrapperOf(ledger, task.id) : null,
 		process: task.status === 'registered' ? null : processRecordOf(ledger, task),
+		// A helper runs inside its parent's process: its parent's end is its own (helperVerdict).
+		parent: task.parentId !== null && task.pid === null ? (ledger.reader.task(task.parentId) ?? null) : null,
 	}));
 	const agentProcesses: ProcessInfo[] = [];
 	for (const pid of table.pids) {
@@ -89,7 +95,9 @@ function gather(
 		agentProcesses,
 		// Asked only about the agents nobody tracks, so a pass reads one row per candidate.
 		knownTaskIds: {has: taskId => ledger.reader.task(taskId) !== undefined},
-		isNamedByTask: process => isNamedByTask(ledger, process),
+		namedByTask: process => namedByTask(ledger, process),
+		ageMs: processAge(options.procRoot),
+		discoveryGraceMs: options.discoveryGraceMs,
 	};
 }
 
@@ -122,12 +130,15 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 	// Before folding: a fold into a deleted ledger would move spool files into a file no one reads.
 	const ledgerChange = ledger.verifyFile();
 	const folded = foldSpool(ledger, spoolDir(ledger.path), now);
+	// What live sessions' transcripts grew by since: tokens as current as the hooks' events.
+	catchUpTranscripts(ledger, {now: Math.max(now, Date.now())});
 	const table = scanProcesses(procRoot);
 	const facts = gather(ledger, table, {
 		now,
 		procRoot,
 		agentNames: new Set(options.agentNames ?? DEFAULT_AGENT_NAMES),
 		...(options.untrackedUnder === undefined ? {} : {untrackedUnder: options.untrackedUnder}),
+		discoveryGraceMs: options.discoveryGraceMs ?? DISCOVERY_GRACE_MS,
 	});
 	const plan = planReconcile(facts);
 	const discoveries = plan.discovered.map(discovery =>

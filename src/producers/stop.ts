@@ -1,99 +1,154 @@
 import {setTimeout as sleep} from 'node:timers/promises';
 import {EventType} from '../core/events.ts';
-import {pidFate} from '../core/process-tree.ts';
 import {isEnded} from '../core/status.ts';
 import type {Task} from '../core/task.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
-import {groupMembers, readProcess} from './proc-table.ts';
-import {processRecordOf, type ProcessRecord} from './task-process.ts';
+import {agentTreeOf, type AgentTree, type RefusedStamp, type TreeProcess} from './agent-tree.ts';
+import {readProcess} from './proc-table.ts';
 
 /** Time a task gets to end after SIGTERM before SIGKILL. */
 export const DEFAULT_GRACE_MS = 5000;
-/** How often the group is checked while waiting for it to be gone (processes we did not spawn cannot be awaited). */
+/** How often the tree is checked while waiting for it to be gone (processes we did not spawn cannot be awaited). */
 const CHECK_EVERY_MS = 25;
-/** How long SIGKILL may take to clear the group before we give up and say so. */
+/** How often the tree is looked for again while it ends: children born meanwhile, processes that moved. */
+const RESCAN_EVERY_MS = 250;
+/** How long SIGKILL may take to clear the tree before we give up and name what is left. */
 export const KILL_WAIT_MS = 3000;
 
 /** Why a task cannot be stopped. */
-export type StopRefusal = 'not-found' | 'ended' | 'pid-unknown' | 'gone' | 'pid-reused' | 'not-permitted' | 'survived';
+export type StopRefusal = 'not-found' | 'ended' | 'pid-unknown' | 'gone' | 'pid-reused';
+
+/** A wrapped run's child as the wrapper spawned it: its PID, the group it leads and its start time. */
+export type StopTarget = {readonly pid: number; readonly pgid: number | null; readonly startTime: number | null};
+
+/** A process of the tree still alive after SIGKILL, and why, where known. */
+export type Survivor = {readonly pid: number; readonly name: string; readonly why: string};
 
 /** What `stopTask` did, or why it could not. */
 export type StopResult =
 	| {
 			readonly outcome: 'stopped';
 			readonly taskId: string;
-			/** The last signal sent: SIGKILL when the group outlived the grace period. */
+			/** The last signal sent: SIGKILL when the tree outlived the grace period. */
 			readonly signal: 'SIGTERM' | 'SIGKILL';
 			readonly escalated: boolean;
+			/** Every process the stop ended, each confirmed gone. */
+			readonly pids: readonly number[];
+			readonly message: string;
+	  }
+	| {
+			/** Some processes of the tree outlived SIGKILL (another user's, or stuck in the kernel): named. */
+			readonly outcome: 'partial';
+			readonly taskId: string;
+			readonly pids: readonly number[];
+			readonly survivors: readonly Survivor[];
 			readonly message: string;
 	  }
 	| {readonly outcome: 'refused'; readonly taskId: string | null; readonly reason: StopRefusal; readonly message: string};
 
-/** The processes a stop must end: the whole group where one is known, else the one PID. */
-export type StopTarget = {readonly pid: number; readonly pgid: number | null; readonly startTime: number | null};
+/** How a tree that was asked to end did end. */
+export type TreeEnd = {
+	readonly signal: 'SIGTERM' | 'SIGKILL';
+	readonly escalated: boolean;
+	/** Every process signalled, the survivors among them. */
+	readonly pids: readonly number[];
+	readonly survivors: readonly Survivor[];
+};
 
-/** Live processes of the target: group members (zombies excluded), or the PID if it is still the same process. */
-export function liveMembers(target: StopTarget): number[] {
-	if (target.pgid !== null) return groupMembers(target.pgid).map(process => process.pid);
-	return pidFate(target.startTime, readProcess(target.pid)) === 'alive' ? [target.pid] : [];
+/** Whether a process is still the one that was found: same PID, same start time, not a zombie. */
+function isSame(target: TreeProcess): boolean {
+	const current = readProcess(target.pid);
+	return current !== undefined && current.state !== 'Z' && current.startTime === target.startTime;
 }
 
-function send(target: StopTarget, signal: NodeJS.Signals): void {
+/** Signals one process, checked to be the same process just before; the error code when the kernel refused. */
+function signal(target: TreeProcess, name: NodeJS.Signals): string | null {
+	if (!isSame(target)) return null;
 	try {
-		process.kill(target.pgid !== null ? -target.pgid : target.pid, signal);
+		process.kill(target.pid, name);
+		return null;
 	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+		const code = (error as NodeJS.ErrnoException).code ?? 'error';
+		return code === 'ESRCH' ? null : code;
 	}
 }
 
-async function waitGone(target: StopTarget, ms: number): Promise<boolean> {
-	const deadline = Date.now() + ms;
+/**
+ * Ends a process tree: SIGTERM to each process (found again every RESCAN_EVERY_MS, so what the
+ * tree starts or moves meanwhile is ended too), SIGKILL to what is left after `graceMs`, and a
+ * check that each is gone; what outlives SIGKILL for KILL_WAIT_MS is named. Shared by `stop`, the
+ * board's `s`, a fleet stop, the wrapper's budget stop and the signals it forwards.
+ */
+export async function endTree(tree: AgentTree, graceMs: number): Promise<TreeEnd> {
+	const known = new Map<number, TreeProcess>();
+	const refusedBy = new Map<number, string>();
+	let current: 'SIGTERM' | 'SIGKILL' = 'SIGTERM';
+	const take = (found: readonly TreeProcess[]): void => {
+		for (const process of found) {
+			if (known.has(process.pid)) continue;
+			known.set(process.pid, process);
+			const refusal = signal(process, current);
+			if (refusal) refusedBy.set(process.pid, refusal);
+		}
+	};
+	take(tree.processes);
+	let deadline = Date.now() + Math.max(0, graceMs);
+	let nextScan = Date.now() + RESCAN_EVERY_MS;
 	for (;;) {
-		if (liveMembers(target).length === 0) return true;
-		if (Date.now() >= deadline) return false;
+		const alive = [...known.values()].filter(isSame);
+		const now = Date.now();
+		if (alive.length === 0 || now >= nextScan) {
+			const before = known.size;
+			take(tree.rescan([...known.values()]));
+			nextScan = now + RESCAN_EVERY_MS;
+			if (alive.length === 0 && known.size === before) break;
+		}
+		if (now >= deadline) {
+			if (current === 'SIGKILL') break;
+			current = 'SIGKILL';
+			for (const process of alive) {
+				const refusal = signal(process, 'SIGKILL');
+				if (refusal) refusedBy.set(process.pid, refusal);
+			}
+			deadline = Date.now() + KILL_WAIT_MS;
+		}
 		await sleep(CHECK_EVERY_MS);
 	}
-}
-
-/** How a group that was asked to end did end: by the first signal, or by SIGKILL after the grace. */
-export type GroupEnd = {signal: 'SIGTERM' | 'SIGKILL'; escalated: boolean; survivors: number[]};
-
-/**
- * Waits for a group already sent SIGTERM to be gone, sends SIGKILL once `graceLeftMs` has passed,
- * and confirms that no process of it is left.
- */
-export async function awaitGroupEnd(target: StopTarget, graceLeftMs: number): Promise<GroupEnd> {
-	if (await waitGone(target, Math.max(0, graceLeftMs))) return {signal: 'SIGTERM', escalated: false, survivors: []};
-	send(target, 'SIGKILL');
-	await waitGone(target, KILL_WAIT_MS);
-	return {signal: 'SIGKILL', escalated: true, survivors: liveMembers(target)};
-}
-
-/**
- * Sends SIGTERM to the target's group, waits up to `graceMs`, then SIGKILL, and confirms that no
- * process of the group is left. Shared by `controlroom stop` and the wrapper's budget stop.
- */
-export async function terminate(target: StopTarget, graceMs: number): Promise<GroupEnd> {
-	send(target, 'SIGTERM');
-	return awaitGroupEnd(target, graceMs);
-}
-
-/** A target from a process record: the group when the PID leads one (wrapper children always do). */
-function targetOf(record: ProcessRecord): StopTarget {
-	const leadsGroup = readProcess(record.pid)?.pgid === record.pid;
-	return {pid: record.pid, pgid: record.pgid ?? (leadsGroup ? record.pid : null), startTime: record.startTime};
+	const survivors = [...known.values()].filter(isSame).map(process => ({
+		pid: process.pid,
+		name: process.name,
+		why: refusedBy.get(process.pid) === 'EPERM' ? 'not permitted to signal it' : `alive ${KILL_WAIT_MS} ms after SIGKILL`,
+	}));
+	return {signal: current, escalated: current === 'SIGKILL', pids: [...known.keys()], survivors};
 }
 
 /** How a stop is made: the grace period, and who asked (recorded as the events' source). */
-export type StopOptions = {readonly graceMs?: number; readonly source?: 'cli' | 'board' | 'fleet'};
+export type StopOptions = {readonly graceMs?: number; readonly source?: 'cli' | 'board' | 'fleet'; readonly procRoot?: string};
+
+/** Why no recorded process may be signalled, in words. */
+function refusalOf(taskId: string, refused: readonly RefusedStamp[]): {reason: StopRefusal; message: string} {
+	const reused = refused.find(stamp => stamp.fate === 'reused' || stamp.fate === 'not-an-agent' || stamp.fate === 'unverified');
+	if (!reused)
+		return {reason: 'gone', message: `task ${taskId}: its processes are already gone; the reconciler will record how it ended`};
+	const why =
+		reused.fate === 'reused'
+			? 'now belongs to another process (start time differs)'
+			: reused.fate === 'not-an-agent'
+				? 'now belongs to a process that is not the agent'
+				: 'was recorded without its start time, so it cannot be told from another process';
+	return {reason: 'pid-reused', message: `task ${taskId}: PID ${reused.pid} (${reused.from}) ${why}; not signalling it`};
+}
+
+const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? '' : 'es'}`;
 
 /**
- * Stops a task (by id, unique id prefix or session id): records the request, signals its process
- * group, escalates to SIGKILL after the grace period, confirms every process of the group is gone
- * and records `stopped` with the signal that ended the group, once (a task that ended meanwhile
- * keeps its end). A live wrapper that sees the request leaves this record to the stop, which alone
- * knows whether SIGKILL was needed. A task whose PID no producer reported cannot be stopped, and
- * the result says why. The board's `s` key and `controlroom stop` both call this.
+ * Stops a task (by id, unique id prefix or session id): ends its whole process tree (endTree): the
+ * processes its producers recorded, each only with its recorded start time (and its agent's name,
+ * where a hook or the process table named it), and everything below them, whatever group or session
+ * they moved to. It records the request, and `stopped` with the signal that ended the tree once every
+ * process of it is confirmed gone (a task that ended meanwhile keeps its end); when some outlive
+ * SIGKILL it records nothing more and names them. A live wrapper that sees the request leaves the
+ * record to the stop. The board's `s`, `controlroom stop` and a fleet stop all call this.
  */
 export async function stopTask(ledger: Ledger, ref: string, options: StopOptions = {}): Promise<StopResult> {
 	const source = options.source ?? 'cli';
@@ -107,65 +162,61 @@ export async function stopTask(ledger: Ledger, ref: string, options: StopOptions
 	const taskId = task.id;
 	const refuse = (reason: StopRefusal, message: string): StopResult => ({outcome: 'refused', taskId, reason, message});
 	if (isEnded(task.status)) return refuse('ended', `task ${task.id} has already ended (${task.status})`);
-	const record = processRecordOf(ledger, task);
-	if (!record) {
-		return refuse(
-			'pid-unknown',
-			`task ${task.id} cannot be stopped: no producer reported its PID, so there is no process to signal`,
-		);
-	}
-	const fate = pidFate(record.startTime, readProcess(record.pid));
-	if (fate === 'gone')
-		return refuse('gone', `task ${task.id}: process ${record.pid} is already gone; the reconciler will mark it lost`);
-	if (fate === 'reused') {
-		return refuse(
-			'pid-reused',
-			`task ${task.id}: PID ${record.pid} now belongs to another process (start time differs); not signalling it`,
-		);
+	const tree = agentTreeOf(ledger, task, options.procRoot);
+	if (tree.processes.length === 0) {
+		if (task.pid === null && tree.refused.length === 0) {
+			return refuse(
+				'pid-unknown',
+				`task ${task.id} cannot be stopped: no producer reported its PID, so there is no process to signal`,
+			);
+		}
+		const refusal = refusalOf(task.id, tree.refused);
+		return refuse(refusal.reason, refusal.message);
 	}
 	const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
-	const target = targetOf(record);
+	const pids = tree.processes.map(process => process.pid);
 	ledger.writer.append([
 		{
 			taskId: task.id,
 			type: EventType.stopRequested,
 			at: Date.now(),
 			source,
-			data: {signal: 'SIGTERM', graceMs, pgid: target.pgid},
+			data: {signal: 'SIGTERM', graceMs, pgid: task.pgid, pids},
 		},
 	]);
-	let ended: Awaited<ReturnType<typeof terminate>>;
-	try {
-		ended = await terminate(target, graceMs);
-	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === 'EPERM')
-			return refuse('not-permitted', `task ${task.id}: not permitted to signal process ${record.pid}`);
-		throw error;
-	}
+	const ended = await endTree(tree, graceMs);
+	const count = plural(ended.pids.length, 'process');
 	if (ended.survivors.length > 0) {
-		return refuse('survived', `task ${task.id}: processes ${ended.survivors.join(', ')} survived SIGKILL`);
+		const named = ended.survivors.map(survivor => `${survivor.pid} (${survivor.name}: ${survivor.why})`).join(', ');
+		return {
+			outcome: 'partial',
+			taskId,
+			pids: ended.pids,
+			survivors: ended.survivors,
+			message: `task ${task.id}: ${ended.survivors.length} of ${count} still alive: ${named}`,
+		};
 	}
 	const reason = ended.escalated ? `stop requested; still alive after ${graceMs} ms, killed` : 'stop requested';
 	ledger.writer.transaction(() => {
-		const now = ledger.reader.task(task.id);
+		const now = ledger.reader.task(taskId);
 		if (now && !isEnded(now.status)) {
 			ledger.writer.append([
 				{
-					taskId: task.id,
+					taskId,
 					type: EventType.stopped,
 					at: Date.now(),
 					source,
-					data: {signal: ended.signal, reason, exitCode: null, escalated: ended.escalated},
+					data: {signal: ended.signal, reason, exitCode: null, escalated: ended.escalated, pids: [...ended.pids]},
 				},
 			]);
 		}
 	});
-	const scope = target.pgid !== null ? `process group ${target.pgid}` : `process ${target.pid}`;
 	return {
 		outcome: 'stopped',
-		taskId: task.id,
+		taskId,
 		signal: ended.signal,
 		escalated: ended.escalated,
-		message: `stopped ${task.id}: ${scope} ended by ${ended.signal}${ended.escalated ? ` after ${graceMs} ms grace` : ''}`,
+		pids: ended.pids,
+		message: `stopped ${task.id}: ${count} (${ended.pids.join(', ')}) ended by ${ended.signal}${ended.escalated ? ` after ${graceMs} ms grace` : ''}`,
 	};
 }

@@ -3,8 +3,9 @@ import {basename, dirname} from 'node:path';
 import {LOG_VIEW_LINES, plainLine, type LogReader, type TaskLog} from '../core/board/log-view.ts';
 import {EventType} from '../core/events.ts';
 import {ledgerMessages, messageLines, transcriptMessages} from '../core/transcript-messages.ts';
-import {AgentFileError, openAgentFile, readAt} from '../ledger/agent-files.ts';
+import {AgentFileError, openAgentFile, openAgentFileUnder, readAt, readTail as readAgentTail} from '../ledger/agent-files.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
+import {MAX_TRANSCRIPT_BYTES, projectsRootOf} from '../ledger/transcript-tokens.ts';
 import {OUTPUT_FILE_CAP_BYTES} from './wrapper/output-file.ts';
 
 /** How much of the end of an output file is read for the view. */
@@ -68,9 +69,32 @@ function readOutput(path: string): TaskLog {
 	};
 }
 
+/**
+ * The end of a transcript: a path an agent's payload named, so it is read as transcript tokens
+ * are (docs/hooks.md): under the `projects/` folder it was registered under, no link, a regular file.
+ */
+function readTranscriptTail(path: string): {text: string; isCut: boolean} {
+	const root = projectsRootOf(path);
+	if (root === null) return {text: '', isCut: false};
+	let file: ReturnType<typeof openAgentFileUnder>;
+	try {
+		file = openAgentFileUnder(path, [root], MAX_TRANSCRIPT_BYTES);
+	} catch {
+		return {text: '', isCut: false};
+	}
+	try {
+		const tail = readAgentTail(file, TRANSCRIPT_TAIL_BYTES);
+		const text = tail.bytes.toString('utf8');
+		// Read from the middle of a line: that partial line is dropped.
+		return tail.isCut ? {text: text.slice(text.indexOf('\n') + 1), isCut: true} : {text, isCut: false};
+	} finally {
+		closeSync(file.fd);
+	}
+}
+
 /** An agent session's last messages, from the end of its transcript. */
 function readTranscript(path: string, agent: string): TaskLog {
-	const {text, isCut} = readTail(path, TRANSCRIPT_TAIL_BYTES);
+	const {text, isCut} = readTranscriptTail(path);
 	const lines = messageLines(transcriptMessages(splitLines(text), agent))
 		.map(plainLine)
 		.slice(-LOG_VIEW_LINES);
@@ -114,15 +138,10 @@ function locate(ledger: Ledger, taskId: string): LogPlace {
 			? {kind: 'none', why: 'controlroom did not start this process, so its output is not kept'}
 			: {kind: 'none', why: `no output is kept for a ${task.source} task; its timeline (enter) has what it recorded`};
 	}
-	const events = ledger.reader.latestEventsOf(taskId, [EventType.agentEvent, EventType.tokensReported], 50);
-	for (const event of events) {
-		const path =
-			event.type === EventType.tokensReported
-				? text(event.data.transcript)
-				: text((event.data.payload as Record<string, unknown> | null | undefined)?.['transcript_path']);
-		if (path) return {kind: 'transcript', path, agent};
-	}
-	return {kind: 'ledger', agent};
+	// Only a transcript the token reader took (checked to lie where the agent keeps them), not any path a payload names.
+	const transcripts = ledger.reader.transcriptsOf([taskId]).filter(cursor => !cursor.path.includes('/subagents/'));
+	const path = transcripts.at(-1)?.path ?? null;
+	return path ? {kind: 'transcript', path, agent} : {kind: 'ledger', agent};
 }
 
 function readLedgerMessages(ledger: Ledger, taskId: string, agent: string, why: string): TaskLog {

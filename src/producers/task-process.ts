@@ -43,16 +43,17 @@ export function processRecordOf(ledger: Ledger, task: Task): ProcessRecord | nul
 }
 
 /**
- * Whether a task other than an untracked row names this process: its PID, with the same start time
- * where one was recorded (a live row with none recorded counts; an ended one does not, as its PID
- * may since have been reused).
+ * The task, other than an untracked (or merged) row, that names this process: its PID, with the
+ * same start time where one was recorded (a live row with none recorded counts; an ended one does
+ * not, as its PID may since have been reused). Null when none does.
  */
-export function isNamedByTask(ledger: Ledger, process: ProcessInfo): boolean {
-	return ledger.reader.tasksWithPid(process.pid).some(task => {
-		if (task.status === 'untracked') return false;
+export function namedByTask(ledger: Ledger, process: ProcessInfo): string | null {
+	const named = ledger.reader.tasksWithPid(process.pid).find(task => {
+		if (task.status === 'untracked' || task.status === 'merged') return false;
 		const startTime = processRecordOf(ledger, task)?.startTime ?? null;
 		return startTime === null ? !isEnded(task.status) : startTime === process.startTime;
 	});
+	return named?.id ?? null;
 }
 
 /**

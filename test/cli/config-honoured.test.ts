@@ -8,7 +8,7 @@ import type {ReconcileResult} from '../../src/producers/reconciler.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
 import {event} from '../helpers/ledger.ts';
 import {onLedgerChange, onOutput, waitFor} from '../helpers/wait-for.ts';
-import {agent, killQuietly, ledgerOf, sandbox, startCli, type Started} from '../producers/helpers.ts';
+import {agent, killQuietly, ledgerOf, pastDiscoveryGrace, sandbox, startCli, type Started} from '../producers/helpers.ts';
 import {freshLedgerFile} from '../helpers/ledger.ts';
 
 // Each setting read from the config file is shown by what its command does, not by reading it back.
@@ -137,6 +137,7 @@ describe('reconcile: agentNames, reconcileIntervalSeconds', () => {
 		const child = spawn(fakeAgent(box.dir, name), [], {stdio: ['ignore', 'pipe', 'ignore']});
 		pids.push(child.pid);
 		await new Promise(resolve => child.stdout.once('data', resolve));
+		await pastDiscoveryGrace(child.pid!);
 		const found = (env: NodeJS.ProcessEnv) => {
 			const result = runCli(['reconcile', '--once', '--json', '--ledger', box.ledgerFile], {env: {...box.env, ...env}});
 			expect(result.status, result.stderr).toBe(0);

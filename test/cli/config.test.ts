@@ -49,7 +49,9 @@ describe('controlroom config', () => {
 		expect(result.status, result.stderr).toBe(0);
 		expect(result.stdout).toContain(`config file: ${path} (none there: nothing comes from a file)`);
 		for (const key of SETTING_KEYS) expect(result.stdout).toMatch(new RegExp(`^${key} +\\S+ +default +\\S`, 'm'));
-		expect(result.stdout).toMatch(/^stallSeconds +600 +default +board --stall$/m);
+		expect(result.stdout).toMatch(
+			/^stallSeconds +600 +default +board --stall, snapshot --stall, explain --stall, timeline --stall$/m,
+		);
 		expect(result.stdout).toMatch(/^endedWindow +"24h" +default +board --since, snapshot --since$/m);
 		// Reading settings creates nothing: neither the file nor its folder.
 		expect(readdirSync(dir)).toEqual([]);
@@ -60,7 +62,9 @@ describe('controlroom config', () => {
 		const result = runCli(['config'], {env: {...env, CONTROLROOM_SLOTS: '3'}});
 		expect(result.status, result.stderr).toBe(0);
 		expect(result.stdout).toContain(`config file: ${path} (read)`);
-		expect(result.stdout).toMatch(/^stallSeconds +900 +file +board --stall$/m);
+		expect(result.stdout).toMatch(
+			/^stallSeconds +900 +file +board --stall, snapshot --stall, explain --stall, timeline --stall$/m,
+		);
 		expect(result.stdout).toMatch(/^endedWindow +"7d" +file /m);
 		expect(result.stdout).toMatch(/^agentNames +\["aider"\] +file /m);
 		expect(result.stdout).toMatch(/^slots +3 +CONTROLROOM_SLOTS +run --slots$/m);

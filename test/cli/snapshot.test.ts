@@ -87,7 +87,17 @@ describe('snapshot', () => {
 			'disagreements',
 		]);
 		expect(json.version).toBe(1);
-		expect(json.counts).toEqual({registered: 0, running: 2, done: 1, failed: 0, stopped: 0, lost: 0, untracked: 0, stalled: 1});
+		expect(json.counts).toEqual({
+			registered: 0,
+			running: 2,
+			done: 1,
+			failed: 0,
+			stopped: 0,
+			lost: 0,
+			untracked: 0,
+			vanished: 0,
+			stalled: 1,
+		});
 		expect(json.tasks.map((task: {id: string}) => task.id).sort()).toEqual(['t-live', 't-quiet']);
 		const live = json.tasks.find((task: {id: string}) => task.id === 't-live');
 		expect(live).toMatchObject({
@@ -95,9 +105,10 @@ describe('snapshot', () => {
 			health: 'active',
 			pid: 4242,
 			progress: {done: 2, total: 4},
-			tokens: {input: 1200, output: 300, total: 1500},
+			tokens: {input: 1200, output: 300, total: 1500, isPartial: false},
 			budget: 100,
 			exitCode: null,
+			lastSeenAt: new Date(now - 500).toISOString(),
 		});
 		expect(json.tasks.find((task: {id: string}) => task.id === 't-quiet').health).toBe('stalled');
 		const all = JSON.parse(runCli(['snapshot', '--json', '--all', '--ledger', db]).stdout);

@@ -174,8 +174,12 @@ describe('the order of precedence: flag, environment, file, built-in default', (
 		expect(resolveSetting(key, flag, {env: otherEnv, file: other})).toEqual({value, source: 'flag', origin: null});
 	});
 
-	it('reads each variable only for its own setting: CONTROLROOM_STALL_SECONDS is not one', () => {
-		expect(resolveSetting('stallSeconds', undefined, {env: {CONTROLROOM_STALL_SECONDS: '5'}, file: null}).value).toBe(600);
+	it('reads each variable only for its own setting: CONTROLROOM_SLOTS sets no stall threshold', () => {
+		expect(resolveSetting('stallSeconds', undefined, {env: {CONTROLROOM_SLOTS: '5'}, file: null}).value).toBe(600);
+		expect(resolveSetting('stallSeconds', undefined, {env: {CONTROLROOM_STALL_SECONDS: '20'}, file: null})).toMatchObject({
+			value: 20,
+			source: 'environment',
+		});
 	});
 
 	it('takes an empty variable, or a names list with no name, as not set', () => {

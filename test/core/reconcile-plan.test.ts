@@ -65,7 +65,7 @@ function facts(
 		processes: table,
 		agentProcesses: agentPids.map(pid => table.get(pid)!),
 		knownTaskIds: new Set(known),
-		isNamedByTask: process => named.includes(process.pid),
+		namedByTask: process => (named.includes(process.pid) ? `t-${process.pid}` : null),
 	};
 }
 

@@ -19,6 +19,6 @@ describe('deriveHealth', () => {
 	});
 
 	it('knows which statuses have ended', () => {
-		expect(STATUSES.filter(isEnded)).toEqual(['done', 'failed', 'stopped', 'lost']);
+		expect(STATUSES.filter(isEnded)).toEqual(['done', 'failed', 'stopped', 'lost', 'vanished', 'merged']);
 	});
 });

@@ -36,7 +36,7 @@ export function boardFixtureEvents(now = FIXED_NOW, pids: {readonly progress?: n
 		e('t-progress', EventType.tokensReported, 1, {input: 1200, output: 300}),
 		e('t-quiet', EventType.registered, 12, {title: 'write the changelog', cwd: '/repo/b'}),
 		e('t-quiet', EventType.started, 12, {pid: null}),
-		e('t-quiet', EventType.heartbeat, 1),
+		e('t-quiet', EventType.heartbeat, 1, {outputAt: now - MIN}),
 		e('t-stalled', EventType.registered, 60, {title: 'migrate the schema', cwd: '/repo/c'}),
 		e('t-stalled', EventType.started, 60, {pid: 5151}),
 		e('t-stalled', EventType.heartbeat, 40),

@@ -1,4 +1,4 @@
-import {copyFileSync, writeFileSync} from 'node:fs';
+import {copyFileSync, mkdirSync, writeFileSync} from 'node:fs';
 import {fileURLToPath} from 'node:url';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
@@ -74,7 +74,10 @@ describe('budgets', () => {
 	it('stops a wrapped agent on the tokens its own hooks report onto the run’s task, exit 125', async () => {
 		// Given an agent whose only usage report is its hooks' transcript read (as a wrapped Claude's is)
 		const box = sandbox();
-		const transcript = join(box.dir, 'session.jsonl');
+		// The transcript where Claude keeps one: under projects/ of the config folder its hooks' environment names
+		const config = join(box.dir, 'claude');
+		mkdirSync(join(config, 'projects', '-repo'), {recursive: true});
+		const transcript = join(config, 'projects', '-repo', 'session.jsonl');
 		copyFileSync(fileURLToPath(new URL('../fixtures/transcripts/session.jsonl', import.meta.url)), transcript);
 		// When it runs under the wrapper with a budget its first turn already passes
 		const run = startCli(
@@ -91,7 +94,7 @@ describe('budgets', () => {
 				transcript,
 				'sess-budget',
 			],
-			box.env,
+			{...box.env, CLAUDE_CONFIG_DIR: config},
 		);
 		const {code} = await run.done;
 		// Then the wrapper stopped it: exit 125, one task (the run's) holding the session and its tokens

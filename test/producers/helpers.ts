@@ -2,7 +2,9 @@ import {spawn, type ChildProcess} from 'node:child_process';
 import {existsSync, mkdirSync, readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {DISCOVERY_GRACE_MS} from '../../src/core/reconcile-plan.ts';
 import {openLedger, type Ledger} from '../../src/ledger/open-ledger.ts';
+import {processAge, readProcess} from '../../src/producers/proc-table.ts';
 import {BIN, scratchDir} from '../helpers/cli.ts';
 import {onFileChange, waitFor} from '../helpers/wait-for.ts';
 
@@ -60,6 +62,18 @@ export function isAlive(pid: number): boolean {
 	} catch {
 		return false;
 	}
+}
+
+/**
+ * Waits until a process is older than the reconciler's discovery grace: a new agent process is
+ * left to its own hook for that long before a pass records it as untracked.
+ */
+export async function pastDiscoveryGrace(pid: number): Promise<void> {
+	const age = (): number => {
+		const process = readProcess(pid);
+		return process ? (processAge()(process) ?? 0) : 0;
+	};
+	await waitFor(() => age() >= DISCOVERY_GRACE_MS, {what: `process ${pid} older than the discovery grace`, timeoutMs: 15_000});
 }
 
 /** Kills a PID if it still lives; never throws. */

@@ -1,4 +1,4 @@
-import {copyFileSync, readdirSync} from 'node:fs';
+import {copyFileSync, mkdirSync, readdirSync} from 'node:fs';
 import {describe, expect, it} from 'vitest';
 import {foldSpool} from '../../src/ledger/spool.ts';
 import {sessionTaskId} from '../../src/ledger/payload-mapping.ts';
@@ -70,10 +70,13 @@ describe('controlroom hook with real Claude Code payloads', () => {
 
 	it("reads the session's token usage from the transcript the payload names", () => {
 		const {home, ledgerFile} = homeWithLedger();
-		const transcript = join(home, 'session.jsonl');
+		// Where Claude keeps it: under projects/ of its config folder, which the hook's environment names
+		const config = join(home, 'claude');
+		mkdirSync(join(config, 'projects', '-repo'), {recursive: true});
+		const transcript = join(config, 'projects', '-repo', 'session.jsonl');
 		copyFileSync(new URL('../fixtures/transcripts/session.jsonl', import.meta.url), transcript);
 		const stop = JSON.stringify({...(JSON.parse(fixture('claude/Stop.json')) as object), transcript_path: transcript});
-		expect(runHookBin(home, [], stop).status).toBe(0);
+		expect(runHookBin(home, [], stop, {CLAUDE_CONFIG_DIR: config}).status).toBe(0);
 		withLedger(ledgerFile, ledger => {
 			// See test/producers/transcript-tokens.test.ts for the sums.
 			expect(ledger.reader.task(sessionTaskId('claude', CLAUDE_SESSION))?.tokens).toEqual({

@@ -8,7 +8,7 @@ import {readProcessTable} from '../../src/producers/proc-table.ts';
 import type {ReconcileResult} from '../../src/producers/reconciler.ts';
 import {runCli} from '../helpers/cli.ts';
 import {onExit, onLedgerChange, onOutput, waitFor} from '../helpers/wait-for.ts';
-import {agent, isAlive, killQuietly, ledgerOf, sandbox, startCli} from './helpers.ts';
+import {agent, isAlive, killQuietly, ledgerOf, pastDiscoveryGrace, sandbox, startCli} from './helpers.ts';
 import {freshLedgerFile} from '../helpers/ledger.ts';
 
 const open: Ledger[] = [];
@@ -90,6 +90,8 @@ describe('controlroom reconcile', () => {
 		const pid = codex.pid!;
 		pids.push(pid);
 		await new Promise(resolve => codex.stdout.once('data', resolve));
+		// A new agent process is left to its own hook for a moment before it counts as untracked.
+		await pastDiscoveryGrace(pid);
 		const first = reconcile(box);
 		const found = first.discovered.find(entry => entry.pid === pid);
 		expect(found?.name).toBe('codex');
@@ -107,7 +109,7 @@ describe('controlroom reconcile', () => {
 		expect(after.lost.map(entry => entry.taskId)).not.toContain(found!.taskId);
 		expect(after.ended.map(entry => entry.taskId)).toContain(found!.taskId);
 		expect(ledger.reader.task(found!.taskId)).toMatchObject({
-			status: 'done',
+			status: 'vanished',
 			exitCode: null,
 			endReason: `process ${pid} went away; it was never tracked, so how it ended is unknown`,
 		});

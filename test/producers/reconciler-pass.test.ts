@@ -68,7 +68,7 @@ describe('reconcileOnce', () => {
 		expect(reconcileOnce(ledger, {procRoot}).lost.map(entry => entry.taskId)).toEqual(['c-1']);
 	});
 
-	it('ends an untracked row once a hook starts tracking its PID, and treats a zombie as gone', () => {
+	it('merges an untracked row into the task whose hook now tracks its PID, and treats a zombie as vanished', () => {
 		const {procRoot, ledger, append} = setup();
 		fakeProc(procRoot, 400, 'codex', 1, 1200);
 		fakeProc(procRoot, 500, 'claude', 1, 1300);
@@ -81,8 +81,8 @@ describe('reconcileOnce', () => {
 		expect(second.adopted).toEqual(['u-400-1200']);
 		expect(second.lost).toEqual([]);
 		expect(second.ended.map(entry => entry.taskId)).toEqual(['u-500-1300']);
-		expect(ledger.reader.task('u-400-1200')?.status).toBe('done');
-		expect(ledger.reader.task('u-500-1300')).toMatchObject({status: 'done', exitCode: null});
+		expect(ledger.reader.task('u-400-1200')).toMatchObject({status: 'merged', endReason: 'its process is tracked as x-1'});
+		expect(ledger.reader.task('u-500-1300')).toMatchObject({status: 'vanished', exitCode: null});
 	});
 
 	it('ends a hook session whose agent exited after a completed turn, and loses one that died mid-turn', () => {
@@ -102,7 +102,7 @@ describe('reconcileOnce', () => {
 		expect(ledger.reader.task('c-idle')).toMatchObject({
 			status: 'done',
 			exitCode: null,
-			endReason: 'process 310 is gone after its last turn completed, with no SessionEnd: ended, exit code unknown',
+			endReason: 'process 310 is gone and its last turn had completed, with no SessionEnd: ended, exit code unknown',
 		});
 	});
 

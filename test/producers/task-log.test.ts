@@ -141,7 +141,9 @@ describe("the board's log reader", () => {
 	it("shows an agent session's last messages from its transcript, and from its hooks when the transcript is gone", async () => {
 		const dir = scratchDir('cr-log-');
 		const ledger = ledgerIn(dir);
-		const transcript = join(dir, 'session.jsonl');
+		// Where Claude keeps it (under projects/ of its config folder), as the token reader took it
+		mkdirSync(join(dir, 'claude', 'projects', '-repo'), {recursive: true});
+		const transcript = join(dir, 'claude', 'projects', '-repo', 'session.jsonl');
 		copyFileSync(new URL('../fixtures/transcripts/session.jsonl', import.meta.url), transcript);
 		ledger.writer.append([
 			{taskId: 'c-1', type: EventType.registered, at: 1, source: 'claude', data: {sessionId: 's-1'}},
@@ -153,6 +155,7 @@ describe("the board's log reader", () => {
 				data: {event: 'UserPromptSubmit', payload: {prompt: 'say hi', transcript_path: transcript}},
 			},
 		]);
+		ledger.writer.saveTranscriptCursor({path: transcript, taskId: 'c-1', offset: 0, lastMessageId: null, at: 2});
 		const log = watchLog(ledger, 'c-1');
 		expect(log.latest()?.source).toBe('transcript');
 		expect(log.latest()?.lines).toContain('claude → Bash echo hi');
@@ -169,6 +172,24 @@ describe("the board's log reader", () => {
 			on: [log.wakeup, onFileChange(transcript)],
 		});
 		expect(log.latest()?.lines).toEqual(['you: say hi']);
+	});
+
+	it('never reads a path a payload names that the token reader did not take (a secret, a link, a FIFO)', () => {
+		const dir = scratchDir('cr-log-');
+		const ledger = ledgerIn(dir);
+		const secret = join(dir, 'secret.jsonl');
+		writeFileSync(secret, `${JSON.stringify({type: 'user', message: {role: 'user', content: 'the secret'}})}\n`);
+		ledger.writer.append([
+			{taskId: 'c-2', type: EventType.registered, at: 1, source: 'claude', data: {sessionId: 's-2'}},
+			{
+				taskId: 'c-2',
+				type: EventType.agentEvent,
+				at: 2,
+				source: 'claude',
+				data: {event: 'Stop', payload: {transcript_path: secret}},
+			},
+		]);
+		expect(watchLog(ledger, 'c-2').latest()).toMatchObject({source: 'ledger', lines: []});
 	});
 
 	it('says why there is no log for a task controlroom did not start, or an interactive Claude Code run', () => {

@@ -1,17 +1,28 @@
-import {appendFileSync, copyFileSync, readFileSync, writeFileSync} from 'node:fs';
+import {appendFileSync, copyFileSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {helperTaskId, sessionTaskId} from '../../src/ledger/payload-mapping.ts';
 import {scanTranscriptText} from '../../src/core/transcript-usage.ts';
 import {handleHookInput} from '../../src/producers/agent-hook/hook-main.ts';
 import {fixture, homeWithLedger, withLedger} from '../helpers/hook.ts';
+import {onLedgerChange, waitFor} from '../helpers/wait-for.ts';
+import {openLedger} from '../../src/ledger/open-ledger.ts';
+import {foldSpool} from '../../src/ledger/spool.ts';
+import {followTranscripts} from '../../src/producers/transcript-follow.ts';
 
 /**
  * Runs the hook's entry in this (warm) process. The binary skips transcripts when Node's own start
  * has used up the time budget, which a loaded test machine can cause; in-process it never does.
  */
 function runHook(home: string, input: string): {recordedIn: string} {
-	return handleHookInput({}, input, {CONTROLROOM_HOME: home});
+	return handleHookInput({}, input, {CONTROLROOM_HOME: home, CLAUDE_CONFIG_DIR: join(home, 'claude')});
+}
+
+/** Where Claude keeps a transcript under the config folder the hooks above name (it must be there to be read). */
+function transcriptIn(home: string, name: string): string {
+	const folder = join(home, 'claude', 'projects', '-repo');
+	mkdirSync(folder, {recursive: true});
+	return join(folder, name);
 }
 
 const SESSION = 'bd6c0ffe-ec1a-4f46-b883-80987579e3e9';
@@ -61,7 +72,7 @@ describe('scanTranscriptText', () => {
 describe('the hook reading token usage from the transcript', () => {
 	it('reports the session transcript usage as a delta on the session task', () => {
 		const {home, ledgerFile} = homeWithLedger();
-		const transcript = join(home, 'session.jsonl');
+		const transcript = transcriptIn(home, 'session.jsonl');
 		copyFileSync(new URL('../fixtures/transcripts/session.jsonl', import.meta.url), transcript);
 		expect(runHook(home, hookPayload('Stop', transcript)).recordedIn).toBe('ledger');
 		const events = tokenEvents(ledgerFile);
@@ -79,7 +90,7 @@ describe('the hook reading token usage from the transcript', () => {
 	it('reads incrementally: only new complete lines, a split message counted once, nothing re-read', () => {
 		// Given a transcript of which only the first two lines and half a line are written yet
 		const {home, ledgerFile} = homeWithLedger();
-		const transcript = join(home, 'session.jsonl');
+		const transcript = transcriptIn(home, 'session.jsonl');
 		const lines = SESSION_TEXT.split('\n');
 		const head = `${lines.slice(0, 2).join('\n')}\n`;
 		const partial = lines[2]?.slice(0, 40) ?? '';
@@ -106,8 +117,8 @@ describe('the hook reading token usage from the transcript', () => {
 
 	it('counts a subagent transcript on the helper task, not the session', () => {
 		const {home, ledgerFile} = homeWithLedger();
-		const transcript = join(home, 'session.jsonl');
-		const helperTranscript = join(home, 'agent-a1b2c3d.jsonl');
+		const transcript = transcriptIn(home, 'session.jsonl');
+		const helperTranscript = transcriptIn(home, 'agent-a1b2c3d.jsonl');
 		copyFileSync(new URL('../fixtures/transcripts/session.jsonl', import.meta.url), transcript);
 		writeFileSync(helperTranscript, SUBAGENT_TEXT);
 		const stop = hookPayload('Stop', transcript, {
@@ -150,12 +161,43 @@ describe('the hook reading token usage from the transcript', () => {
 
 	it('a growing transcript is never counted twice when nothing new was written', () => {
 		const {home, ledgerFile} = homeWithLedger();
-		const transcript = join(home, 'session.jsonl');
+		const transcript = transcriptIn(home, 'session.jsonl');
 		writeFileSync(transcript, SESSION_TEXT);
 		runHook(home, hookPayload('Stop', transcript));
 		runHook(home, hookPayload('Stop', transcript));
 		appendFileSync(transcript, '{"type":"user","message":{"role":"user","content":"more"}}\n');
 		runHook(home, hookPayload('Stop', transcript));
 		expect(tokenEvents(ledgerFile)).toHaveLength(1);
+	});
+});
+
+describe('following live transcripts', () => {
+	it('reads the answer of a session another process registered after the follow began, with no pass or hook between', async () => {
+		// Given a follower started on an empty ledger (a reconciler between passes)
+		const {home, ledgerFile} = homeWithLedger();
+		const ledger = openLedger(ledgerFile);
+		const follow = followTranscripts(ledger);
+		try {
+			follow.catchUp();
+			// When another process's fold registers a session whose transcript Claude has not made yet
+			const transcript = transcriptIn(home, `${SESSION}.jsonl`);
+			runHook(home, hookPayload('SessionStart', transcript));
+			withLedger(ledgerFile, other => foldSpool(other, join(home, 'spool')));
+			// and Claude then writes its answers
+			await waitFor(() => ledger.reader.transcriptsOf([TASK]).length > 0, {what: 'the cursor', on: [onLedgerChange(ledgerFile)]});
+			writeFileSync(transcript, SESSION_TEXT);
+			// Then the follower alone records the tokens
+			const tokens = await waitFor(
+				() => {
+					const task = ledger.reader.task(TASK);
+					return task && task.tokens.input === SESSION_INPUT ? task.tokens : undefined;
+				},
+				{what: 'the answer counted by the follower', on: [onLedgerChange(ledgerFile)], timeoutMs: 5000},
+			);
+			expect(tokens).toMatchObject({input: SESSION_INPUT, output: SESSION_OUTPUT});
+		} finally {
+			follow.close();
+			ledger.close();
+		}
 	});
 });

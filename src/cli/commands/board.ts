@@ -17,6 +17,7 @@ import type {Ledger} from '../../ledger/open-ledger.ts';
 import {spoolDir} from '../../ledger/paths.ts';
 import {makePrivateDir} from '../../ledger/private-files.ts';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS} from '../../producers/reconcile-options.ts';
+import type {TranscriptFollow} from '../../producers/transcript-follow.ts';
 import {createLogReader} from '../../producers/task-log.ts';
 import {SIGNAL_EXITS} from '../signals.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
@@ -104,6 +105,8 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		// Not ours to create (a file there, no permission): the reconciler pass still folds what comes.
 	}
 	const agentNames = run.agentNames ?? agentNamesFrom(process.env['CONTROLROOM_AGENT_NAMES']);
+	// Live sessions' transcripts, watched from the reconciler's first pass (docs/hooks.md, "Token usage").
+	let transcripts: TranscriptFollow | undefined;
 	return {
 		feed: createBoardFeed(ledger, {
 			isApproverAlive,
@@ -114,7 +117,13 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		spoolDir: spool,
 		// The spool's parsers load at the first spool file, after the first frame; the fold's own write
 		// wakes the feed. A fold that fails is done again by the reconciler's pass, which says why.
-		onSpool: () => void import('../../ledger/spool.ts').then(({foldSpool}) => foldSpool(ledger, spool)).catch(() => undefined),
+		onSpool: () =>
+			void import('../../ledger/spool.ts')
+				.then(({foldSpool}) => {
+					foldSpool(ledger, spool);
+					transcripts?.catchUp();
+				})
+				.catch(() => undefined),
 		options: {
 			ledgerLabel: homeAsTilde(ledger.path),
 			...(run.stallSeconds === undefined ? {} : {stallSeconds: run.stallSeconds}),
@@ -138,6 +147,9 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 				import('../../gates/effects/held.ts'),
 			]);
 			reconcileOnce(ledger, {agentNames, ...(run.untrackedUnder === undefined ? {} : {untrackedUnder: run.untrackedUnder})});
+			// From the first pass on, live sessions' transcripts are watched: tokens land as each answer is written.
+			transcripts ??= (await import('../../producers/transcript-follow.ts')).followTranscripts(ledger);
+			transcripts.catchUp();
 			// Held effects past expiry, and effects whose approval died mid-call, are recorded as such.
 			settleEffects(ledger);
 		},

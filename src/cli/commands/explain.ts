@@ -1,26 +1,35 @@
 import {explainTask, signalLine, type Explanation, type ProcessCheck} from '../../core/explain.ts';
 import {formatDuration} from '../../core/format.ts';
-import {pidFate} from '../../core/process-tree.ts';
+import {pidFate, stampFate} from '../../core/process-tree.ts';
 import {loadQueueEntry} from '../../ledger/queue.ts';
 import {readProcess} from '../../producers/proc-table.ts';
+import {answersTo, recordedStampsOf} from '../../producers/agent-tree.ts';
 import {processRecordOf} from '../../producers/task-process.ts';
 import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
-import {parseCommandArgs, taskArgument} from '../args.ts';
+import {parseCommandArgs, positiveInt, taskArgument} from '../args.ts';
+import {commandSettings} from '../config-file.ts';
 import {openCommandLedger, out, resolveForCommand} from '../context.ts';
 import {CliError} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 
 export const help: CommandHelp = {
-	synopsis: ['explain TASK [--json]'],
+	synopsis: ['explain TASK [--json] [--stall SECONDS]'],
 	description: `For each thing the board shows about a task (status, health, PID, progress, tokens, lane, queue),
 the signal that set it: the ledger event, which producer sent it and how old it is, or the process
 table read now. Where two signals disagree it says 'disputed' and names both. TASK is an id, a
 unique id prefix, or a session id. Opens the ledger read-only.`,
-	options: [['--json', 'explain JSON version 1 (docs/snapshot.md)']],
+	options: [
+		['--json', 'explain JSON version 1 (docs/snapshot.md)'],
+		[
+			'--stall SECONDS',
+			"the agent's silence after which a running task is stalled (default 600, or CONTROLROOM_STALL_SECONDS, or the config file's stallSeconds; a task's own wins)",
+		],
+	],
 	exits: [
 		['0', 'printed'],
 		['1', 'no such task, or TASK matches several (the message lists them), or the ledger cannot be read'],
-		['64', 'bad command line (no TASK, an empty one), or no ledger at --ledger PATH'],
+		['64', 'bad command line (no TASK, an empty one, a bad --stall), or no ledger at --ledger PATH'],
+		['78', 'the config file or CONTROLROOM_STALL_SECONDS is wrong (docs/config.md)'],
 	],
 	examples: [
 		['controlroom explain w-3f2c', 'why the task whose id starts with w-3f2c shows what it shows'],
@@ -46,8 +55,9 @@ function printText(explanation: Explanation, now: number): string {
 
 /** `controlroom explain TASK`: reads the task's events, its queue entry and the process table now. */
 export async function run(argv: readonly string[]): Promise<number> {
-	const {values, positionals} = parseCommandArgs('explain', argv, {json: {type: 'boolean'}});
+	const {values, positionals} = parseCommandArgs('explain', argv, {json: {type: 'boolean'}, stall: {type: 'string'}});
 	const ref = taskArgument('explain', positionals);
+	const {stallSeconds} = commandSettings({stallSeconds: positiveInt('stall', values.stall)});
 	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
 	try {
 		const task = resolveForCommand('explain', ledger, ref);
@@ -58,9 +68,15 @@ export async function run(argv: readonly string[]): Promise<number> {
 			task,
 			events: ledger.reader.eventsOf(task.id),
 			now,
+			stallSeconds,
 			queueEntry: loadQueueEntry(ledger.reader, now, task.id),
 			process: record ? check(record.pid, record.startTime, now) : null,
 			wrapper: record ? check(record.wrapperPid, record.wrapperStartTime, now) : null,
+			recorded: recordedStampsOf(ledger, task).map(stamp => ({
+				pid: stamp.pid,
+				from: stamp.from,
+				fate: stampFate(stamp, readProcess(stamp.pid), (agent, process) => answersTo(agent, process)),
+			})),
 		});
 		if (values.json) {
 			const facts = explanation.facts.map(item => ({

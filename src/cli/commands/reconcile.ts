@@ -2,6 +2,7 @@ import {minimumOf} from '../../core/settings.ts';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {settingFromText} from '../../core/settings.ts';
 import {reconcileOnce, type ReconcileResult} from '../../producers/reconciler.ts';
+import {followTranscripts} from '../../producers/transcript-follow.ts';
 import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import {hostIdentity} from '../../ledger/host.ts';
 import {selfLauncher} from '../gate-call.ts';
@@ -118,9 +119,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 	};
 	const stopping = stopOnSignals();
 	let exitCode = 0;
+	// Between passes, live sessions' transcripts are watched: tokens land as each answer is written.
+	const transcripts = values.once ? null : followTranscripts(ledger);
 	try {
 		for (;;) {
 			const result = reconcileOnce(ledger, {agentNames});
+			transcripts?.catchUp();
 			if (result.ledgerChange) {
 				exitCode = LEDGER_REPLACED_EXIT;
 				const {path, kind, movedTo} = result.ledgerChange;
@@ -139,6 +143,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		}
 	} finally {
 		stopping.dispose();
+		transcripts?.close();
 		await syncer?.close();
 		ledger.close();
 	}

@@ -6,7 +6,7 @@ import {hostName} from '../../ledger/host.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {readSnapshot} from '../../ledger/snapshot-query.ts';
-import {parseCommandArgs} from '../args.ts';
+import {parseCommandArgs, positiveInt} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
 import {out} from '../context.ts';
 import {openReadingLedger} from '../reading-ledger.ts';
@@ -17,8 +17,8 @@ import {printSnapshotText} from '../print-snapshot.ts';
 
 export const help: CommandHelp = {
 	synopsis: [
-		'snapshot [--json] [--fail-on LANE]... [--since DURATION | --all]',
-		'snapshot [--json] [--fail-on LANE]... --ledger postgres://...',
+		'snapshot [--json] [--fail-on LANE]... [--since DURATION | --all] [--stall S]',
+		'snapshot [--json] [--fail-on LANE]... [--stall S] --ledger postgres://...',
 	],
 	description: `Prints the board once, without a terminal, for scripts and CI: every task not ended plus those
 that ended within the window (default 24h); counts always cover the whole ledger. Opens a
@@ -35,6 +35,10 @@ syncs there, each task with its host (docs/fleet.md).`,
 			"how far back ended tasks are listed, like 90m, 24h or 7d (default 24h, or the config file's endedWindow)",
 		],
 		['--all', 'list every task the ledger holds'],
+		[
+			'--stall S',
+			"the agent's silence (seconds) after which a running task is stalled, for health, the stalled lane and --fail-on stalled (default 600, or CONTROLROOM_STALL_SECONDS, or the config file's stallSeconds; a task's own wins)",
+		],
 	],
 	exits: [
 		['0', 'printed (and no --fail-on lane has a task)'],
@@ -50,6 +54,7 @@ syncs there, each task with its host (docs/fleet.md).`,
 		['controlroom snapshot --json --all > board.json', 'every task, as JSON'],
 		['controlroom snapshot --fail-on lost --fail-on failed', 'fail a CI step when a task was lost or failed'],
 		['controlroom snapshot --fail-on reviews', 'fail a CI step while a review needs a person'],
+		['controlroom snapshot --fail-on stalled --stall 300', 'fail a CI step when an agent has been silent for five minutes'],
 		['controlroom snapshot --json --ledger postgres://fleet.example/db', 'every host of the fleet, as JSON'],
 	],
 };
@@ -95,7 +100,13 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const {values} = parseCommandArgs(
 		'snapshot',
 		argv,
-		{json: {type: 'boolean'}, 'fail-on': {type: 'string', multiple: true}, since: {type: 'string'}, all: {type: 'boolean'}},
+		{
+			json: {type: 'boolean'},
+			'fail-on': {type: 'string', multiple: true},
+			since: {type: 'string'},
+			all: {type: 'boolean'},
+			stall: {type: 'string'},
+		},
 		false,
 	);
 	if (values.since !== undefined && values.all) throw new CliError('snapshot: --since and --all exclude each other', USAGE_EXIT);
@@ -111,11 +122,13 @@ export async function run(argv: readonly string[]): Promise<number> {
 	];
 	const since = values.since === undefined ? undefined : parseDuration(values.since);
 	if (since === null) throw new CliError(`--since: expected a duration like 90m, 24h or 7d, got '${values.since}'`, USAGE_EXIT);
+	const settings = commandSettings({endedWindow: since, stallSeconds: positiveInt('stall', values.stall)});
 	// --all lists every task, whatever window a flag, the config file or the default would give.
-	const windowMs = values.all ? null : commandSettings({endedWindow: since}).endedWindow;
+	const windowMs = values.all ? null : settings.endedWindow;
+	const {stallSeconds} = settings;
 	const snapshot = isFleetUrl(values.ledger)
-		? await withFleet(values.ledger, 'snapshot', fleet => readFleetSnapshot(fleet, {now: Date.now(), windowMs}))
-		: readLocal(values.ledger, windowMs);
+		? await withFleet(values.ledger, 'snapshot', fleet => readFleetSnapshot(fleet, {now: Date.now(), windowMs, stallSeconds}))
+		: readLocal(values.ledger, windowMs, stallSeconds);
 	const ledger = isFleetUrl(values.ledger) ? `fleet ${redactUrl(values.ledger)}` : undefined;
 	const width = process.stdout.isTTY ? process.stdout.columns : undefined;
 	out(values.json ? terminalSafeJson(snapshot, 2) : printSnapshotText(snapshot, {width, ledger}));
@@ -128,10 +141,10 @@ export async function run(argv: readonly string[]): Promise<number> {
 	return matches.length > 0 ? 1 : 0;
 }
 
-function readLocal(ledgerFlag: string | undefined, windowMs: number | null): Snapshot {
+function readLocal(ledgerFlag: string | undefined, windowMs: number | null, stallSeconds: number): Snapshot {
 	const ledger = openReadingLedger(ledgerFlag);
 	try {
-		return readSnapshot(ledger.reader, {now: Date.now(), windowMs, host: hostName(), isApproverAlive});
+		return readSnapshot(ledger.reader, {now: Date.now(), windowMs, stallSeconds, host: hostName(), isApproverAlive});
 	} finally {
 		ledger.close();
 	}

@@ -4,7 +4,8 @@ import {foldHeartbeats, type TimelineEntry} from '../../core/timeline.ts';
 import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import {hostName} from '../../ledger/host.ts';
 import {terminalSafeJson} from '../../core/terminal-text.ts';
-import {parseCommandArgs, taskArgument} from '../args.ts';
+import {parseCommandArgs, positiveInt, taskArgument} from '../args.ts';
+import {commandSettings} from '../config-file.ts';
 import {out, resolveForCommand} from '../context.ts';
 import {openReadingLedger} from '../reading-ledger.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -13,13 +14,17 @@ import type {CommandHelp} from '../help.ts';
 import {printTimelineText} from '../print-timeline.ts';
 
 export const help: CommandHelp = {
-	synopsis: ['timeline TASK [--json]', 'timeline TASK [--json] --ledger postgres://... [--host NAME]'],
+	synopsis: ['timeline TASK [--json] [--stall SECONDS]', 'timeline TASK [--json] --ledger postgres://... [--host NAME]'],
 	description: `Prints one task's timeline, event by event, heartbeats folded. TASK is an id, a unique id prefix,
 or a session id. Opens a read-only ledger read-only. On a fleet ledger (--ledger postgres://...,
 docs/fleet.md) it prints the task as its host recorded it.`,
 	options: [
 		['--json', 'timeline JSON version 1 (docs/snapshot.md)'],
 		['--host NAME', 'on a fleet ledger: the host whose task to show, where several hosts have a matching one'],
+		[
+			'--stall SECONDS',
+			"the agent's silence after which a running task is stalled, for the header's health (default 600, or CONTROLROOM_STALL_SECONDS, or the config file's stallSeconds)",
+		],
 	],
 	exits: [
 		['0', 'printed'],
@@ -27,7 +32,11 @@ docs/fleet.md) it prints the task as its host recorded it.`,
 			'1',
 			'no such task, or TASK matches several (the message lists them), or the ledger cannot be read (a fleet server out of reach)',
 		],
-		['64', 'bad command line (no TASK, an empty one, --host without a fleet ledger), or no ledger at --ledger PATH'],
+		[
+			'64',
+			'bad command line (no TASK, an empty one, --host without a fleet ledger, a bad --stall), or no ledger at --ledger PATH',
+		],
+		['78', 'the config file or CONTROLROOM_STALL_SECONDS is wrong (docs/config.md)'],
 	],
 	examples: [
 		['controlroom timeline w-3f2c', 'the task whose id starts with w-3f2c'],
@@ -38,22 +47,22 @@ docs/fleet.md) it prints the task as its host recorded it.`,
 
 type Found = {readonly view: SnapshotTask; readonly events: readonly LedgerEvent[]; readonly now: number};
 
-async function findOnFleet(url: string, ref: string, host: string | undefined): Promise<Found> {
+async function findOnFleet(url: string, ref: string, host: string | undefined, stallSeconds: number): Promise<Found> {
 	return withFleet(url, 'timeline', async fleet => {
 		const task = await fleet.reader.resolveTask(ref, host);
 		if (!task) throw new CliError(`timeline: no task '${ref}'${host ? ` on host ${host}` : ''} in the fleet at ${fleet.where}`);
 		const now = Date.now();
-		return {view: toSnapshotTask(task, now), events: await fleet.reader.eventsOf(task.hostId, task.id), now};
+		return {view: toSnapshotTask(task, now, stallSeconds), events: await fleet.reader.eventsOf(task.hostId, task.id), now};
 	});
 }
 
-function findLocally(ledgerFlag: string | undefined, ref: string): Found {
+function findLocally(ledgerFlag: string | undefined, ref: string, stallSeconds: number): Found {
 	const ledger = openReadingLedger(ledgerFlag);
 	try {
 		const task = resolveForCommand('timeline', ledger, ref);
 		if (!task) throw new CliError(`timeline: no task '${ref}' in ${ledger.path}`);
 		const now = Date.now();
-		return {view: toSnapshotTask(task, now, undefined, hostName()), events: ledger.reader.eventsOf(task.id), now};
+		return {view: toSnapshotTask(task, now, stallSeconds, hostName()), events: ledger.reader.eventsOf(task.id), now};
 	} finally {
 		ledger.close();
 	}
@@ -76,14 +85,19 @@ function jsonEntries(entries: readonly TimelineEntry[]) {
 
 /** `controlroom timeline TASK`. */
 export async function run(argv: readonly string[]): Promise<number> {
-	const {values, positionals} = parseCommandArgs('timeline', argv, {json: {type: 'boolean'}, host: {type: 'string'}});
+	const {values, positionals} = parseCommandArgs('timeline', argv, {
+		json: {type: 'boolean'},
+		host: {type: 'string'},
+		stall: {type: 'string'},
+	});
 	const ref = taskArgument('timeline', positionals);
+	const {stallSeconds} = commandSettings({stallSeconds: positiveInt('stall', values.stall)});
 	const isFleet = isFleetUrl(values.ledger);
 	if (values.host !== undefined && !isFleet)
 		throw new CliError('timeline: --host applies to a fleet ledger (--ledger postgres://...)', USAGE_EXIT);
 	const {view, events, now} = isFleet
-		? await findOnFleet(values.ledger as string, ref, values.host)
-		: findLocally(values.ledger, ref);
+		? await findOnFleet(values.ledger as string, ref, values.host, stallSeconds)
+		: findLocally(values.ledger, ref, stallSeconds);
 	const entries = foldHeartbeats(events);
 	if (values.json) {
 		out(terminalSafeJson({version: 1, generatedAt: new Date(now).toISOString(), task: view, entries: jsonEntries(entries)}, 2));

@@ -3,7 +3,7 @@ import type {HumanQueue} from '../human-queue.ts';
 import {LANE_TITLES, LANE_WORDS, statusLabel} from '../labels.ts';
 import {BOARD_LANES, toSnapshotTask, type BoardLane} from '../snapshot.ts';
 import {builtInOf} from '../settings.ts';
-import {DEFAULT_STALL_SECONDS, isEnded} from '../status.ts';
+import {DEFAULT_STALL_SECONDS, isEnded, isListed} from '../status.ts';
 import {taskKey} from '../fleet.ts';
 import type {Task} from '../task.ts';
 import type {BoardTask} from './state.ts';
@@ -98,7 +98,7 @@ export function toRowView(
 		idle: `last seen ${formatDuration(view.idleSeconds * 1000)} ago`,
 		seen: `${formatDuration(view.idleSeconds * 1000)} ago`,
 		progress: formatProgress(task.progress),
-		tokens: formatTokens(task.tokens, task.budget),
+		tokens: formatTokens(task.tokens, task.budget, task.isTokensPartial),
 		pid: formatKnown(task.pid),
 		lane: view.lane,
 		stopBlocked: stopBlockedReason(task),
@@ -143,7 +143,7 @@ export function selectLanes(
 	const byLane = new Map<BoardLane, {task: Task; row: TaskRowView}[]>(BOARD_LANES.map(lane => [lane, []]));
 	const all = [...tasks];
 	for (const task of all) {
-		if (task.endedAt !== null && task.endedAt < endedSince) continue;
+		if (!isListed(task) || (task.endedAt !== null && task.endedAt < endedSince)) continue;
 		const row = toRowView(task, now, options.stallSeconds, pending.get(taskKey(task)));
 		if (task.host !== undefined) hosts.add(task.host);
 		if (!matchesFilter(row, query.filter)) continue;

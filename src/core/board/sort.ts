@@ -37,7 +37,7 @@ export function compareTasks(order: SortOrder, isEndedLane: boolean): (a: Task, 
 				? (a, b) => (b.endedAt ?? 0) - (a.endedAt ?? 0) || byId(a, b)
 				: (a, b) => b.createdAt - a.createdAt || byId(a, b);
 		case 'idle':
-			return (a, b) => a.lastEventAt - b.lastEventAt || byId(a, b);
+			return (a, b) => a.lastSeenAt - b.lastSeenAt || byId(a, b);
 		case 'tokens':
 			return (a, b) => byKnown(a.tokens.total, b.tokens.total, true) || byId(a, b);
 		case 'title':

@@ -15,7 +15,10 @@ export function statusTone(status: Status, health: Health | null): Tone {
 		case 'registered':
 			return 'info';
 		case 'done':
+		case 'merged':
 			return 'muted';
+		case 'vanished':
+			return 'info';
 		case 'stopped':
 			return 'warn';
 		case 'failed':

@@ -11,6 +11,7 @@ import {
 	type SnapshotDisagreement,
 	type SnapshotVerdict,
 } from '../snapshot.ts';
+import {isListed} from '../status.ts';
 import type {Task} from '../task.ts';
 import {hostGatesOf} from './host-gates.ts';
 import {hostQueue, openDisagreements} from './host-queue.ts';
@@ -83,7 +84,9 @@ export function snapshotOf(hosts: readonly SnapshotRows[], query: SnapshotOfQuer
 		(a, b) => b.newest - a.newest || byHost(a, b),
 	);
 	return buildSnapshot({
-		tasks: tasks.map(({task, host}) => toSnapshotTask(task, query.now, query.stallSeconds, host.label)),
+		tasks: tasks
+			.filter(({task}) => isListed(task))
+			.map(({task, host}) => toSnapshotTask(task, query.now, query.stallSeconds, host.label)),
 		statusCounts: sumStatusCounts(hosts.map(rows => rows.statusCounts)),
 		queue: query.isFleet
 			? mergeHumanQueues(parts.map(part => ({host: part.label, queue: part.queue})))

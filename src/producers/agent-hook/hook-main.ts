@@ -112,6 +112,12 @@ function pidFromEnv(env: NodeJS.ProcessEnv): number | null {
 	return Number.isInteger(value) && value > 0 ? value : null;
 }
 
+/** CLAUDE_CONFIG_DIR as the agent has it: the folder its transcripts are under (docs/hooks.md). */
+function configDirFromEnv(env: NodeJS.ProcessEnv): string | null {
+	const value = env['CLAUDE_CONFIG_DIR'];
+	return value ? value : null;
+}
+
 /** CONTROLROOM_TASK_ID, set by `controlroom run` for its agent (and so for the agent's hooks). */
 function wrapperTaskFromEnv(env: NodeJS.ProcessEnv): string | null {
 	const value = env['CONTROLROOM_TASK_ID']?.trim();
@@ -139,6 +145,7 @@ export function handleHookInput(
 		now: Date.now(),
 		pid: pidFromEnv(env),
 		wrapperTaskId: wrapperTaskFromEnv(env),
+		configDir: configDirFromEnv(env),
 		ancestors: readAncestors(),
 		deadline: deadlineFrom(start),
 	});

@@ -41,6 +41,8 @@ export type HookRequest = {
 	readonly pid: number | null;
 	/** CONTROLROOM_TASK_ID, when the agent runs under `controlroom run`. */
 	readonly wrapperTaskId?: string | null;
+	/** CLAUDE_CONFIG_DIR as the agent has it, when set. */
+	readonly configDir?: string | null;
 	/** The hook process's parent chain, nearest first. */
 	readonly ancestors?: readonly HookAncestor[];
 	/** Milliseconds since process start (process.uptime) after which optional work (transcripts) is skipped. */
@@ -91,6 +93,7 @@ function classify(request: HookRequest): Classified {
 			now: request.now,
 			pid: request.pid,
 			wrapperTaskId: request.wrapperTaskId ?? null,
+			configDir: request.configDir ?? null,
 			ancestors: request.ancestors ?? null,
 			...(request.agent ? {agent: request.agent} : {}),
 		});
@@ -180,6 +183,7 @@ function recordInSpool(request: HookRequest, classified: Classified): void {
 		payload: classified.payload,
 		...(request.pid ? {pid: request.pid} : {}),
 		...(request.wrapperTaskId ? {wrapperTaskId: request.wrapperTaskId} : {}),
+		...(request.configDir ? {configDir: request.configDir} : {}),
 		...(request.ancestors && request.ancestors.length > 0 ? {ancestors: request.ancestors} : {}),
 	});
 }

@@ -80,6 +80,11 @@ if [ -n "$CONTROLROOM_TASK_ID" ]; then
 	json_text "$CONTROLROOM_TASK_ID"
 	header="$header,\"wrapperTaskId\":\"$out\""
 fi
+# Claude's config folder, which its transcripts must be under for the fold to read them.
+if [ -n "$CLAUDE_CONFIG_DIR" ]; then
+	json_text "$CLAUDE_CONFIG_DIR"
+	header="$header,\"configDir\":\"$out\""
+fi
 
 # The parent chain, nearest first, up to 4 levels: PID, start time (field 22 of stat) and comm,
 # read with the `read` builtin. The walk stops at the process the fold looks for (CLAUDE_PID, or

@@ -3,7 +3,9 @@ import type {Readable, Writable} from 'node:stream';
 import {EventType} from '../../core/events.ts';
 import {addTokens, isOverBudget, UNKNOWN_TOKENS, type Tokens} from '../../core/tokens.ts';
 import {readProgressLine, type OutputFinding} from '../agent-kind.ts';
-import {terminate, type GroupEnd, type StopTarget} from '../stop.ts';
+import {childTreeOf} from '../agent-tree.ts';
+import {endTree, type StopTarget, type TreeEnd} from '../stop.ts';
+import {followTranscripts, type TranscriptFollow} from '../transcript-follow.ts';
 import {previousThreadUsage} from '../wrapper-queries.ts';
 import type {WrapperOptions} from './options.ts';
 import {watchLedger} from './hook-watch.ts';
@@ -79,7 +81,7 @@ export type Attachment = {
 	finish(): Promise<{
 		readonly tokens: Tokens;
 		readonly overBudget: boolean;
-		readonly budgetStop: GroupEnd | null;
+		readonly budgetStop: TreeEnd | null;
 		/** The end of stdout, kept as the task's report (null when stdout went straight to the terminal). */
 		readonly kept: {readonly text: string; readonly bytes: number; readonly isCut: boolean} | null;
 	}>;
@@ -113,7 +115,7 @@ function larger(a: Tokens, b: Tokens): Tokens {
 export function attach(options: WrapperOptions, log: TaskLog, child: Watched, read: OutputReader): Attachment {
 	const {ledger, budget} = options;
 	let tokens: Tokens = UNKNOWN_TOKENS;
-	let budgetStop: Promise<GroupEnd> | null = null;
+	let budgetStop: Promise<TreeEnd> | null = null;
 	const taskTokens = (): Tokens => {
 		try {
 			return larger(ledger.reader.task(log.taskId)?.tokens ?? UNKNOWN_TOKENS, tokens);
@@ -121,17 +123,42 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 			return tokens;
 		}
 	};
-	const stopIfOverBudget = (): void => {
-		const total = taskTokens();
-		if (budgetStop || !isOverBudget(total, budget)) return;
-		options.notice(`task ${log.taskId} is over its budget (${total.total} > ${budget} tokens): stopping it`);
-		budgetStop = terminate(child.target, options.graceMs);
+	// The run's own transcripts (a wrapped Claude's), watched: its tokens land as each answer is written.
+	let transcripts: TranscriptFollow | null = null;
+	/** The task's tokens now: what its transcripts hold read first, so a budget never decides on a stale count. */
+	const freshTokens = (): Tokens => {
+		try {
+			transcripts?.catchUp();
+		} catch {
+			// A busy ledger: the count as it stands.
+		}
+		return taskTokens();
 	};
+	const stopIfOverBudget = (): void => {
+		if (budgetStop) return;
+		const total = freshTokens();
+		if (!isOverBudget(total, budget)) return;
+		options.notice(`task ${log.taskId} is over its budget (${total.total} > ${budget} tokens): stopping it`);
+		budgetStop = endTree(childTreeOf(child.target, log.taskId), options.graceMs);
+	};
+	transcripts = followTranscripts(ledger, {taskIds: [log.taskId], onRecorded: stopIfOverBudget});
 	const watch = watchLedger(ledger, stopIfOverBudget);
+	// The child's last output is the agent's own sign of life; the heartbeat itself proves only that it lives.
+	let outputAt: number | null = null;
+	const beat = (): void => log.append(EventType.heartbeat, outputAt === null ? {} : {outputAt});
 	const heartbeat = setInterval(() => {
-		log.append(EventType.heartbeat, {});
+		beat();
 		watch.look();
 	}, options.heartbeatMs);
+	const onOutput = (): void => {
+		const now = Date.now();
+		const wasQuiet = outputAt === null || now - outputAt > options.heartbeatMs;
+		outputAt = now;
+		// Output after a quiet spell is said at once, so a task shown stalled is active again now, not at the next beat.
+		if (wasQuiet) beat();
+	};
+	child.stdout?.on('data', onOutput);
+	child.stderr?.on('data', onOutput);
 	const onFinding = (finding: OutputFinding, stream: string, lineNumber: number): void => {
 		if (finding.kind === 'reject') {
 			try {
@@ -165,9 +192,17 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 			for (const splitter of splitters) splitter.end();
 			// The child has exited: a total that passes the budget now stops nothing (it finished on its own).
 			watch.close();
+			// The last answers its transcripts hold count on the run's total.
+			const finalTokens = freshTokens();
+			transcripts?.close();
 			const ended = budgetStop ? await budgetStop : null;
 			if (sink) await new Promise(done => sink.end(done));
-			return {tokens: taskTokens(), overBudget: budgetStop !== null, budgetStop: ended, kept: tail ? tail.result() : null};
+			return {
+				tokens: larger(taskTokens(), finalTokens),
+				overBudget: budgetStop !== null,
+				budgetStop: ended,
+				kept: tail ? tail.result() : null,
+			};
 		},
 	};
 }

@@ -1,6 +1,6 @@
 import type {Readable} from 'node:stream';
 import {groupMembers, processesWithEnv} from '../proc-table.ts';
-import {TASK_ID_ENV} from './spawn.ts';
+import {TASK_ID_ENV} from '../task-id-env.ts';
 
 /** How the child process itself ended, from its own exit (not from its pipes closing). */
 export type ChildExit = {readonly exitCode: number | null; readonly signal: string | null};

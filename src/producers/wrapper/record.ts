@@ -5,6 +5,7 @@ import {signalExitCode, wrapperOutcome, type WrapperOutcome} from '../../core/wr
 import {headRevision} from '../git-revision.ts';
 import {processStartTime} from '../proc-table.ts';
 import type {StopTarget} from '../stop.ts';
+import type {EscapedAgent} from './escaped.ts';
 import {commandLineOf, titleOf, type WrapperOptions} from './options.ts';
 
 /** What the wrapper writes about its task, with source `wrapper`. */
@@ -135,6 +136,7 @@ export function recordOutcome(
 	outcome: WrapperOutcome,
 	tokens: Tokens = UNKNOWN_TOKENS,
 	left: LeftRunning = {processes: [], count: 0},
+	escaped: readonly EscapedAgent[] = [],
 ): number {
 	switch (outcome.kind) {
 		case 'failed-to-spawn':
@@ -158,6 +160,15 @@ export function recordOutcome(
 			});
 			break;
 		case 'exited':
+			if (escaped.length > 0) {
+				// The child only launched the agent: how the agent itself exited, no one can say.
+				const agents = escaped.map(agent => `${agent.name} (pid ${agent.pid})`).join(', ');
+				log.end(EventType.exited, {
+					exitCode: null,
+					reason: `the launcher exited ${outcome.exitCode}; its agent ${agents} ran on outside its session and ended later, exit code unknown`,
+				});
+				break;
+			}
 			log.end(EventType.exited, {
 				exitCode: outcome.exitCode,
 				// Background processes the child started and did not wait for: the task is over, they are not.

@@ -2,11 +2,13 @@ import {randomBytes} from 'node:crypto';
 import {EventType} from '../../core/events.ts';
 import {signalExitCode, wrapperOutcome} from '../../core/wrapper-outcome.ts';
 import type {SlotLease} from '../admission.ts';
-import {awaitGroupEnd, KILL_WAIT_MS} from '../stop.ts';
+import {childTreeOf} from '../agent-tree.ts';
+import {endTree, KILL_WAIT_MS} from '../stop.ts';
 import {awaitRecordedEnd, latestStopRequest} from '../wrapper-queries.ts';
 import {admit} from './admit.ts';
 import {attach, outputReaderFor} from './attach.ts';
 import {childExit, leftRunning, releaseOutput} from './child-exit.ts';
+import {awaitEscapedAgents} from './escaped.ts';
 import {watchLedgerFile} from './ledger-watch.ts';
 import {titleOf, type WrapperOptions} from './options.ts';
 import {recordOutcome, recordRegistered, recordSpawnFailure, recordStarted, recordStoppedBeforeSpawn, taskLog} from './record.ts';
@@ -99,13 +101,18 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 	const exit = await exited;
 	await releaseOutput([child.stdout, child.stderr]);
 	await child;
+	// A launcher that moved the agent out of its session (`setsid claude ...`) exits at once: the
+	// run goes on, watched and stoppable, while the agent does.
+	const escaped = await awaitEscapedAgents(options.ledger, log.taskId, target.pgid ?? target.pid, () =>
+		isTerminating(relay.received()),
+	);
 	const {tokens, overBudget, budgetStop, kept} = await attachment.finish();
 	output?.close();
 	pruneOutputFiles(options.home, Date.now());
 	if (kept && kept.bytes > 0) log.append(EventType.outputKept, kept);
 	fileWatch.stop();
 	const received = relay.received();
-	const terminating = received === 'SIGINT' ? null : received;
+	const terminating = isTerminating(received) ? received : null;
 	const stopRequest = latestStopRequest(options.ledger, log.taskId);
 	if (stopRequest && !terminating && !overBudget) {
 		// `controlroom stop` is ending the group: it alone knows whether SIGKILL was needed, and records it.
@@ -113,8 +120,10 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 		const recorded = await awaitRecordedEnd(options.ledger, log.taskId, deadline);
 		if (recorded) return signalExitCode(recorded.signal ?? exit.signal ?? stopRequest.signal);
 	}
-	// A signal the wrapper received was forwarded to the group: the group's end is this run's end.
-	const groupEnd = terminating ? await awaitGroupEnd(target, groupGraceLeft(relay, options.graceMs)) : budgetStop;
+	// A signal the wrapper received was forwarded to the child's group: the whole tree's end is this run's end.
+	const groupEnd = terminating
+		? await endTree(childTreeOf(target, log.taskId), groupGraceLeft(relay, options.graceMs))
+		: budgetStop;
 	const outcome = wrapperOutcome({
 		spawnError: null,
 		exitCode: exit.exitCode,
@@ -129,6 +138,7 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 		outcome,
 		tokens,
 		terminating || overBudget ? undefined : leftRunning(target.pgid ?? target.pid, log.taskId),
+		escaped,
 	);
 }
 
@@ -139,6 +149,11 @@ function killQuietly(pid: number): void {
 	} catch {
 		// Gone already.
 	}
+}
+
+/** A signal that ends the run (SIGINT only interrupts an interactive agent's turn). */
+function isTerminating(signal: string | null): signal is string {
+	return signal !== null && signal !== 'SIGINT';
 }
 
 /** What is left of the grace a forwarded terminating signal gave the group. */

@@ -2,6 +2,7 @@ import {accessSync, constants, statSync} from 'node:fs';
 import {delimiter, isAbsolute, join, resolve} from 'node:path';
 import type {Writable} from 'node:stream';
 import {execa} from 'execa';
+import {TASK_ID_ENV} from '../task-id-env.ts';
 import type {WrapperOptions} from './options.ts';
 
 /**
@@ -11,9 +12,6 @@ import type {WrapperOptions} from './options.ts';
 export function isOutputPiped(options: Pick<WrapperOptions, 'agent' | 'logFile' | 'stdout'>): boolean {
 	return options.agent !== 'claude' || options.logFile !== null || (options.stdout ?? null) !== null;
 }
-
-/** The variable that names the task to the child and everything it starts (hooks, and the wrapper's own search for leftovers). */
-export const TASK_ID_ENV = 'CONTROLROOM_TASK_ID';
 
 /**
  * The child starts as this shell, which waits for the wrapper's word on descriptor 3 before it
