@@ -110,8 +110,22 @@ function signalPgid(pgid: number, signal: NodeJS.Signals): void {
 	}
 }
 
+/** Signals a child's process group; a child in the demo's own group (the review) alone. */
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-	if (child.pid !== undefined && child.exitCode === null) signalPgid(child.pid, signal);
+	if (child.pid === undefined || child.exitCode !== null) return;
+	try {
+		process.kill(-child.pid, signal);
+	} catch {
+		signalPid(child.pid, signal);
+	}
+}
+
+function signalPid(pid: number, signal: NodeJS.Signals): void {
+	try {
+		process.kill(pid, signal);
+	} catch {
+		// Already gone.
+	}
 }
 
 /** Process groups of the wrapped children this demo's ledger knows of, so none outlives the demo. */

@@ -81,10 +81,12 @@ export function reviewWhenDone(
 ): void {
 	worker.once('exit', () => {
 		const reviewer = `${shellQuote(process.execPath)} -e ${shellQuote(REVIEWER_SCRIPT)}`;
+		// A review is a person's yes/no gate (docs/security.md, "Who is asking"): the demo starts it
+		// for the person who started the demo, on that person's terminal and in its foreground group
+		// (stdin inherited, not detached), as if typed there. It never reads the terminal.
 		const review = spawn(process.execPath, [bin, 'review', REVIEWED_TASK, '--ledger', ledgerPath, '--reviewer', reviewer], {
 			env,
-			stdio: 'ignore',
-			detached: true,
+			stdio: ['inherit', 'ignore', 'ignore'],
 		});
 		review.on('error', () => {});
 		started(review);
