@@ -31,6 +31,10 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 	ingest: {summary: 'fold hook payloads or spool envelopes into the ledger', load: () => import('./commands/ingest.ts')},
 	rejects: {summary: 'list input the ledger refused, with line numbers and reasons', load: () => import('./commands/rejects.ts')},
 	hook: {summary: 'record one agent lifecycle event from stdin (what the hooks run)', load: () => import('./commands/hook.ts')},
+	'hold-hook': {
+		summary: "a held run's PreToolUse hook: defer, carry an answer, pause on the budget (what run installs)",
+		load: () => import('./commands/hold-hook.ts'),
+	},
 	contract: {
 		summary: 'check a handoff contract, or write a template (contract check|new|template)',
 		load: () => import('./commands/contract.ts'),

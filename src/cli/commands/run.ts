@@ -14,6 +14,9 @@ import {openCommandLedger} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 import {printRefusal} from '../handoff-report.ts';
+import {heldDecisionsOf} from '../../gates/held-decisions.ts';
+import {ledgerPath} from '../../ledger/paths.ts';
+import {holdOf} from '../hold-run.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['run [OPTIONS] -- CMD [ARGS...]'],
@@ -48,6 +51,15 @@ config file (docs/config.md).`,
 		['--rerun-of TASK', "records that this run does TASK again (the review gate's fix runs and send-back; docs/review.md)"],
 		['--task-id ID', 'record the task under this id (refused if the ledger has it already)'],
 		[
+			'--policy FILE',
+			"claude -p: the hold policy, which tool calls wait for a person (default: policy.json beside the config file, else the built-in one; docs/decisions.md)",
+		],
+		['--on-deny resume|stop', 'claude -p: a denied held call resumes the session with the reason (default), or stops the task (exit 77)'],
+		[
+			'--on-budget stop|ask',
+			'claude: over the budget, stop the child (default, exit 125), or hold its next tool call and ask for more (a person denying it: exit 125)',
+		],
+		[
 			'--user NAME',
 			'the strong mode: run CMD as the OS user NAME, who can neither write nor read the ledger, so nothing it starts can approve or accept (needs root; docs/security.md)',
 		],
@@ -58,7 +70,8 @@ config file (docs/config.md).`,
 		['64', 'bad command line (one line naming the flag); nothing registered'],
 		['75', '--no-wait and every admission slot is held (the line names the holders)'],
 		['78', 'the config file or a CONTROLROOM_* variable is wrong (the line names it; docs/config.md); nothing registered'],
-		['125', 'over its token budget: the child was stopped'],
+		['77', '--on-deny stop and a person denied a held call: the task is stopped'],
+		['125', 'over its token budget: the child was stopped, or with --on-budget ask a person said no'],
 		[
 			'127',
 			'CMD could not be started (not found, not executable), or --log FILE could not be opened; the task is recorded failed with the reason',
@@ -101,6 +114,9 @@ export async function run(argv: readonly string[]): Promise<number> {
 		'rerun-of': {type: 'string'},
 		'task-id': {type: 'string'},
 		user: {type: 'string'},
+		policy: {type: 'string'},
+		'on-deny': {type: 'string'},
+		'on-budget': {type: 'string'},
 	});
 	const [command, ...args] = positionals;
 	if (command === undefined || command === '')
@@ -137,13 +153,18 @@ export async function run(argv: readonly string[]): Promise<number> {
 		heartbeatSeconds: positiveSeconds('heartbeat', values.heartbeat, minimumOf('heartbeatSeconds')),
 		runGraceSeconds: positiveSeconds('grace', values.grace, minimumOf('runGraceSeconds')),
 	});
+	const agent = oneOf<AgentKind>('agent', values.agent, AGENT_KINDS) ?? guessAgent(command);
+	const onDeny = oneOf('on-deny', values['on-deny'], ['resume', 'stop'] as const) ?? 'resume';
+	const onBudget = oneOf('on-budget', values['on-budget'], ['stop', 'ask'] as const) ?? 'stop';
+	const ledgerFile = ledgerPath(values.ledger);
+	const held = holdOf({agent, command, args: contractRun?.args ?? args, cwd, onDeny, onBudget, policyFlag: values.policy, ledgerFile});
 	const options = {
 		command,
-		args: contractRun?.args ?? args,
+		args: held?.args ?? contractRun?.args ?? args,
 		title: values.title ?? contractRun?.title ?? null,
 		steps: positiveInt('steps', values.steps) ?? null,
 		budget: settings.budgetTokens,
-		agent: oneOf<AgentKind>('agent', values.agent, AGENT_KINDS) ?? guessAgent(command),
+		agent,
 		role: oneOf('role', values.role, ['worker', 'reviewer'] as const) ?? 'worker',
 		cwd,
 		wait: !values['no-wait'],
@@ -171,7 +192,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 			throw new CliError(`--task-id: the ledger already has a task ${taskId}`, USAGE_EXIT);
 		const runAsRefusal = runAs ? runAsProblem(runAs, ledger.path, process.getuid?.() ?? -1) : null;
 		if (runAsRefusal !== null) throw new CliError(`--user: ${runAsRefusal}; nothing run`, USAGE_EXIT);
-		return await runWrapped({...options, ledger});
+		return await runWrapped({...options, ledger, hold: held ? {...held.hold, decisions: heldDecisionsOf(ledger)} : null});
 	} finally {
 		ledger.close();
 	}

@@ -138,6 +138,8 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 		if (budgetStop) return;
 		const total = freshTokens();
 		if (!isOverBudget(total, budget)) return;
+		// `--on-budget ask`: the hold hook pauses the next tool call and asks; the run is not killed.
+		if (options.hold?.onBudget === 'ask') return;
 		options.notice(`task ${log.taskId} is over its budget (${total.total} > ${budget} tokens): stopping it`);
 		budgetStop = endTree(childTreeOf(child.target, log.taskId), options.graceMs);
 	};

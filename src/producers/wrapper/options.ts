@@ -2,6 +2,7 @@ import type {Writable} from 'node:stream';
 import {builtInOf} from '../../core/settings.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import type {AgentKind} from '../agent-kind.ts';
+import type {HoldOptions} from './held.ts';
 import type {RunAsUser} from './run-as.ts';
 
 // The built-in defaults live with the settings that override them (src/core/settings.ts, docs/config.md).
@@ -55,6 +56,8 @@ export type WrapperOptions = {
 	readonly stderr?: Writable | null;
 	/** The strong mode: the child runs as this OS user, which cannot write the ledger (docs/security.md). */
 	readonly runAs?: RunAsUser | null;
+	/** A headless Claude run whose held calls wait for a person and resume (docs/decisions.md, "Headless runs"). */
+	readonly hold?: HoldOptions | null;
 };
 
 /** The task's title: the one given, or the start of the command line. */

@@ -6,12 +6,14 @@ import {childTreeOf} from '../agent-tree.ts';
 import {endTree, KILL_WAIT_MS} from '../stop.ts';
 import {awaitRecordedEnd, latestStopRequest} from '../wrapper-queries.ts';
 import {admit} from './admit.ts';
+import {resumeArgs} from '../../core/claude-args.ts';
+import {awaitHeldAnswer, CARRIED_ANSWER_ENV} from './held.ts';
 import {attach, outputReaderFor} from './attach.ts';
 import {childExit, leftRunning, releaseOutput} from './child-exit.ts';
 import {awaitEscapedAgents} from './escaped.ts';
 import {watchLedgerFile} from './ledger-watch.ts';
 import {titleOf, type WrapperOptions} from './options.ts';
-import {recordOutcome, recordRegistered, recordSpawnFailure, recordStarted, recordStoppedBeforeSpawn, taskLog} from './record.ts';
+import {recordOutcome, recordRegistered, recordSpawnFailure, recordStarted, recordStoppedBeforeSpawn, taskLog, type TaskLog} from './record.ts';
 import {relaySignals, type SignalRelay} from './signals.ts';
 import {openLogFile} from './log-file.ts';
 import {isOutputPiped, spawnAgent, spawnError, unstartable} from './spawn.ts';
@@ -49,24 +51,49 @@ export async function runWrapped(options: WrapperOptions): Promise<number> {
 async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, relay: SignalRelay): Promise<number> {
 	const log = taskLog(options, options.taskId ?? newTaskId());
 	const isPiped = isOutputPiped(options);
-	const output = isPiped ? outputKeeperFor(options, log.taskId) : null;
-	recordRegistered(options, log, lease?.slot ?? null, output?.path ?? null);
+	const outputPath = isPiped ? outputFileOf(options.home, log.taskId) : null;
+	recordRegistered(options, log, lease?.slot ?? null, outputPath);
 	lease?.label({taskId: log.taskId, title: titleOf(options)});
+	let run = options;
+	for (;;) {
+		const ran = await runChild(run, log, lease, relay, outputPath);
+		if (ran.kind === 'ended') return ran.exitCode;
+		// A held headless Claude: the same task resumes its session, carrying the person's answer.
+		run = {
+			...options,
+			args: resumeArgs(options.args, ran.session, options.hold?.isClaude ?? false),
+			stdinFile: '/dev/null',
+			env: {...options.env, ...(ran.carried === null ? {} : {[CARRIED_ANSWER_ENV]: ran.carried})},
+		};
+	}
+}
+
+/** One child of the run (the first, or a resume of a held session): spawned, attached, its end recorded or its resume said. */
+async function runChild(
+	options: WrapperOptions,
+	log: TaskLog,
+	lease: SlotLease | null,
+	relay: SignalRelay,
+	outputPath: string | null,
+): Promise<{readonly kind: 'ended'; readonly exitCode: number} | {readonly kind: 'resume'; readonly session: string; readonly carried: string | null}> {
+	const ended = (exitCode: number) => ({kind: 'ended' as const, exitCode});
+	const isPiped = isOutputPiped(options);
+	const output = isPiped ? outputKeeperFor(options, log.taskId) : null;
 	const read = await outputReaderFor(options);
 	const early = relay.received();
-	if (early) return (output?.close(), recordStoppedBeforeSpawn(log, early));
+	if (early) return ended((output?.close(), recordStoppedBeforeSpawn(log, early)));
 	const logFile = options.logFile === null ? null : openLogFile(options.logFile);
-	if (logFile !== null && 'error' in logFile) return (output?.close(), recordSpawnFailure(options, log, logFile.error));
+	if (logFile !== null && 'error' in logFile) return ended((output?.close(), recordSpawnFailure(options, log, logFile.error)));
 	const sink = logFile?.sink ?? null;
 	// The gate shell always starts: a command that cannot is told here, as a failed spawn.
 	const cannotStart = unstartable(options.command, options.cwd, options.env?.['PATH'] ?? process.env['PATH']);
-	if (cannotStart !== null) return (sink?.destroy(), output?.close(), recordSpawnFailure(options, log, cannotStart));
+	if (cannotStart !== null) return ended((sink?.destroy(), output?.close(), recordSpawnFailure(options, log, cannotStart)));
 	const gated = spawnAgent(options, log.taskId, isPiped);
 	const child = gated.process;
 	if (child.pid === undefined) {
 		sink?.destroy();
 		output?.close();
-		return recordSpawnFailure(options, log, await spawnError(gated));
+		return ended(recordSpawnFailure(options, log, await spawnError(gated)));
 	}
 	const childPid = child.pid;
 	const exited = childExit(child);
@@ -86,7 +113,7 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 	if (late) {
 		killQuietly(-childPid);
 		await exited;
-		return (sink?.destroy(), output?.close(), recordStoppedBeforeSpawn(log, late));
+		return ended((sink?.destroy(), output?.close(), recordStoppedBeforeSpawn(log, late)));
 	}
 	relay.setTarget(target);
 	// Listeners first, then the word: the agent's first byte of output finds them in place.
@@ -94,7 +121,7 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 	gated.release();
 	// A ledger deleted or replaced under the run: the task is recorded again in the new file.
 	const fileWatch = watchLedgerFile(options, () => {
-		recordRegistered(options, log, lease?.slot ?? null, output?.path ?? null);
+		recordRegistered(options, log, lease?.slot ?? null, outputPath);
 		recordStarted(log, childPid);
 	});
 	// The run ends when the child does: background processes holding its pipes do not hold the task.
@@ -118,7 +145,7 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 		// `controlroom stop` is ending the group: it alone knows whether SIGKILL was needed, and records it.
 		const deadline = stopRequest.at + stopRequest.graceMs + KILL_WAIT_MS + STOP_RECORD_MARGIN_MS;
 		const recorded = await awaitRecordedEnd(options.ledger, log.taskId, deadline);
-		if (recorded) return signalExitCode(recorded.signal ?? exit.signal ?? stopRequest.signal);
+		if (recorded) return ended(signalExitCode(recorded.signal ?? exit.signal ?? stopRequest.signal));
 	}
 	// A signal the wrapper received was forwarded to the child's group: the whole tree's end is this run's end.
 	const groupEnd = terminating
@@ -132,14 +159,20 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 		stopRequested: stopRequest?.signal ?? null,
 		overBudget,
 	});
-	return recordOutcome(
+	// A headless Claude that deferred a call exits 0: it waits for the person, then resumes or ends.
+	if (options.hold?.isHeadless && outcome.kind === 'exited' && outcome.exitCode === 0 && escaped.length === 0) {
+		const next = await awaitHeldAnswer(options, options.hold, log, relay);
+		if (next.kind === 'resume') return next;
+		if (next.kind === 'end') return ended(next.exitCode);
+	}
+	return ended(recordOutcome(
 		options,
 		log,
 		outcome,
 		tokens,
 		terminating || overBudget ? undefined : leftRunning(target.pgid ?? target.pid, log.taskId),
 		escaped,
-	);
+	));
 }
 
 /** Signals a process group or process and ignores that it is gone already. */

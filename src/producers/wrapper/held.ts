@@ -1,0 +1,140 @@
+import {EventType} from '../../core/events.ts';
+import {OVER_BUDGET_EXIT} from '../../core/wrapper-outcome.ts';
+import {watchLedger} from './hook-watch.ts';
+import type {WrapperOptions} from './options.ts';
+import type {TaskLog} from './record.ts';
+import type {SignalRelay} from './signals.ts';
+
+/** Exit code of a run stopped because the person denied a held call (`--on-deny stop`): EX_NOPERM. */
+export const DENIED_EXIT = 77;
+
+/** A question of a wrapped run that holds it: a deferred call, or its budget crossed. */
+export type HeldQuestion = {
+	readonly decisionId: string;
+	readonly kind: 'deferred' | 'budget';
+	readonly session: string | null;
+	readonly toolUseId: string | null;
+	readonly argsHash: string;
+	/** Answered and not carried out yet; null while it waits. */
+	readonly isAnswered: boolean;
+};
+
+/** An answer taken from the ledger: used once, by this wrapper. */
+export type TakenAnswer = {readonly answer: 'allow' | 'deny'; readonly reason: string | null; readonly headroom: number | null};
+
+/**
+ * The decisions the wrapper needs, given by its caller (the producers never import the gates:
+ * docs/architecture.md); the answer is taken through the person gate's one-use rule.
+ */
+export type HeldDecisions = {
+	/** The task's question that holds it (open, or answered and not yet used), the oldest first. */
+	waiting(taskId: string): HeldQuestion | null;
+	/** Takes the answer for exactly this hash, once; null when another caller took it or the hash differs. */
+	take(decisionId: string, argsHash: string): TakenAnswer | null;
+};
+
+/** How a wrapped headless Claude run is held (docs/decisions.md, "Headless runs"). */
+export type HoldOptions = {
+	/** A denied call: resume the session with the reason (the agent adapts), or stop the task. */
+	readonly onDeny: 'resume' | 'stop';
+	/** The budget crossed: stop the run (exit 125), or pause it and ask. */
+	readonly onBudget: 'stop' | 'ask';
+	/** `claude -p`: a held call ends the process, and the wrapper waits and resumes it. */
+	readonly isHeadless: boolean;
+	/** CMD is `claude` itself (its prompt is its last positional), not a launcher that runs it. */
+	readonly isClaude: boolean;
+	readonly decisions: HeldDecisions;
+};
+
+/** What follows a held run's exit: resume its session carrying an answer, or end the task. */
+export type HeldNext =
+	| {readonly kind: 'resume'; readonly session: string; readonly carried: string | null}
+	| {readonly kind: 'end'; readonly exitCode: number}
+	| {readonly kind: 'none'};
+
+/** The variable a resumed agent's hold hook reads the carried answer from. */
+export const CARRIED_ANSWER_ENV = 'CONTROLROOM_CARRIED_ANSWER';
+
+/** How often a waiting wrapper looks at its signals (the ledger is watched; this is the fallback). */
+const WAIT_LOOK_MS = 250;
+
+/**
+ * After a headless Claude exited 0: when a question holds its task, says so, waits (heartbeats
+ * on, signals honoured) for a person's answer, takes it (used once) and says what comes next.
+ * `none` when nothing holds it: the run ended by itself.
+ */
+export async function awaitHeldAnswer(
+	options: WrapperOptions,
+	hold: HoldOptions,
+	log: TaskLog,
+	relay: SignalRelay,
+): Promise<HeldNext> {
+	let question = hold.decisions.waiting(log.taskId);
+	if (question === null) return {kind: 'none'};
+	options.notice(
+		`task ${log.taskId} waits for you: ${question.kind === 'budget' ? 'its budget is crossed' : 'a held tool call'}; ` +
+			`answer with controlroom decide ${question.decisionId} allow|deny [--reason TEXT]`,
+	);
+	log.append(EventType.heartbeat, {});
+	const answered = await new Promise<HeldQuestion | 'signal' | null>(resolve => {
+		const look = (): void => {
+			if (relay.received() !== null && relay.received() !== 'SIGINT') return finish('signal');
+			const now = hold.decisions.waiting(log.taskId);
+			if (now === null || now.isAnswered) finish(now);
+		};
+		const watch = watchLedger(options.ledger, look);
+		const timer = setInterval(look, WAIT_LOOK_MS);
+		const beat = setInterval(() => log.append(EventType.heartbeat, {}), options.heartbeatMs);
+		function finish(value: HeldQuestion | 'signal' | null): void {
+			clearInterval(timer);
+			clearInterval(beat);
+			watch.close();
+			resolve(value);
+		}
+		look();
+	});
+	if (answered === 'signal') return {kind: 'none'};
+	// Withdrawn (the call ran elsewhere, or was answered away): the run ended as it ended.
+	if (answered === null) return {kind: 'none'};
+	question = answered;
+	const taken = hold.decisions.take(question.decisionId, question.argsHash);
+	if (taken === null) {
+		options.notice(`the answer to ${question.decisionId} was carried out by another process; this run ends here`);
+		return {kind: 'none'};
+	}
+	if (question.kind === 'budget' && taken.answer === 'deny') {
+		log.end(EventType.stopped, {
+			signal: null,
+			reason: `over budget, and the person said no${taken.reason ? `: ${taken.reason}` : ''}`,
+			exitCode: null,
+			wrapperExit: OVER_BUDGET_EXIT,
+		});
+		return {kind: 'end', exitCode: OVER_BUDGET_EXIT};
+	}
+	if (question.kind === 'deferred' && taken.answer === 'deny' && hold.onDeny === 'stop') {
+		log.end(EventType.stopped, {
+			signal: null,
+			reason: `the person denied a held call (--on-deny stop)${taken.reason ? `: ${taken.reason}` : ''}`,
+			exitCode: null,
+			wrapperExit: DENIED_EXIT,
+		});
+		return {kind: 'end', exitCode: DENIED_EXIT};
+	}
+	if (question.session === null) {
+		options.notice(`cannot resume ${log.taskId}: its question names no session`);
+		return {kind: 'none'};
+	}
+	// A budget approval carries nothing: the headroom is in the ledger, and the call still meets the policy.
+	const carried =
+		question.kind === 'deferred'
+			? JSON.stringify({
+					decisionId: question.decisionId,
+					toolUseId: question.toolUseId,
+					argsHash: question.argsHash,
+					answer: taken.answer,
+					reason: taken.reason,
+				})
+			: null;
+	options.notice(`resuming session ${question.session} of ${log.taskId} with the answer ${taken.answer}`);
+	return {kind: 'resume', session: question.session, carried};
+}
