@@ -102,7 +102,7 @@ export const EXIT_CODES: readonly (readonly [code: string, meaning: string])[] =
 	],
 	[
 		'77',
-		'refused because an agent asked (EX_NOPERM): effects approve and reject, accept, ack, send-back and review say yes only for a person at a terminal; the attempt is recorded and shown in Needs you (docs/security.md)',
+		'refused because an agent asked (EX_NOPERM): effects approve and reject, accept, ack, send-back, review and decide say yes only for a person at a terminal; the attempt is recorded and shown in Needs you (docs/security.md)',
 	],
 	[
 		'78',

@@ -397,6 +397,45 @@ const DECLARED = {
 	effectOutcomeUnknown: declare('effect.outcome_unknown', {id: text, reason: text}),
 	/** A held effect passed its order's expiry unapproved. */
 	effectExpired: declare('effect.expired', {id: text}),
+	/**
+	 * A question waits for a person (docs/decisions.md): an agent's permission prompt, a headless
+	 * run's deferred call, a budget crossed, a held effect. The event's task is the agent's task;
+	 * `decisionId` (`d-` + 12 hex) names the question. `argsHash` is the SHA-256 of the canonical
+	 * JSON of `args` (RFC 8785): an answer is good for that hash only.
+	 */
+	decisionAsked: declare('decision.asked', {
+		decisionId: text,
+		/** permission, deferred, budget or effect. */
+		kind: text,
+		agent: text,
+		tool: text,
+		args: anything,
+		argsHash: text,
+		cwd: text,
+		/** When the question stops waiting (ms), or null: until answered or withdrawn. */
+		expiresAt: count,
+		/** The agent's id of the call, and its session, where known. */
+		toolUseId: text,
+		session: text,
+		/** The process waiting for the answer (an interactive hook), with its start time; null: none waits (a resume answers it). */
+		waiter: z.optional(z.nullable(z.looseObject({pid: count, startTime: count}))),
+		/** A budget question's figures: tokens spent, the budget, tokens per turn. */
+		budget: z.optional(z.nullable(z.looseObject({spent: count, budget: count, perTurn: count}))),
+	}),
+	/** A person answered a question: allow or deny, with a reason, for the arguments of `argsHash` only. */
+	decisionAnswered: declare('decision.answered', {
+		decisionId: text,
+		answer: text,
+		reason: text,
+		by: text,
+		argsHash: text,
+		/** A budget question allowed: the tokens added to the budget. */
+		headroom: count,
+	}),
+	/** An answer was carried out (returned to the hook, or a resume ran with it): once only. */
+	decisionUsed: declare('decision.used', {decisionId: text, argsHash: text}),
+	/** A question stopped waiting unanswered: answered in the agent's pane, its hook died, or it expired. */
+	decisionWithdrawn: declare('decision.withdrawn', {decisionId: text, why: text}),
 };
 
 type Declared = typeof DECLARED;

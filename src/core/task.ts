@@ -135,6 +135,11 @@ const ABOUT_A_TASK: ReadonlySet<EventTypeName> = new Set([
 	EventType.planReviewRound,
 	EventType.planReviewConcluded,
 	EventType.disagreementOpened,
+	// A question and its answer are about the agent's task, and no sign of its own life.
+	EventType.decisionAsked,
+	EventType.decisionAnswered,
+	EventType.decisionUsed,
+	EventType.decisionWithdrawn,
 ]);
 
 /** Events about a work order and its effects are the order's, not a task's (docs/effects.md). */
@@ -407,6 +412,12 @@ export function applyEvent(current: Task | undefined, given: NewEvent, seq = 0, 
 		case EventType.planReviewRound:
 		case EventType.planReviewConcluded:
 		case EventType.disagreementOpened:
+		// A question is folded by src/core/decisions (docs/decisions.md), not by the task.
+		// falls through
+		case EventType.decisionAsked:
+		case EventType.decisionAnswered:
+		case EventType.decisionUsed:
+		case EventType.decisionWithdrawn:
 			return task;
 		// An order's events are folded by src/core/effects (an order id is not a task's); a refused
 		// attempt at a yes is about its target and is no sign of the target's own life.

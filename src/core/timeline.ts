@@ -262,6 +262,19 @@ function describeRaw(event: LedgerEvent): string {
 			return clip(`outcome unknown ${event.data.id ?? '?'}: ${event.data.reason ?? 'started, never finished'}`);
 		case EventType.effectExpired:
 			return clip(`expired ${event.data.id ?? '?'} (not approved in time)`);
+		case EventType.decisionAsked:
+			// Whole, never clipped: what an answer would allow is read here (docs/decisions.md).
+			return terminalSafe(
+				`asks ${event.data.decisionId ?? '?'} (${event.data.kind ?? '?'}): ${event.data.tool ?? '?'} ${describeArgs(event.data.args ?? null)}`,
+			);
+		case EventType.decisionAnswered:
+			return clip(
+				`${event.data.answer === 'allow' ? 'allowed' : 'denied'} ${event.data.decisionId ?? '?'} by ${event.data.by ?? 'a person'}${event.data.reason ? `: ${event.data.reason}` : ''}${event.data.headroom ? ` (+${event.data.headroom} tokens)` : ''}`,
+			);
+		case EventType.decisionUsed:
+			return clip(`answer to ${event.data.decisionId ?? '?'} carried out`);
+		case EventType.decisionWithdrawn:
+			return clip(`${event.data.decisionId ?? '?'} no longer waiting: ${event.data.why ?? ''}`);
 		case FOREIGN_EVENT:
 			return clip(`${event.storedType} ${JSON.stringify(event.data)}`);
 		default:

@@ -28,6 +28,7 @@ const YES_VERBS: readonly (readonly [string, readonly string[], string])[] = [
 	['ack', ['ack', 'need-1'], 'need-1'],
 	['send-back', ['send-back', 'w-1', '--reason', 'again'], 'w-1'],
 	['review', ['review', 'w-1', '--reviewer', 'echo APPROVE'], 'w-1'],
+	['decide', ['decide', 'd-1', 'allow'], 'd-1'],
 ];
 
 describe('only a person says yes', () => {
