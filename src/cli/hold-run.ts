@@ -56,13 +56,18 @@ export function holdOf(run: {
 	readonly ledgerFile: string;
 }): {readonly args: string[]; readonly hold: Omit<HoldOptions, 'decisions'>} | null {
 	const headless = run.agent === 'claude' && isHeadless(run.args);
-	if (!headless && run.onDeny === 'stop') throw new CliError('--on-deny: only a headless Claude run (claude -p) is held', USAGE_EXIT);
+	if (!headless && run.onDeny === 'stop')
+		throw new CliError('--on-deny: only a headless Claude run (claude -p) is held', USAGE_EXIT);
 	if (!headless && run.onBudget === 'ask' && run.agent !== 'claude')
 		throw new CliError('--on-budget ask: only a Claude Code run can be paused (docs/decisions.md, "Codex")', USAGE_EXIT);
 	if (!headless && run.onBudget !== 'ask') return null;
 	if (hasOption(run.args, '--settings'))
-		throw new CliError('--settings: a held Claude run gets its hold hook through --settings; put yours in settings.json', USAGE_EXIT);
-	if (hasOption(run.args, '--bare')) throw new CliError('--bare: Claude then runs no hooks, so no call could be held', USAGE_EXIT);
+		throw new CliError(
+			'--settings: a held Claude run gets its hold hook through --settings; put yours in settings.json',
+			USAGE_EXIT,
+		);
+	if (hasOption(run.args, '--bare'))
+		throw new CliError('--bare: Claude then runs no hooks, so no call could be held', USAGE_EXIT);
 	if (headless && hasOption(run.args, '--no-session-persistence'))
 		throw new CliError('--no-session-persistence: a held call is resumed from the saved session', USAGE_EXIT);
 	const policyFile = run.policyFlag === undefined ? defaultPolicyPath() : resolve(run.policyFlag);

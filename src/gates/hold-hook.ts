@@ -34,7 +34,11 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 	value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The carried answer in the resume's environment, only as far as the ledger confirms it (a person's answer, taken by the wrapper). */
-function confirmedCarried(text: string | undefined, decisions: Map<string, DecisionRecord>, taskId: string): CarriedAnswer | null {
+function confirmedCarried(
+	text: string | undefined,
+	decisions: Map<string, DecisionRecord>,
+	taskId: string,
+): CarriedAnswer | null {
 	if (!text) return null;
 	let value: unknown;
 	try {
@@ -45,7 +49,8 @@ function confirmedCarried(text: string | undefined, decisions: Map<string, Decis
 	if (!isRecord(value) || typeof value['decisionId'] !== 'string') return null;
 	const decision = decisions.get(value['decisionId']);
 	// Only what the ledger holds counts: the answer a person gave, taken once, for this task.
-	if (!decision || decision.taskId !== taskId || decision.kind !== 'deferred' || decision.usedAt === null || !decision.answer) return null;
+	if (!decision || decision.taskId !== taskId || decision.kind !== 'deferred' || decision.usedAt === null || !decision.answer)
+		return null;
 	return {
 		decisionId: decision.id,
 		toolUseId: decision.toolUseId,
@@ -150,7 +155,12 @@ export function holdHookAnswer(
 		carried: confirmedCarried(env['CONTROLROOM_CARRIED_ANSWER'], decisions, taskId),
 		pending: pending ? {decisionId: pending.id, argsHash: pending.argsHash} : null,
 		budget: config.onBudget === 'ask' ? budgetFacts(ledger, taskId, decisions, now) : null,
-		policyReason: holdReason(config.policy, {toolName, toolInput, cwd, filePath: written === null ? null : realTarget(written, cwd)}),
+		policyReason: holdReason(config.policy, {
+			toolName,
+			toolInput,
+			cwd,
+			filePath: written === null ? null : realTarget(written, cwd),
+		}),
 	});
 	return preToolUseOutput(carryOut(ledger, action, {taskId, toolName, toolInput, toolUseId, session, cwd, now}));
 }
@@ -159,7 +169,15 @@ export function holdHookAnswer(
 function carryOut(
 	ledger: Ledger,
 	action: HoldAction,
-	call: {taskId: string; toolName: string; toolInput: Record<string, unknown>; toolUseId: string | null; session: string | null; cwd: string; now: number},
+	call: {
+		taskId: string;
+		toolName: string;
+		toolInput: Record<string, unknown>;
+		toolUseId: string | null;
+		session: string | null;
+		cwd: string;
+		now: number;
+	},
 ): HoldAction {
 	if (action.kind === 'allow') {
 		// Once: the hook's own mark, keyed by the question, so two processes carrying the same answer never both run the call.
@@ -173,7 +191,9 @@ function carryOut(
 				dedupKey: `hold-applied:${action.decisionId}`,
 			},
 		]);
-		return appended > 0 ? action : {kind: 'defer', reason: 'this answer was already carried out', ask: null, decisionId: action.decisionId};
+		return appended > 0
+			? action
+			: {kind: 'defer', reason: 'this answer was already carried out', ask: null, decisionId: action.decisionId};
 	}
 	const ask = action.kind === 'defer' || action.kind === 'deny' ? (action.ask ?? null) : null;
 	if (ask === null) return action;

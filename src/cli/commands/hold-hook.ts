@@ -14,7 +14,7 @@ holds in a headless run (recording the question), or nothing. On a fault a headl
 denied with the reason; an interactive one's is left to Claude's own dialog. docs/decisions.md.`,
 	options: [
 		['--cwd DIR', "the run's folder: writes outside it are held"],
-		['--policy POLICY', 'the run\'s hold policy, base64url JSON, fixed when the run started'],
+		['--policy POLICY', "the run's hold policy, base64url JSON, fixed when the run started"],
 		['--on-budget stop|ask', 'ask: a crossed budget holds the next tool call and asks for more'],
 	],
 	exits: [['0', 'always: the answer is on stdout (Claude reads it), a fault on stderr']],

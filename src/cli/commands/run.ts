@@ -52,9 +52,12 @@ config file (docs/config.md).`,
 		['--task-id ID', 'record the task under this id (refused if the ledger has it already)'],
 		[
 			'--policy FILE',
-			"claude -p: the hold policy, which tool calls wait for a person (default: policy.json beside the config file, else the built-in one; docs/decisions.md)",
+			'claude -p: the hold policy, which tool calls wait for a person (default: policy.json beside the config file, else the built-in one; docs/decisions.md)',
 		],
-		['--on-deny resume|stop', 'claude -p: a denied held call resumes the session with the reason (default), or stops the task (exit 77)'],
+		[
+			'--on-deny resume|stop',
+			'claude -p: a denied held call resumes the session with the reason (default), or stops the task (exit 77)',
+		],
 		[
 			'--on-budget stop|ask',
 			'claude: over the budget, stop the child (default, exit 125), or hold its next tool call and ask for more (a person denying it: exit 125)',
@@ -157,7 +160,16 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const onDeny = oneOf('on-deny', values['on-deny'], ['resume', 'stop'] as const) ?? 'resume';
 	const onBudget = oneOf('on-budget', values['on-budget'], ['stop', 'ask'] as const) ?? 'stop';
 	const ledgerFile = ledgerPath(values.ledger);
-	const held = holdOf({agent, command, args: contractRun?.args ?? args, cwd, onDeny, onBudget, policyFlag: values.policy, ledgerFile});
+	const held = holdOf({
+		agent,
+		command,
+		args: contractRun?.args ?? args,
+		cwd,
+		onDeny,
+		onBudget,
+		policyFlag: values.policy,
+		ledgerFile,
+	});
 	const options = {
 		command,
 		args: held?.args ?? contractRun?.args ?? args,

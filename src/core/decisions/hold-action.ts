@@ -38,7 +38,12 @@ export type HoldFacts = {
 export type HoldAction =
 	| {readonly kind: 'allow'; readonly decisionId: string}
 	| {readonly kind: 'deny'; readonly reason: string; readonly ask?: 'budget' | null}
-	| {readonly kind: 'defer'; readonly reason: string; readonly ask: 'deferred' | 'budget' | null; readonly decisionId: string | null}
+	| {
+			readonly kind: 'defer';
+			readonly reason: string;
+			readonly ask: 'deferred' | 'budget' | null;
+			readonly decisionId: string | null;
+	  }
 	| {readonly kind: 'none'};
 
 /** Whether a call's known spend has passed its budget (an unknown spend never has). */
@@ -63,7 +68,9 @@ export function holdAction(facts: HoldFacts): HoldAction {
 	}
 	// The same call still waiting (a second resume, a re-fired hook): held again, not asked twice.
 	if (facts.pending && facts.pending.argsHash === facts.argsHash)
-		return facts.isHeadless ? {kind: 'defer', reason: 'waiting for a person', ask: null, decisionId: facts.pending.decisionId} : {kind: 'none'};
+		return facts.isHeadless
+			? {kind: 'defer', reason: 'waiting for a person', ask: null, decisionId: facts.pending.decisionId}
+			: {kind: 'none'};
 	if (facts.policyReason !== null && facts.isHeadless)
 		return {kind: 'defer', reason: `held for a person: ${facts.policyReason}`, ask: 'deferred', decisionId: null};
 	return {kind: 'none'};

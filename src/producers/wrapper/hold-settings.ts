@@ -11,7 +11,18 @@ export function holdHookArgv(
 ): string[] {
 	// The policy travels on the command line, fixed when the run starts: a file the agent could edit later is never read again.
 	const policy = Buffer.from(JSON.stringify(config.policy), 'utf8').toString('base64url');
-	return [...program, 'hold-hook', '--ledger', config.ledger, '--cwd', config.cwd, '--policy', policy, '--on-budget', config.onBudget];
+	return [
+		...program,
+		'hold-hook',
+		'--ledger',
+		config.ledger,
+		'--cwd',
+		config.cwd,
+		'--policy',
+		policy,
+		'--on-budget',
+		config.onBudget,
+	];
 }
 
 /**
@@ -20,6 +31,8 @@ export function holdHookArgv(
  */
 export function holdSettings(argv: readonly string[]): string {
 	return JSON.stringify({
-		hooks: {PreToolUse: [{matcher: '*', hooks: [{type: 'command', command: hookCommand(argv), timeout: HOLD_HOOK_TIMEOUT_SECONDS}]}]},
+		hooks: {
+			PreToolUse: [{matcher: '*', hooks: [{type: 'command', command: hookCommand(argv), timeout: HOLD_HOOK_TIMEOUT_SECONDS}]}],
+		},
 	});
 }

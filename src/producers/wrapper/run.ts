@@ -13,7 +13,15 @@ import {childExit, leftRunning, releaseOutput} from './child-exit.ts';
 import {awaitEscapedAgents} from './escaped.ts';
 import {watchLedgerFile} from './ledger-watch.ts';
 import {titleOf, type WrapperOptions} from './options.ts';
-import {recordOutcome, recordRegistered, recordSpawnFailure, recordStarted, recordStoppedBeforeSpawn, taskLog, type TaskLog} from './record.ts';
+import {
+	recordOutcome,
+	recordRegistered,
+	recordSpawnFailure,
+	recordStarted,
+	recordStoppedBeforeSpawn,
+	taskLog,
+	type TaskLog,
+} from './record.ts';
 import {relaySignals, type SignalRelay} from './signals.ts';
 import {openLogFile} from './log-file.ts';
 import {isOutputPiped, spawnAgent, spawnError, unstartable} from './spawn.ts';
@@ -75,7 +83,10 @@ async function runChild(
 	lease: SlotLease | null,
 	relay: SignalRelay,
 	outputPath: string | null,
-): Promise<{readonly kind: 'ended'; readonly exitCode: number} | {readonly kind: 'resume'; readonly session: string; readonly carried: string | null}> {
+): Promise<
+	| {readonly kind: 'ended'; readonly exitCode: number}
+	| {readonly kind: 'resume'; readonly session: string; readonly carried: string | null}
+> {
 	const ended = (exitCode: number) => ({kind: 'ended' as const, exitCode});
 	const isPiped = isOutputPiped(options);
 	const output = isPiped ? outputKeeperFor(options, log.taskId) : null;
@@ -165,14 +176,16 @@ async function runChild(
 		if (next.kind === 'resume') return next;
 		if (next.kind === 'end') return ended(next.exitCode);
 	}
-	return ended(recordOutcome(
-		options,
-		log,
-		outcome,
-		tokens,
-		terminating || overBudget ? undefined : leftRunning(target.pgid ?? target.pid, log.taskId),
-		escaped,
-	));
+	return ended(
+		recordOutcome(
+			options,
+			log,
+			outcome,
+			tokens,
+			terminating || overBudget ? undefined : leftRunning(target.pgid ?? target.pid, log.taskId),
+			escaped,
+		),
+	);
 }
 
 /** Signals a process group or process and ignores that it is gone already. */

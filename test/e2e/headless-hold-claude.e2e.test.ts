@@ -1,0 +1,139 @@
+import {spawn, type ChildProcess} from 'node:child_process';
+import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
+import {join} from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {BIN} from '../helpers/cli.ts';
+import {runAsPerson} from '../helpers/person.ts';
+import {realClientBox, realClientScript, type RealClientBox} from '../helpers/realclients.ts';
+import {onExit, onOutput, waitFor} from '../helpers/wait-for.ts';
+
+// A wrapped `claude -p` (the real Claude Code 2.1.328, offline) whose model runs `rm -rf build`:
+// the hold policy defers it, the run waits for a person, and the answer resumes the same session
+// as the same task (docs/decisions.md, "Headless runs").
+
+const CLAUDE = realClientScript('claude-offline.sh');
+const SLOW = 240_000;
+const RM_BUILD = {tool: 'Bash', input: {command: 'rm -rf build', description: 'Remove build'}};
+
+type Wrapped = {readonly child: ChildProcess; stderr(): string; stdout(): string; readonly done: Promise<number | null>};
+
+/** Starts `controlroom run --agent claude [FLAGS] -- claude-offline.sh W -p PROMPT --output-format json` in the background. */
+function startHeld(box: RealClientBox, turns: readonly unknown[], flags: readonly string[] = []): Wrapped {
+	const script = join(box.dir, 'turns.json');
+	writeFileSync(script, JSON.stringify(turns));
+	mkdirSync(join(box.dir, 'project', 'build'), {recursive: true});
+	writeFileSync(join(box.dir, 'project', 'build', 'f'), 'x');
+	writeFileSync(join(box.dir, 'project', 'keep.txt'), 'x');
+	const child = spawn(
+		process.execPath,
+		[BIN, 'run', '--agent', 'claude', ...flags, '--', CLAUDE, box.dir, '-p', 'clean the build', '--output-format', 'json'],
+		{env: {...box.env, SCRIPT_FILE: script, FAKE_LOG: join(box.dir, 'fake.jsonl')}, stdio: ['ignore', 'pipe', 'pipe']},
+	);
+	let stderr = '';
+	let stdout = '';
+	child.stderr?.on('data', chunk => (stderr += String(chunk)));
+	child.stdout?.on('data', chunk => (stdout += String(chunk)));
+	const done = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)));
+	return {child, stderr: () => stderr, stdout: () => stdout, done};
+}
+
+/** The question the wrapper says it waits on (its stderr names the id), the n-th one. */
+async function question(run: Wrapped, nth = 1): Promise<string> {
+	return waitFor(() => [...run.stderr().matchAll(/controlroom decide (d-[0-9a-f]{12})/g)][nth - 1]?.[1], {
+		what: `the run to wait for question ${nth}`,
+		timeoutMs: 60_000,
+		on: [onOutput(run.child.stderr), onExit(run.child)],
+		explain: run.stderr,
+	});
+}
+
+/** Every JSON result the runs printed (one per claude process). */
+function results(run: Wrapped): Record<string, unknown>[] {
+	return run
+		.stdout()
+		.split('\n')
+		.filter(line => line.startsWith('{'))
+		.map(line => JSON.parse(line) as Record<string, unknown>);
+}
+
+function decide(box: RealClientBox, id: string, ...answer: string[]): void {
+	const said = runAsPerson(['decide', id, ...answer], {env: box.env});
+	expect(said.status, said.stderr).toBe(0);
+}
+
+/** The tool results the model was sent (the fake server's request log). */
+function toolResults(box: RealClientBox): string[] {
+	const log = readFileSync(join(box.dir, 'fake.jsonl'), 'utf8');
+	return [...log.matchAll(/"type":"tool_result"[^}]*?"content":"((?:[^"\\]|\\.)*)"/g)].map(match => JSON.parse(`"${match[1]}"`));
+}
+
+describe('a wrapped claude -p held by the policy (real Claude Code)', () => {
+	it(
+		'waits with nothing deleted; allow resumes the same session as the same task, build/ removed once, done',
+		async () => {
+			const box = realClientBox({SCENARIO: 'script'});
+			const run = startHeld(box, [RM_BUILD, {text: 'cleaned'}]);
+			const id = await question(run);
+			// Waiting for the person: the claude process ended, the task did not, nothing was deleted.
+			expect(existsSync(join(box.dir, 'project', 'build', 'f'))).toBe(true);
+			const waiting = box.snapshot().tasks;
+			expect(waiting).toHaveLength(1);
+			expect(waiting[0]).toMatchObject({status: 'running'});
+			decide(box, id, 'allow');
+			expect(await run.done, run.stderr()).toBe(0);
+			expect(existsSync(join(box.dir, 'project', 'build'))).toBe(false);
+			expect(existsSync(join(box.dir, 'project', 'keep.txt'))).toBe(true);
+			const [first, second] = results(run);
+			expect(first).toMatchObject({stop_reason: 'tool_deferred', deferred_tool_use: {name: 'Bash', input: RM_BUILD.input}});
+			expect(second).toMatchObject({stop_reason: 'end_turn', result: 'cleaned', session_id: first?.['session_id']});
+			const tasks = box.snapshot().tasks;
+			expect(tasks).toHaveLength(1);
+			expect(tasks[0]).toMatchObject({id: waiting[0]?.['id'], status: 'done', exitCode: 0});
+			// Once: the model saw one result of the call, and the answer cannot be used again.
+			expect(toolResults(box)).toEqual(['(Bash completed with no output)']);
+			const again = runAsPerson(['decide', id, 'allow'], {env: box.env});
+			expect(again.status).not.toBe(0);
+			expect(again.stderr).toContain('already answered');
+		},
+		SLOW,
+	);
+
+	it(
+		'deny resumes with the reason, which the model sees; its changed retry is a new question the old answer does not cover',
+		async () => {
+			const box = realClientBox({SCENARIO: 'script'});
+			const retry = {tool: 'Bash', input: {command: 'rm -rf build/f', description: 'Remove the file only'}};
+			const run = startHeld(box, [RM_BUILD, retry, {text: 'done'}]);
+			const first = await question(run);
+			decide(box, first, 'deny', '--reason', 'keep build/, remove only its file');
+			const second = await question(run, 2);
+			expect(second).not.toBe(first);
+			// The denial reached the model verbatim, and nothing was removed by it.
+			expect(toolResults(box)[0]).toContain('keep build/, remove only its file');
+			expect(existsSync(join(box.dir, 'project', 'build', 'f'))).toBe(true);
+			decide(box, second, 'allow');
+			expect(await run.done, run.stderr()).toBe(0);
+			expect(existsSync(join(box.dir, 'project', 'build'))).toBe(true);
+			expect(existsSync(join(box.dir, 'project', 'build', 'f'))).toBe(false);
+			expect(box.snapshot().tasks[0]).toMatchObject({status: 'done'});
+		},
+		SLOW,
+	);
+
+	it(
+		'--on-deny stop: a denial stops the task, exit 77, the reason in explain, nothing removed',
+		async () => {
+			const box = realClientBox({SCENARIO: 'script'});
+			const run = startHeld(box, [RM_BUILD, {text: 'cleaned'}], ['--on-deny', 'stop']);
+			const id = await question(run);
+			decide(box, id, 'deny', '--reason', 'not today');
+			expect(await run.done, run.stderr()).toBe(77);
+			expect(existsSync(join(box.dir, 'project', 'build', 'f'))).toBe(true);
+			const [task] = box.snapshot().tasks;
+			expect(task).toMatchObject({status: 'stopped'});
+			const explain = box.cli(['explain', String(task?.['id'])]);
+			expect(explain.stdout).toContain('not today');
+		},
+		SLOW,
+	);
+});
