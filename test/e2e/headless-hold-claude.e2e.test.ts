@@ -18,7 +18,12 @@ const RM_BUILD = {tool: 'Bash', input: {command: 'rm -rf build', description: 'R
 type Wrapped = {readonly child: ChildProcess; stderr(): string; stdout(): string; readonly done: Promise<number | null>};
 
 /** Starts `controlroom run --agent claude [FLAGS] -- claude-offline.sh W -p PROMPT --output-format json` in the background. */
-function startHeld(box: RealClientBox, turns: readonly unknown[], flags: readonly string[] = []): Wrapped {
+function startHeld(
+	box: RealClientBox,
+	turns: readonly unknown[],
+	flags: readonly string[] = [],
+	extra: readonly string[] = [],
+): Wrapped {
 	const script = join(box.dir, 'turns.json');
 	writeFileSync(script, JSON.stringify(turns));
 	mkdirSync(join(box.dir, 'project', 'build'), {recursive: true});
@@ -26,7 +31,21 @@ function startHeld(box: RealClientBox, turns: readonly unknown[], flags: readonl
 	writeFileSync(join(box.dir, 'project', 'keep.txt'), 'x');
 	const child = spawn(
 		process.execPath,
-		[BIN, 'run', '--agent', 'claude', ...flags, '--', CLAUDE, box.dir, '-p', 'clean the build', '--output-format', 'json'],
+		[
+			BIN,
+			'run',
+			'--agent',
+			'claude',
+			...flags,
+			'--',
+			CLAUDE,
+			box.dir,
+			'-p',
+			'clean the build',
+			'--output-format',
+			'json',
+			...extra,
+		],
 		{env: {...box.env, SCRIPT_FILE: script, FAKE_LOG: join(box.dir, 'fake.jsonl')}, stdio: ['ignore', 'pipe', 'pipe']},
 	);
 	let stderr = '';
@@ -133,6 +152,76 @@ describe('a wrapped claude -p held by the policy (real Claude Code)', () => {
 			expect(task).toMatchObject({status: 'stopped'});
 			const explain = box.cli(['explain', String(task?.['id'])]);
 			expect(explain.stdout).toContain('not today');
+		},
+		SLOW,
+	);
+});
+
+/** Installs controlroom's hooks where claude-offline.sh's Claude reads them: the run's tokens come through them. */
+function installClaudeHooks(box: RealClientBox): void {
+	const install = box.cli(['hooks', 'install', '--claude'], {
+		HOME: join(box.dir, 'another-home'),
+		CLAUDE_CONFIG_DIR: join(box.dir, 'home', '.claude'),
+	});
+	expect(install.status, install.stderr).toBe(0);
+}
+
+/** Four turns of 12k tokens each (the harness's per-turn usage), a tool call in each of the first three. */
+const TWELVE_K_TURNS = [1, 2, 3]
+	.map(n => ({
+		tool: 'Bash',
+		input: {command: `echo turn${n} >> turns.txt`, description: `turn ${n}`},
+		usage: {input_tokens: 12_000},
+	}))
+	.concat([{text: 'all turns done', usage: {input_tokens: 12_000}} as never]);
+
+function turnsRun(box: RealClientBox): string[] {
+	const file = join(box.dir, 'project', 'turns.txt');
+	return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
+}
+
+describe('--on-budget ask on a wrapped claude -p (real Claude Code)', () => {
+	it(
+		'pauses after the crossing turn with no further tool run, shows the spend; allow with +20000 continues the same session',
+		async () => {
+			const box = realClientBox({SCENARIO: 'script'});
+			installClaudeHooks(box);
+			const run = startHeld(box, TWELVE_K_TURNS, ['--budget', '30000', '--on-budget', 'ask'], ['--dangerously-skip-permissions']);
+			const id = await question(run);
+			// Turns one and two ran (24k spent); the third turn crossed 30k, and its call is held.
+			expect(turnsRun(box)).toEqual(['turn1', 'turn2']);
+			// The question carries the spend: over 30k spent of 30k, about 12k a turn.
+			const [task] = box.snapshot().tasks;
+			const timeline = JSON.parse(box.cli(['timeline', String(task?.['id']), '--json']).stdout);
+			const asked = timeline.entries.find((entry: {type?: string}) => entry.type === 'decision.asked');
+			expect(asked?.data).toMatchObject({decisionId: id, kind: 'budget', budget: {budget: 30_000}});
+			expect(asked.data.budget.spent).toBeGreaterThan(30_000);
+			expect(asked.data.budget.perTurn).toBeGreaterThan(11_000);
+			expect(asked.data.budget.perTurn).toBeLessThan(13_000);
+			expect(run.stderr()).toContain('its budget is crossed');
+			decide(box, id, 'allow', '--headroom', '+20000');
+			expect(await run.done, run.stderr()).toBe(0);
+			expect(turnsRun(box)).toEqual(['turn1', 'turn2', 'turn3']);
+			const [first, second] = results(run);
+			expect(second).toMatchObject({result: 'all turns done', session_id: first?.['session_id']});
+			expect(box.snapshot().tasks[0]).toMatchObject({status: 'done'});
+		},
+		SLOW,
+	);
+
+	it(
+		'a person saying no stops it: exit 125, the reason in explain, the held call never run',
+		async () => {
+			const box = realClientBox({SCENARIO: 'script'});
+			installClaudeHooks(box);
+			const run = startHeld(box, TWELVE_K_TURNS, ['--budget', '30000', '--on-budget', 'ask'], ['--dangerously-skip-permissions']);
+			const id = await question(run);
+			decide(box, id, 'deny', '--reason', 'enough for today');
+			expect(await run.done, run.stderr()).toBe(125);
+			expect(turnsRun(box)).toEqual(['turn1', 'turn2']);
+			const [task] = box.snapshot().tasks;
+			expect(task).toMatchObject({status: 'stopped'});
+			expect(box.cli(['explain', String(task?.['id'])]).stdout).toContain('enough for today');
 		},
 		SLOW,
 	);
