@@ -67,6 +67,18 @@ const DECLARED = {
 		slot: count,
 		/** Where the wrapper keeps the run's output (bounded), for the board's log view. */
 		output: text,
+		/** A held Claude run (docs/headless-holds.md): its command line as run, and how it is held; what `run --resume` carries on. */
+		hold: z.optional(
+			z.nullable(
+				z.looseObject({
+					args: z.optional(z.array(z.string())),
+					onDeny: text,
+					onBudget: text,
+					isHeadless: z.optional(z.boolean()),
+					isClaude: z.optional(z.boolean()),
+				}),
+			),
+		),
 	}),
 	started: declare('task.started', {
 		pid: count,

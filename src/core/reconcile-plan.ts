@@ -30,6 +30,12 @@ export type WatchedTask = {
 	readonly process: RecordedProcess | null;
 	/** For a helper (a row with a parent and no process of its own): its parent's row, when the ledger has it. */
 	readonly parent?: ParentRow | null;
+	/**
+	 * A question of the task holds it (a headless run's deferred call or crossed budget, open or
+	 * answered and not carried out): it waits for a person, so it is neither lost nor ended when its
+	 * agent and wrapper are gone (docs/headless-holds.md, "Crash safety").
+	 */
+	readonly isHeld?: boolean;
 };
 
 /** Finds a process in the table by PID (a Map in tests; a lazy /proc reader in a pass). */
@@ -230,6 +236,8 @@ function judgeTracked(watched: WatchedTask, processes: ProcessTable): Judgement 
 	}
 	// The wrapper records the exit itself; lost is only for a task nobody will speak for.
 	if (isAlive(record.wrapperPid, record.wrapperStartTime)) return {verdict: null, tracks: record.wrapperPid};
+	// Held for a person: `run --resume` (or the reconciler, once it is answered) carries it on.
+	if (watched.isHeld) return {verdict: null, tracks: null};
 	// A session that ended, or is at rest, has nothing in flight: its agent exited, its end is known.
 	const isOver = isSessionAtRest(withSession(watched.task)) || (watched.task.sessionEndedAt ?? null) !== null;
 	if (isOver) return {verdict: {kind: 'session-over', pid: record.pid, fate, wrapperPid: record.wrapperPid}, tracks: null};

@@ -1,5 +1,6 @@
 import type {NewEvent} from '../core/events.ts';
-import {agentNameOf, descendsFrom, type ProcessInfo} from '../core/process-tree.ts';
+import {decisionState} from '../core/decisions/fold.ts';
+import {agentNameOf, descendsFrom, pidFate, type ProcessInfo} from '../core/process-tree.ts';
 import {
 	adoptedTasks,
 	discoveredEvent,
@@ -11,6 +12,7 @@ import {
 	type ReconcileFacts,
 	type ReconcilePlan,
 } from '../core/reconcile-plan.ts';
+import {readDecisions} from '../ledger/decisions.ts';
 import type {Ledger, LedgerFileChange} from '../ledger/open-ledger.ts';
 import {spoolDir} from '../ledger/paths.ts';
 import {foldSpool} from '../ledger/spool.ts';
@@ -35,6 +37,11 @@ export type ReconcileOptions = {
 	readonly untrackedUnder?: number;
 	/** How long a new agent process is left for its own hook to register it (default DISCOVERY_GRACE_MS). */
 	readonly discoveryGraceMs?: number;
+	/**
+	 * Starts `run --resume TASK` for a held task that a person answered while no wrapper of it
+	 * lives (killed with its questions open): the answer still resumes it (docs/headless-holds.md).
+	 */
+	readonly resumeHeld?: (taskId: string) => void;
 };
 
 /** What one pass did. */
@@ -74,8 +81,10 @@ function gather(
 	const lookup = (pid: number) => table.get(pid);
 	const isInScope = (pid: number): boolean =>
 		options.untrackedUnder === undefined || descendsFrom(pid, options.untrackedUnder, lookup);
+	const held = heldTaskIds(ledger, options.now);
 	const watched = ledger.reader.tasksWithStatus(['registered', 'running', 'untracked']).map(task => ({
 		task,
+		isHeld: held.has(task.id),
 		registeredBy: task.status === 'registered' ? registeringWrapperOf(ledger, task.id) : null,
 		process: task.status === 'registered' ? null : processRecordOf(ledger, task),
 		// A helper runs inside its parent's process: its parent's end is its own (helperVerdict).
@@ -118,6 +127,34 @@ function applyPlan(ledger: Ledger, plan: ReconcilePlan, discoveries: readonly Ne
 	});
 }
 
+/** Tasks a question holds, and whether it is answered (waiting only for a wrapper to carry it out). */
+function heldTaskIds(ledger: Ledger, now: number): Map<string, boolean> {
+	const held = new Map<string, boolean>();
+	for (const decision of readDecisions(ledger.reader).values()) {
+		if (decision.kind !== 'deferred' && decision.kind !== 'budget') continue;
+		const state = decisionState(decision, now);
+		if (state === 'open' || state === 'answered')
+			held.set(decision.taskId, (held.get(decision.taskId) ?? false) || state === 'answered');
+	}
+	return held;
+}
+
+/** Held tasks answered while no wrapper of theirs lives: each one's resume started. */
+function resumeAnsweredHolds(ledger: Ledger, facts: ReconcileFacts, resume: (taskId: string) => void, now: number): void {
+	const held = heldTaskIds(ledger, now);
+	for (const watched of facts.watched) {
+		if (watched.task.status !== 'running' || held.get(watched.task.id) !== true) continue;
+		const record = watched.process;
+		const wrapper = record?.wrapperPid ?? null;
+		if (wrapper !== null && pidFate(record?.wrapperStartTime ?? null, facts.processes.get(wrapper)) === 'alive') continue;
+		try {
+			resume(watched.task.id);
+		} catch {
+			// The next pass tries again; the answer waits in the ledger.
+		}
+	}
+}
+
 /**
  * One reconciler pass (synchronous; the board calls it on its own timer): folds the spool through
  * the same path as `ingest`, gathers the watched rows and the process table, lets the plan
@@ -149,6 +186,7 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 		),
 	);
 	const written = applyPlan(ledger, plan, discoveries);
+	if (options.resumeHeld) resumeAnsweredHolds(ledger, facts, options.resumeHeld, now);
 	return {
 		spool: {
 			files: folded.files,

@@ -170,6 +170,11 @@ describe('planReconcile', () => {
 			['gone w-1'],
 		],
 		[
+			'a held wrapper task whose agent and wrapper are gone (killed with its question open): left waiting, neither lost nor ended',
+			facts([{...row('w-1', 'running', recorded(100), null, false), isHeld: true}]),
+			[],
+		],
+		[
 			'an agent process an ended hook session names by PID: not discovered',
 			facts([], [proc(400, {name: 'claude'})], [400], [], [400]),
 			[],

@@ -2,10 +2,10 @@ import {spawn, type ChildProcess} from 'node:child_process';
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {BIN} from '../helpers/cli.ts';
+import {BIN, scratchDir} from '../helpers/cli.ts';
 import {runAsPerson} from '../helpers/person.ts';
 import {realClientBox, realClientScript, type RealClientBox} from '../helpers/realclients.ts';
-import {onExit, onOutput, waitFor} from '../helpers/wait-for.ts';
+import {onExit, onLedgerChange, onOutput, waitFor} from '../helpers/wait-for.ts';
 
 // A wrapped `claude -p` (the real Claude Code 2.1.328, offline) whose model runs `rm -rf build`:
 // the hold policy defers it, the run waits for a person, and the answer resumes the same session
@@ -23,30 +23,17 @@ function startHeld(
 	turns: readonly unknown[],
 	flags: readonly string[] = [],
 	extra: readonly string[] = [],
+	dir = box.dir,
 ): Wrapped {
 	const script = join(box.dir, 'turns.json');
 	writeFileSync(script, JSON.stringify(turns));
-	mkdirSync(join(box.dir, 'project', 'build'), {recursive: true});
-	writeFileSync(join(box.dir, 'project', 'build', 'f'), 'x');
-	writeFileSync(join(box.dir, 'project', 'keep.txt'), 'x');
+	mkdirSync(join(dir, 'project', 'build'), {recursive: true});
+	writeFileSync(join(dir, 'project', 'build', 'f'), 'x');
+	writeFileSync(join(dir, 'project', 'keep.txt'), 'x');
 	const child = spawn(
 		process.execPath,
-		[
-			BIN,
-			'run',
-			'--agent',
-			'claude',
-			...flags,
-			'--',
-			CLAUDE,
-			box.dir,
-			'-p',
-			'clean the build',
-			'--output-format',
-			'json',
-			...extra,
-		],
-		{env: {...box.env, SCRIPT_FILE: script, FAKE_LOG: join(box.dir, 'fake.jsonl')}, stdio: ['ignore', 'pipe', 'pipe']},
+		[BIN, 'run', '--agent', 'claude', ...flags, '--', CLAUDE, dir, '-p', 'clean the build', '--output-format', 'json', ...extra],
+		{env: {...box.env, SCRIPT_FILE: script}, stdio: ['ignore', 'pipe', 'pipe']},
 	);
 	let stderr = '';
 	let stdout = '';
@@ -66,6 +53,12 @@ async function question(run: Wrapped, nth = 1): Promise<string> {
 	});
 }
 
+/** The status of the task a run's wrapper named. */
+function statusOf(box: RealClientBox, run: Wrapped): unknown {
+	const id = /task (w-[0-9a-f]+) waits for you/.exec(run.stderr())?.[1];
+	return box.snapshot().tasks.find(task => task['id'] === id)?.['status'];
+}
+
 /** Every JSON result the runs printed (one per claude process). */
 function results(run: Wrapped): Record<string, unknown>[] {
 	return run
@@ -81,8 +74,8 @@ function decide(box: RealClientBox, id: string, ...answer: string[]): void {
 }
 
 /** The tool results the model was sent (the fake server's request log). */
-function toolResults(box: RealClientBox): string[] {
-	const log = readFileSync(join(box.dir, 'fake.jsonl'), 'utf8');
+function toolResults(dir: string): string[] {
+	const log = readFileSync(join(dir, 'fake-anthropic.jsonl'), 'utf8');
 	return [...log.matchAll(/"type":"tool_result"[^}]*?"content":"((?:[^"\\]|\\.)*)"/g)].map(match => JSON.parse(`"${match[1]}"`));
 }
 
@@ -109,7 +102,7 @@ describe('a wrapped claude -p held by the policy (real Claude Code)', () => {
 			expect(tasks).toHaveLength(1);
 			expect(tasks[0]).toMatchObject({id: waiting[0]?.['id'], status: 'done', exitCode: 0});
 			// Once: the model saw one result of the call, and the answer cannot be used again.
-			expect(toolResults(box)).toEqual(['(Bash completed with no output)']);
+			expect(toolResults(box.dir)).toEqual(['(Bash completed with no output)']);
 			const again = runAsPerson(['decide', id, 'allow'], {env: box.env});
 			expect(again.status).not.toBe(0);
 			expect(again.stderr).toContain('already answered');
@@ -128,7 +121,7 @@ describe('a wrapped claude -p held by the policy (real Claude Code)', () => {
 			const second = await question(run, 2);
 			expect(second).not.toBe(first);
 			// The denial reached the model verbatim, and nothing was removed by it.
-			expect(toolResults(box)[0]).toContain('keep build/, remove only its file');
+			expect(toolResults(box.dir)[0]).toContain('keep build/, remove only its file');
 			expect(existsSync(join(box.dir, 'project', 'build', 'f'))).toBe(true);
 			decide(box, second, 'allow');
 			expect(await run.done, run.stderr()).toBe(0);
@@ -222,6 +215,41 @@ describe('--on-budget ask on a wrapped claude -p (real Claude Code)', () => {
 			const [task] = box.snapshot().tasks;
 			expect(task).toMatchObject({status: 'stopped'});
 			expect(box.cli(['explain', String(task?.['id'])]).stdout).toContain('enough for today');
+		},
+		SLOW,
+	);
+});
+
+describe('held headless runs after kill -9 of every controlroom process (real Claude Code)', () => {
+	it(
+		'stay open with nothing run; each answer resumes its run, which runs its call once and ends done',
+		async () => {
+			const box = realClientBox({SCENARIO: 'script'});
+			const other = scratchDir('cr-rc-b-');
+			const runs = [startHeld(box, [RM_BUILD, {text: 'cleaned'}]), startHeld(box, [RM_BUILD, {text: 'cleaned'}], [], [], other)];
+			const ids = [await question(runs[0]!), await question(runs[1]!)];
+			for (const run of runs) run.child.kill('SIGKILL');
+			await Promise.all(runs.map(run => run.done));
+			// The restart: a reconciler pass. Nothing ran, both are still waiting, neither lost nor ended.
+			const env = {SCRIPT_FILE: join(box.dir, 'turns.json')};
+			expect(box.cli(['reconcile', '--once', '--agents', 'cr-no-such-agent'], env).status).toBe(0);
+			for (const dir of [box.dir, other]) expect(existsSync(join(dir, 'project', 'build', 'f'))).toBe(true);
+			expect(box.snapshot().tasks.map(task => task['status'])).toEqual(['running', 'running']);
+			const ledgerFile = join(String(box.env['CONTROLROOM_HOME']), 'ledger.db');
+			for (const [index, dir] of [box.dir, other].entries()) {
+				decide(box, ids[index]!, 'allow');
+				expect(box.cli(['reconcile', '--once', '--agents', 'cr-no-such-agent'], env).status).toBe(0);
+				await waitFor(() => !existsSync(join(dir, 'project', 'build')) && statusOf(box, runs[index]!) === 'done', {
+					what: `held run ${index + 1} to resume, run its call and end done`,
+					timeoutMs: 60_000,
+					on: [onLedgerChange(ledgerFile)],
+					explain: () => JSON.stringify(box.snapshot().tasks.map(task => [task['id'], task['status']])),
+				});
+				expect(toolResults(dir)).toEqual(['(Bash completed with no output)']);
+			}
+			// A later pass starts nothing again: both answers were carried out.
+			expect(box.cli(['reconcile', '--once', '--agents', 'cr-no-such-agent'], env).status).toBe(0);
+			expect(box.snapshot().tasks.map(task => task['status'])).toEqual(['done', 'done']);
 		},
 		SLOW,
 	);

@@ -107,6 +107,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 	const agentNames = run.agentNames ?? agentNamesFrom(process.env['CONTROLROOM_AGENT_NAMES']);
 	// Live sessions' transcripts, watched from the reconciler's first pass (docs/hooks.md, "Token usage").
 	let transcripts: TranscriptFollow | undefined;
+	let resumeHeld: ((taskId: string) => void) | undefined;
 	return {
 		feed: createBoardFeed(ledger, {
 			isApproverAlive,
@@ -146,7 +147,13 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 				import('../../producers/reconciler.ts'),
 				import('../../gates/effects/held.ts'),
 			]);
-			reconcileOnce(ledger, {agentNames, ...(run.untrackedUnder === undefined ? {} : {untrackedUnder: run.untrackedUnder})});
+			// A held run answered after its wrapper was killed: its resume starts here (docs/headless-holds.md).
+			resumeHeld ??= (await import('../spawn-resume.ts')).spawnResume(ledger.path);
+			reconcileOnce(ledger, {
+				agentNames,
+				resumeHeld,
+				...(run.untrackedUnder === undefined ? {} : {untrackedUnder: run.untrackedUnder}),
+			});
 			// From the first pass on, live sessions' transcripts are watched: tokens land as each answer is written.
 			transcripts ??= (await import('../../producers/transcript-follow.ts')).followTranscripts(ledger);
 			transcripts.catchUp();

@@ -1,3 +1,4 @@
+import {spawnResume} from '../spawn-resume.ts';
 import {minimumOf} from '../../core/settings.ts';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {settingFromText} from '../../core/settings.ts';
@@ -121,9 +122,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 	let exitCode = 0;
 	// Between passes, live sessions' transcripts are watched: tokens land as each answer is written.
 	const transcripts = values.once ? null : followTranscripts(ledger);
+	// A held run answered after its wrapper was killed: its resume is started here (docs/headless-holds.md).
+	const resumeHeld = spawnResume(ledger.path);
 	try {
 		for (;;) {
-			const result = reconcileOnce(ledger, {agentNames});
+			const result = reconcileOnce(ledger, {agentNames, resumeHeld});
 			transcripts?.catchUp();
 			if (result.ledgerChange) {
 				exitCode = LEDGER_REPLACED_EXIT;

@@ -17,9 +17,10 @@ import {printRefusal} from '../handoff-report.ts';
 import {heldDecisionsOf} from '../../gates/held-decisions.ts';
 import {ledgerPath} from '../../ledger/paths.ts';
 import {holdOf} from '../hold-run.ts';
+import {resumeFromLedger} from '../resume-held.ts';
 
 export const help: CommandHelp = {
-	synopsis: ['run [OPTIONS] -- CMD [ARGS...]'],
+	synopsis: ['run [OPTIONS] -- CMD [ARGS...]', 'run --resume TASK'],
 	description: `Runs CMD as a recorded task: an admission slot, the task row written before the spawn, heartbeats
 while it lives, its output read for progress, tokens and agent events, how it ended recorded. The
 child's output reaches the terminal unchanged (or --log FILE). Wrapper notices go to stderr,
@@ -50,6 +51,10 @@ config file (docs/config.md).`,
 		],
 		['--rerun-of TASK', "records that this run does TASK again (the review gate's fix runs and send-back; docs/review.md)"],
 		['--task-id ID', 'record the task under this id (refused if the ledger has it already)'],
+		[
+			'--resume TASK',
+			'carry on a held claude -p run whose wrapper is gone (killed, a restart): wait for the answer and resume its session as the same task',
+		],
 		[
 			'--policy FILE',
 			'claude -p: the hold policy, which tool calls wait for a person (default: policy.json beside the config file, else the built-in one; docs/decisions.md)',
@@ -98,6 +103,17 @@ function oneOf<T extends string>(flag: string, value: string | undefined, allowe
 	return value as T;
 }
 
+/** `run --resume TASK`: a new wrapper for a held run whose wrapper is gone (docs/headless-holds.md). */
+async function resumeHeld(taskId: string, ledgerFlag: string | undefined, positionals: readonly string[]): Promise<number> {
+	if (positionals.length > 0) throw new CliError('--resume: takes no command (it resumes the one the task ran)', USAGE_EXIT);
+	const ledger = openCommandLedger(ledgerFlag, {mode: 'existing', onMove: 'stay'});
+	try {
+		return await resumeFromLedger(ledger, taskId, line => process.stderr.write(`controlroom: ${line}\n`));
+	} finally {
+		ledger.close();
+	}
+}
+
 /** `controlroom run`: the launch wrapper (docs/wrapper.md). */
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('run', argv, {
@@ -120,7 +136,9 @@ export async function run(argv: readonly string[]): Promise<number> {
 		policy: {type: 'string'},
 		'on-deny': {type: 'string'},
 		'on-budget': {type: 'string'},
+		resume: {type: 'string'},
 	});
+	if (values.resume !== undefined) return resumeHeld(values.resume, values.ledger, positionals);
 	const [command, ...args] = positionals;
 	if (command === undefined || command === '')
 		throw new CliError('run: missing the command to run (controlroom run [OPTIONS] -- CMD ...)', USAGE_EXIT);

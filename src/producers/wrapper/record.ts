@@ -91,6 +91,18 @@ export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: nu
 		wrapperStartTime: processStartTime(process.pid),
 		slot,
 		output,
+		// What `run --resume` needs to carry on a held run whose wrapper is gone: its own words and hold.
+		...(options.hold
+			? {
+					hold: {
+						args: [...options.args],
+						onDeny: options.hold.onDeny,
+						onBudget: options.hold.onBudget,
+						isHeadless: options.hold.isHeadless,
+						isClaude: options.hold.isClaude,
+					},
+				}
+			: {}),
 	});
 }
 

@@ -62,17 +62,63 @@ async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, rel
 	const outputPath = isPiped ? outputFileOf(options.home, log.taskId) : null;
 	recordRegistered(options, log, lease?.slot ?? null, outputPath);
 	lease?.label({taskId: log.taskId, title: titleOf(options)});
-	let run = options;
+	return runChildren(options, log, lease, relay, outputPath, null);
+}
+
+/** The children of one run: the first (unless it resumes), then a resume of its session after each answer. */
+async function runChildren(
+	options: WrapperOptions,
+	log: TaskLog,
+	lease: SlotLease | null,
+	relay: SignalRelay,
+	outputPath: string | null,
+	resume: {readonly session: string; readonly carried: string | null} | null,
+): Promise<number> {
+	let next = resume;
 	for (;;) {
+		// A held headless Claude: the same task resumes its session, carrying the person's answer.
+		const run: WrapperOptions =
+			next === null
+				? options
+				: {
+						...options,
+						args: resumeArgs(options.args, next.session, options.hold?.isClaude ?? false),
+						stdinFile: '/dev/null',
+						env: {...options.env, ...(next.carried === null ? {} : {[CARRIED_ANSWER_ENV]: next.carried})},
+					};
 		const ran = await runChild(run, log, lease, relay, outputPath);
 		if (ran.kind === 'ended') return ran.exitCode;
-		// A held headless Claude: the same task resumes its session, carrying the person's answer.
-		run = {
-			...options,
-			args: resumeArgs(options.args, ran.session, options.hold?.isClaude ?? false),
-			stdinFile: '/dev/null',
-			env: {...options.env, ...(ran.carried === null ? {} : {[CARRIED_ANSWER_ENV]: ran.carried})},
-		};
+		next = ran;
+	}
+}
+
+/**
+ * `controlroom run --resume TASK`: a new wrapper for a held task whose wrapper is gone (killed, the
+ * machine restarted): it takes the task's slot, waits for the answer as the first wrapper did, and
+ * resumes the session as the same task (docs/headless-holds.md, "Crash safety").
+ */
+export async function resumeHeldTask(options: WrapperOptions & {readonly taskId: string}): Promise<number> {
+	const relay = relaySignals(options.graceMs);
+	let lease: SlotLease | null = null;
+	try {
+		const admission = await admit(options, relay);
+		if (admission.kind === 'refused') return admission.exitCode;
+		lease = admission.lease;
+		const log = taskLog(options, options.taskId);
+		lease?.label({taskId: log.taskId, title: titleOf(options)});
+		const hold = options.hold;
+		if (!hold) throw new Error(`task ${options.taskId} is not a held run`);
+		const next = await awaitHeldAnswer(options, hold, log, relay);
+		if (next.kind === 'end') return next.exitCode;
+		if (next.kind === 'none') {
+			options.notice(`task ${options.taskId}: no question holds it now; nothing resumed`);
+			return 1;
+		}
+		const outputPath = isOutputPiped(options) ? outputFileOf(options.home, log.taskId) : null;
+		return await runChildren(options, log, lease, relay, outputPath, next);
+	} finally {
+		relay.dispose();
+		lease?.release();
 	}
 }
 
