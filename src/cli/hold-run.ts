@@ -12,7 +12,7 @@ import {packageRoot} from './package-root.ts';
 /** A policy file larger than this is refused: it is a list of patterns, not data. */
 const POLICY_MAX_BYTES = 256 * 1024;
 
-/** The policy file used when `--policy` is not given: `policy.json` beside the config file (docs/decisions.md). */
+/** The policy file used when `--policy` is not given: `policy.json` beside the config file (docs/headless-holds.md). */
 export function defaultPolicyPath(env: NodeJS.ProcessEnv = process.env): string {
 	return join(dirname(configPath(env)), 'policy.json');
 }
@@ -43,7 +43,7 @@ function readPolicyFile(path: string): HoldPolicy {
 /**
  * How a wrapped Claude run is held, or null when it is not (another agent; an interactive run
  * without --on-budget ask): its command line with the hold hook given through `--settings`, and
- * the wrapper's hold options (docs/decisions.md, "Headless runs").
+ * the wrapper's hold options (docs/headless-holds.md).
  */
 export function holdOf(run: {
 	readonly agent: AgentKind;
@@ -59,7 +59,7 @@ export function holdOf(run: {
 	if (!headless && run.onDeny === 'stop')
 		throw new CliError('--on-deny: only a headless Claude run (claude -p) is held', USAGE_EXIT);
 	if (!headless && run.onBudget === 'ask' && run.agent !== 'claude')
-		throw new CliError('--on-budget ask: only a Claude Code run can be paused (docs/decisions.md, "Codex")', USAGE_EXIT);
+		throw new CliError('--on-budget ask: only a Claude Code run can be paused (docs/headless-holds.md, "Codex")', USAGE_EXIT);
 	if (!headless && run.onBudget !== 'ask') return null;
 	if (hasOption(run.args, '--settings'))
 		throw new CliError(

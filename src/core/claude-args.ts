@@ -1,7 +1,7 @@
 /**
  * Claude Code's command line as the wrapper reads it for a headless run (`claude -p`): whether it
  * is one, where its prompt is, and the command line that resumes its session with no prompt
- * (docs/decisions.md, "Headless runs"). Option arities are Claude Code 2.1's (`claude --help`),
+ * (docs/headless-holds.md). Option arities are Claude Code 2.1's (`claude --help`),
  * read the way its parser (commander) reads them: a variadic option takes every word up to the
  * next option, an optional value takes the next word unless it starts with `-`.
  */

@@ -6,7 +6,7 @@ import {takeAnswer} from './decisions.ts';
 
 /**
  * The decisions a held wrapper waits on, read from the ledger, and the one use of an answer,
- * through takeAnswer's transaction (docs/decisions.md, "Headless runs").
+ * through takeAnswer's transaction (docs/headless-holds.md).
  */
 export function heldDecisionsOf(ledger: Ledger): HeldDecisions {
 	return {

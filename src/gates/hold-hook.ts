@@ -106,7 +106,7 @@ function perTurnOf(ledger: Ledger, taskId: string): number | null {
 }
 
 /**
- * One PreToolUse call of a wrapped run (docs/decisions.md, "Headless runs"): the answer a resume
+ * One PreToolUse call of a wrapped run (docs/headless-holds.md): the answer a resume
  * carries, a pause on the budget, a hold by the policy, or nothing. Never waits: a PreToolUse hook
  * that waits and dies lets the call run. Returns the hook's stdout.
  */
@@ -129,7 +129,7 @@ export function holdHookAnswer(
 	const toolInput = isRecord(payload['tool_input']) ? payload['tool_input'] : {};
 	const toolUseId = typeof payload['tool_use_id'] === 'string' ? payload['tool_use_id'] : null;
 	const session = typeof payload['session_id'] === 'string' ? payload['session_id'] : null;
-	// `defer` is honoured only by `claude -p` (docs/decisions.md): its hooks see the SDK entrypoint.
+	// `defer` is honoured only by `claude -p` (docs/headless-holds.md): its hooks see the SDK entrypoint.
 	const isHeadless = env['CLAUDE_CODE_ENTRYPOINT'] === 'sdk-cli' || env['CLAUDE_CODE_SESSION_ATTENDED'] === '0';
 	if (config.onBudget === 'ask') {
 		// A budget decides on a fresh count: the hooks' spool and the run's transcripts read first.

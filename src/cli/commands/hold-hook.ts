@@ -11,7 +11,7 @@ export const help: CommandHelp = {
 do not run it by hand). Answers at once, never waits: the answer a resumed run carries for exactly
 its call, a pause when the budget is crossed (--on-budget ask), \`defer\` for a call the hold policy
 holds in a headless run (recording the question), or nothing. On a fault a headless run's call is
-denied with the reason; an interactive one's is left to Claude's own dialog. docs/decisions.md.`,
+denied with the reason; an interactive one's is left to Claude's own dialog. docs/headless-holds.md.`,
 	options: [
 		['--cwd DIR', "the run's folder: writes outside it are held"],
 		['--policy POLICY', "the run's hold policy, base64url JSON, fixed when the run started"],
@@ -34,7 +34,7 @@ function faultAnswer(message: string): string {
 	});
 }
 
-/** `controlroom hold-hook`: the hold policy's PreToolUse hook (docs/decisions.md, "Headless runs"). */
+/** `controlroom hold-hook`: the hold policy's PreToolUse hook (docs/headless-holds.md). */
 export async function run(argv: readonly string[]): Promise<number> {
 	let answer: string;
 	try {

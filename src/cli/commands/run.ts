@@ -57,7 +57,7 @@ config file (docs/config.md).`,
 		],
 		[
 			'--policy FILE',
-			'claude -p: the hold policy, which tool calls wait for a person (default: policy.json beside the config file, else the built-in one; docs/decisions.md)',
+			'claude -p: the hold policy, which tool calls wait for a person (default: policy.json beside the config file, else the built-in one; docs/headless-holds.md)',
 		],
 		[
 			'--on-deny resume|stop',

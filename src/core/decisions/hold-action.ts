@@ -1,6 +1,6 @@
 /**
  * What the hold hook (a wrapped run's PreToolUse) answers for one tool call, decided on plain facts
- * (docs/decisions.md, "Headless runs"). It never waits and never allows on its own: an allow is
+ * (docs/headless-holds.md). It never waits and never allows on its own: an allow is
  * only ever a person's answer, consumed by the wrapper for this exact call before it resumed.
  */
 

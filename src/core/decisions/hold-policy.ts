@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 
 /**
  * The headless hold policy: which of a wrapped `claude -p` run's tool calls are deferred to a
- * person instead of run (docs/decisions.md, "Headless runs"). Pure: the caller resolves paths
+ * person instead of run (docs/headless-holds.md). Pure: the caller resolves paths
  * (symlinks included) before asking.
  */
 export type HoldPolicy = {

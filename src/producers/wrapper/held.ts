@@ -33,7 +33,7 @@ export type HeldDecisions = {
 	take(decisionId: string, argsHash: string): TakenAnswer | null;
 };
 
-/** How a wrapped headless Claude run is held (docs/decisions.md, "Headless runs"). */
+/** How a wrapped headless Claude run is held (docs/headless-holds.md). */
 export type HoldOptions = {
 	/** A denied call: resume the session with the reason (the agent adapts), or stop the task. */
 	readonly onDeny: 'resume' | 'stop';

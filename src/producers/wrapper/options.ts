@@ -56,7 +56,7 @@ export type WrapperOptions = {
 	readonly stderr?: Writable | null;
 	/** The strong mode: the child runs as this OS user, which cannot write the ledger (docs/security.md). */
 	readonly runAs?: RunAsUser | null;
-	/** A headless Claude run whose held calls wait for a person and resume (docs/decisions.md, "Headless runs"). */
+	/** A headless Claude run whose held calls wait for a person and resume (docs/headless-holds.md). */
 	readonly hold?: HoldOptions | null;
 };
 
