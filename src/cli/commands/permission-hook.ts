@@ -15,7 +15,12 @@ answers, as without it: nothing is allowed on a timeout. Answered in the pane fi
 leaves the queue. See docs/decisions.md.`,
 	options: [['--window SECONDS', `how long to wait for an answer from controlroom (default ${DEFAULT_DECISION_WINDOW_S})`]],
 	exits: [['0', 'always: the answer on stdout, or nothing (the agent must never see the hook fail)']],
-	examples: [['controlroom hooks install --claude', 'installs it for Claude Code (with the lifecycle hook), which runs it at each permission dialog']],
+	examples: [
+		[
+			'controlroom hooks install --claude',
+			'installs it for Claude Code (with the lifecycle hook), which runs it at each permission dialog',
+		],
+	],
 };
 
 function windowSeconds(text: string | undefined): number {
