@@ -72,6 +72,10 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 	accept: {summary: 'accept a hand-in that waits for its acceptor', load: () => import('./commands/accept.ts')},
 	need: {summary: 'put a need of your own in the human queue', load: () => import('./commands/need.ts')},
 	ack: {summary: "acknowledge a task's entry in the human queue", load: () => import('./commands/ack.ts')},
+	'permission-hook': {
+		summary: "Claude Code's PermissionRequest hook: the dialog's question to the board (installed by hooks install)",
+		load: () => import('./commands/permission-hook.ts'),
+	},
 	decide: {
 		summary: "answer an agent's question (a permission prompt, a deferred call): allow or deny",
 		load: () => import('./commands/decide.ts'),

@@ -120,7 +120,16 @@ describe('controlroom hooks install --claude --project DIR', () => {
 	it('creates the settings file when there is none, and uninstall leaves no hooks key', () => {
 		const {env, project, settings} = sandbox();
 		hooksCli(['install', '--claude', '--project', project], env);
-		expect(Object.keys((JSON.parse(readFileSync(settings, 'utf8')) as Settings).hooks)).toEqual([...CLAUDE_EVENTS]);
+		const hooks = (JSON.parse(readFileSync(settings, 'utf8')) as Settings).hooks;
+		expect(Object.keys(hooks)).toEqual([...CLAUDE_EVENTS, 'PermissionRequest']);
+		// The PermissionRequest hook waits for the board, so its timeout is the window and a margin (docs/decisions.md)
+		expect(hooks['PermissionRequest']?.[0]?.hooks).toEqual([
+			{type: 'command', command: expect.stringMatching(/ permission-hook --window 600$/), timeout: 630},
+		]);
+		hooksCli(['install', '--claude', '--project', project, '--decision-window', '120'], env);
+		expect((JSON.parse(readFileSync(settings, 'utf8')) as Settings).hooks['PermissionRequest']?.[0]?.hooks).toEqual([
+			{type: 'command', command: expect.stringMatching(/ permission-hook --window 120$/), timeout: 150},
+		]);
 		hooksCli(['uninstall', '--claude', '--project', project], env);
 		expect(JSON.parse(readFileSync(settings, 'utf8'))).toEqual({});
 	});

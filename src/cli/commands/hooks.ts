@@ -1,6 +1,7 @@
 import {existsSync} from 'node:fs';
 import {join} from 'node:path';
 import {formatDuration} from '../../core/format.ts';
+import {DEFAULT_DECISION_WINDOW_S} from '../../gates/permission-hook.ts';
 import {controlroomHome, spoolDir} from '../../ledger/paths.ts';
 import {droppedEvents} from '../../ledger/drop-markers.ts';
 import {spoolBacklog, spoolWritability} from '../../ledger/spool.ts';
@@ -16,6 +17,7 @@ import {
 	installNotify,
 	installTargets,
 	notifyStatus,
+	permissionHookEntry,
 	SettingsError,
 	uninstallHooksFile,
 	uninstallNotify,
@@ -31,6 +33,7 @@ import {packageRoot} from '../package-root.ts';
 export const help: CommandHelp = {
 	synopsis: [
 		'hooks install [--claude] [--codex] [--user | --project DIR] [--direct]',
+		'hooks install --claude --decision-window SECONDS',
 		'hooks uninstall [--claude] [--codex] [--user | --project DIR]',
 		'hooks status [--project DIR]',
 	],
@@ -40,7 +43,9 @@ $CODEX_HOME/hooks.json (default ~/.codex), and sets Codex's notify in $CODEX_HOM
 none is set. Keeps every other hook; running it twice changes nothing. Without --claude or --codex
 it does both. The hook is a shell script that spools each event (no Node start; the board, the
 reconciler and every reading command fold the spool); --direct installs \`controlroom hook\`
-instead, which writes the ledger itself.
+instead, which writes the ledger itself. For Claude Code it also installs the PermissionRequest
+hook (\`controlroom permission-hook\`), which puts each permission dialog's question on the board
+and waits for an answer there while the dialog stays usable (docs/decisions.md).
 uninstall: removes exactly those entries. status: names each file it read, what chose it, what is
 installed there and of which kind, what waits in the spool, and whether the hook can write there.
 (docs/hooks.md)`,
@@ -50,6 +55,10 @@ installed there and of which kind, what waits in the spool, and whether the hook
 		['--user', "Claude Code's user settings, $CLAUDE_CONFIG_DIR or ~/.claude settings.json (the default)"],
 		['--project DIR', "Claude Code's settings of the project in DIR"],
 		['--direct', 'install the Node hook (`controlroom hook`, writes the ledger itself) instead of the spool hook'],
+		[
+			'--decision-window SECONDS',
+			`how long Claude Code's PermissionRequest hook waits for an answer from the board or \`decide\` (default ${DEFAULT_DECISION_WINDOW_S}; its dialog works all along)`,
+		],
 	],
 	hasNoLedger: true,
 	exits: [
@@ -82,12 +91,13 @@ function describeChange(agent: string, change: FileChange, verb: string): string
 function runInstall(
 	targets: ReturnType<typeof installTargets>,
 	agents: {claude: boolean; codex: boolean},
-	options: {isProject: boolean; kind: HookKind},
+	options: {isProject: boolean; kind: HookKind; windowSeconds: number},
 ): void {
 	const paths = hookPaths();
 	if (agents.claude) {
 		const command = hookCommand(hookArgv(options.kind, paths, 'claude'));
-		out(describeChange('claude', installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, command), 'added'));
+		const permission = permissionHookEntry(paths.program, options.windowSeconds);
+		out(describeChange('claude', installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, command, [permission]), 'added'));
 	}
 	if (agents.codex) {
 		if (options.isProject) out(`codex: reads hooks only from $CODEX_HOME (${targets.codexHome}); installing there`);
@@ -123,14 +133,21 @@ function missingScript(command: string): string | null {
 }
 
 function describeInstalled(agent: string, file: string, expected: readonly string[]): string {
-	const commands = installedCommands(file);
-	if (commands.length === 0) return `${agent}: ${file}: not installed`;
+	const all = installedCommands(file);
+	// The PermissionRequest hook is told apart: it is not the lifecycle hook (docs/decisions.md).
+	const isPermission = (entry: {event: string}) => entry.event === 'PermissionRequest';
+	const commands = all.filter(entry => !isPermission(entry));
+	const permission = all.find(isPermission);
+	const permissionText = permission
+		? `; PermissionRequest: ${permission.command.includes('permission-hook') ? 'the decisions hook' : KIND_NAMES[hookKind(permission.command)]}`
+		: '';
+	if (commands.length === 0) return `${agent}: ${file}: not installed${permissionText}`;
 	const events = commands.map(entry => entry.event);
 	const missing = expected.filter(event => !events.includes(event));
 	const kinds = [...new Set(commands.map(entry => KIND_NAMES[hookKind(entry.command)]))].join(' and ');
 	const scripts = [...new Set(commands.flatMap(entry => missingScript(entry.command) ?? []))];
 	return (
-		`${agent}: ${file}: installed for ${events.length} events (${kinds})${missing.length > 0 ? ` (missing: ${missing.join(', ')})` : ''}` +
+		`${agent}: ${file}: installed for ${events.length} events (${kinds})${missing.length > 0 ? ` (missing: ${missing.join(', ')})` : ''}${permissionText}` +
 		(scripts.length > 0 ? `; its script ${scripts.join(', ')} is missing, so nothing is recorded: run hooks install again` : '')
 	);
 }
@@ -212,6 +229,16 @@ function runStatus(project: string | undefined): void {
 	for (const line of describeSpool(Date.now())) out(line);
 }
 
+/** `--decision-window SECONDS`: how long the PermissionRequest hook waits for an answer from controlroom. */
+function decisionWindow(text: string | undefined): number {
+	if (text === undefined) return DEFAULT_DECISION_WINDOW_S;
+	const value = Number(text);
+	if (!/^\d+$/.test(text) || value < 1 || value > 86_400) {
+		throw new CliError(`hooks: --decision-window: expected whole seconds from 1 to 86400, got '${text}'`, USAGE_EXIT);
+	}
+	return value;
+}
+
 /** `controlroom hooks install|uninstall|status`. */
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('hooks', argv, {
@@ -220,6 +247,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		user: {type: 'boolean'},
 		project: {type: 'string'},
 		direct: {type: 'boolean'},
+		'decision-window': {type: 'string'},
 	});
 	if (values.ledger !== undefined)
 		throw new CliError('hooks: takes no --ledger; the hooks write to $CONTROLROOM_HOME', USAGE_EXIT);
@@ -231,8 +259,14 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const targets = installTargets(values.project !== undefined ? {project: values.project} : {});
 	try {
 		if (verb !== 'install' && values.direct) throw new CliError('hooks: --direct goes with install', USAGE_EXIT);
+		if (verb !== 'install' && values['decision-window'] !== undefined)
+			throw new CliError('hooks: --decision-window goes with install', USAGE_EXIT);
 		if (verb === 'install') {
-			runInstall(targets, agents, {isProject: values.project !== undefined, kind: values.direct ? 'direct' : 'spool'});
+			runInstall(targets, agents, {
+				isProject: values.project !== undefined,
+				kind: values.direct ? 'direct' : 'spool',
+				windowSeconds: decisionWindow(values['decision-window']),
+			});
 		} else if (verb === 'uninstall') runUninstall(targets, agents);
 		else if (verb === 'status') runStatus(values.project);
 		else throw new CliError(`hooks: expected install, uninstall or status, got '${verb ?? ''}'`, USAGE_EXIT);

@@ -50,7 +50,7 @@ const NOTIFY_COMMENT = '# added by `controlroom hooks install`; `controlroom hoo
  * Recognises a command of ours, whatever path it was installed from: the spool hook
  * (`/bin/sh .../spool-hook.sh`, the default) or the direct Node hook (`... controlroom hook`).
  */
-const OUR_COMMAND = /(controlroom['"]?\s+hook|spool-hook\.sh['"]?)(\s|$)/;
+const OUR_COMMAND = /(controlroom['"]?\s+(hook|permission-hook)|spool-hook\.sh['"]?)(\s|$)/;
 const SPOOL_HOOK = /spool-hook\.sh['"]?(\s|$)/;
 
 /** Which of our hooks a command runs. */
@@ -226,24 +226,55 @@ export type FileChange = {
 	readonly isChanged: boolean;
 };
 
-/** Adds our entry to each event (or refreshes its command), keeping every other entry as it is. */
-export function installHooksFile(file: string, events: readonly string[], command: string): FileChange {
+/** One event's entry of ours, with a command and timeout of its own. */
+export type HookEntry = {readonly event: string; readonly command: string; readonly timeoutSeconds: number};
+
+/**
+ * Claude Code's PermissionRequest hook (docs/decisions.md): `NODE BIN permission-hook --window N`.
+ * It waits, so its timeout is the window and a margin: at the timeout Claude ends it (SIGTERM)
+ * and its dialog stays.
+ */
+export function permissionHookEntry(program: readonly string[], windowSeconds: number): HookEntry {
+	return {
+		event: 'PermissionRequest',
+		command: hookCommand([...program, 'permission-hook', '--window', String(windowSeconds)]),
+		timeoutSeconds: windowSeconds + 30,
+	};
+}
+
+/**
+ * Adds our entry to each event (or refreshes its command and timeout), and the `extra` entries,
+ * in one write, keeping every other entry as it is.
+ */
+export function installHooksFile(
+	file: string,
+	events: readonly string[],
+	command: string,
+	extra: readonly HookEntry[] = [],
+): FileChange {
 	const settings = readJsonFile(file) ?? {};
 	const hooks = {...hooksObject(settings, file)};
 	const changed: string[] = [];
-	for (const event of events) {
+	const entries: HookEntry[] = [...events.map(event => ({event, command, timeoutSeconds: HOOK_TIMEOUT_SECONDS})), ...extra];
+	for (const {event, command: wanted, timeoutSeconds} of entries) {
 		const groups = groupsOf(hooks, event, file);
 		const mine = groups.flatMap(entriesOf).filter(isOurs);
-		if (mine.length > 0 && mine.every(entry => (entry as Json)['command'] === command)) continue;
+		const isCurrent = (entry: unknown) => (entry as Json)['command'] === wanted && (entry as Json)['timeout'] === timeoutSeconds;
+		if (mine.length > 0 && mine.every(isCurrent)) continue;
 		if (mine.length > 0) {
-			// Installed from another path (the package moved): point our entries at this one.
+			// Installed from another path (the package moved) or with another window: point our entries at this one.
 			hooks[event] = groups.map(group =>
 				entriesOf(group).some(isOurs)
-					? {...(group as Json), hooks: entriesOf(group).map(entry => (isOurs(entry) ? {...(entry as Json), command} : entry))}
+					? {
+							...(group as Json),
+							hooks: entriesOf(group).map(entry =>
+								isOurs(entry) ? {...(entry as Json), command: wanted, timeout: timeoutSeconds} : entry,
+							),
+						}
 					: group,
 			);
 		} else {
-			const entry = {type: 'command', command, timeout: HOOK_TIMEOUT_SECONDS};
+			const entry = {type: 'command', command: wanted, timeout: timeoutSeconds};
 			hooks[event] = [...groups, TOOL_EVENTS.has(event) ? {matcher: '*', hooks: [entry]} : {hooks: [entry]}];
 		}
 		changed.push(event);
