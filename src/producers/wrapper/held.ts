@@ -1,4 +1,5 @@
 import {EventType} from '../../core/events.ts';
+import {terminalSafe} from '../../core/terminal-text.ts';
 import {OVER_BUDGET_EXIT} from '../../core/wrapper-outcome.ts';
 import {watchLedger} from './hook-watch.ts';
 import type {WrapperOptions} from './options.ts';
@@ -135,6 +136,7 @@ export async function awaitHeldAnswer(
 					reason: taken.reason,
 				})
 			: null;
-	options.notice(`resuming session ${question.session} of ${log.taskId} with the answer ${taken.answer}`);
+	// The session id came from the agent's hook: it reaches the terminal only made safe.
+	options.notice(`resuming session ${terminalSafe(question.session)} of ${log.taskId} with the answer ${taken.answer}`);
 	return {kind: 'resume', session: question.session, carried};
 }
