@@ -22,7 +22,7 @@ describe('run: a held Claude run refused before it starts', () => {
 	it('a policy file that is a FIFO, not JSON, or holds a bad pattern: exit 78 naming it', () => {
 		const dir = scratchDir('cr-policy-');
 		const fifo = join(dir, 'policy.fifo');
-		execFileSync('mkfifo', [fifo]);
+		execFileSync('sh', ['-c', 'mkfifo "$1"', 'sh', fifo]);
 		refused(['--policy', fifo, '--', 'claude', '-p', 'hi'], 78, /policy .*policy\.fifo: not a regular file/);
 		writeFileSync(join(dir, 'bad.json'), '{"bash": [');
 		refused(['--policy', join(dir, 'bad.json'), '--', 'claude', '-p', 'hi'], 78, /bad\.json: not valid JSON/);
