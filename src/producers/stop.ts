@@ -4,7 +4,9 @@ import {isEnded} from '../core/status.ts';
 import type {Task} from '../core/task.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {agentTreeOf, type AgentTree, type RefusedStamp, type TreeProcess} from './agent-tree.ts';
-import {readProcess} from './proc-table.ts';
+import {processStartTime, readProcess} from './proc-table.ts';
+import {decisionState} from '../core/decisions/fold.ts';
+import {readDecisions} from '../ledger/decisions.ts';
 
 /** Time a task gets to end after SIGTERM before SIGKILL. */
 export const DEFAULT_GRACE_MS = 5000;
@@ -125,6 +127,48 @@ export async function endTree(tree: AgentTree, graceMs: number): Promise<TreeEnd
 /** How a stop is made: the grace period, and who asked (recorded as the events' source). */
 export type StopOptions = {readonly graceMs?: number; readonly source?: 'cli' | 'board' | 'fleet'; readonly procRoot?: string};
 
+/**
+ * The live wrapper of a held run that waits for a person (its agent exited on a deferred call):
+ * its PID when a deferred or budget question of the task is open or answered and not carried out.
+ */
+function waitingWrapperOf(ledger: Ledger, taskId: string, procRoot: string | undefined): number | null {
+	const isHeld = [...readDecisions(ledger.reader).values()].some(decision => {
+		if (decision.taskId !== taskId || (decision.kind !== 'deferred' && decision.kind !== 'budget')) return false;
+		const state = decisionState(decision, Date.now());
+		return state === 'open' || state === 'answered';
+	});
+	if (!isHeld) return null;
+	const started = ledger.reader.latestEventsOf(taskId, [EventType.started], 1)[0]?.data;
+	const pid = started?.wrapperPid ?? null;
+	if (pid === null) return null;
+	const now = processStartTime(pid, procRoot);
+	return now !== null && (started?.wrapperStartTime ?? null) === now ? pid : null;
+}
+
+/** Ends a held run's wait: SIGTERM to its wrapper, which records `stopped` itself (docs/headless-holds.md). */
+async function stopWaitingWrapper(ledger: Ledger, taskId: string, wrapperPid: number, source: string): Promise<StopResult> {
+	ledger.writer.append([
+		{taskId, type: EventType.stopRequested, at: Date.now(), source, data: {signal: 'SIGTERM', graceMs: 0, pids: [wrapperPid]}},
+	]);
+	try {
+		process.kill(wrapperPid, 'SIGTERM');
+	} catch {
+		// Gone meanwhile: the reconciler keeps the held task waiting for `run --resume`.
+	}
+	for (let waited = 0; waited < KILL_WAIT_MS; waited += CHECK_EVERY_MS) {
+		if (isEnded(ledger.reader.task(taskId)?.status ?? 'running')) break;
+		await sleep(CHECK_EVERY_MS);
+	}
+	return {
+		outcome: 'stopped',
+		taskId,
+		pids: [wrapperPid],
+		signal: 'SIGTERM',
+		escalated: false,
+		message: `stopped ${taskId}: it was waiting for a person; its wrapper (pid ${wrapperPid}) ended by SIGTERM`,
+	};
+}
+
 /** Why no recorded process may be signalled, in words. */
 function refusalOf(taskId: string, refused: readonly RefusedStamp[]): {reason: StopRefusal; message: string} {
 	const reused = refused.find(stamp => stamp.fate === 'reused' || stamp.fate === 'not-an-agent' || stamp.fate === 'unverified');
@@ -163,6 +207,9 @@ export async function stopTask(ledger: Ledger, ref: string, options: StopOptions
 	const refuse = (reason: StopRefusal, message: string): StopResult => ({outcome: 'refused', taskId, reason, message});
 	if (isEnded(task.status)) return refuse('ended', `task ${task.id} has already ended (${task.status})`);
 	const tree = agentTreeOf(ledger, task, options.procRoot);
+	// A held run waits for a person with no agent process: its wrapper is what is left to end.
+	const waiting = tree.processes.length === 0 ? waitingWrapperOf(ledger, task.id, options.procRoot) : null;
+	if (waiting !== null) return stopWaitingWrapper(ledger, task.id, waiting, source);
 	if (tree.processes.length === 0) {
 		if (task.pid === null && tree.refused.length === 0) {
 			return refuse(

@@ -173,6 +173,25 @@ function turnsRun(box: RealClientBox): string[] {
 	return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
 }
 
+describe('a held run stopped while it waits (real Claude Code)', () => {
+	it(
+		'controlroom stop ends the waiting wrapper: stopped, exit 143, nothing run',
+		async () => {
+			const box = realClientBox({SCENARIO: 'script'});
+			const run = startHeld(box, [RM_BUILD, {text: 'cleaned'}]);
+			await question(run);
+			const [task] = box.snapshot().tasks;
+			const stop = box.cli(['stop', String(task?.['id'])]);
+			expect(stop.status, stop.stderr).toBe(0);
+			expect(stop.stdout).toContain('it was waiting for a person');
+			expect(await run.done).toBe(143);
+			expect(box.snapshot().tasks[0]).toMatchObject({status: 'stopped'});
+			expect(existsSync(join(box.dir, 'project', 'build', 'f'))).toBe(true);
+		},
+		SLOW,
+	);
+});
+
 describe('--on-budget ask on a wrapped claude -p (real Claude Code)', () => {
 	it(
 		'pauses after the crossing turn with no further tool run, shows the spend; allow with +20000 continues the same session',

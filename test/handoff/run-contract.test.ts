@@ -63,8 +63,11 @@ describe('controlroom run --contract', () => {
 		expect(result.stderr).toContain('put into the first turn (appended to the prompt)');
 		expect(result.status).toBe(0);
 		const args = JSON.parse(readFileSync(argsFile, 'utf8')) as string[];
-		expect(args).toHaveLength(2);
+		// The prompt, then the hold hook a wrapped claude -p is given (docs/headless-holds.md).
+		expect(args).toHaveLength(4);
 		expect(args[0]).toBe('-p');
+		expect(args[2]).toBe('--settings');
+		expect(JSON.parse(args[3] ?? '')).toMatchObject({hooks: {PreToolUse: [{matcher: '*'}]}});
 		expect(args[1]).toMatch(/^fix the export\n\nYou have been handed a task contract/);
 		expect(args[1]).toContain(`base_revision: ${repo.head}`);
 		const db = openLedger(ledger);

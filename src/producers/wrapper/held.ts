@@ -1,6 +1,6 @@
 import {EventType} from '../../core/events.ts';
 import {terminalSafe} from '../../core/terminal-text.ts';
-import {OVER_BUDGET_EXIT} from '../../core/wrapper-outcome.ts';
+import {OVER_BUDGET_EXIT, signalExitCode} from '../../core/wrapper-outcome.ts';
 import {watchLedger} from './hook-watch.ts';
 import type {WrapperOptions} from './options.ts';
 import type {TaskLog} from './record.ts';
@@ -94,7 +94,17 @@ export async function awaitHeldAnswer(
 		}
 		look();
 	});
-	if (answered === 'signal') return {kind: 'none'};
+	if (answered === 'signal') {
+		// Ended while it waited (a signal to the wrapper, `controlroom stop`): stopped, the question left unanswered.
+		const signal = relay.received() ?? 'SIGTERM';
+		log.end(EventType.stopped, {
+			signal,
+			reason: `stopped while waiting for a person (${signal})`,
+			exitCode: null,
+			wrapperExit: signalExitCode(signal),
+		});
+		return {kind: 'end', exitCode: signalExitCode(signal)};
+	}
 	// Withdrawn (the call ran elsewhere, or was answered away): the run ended as it ended.
 	if (answered === null) return {kind: 'none'};
 	question = answered;
