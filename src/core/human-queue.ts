@@ -5,7 +5,7 @@ import type {ReviewSignal} from './review/reviews.ts';
 import type {Task} from './task.ts';
 
 /** The lanes of the human queue (docs/board.md, "The human queue"). */
-export const QUEUE_LANES = ['failed', 'reviews', 'disagreements', 'needs', 'waiting'] as const;
+export const QUEUE_LANES = ['decisions', 'failed', 'reviews', 'disagreements', 'needs', 'waiting'] as const;
 export type QueueLane = (typeof QUEUE_LANES)[number];
 
 /** At most this many entries a lane; the rest are counted. */

@@ -226,8 +226,10 @@ export function windowLines(lines: readonly LaneLine[], selectedId: string | nul
 
 /** A Needs you entry, preformatted. */
 export type QueueItemView = {
-	/** The task's key on the board (its id; host and id on a fleet ledger). */
+	/** The task's key on the board (its id; host and id on a fleet ledger); a question's id in the decisions lane. */
 	readonly taskId: string;
+	/** The lane it is in (decisions entries take a and x: docs/decisions.md). */
+	readonly lane: string;
 	readonly title: string;
 	readonly reason: string;
 	/** How long it has waited: `waiting 12m`. */
@@ -261,6 +263,7 @@ export function selectQueue(
 				const isAckPending = pending.get(key)?.includes('acknowledge') === true;
 				return {
 					taskId: key,
+					lane: lane.name,
 					title,
 					reason,
 					age,

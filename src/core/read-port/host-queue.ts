@@ -1,3 +1,4 @@
+import {decisionSignals} from '../decisions/view.ts';
 import type {ApproverCheck} from '../effects/fold.ts';
 import {humanQueueOf, orderSignals, queueSignals, type HumanQueue} from '../human-queue.ts';
 import {reviewSignals} from '../review/reviews.ts';
@@ -9,7 +10,10 @@ import type {HostRows} from './host-rows.ts';
 export type HostQueueOptions = {
 	/** Entries a lane: five, unless a caller needs them all (`ack`, `explain`). */
 	readonly limit?: number;
-	/** Tells a running approval from a dead one (outcome unknown), where the approver's machine is this one. */
+	/**
+	 * Tells a running approval from a dead one (outcome unknown), where the approver's machine is
+	 * this one; the same process check tells a question's waiting hook alive from one that died.
+	 */
 	readonly isApproverAlive?: ApproverCheck | undefined;
 };
 
@@ -31,6 +35,7 @@ export function hostQueue(rows: HostRows, gates: HostGates, now: number, options
 			disagreements: gates.disagreements,
 		}),
 		...orderSignals(gates.orders.values(), now, options.isApproverAlive),
+		...decisionSignals(gates.decisions.values(), now, options.isApproverAlive),
 	];
 	return humanQueueOf({
 		signals,
