@@ -111,6 +111,9 @@ function cancel(state: BoardState): BoardPlan {
 	if (state.mode === 'confirm') {
 		said.push(notify({tone: 'info', text: state.approval ? 'approval cancelled: nothing ran' : 'stop cancelled'}));
 	}
+	if (state.mode === 'input' && state.prompt?.decisionId !== undefined) {
+		said.push(notify({tone: 'info', text: `x: cancelled; ${state.prompt.decisionId} still waits, nothing was denied`}));
+	}
 	if (state.mode === 'input' && state.promptTaskId !== null) {
 		said.push(notify({tone: 'info', text: `x: cancelled; ${state.promptTaskId} was not sent back`}));
 	}

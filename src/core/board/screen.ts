@@ -358,7 +358,11 @@ export function selectScreen(
 	const header = selectHeader(lanesView.counts, queue.total, SORT_LABELS[state.sort], width, lanesView.hosts);
 	const confirmTask = state.confirmTaskId === null ? undefined : state.tasks.get(state.confirmTaskId);
 	const promptLabel =
-		state.prompt?.kind === 'filter' ? '/' : `send ${state.promptTaskId ?? 'it'} back — reason (enter sends, esc cancels): `;
+		state.prompt?.kind === 'filter'
+			? '/'
+			: state.prompt?.decisionId !== undefined
+				? `deny ${state.prompt.decisionId} — reason the agent reads (enter denies, esc cancels): `
+				: `send ${state.promptTaskId ?? 'it'} back — reason (enter sends, esc cancels): `;
 	return {
 		width,
 		height,
