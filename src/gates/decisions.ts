@@ -229,3 +229,22 @@ export function decideFromBoard(
 		return Promise.reject(error instanceof Error ? error : new Error(String(error)));
 	}
 }
+
+/**
+ * The reconciler's part (docs/decisions.md, "Crash safety"): a question whose waiting hook is gone
+ * (killed, its machine restarted) is withdrawn, so it leaves the queue and takes no answer; the
+ * agent's own dialog answers it. A question nobody waits on (a deferred call, answered at its
+ * resume) is left as it is. Returns how many were withdrawn.
+ */
+export function settleDecisions(ledger: Ledger, now = Date.now()): number {
+	let withdrawn = 0;
+	for (const decision of readDecisions(ledger.reader).values()) {
+		const state = decisionState(decision, now);
+		if ((state !== 'open' && state !== 'answered' && state !== 'expired') || decision.waiter === null) continue;
+		if (isApproverAlive(decision.waiter)) continue;
+		const why =
+			state === 'answered' ? 'its hook died before it took the answer' : 'its hook died; the agent asks in its own pane';
+		if (withdrawDecision(ledger, decision.id, why, 'reconciler')) withdrawn += 1;
+	}
+	return withdrawn;
+}

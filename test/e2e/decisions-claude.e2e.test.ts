@@ -27,6 +27,22 @@ const TURNS = [
 let tmux: Tmux | undefined;
 afterEach(() => tmux?.kill());
 
+/** The pane's program: the shell tmux started, then what it runs (the board, under `node`). */
+function paneChild(session: string): number {
+	const shell = Number((tmux as Tmux).run(['display', '-p', '-t', session, '#{pane_pid}']).trim());
+	const children = readFileSync(`/proc/${shell}/task/${shell}/children`, 'utf8').trim().split(/\s+/);
+	return Number(children[0]);
+}
+
+function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
 describe('interactive Claude Code asks from the board', () => {
 	it('shows the dialog on the board within 3 s; a allows once, x denies with the reason the model reads, a pane answer withdraws it', async () => {
 		const box = realClientBox({SCENARIO: 'script', CLAUDE_TIMEOUT: '280'});
@@ -127,5 +143,91 @@ describe('interactive Claude Code asks from the board', () => {
 		});
 		expect(decisions().find(decision => decision.id === inPane)?.withdrawn?.why).toBe('answered in the agent pane');
 		await tmux.waitFor('board', pane => !pane.includes('decisions (1)') && pane.includes('NEEDS YOU'), 10_000);
+	}, 400_000);
+
+	it('after kill -9 of the board the question is still open and a late a reaches the waiting hook; after kill -9 of the hook too, it is no longer waiting and the pane answers it', async () => {
+		const box = realClientBox({SCENARIO: 'script', CLAUDE_TIMEOUT: '280'});
+		const script = join(box.dir, 'script.json');
+		writeFileSync(script, JSON.stringify(TURNS));
+		const home = join(box.dir, 'home');
+		expect(box.cli(['hooks', 'install', '--claude'], {HOME: home, CLAUDE_CONFIG_DIR: join(home, '.claude')}).status).toBe(0);
+		expect(box.cli(['reconcile', '--once', '--agents', 'cr-no-such-agent']).status).toBe(0);
+		const ledgerFile = join(box.dir, 'cr', 'ledger.db');
+		const project = join(box.dir, 'project');
+		const decisions = () =>
+			(JSON.parse(box.cli(['snapshot', '--json', '--all']).stdout) as {decisions: SnapshotDecision[]}).decisions;
+		tmux = new Tmux();
+		const env: Record<string, string> = {SCRIPT_FILE: script};
+		for (const key of ['PATH', 'REALCLIENTS', 'CONTROLROOM_HOME', 'SCENARIO', 'CLAUDE_TIMEOUT']) env[key] = String(box.env[key]);
+		const startBoard = async (session: string) => {
+			(tmux as Tmux).start(session, 160, 45, env);
+			(tmux as Tmux).type(session, `node ${BIN} board`);
+			(tmux as Tmux).send(session, 'Enter');
+			await (tmux as Tmux).waitFor(session, pane => pane.includes('NEEDS YOU'), 20_000);
+		};
+		await startBoard('board1');
+		tmux.start('agent', 160, 45, env);
+		tmux.type('agent', `script -qfc '${CLAUDE} ${box.dir} --permission-mode default' /dev/null`);
+		tmux.send('agent', 'Enter');
+		await tmux.waitFor('agent', pane => tmux?.foreground('agent') !== 'sh' && /for shortcuts/.test(pane), 90_000);
+		const ask = async (prompt: string, board: string): Promise<SnapshotDecision> => {
+			const agent = tmux as Tmux;
+			agent.type('agent', prompt);
+			await agent.waitFor('agent', pane => new RegExp(`❯\\s*${prompt}`).test(pane), 30_000);
+			agent.send('agent', 'Enter');
+			await agent.waitFor('agent', pane => pane.includes('Do you want to proceed?'), 60_000);
+			await agent.waitFor(board, pane => /decisions \(1\)/.test(pane), 10_000);
+			const [open] = decisions().filter(decision => decision.state === 'open');
+			if (!open) throw new Error('no open question');
+			return open;
+		};
+
+		// The board killed while a question waits: after a restart it is still open, and a late a still reaches the hook
+		const first = await ask('create hi.txt', 'board1');
+		const board1 = paneChild('board1');
+		process.kill(board1, 'SIGKILL');
+		await waitFor(() => !isAlive(board1), {what: 'the board gone', timeoutMs: 10_000, on: [onLedgerChange(ledgerFile)]});
+		expect(existsSync(join(project, 'hi.txt'))).toBe(false);
+		await startBoard('board2');
+		await tmux.waitFor('board2', pane => pane.includes(first.id), 10_000);
+		tmux.send('board2', 'Tab');
+		await tmux.waitFor('board2', pane => pane.includes('k acknowledges'));
+		tmux.send('board2', 'a');
+		await tmux.waitFor('agent', pane => pane.includes('Allowed by PermissionRequest hook'), 30_000);
+		await waitFor(() => existsSync(join(project, 'hi.txt')), {what: 'hi.txt', on: [onFileChange(project)], timeoutMs: 20_000});
+		await tmux.waitFor('agent', pane => pane.includes('created'), 30_000);
+
+		// The board and the waiting hook killed: nothing ran, the question is no longer waiting, the pane still answers it
+		const second = await ask('create no.txt', 'board2');
+		const hook = second.waiter?.pid ?? 0;
+		expect(isAlive(hook)).toBe(true);
+		const board2 = paneChild('board2');
+		process.kill(board2, 'SIGKILL');
+		process.kill(hook, 'SIGKILL');
+		await waitFor(() => !isAlive(board2) && !isAlive(hook), {
+			what: 'the board and the hook gone',
+			timeoutMs: 10_000,
+			on: [onLedgerChange(ledgerFile)],
+		});
+		await startBoard('board3');
+		// The board's reconciler pass records it withdrawn: out of the queue, and decide refuses it
+		await waitFor(() => decisions().find(decision => decision.id === second.id)?.state === 'withdrawn', {
+			what: 'the question withdrawn after its hook died',
+			on: [onLedgerChange(ledgerFile)],
+			timeoutMs: 30_000,
+		});
+		expect(decisions().find(decision => decision.id === second.id)).toMatchObject({
+			isWaiting: false,
+			answer: null,
+			withdrawn: {why: 'its hook died; the agent asks in its own pane'},
+		});
+		expect(tmux.capture('board3')).not.toContain(second.id);
+		expect(existsSync(join(project, 'no.txt'))).toBe(false);
+		tmux.send('agent', '1');
+		await waitFor(() => existsSync(join(project, 'no.txt')), {
+			what: 'no.txt from the pane',
+			on: [onFileChange(project)],
+			timeoutMs: 20_000,
+		});
 	}, 400_000);
 });

@@ -144,9 +144,10 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		decide: async (decisionId, answer, reason) =>
 			(await import('../../gates/decisions.ts')).decideFromBoard(ledger, decisionId, answer, reason),
 		reconcile: async () => {
-			const [{reconcileOnce}, {settleEffects}] = await Promise.all([
+			const [{reconcileOnce}, {settleEffects}, {settleDecisions}] = await Promise.all([
 				import('../../producers/reconciler.ts'),
 				import('../../gates/effects/held.ts'),
+				import('../../gates/decisions.ts'),
 			]);
 			reconcileOnce(ledger, {agentNames, ...(run.untrackedUnder === undefined ? {} : {untrackedUnder: run.untrackedUnder})});
 			// From the first pass on, live sessions' transcripts are watched: tokens land as each answer is written.
@@ -154,6 +155,8 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 			transcripts.catchUp();
 			// Held effects past expiry, and effects whose approval died mid-call, are recorded as such.
 			settleEffects(ledger);
+			// Questions whose waiting hook died (docs/decisions.md, "Crash safety").
+			settleDecisions(ledger);
 		},
 		reconcileIntervalMs: run.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS,
 		logs: createLogReader(ledger),

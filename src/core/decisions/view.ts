@@ -58,6 +58,8 @@ export type SnapshotDecision = {
 	state: DecisionState;
 	/** Whether someone still waits for the answer (null: none does, or this read cannot tell). */
 	isWaiting: boolean | null;
+	/** The process that waits (an interactive hook), or null. */
+	waiter: {pid: number; startTime: number | null} | null;
 	task: string;
 	agent: string | null;
 	tool: string;
@@ -104,6 +106,7 @@ export function snapshotDecisions(
 				kind: decision.kind,
 				state,
 				isWaiting: state === 'open' || state === 'answered' ? isWaiting(decision, isWaiterAlive) : false,
+				waiter: decision.waiter ? {...decision.waiter} : null,
 				task: decision.taskId,
 				agent: decision.agent,
 				tool: decision.tool,
