@@ -1,4 +1,4 @@
-import {decisionSignals} from '../decisions/view.ts';
+import {decisionSignals, isAnswerable} from '../decisions/view.ts';
 import type {ApproverCheck} from '../effects/fold.ts';
 import {humanQueueOf, orderSignals, queueSignals, type HumanQueue} from '../human-queue.ts';
 import {reviewSignals} from '../review/reviews.ts';
@@ -25,11 +25,22 @@ export type HostQueueOptions = {
 export function hostQueue(rows: HostRows, gates: HostGates, now: number, options: HostQueueOptions = {}): HumanQueue {
 	const tasks = new Map<string, Task>(rows.recentTasks.map(task => [task.id, task]));
 	for (const task of rows.needTasks) if (!tasks.has(task.id)) tasks.set(task.id, task);
+	// Claude's "needs your permission" Notification (6 s into a dialog) is the same question as the
+	// decision its PermissionRequest hook asked: shown once, in the Decisions lane, where a and x answer it.
+	const asking = new Set(
+		[...gates.decisions.values()]
+			.filter(decision => decision.kind === 'permission' && isAnswerable(decision, now, options.isApproverAlive))
+			.map(decision => decision.taskId),
+	);
+	const needs =
+		asking.size === 0
+			? rows.needs
+			: rows.needs.filter(need => !(need.data.kind === 'permission_prompt' && asking.has(need.taskId)));
 	const signals = [
 		...queueSignals({
 			now,
 			recentTasks: rows.recentTasks,
-			needs: rows.needs,
+			needs,
 			tasks,
 			reviews: reviewSignals(gates.reviews),
 			disagreements: gates.disagreements,
