@@ -21,6 +21,8 @@ export type QueueSignal = {
 	readonly at: number;
 	/** Ledger sequence of the signal, so an entry can be acknowledged precisely. */
 	readonly seq: number;
+	/** The task an entry keyed otherwise is about (a question's agent task): what Enter opens. */
+	readonly about?: string;
 };
 
 export type QueueItem = {
@@ -28,6 +30,7 @@ export type QueueItem = {
 	readonly reason: string;
 	readonly at: number;
 	readonly seq: number;
+	readonly about?: string;
 	/** The task's host, on a fleet ledger (docs/fleet.md); absent on a local one. */
 	readonly host?: string;
 };
@@ -97,7 +100,9 @@ export function computeHumanQueue(input: QueueInput): HumanQueue {
 		return {
 			name,
 			total: entries.length,
-			items: entries.slice(0, input.limit ?? QUEUE_LANE_LIMIT).map(({taskId, reason, at, seq}) => ({taskId, reason, at, seq})),
+			items: entries
+				.slice(0, input.limit ?? QUEUE_LANE_LIMIT)
+				.map(({taskId, reason, at, seq, about}) => ({taskId, reason, at, seq, ...(about === undefined ? {} : {about})})),
 		};
 	});
 	return {lanes, total: live.length};

@@ -98,6 +98,13 @@ describe('interactive Claude Code asks from the board', () => {
 		const allowed = await ask('create hi.txt', 'touch hi.txt');
 		tmux.send('board', 'Tab');
 		await tmux.waitFor('board', pane => pane.includes('k acknowledges'));
+		// Drilled in: the session's timeline, the arguments whole
+		tmux.send('board', 'Enter');
+		await tmux.waitFor('board', pane =>
+			pane.includes(`asks ${allowed} (permission): Bash command="touch hi.txt" description="Create hi.txt"`),
+		);
+		tmux.send('board', 'Escape');
+		await tmux.waitFor('board', pane => pane.includes('k acknowledges'));
 		tmux.send('board', 'a');
 		await tmux.waitFor('agent', pane => pane.includes('Allowed by PermissionRequest hook'), 30_000);
 		await waitFor(() => existsSync(join(project, 'hi.txt')), {what: 'hi.txt', on: [onFileChange(project)], timeoutMs: 20_000});

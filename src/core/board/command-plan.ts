@@ -125,7 +125,9 @@ function open(state: BoardState, screen: ScreenView): BoardPlan {
 		const held = heldUnderCursor(state, screen);
 		return held ? act([], {kind: 'open-timeline', taskId: held.orderId}) : refuse('no held effect selected');
 	}
-	const taskId = commandTarget(state, screen);
+	// A question opens the timeline of the task it is about, where its `asks` line holds the arguments whole.
+	const about = state.mode === 'queue' ? screen.queueOrder[state.queueIndex]?.about : undefined;
+	const taskId = about ?? commandTarget(state, screen);
 	return taskId === null ? refuse('no task selected') : act([], {kind: 'open-timeline', taskId});
 }
 

@@ -110,7 +110,7 @@ export type ScreenView = {
 	readonly confirm: string | null;
 	/** Row order for `j`/`k`, and queue order for the Needs you cursor. */
 	readonly order: readonly string[];
-	readonly queueOrder: readonly {readonly taskId: string; readonly at: number; readonly lane: string}[];
+	readonly queueOrder: readonly {readonly taskId: string; readonly at: number; readonly lane: string; readonly about?: string}[];
 	/** Rows a PgUp/PgDn moves in the current view. */
 	readonly pageSize: number;
 	/** How far the open timeline or log can scroll. */
@@ -417,7 +417,12 @@ export function selectScreen(
 				? terminalSafe(confirmStopText(confirmTask, width))
 				: null,
 		order,
-		queueOrder: queue.order.map(item => ({taskId: item.taskId, at: item.at, lane: item.lane})),
+		queueOrder: queue.order.map(item => ({
+			taskId: item.taskId,
+			at: item.at,
+			lane: item.lane,
+			...(item.about === undefined ? {} : {about: item.about}),
+		})),
 		pageSize,
 		scrollMax,
 	};

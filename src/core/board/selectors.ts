@@ -230,6 +230,8 @@ export type QueueItemView = {
 	readonly taskId: string;
 	/** The lane it is in (decisions entries take a and x: docs/decisions.md). */
 	readonly lane: string;
+	/** The task a question is about (its board key): what Enter opens for a decisions entry. */
+	readonly about?: string;
 	readonly title: string;
 	readonly reason: string;
 	/** How long it has waited: `waiting 12m`. */
@@ -264,6 +266,7 @@ export function selectQueue(
 				return {
 					taskId: key,
 					lane: lane.name,
+					...(item.about === undefined ? {} : {about: taskKey({id: item.about, host: item.host})}),
 					title,
 					reason,
 					age,

@@ -44,6 +44,7 @@ export function decisionSignals(decisions: Iterable<DecisionRecord>, now: number
 			reason: `${decisionLine(decision)} (${decision.taskId})`,
 			at: decision.askedAt,
 			seq: decision.askedSeq,
+			about: decision.taskId,
 		});
 	}
 	return signals;
