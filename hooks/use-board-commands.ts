@@ -6,6 +6,7 @@ import {
 	type ApprovalOutcome,
 	type BoardCall,
 	type CallAnswer,
+	type DecideOutcome,
 	type OrderSendBackOutcome,
 	type SendBackOutcome,
 	type StopOutcome,
@@ -34,6 +35,8 @@ export type BoardActions = {
 	 * reject`); it answers at once on a local board, and once the request is written on a fleet board.
 	 */
 	readonly sendBackOrder?: (orderId: string, reason: string) => OrderSendBackOutcome | Promise<OrderSendBackOutcome>;
+	/** Answers an agent's question (the function behind `controlroom decide`, docs/decisions.md). */
+	readonly decide?: (decisionId: string, answer: 'allow' | 'deny', reason: string | null) => Promise<DecideOutcome>;
 };
 
 type Wiring = {
@@ -50,6 +53,7 @@ function abilitiesOf(actions: BoardActions): BoardAbilities {
 		canSendBack: actions.sendBack !== undefined,
 		canApprove: actions.approveEffects !== undefined,
 		canSendBackOrder: actions.sendBackOrder !== undefined,
+		canDecide: actions.decide !== undefined,
 	};
 }
 
@@ -74,6 +78,8 @@ function perform(call: BoardCall, actions: BoardActions): CallAnswer | Promise<C
 		}
 		case 'acknowledge':
 			return {...call, outcome: actions.feed.acknowledge(call.taskId, call.signalAt, call.now)};
+		case 'decide':
+			return wired(actions.decide, call)(call.decisionId, call.answer, call.reason).then(outcome => ({...call, outcome}));
 	}
 }
 

@@ -5,7 +5,7 @@ import type {ReviewSignal} from './review/reviews.ts';
 import type {Task} from './task.ts';
 
 /** The lanes of the human queue (docs/board.md, "The human queue"). */
-export const QUEUE_LANES = ['failed', 'reviews', 'disagreements', 'needs', 'waiting'] as const;
+export const QUEUE_LANES = ['decisions', 'failed', 'reviews', 'disagreements', 'needs', 'waiting'] as const;
 export type QueueLane = (typeof QUEUE_LANES)[number];
 
 /** At most this many entries a lane; the rest are counted. */
@@ -21,6 +21,8 @@ export type QueueSignal = {
 	readonly at: number;
 	/** Ledger sequence of the signal, so an entry can be acknowledged precisely. */
 	readonly seq: number;
+	/** The task an entry keyed otherwise is about (a question's agent task): what Enter opens. */
+	readonly about?: string;
 };
 
 export type QueueItem = {
@@ -28,6 +30,7 @@ export type QueueItem = {
 	readonly reason: string;
 	readonly at: number;
 	readonly seq: number;
+	readonly about?: string;
 	/** The task's host, on a fleet ledger (docs/fleet.md); absent on a local one. */
 	readonly host?: string;
 };
@@ -97,7 +100,9 @@ export function computeHumanQueue(input: QueueInput): HumanQueue {
 		return {
 			name,
 			total: entries.length,
-			items: entries.slice(0, input.limit ?? QUEUE_LANE_LIMIT).map(({taskId, reason, at, seq}) => ({taskId, reason, at, seq})),
+			items: entries
+				.slice(0, input.limit ?? QUEUE_LANE_LIMIT)
+				.map(({taskId, reason, at, seq, about}) => ({taskId, reason, at, seq, ...(about === undefined ? {} : {about})})),
 		};
 	});
 	return {lanes, total: live.length};

@@ -1,4 +1,5 @@
 import {assertNever} from './assert-never.ts';
+import type {SnapshotDecision} from './decisions/view.ts';
 import {disagreementReason, type DisagreementKind, type DisagreementRecord} from './disagreements.ts';
 import type {SnapshotEffect} from './effects/view.ts';
 import type {HumanQueue} from './human-queue.ts';
@@ -168,6 +169,8 @@ export type Snapshot = {
 	/** Staged effects: open ones, and those settled within the window (docs/snapshot.md). */
 	effects: SnapshotEffect[];
 	disagreements: SnapshotDisagreement[];
+	/** The agents' questions: open ones, and those settled within the window (docs/decisions.md). */
+	decisions: SnapshotDecision[];
 	/** On a fleet ledger only: every host that has synced, and how far (docs/fleet.md). */
 	hosts?: SnapshotHost[];
 };
@@ -226,6 +229,7 @@ export type SnapshotInput = {
 	readonly verdicts?: readonly SnapshotVerdict[];
 	readonly effects?: readonly SnapshotEffect[];
 	readonly disagreements?: readonly SnapshotDisagreement[];
+	readonly decisions?: readonly SnapshotDecision[];
 };
 
 /** Builds snapshot JSON v1. `counts.stalled` counts running or untracked tasks whose health is stalled. */
@@ -256,6 +260,7 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
 		verdicts: [...(input.verdicts ?? [])],
 		effects: [...(input.effects ?? [])],
 		disagreements: [...(input.disagreements ?? [])],
+		decisions: [...(input.decisions ?? [])],
 		...(input.hosts ? {hosts: [...input.hosts]} : {}),
 	};
 }

@@ -14,7 +14,8 @@ import {EventType} from '../core/events.ts';
 import {REASON_MAX_CHARS, overTextLimit} from '../core/text-limits.ts';
 import {readDecisions} from '../ledger/decisions.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
-import type {Door} from '../core/actor.ts';
+import {NotAPersonError, type Door} from '../core/actor.ts';
+import {isApproverAlive} from './effects/liveness.ts';
 import {requirePerson} from './person-gate.ts';
 import {ReviewGateError} from './review/subject.ts';
 
@@ -140,6 +141,10 @@ export function answerDecision(
 		const decision = findDecision(ledger, ref);
 		const why = notAnswerable(decision, now);
 		if (why !== null) throw new ReviewGateError(`${decision.id}: ${why}`);
+		// A hook killed while it waited (kill -9) takes no answer: the agent's own dialog answers it.
+		if (decision.waiter !== null && !isApproverAlive(decision.waiter)) {
+			throw new ReviewGateError(`${decision.id}: no longer waiting (its hook is gone); answer it in the agent's own pane`);
+		}
 		ledger.writer.append([
 			{
 				taskId: decision.taskId,
@@ -201,4 +206,45 @@ export function withdrawDecision(ledger: Ledger, decisionId: string, why: string
 /** The questions waiting for a person, oldest first. */
 export function openDecisions(ledger: Ledger, now = Date.now()): DecisionRecord[] {
 	return openDecisionsOf(readDecisions(ledger.reader).values(), now);
+}
+
+/**
+ * The board's `a` and `x` on a Decisions entry: the same answer as `controlroom decide`, its
+ * refusal (no longer waiting, already answered, an agent asking) one line on the status line.
+ */
+export function decideFromBoard(
+	ledger: Ledger,
+	decisionId: string,
+	answer: DecisionAnswer,
+	reason: string | null,
+): Promise<{readonly isAnswered: boolean; readonly message: string}> {
+	try {
+		const decision = answerDecision(ledger, decisionId, answer, reason, null, {source: 'board'});
+		const verb = answer === 'allow' ? 'allowed' : 'denied';
+		return Promise.resolve({isAnswered: true, message: `${verb} ${decision.id}: ${decision.tool} for ${decision.taskId}`});
+	} catch (error) {
+		if (error instanceof ReviewGateError || error instanceof NotAPersonError) {
+			return Promise.resolve({isAnswered: false, message: error.message});
+		}
+		return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+	}
+}
+
+/**
+ * The reconciler's part (docs/decisions.md, "Crash safety"): a question whose waiting hook is gone
+ * (killed, its machine restarted) is withdrawn, so it leaves the queue and takes no answer; the
+ * agent's own dialog answers it. A question nobody waits on (a deferred call, answered at its
+ * resume) is left as it is. Returns how many were withdrawn.
+ */
+export function settleDecisions(ledger: Ledger, now = Date.now()): number {
+	let withdrawn = 0;
+	for (const decision of readDecisions(ledger.reader).values()) {
+		const state = decisionState(decision, now);
+		if ((state !== 'open' && state !== 'answered' && state !== 'expired') || decision.waiter === null) continue;
+		if (isApproverAlive(decision.waiter)) continue;
+		const why =
+			state === 'answered' ? 'its hook died before it took the answer' : 'its hook died; the agent asks in its own pane';
+		if (withdrawDecision(ledger, decision.id, why, 'reconciler')) withdrawn += 1;
+	}
+	return withdrawn;
 }

@@ -93,6 +93,7 @@ describe('NeedsYouPanel', () => {
 			reason: 'r',
 			age: 'waiting 1m',
 			at: index,
+			lane: 'needs',
 			text: `t-${index}  r  1m ago`,
 		}));
 		const frame = render(

@@ -2,7 +2,9 @@ import {createHash} from 'node:crypto';
 import {describe, expect, it} from 'vitest';
 import {argsHash, canonicalArgs} from '../../src/core/decisions/args-hash.ts';
 import {decisionState, foldDecisions, openDecisionsOf, usableAnswer, type DecisionEvent} from '../../src/core/decisions/fold.ts';
-import {EventType} from '../../src/core/events.ts';
+import {EventType, type EventOfType} from '../../src/core/events.ts';
+import {hostGatesOf} from '../../src/core/read-port/host-gates.ts';
+import {hostQueue} from '../../src/core/read-port/host-queue.ts';
 
 // The decision record (docs/decisions.md): the canonical hash an answer is bound to, and the fold
 // of a question's events.
@@ -138,5 +140,30 @@ describe('foldDecisions', () => {
 		expect(openDecisionsOf(decisions.values(), 2000).map(decision => decision.id)).toEqual(['d-00000000000a', 'd-00000000000b']);
 		const expired = decisions.get('d-00000000000c');
 		expect(expired && decisionState(expired, 2000)).toBe('expired');
+	});
+});
+
+describe('the Decisions lane', () => {
+	it("shows a permission question once: Claude's later needs-your-permission Notification for that task is not a second entry", () => {
+		const question = asked('d-00000000000d');
+		const need: EventOfType<'need.raised'> = {
+			taskId: 'c-1',
+			type: EventType.needRaised,
+			at: 7000,
+			source: 'claude',
+			seq: 99,
+			dedupKey: null,
+			data: {message: 'Claude needs your permission', kind: 'permission_prompt', lane: 'needs'},
+		};
+		const rows = {host: {id: 'h', label: null}, recentTasks: [], needs: [need], needTasks: [], gateEvents: [question]};
+		const lanes = (gateEvents: typeof rows.gateEvents) =>
+			hostQueue({...rows, gateEvents}, hostGatesOf(gateEvents), 8000)
+				.lanes.filter(lane => lane.total > 0)
+				.map(lane => [lane.name, lane.items.map(item => item.taskId)]);
+		expect(lanes([question])).toEqual([['decisions', ['d-00000000000d']]]);
+		// Once the question is withdrawn (answered in the pane), the Notification stands on its own again
+		expect(lanes([question, event(EventType.decisionWithdrawn, {decisionId: 'd-00000000000d', why: 'pane'})])).toEqual([
+			['needs', ['c-1']],
+		]);
 	});
 });

@@ -93,4 +93,51 @@ describe('controlroom decide', () => {
 		});
 		expect(runAsPerson(['decide', 'd-nothere', 'allow', '--ledger', ledger], {env}).status).toBe(1);
 	});
+
+	it('lists questions in snapshot decisions[] and the Decisions lane, terminal-safe; --fail-on decisions fails while one can be answered', () => {
+		const {ledger, env, id} = ledgerWithAQuestion();
+		const open = openLedger(ledger);
+		let hostile: string;
+		try {
+			hostile = askDecision(open, {
+				taskId: 'c-0123456789ab',
+				kind: 'permission',
+				agent: 'claude',
+				tool: 'Bash',
+				args: {command: 'echo \u001b[2J\u001b]8;;http://x\u0007link\u001b]8;;\u0007'},
+				cwd: null,
+				expiresAt: null,
+				toolUseId: null,
+				session: null,
+				waiter: null,
+				budget: null,
+				source: 'claude',
+			}).decisionId;
+		} finally {
+			open.close();
+		}
+		const json = JSON.parse(runCli(['snapshot', '--json', '--ledger', ledger], {env}).stdout) as {
+			decisions: {id: string; state: string; isWaiting: boolean | null; args: unknown}[];
+			queue: {lanes: {name: string; items: {taskId: string; reason: string}[]}[]};
+		};
+		expect(json.decisions.map(decision => [decision.id, decision.state, decision.isWaiting])).toEqual([
+			[id, 'open', null],
+			[hostile, 'open', null],
+		]);
+		expect(json.decisions[0]?.args).toEqual(ARGS);
+		const lane = json.queue.lanes.find(each => each.name === 'decisions');
+		expect(lane?.items.map(item => item.taskId)).toEqual([id, hostile]);
+		expect(lane?.items[0]?.reason).toBe(
+			'claude asks (permission): Bash command="rm -rf build" description="Remove build" (c-0123456789ab)',
+		);
+		const text = runCli(['snapshot', '--ledger', ledger], {env}).stdout;
+		expect(text).toContain(hostile);
+		expect(text.includes('\u001b') || text.includes('\u0007')).toBe(false);
+		const failing = runCli(['snapshot', '--fail-on', 'decisions', '--ledger', ledger], {env});
+		expect(failing.status).toBe(1);
+		expect(failing.stderr).toBe(`controlroom: --fail-on decisions: 2 questions (${id}, ${hostile})\n`);
+		expect(runAsPerson(['decide', id, 'allow', '--ledger', ledger], {env}).status).toBe(0);
+		expect(runAsPerson(['decide', hostile, 'deny', '--reason', 'no escape codes', '--ledger', ledger], {env}).status).toBe(0);
+		expect(runCli(['snapshot', '--fail-on', 'decisions', '--ledger', ledger], {env}).status).toBe(0);
+	});
 });

@@ -142,10 +142,13 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		approveEffects: async refs => (await import('../../gates/effects/board-actions.ts')).approveFromBoard(ledger, refs),
 		sendBackOrder: async (orderId, reason) =>
 			(await import('../../gates/effects/held.ts')).sendBackHeld(ledger, orderId, reason, 'board'),
+		decide: async (decisionId, answer, reason) =>
+			(await import('../../gates/decisions.ts')).decideFromBoard(ledger, decisionId, answer, reason),
 		reconcile: async () => {
-			const [{reconcileOnce}, {settleEffects}] = await Promise.all([
+			const [{reconcileOnce}, {settleEffects}, {settleDecisions}] = await Promise.all([
 				import('../../producers/reconciler.ts'),
 				import('../../gates/effects/held.ts'),
+				import('../../gates/decisions.ts'),
 			]);
 			// A held run answered after its wrapper was killed: its resume starts here (docs/headless-holds.md).
 			resumeHeld ??= (await import('../spawn-resume.ts')).spawnResume(ledger.path);
@@ -159,6 +162,8 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 			transcripts.catchUp();
 			// Held effects past expiry, and effects whose approval died mid-call, are recorded as such.
 			settleEffects(ledger);
+			// Questions whose waiting hook died (docs/decisions.md, "Crash safety").
+			settleDecisions(ledger);
 		},
 		reconcileIntervalMs: run.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS,
 		logs: createLogReader(ledger),

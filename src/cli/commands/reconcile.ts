@@ -7,6 +7,7 @@ import {followTranscripts} from '../../producers/transcript-follow.ts';
 import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import {hostIdentity} from '../../ledger/host.ts';
 import {selfLauncher} from '../gate-call.ts';
+import {settleDecisions} from '../../gates/decisions.ts';
 import {createFleetSyncer} from '../../fleet/fleet-sync.ts';
 import {stopOnSignals} from '../signals.ts';
 import {parseCommandArgs, positiveSeconds} from '../args.ts';
@@ -127,6 +128,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	try {
 		for (;;) {
 			const result = reconcileOnce(ledger, {agentNames, resumeHeld});
+			// Questions whose waiting hook died leave the queue (docs/decisions.md, "Crash safety").
+			settleDecisions(ledger);
 			transcripts?.catchUp();
 			if (result.ledgerChange) {
 				exitCode = LEDGER_REPLACED_EXIT;

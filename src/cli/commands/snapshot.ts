@@ -28,7 +28,7 @@ syncs there, each task with its host (docs/fleet.md).`,
 		['--json', 'snapshot JSON version 1 (docs/snapshot.md)'],
 		[
 			'--fail-on LANE',
-			'exit 1 when LANE is not empty, and say on stderr which tasks are in it; LANE is needs-you, lost, stalled, failed or reviews (a review that needs a person, docs/review.md); repeat it for several',
+			'exit 1 when LANE is not empty, and say on stderr which tasks are in it; LANE is needs-you, lost, stalled, failed, reviews (a review that needs a person, docs/review.md) or decisions (a question an agent waits on, docs/decisions.md); repeat it for several',
 		],
 		[
 			'--since DURATION',
@@ -54,12 +54,13 @@ syncs there, each task with its host (docs/fleet.md).`,
 		['controlroom snapshot --json --all > board.json', 'every task, as JSON'],
 		['controlroom snapshot --fail-on lost --fail-on failed', 'fail a CI step when a task was lost or failed'],
 		['controlroom snapshot --fail-on reviews', 'fail a CI step while a review needs a person'],
+		['controlroom snapshot --fail-on decisions', 'fail a CI step while an agent waits for a yes or no'],
 		['controlroom snapshot --fail-on stalled --stall 300', 'fail a CI step when an agent has been silent for five minutes'],
 		['controlroom snapshot --json --ledger postgres://fleet.example/db', 'every host of the fleet, as JSON'],
 	],
 };
 
-const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed', 'reviews'] as const;
+const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed', 'reviews', 'decisions'] as const;
 type FailLane = (typeof FAIL_LANES)[number];
 /** How many task ids a --fail-on line names before it says "and N more". */
 const NAMED_TASKS = 5;
@@ -77,6 +78,11 @@ function laneTasks(snapshot: Snapshot, lane: FailLane): string[] {
 			return snapshot.tasks.filter(task => task.status === 'failed').map(task => task.id);
 		case 'reviews':
 			return snapshot.queue.lanes.find(queueLane => queueLane.name === 'reviews')?.items.map(item => item.taskId) ?? [];
+		case 'decisions':
+			// Every question a person can still answer (the lane shows five): named by its id.
+			return snapshot.decisions
+				.filter(decision => decision.state === 'open' && decision.isWaiting !== false)
+				.map(decision => decision.id);
 	}
 }
 
@@ -91,7 +97,12 @@ function laneTotal(snapshot: Snapshot, lane: FailLane, tasks: readonly string[])
 function describeMatch(lane: FailLane, total: number, tasks: readonly string[]): string {
 	const named = tasks.slice(0, NAMED_TASKS).join(', ');
 	const more = total > NAMED_TASKS ? `, and ${total - NAMED_TASKS} more` : '';
-	const noun = lane === 'needs-you' ? `entr${total === 1 ? 'y' : 'ies'}` : `task${total === 1 ? '' : 's'}`;
+	const noun =
+		lane === 'needs-you'
+			? `entr${total === 1 ? 'y' : 'ies'}`
+			: lane === 'decisions'
+				? `question${total === 1 ? '' : 's'}`
+				: `task${total === 1 ? '' : 's'}`;
 	return `--fail-on ${lane}: ${total} ${noun}${named === '' ? '' : ` (${named}${more})`}`;
 }
 

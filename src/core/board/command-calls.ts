@@ -16,6 +16,9 @@ export type SendBackOutcome = {readonly isSentBack: boolean; readonly message: s
 /** What approving held effects came to. */
 export type ApprovalOutcome = {readonly isSuccess: boolean; readonly message: string};
 
+/** What answering a question came to. */
+export type DecideOutcome = {readonly isAnswered: boolean; readonly message: string};
+
 /** What sending an order's held effects back came to. */
 export type OrderSendBackOutcome = {readonly message: string};
 
@@ -25,6 +28,7 @@ export type BoardCall =
 	| {readonly kind: 'send-back'; readonly taskId: string; readonly reason: string}
 	| {readonly kind: 'send-back-order'; readonly orderId: string; readonly reason: string}
 	| {readonly kind: 'approve'; readonly refs: readonly HeldEffectRef[]}
+	| {readonly kind: 'decide'; readonly decisionId: string; readonly answer: 'allow' | 'deny'; readonly reason: string | null}
 	| {readonly kind: 'acknowledge'; readonly taskId: string; readonly signalAt: number; readonly now: number};
 
 type Outcomes = {
@@ -32,6 +36,7 @@ type Outcomes = {
 	readonly 'send-back': SendBackOutcome;
 	readonly 'send-back-order': OrderSendBackOutcome;
 	readonly approve: ApprovalOutcome;
+	readonly decide: DecideOutcome;
 	/** What to tell the person when it is not plain; nothing when it is. */
 	readonly acknowledge: string | void;
 };
@@ -50,6 +55,8 @@ export function callStartedNotice(call: BoardCall): Notice | null {
 			return {tone: 'info', text: `sending ${call.taskId} back…`};
 		case 'approve':
 			return {tone: 'info', text: `approving ${call.refs.length} held effect${call.refs.length === 1 ? '' : 's'}…`};
+		case 'decide':
+			return {tone: 'info', text: `${call.answer === 'allow' ? 'allowing' : 'denying'} ${call.decisionId}…`};
 		case 'send-back-order':
 		case 'acknowledge':
 			return null;
@@ -71,6 +78,8 @@ export function callAnsweredNotice(answer: CallAnswer): Notice {
 			return {tone: 'ok', text: answer.outcome.message};
 		case 'approve':
 			return {tone: answer.outcome.isSuccess ? 'ok' : 'error', text: answer.outcome.message};
+		case 'decide':
+			return {tone: answer.outcome.isAnswered ? 'ok' : 'warn', text: answer.outcome.message};
 		case 'acknowledge':
 			return {tone: 'ok', text: answer.outcome ?? `acknowledged ${answer.taskId}`};
 		default:
@@ -90,6 +99,8 @@ export function callFailedNotice(call: BoardCall, error: unknown): Notice {
 			return {tone: 'error', text: `x: ${why}`};
 		case 'approve':
 			return {tone: 'error', text: `a: ${why}`};
+		case 'decide':
+			return {tone: 'error', text: `${call.answer === 'allow' ? 'a' : 'x'}: ${call.decisionId}: ${why}`};
 		case 'acknowledge':
 			return {tone: 'error', text: `k: acknowledging ${call.taskId} failed: ${why}`};
 		default:

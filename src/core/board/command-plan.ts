@@ -19,6 +19,8 @@ export type BoardAbilities = {
 	readonly canSendBack: boolean;
 	readonly canApprove: boolean;
 	readonly canSendBackOrder: boolean;
+	/** Answering the agents' questions (docs/decisions.md). */
+	readonly canDecide?: boolean;
 };
 
 /** The one step of a command outside the reducer. */
@@ -71,6 +73,13 @@ export function commandTarget(state: BoardState, screen: ScreenView): string | n
 const heldUnderCursor = (state: BoardState, screen: ScreenView): HeldEffectRef | undefined =>
 	state.mode === 'effects' ? screen.effectOrder[state.effectIndex] : undefined;
 
+/** The question under the cursor: a Decisions entry of Needs you (docs/decisions.md). */
+function decisionUnderCursor(state: BoardState, screen: ScreenView): string | null {
+	if (state.mode !== 'queue') return null;
+	const entry = screen.queueOrder[state.queueIndex];
+	return entry?.lane === 'decisions' ? entry.taskId : null;
+}
+
 /** `a`: the marked held effects, else every held one, to confirm. */
 function approvalTargets(state: BoardState, screen: ScreenView): HeldEffectRef[] {
 	const marked = screen.effectOrder.filter(ref => state.marked.has(heldKey(ref)));
@@ -102,6 +111,9 @@ function cancel(state: BoardState): BoardPlan {
 	if (state.mode === 'confirm') {
 		said.push(notify({tone: 'info', text: state.approval ? 'approval cancelled: nothing ran' : 'stop cancelled'}));
 	}
+	if (state.mode === 'input' && state.prompt?.decisionId !== undefined) {
+		said.push(notify({tone: 'info', text: `x: cancelled; ${state.prompt.decisionId} still waits, nothing was denied`}));
+	}
 	if (state.mode === 'input' && state.promptTaskId !== null) {
 		said.push(notify({tone: 'info', text: `x: cancelled; ${state.promptTaskId} was not sent back`}));
 	}
@@ -113,7 +125,9 @@ function open(state: BoardState, screen: ScreenView): BoardPlan {
 		const held = heldUnderCursor(state, screen);
 		return held ? act([], {kind: 'open-timeline', taskId: held.orderId}) : refuse('no held effect selected');
 	}
-	const taskId = commandTarget(state, screen);
+	// A question opens the timeline of the task it is about, where its `asks` line holds the arguments whole.
+	const about = state.mode === 'queue' ? screen.queueOrder[state.queueIndex]?.about : undefined;
+	const taskId = about ?? commandTarget(state, screen);
 	return taskId === null ? refuse('no task selected') : act([], {kind: 'open-timeline', taskId});
 }
 
@@ -148,6 +162,11 @@ function confirm(state: BoardState, screen: ScreenView, abilities: BoardAbilitie
 
 /** x: in Held effects, the order under the cursor; elsewhere the selected task, once it waits for a person. */
 function sendBack(state: BoardState, screen: ScreenView, abilities: BoardAbilities): BoardPlan {
+	const decisionId = decisionUnderCursor(state, screen);
+	if (decisionId !== null) {
+		if (!abilities.canDecide) return refuse('x: answering questions is not available here');
+		return act([{type: 'start-prompt', kind: 'reason', decisionId}]);
+	}
 	if (state.mode === 'effects') {
 		const held = heldUnderCursor(state, screen);
 		if (!held) return refuse('x: no held order under the cursor');
@@ -168,6 +187,14 @@ function sendBack(state: BoardState, screen: ScreenView, abilities: BoardAbiliti
 export function planSubmit(state: BoardState, abilities: BoardAbilities): BoardPlan {
 	const prompt = state.prompt;
 	const committed: BoardAction[] = [{type: 'prompt-commit'}];
+	if (prompt?.kind === 'reason' && prompt.decisionId !== undefined) {
+		const reason = prompt.text.trim();
+		// The reason is what the agent reads next: a deny without one tells it nothing to adapt to.
+		if (reason === '')
+			return refuse(`x: not denied: a reason is required (the agent reads it); ${prompt.decisionId} still waits`, committed);
+		if (!abilities.canDecide) return refuse('x: answering questions is not available here', committed);
+		return callAfter(committed, {kind: 'decide', decisionId: prompt.decisionId, answer: 'deny', reason});
+	}
 	if (prompt?.kind !== 'reason' || prompt.orderId === undefined) return act(committed);
 	const reason = prompt.text.trim();
 	if (reason === '') return refuse(`x: not sent back: a reason is required (${prompt.orderId}'s worker reads it)`, committed);
@@ -244,6 +271,11 @@ export function planBoardCommand(
 		case BoardCommand.sendBack:
 			return sendBack(state, screen, abilities);
 		case BoardCommand.approve: {
+			const decisionId = decisionUnderCursor(state, screen);
+			if (decisionId !== null) {
+				if (!abilities.canDecide) return refuse('a: answering questions is not available here');
+				return callAfter([], {kind: 'decide', decisionId, answer: 'allow', reason: null});
+			}
 			const refs = approvalTargets(state, screen);
 			return refs.length === 0 ? refuse('a: no held effects to approve') : act([{type: 'ask-approve', refs}]);
 		}

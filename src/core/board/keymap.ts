@@ -197,7 +197,7 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		command: BoardCommand.approve,
 		keys: ['a'],
 		label: 'a',
-		description: 'approve held effects: those marked, else all (asks first, listing them)',
+		description: 'approve held effects: those marked, else all (asks first, listing them); on a Decisions entry, allow it',
 		modes: [...BROWSE, 'effects'],
 		inBar: true,
 		short: 'approve',
@@ -224,7 +224,8 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		command: BoardCommand.sendBack,
 		keys: ['x'],
 		label: 'x',
-		description: 'send back with a reason: a review that needs you, a failed task, a hand-in',
+		description:
+			'send back with a reason: a review that needs you, a failed task, a hand-in; on a Decisions entry, deny it with a reason',
 		modes: [...BROWSE, 'timeline'],
 		inBar: true,
 		short: 'send back',

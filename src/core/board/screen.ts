@@ -110,7 +110,7 @@ export type ScreenView = {
 	readonly confirm: string | null;
 	/** Row order for `j`/`k`, and queue order for the Needs you cursor. */
 	readonly order: readonly string[];
-	readonly queueOrder: readonly {readonly taskId: string; readonly at: number}[];
+	readonly queueOrder: readonly {readonly taskId: string; readonly at: number; readonly lane: string; readonly about?: string}[];
 	/** Rows a PgUp/PgDn moves in the current view. */
 	readonly pageSize: number;
 	/** How far the open timeline or log can scroll. */
@@ -358,7 +358,11 @@ export function selectScreen(
 	const header = selectHeader(lanesView.counts, queue.total, SORT_LABELS[state.sort], width, lanesView.hosts);
 	const confirmTask = state.confirmTaskId === null ? undefined : state.tasks.get(state.confirmTaskId);
 	const promptLabel =
-		state.prompt?.kind === 'filter' ? '/' : `send ${state.promptTaskId ?? 'it'} back — reason (enter sends, esc cancels): `;
+		state.prompt?.kind === 'filter'
+			? '/'
+			: state.prompt?.decisionId !== undefined
+				? `deny ${state.prompt.decisionId} — reason the agent reads (enter denies, esc cancels): `
+				: `send ${state.promptTaskId ?? 'it'} back — reason (enter sends, esc cancels): `;
 	return {
 		width,
 		height,
@@ -413,7 +417,12 @@ export function selectScreen(
 				? terminalSafe(confirmStopText(confirmTask, width))
 				: null,
 		order,
-		queueOrder: queue.order.map(item => ({taskId: item.taskId, at: item.at})),
+		queueOrder: queue.order.map(item => ({
+			taskId: item.taskId,
+			at: item.at,
+			lane: item.lane,
+			...(item.about === undefined ? {} : {about: item.about}),
+		})),
 		pageSize,
 		scrollMax,
 	};

@@ -226,8 +226,12 @@ export function windowLines(lines: readonly LaneLine[], selectedId: string | nul
 
 /** A Needs you entry, preformatted. */
 export type QueueItemView = {
-	/** The task's key on the board (its id; host and id on a fleet ledger). */
+	/** The task's key on the board (its id; host and id on a fleet ledger); a question's id in the decisions lane. */
 	readonly taskId: string;
+	/** The lane it is in (decisions entries take a and x: docs/decisions.md). */
+	readonly lane: string;
+	/** The task a question is about (its board key): what Enter opens for a decisions entry. */
+	readonly about?: string;
 	readonly title: string;
 	readonly reason: string;
 	/** How long it has waited: `waiting 12m`. */
@@ -261,6 +265,8 @@ export function selectQueue(
 				const isAckPending = pending.get(key)?.includes('acknowledge') === true;
 				return {
 					taskId: key,
+					lane: lane.name,
+					...(item.about === undefined ? {} : {about: taskKey({id: item.about, host: item.host})}),
 					title,
 					reason,
 					age,

@@ -61,7 +61,13 @@ export type BoardState = {
 	readonly filter: string;
 	readonly sort: SortOrder;
 	/** A reason prompt with `orderId` sends that order's held effects back on Enter. */
-	readonly prompt: {readonly kind: PromptKind; readonly text: string; readonly orderId?: string} | null;
+	/** …and with `decisionId` denies that question with the reason (docs/decisions.md). */
+	readonly prompt: {
+		readonly kind: PromptKind;
+		readonly text: string;
+		readonly orderId?: string;
+		readonly decisionId?: string;
+	} | null;
 	/** The task a confirmation (stop) is about. */
 	readonly confirmTaskId: string | null;
 	/** The task a reason prompt (send back) is about. */
@@ -132,7 +138,13 @@ export type BoardAction =
 	| {readonly type: 'ask-stop'; readonly taskId: string}
 	| {readonly type: 'cycle-sort'}
 	/** A reason prompt is about a task (send it back) or, in Held effects, an order (send its effects back). */
-	| {readonly type: 'start-prompt'; readonly kind: PromptKind; readonly taskId?: string; readonly orderId?: string}
+	| {
+			readonly type: 'start-prompt';
+			readonly kind: PromptKind;
+			readonly taskId?: string;
+			readonly orderId?: string;
+			readonly decisionId?: string;
+	  }
 	| {readonly type: 'prompt-edit'; readonly edit: {readonly kind: 'type'; readonly text: string} | {readonly kind: 'erase'}}
 	| {readonly type: 'toggle-mark'; readonly ref: HeldEffectRef}
 	| {readonly type: 'ask-approve'; readonly refs: readonly HeldEffectRef[]}
@@ -365,6 +377,7 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 					kind: action.kind,
 					text: action.kind === 'filter' ? state.filter : '',
 					...(action.orderId === undefined ? {} : {orderId: action.orderId}),
+					...(action.decisionId === undefined ? {} : {decisionId: action.decisionId}),
 				},
 				promptTaskId: action.taskId ?? null,
 				notice: null,

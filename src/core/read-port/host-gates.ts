@@ -1,3 +1,4 @@
+import {DECISION_EVENT_TYPES, foldDecisions, type DecisionRecord} from '../decisions/fold.ts';
 import {disagreementRecords, type DisagreementRecord} from '../disagreements.ts';
 import {foldOrders, ORDER_EVENT_TYPES, type OrderRecord} from '../effects/fold.ts';
 import {EventType, type EventOfType, type EventTypeName, type LedgerEvent} from '../events.ts';
@@ -15,7 +16,8 @@ const CLOSER_TYPES = [EventType.workSentBack, EventType.workAccepted] as const;
 
 /**
  * The event types a host's gates and queue answers are folded from: reviews, disagreements, work
- * orders and their effects, acknowledgements, send-backs and acceptances. Few next to the agents'
+ * orders and their effects, acknowledgements, send-backs and acceptances, the agents' questions
+ * (decisions). Few next to the agents'
  * own events, so every store reads all of them at each read.
  */
 export const GATE_EVENT_TYPES: readonly EventTypeName[] = [
@@ -24,6 +26,7 @@ export const GATE_EVENT_TYPES: readonly EventTypeName[] = [
 	...ORDER_EVENT_TYPES,
 	EventType.acknowledged,
 	...CLOSER_TYPES,
+	...DECISION_EVENT_TYPES,
 ];
 
 /** One host's gates, folded from its own gate events. */
@@ -33,6 +36,8 @@ export type HostGates = {
 	readonly orders: ReadonlyMap<string, OrderRecord>;
 	readonly acknowledgements: readonly EventOfType<'queue.acknowledged'>[];
 	readonly closers: readonly EventOfType<'work.sent_back' | 'work.accepted'>[];
+	/** The agents' questions and their answers (docs/decisions.md). */
+	readonly decisions: ReadonlyMap<string, DecisionRecord>;
 };
 
 const ofTypes = <T extends EventTypeName>(events: readonly LedgerEvent[], types: readonly T[]): EventOfType<T>[] =>
@@ -46,5 +51,6 @@ export function hostGatesOf(events: readonly LedgerEvent[]): HostGates {
 		orders: foldOrders(ofTypes(events, ORDER_EVENT_TYPES)),
 		acknowledgements: ofTypes(events, [EventType.acknowledged]),
 		closers: ofTypes(events, CLOSER_TYPES),
+		decisions: foldDecisions(ofTypes(events, DECISION_EVENT_TYPES)),
 	};
 }

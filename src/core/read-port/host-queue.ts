@@ -1,3 +1,4 @@
+import {decisionSignals, isAnswerable} from '../decisions/view.ts';
 import type {ApproverCheck} from '../effects/fold.ts';
 import {humanQueueOf, orderSignals, queueSignals, type HumanQueue} from '../human-queue.ts';
 import {reviewSignals} from '../review/reviews.ts';
@@ -9,7 +10,10 @@ import type {HostRows} from './host-rows.ts';
 export type HostQueueOptions = {
 	/** Entries a lane: five, unless a caller needs them all (`ack`, `explain`). */
 	readonly limit?: number;
-	/** Tells a running approval from a dead one (outcome unknown), where the approver's machine is this one. */
+	/**
+	 * Tells a running approval from a dead one (outcome unknown), where the approver's machine is
+	 * this one; the same process check tells a question's waiting hook alive from one that died.
+	 */
 	readonly isApproverAlive?: ApproverCheck | undefined;
 };
 
@@ -21,16 +25,28 @@ export type HostQueueOptions = {
 export function hostQueue(rows: HostRows, gates: HostGates, now: number, options: HostQueueOptions = {}): HumanQueue {
 	const tasks = new Map<string, Task>(rows.recentTasks.map(task => [task.id, task]));
 	for (const task of rows.needTasks) if (!tasks.has(task.id)) tasks.set(task.id, task);
+	// Claude's "needs your permission" Notification (6 s into a dialog) is the same question as the
+	// decision its PermissionRequest hook asked: shown once, in the Decisions lane, where a and x answer it.
+	const asking = new Set(
+		[...gates.decisions.values()]
+			.filter(decision => decision.kind === 'permission' && isAnswerable(decision, now, options.isApproverAlive))
+			.map(decision => decision.taskId),
+	);
+	const needs =
+		asking.size === 0
+			? rows.needs
+			: rows.needs.filter(need => !(need.data.kind === 'permission_prompt' && asking.has(need.taskId)));
 	const signals = [
 		...queueSignals({
 			now,
 			recentTasks: rows.recentTasks,
-			needs: rows.needs,
+			needs,
 			tasks,
 			reviews: reviewSignals(gates.reviews),
 			disagreements: gates.disagreements,
 		}),
 		...orderSignals(gates.orders.values(), now, options.isApproverAlive),
+		...decisionSignals(gates.decisions.values(), now, options.isApproverAlive),
 	];
 	return humanQueueOf({
 		signals,

@@ -1,3 +1,4 @@
+import {snapshotDecisions, type SnapshotDecision} from '../decisions/view.ts';
 import type {ApproverCheck} from '../effects/fold.ts';
 import {snapshotEffects, type SnapshotEffect} from '../effects/view.ts';
 import {mergeHumanQueues, type HumanQueue} from '../human-queue.ts';
@@ -39,6 +40,7 @@ type HostPart = {
 	readonly reviews: readonly {readonly newest: number; readonly verdicts: readonly Marked<SnapshotVerdict>[]}[];
 	readonly effects: readonly Marked<SnapshotEffect>[];
 	readonly disagreements: readonly Marked<SnapshotDisagreement>[];
+	readonly decisions: readonly Marked<SnapshotDecision>[];
 };
 
 function hostPart(rows: SnapshotRows, query: SnapshotOfQuery): HostPart {
@@ -58,6 +60,8 @@ function hostPart(rows: SnapshotRows, query: SnapshotOfQuery): HostPart {
 		})),
 		effects: mark(snapshotEffects(gates.orders.values(), now, since, isAlive)),
 		disagreements: mark(toSnapshotDisagreements(gates.disagreements, openDisagreements(rows, gates, now), since)),
+		// The approver check is a process check: it tells a question's waiting hook alive too.
+		decisions: mark(snapshotDecisions(gates.decisions.values(), now, since, isAlive)),
 	};
 }
 
@@ -99,6 +103,10 @@ export function snapshotOf(hosts: readonly SnapshotRows[], query: SnapshotOfQuer
 		disagreements: mergeOrdered(
 			parts.map(part => part.disagreements),
 			(a, b) => b.at.localeCompare(a.at) || byHost(a, b),
+		),
+		decisions: mergeOrdered(
+			parts.map(part => part.decisions),
+			(a, b) => a.askedAt.localeCompare(b.askedAt) || byHost(a, b),
 		),
 		now: query.now,
 		...(query.isFleet
