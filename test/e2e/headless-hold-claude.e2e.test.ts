@@ -91,6 +91,20 @@ describe('a wrapped claude -p held by the policy (real Claude Code)', () => {
 			const waiting = box.snapshot().tasks;
 			expect(waiting).toHaveLength(1);
 			expect(waiting[0]).toMatchObject({status: 'running'});
+			// Waiting for you: the question in decisions[] and first in Needs you.
+			const shown = JSON.parse(box.cli(['snapshot', '--json']).stdout);
+			expect(shown.decisions).toEqual([
+				expect.objectContaining({
+					id,
+					kind: 'deferred',
+					state: 'open',
+					task: waiting[0]?.['id'],
+					tool: 'Bash',
+					args: RM_BUILD.input,
+				}),
+			]);
+			expect(shown.queue.lanes[0]).toMatchObject({name: 'decisions', items: [expect.objectContaining({taskId: id})]});
+			expect(box.cli(['snapshot', '--fail-on', 'decisions']).status).not.toBe(0);
 			decide(box, id, 'allow');
 			expect(await run.done, run.stderr()).toBe(0);
 			expect(existsSync(join(box.dir, 'project', 'build'))).toBe(false);
@@ -202,6 +216,8 @@ describe('--on-budget ask on a wrapped claude -p (real Claude Code)', () => {
 			const id = await question(run);
 			// Turns one and two ran (24k spent); the third turn crossed 30k, and its call is held.
 			expect(turnsRun(box)).toEqual(['turn1', 'turn2']);
+			const [shown] = JSON.parse(box.cli(['snapshot', '--json']).stdout).decisions;
+			expect(shown).toMatchObject({id, kind: 'budget', state: 'open', budget: {budget: 30_000}});
 			// The question carries the spend: over 30k spent of 30k, about 12k a turn.
 			const [task] = box.snapshot().tasks;
 			const timeline = JSON.parse(box.cli(['timeline', String(task?.['id']), '--json']).stdout);
