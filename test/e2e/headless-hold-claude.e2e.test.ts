@@ -1,7 +1,7 @@
 import {spawn, type ChildProcess} from 'node:child_process';
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
-import {describe, expect, it} from 'vitest';
+import {afterEach, describe, expect, it} from 'vitest';
 import {BIN, scratchDir} from '../helpers/cli.ts';
 import {runAsPerson} from '../helpers/person.ts';
 import {realClientBox, realClientScript, type RealClientBox} from '../helpers/realclients.ts';
@@ -14,6 +14,12 @@ import {onExit, onLedgerChange, onOutput, waitFor} from '../helpers/wait-for.ts'
 const CLAUDE = realClientScript('claude-offline.sh');
 const SLOW = 240_000;
 const RM_BUILD = {tool: 'Bash', input: {command: 'rm -rf build', description: 'Remove build'}};
+
+/** The wrappers a test started: a test that fails while one waits for a person must not leave it waiting. */
+const started: ChildProcess[] = [];
+afterEach(() => {
+	for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+});
 
 type Wrapped = {readonly child: ChildProcess; stderr(): string; stdout(): string; readonly done: Promise<number | null>};
 
@@ -35,6 +41,7 @@ function startHeld(
 		[BIN, 'run', '--agent', 'claude', ...flags, '--', CLAUDE, dir, '-p', 'clean the build', '--output-format', 'json', ...extra],
 		{env: {...box.env, SCRIPT_FILE: script}, stdio: ['ignore', 'pipe', 'pipe']},
 	);
+	started.push(child);
 	let stderr = '';
 	let stdout = '';
 	child.stderr?.on('data', chunk => (stderr += String(chunk)));
