@@ -3,6 +3,7 @@ import {mkdirSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {BIN, runCli, scratchDir} from '../helpers/cli.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 import {callTool, connectGateway, FS_SERVER, writeOrder} from '../helpers/effects.ts';
 import {Tmux} from '../helpers/tmux.ts';
 import {waitFor} from '../helpers/wait-for.ts';
@@ -32,7 +33,7 @@ describe.runIf(Tmux.isAvailable())('a held effect with an escape-laden argument 
 		const dir = scratchDir('cr-held-inject-');
 		const srv = join(dir, 'srv');
 		mkdirSync(srv);
-		const ledger = join(dir, 'ledger.db');
+		const ledger = freshLedgerFile(dir);
 		const order = writeOrder(
 			dir,
 			`order: o-evil
