@@ -7,7 +7,7 @@ import {EventType} from '../../src/core/events.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {BIN, runCli, scratchDir} from '../helpers/cli.ts';
 import {freshLedgerFile} from '../helpers/ledger.ts';
-import {callTool, connectGateway, FS_SERVER, writeOrder} from '../helpers/effects.ts';
+import {callTool, connectGateway, writeFsOrder} from '../helpers/effects.ts';
 import {runAsPerson} from '../helpers/person.ts';
 import {onFileChange, waitFor} from '../helpers/wait-for.ts';
 
@@ -39,18 +39,7 @@ async function heldWrite(): Promise<Setup> {
 	const agentDir = join(agentParent, 'agent');
 	mkdirSync(agentDir, {mode: 0o755});
 	const ledger = freshLedgerFile(dir);
-	const order = writeOrder(
-		dir,
-		`order: o-self
-worker: worker
-budget: {calls: 5}
-upstreams:
-  fs:
-    command: ${process.execPath}
-    args: [${FS_SERVER}, ${srv}]
-    allow: [write_file]
-`,
-	);
+	const order = writeFsOrder(dir, 'o-self', srv);
 	const target = join(srv, 'owned.txt');
 	const client = await connectGateway(order, ledger);
 	try {
