@@ -211,10 +211,11 @@ async function runCommand(name: string, argv: readonly string[]): Promise<number
 		);
 		return USAGE_EXIT;
 	}
-	// Ink draws only a final frame when it believes it runs in CI (any CI variable set); a person at
-	// a terminal opening the board must see it live, so a TTY wins over an inherited CI=true.
+	// Ink draws only a final frame when it believes it runs in CI (any CI variable set), and chalk
+	// draws no colour when a CI key exists at all, whatever its value; a person at a terminal opening
+	// the board must see it live and in colour, so a TTY wins over an inherited CI=true: the keys go.
 	if (INTERACTIVE_COMMANDS.has(name) && process.stdout.isTTY) {
-		for (const key of ['CI', 'CONTINUOUS_INTEGRATION']) if (process.env[key] !== undefined) process.env[key] = '0';
+		for (const key of ['CI', 'CONTINUOUS_INTEGRATION']) Reflect.deleteProperty(process.env, key);
 	}
 	const module = INTERACTIVE_COMMANDS.has(name)
 		? // Ink's layout engine reads its WebAssembly through `fetch` when there is one: 200 ms of the first frame.

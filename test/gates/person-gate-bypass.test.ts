@@ -6,7 +6,8 @@ import {AGENT_ENV_MARKERS} from '../../src/core/actor.ts';
 import {EventType} from '../../src/core/events.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {BIN, runCli, scratchDir} from '../helpers/cli.ts';
-import {callTool, connectGateway, FS_SERVER, writeOrder} from '../helpers/effects.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
+import {callTool, connectGateway, writeFsOrder} from '../helpers/effects.ts';
 import {runAsPerson} from '../helpers/person.ts';
 import {onFileChange, waitFor} from '../helpers/wait-for.ts';
 
@@ -37,19 +38,8 @@ async function heldWrite(): Promise<Setup> {
 	chmodSync(agentParent, 0o755);
 	const agentDir = join(agentParent, 'agent');
 	mkdirSync(agentDir, {mode: 0o755});
-	const ledger = join(dir, 'ledger.db');
-	const order = writeOrder(
-		dir,
-		`order: o-self
-worker: worker
-budget: {calls: 5}
-upstreams:
-  fs:
-    command: ${process.execPath}
-    args: [${FS_SERVER}, ${srv}]
-    allow: [write_file]
-`,
-	);
+	const ledger = freshLedgerFile(dir);
+	const order = writeFsOrder(dir, 'o-self', srv);
 	const target = join(srv, 'owned.txt');
 	const client = await connectGateway(order, ledger);
 	try {
@@ -172,7 +162,7 @@ describe('an agent approving its own held write from inside its run', () => {
 
 	it('refuses run --user naming no OS user, or the user controlroom runs as, and runs nothing', () => {
 		const dir = scratchDir('cr-run-user-');
-		const ledger = join(dir, 'ledger.db');
+		const ledger = freshLedgerFile(dir);
 		const missing = runCli(['run', '--user', 'no-such-user-here', '--ledger', ledger, '--', 'true']);
 		expect(missing.status).toBe(64);
 		expect(missing.stderr).toBe("controlroom: --user: no OS user named 'no-such-user-here'\n");
@@ -190,7 +180,7 @@ describe.runIf(isRoot)('run --user refusing a ledger the agent could write', () 
 	it('refuses a ledger in a folder others can write (a sticky one too), and runs nothing', () => {
 		const dir = scratchDir('cr-run-user-shared-');
 		chmodSync(dir, 0o1777);
-		const ledger = join(dir, 'ledger.db');
+		const ledger = freshLedgerFile(dir);
 		const run = runCli(['run', '--user', 'nobody', '--ledger', ledger, '--', 'true']);
 		expect(run.status).toBe(64);
 		expect(run.stderr).toBe(

@@ -1,9 +1,9 @@
 import {userInfo} from 'node:os';
-import {join} from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {EventType} from '../../src/core/events.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {BIN, runCli, scratchDir} from '../helpers/cli.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 import {makeContractRepo} from '../helpers/contract-repo.ts';
 import {runAsPerson} from '../helpers/person.ts';
 import {Tmux} from '../helpers/tmux.ts';
@@ -29,7 +29,7 @@ describe('accepting a hand-in', {timeout: 90_000}, () => {
 	it('refuses --as the operator, accepts the acceptor, and work, JSON, the board and a second accept all say accepted', async () => {
 		const repo = makeContractRepo();
 		const home = scratchDir('cr-accept-');
-		const ledger = join(home, 'ledger.db');
+		const ledger = freshLedgerFile(home);
 		// $USER unset: the OS user is still recorded, never "a person"
 		const env = {CONTROLROOM_HOME: home, USER: undefined};
 		const cli = (args: string[]) => runCli([...args, '--ledger', ledger], {env});
@@ -96,7 +96,7 @@ describe('accepting a hand-in', {timeout: 90_000}, () => {
 	it('refuses --as a worker of this ledger, and accepts as the OS user without --as', () => {
 		const repo = makeContractRepo();
 		const home = scratchDir('cr-accept-');
-		const ledger = join(home, 'ledger.db');
+		const ledger = freshLedgerFile(home);
 		const env = {CONTROLROOM_HOME: home};
 		const cli = (args: string[]) => runCli([...args, '--ledger', ledger], {env});
 		const claim = (

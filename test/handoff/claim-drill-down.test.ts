@@ -1,15 +1,15 @@
-import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {selectTimeline} from '../../src/core/board/timeline-view.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
-import {runCli, scratchDir} from '../helpers/cli.ts';
+import {runCli} from '../helpers/cli.ts';
 import {COMPLETE_EVIDENCE, makeContractRepo} from '../helpers/contract-repo.ts';
+import {freshLedgerFile} from '../helpers/ledger.ts';
 
 describe('Enter on a claim', () => {
 	it('shows the contract it took and the evidence it handed in, not "none recorded"', () => {
 		// Given a claim taken with the CLI and handed in with complete evidence
 		const repo = makeContractRepo();
-		const ledgerFile = join(scratchDir(), 'ledger.db');
+		const ledgerFile = freshLedgerFile();
 		const contract = repo.place('valid-task.yaml');
 		const taken = runCli(['take', contract, '--as', 'ana', '--ledger', ledgerFile]);
 		const id = /as (claim-\S+)/.exec(taken.stdout)?.[1] ?? '';

@@ -36,6 +36,22 @@ export function writeOrder(dir: string, yaml: string, name = 'order.yaml'): stri
 	return file;
 }
 
+/** A work order `id` for `worker` with the filesystem server on `srv` as upstream `fs`, its write_file staged (5 calls). */
+export function writeFsOrder(dir: string, id: string, srv: string): string {
+	return writeOrder(
+		dir,
+		`order: ${id}
+worker: worker
+budget: {calls: 5}
+upstreams:
+  fs:
+    command: ${process.execPath}
+    args: [${FS_SERVER}, ${srv}]
+    allow: [write_file]
+`,
+	);
+}
+
 /** Connects an SDK client to `controlroom gateway --order FILE` (the real binary) on stdio. */
 export async function connectGateway(orderFile: string, ledgerFile: string, env: Record<string, string> = {}): Promise<Client> {
 	const transport = new StdioClientTransport({

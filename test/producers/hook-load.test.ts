@@ -99,7 +99,7 @@ describe('controlroom hook while another process holds the ledger lock', () => {
 		const inputs = [fixture('claude/SessionStart.json'), prompt(1), fixture('claude/PreToolUse.json'), 'not json', prompt(2)];
 		const env = {...process.env, CONTROLROOM_HOME: home, CLAUDE_PID: '4242', CONTROLROOM_DEBUG: '1'};
 		const report: string[] = [];
-		const calls: {hook: Measured; bare: Measured}[] = [];
+		const calls: {hook: Measured; bare: Measured; inHookMs: number}[] = [];
 		for (const input of inputs) {
 			// A bare Node start measured just before each call: the pair sees the same machine.
 			const bare = runMeasured(['-e', '0'], '', env);
@@ -109,7 +109,7 @@ describe('controlroom hook while another process holds the ledger lock', () => {
 			// The hook's own account (CONTROLROOM_DEBUG): spooled, and its wall time after Node started.
 			const own = /controlroom hook: spool.*, ([\d.]+) ms in the hook/.exec(hook.stderr);
 			expect(own, hook.stderr).not.toBeNull();
-			calls.push({hook, bare});
+			calls.push({hook, bare, inHookMs: Number(own?.[1])});
 			report.push(
 				`${hook.wallMs.toFixed(0)} wall, ${hook.cpuMs.toFixed(0)} cpu, ${hook.waitedMs.toFixed(0)} waited, ${Number(own?.[1]).toFixed(0)} in the hook by its account` +
 					` (bare node ${bare.wallMs.toFixed(0)} wall, ${bare.cpuMs.toFixed(0)} cpu, ${bare.waitedMs.toFixed(0)} waited)`,
@@ -132,8 +132,13 @@ describe('controlroom hook while another process holds the ledger lock', () => {
 		// 2.5 times it, 200 ms in all is twice it.
 		const bareCpuMs = median(calls.map(call => call.bare.cpuMs));
 		const bareWaitedMs = median(calls.map(call => call.bare.waitedMs));
-		for (const {hook} of calls) {
-			expect(hook.waitedMs - bareWaitedMs).toBeLessThan(100);
+		// A wait the hook itself could make (the lock's 25 ms, its spool file) happens inside it, so two
+		// measures bound it: its waits beyond a bare start's, and its own wall time from start to end
+		// (which counts queueing too, so it is the larger). Under load 11-13 the first alone read 134
+		// and 231 ms for calls whose whole time inside the hook was 98 and 60 ms: those waits were Node
+		// loading its files before the hook began, which a bare start shows too (up to 84 ms here).
+		for (const {hook, inHookMs} of calls) {
+			expect(Math.min(hook.waitedMs - bareWaitedMs, inHookMs)).toBeLessThan(100);
 			expect(hook.cpuMs / bareCpuMs).toBeLessThan(2.5);
 		}
 		expect(median(calls.map(call => call.hook.cpuMs)) / bareCpuMs).toBeLessThan(2);

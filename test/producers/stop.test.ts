@@ -161,9 +161,16 @@ describe('controlroom stop', () => {
 		});
 		groups.push(task.pgid!);
 		const marked = () => processesWithEnv('CONTROLROOM_TASK_ID', task.id).map(process => process.pid);
-		const sleepers = await waitFor(() => (marked().length >= 3 ? marked() : undefined), {what: 'shell and two sleepers'});
-		const pgids = new Set(sleepers.map(pid => readProcess(pid)?.pgid));
-		expect(pgids.size).toBeGreaterThan(1);
+		// A job leaves the shell's group only once its setpgid/setsid has run: wait for that, not just for the processes.
+		const groupsOf = (pids: number[]) => new Set(pids.map(pid => readProcess(pid)?.pgid));
+		const sleepers = await waitFor(
+			() => {
+				const pids = marked();
+				return pids.length >= 3 && groupsOf(pids).size > 1 ? pids : undefined;
+			},
+			{what: 'shell and two sleepers, in more than one process group'},
+		);
+		expect(groupsOf(sleepers).size).toBeGreaterThan(1);
 		// When it is stopped
 		const result = await stopTask(ledger, task.id, {graceMs: 2000});
 		// Then every one of them is gone, and the stop names them
