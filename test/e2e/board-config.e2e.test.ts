@@ -40,7 +40,11 @@ describe('the board with a config file', () => {
 		// And with --stall 600 given, the flag wins: the same task is running, not stalled
 		tmux.type('cfg', `clear; node ${BIN} --ledger ${ledgerFile} --stall 600`);
 		tmux.send('cfg', 'Enter');
-		const running = await tmux.waitFor('cfg', pane => pane.includes('quiet for two minutes') && /STALLED \(\d+\)/.test(pane));
+		// The first board's last frame stays on screen until the clear, which also wipes the typed line.
+		const running = await tmux.waitFor(
+			'cfg',
+			pane => !pane.includes('clear; node') && pane.includes('quiet for two minutes') && /STALLED \(\d+\)/.test(pane),
+		);
 		expect(running.pane).toContain('STALLED (0)');
 		expect(running.pane).toContain('RUNNING (1)');
 		tmux.send('cfg', 'q');

@@ -173,6 +173,10 @@ describe('an agent approving its own held write from inside its run', () => {
 			`controlroom: --user: ${me} is the user controlroom runs as: --user names another OS user, for the agent; nothing run\n`,
 		);
 		expect(JSON.parse(runCli(['snapshot', '--json', '--all', '--ledger', ledger]).stdout)).toMatchObject({tasks: []});
+		// Refused before any ledger is opened: a path with none stays without one.
+		const none = join(dir, 'none.db');
+		expect(runCli(['run', '--user', me, '--ledger', none, '--', 'true']).status).toBe(64);
+		expect(existsSync(none)).toBe(false);
 	});
 });
 

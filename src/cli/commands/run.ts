@@ -7,7 +7,7 @@ import {AGENT_KINDS, guessAgent, type AgentKind} from '../../producers/agent-kin
 import {HandoffError} from '../../handoff/claims.ts';
 import {prepareContractRun, type ContractRun} from '../../handoff/contract-run.ts';
 import {runWrapped} from '../../producers/wrapper/run.ts';
-import {lookupUser, runAsProblem} from '../../producers/wrapper/run-as.ts';
+import {lookupUser, runAsProblem, runAsUserProblem} from '../../producers/wrapper/run-as.ts';
 import {parseCommandArgs, positiveInt, positiveSeconds} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
 import {openCommandLedger} from '../context.ts';
@@ -166,6 +166,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		throw new CliError(`--task-id: expected letters, digits, '.', '_' or '-', got '${taskId}'`, USAGE_EXIT);
 	const runAs = values.user === undefined ? null : lookupUser(values.user);
 	if (values.user !== undefined && runAs === null) throw new CliError(`--user: no OS user named '${values.user}'`, USAGE_EXIT);
+	const userRefusal = runAs ? runAsUserProblem(runAs, process.getuid?.() ?? -1) : null;
+	if (userRefusal !== null) throw new CliError(`--user: ${userRefusal}; nothing run`, USAGE_EXIT);
 	const brief = values.brief === undefined ? null : resolve(values.brief);
 	if (brief !== null && !existsSync(brief)) throw new CliError(`--brief: no file at ${brief}`, USAGE_EXIT);
 	const settings = commandSettings({

@@ -54,10 +54,17 @@ function writableBy(user: RunAsUser, file: string): string[] {
  * be one NAME cannot write.
  */
 export function runAsProblem(user: RunAsUser, ledgerFile: string, myUid: number): string | null {
+	const problem = runAsUserProblem(user, myUid);
+	if (problem !== null) return problem;
+	const problems = writableBy(user, ledgerFile);
+	return problems.length > 0 ? `the ledger would not hold against ${user.name}: ${problems.join('; ')}` : null;
+}
+
+/** What is wrong with the user alone, before any ledger is opened (a refused run makes no ledger). */
+export function runAsUserProblem(user: RunAsUser, myUid: number): string | null {
 	if (user.uid === myUid) return `${user.name} is the user controlroom runs as: --user names another OS user, for the agent`;
 	if (myUid !== 0)
 		return `running the agent as ${user.name} needs the wrapper to start as root (it switches to ${user.name} for the child only)`;
 	if (user.uid === 0) return `--user root would give the agent everything the person has`;
-	const problems = writableBy(user, ledgerFile);
-	return problems.length > 0 ? `the ledger would not hold against ${user.name}: ${problems.join('; ')}` : null;
+	return null;
 }
