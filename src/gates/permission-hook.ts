@@ -138,7 +138,6 @@ export async function runPermissionHook(request: PermissionHookRequest): Promise
 		const agent = agentOf(request.env);
 		const hash = argsHash(question.args);
 		const wrapperTaskId = request.env['CONTROLROOM_TASK_ID']?.trim() || null;
-		const expiresAt = Date.now() + request.windowMs;
 		const transcript = followTranscript(question.transcript, request.env['CLAUDE_CONFIG_DIR'] ?? null);
 		// The baseline: calls settled before this question are never the one asked about.
 		let pane: PaneCallState = foldPaneCall(NO_PANE_CALL, transcript.next(), question.tool, hash);
@@ -146,6 +145,9 @@ export async function runPermissionHook(request: PermissionHookRequest): Promise
 		// Claude writes the call's tool_use to the transcript around the dialog, often after this
 		// hook started; the PreToolUse recorded just before names it at once.
 		pane = {...pane, toolUseId: pane.toolUseId ?? preToolUseIdOf(ledger, taskId, question.tool, hash)};
+		// The window starts when the question is asked: what the queue shows is the whole window.
+		const askedAt = Date.now();
+		const expiresAt = askedAt + request.windowMs;
 		decisionId = askDecision(ledger, {
 			taskId,
 			kind: 'permission',
@@ -159,6 +161,7 @@ export async function runPermissionHook(request: PermissionHookRequest): Promise
 			waiter: {pid: process.pid, startTime: processStartTime(process.pid)},
 			budget: null,
 			source: 'claude',
+			at: askedAt,
 		}).decisionId;
 		for (;;) {
 			if (request.signal.aborted) {

@@ -2,6 +2,7 @@ import {mkdirSync, symlinkSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {argsHash} from '../../src/core/decisions/args-hash.ts';
+import {decisionState} from '../../src/core/decisions/fold.ts';
 import {holdAction} from '../../src/core/decisions/hold-action.ts';
 import {DEFAULT_HOLD_POLICY} from '../../src/core/decisions/hold-policy.ts';
 import {EventType} from '../../src/core/events.ts';
@@ -77,7 +78,10 @@ describe('the hold hook', () => {
 			argsHash: argsHash(RM),
 			toolUseId: 'toolu_1',
 			session: 's-1',
+			// No window: a headless question waits for a person however long it takes, and never runs on a timeout
+			expiresAt: null,
 		});
+		expect(decisionState(onlyDecision(ledger), Date.now() + 10 * 365 * 86_400_000)).toBe('open');
 		// Fired again for the same call (a resume before any answer): held again, not asked twice.
 		expect(decisionOf(holdHookAnswer(ledger, config('/w'), payload(RM), HEADLESS))).toBe('defer');
 		expect(readDecisions(ledger.reader).size).toBe(1);
