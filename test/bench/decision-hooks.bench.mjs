@@ -11,11 +11,12 @@
 // - with BENCH_BASELINE_BIN=PATH (bin/controlroom of another build, say the commit before this
 //   bench, built in a copy of the tree), both hooks of that build too.
 // Never fails on timing.
-import {spawn, spawnSync} from 'node:child_process';
+import {spawnSync} from 'node:child_process';
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {timed} from './timed.mjs';
 
 const BIN = fileURLToPath(new URL('../../bin/controlroom', import.meta.url));
 const MAIN = new URL('../../dist/cli/main.js', import.meta.url).href;
@@ -25,17 +26,6 @@ const ROUNDS = Number(process.env.BENCH_DECISION_HOOK_ROUNDS ?? 15);
 const BASELINE_BIN = process.env.BENCH_BASELINE_BIN;
 /** The built-in policy holds `rm -rf`, not the fixture's `echo hi`: the ordinary call. */
 const POLICY = Buffer.from('{}', 'utf8').toString('base64url');
-
-function timed(command, args, input, env) {
-	return new Promise((resolve, reject) => {
-		const started = performance.now();
-		const child = spawn(command, args, {env, stdio: ['pipe', 'ignore', 'ignore']});
-		child.on('error', reject);
-		child.on('exit', () => resolve(performance.now() - started));
-		child.stdin.on('error', () => {});
-		child.stdin.end(input);
-	});
-}
 
 /** `node -e` running the whole CLI's main with these words: the path every verb but `hook` took before. */
 function viaWholeCli(words) {

@@ -3,11 +3,18 @@ import {spawn} from 'node:child_process';
 import {existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
-import type {SnapshotDecision} from '../../src/core/decisions/view.ts';
 import {BIN, scratchDir} from '../helpers/cli.ts';
+import {
+	decisionsOf,
+	isAlive,
+	paneEnv,
+	promptUntilDialog,
+	startBoard as startBoardIn,
+	startClaudeTui,
+} from '../helpers/claude-tui.ts';
 import {HELD_PROMPT, RM_BUILD, endStarted, question, startHeld, taskOf, toolResults} from '../helpers/held-runs.ts';
 import {runAsPerson} from '../helpers/person.ts';
-import {realClientBox, realClientScript} from '../helpers/realclients.ts';
+import {realClientBox} from '../helpers/realclients.ts';
 import {Tmux} from '../helpers/tmux.ts';
 import {onExit, onFileChange, onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
@@ -16,8 +23,6 @@ import {onExit, onFileChange, onLedgerChange, waitFor} from '../helpers/wait-for
 // it, and two wrapped `claude -p` runs deferred by the hold policy), then every controlroom process
 // is killed with SIGKILL: the board, a reconciler, the waiting hook, both wrappers. The agents'
 // own Claude TUI is left alone, as a crash of controlroom would leave it.
-
-const CLAUDE = realClientScript('claude-offline.sh');
 
 let tmux: Tmux | undefined;
 const started: ChildProcess[] = [];
@@ -44,15 +49,6 @@ function controlroomProcesses(home: string): {pid: number; argv: string[]}[] {
 	return found;
 }
 
-function isAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch {
-		return false;
-	}
-}
-
 describe('kill -9 of every controlroom process with three questions open (real Claude Code)', () => {
 	it('nothing has run; both deferred runs are still open and each answer resumes and runs it once; the interactive one is no longer waiting and its own dialog answers it', async () => {
 		const box = realClientBox({SCENARIO: 'script', CLAUDE_TIMEOUT: '280'});
@@ -71,18 +67,11 @@ describe('kill -9 of every controlroom process with three questions open (real C
 		const install = box.cli(['hooks', 'install', '--claude'], {HOME: claudeHome, CLAUDE_CONFIG_DIR: join(claudeHome, '.claude')});
 		expect(install.status, install.stderr).toBe(0);
 		expect(box.cli(['reconcile', '--once', '--agents', 'cr-no-such-agent']).status).toBe(0);
-		const decisions = () =>
-			(JSON.parse(box.cli(['snapshot', '--json', '--all']).stdout) as {decisions: SnapshotDecision[]}).decisions;
+		const decisions = () => decisionsOf(box);
 
 		tmux = new Tmux();
-		const env: Record<string, string> = {SCRIPT_FILE: script};
-		for (const key of ['PATH', 'REALCLIENTS', 'CONTROLROOM_HOME', 'SCENARIO', 'CLAUDE_TIMEOUT']) env[key] = String(box.env[key]);
-		const startBoard = async (session: string) => {
-			(tmux as Tmux).start(session, 170, 45, env);
-			(tmux as Tmux).type(session, `node ${BIN} board`);
-			(tmux as Tmux).send(session, 'Enter');
-			await (tmux as Tmux).waitFor(session, pane => pane.includes('NEEDS YOU'), 20_000);
-		};
+		const env = paneEnv(box, script);
+		const startBoard = (session: string) => startBoardIn(tmux as Tmux, session, env);
 		await startBoard('board1');
 		// A reconciler of its own beside the board, as a person may run one.
 		const reconciler = spawn(process.execPath, [BIN, 'reconcile', '--interval', '2', '--agents', 'cr-no-such-agent'], {
@@ -105,14 +94,8 @@ describe('kill -9 of every controlroom process with three questions open (real C
 		const heldDirs = order.map(index => dirs[index]!);
 
 		// The interactive one: the TUI's dialog, its hook waiting beside it
-		tmux.start('agent', 170, 45, env);
-		tmux.type('agent', `script -qfc '${CLAUDE} ${box.dir} --permission-mode default' /dev/null`);
-		tmux.send('agent', 'Enter');
-		await tmux.waitFor('agent', pane => tmux?.foreground('agent') !== 'sh' && /for shortcuts/.test(pane), 90_000);
-		tmux.type('agent', 'create hi.txt');
-		await tmux.waitFor('agent', pane => /❯\s*create hi\.txt/.test(pane), 30_000);
-		tmux.send('agent', 'Enter');
-		await tmux.waitFor('agent', pane => pane.includes('Do you want to proceed?') && pane.includes('touch hi.txt'), 60_000);
+		await startClaudeTui(tmux, 'agent', env, box.dir);
+		await promptUntilDialog(tmux, 'agent', 'create hi.txt', 'touch hi.txt');
 		await tmux.waitFor('board1', pane => /decisions \(3\)/.test(pane), 10_000);
 		const asked = decisions().find(decision => decision.kind === 'permission');
 		if (!asked) throw new Error('no permission question');

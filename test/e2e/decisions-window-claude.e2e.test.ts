@@ -1,10 +1,9 @@
 import {existsSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
-import type {SnapshotDecision} from '../../src/core/decisions/view.ts';
-import {BIN} from '../helpers/cli.ts';
+import {decisionsOf, isAlive, paneEnv, promptUntilDialog, startBoard, startClaudeTui} from '../helpers/claude-tui.ts';
 import {runAsPerson} from '../helpers/person.ts';
-import {realClientBox, realClientScript} from '../helpers/realclients.ts';
+import {realClientBox} from '../helpers/realclients.ts';
 import {Tmux} from '../helpers/tmux.ts';
 import {onFileChange, onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
@@ -13,20 +12,10 @@ import {onFileChange, onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 // ends; nothing runs; the question leaves the queue and takes no late answer; the agent's own
 // dialog, on screen all along, still answers it.
 
-const CLAUDE = realClientScript('claude-offline.sh');
 const WINDOW_S = 8;
 
 let tmux: Tmux | undefined;
 afterEach(() => tmux?.kill());
-
-function isAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch {
-		return false;
-	}
-}
 
 describe('a permission question past its window (real Claude Code TUI)', () => {
 	it('runs nothing, leaves the queue, refuses a late answer, and the dialog still answers it', async () => {
@@ -45,24 +34,13 @@ describe('a permission question past its window (real Claude Code TUI)', () => {
 		expect(box.cli(['reconcile', '--once', '--agents', 'cr-no-such-agent']).status).toBe(0);
 		const ledgerFile = join(box.dir, 'cr', 'ledger.db');
 		const project = join(box.dir, 'project');
-		const decisions = () =>
-			(JSON.parse(box.cli(['snapshot', '--json', '--all']).stdout) as {decisions: SnapshotDecision[]}).decisions;
+		const decisions = () => decisionsOf(box);
 
 		tmux = new Tmux();
-		const env: Record<string, string> = {SCRIPT_FILE: script};
-		for (const key of ['PATH', 'REALCLIENTS', 'CONTROLROOM_HOME', 'SCENARIO', 'CLAUDE_TIMEOUT']) env[key] = String(box.env[key]);
-		tmux.start('board', 160, 45, env);
-		tmux.type('board', `node ${BIN} board`);
-		tmux.send('board', 'Enter');
-		await tmux.waitFor('board', pane => pane.includes('NEEDS YOU'), 20_000);
-		tmux.start('agent', 160, 45, env);
-		tmux.type('agent', `script -qfc '${CLAUDE} ${box.dir} --permission-mode default' /dev/null`);
-		tmux.send('agent', 'Enter');
-		await tmux.waitFor('agent', pane => tmux?.foreground('agent') !== 'sh' && /for shortcuts/.test(pane), 90_000);
-		tmux.type('agent', 'create hi.txt');
-		await tmux.waitFor('agent', pane => /❯\s*create hi\.txt/.test(pane), 30_000);
-		tmux.send('agent', 'Enter');
-		await tmux.waitFor('agent', pane => pane.includes('Do you want to proceed?') && pane.includes('touch hi.txt'), 60_000);
+		const env = paneEnv(box, script);
+		await startBoard(tmux, 'board', env);
+		await startClaudeTui(tmux, 'agent', env, box.dir);
+		await promptUntilDialog(tmux, 'agent', 'create hi.txt', 'touch hi.txt');
 
 		// Asked, with the window's end as its expiry, and waited on by its hook
 		const [asked] = await waitFor(
