@@ -108,6 +108,7 @@ export const EXIT_CODES: readonly (readonly [code: string, meaning: string])[] =
 		'78',
 		'the configuration is wrong (EX_CONFIG): the config file (not JSON, an unknown key, a bad value, not a regular file) or a CONTROLROOM_* variable with a bad value; the line names the file or variable and the field; nothing was done (docs/config.md)',
 	],
+	['122', 'run --on-deny stop: a person denied a held tool call, and the task was stopped (docs/headless-holds.md)'],
 	['125', 'run: the task went over its token budget and was stopped'],
 	['127', 'run: the command could not be started, or its --log could not be opened; the task is recorded failed'],
 	[

@@ -17,7 +17,7 @@ import type {Ledger} from '../ledger/open-ledger.ts';
 import {NotAPersonError, type Door} from '../core/actor.ts';
 import {isApproverAlive} from './effects/liveness.ts';
 import {requirePerson} from './person-gate.ts';
-import {ReviewGateError} from './review/subject.ts';
+import {ReviewGateError} from './gate-error.ts';
 
 // The questions agents ask and the answers people give (docs/decisions.md). Asking is anyone's
 // (an agent's hook asks); answering goes through the person gate; carrying an answer out is one

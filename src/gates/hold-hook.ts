@@ -1,9 +1,6 @@
-import {existsSync, realpathSync} from 'node:fs';
-import {basename, dirname, isAbsolute, join, resolve} from 'node:path';
 import {argsHash as hashOf} from '../core/decisions/args-hash.ts';
 import {decisionState, type DecisionRecord} from '../core/decisions/fold.ts';
 import {holdAction, preToolUseOutput, type CarriedAnswer, type HoldAction} from '../core/decisions/hold-action.ts';
-import {holdReason, writtenFileOf, type HoldPolicy} from '../core/decisions/hold-policy.ts';
 import {EventType} from '../core/events.ts';
 import {readDecisions} from '../ledger/decisions.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
@@ -11,14 +8,9 @@ import {spoolDir} from '../ledger/paths.ts';
 import {foldSpool} from '../ledger/spool.ts';
 import {catchUpTranscripts} from '../ledger/transcript-catch-up.ts';
 import {askDecision} from './decisions.ts';
+import {isHeadlessHook, policyReasonOf, realFolder, type HoldHookConfig} from './hold-quick.ts';
 
-/** What the wrapper gave the hook on its command line (src/producers/wrapper/hold-settings.ts). */
-export type HoldHookConfig = {
-	readonly policy: HoldPolicy;
-	/** The run's folder: writes outside it are held. */
-	readonly cwd: string;
-	readonly onBudget: 'stop' | 'ask';
-};
+export type {HoldHookConfig} from './hold-quick.ts';
 
 /** The PreToolUse payload fields the hook reads. */
 type Payload = {
@@ -58,29 +50,6 @@ function confirmedCarried(
 		answer: decision.answer.answer,
 		reason: decision.answer.reason,
 	};
-}
-
-/** The real path a write would land on: the nearest folder that exists, resolved, and the rest. */
-function realTarget(path: string, cwd: string): string {
-	let head = isAbsolute(path) ? resolve(path) : resolve(cwd, path);
-	const rest: string[] = [];
-	while (!existsSync(head) && dirname(head) !== head) {
-		rest.unshift(basename(head));
-		head = dirname(head);
-	}
-	try {
-		return join(realpathSync(head), ...rest);
-	} catch {
-		return join(head, ...rest);
-	}
-}
-
-function realFolder(path: string): string {
-	try {
-		return realpathSync(path);
-	} catch {
-		return resolve(path);
-	}
 }
 
 /** The task's budget with every headroom a person approved, what it spent, and its open budget question. */
@@ -130,7 +99,7 @@ export function holdHookAnswer(
 	const toolUseId = typeof payload['tool_use_id'] === 'string' ? payload['tool_use_id'] : null;
 	const session = typeof payload['session_id'] === 'string' ? payload['session_id'] : null;
 	// `defer` is honoured only by `claude -p` (docs/headless-holds.md): its hooks see the SDK entrypoint.
-	const isHeadless = env['CLAUDE_CODE_ENTRYPOINT'] === 'sdk-cli' || env['CLAUDE_CODE_SESSION_ATTENDED'] === '0';
+	const isHeadless = isHeadlessHook(env);
 	if (config.onBudget === 'ask') {
 		// A budget decides on a fresh count: the hooks' spool and the run's transcripts read first.
 		foldSpool(ledger, spoolDir(ledger.path), now);
@@ -147,7 +116,6 @@ export function holdHookAnswer(
 			(decisionState(decision, now) === 'open' || decisionState(decision, now) === 'answered'),
 	);
 	const cwd = realFolder(config.cwd);
-	const written = writtenFileOf(toolName, toolInput);
 	const action = holdAction({
 		isHeadless,
 		toolUseId,
@@ -155,12 +123,7 @@ export function holdHookAnswer(
 		carried: confirmedCarried(env['CONTROLROOM_CARRIED_ANSWER'], decisions, taskId),
 		pending: pending ? {decisionId: pending.id, argsHash: pending.argsHash} : null,
 		budget: config.onBudget === 'ask' ? budgetFacts(ledger, taskId, decisions, now) : null,
-		policyReason: holdReason(config.policy, {
-			toolName,
-			toolInput,
-			cwd,
-			filePath: written === null ? null : realTarget(written, cwd),
-		}),
+		policyReason: policyReasonOf(config, toolName, toolInput),
 	});
 	return preToolUseOutput(carryOut(ledger, action, {taskId, toolName, toolInput, toolUseId, session, cwd, now}));
 }

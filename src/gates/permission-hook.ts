@@ -1,10 +1,14 @@
 import {existsSync} from 'node:fs';
 import {argsHash} from '../core/decisions/args-hash.ts';
 import {decisionState} from '../core/decisions/fold.ts';
+import {callIdFromPreToolUse} from '../core/decisions/pre-tool-use.ts';
+import {EventType} from '../core/events.ts';
 import {foldPaneCall, NO_PANE_CALL, type PaneCallState} from '../core/decisions/pane-answer.ts';
 import {readDecisions} from '../ledger/decisions.ts';
 import {openLedger, type Ledger} from '../ledger/open-ledger.ts';
+import {spoolDir} from '../ledger/paths.ts';
 import {sessionTaskOf} from '../ledger/payload-mapping.ts';
+import {foldSpool} from '../ledger/spool.ts';
 import {processStartTime} from '../producers/proc-table.ts';
 import {askDecision, takeAnswer, withdrawDecision} from './decisions.ts';
 import {followTranscript} from './transcript-tail.ts';
@@ -96,6 +100,23 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 	});
 }
 
+/**
+ * The call's id from the session's PreToolUse hook event (src/core/decisions/pre-tool-use.ts),
+ * its spool file folded first: the spool hook wrote it an instant before this hook started.
+ */
+function preToolUseIdOf(ledger: Ledger, taskId: string, tool: string, hash: string): string | null {
+	try {
+		foldSpool(ledger, spoolDir(ledger.path));
+	} catch {
+		// a fold the board retries later; what is already in the ledger still answers
+	}
+	const taken = new Set<string>();
+	for (const decision of readDecisions(ledger.reader).values()) {
+		if (decision.taskId === taskId && decision.toolUseId !== null) taken.add(decision.toolUseId);
+	}
+	return callIdFromPreToolUse(ledger.reader.latestEventsOf(taskId, [EventType.agentEvent], 50), tool, hash, taken);
+}
+
 /** Closes the question unanswered; a fault here changes nothing for the agent. */
 function withdraw(ledger: Ledger, decisionId: string, why: string): void {
 	try {
@@ -117,12 +138,18 @@ export async function runPermissionHook(request: PermissionHookRequest): Promise
 		const agent = agentOf(request.env);
 		const hash = argsHash(question.args);
 		const wrapperTaskId = request.env['CONTROLROOM_TASK_ID']?.trim() || null;
-		const expiresAt = Date.now() + request.windowMs;
 		const transcript = followTranscript(question.transcript, request.env['CLAUDE_CONFIG_DIR'] ?? null);
 		// The baseline: calls settled before this question are never the one asked about.
 		let pane: PaneCallState = foldPaneCall(NO_PANE_CALL, transcript.next(), question.tool, hash);
+		const taskId = sessionTaskOf('claude', question.sessionId, {wrapperTaskId});
+		// Claude writes the call's tool_use to the transcript around the dialog, often after this
+		// hook started; the PreToolUse recorded just before names it at once.
+		pane = {...pane, toolUseId: pane.toolUseId ?? preToolUseIdOf(ledger, taskId, question.tool, hash)};
+		// The window starts when the question is asked: what the queue shows is the whole window.
+		const askedAt = Date.now();
+		const expiresAt = askedAt + request.windowMs;
 		decisionId = askDecision(ledger, {
-			taskId: sessionTaskOf('claude', question.sessionId, {wrapperTaskId}),
+			taskId,
 			kind: 'permission',
 			agent: 'claude',
 			tool: question.tool,
@@ -134,6 +161,7 @@ export async function runPermissionHook(request: PermissionHookRequest): Promise
 			waiter: {pid: process.pid, startTime: processStartTime(process.pid)},
 			budget: null,
 			source: 'claude',
+			at: askedAt,
 		}).decisionId;
 		for (;;) {
 			if (request.signal.aborted) {

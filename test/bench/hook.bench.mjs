@@ -6,11 +6,12 @@
 // - a real `claude -p` run (offline harness, one Bash call) with our hooks installed against one
 //   without, 7 runs each, alternated (skipped with a note when the real clients are not installed).
 // Never fails on timing.
-import {spawn, spawnSync} from 'node:child_process';
+import {spawnSync} from 'node:child_process';
 import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs';
 import {homedir, tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {timed} from './timed.mjs';
 
 const BIN = fileURLToPath(new URL('../../bin/controlroom', import.meta.url));
 const SPOOL_HOOK = fileURLToPath(new URL('../../dist/producers/spool-hook.sh', import.meta.url));
@@ -20,17 +21,6 @@ const PAYLOAD = readFileSync(new URL('../fixtures/claude/PreToolUse.json', impor
 const ROUNDS = Number(process.env.BENCH_HOOK_ROUNDS ?? 40);
 const CALLS_PER_WRITER = Number(process.env.BENCH_HOOK_CALLS ?? 40);
 const CLAUDE_RUNS = Number(process.env.BENCH_CLAUDE_RUNS ?? 7);
-
-function timed(command, args, input, env) {
-	return new Promise((resolve, reject) => {
-		const started = performance.now();
-		const child = spawn(command, args, {env, stdio: ['pipe', 'ignore', 'ignore']});
-		child.on('error', reject);
-		child.on('exit', () => resolve(performance.now() - started));
-		child.stdin.on('error', () => {});
-		child.stdin.end(input);
-	});
-}
 
 function percentile(values, fraction) {
 	const sorted = [...values].sort((a, b) => a - b);

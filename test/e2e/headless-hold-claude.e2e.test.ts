@@ -1,29 +1,32 @@
-import {spawn, type ChildProcess} from 'node:child_process';
-import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
+import type {ChildProcess} from 'node:child_process';
+import {existsSync, readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
-import {BIN, scratchDir} from '../helpers/cli.ts';
+import {scratchDir} from '../helpers/cli.ts';
+import {
+	RM_BUILD,
+	endStarted,
+	question,
+	startHeld as startHeldRun,
+	taskOf,
+	toolResults,
+	type Wrapped,
+} from '../helpers/held-runs.ts';
 import {runAsPerson} from '../helpers/person.ts';
-import {realClientBox, realClientScript, type RealClientBox} from '../helpers/realclients.ts';
-import {onExit, onLedgerChange, onOutput, waitFor} from '../helpers/wait-for.ts';
+import {realClientBox, type RealClientBox} from '../helpers/realclients.ts';
+import {onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
 // A wrapped `claude -p` (the real Claude Code 2.1.328, offline) whose model runs `rm -rf build`:
 // the hold policy defers it, the run waits for a person, and the answer resumes the same session
 // as the same task (docs/decisions.md, "Headless runs").
 
-const CLAUDE = realClientScript('claude-offline.sh');
 const SLOW = 240_000;
-const RM_BUILD = {tool: 'Bash', input: {command: 'rm -rf build', description: 'Remove build'}};
 
 /** The wrappers a test started: a test that fails while one waits for a person must not leave it waiting. */
 const started: ChildProcess[] = [];
-afterEach(() => {
-	for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-});
+afterEach(() => endStarted(started));
 
-type Wrapped = {readonly child: ChildProcess; stderr(): string; stdout(): string; readonly done: Promise<number | null>};
-
-/** Starts `controlroom run --agent claude [FLAGS] -- claude-offline.sh W -p PROMPT --output-format json` in the background. */
+/** Starts a held run of these turns (test/helpers/held-runs.ts), ended after the test if it still waits. */
 function startHeld(
 	box: RealClientBox,
 	turns: readonly unknown[],
@@ -31,39 +34,12 @@ function startHeld(
 	extra: readonly string[] = [],
 	dir = box.dir,
 ): Wrapped {
-	const script = join(box.dir, 'turns.json');
-	writeFileSync(script, JSON.stringify(turns));
-	mkdirSync(join(dir, 'project', 'build'), {recursive: true});
-	writeFileSync(join(dir, 'project', 'build', 'f'), 'x');
-	writeFileSync(join(dir, 'project', 'keep.txt'), 'x');
-	const child = spawn(
-		process.execPath,
-		[BIN, 'run', '--agent', 'claude', ...flags, '--', CLAUDE, dir, '-p', 'clean the build', '--output-format', 'json', ...extra],
-		{env: {...box.env, SCRIPT_FILE: script}, stdio: ['ignore', 'pipe', 'pipe']},
-	);
-	started.push(child);
-	let stderr = '';
-	let stdout = '';
-	child.stderr?.on('data', chunk => (stderr += String(chunk)));
-	child.stdout?.on('data', chunk => (stdout += String(chunk)));
-	const done = new Promise<number | null>(resolve => child.once('exit', code => resolve(code)));
-	return {child, stderr: () => stderr, stdout: () => stdout, done};
-}
-
-/** The question the wrapper says it waits on (its stderr names the id), the n-th one. */
-async function question(run: Wrapped, nth = 1): Promise<string> {
-	return waitFor(() => [...run.stderr().matchAll(/controlroom decide (d-[0-9a-f]{12})/g)][nth - 1]?.[1], {
-		what: `the run to wait for question ${nth}`,
-		timeoutMs: 60_000,
-		on: [onOutput(run.child.stderr), onExit(run.child)],
-		explain: run.stderr,
-	});
+	return startHeldRun(box, turns, started, {flags, extra, dir});
 }
 
 /** The status of the task a run's wrapper named. */
 function statusOf(box: RealClientBox, run: Wrapped): unknown {
-	const id = /task (w-[0-9a-f]+) waits for you/.exec(run.stderr())?.[1];
-	return box.snapshot().tasks.find(task => task['id'] === id)?.['status'];
+	return box.snapshot().tasks.find(task => task['id'] === taskOf(run))?.['status'];
 }
 
 /** Every JSON result the runs printed (one per claude process). */
@@ -78,12 +54,6 @@ function results(run: Wrapped): Record<string, unknown>[] {
 function decide(box: RealClientBox, id: string, ...answer: string[]): void {
 	const said = runAsPerson(['decide', id, ...answer], {env: box.env});
 	expect(said.status, said.stderr).toBe(0);
-}
-
-/** The tool results the model was sent (the fake server's request log). */
-function toolResults(dir: string): string[] {
-	const log = readFileSync(join(dir, 'fake-anthropic.jsonl'), 'utf8');
-	return [...log.matchAll(/"type":"tool_result"[^}]*?"content":"((?:[^"\\]|\\.)*)"/g)].map(match => JSON.parse(`"${match[1]}"`));
 }
 
 describe('a wrapped claude -p held by the policy (real Claude Code)', () => {
@@ -154,13 +124,13 @@ describe('a wrapped claude -p held by the policy (real Claude Code)', () => {
 	);
 
 	it(
-		'--on-deny stop: a denial stops the task, exit 77, the reason in explain, nothing removed',
+		'--on-deny stop: a denial stops the task, exit 122, the reason in explain, nothing removed',
 		async () => {
 			const box = realClientBox({SCENARIO: 'script'});
 			const run = startHeld(box, [RM_BUILD, {text: 'cleaned'}], ['--on-deny', 'stop']);
 			const id = await question(run);
 			decide(box, id, 'deny', '--reason', 'not today');
-			expect(await run.done, run.stderr()).toBe(77);
+			expect(await run.done, run.stderr()).toBe(122);
 			expect(existsSync(join(box.dir, 'project', 'build', 'f'))).toBe(true);
 			const [task] = box.snapshot().tasks;
 			expect(task).toMatchObject({status: 'stopped'});

@@ -1,15 +1,18 @@
-import {mkdirSync, symlinkSync} from 'node:fs';
+import {spawnSync} from 'node:child_process';
+import {existsSync, mkdirSync, symlinkSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {argsHash} from '../../src/core/decisions/args-hash.ts';
+import {decisionState} from '../../src/core/decisions/fold.ts';
 import {holdAction} from '../../src/core/decisions/hold-action.ts';
 import {DEFAULT_HOLD_POLICY} from '../../src/core/decisions/hold-policy.ts';
 import {EventType} from '../../src/core/events.ts';
 import {takeAnswer} from '../../src/gates/decisions.ts';
 import {holdHookAnswer, type HoldHookConfig} from '../../src/gates/hold-hook.ts';
+import {isAnsweredWithoutLedger} from '../../src/gates/hold-quick.ts';
 import {readDecisions} from '../../src/ledger/decisions.ts';
 import type {Ledger} from '../../src/ledger/open-ledger.ts';
-import {scratchDir} from '../helpers/cli.ts';
+import {BIN, scratchDir} from '../helpers/cli.ts';
 import {event, scratchLedger} from '../helpers/ledger.ts';
 
 // The hold hook (docs/headless-holds.md): one PreToolUse call of a wrapped run, answered at once
@@ -77,7 +80,10 @@ describe('the hold hook', () => {
 			argsHash: argsHash(RM),
 			toolUseId: 'toolu_1',
 			session: 's-1',
+			// No window: a headless question waits for a person however long it takes, and never runs on a timeout
+			expiresAt: null,
 		});
+		expect(decisionState(onlyDecision(ledger), Date.now() + 10 * 365 * 86_400_000)).toBe('open');
 		// Fired again for the same call (a resume before any answer): held again, not asked twice.
 		expect(decisionOf(holdHookAnswer(ledger, config('/w'), payload(RM), HEADLESS))).toBe('defer');
 		expect(readDecisions(ledger.reader).size).toBe(1);
@@ -164,6 +170,66 @@ describe('the hold hook', () => {
 		expect(holdHookAnswer(ledger, config('/w'), payload(RM), {CLAUDE_CODE_ENTRYPOINT: 'sdk-cli'})).toBe('');
 		expect(holdHookAnswer(ledger, config('/w'), JSON.stringify({hook_event_name: 'PostToolUse'}), HEADLESS)).toBe('');
 		expect(() => holdHookAnswer(ledger, config('/w'), 'not json', HEADLESS)).toThrow('not JSON');
+	});
+});
+
+describe('the hold hook without the ledger (its cheap path)', () => {
+	it('answers without the ledger only where the full hook, whatever the ledger holds, answers nothing', () => {
+		const cwd = scratchDir('cr-hold-quick-');
+		const carried = JSON.stringify({decisionId: 'd-000000000001'});
+		const cases: [string, NodeJS.ProcessEnv, 'stop' | 'ask'][] = [];
+		const calls = [
+			payload({command: 'ls'}, 'toolu_a'),
+			payload(RM, 'toolu_b'),
+			payload({file_path: '/etc/passwd', content: 'x'}, 'toolu_c', 'Write'),
+			payload({file_path: join(cwd, 'in.txt'), content: 'x'}, 'toolu_d', 'Write'),
+			payload({}, 'toolu_e', 'mcp__db__drop'),
+			JSON.stringify({hook_event_name: 'PostToolUse'}),
+			'not json',
+		];
+		for (const call of calls)
+			for (const env of [
+				HEADLESS,
+				INTERACTIVE,
+				{...HEADLESS, CONTROLROOM_CARRIED_ANSWER: carried},
+				{CLAUDE_CODE_ENTRYPOINT: 'sdk-cli'},
+			])
+				for (const onBudget of ['stop', 'ask'] as const) cases.push([call, env, onBudget]);
+		let quick = 0;
+		for (const [call, env, onBudget] of cases) {
+			if (!isAnsweredWithoutLedger(config(cwd, onBudget), call, env)) continue;
+			quick += 1;
+			// A ledger where the budget is far crossed and a risky call of the task waits for a person.
+			// (A question for this very call cannot exist: the run's policy, fixed on its command line,
+			// never held it; src/gates/hold-quick.ts.)
+			const ledger = scratchLedger();
+			registered(ledger, 1);
+			holdHookAnswer(ledger, config(cwd), payload(RM, 'toolu_waiting'), HEADLESS);
+			expect(holdHookAnswer(ledger, config(cwd, onBudget), call, env), `${call} ${JSON.stringify(env)}`).toBe('');
+		}
+		// Every ordinary call of a run that does not pause on its budget takes the cheap path
+		expect(quick).toBeGreaterThanOrEqual(8);
+		expect(isAnsweredWithoutLedger(config(cwd), payload({command: 'ls'}), HEADLESS)).toBe(true);
+		expect(isAnsweredWithoutLedger(config(cwd), payload(RM), HEADLESS)).toBe(false);
+		expect(isAnsweredWithoutLedger(config(cwd, 'ask'), payload({command: 'ls'}), HEADLESS)).toBe(false);
+		expect(isAnsweredWithoutLedger(config(cwd), 'not json', HEADLESS)).toBe(false);
+	});
+
+	it('bin/controlroom hold-hook answers an ordinary call without opening a ledger, and holds a risky one', () => {
+		const home = join(scratchDir('cr-hold-bin-'), 'no-ledger-here');
+		const policy = Buffer.from('{}', 'utf8').toString('base64url');
+		const hook = (call: string) =>
+			spawnSync(process.execPath, [BIN, 'hold-hook', '--cwd', home, '--policy', policy], {
+				input: call,
+				encoding: 'utf8',
+				env: {...process.env, ...HEADLESS, CONTROLROOM_HOME: home},
+			});
+		const ordinary = hook(payload({command: 'ls'}));
+		expect(ordinary).toMatchObject({status: 0, stdout: ''});
+		expect(existsSync(home)).toBe(false);
+		const risky = hook(payload(RM));
+		expect(risky.status).toBe(0);
+		expect(decisionOf(risky.stdout.trim())).toBe('defer');
 	});
 });
 

@@ -1,9 +1,11 @@
-import {spawn} from 'node:child_process';
+import {spawn, spawnSync} from 'node:child_process';
 import {mkdirSync, readFileSync, writeFileSync, appendFileSync} from 'node:fs';
-import {join} from 'node:path';
+import {dirname, join} from 'node:path';
+import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
 import {argsHash} from '../../src/core/decisions/args-hash.ts';
 import {foldPaneCall, NO_PANE_CALL} from '../../src/core/decisions/pane-answer.ts';
+import {callIdFromPreToolUse} from '../../src/core/decisions/pre-tool-use.ts';
 import {EventType} from '../../src/core/events.ts';
 import {readDecisions} from '../../src/ledger/decisions.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
@@ -18,6 +20,8 @@ const PAYLOAD = JSON.parse(
 	readFileSync(new URL('../fixtures/decisions/PermissionRequest.interactive.json', import.meta.url), 'utf8'),
 ) as Record<string, unknown>;
 const ARGS = PAYLOAD['tool_input'];
+/** The spool hook `hooks install` puts in Claude's settings: the PreToolUse before a dialog comes through it. */
+const SPOOL_HOOK = fileURLToPath(new URL('../../src/producers/agent-hook/spool-hook.sh', import.meta.url));
 
 function world(): {ledgerFile: string; configDir: string; transcript: string; payload: Record<string, unknown>} {
 	const dir = scratchDir('cr-permission-hook-');
@@ -146,6 +150,48 @@ describe('the PermissionRequest hook', () => {
 		await waitFor(() => child.exitCode !== null || child.signalCode !== null, {what: 'the agent gone', on: [onExit(child)]});
 		expect(await dead).toMatchObject({kind: 'nothing', why: 'the agent is gone'});
 		expect(decision(gone.ledgerFile, third)?.withdrawn?.why).toBe('the agent is gone');
+	});
+
+	it('names the call by the PreToolUse just before it (the spool hook recorded it), before its tool_use is in the transcript', async () => {
+		const w = world();
+		const preToolUse = (id: string, input: unknown) =>
+			JSON.stringify({
+				...PAYLOAD,
+				hook_event_name: 'PreToolUse',
+				tool_input: input,
+				tool_use_id: id,
+				permission_suggestions: undefined,
+			});
+		// What the real spool hook wrote for the session's calls: an earlier one of other arguments, then this one
+		for (const [id, input] of [
+			['toolu_other', {command: 'ls', description: 'List'}],
+			['toolu_this', ARGS],
+		] as const) {
+			const spooled = spawnSync('/bin/sh', [SPOOL_HOOK, '--agent', 'claude'], {
+				input: preToolUse(id, input),
+				env: {...process.env, CONTROLROOM_HOME: dirname(w.ledgerFile)},
+			});
+			expect(spooled.status).toBe(0);
+		}
+		const running = runPermissionHook(request(w));
+		const id = await asked(w.ledgerFile);
+		expect(decision(w.ledgerFile, id)?.toolUseId).toBe('toolu_this');
+		answer(w.ledgerFile, id, 'deny', null);
+		expect(await running).toMatchObject({kind: 'answered'});
+	});
+
+	it('callIdFromPreToolUse: the newest PreToolUse of that tool and hash, never an id an earlier question took', () => {
+		const event = (id: string, input: unknown, event = 'PreToolUse', toolName = 'Bash') => ({
+			data: {event, toolName, payload: {tool_use_id: id, tool_input: input}},
+		});
+		const hash = argsHash(ARGS);
+		const newestFirst = [event('c', {command: 'ls'}), event('b', ARGS), event('a', ARGS), event('p', ARGS, 'PostToolUse')];
+		expect(callIdFromPreToolUse(newestFirst, 'Bash', hash)).toBe('b');
+		expect(callIdFromPreToolUse(newestFirst, 'Bash', hash, new Set(['b']))).toBe('a');
+		expect(callIdFromPreToolUse(newestFirst, 'Write', hash)).toBeNull();
+		// A payload the ledger cut (a long string shortened) hashes otherwise: no id rather than a wrong one
+		expect(callIdFromPreToolUse([event('d', {...(ARGS as object), command: 'touch h…'})], 'Bash', hash)).toBeNull();
+		expect(callIdFromPreToolUse([{data: {event: 'PreToolUse', toolName: 'Bash', payload: null}}], 'Bash', hash)).toBeNull();
 	});
 
 	it('never answers on a timeout, without a ledger, or for input that is not a PermissionRequest', async () => {

@@ -1,8 +1,9 @@
 import {parseHoldPolicy} from '../../core/decisions/hold-policy.ts';
-import {holdHookAnswer} from '../../gates/hold-hook.ts';
-import {readHookStdin} from '../../producers/agent-hook/hook-main.ts';
+import {isAnsweredWithoutLedger, type HoldHookConfig} from '../../gates/hold-quick.ts';
+import {MAX_LINE_BYTES} from '../../ledger/payload-limits.ts';
+import {readHookStdin} from '../../producers/agent-hook/hook-stdin.ts';
 import {parseCommandArgs} from '../args.ts';
-import {openCommandLedger} from '../context.ts';
+import {holdFaultAnswer} from '../hold-fault.ts';
 import type {CommandHelp} from '../help.ts';
 
 export const help: CommandHelp = {
@@ -21,19 +22,6 @@ denied with the reason; an interactive one's is left to Claude's own dialog. doc
 	examples: [['controlroom run -- claude -p "clean the build"', 'how it is used: the wrapper installs it for the run']],
 };
 
-function faultAnswer(message: string): string {
-	// A headless run's call is never let through on a fault: PreToolUse falling through can run it.
-	const isHeadless = process.env['CLAUDE_CODE_ENTRYPOINT'] === 'sdk-cli' || process.env['CLAUDE_CODE_SESSION_ATTENDED'] === '0';
-	if (!isHeadless) return '';
-	return JSON.stringify({
-		hookSpecificOutput: {
-			hookEventName: 'PreToolUse',
-			permissionDecision: 'deny',
-			permissionDecisionReason: `controlroom could not check this call against its hold policy (${message}); not run`,
-		},
-	});
-}
-
 /** `controlroom hold-hook`: the hold policy's PreToolUse hook (docs/headless-holds.md). */
 export async function run(argv: readonly string[]): Promise<number> {
 	let answer: string;
@@ -45,22 +33,31 @@ export async function run(argv: readonly string[]): Promise<number> {
 		});
 		const read = parseHoldPolicy(Buffer.from(values.policy ?? '', 'base64url').toString('utf8'));
 		if ('problem' in read) throw new Error(`--policy: ${read.problem}`);
-		const stdin = (await readHookStdin()).toString('utf8');
-		const ledger = openCommandLedger(values.ledger, {mode: 'existing', busyTimeoutMs: 2000});
-		try {
-			answer = holdHookAnswer(
-				ledger,
-				{policy: read.policy, cwd: values.cwd ?? process.cwd(), onBudget: values['on-budget'] === 'ask' ? 'ask' : 'stop'},
-				stdin,
-				process.env,
-			);
-		} finally {
-			ledger.close();
+		const stdin = (await readHookStdin(MAX_LINE_BYTES)).toString('utf8');
+		const config: HoldHookConfig = {
+			policy: read.policy,
+			cwd: values.cwd ?? process.cwd(),
+			onBudget: values['on-budget'] === 'ask' ? 'ask' : 'stop',
+		};
+		// An ordinary call needs no ledger: SQLite and the gate are loaded only for the others.
+		if (isAnsweredWithoutLedger(config, stdin, process.env)) {
+			answer = '';
+		} else {
+			const [{holdHookAnswer}, {openCommandLedger}] = await Promise.all([
+				import('../../gates/hold-hook.ts'),
+				import('../context.ts'),
+			]);
+			const ledger = openCommandLedger(values.ledger, {mode: 'existing', busyTimeoutMs: 2000});
+			try {
+				answer = holdHookAnswer(ledger, config, stdin, process.env);
+			} finally {
+				ledger.close();
+			}
 		}
 	} catch (error) {
 		const message = (error as Error).message.split('\n')[0] ?? 'unknown fault';
 		process.stderr.write(`controlroom hold-hook: ${message}\n`);
-		answer = faultAnswer(message);
+		answer = holdFaultAnswer(message);
 	}
 	if (answer !== '') process.stdout.write(`${answer}\n`);
 	return 0;

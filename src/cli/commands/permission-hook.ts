@@ -1,6 +1,7 @@
 import {DEFAULT_DECISION_WINDOW_S, runPermissionHook} from '../../gates/permission-hook.ts';
 import {ledgerPath} from '../../ledger/paths.ts';
-import {readHookStdin} from '../../producers/agent-hook/hook-main.ts';
+import {MAX_LINE_BYTES} from '../../ledger/payload-limits.ts';
+import {readHookStdin} from '../../producers/agent-hook/hook-stdin.ts';
 import {parseCommandArgs} from '../args.ts';
 import type {CommandHelp} from '../help.ts';
 import {stopOnSignals} from '../signals.ts';
@@ -38,7 +39,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		} catch (error) {
 			process.stderr.write(`controlroom permission-hook: ${(error as Error).message}; using the defaults\n`);
 		}
-		const stdin = await readHookStdin();
+		const stdin = await readHookStdin(MAX_LINE_BYTES);
 		let payload: unknown = null;
 		try {
 			payload = JSON.parse(stdin.toString('utf8'));

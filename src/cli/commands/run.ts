@@ -61,7 +61,7 @@ config file (docs/config.md).`,
 		],
 		[
 			'--on-deny resume|stop',
-			'claude -p: a denied held call resumes the session with the reason (default), or stops the task (exit 77)',
+			'claude -p: a denied held call resumes the session with the reason (default), or stops the task (exit 122)',
 		],
 		[
 			'--on-budget stop|ask',
@@ -78,7 +78,7 @@ config file (docs/config.md).`,
 		['64', 'bad command line (one line naming the flag); nothing registered'],
 		['75', '--no-wait and every admission slot is held (the line names the holders)'],
 		['78', 'the config file or a CONTROLROOM_* variable is wrong (the line names it; docs/config.md); nothing registered'],
-		['77', '--on-deny stop and a person denied a held call: the task is stopped'],
+		['122', '--on-deny stop and a person denied a held call: the task is stopped (the reason in explain)'],
 		['125', 'over its token budget: the child was stopped, or with --on-budget ask a person said no'],
 		[
 			'127',

@@ -9,13 +9,7 @@ import {checkContractFile, checkContractSnapshot, contractDigest} from '../../ha
 import {AgentFileError, readAgentText} from '../../ledger/agent-files.ts';
 import {CLAIM_ROLE} from '../../handoff/claims.ts';
 
-/** A refusal or failure of the review gate that the person can act on: one line, exit 1. */
-export class ReviewGateError extends Error {
-	constructor(message: string) {
-		super(message);
-		this.name = 'ReviewGateError';
-	}
-}
+export {ReviewGateError} from '../gate-error.ts';
 
 /** How to run a worker again: the first run's command as it was given, where, and on what terms. */
 export type WorkerCommand = {

@@ -1,16 +1,13 @@
-import {fstatSync, readSync} from 'node:fs';
 import {ledgerPath} from '../../ledger/paths.ts';
 import {AGENT_SOURCES, type AgentSource} from '../../ledger/payload-schema.ts';
 import {readAncestors} from './hook-ancestors.ts';
 import {MAX_HOOK_INPUT_BYTES, recordHook, type HookOutcome} from './hook-record.ts';
+import {readHookStdin} from './hook-stdin.ts';
 
 /** The hook's whole budget, Node's own start included (docs/hooks.md, its opening paragraph). */
 export const HOOK_BUDGET_MS = 150;
 /** Budget for the work itself when `main` runs again in a process that started long ago. */
 const WARM_WORK_BUDGET_MS = 100;
-/** How long a non-blocking stdin is waited for. */
-const STDIN_WAIT_MS = 60;
-
 /** The hook's own flags; anything else is ignored, since the hook must never fail its agent. */
 export type HookArgs = {
 	readonly agent?: AgentSource;
@@ -47,64 +44,6 @@ export function parseHookArgs(argv: readonly string[]): HookArgs {
 /** Milliseconds since this process started; cheaper than perf_hooks, which the hook never loads. */
 export function sinceProcessStart(): number {
 	return process.uptime() * 1000;
-}
-
-/** A terminal (or /dev/null) on stdin gives no payload: checked without loading node:tty, which pulls in net. */
-function isTerminal(): boolean {
-	try {
-		return fstatSync(0).isCharacterDevice();
-	} catch {
-		return true;
-	}
-}
-
-async function readStdinStream(limit: number, waitMs: number): Promise<Buffer> {
-	const chunks: Buffer[] = [];
-	let size = 0;
-	await new Promise<void>(resolve => {
-		const timer = setTimeout(done, waitMs);
-		function done(): void {
-			clearTimeout(timer);
-			process.stdin.pause();
-			process.stdin.removeAllListeners('data');
-			process.stdin.unref?.();
-			resolve();
-		}
-		process.stdin.on('data', (chunk: Buffer) => {
-			chunks.push(chunk);
-			size += chunk.length;
-			if (size > limit) done();
-		});
-		process.stdin.once('end', done);
-		process.stdin.once('error', done);
-	});
-	return Buffer.concat(chunks);
-}
-
-/**
- * Reads stdin to its end, at most `limit` + 1 bytes. A blocking read is used because agents
- * write the payload and close the pipe, and it is about 3 ms cheaper than a stream; a terminal
- * gives nothing, and a non-blocking descriptor falls back to a stream read with a short wait.
- */
-export async function readHookStdin(limit = MAX_HOOK_INPUT_BYTES): Promise<Buffer> {
-	if (isTerminal()) return Buffer.alloc(0);
-	const chunks: Buffer[] = [];
-	const buffer = Buffer.allocUnsafe(256 * 1024);
-	let size = 0;
-	try {
-		for (;;) {
-			const read = readSync(0, buffer, 0, buffer.length, null);
-			if (read === 0) break;
-			chunks.push(Buffer.from(buffer.subarray(0, read)));
-			size += read;
-			if (size > limit) break;
-		}
-	} catch (error) {
-		const code = (error as NodeJS.ErrnoException).code;
-		if (code === 'EAGAIN') chunks.push(await readStdinStream(limit - size, STDIN_WAIT_MS));
-		// EOF (a closed descriptor) and other read errors mean: no more input.
-	}
-	return Buffer.concat(chunks);
 }
 
 function pidFromEnv(env: NodeJS.ProcessEnv): number | null {
@@ -161,7 +100,7 @@ export async function main(argv: readonly string[]): Promise<number> {
 		const args = parseHookArgs(argv);
 		// Codex's notify passes its JSON in argv and gives no stdin: do not wait for one.
 		// Bytes, not text: the edge checks they are UTF-8 rather than letting a decoder patch them.
-		const stdin = args.notify === undefined ? await readHookStdin() : '';
+		const stdin = args.notify === undefined ? await readHookStdin(MAX_HOOK_INPUT_BYTES) : '';
 		const outcome = handleHookInput(args, stdin, process.env, start);
 		if (process.env['CONTROLROOM_DEBUG']) {
 			// How to verify the hook's cost on a real machine (docs/hooks.md); stderr only, never stdout.

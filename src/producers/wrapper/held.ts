@@ -6,8 +6,13 @@ import type {WrapperOptions} from './options.ts';
 import type {TaskLog} from './record.ts';
 import type {SignalRelay} from './signals.ts';
 
-/** Exit code of a run stopped because the person denied a held call (`--on-deny stop`): EX_NOPERM. */
-export const DENIED_EXIT = 77;
+/**
+ * Exit code of a run stopped because the person denied a held call (`--on-deny stop`). Not 77:
+ * that is every command's "an agent asked" (docs/cli.md), so a script reading 77 after `run`
+ * would take a person's no for an agent's attempt. Beside run's own 125 (budget) and 127 (not
+ * started), below the 128+N of signals.
+ */
+export const DENIED_EXIT = 122;
 
 /** A question of a wrapped run that holds it: a deferred call, or its budget crossed. */
 export type HeldQuestion = {
