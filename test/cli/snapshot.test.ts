@@ -85,6 +85,7 @@ describe('snapshot', () => {
 			'verdicts',
 			'effects',
 			'disagreements',
+			'decisions',
 		]);
 		expect(json.version).toBe(1);
 		expect(json.counts).toEqual({
@@ -150,7 +151,7 @@ describe('snapshot', () => {
 		const cases: [string[], string][] = [
 			[
 				['snapshot', '--fail-on', 'bogus'],
-				"controlroom: --fail-on: expected one of needs-you, lost, stalled, failed, reviews, got 'bogus'",
+				"controlroom: --fail-on: expected one of needs-you, lost, stalled, failed, reviews, decisions, got 'bogus'",
 			],
 			[['snapshot', '--since', 'soon'], "controlroom: --since: expected a duration like 90m, 24h or 7d, got 'soon'"],
 			[['snapshot', '--since', '1h', '--all'], 'controlroom: snapshot: --since and --all exclude each other'],
