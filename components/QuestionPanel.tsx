@@ -11,16 +11,19 @@ export function QuestionPanel({question}: Props) {
 	const {id, isConfirm, lines, start, total, scrollMax} = question;
 	return (
 		<Box flexDirection="column" flexGrow={1} overflow="hidden">
-			<Text bold color="yellow">
+			<Text bold color="yellow" wrap="truncate-end">
 				{isConfirm
 					? `ALLOW ${id}: the agent runs exactly this call, once`
-					: `QUESTION ${id}: a allows (shown whole first), x denies with a reason, enter opens its task`}
+					: `QUESTION ${id}: a allows (shown whole first), x denies, enter opens its task`}
 			</Text>
 			{lines.map((line, index) => (
-				<Text key={start + index}>{`  ${line}`}</Text>
+				<Text key={start + index} wrap="truncate-end">{`  ${line}`}</Text>
 			))}
 			{scrollMax > 0 ? (
-				<Text dimColor>{`  lines ${start + 1}–${start + lines.length} of ${total} · j/k, PgDn/PgUp scroll`}</Text>
+				<Text
+					dimColor
+					wrap="truncate-end"
+				>{`  lines ${start + 1}–${start + lines.length} of ${total} · j/k, PgDn/PgUp scroll`}</Text>
 			) : null}
 		</Box>
 	);
