@@ -250,3 +250,75 @@ describe('a budget question answered from the board (real Claude Code, tmux)', (
 		expect(explain.stdout).toContain('over budget');
 	}, 400_000);
 });
+
+/**
+ * Interactive turns: three 12k-token turns with a tool call each (the third crosses 30k and is
+ * denied), a short text ending the turn; then, at the person's next prompt, a small turn with a
+ * tool call (allowed once the person added headroom) and a text.
+ */
+const INTERACTIVE_TURNS = [
+	...TWELVE_K_TURNS.slice(0, 3),
+	{text: 'paused for the budget', usage: {input_tokens: 1000}},
+	{tool: 'Bash', input: {command: 'echo turn5 >> turns.txt', description: 'turn 5'}, usage: {input_tokens: 1000}},
+	{text: 'all done', usage: {input_tokens: 1000}},
+];
+
+describe('a budget question of an interactive Claude Code, answered from the board (real TUI, tmux)', () => {
+	it('denies every call with the reason once the budget is crossed; a +20000 lets the next call through', async () => {
+		const box = realClientBox({SCENARIO: 'script', CLAUDE_TIMEOUT: '280'});
+		const install = box.cli(['hooks', 'install', '--claude'], {
+			HOME: join(box.dir, 'another-home'),
+			CLAUDE_CONFIG_DIR: join(box.dir, 'home', '.claude'),
+		});
+		expect(install.status, install.stderr).toBe(0);
+		expect(box.cli(['reconcile', '--once', '--agents', 'cr-no-such-agent']).status).toBe(0);
+		const script = join(box.dir, 'turns.json');
+		writeFileSync(script, JSON.stringify(INTERACTIVE_TURNS));
+		tmux = new Tmux();
+		const env: Record<string, string> = {SCRIPT_FILE: script};
+		for (const key of ['PATH', 'REALCLIENTS', 'CONTROLROOM_HOME', 'SCENARIO', 'CLAUDE_TIMEOUT']) env[key] = String(box.env[key]);
+		await startBoard('board', 160, 45, env);
+		tmux.start('agent', 160, 45, env);
+		tmux.type(
+			'agent',
+			`node ${BIN} run --agent claude --budget 30000 --on-budget ask -- ${CLAUDE} ${box.dir} --dangerously-skip-permissions`,
+		);
+		tmux.send('agent', 'Enter');
+		// Claude asks once whether bypass mode is meant: yes
+		await tmux.waitFor('agent', pane => pane.includes('Yes, I accept'), 90_000);
+		tmux.send('agent', 'Down');
+		await tmux.waitFor('agent', pane => /❯ Yes, I accept/.test(pane));
+		tmux.send('agent', 'Enter');
+		// The TUI's own prompt box, drawn: keys typed before it are lost
+		await tmux.waitFor('agent', pane => pane.includes('Claude Code v') && /^❯\s*$/m.test(pane), 90_000);
+		const prompt = async (text: string): Promise<void> => {
+			const agent = tmux as Tmux;
+			agent.type('agent', text);
+			await agent.waitFor('agent', pane => new RegExp(`❯\\s*${text}`).test(pane), 30_000);
+			agent.send('agent', 'Enter');
+		};
+		await prompt('take your turns');
+		await tmux.waitFor('agent', pane => pane.includes('paused for the budget'), 90_000);
+		// The crossing turn's call was denied with the reason; nothing after it ran
+		expect(turnsRun(box)).toEqual(['turn1', 'turn2']);
+		const toolResults = readFileSync(join(box.dir, 'fake-anthropic.jsonl'), 'utf8');
+		expect(toolResults).toMatch(/token budget 30000 crossed \(\d+ spent\): paused until a person approves more/);
+		const listed = await tmux.waitFor(
+			'board',
+			pane => pane.includes('DECISIONS (1)') && pane.includes('claude (budget)'),
+			20_000,
+		);
+		expect(listed.pane).toMatch(/claude \(budget\) {2}budget: \d{5} spent of 30000/);
+		await focusDecisions('board');
+		tmux.send('board', 'a');
+		await tmux.waitFor('board', pane => pane.includes('tokens to add (enter alone: +'));
+		tmux.type('board', '+20000');
+		await tmux.waitFor('board', pane => pane.includes('esc cancels): +20000'));
+		tmux.send('board', 'Enter');
+		await tmux.waitFor('board', pane => /allowed d-[0-9a-f]{12} with \+20000 tokens/.test(pane), 20_000);
+		// The next call goes through: the session is the same, the person's next prompt runs it
+		await prompt('go on');
+		await tmux.waitFor('agent', pane => pane.includes('all done'), 90_000);
+		expect(turnsRun(box)).toEqual(['turn1', 'turn2', 'turn5']);
+	}, 400_000);
+});
