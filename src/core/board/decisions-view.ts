@@ -141,11 +141,12 @@ export function parseHeadroom(
 	text: string,
 	fallback: number,
 ): {readonly ok: true; readonly tokens: number} | {readonly ok: false; readonly why: string} {
+	// Only nothing typed takes the default: a lone `+` is a number not finished.
+	if (text.trim() === '') return {ok: true, tokens: fallback};
 	const typed = text
 		.trim()
 		.replace(/^\+/, '')
 		.replace(/[,_\s]/g, '');
-	if (typed === '') return {ok: true, tokens: fallback};
 	const match = /^(\d+)(k?)$/i.exec(typed);
 	const tokens = match ? Number(match[1]) * (match[2] === '' ? 1 : 1000) : Number.NaN;
 	if (!Number.isSafeInteger(tokens) || tokens <= 0) {
