@@ -1,11 +1,12 @@
 import {spawn, type ChildProcess} from 'node:child_process';
-import {existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import type {SnapshotDecision} from '../../src/core/decisions/view.ts';
 import {askDecision} from '../../src/gates/decisions.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {BIN, runCli, scratchDir} from '../helpers/cli.ts';
+import {TWELVE_K_TURNS, turnsRun} from '../helpers/budget-turns.ts';
 import {realClientBox, realClientScript, type RealClientBox} from '../helpers/realclients.ts';
 import {Tmux} from '../helpers/tmux.ts';
 import {onExit, onOutput, waitFor} from '../helpers/wait-for.ts';
@@ -112,15 +113,6 @@ describe('the Decisions panel in tmux', () => {
 
 const CLAUDE = realClientScript('claude-offline.sh');
 
-/** Four turns of 12k tokens each (the harness's per-turn usage), a tool call in each of the first three. */
-const TWELVE_K_TURNS = [1, 2, 3]
-	.map(n => ({
-		tool: 'Bash',
-		input: {command: `echo turn${n} >> turns.txt`, description: `turn ${n}`},
-		usage: {input_tokens: 12_000},
-	}))
-	.concat([{text: 'all turns done', usage: {input_tokens: 12_000}} as never]);
-
 type Wrapped = {readonly child: ChildProcess; stderr(): string; stdout(): string; readonly done: Promise<number | null>};
 
 /** `controlroom run --agent claude --budget 30000 --on-budget ask -- claude -p ...` in the background. */
@@ -168,11 +160,6 @@ async function questionOf(run: Wrapped): Promise<string> {
 	});
 }
 
-function turnsRun(box: RealClientBox): string[] {
-	const file = join(box.dir, 'project', 'turns.txt');
-	return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
-}
-
 /** Tab from the lanes to the Decisions panel. */
 async function focusDecisions(session: string): Promise<void> {
 	for (const shown of ['k acknowledges', 'a approve', 'enter shows it whole']) {
@@ -201,7 +188,7 @@ describe('a budget question answered from the board (real Claude Code, tmux)', (
 		// The first run: it crosses 30k on its third turn, whose call is held
 		const first = startBudgetRun(box);
 		const id = await questionOf(first);
-		expect(turnsRun(box)).toEqual(['turn1', 'turn2']);
+		expect(turnsRun(box.dir)).toEqual(['turn1', 'turn2']);
 		const listed = await tmux.waitFor('board', pane => pane.includes('DECISIONS (1)') && pane.includes(id), 20_000);
 		// The panel's line (not Needs you's `claude asks (budget): …`) shows the spend
 		const panelLine = listed.pane.split('\n').find(line => line.includes(`${id}  `) && !line.includes(' asks (')) ?? '';
@@ -219,7 +206,7 @@ describe('a budget question answered from the board (real Claude Code, tmux)', (
 		tmux.send('board', 'Enter');
 		await tmux.waitFor('board', pane => pane.includes(`allowed ${id} with +20000 tokens`), 20_000);
 		expect(await first.done, first.stderr()).toBe(0);
-		expect(turnsRun(box)).toEqual(['turn1', 'turn2', 'turn3']);
+		expect(turnsRun(box.dir)).toEqual(['turn1', 'turn2', 'turn3']);
 		const results = first
 			.stdout()
 			.split('\n')
@@ -243,7 +230,7 @@ describe('a budget question answered from the board (real Claude Code, tmux)', (
 		await tmux.waitFor('board', pane => pane.includes('enough for today'));
 		tmux.send('board', 'Enter');
 		expect(await second.done, second.stderr()).toBe(125);
-		expect(turnsRun(box)).toEqual(['turn1', 'turn2']);
+		expect(turnsRun(box.dir)).toEqual(['turn1', 'turn2']);
 		const task = /task (w-[0-9a-f]+) waits for you/.exec(second.stderr())?.[1] ?? '';
 		const explain = box.cli(['explain', task]);
 		expect(explain.stdout).toContain('enough for today');
@@ -300,7 +287,7 @@ describe('a budget question of an interactive Claude Code, answered from the boa
 		await prompt('take your turns');
 		await tmux.waitFor('agent', pane => pane.includes('paused for the budget'), 90_000);
 		// The crossing turn's call was denied with the reason; nothing after it ran
-		expect(turnsRun(box)).toEqual(['turn1', 'turn2']);
+		expect(turnsRun(box.dir)).toEqual(['turn1', 'turn2']);
 		const toolResults = readFileSync(join(box.dir, 'fake-anthropic.jsonl'), 'utf8');
 		expect(toolResults).toMatch(/token budget 30000 crossed \(\d+ spent\): paused until a person approves more/);
 		const listed = await tmux.waitFor(
@@ -319,6 +306,6 @@ describe('a budget question of an interactive Claude Code, answered from the boa
 		// The next call goes through: the session is the same, the person's next prompt runs it
 		await prompt('go on');
 		await tmux.waitFor('agent', pane => pane.includes('all done'), 90_000);
-		expect(turnsRun(box)).toEqual(['turn1', 'turn2', 'turn5']);
+		expect(turnsRun(box.dir)).toEqual(['turn1', 'turn2', 'turn5']);
 	}, 400_000);
 });
