@@ -1,12 +1,14 @@
 import {Box, Text} from 'ink';
 import type {ScreenView} from '../src/core/board/screen.ts';
 import {ApprovalPanel} from './ApprovalPanel.tsx';
+import {DecisionsPanel} from './DecisionsPanel.tsx';
 import {Footer} from './Footer.tsx';
 import {HeldEffectsPanel} from './HeldEffectsPanel.tsx';
 import {HelpPanel} from './HelpPanel.tsx';
 import {LanesPanel} from './LanesPanel.tsx';
 import {LogPanel} from './LogPanel.tsx';
 import {NeedsYouPanel} from './NeedsYouPanel.tsx';
+import {QuestionPanel} from './QuestionPanel.tsx';
 import {ReviewsPanel} from './ReviewsPanel.tsx';
 import {TaskDetail} from './TaskRow.tsx';
 import {TimelinePanel} from './TimelinePanel.tsx';
@@ -26,6 +28,8 @@ export function BoardView({screen}: Props) {
 		body = <HelpPanel help={screen.help} />;
 	} else if (screen.approval) {
 		body = <ApprovalPanel approval={screen.approval} />;
+	} else if (screen.question) {
+		body = <QuestionPanel question={screen.question} />;
 	} else {
 		const widths = screen.panelWidths;
 		body = (
@@ -45,6 +49,7 @@ export function BoardView({screen}: Props) {
 						<HeldEffectsPanel effects={screen.effects} width={width} isCompact={!screen.effects.isFocused} />
 					</Box>
 				)}
+				{screen.decisions ? <DecisionsPanel decisions={screen.decisions} width={width} /> : null}
 			</Box>
 		);
 	}

@@ -11,7 +11,13 @@ import {
 	type SendBackOutcome,
 	type StopOutcome,
 } from '../src/core/board/command-calls.ts';
-import {planBoardCommand, planPendingSendBack, type BoardAbilities, type BoardPlan} from '../src/core/board/command-plan.ts';
+import {
+	planBoardCommand,
+	planPendingAnswer,
+	planPendingSendBack,
+	type BoardAbilities,
+	type BoardPlan,
+} from '../src/core/board/command-plan.ts';
 import type {HeldEffectRef} from '../src/core/board/effects-view.ts';
 import type {KeyBinding} from '../src/core/board/keymap.ts';
 import type {ScreenView} from '../src/core/board/screen.ts';
@@ -36,7 +42,12 @@ export type BoardActions = {
 	 */
 	readonly sendBackOrder?: (orderId: string, reason: string) => OrderSendBackOutcome | Promise<OrderSendBackOutcome>;
 	/** Answers an agent's question (the function behind `controlroom decide`, docs/decisions.md). */
-	readonly decide?: (decisionId: string, answer: 'allow' | 'deny', reason: string | null) => Promise<DecideOutcome>;
+	readonly decide?: (
+		decisionId: string,
+		answer: 'allow' | 'deny',
+		reason: string | null,
+		headroom?: number,
+	) => Promise<DecideOutcome>;
 };
 
 type Wiring = {
@@ -79,7 +90,10 @@ function perform(call: BoardCall, actions: BoardActions): CallAnswer | Promise<C
 		case 'acknowledge':
 			return {...call, outcome: actions.feed.acknowledge(call.taskId, call.signalAt, call.now)};
 		case 'decide':
-			return wired(actions.decide, call)(call.decisionId, call.answer, call.reason).then(outcome => ({...call, outcome}));
+			return wired(actions.decide, call)(call.decisionId, call.answer, call.reason, call.headroom).then(outcome => ({
+				...call,
+				outcome,
+			}));
 	}
 }
 
@@ -129,6 +143,16 @@ export function useSendBack(state: BoardState, dispatch: Dispatch<BoardAction>, 
 		const plan = planPendingSendBack({pendingSendBack: pending}, abilitiesOf(actions));
 		if (plan) carryOut(plan, {dispatch, actions, refresh, exit});
 	}, [pending, dispatch, actions, refresh, exit]);
+}
+
+/** Carries out an answer to a question the prompt committed (held by the reducer, so it is the whole text typed). */
+export function usePendingAnswer(state: BoardState, dispatch: Dispatch<BoardAction>, actions: BoardActions, refresh: () => void) {
+	const {exit} = useApp();
+	const {pendingAnswer, decisions} = state;
+	useEffect(() => {
+		const plan = planPendingAnswer({pendingAnswer, decisions}, abilitiesOf(actions));
+		if (plan) carryOut(plan, {dispatch, actions, refresh, exit});
+	}, [pendingAnswer, decisions, dispatch, actions, refresh, exit]);
 }
 
 /** Turns a key from the table into the plan core makes of it, and carries that out. */

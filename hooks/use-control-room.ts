@@ -4,7 +4,7 @@ import {selectScreen, type ScreenView} from '../src/core/board/screen.ts';
 import type {BoardOptions} from '../src/core/board/selectors.ts';
 import {initialBoardState, reduceBoard, type BoardAction, type BoardState} from '../src/core/board/state.ts';
 import {useBell} from './use-bell.ts';
-import {useBoardCommands, useSendBack, type BoardActions} from './use-board-commands.ts';
+import {useBoardCommands, usePendingAnswer, useSendBack, type BoardActions} from './use-board-commands.ts';
 import {useIntegrityCheck} from './use-integrity-check.ts';
 import {useInterval} from './use-interval.ts';
 import {useKeymap} from './use-keymap.ts';
@@ -65,6 +65,7 @@ export function useControlRoom(adapters: BoardAdapters): ControlRoomState & {rea
 	}, [screen.selectedId, screen.selectedIndex, state.selectedId, state.selectedIndex]);
 	const onCommand = useBoardCommands(state, screen, dispatch, adapters, refresh);
 	useSendBack(state, dispatch, adapters, refresh);
+	usePendingAnswer(state, dispatch, adapters, refresh);
 	useKeymap(state.mode, {onCommand, onEdit: edit => dispatch({type: 'prompt-edit', edit})});
 	return {state, screen, dispatch};
 }

@@ -50,8 +50,12 @@ export function wrapCells(text: string, width: number): string[] {
 	const lines: string[] = [];
 	let line = '';
 	let used = 0;
-	for (const {segment} of segmenter.segment(text)) {
-		const cells = stringWidth(segment);
+	// Printable ASCII is a cell a character: read it a character at a time (a 100 KB argument then
+	// wraps in milliseconds, not the seconds a grapheme at a time takes), the same lines either way.
+	const isNarrow = NARROW_ONLY.test(text);
+	const segments: Iterable<string> = isNarrow ? text : Array.from(segmenter.segment(text), part => part.segment);
+	for (const segment of segments) {
+		const cells = isNarrow ? 1 : stringWidth(segment);
 		if (used + cells > width) {
 			const space = line.lastIndexOf(' ');
 			// Break at the last space when it keeps most of the line; else mid-word.

@@ -217,11 +217,16 @@ export function decideFromBoard(
 	decisionId: string,
 	answer: DecisionAnswer,
 	reason: string | null,
+	headroom: number | null = null,
 ): Promise<{readonly isAnswered: boolean; readonly message: string}> {
 	try {
-		const decision = answerDecision(ledger, decisionId, answer, reason, null, {source: 'board'});
+		const decision = answerDecision(ledger, decisionId, answer, reason, headroom, {source: 'board'});
 		const verb = answer === 'allow' ? 'allowed' : 'denied';
-		return Promise.resolve({isAnswered: true, message: `${verb} ${decision.id}: ${decision.tool} for ${decision.taskId}`});
+		const added = headroom === null ? '' : ` with +${headroom} tokens`;
+		return Promise.resolve({
+			isAnswered: true,
+			message: `${verb} ${decision.id}${added}: ${decision.tool} for ${decision.taskId}`,
+		});
 	} catch (error) {
 		if (error instanceof ReviewGateError || error instanceof NotAPersonError) {
 			return Promise.resolve({isAnswered: false, message: error.message});

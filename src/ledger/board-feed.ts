@@ -2,6 +2,7 @@ import type {OrdersSnapshot} from '../core/board/effects-view.ts';
 import {DEFAULT_ENDED_WINDOW_MS} from '../core/board/selectors.ts';
 import type {BoardTask, Notice, PendingAction} from '../core/board/state.ts';
 import type {ApproverCheck} from '../core/effects/fold.ts';
+import type {DecisionRecord} from '../core/decisions/fold.ts';
 import type {LedgerEvent} from '../core/events.ts';
 import {SESSION_ANSWERED_SOURCES, type HumanQueue} from '../core/human-queue.ts';
 import {boardRound, type BoardRound} from '../core/read-port/board-round.ts';
@@ -32,6 +33,8 @@ export type FeedBatch = {
 	readonly timelineEvents?: readonly LedgerEvent[];
 	/** Work orders and their effects, reloaded when an order or effect event arrived. */
 	readonly orders?: OrdersSnapshot;
+	/** The questions a person can answer, oldest first (the Decisions panel). */
+	readonly decisions?: readonly DecisionRecord[];
 	/** The ledger file was deleted or replaced and has been reopened: this read is of the new file. */
 	readonly ledgerChange?: LedgerFileChange;
 	/** Events the hook could not record anywhere (the `hook.dropped` counter), when it is not 0. */
@@ -106,8 +109,8 @@ export function createBoardFeed(
 		const lastSeq = reader.lastSeq();
 		const tasks = reader.tasksForView(now - windowMs);
 		// The board's tasks are the queue's recent tasks too when its window covers the failed window.
-		const {queue, verdicts, orders} = round(now, coversRecent(now - windowMs, now) ? tasks : undefined);
-		return {tasks, queue, verdicts, lastSeq, isFull: true, orders, ...dropped()};
+		const {queue, verdicts, orders, decisions} = round(now, coversRecent(now - windowMs, now) ? tasks : undefined);
+		return {tasks, queue, verdicts, lastSeq, isFull: true, orders, decisions, ...dropped()};
 	};
 	const reloaded = (now: number): FeedBatch => {
 		const change = ledger.lastChange;
@@ -137,11 +140,12 @@ export function createBoardFeed(
 			}
 			const isOpenChanged = openTaskId !== null && changed.has(openTaskId);
 			const isOrderChanged = events.some(event => isOrderType(event.type));
-			const {queue, verdicts, orders} = round(now);
+			const {queue, verdicts, orders, decisions} = round(now);
 			return {
 				tasks,
 				queue,
 				verdicts,
+				decisions,
 				lastSeq: seq,
 				isFull: false,
 				hasMore: events.length === PAGE,

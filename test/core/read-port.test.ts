@@ -108,6 +108,7 @@ function unkeyed(round: BoardRound, label: string): Omit<BoardRound, 'orderRefs'
 			...round.orders,
 			records: round.orders.records.map(order => ({...order, id: id(order.id), workerTasks: order.workerTasks.map(id)})),
 		},
+		decisions: round.decisions,
 	};
 }
 

@@ -98,14 +98,19 @@ describe('interactive Claude Code asks from the board', () => {
 		const allowed = await ask('create hi.txt', 'touch hi.txt');
 		tmux.send('board', 'Tab');
 		await tmux.waitFor('board', pane => pane.includes('k acknowledges'));
-		// Drilled in: the session's timeline, the arguments whole
+		// Drilled in: the question whole, then (Enter again) the session's timeline
+		tmux.send('board', 'Enter');
+		await tmux.waitFor('board', pane => pane.includes(`QUESTION ${allowed}`) && pane.includes('command = "touch hi.txt"'));
 		tmux.send('board', 'Enter');
 		await tmux.waitFor('board', pane =>
 			pane.includes(`asks ${allowed} (permission): Bash command="touch hi.txt" description="Create hi.txt"`),
 		);
 		tmux.send('board', 'Escape');
 		await tmux.waitFor('board', pane => pane.includes('k acknowledges'));
+		// a shows the call whole first; y allows it
 		tmux.send('board', 'a');
+		await tmux.waitFor('board', pane => pane.includes(`Allow ${allowed} exactly as shown above?`));
+		tmux.send('board', 'y');
 		await tmux.waitFor('agent', pane => pane.includes('Allowed by PermissionRequest hook'), 30_000);
 		await waitFor(() => existsSync(join(project, 'hi.txt')), {what: 'hi.txt', on: [onFileChange(project)], timeoutMs: 20_000});
 		await waitFor(() => decisions().find(decision => decision.id === allowed)?.state === 'used', {
@@ -200,6 +205,8 @@ describe('interactive Claude Code asks from the board', () => {
 		tmux.send('board2', 'Tab');
 		await tmux.waitFor('board2', pane => pane.includes('k acknowledges'));
 		tmux.send('board2', 'a');
+		await tmux.waitFor('board2', pane => pane.includes(`Allow ${first.id} exactly as shown above?`));
+		tmux.send('board2', 'y');
 		await tmux.waitFor('agent', pane => pane.includes('Allowed by PermissionRequest hook'), 30_000);
 		await waitFor(() => existsSync(join(project, 'hi.txt')), {what: 'hi.txt', on: [onFileChange(project)], timeoutMs: 20_000});
 		await tmux.waitFor('agent', pane => pane.includes('created'), 30_000);

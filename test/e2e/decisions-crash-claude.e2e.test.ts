@@ -169,6 +169,9 @@ describe('kill -9 of every controlroom process with three questions open (real C
 		await tmux.waitFor('board2', pane => pane.includes('k acknowledges'));
 		for (const [index, id] of held.entries()) {
 			tmux.send('board2', 'a');
+			// As for a held effect, the call is shown whole before y allows it (docs/decisions.md).
+			await tmux.waitFor('board2', pane => pane.includes(`Allow ${id} exactly as shown above?`));
+			tmux.send('board2', 'y');
 			await tmux.waitFor('board2', pane => pane.includes(`allowed ${id}`), 10_000);
 			const dir = heldDirs[index] as string;
 			await waitFor(() => !existsSync(join(dir, 'project', 'build')) && statusOf(heldTasks[index]) === 'done', {

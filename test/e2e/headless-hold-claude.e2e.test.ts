@@ -1,5 +1,5 @@
 import type {ChildProcess} from 'node:child_process';
-import {existsSync, readFileSync} from 'node:fs';
+import {existsSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {scratchDir} from '../helpers/cli.ts';
@@ -13,6 +13,7 @@ import {
 	type Wrapped,
 } from '../helpers/held-runs.ts';
 import {runAsPerson} from '../helpers/person.ts';
+import {TWELVE_K_TURNS, turnsRun} from '../helpers/budget-turns.ts';
 import {realClientBox, type RealClientBox} from '../helpers/realclients.ts';
 import {onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
@@ -150,20 +151,6 @@ function installClaudeHooks(box: RealClientBox): void {
 	expect(install.status, install.stderr).toBe(0);
 }
 
-/** Four turns of 12k tokens each (the harness's per-turn usage), a tool call in each of the first three. */
-const TWELVE_K_TURNS = [1, 2, 3]
-	.map(n => ({
-		tool: 'Bash',
-		input: {command: `echo turn${n} >> turns.txt`, description: `turn ${n}`},
-		usage: {input_tokens: 12_000},
-	}))
-	.concat([{text: 'all turns done', usage: {input_tokens: 12_000}} as never]);
-
-function turnsRun(box: RealClientBox): string[] {
-	const file = join(box.dir, 'project', 'turns.txt');
-	return existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
-}
-
 describe('a held run stopped while it waits (real Claude Code)', () => {
 	it(
 		'controlroom stop ends the waiting wrapper: stopped, exit 143, nothing run',
@@ -192,7 +179,7 @@ describe('--on-budget ask on a wrapped claude -p (real Claude Code)', () => {
 			const run = startHeld(box, TWELVE_K_TURNS, ['--budget', '30000', '--on-budget', 'ask'], ['--dangerously-skip-permissions']);
 			const id = await question(run);
 			// Turns one and two ran (24k spent); the third turn crossed 30k, and its call is held.
-			expect(turnsRun(box)).toEqual(['turn1', 'turn2']);
+			expect(turnsRun(box.dir)).toEqual(['turn1', 'turn2']);
 			const [shown] = JSON.parse(box.cli(['snapshot', '--json']).stdout).decisions;
 			expect(shown).toMatchObject({id, kind: 'budget', state: 'open', budget: {budget: 30_000}});
 			// The question carries the spend: over 30k spent of 30k, about 12k a turn.
@@ -206,7 +193,7 @@ describe('--on-budget ask on a wrapped claude -p (real Claude Code)', () => {
 			expect(run.stderr()).toContain('its budget is crossed');
 			decide(box, id, 'allow', '--headroom', '+20000');
 			expect(await run.done, run.stderr()).toBe(0);
-			expect(turnsRun(box)).toEqual(['turn1', 'turn2', 'turn3']);
+			expect(turnsRun(box.dir)).toEqual(['turn1', 'turn2', 'turn3']);
 			const [first, second] = results(run);
 			expect(second).toMatchObject({result: 'all turns done', session_id: first?.['session_id']});
 			expect(box.snapshot().tasks[0]).toMatchObject({status: 'done'});
@@ -223,7 +210,7 @@ describe('--on-budget ask on a wrapped claude -p (real Claude Code)', () => {
 			const id = await question(run);
 			decide(box, id, 'deny', '--reason', 'enough for today');
 			expect(await run.done, run.stderr()).toBe(125);
-			expect(turnsRun(box)).toEqual(['turn1', 'turn2']);
+			expect(turnsRun(box.dir)).toEqual(['turn1', 'turn2']);
 			const [task] = box.snapshot().tasks;
 			expect(task).toMatchObject({status: 'stopped'});
 			expect(box.cli(['explain', String(task?.['id'])]).stdout).toContain('enough for today');

@@ -142,8 +142,8 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		approveEffects: async refs => (await import('../../gates/effects/board-actions.ts')).approveFromBoard(ledger, refs),
 		sendBackOrder: async (orderId, reason) =>
 			(await import('../../gates/effects/held.ts')).sendBackHeld(ledger, orderId, reason, 'board'),
-		decide: async (decisionId, answer, reason) =>
-			(await import('../../gates/decisions.ts')).decideFromBoard(ledger, decisionId, answer, reason),
+		decide: async (decisionId, answer, reason, headroom) =>
+			(await import('../../gates/decisions.ts')).decideFromBoard(ledger, decisionId, answer, reason, headroom ?? null),
 		reconcile: async () => {
 			const [{reconcileOnce}, {settleEffects}, {settleDecisions}] = await Promise.all([
 				import('../../producers/reconciler.ts'),

@@ -19,10 +19,19 @@ export type ApprovalView = {
 };
 
 const graphemes = new Intl.Segmenter();
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** Wraps one line of printable text at `width` columns; continuation lines are indented by `indent`. */
 export function wrapLine(text: string, width: number, indent = ''): string[] {
 	const room = Math.max(8, width);
+	// Printable ASCII is one cell a character: cut by count (a 100 KB command wraps in a millisecond,
+	// not the seconds a grapheme at a time takes), with the same lines as below.
+	if (PRINTABLE_ASCII.test(text) && PRINTABLE_ASCII.test(indent) && indent.length < room) {
+		const lines = [text.slice(0, room)];
+		const step = room - indent.length;
+		for (let at = room; at < text.length; at += step) lines.push(indent + text.slice(at, at + step));
+		return lines;
+	}
 	const lines: string[] = [];
 	let current = '';
 	let used = 0;

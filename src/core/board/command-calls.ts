@@ -28,7 +28,14 @@ export type BoardCall =
 	| {readonly kind: 'send-back'; readonly taskId: string; readonly reason: string}
 	| {readonly kind: 'send-back-order'; readonly orderId: string; readonly reason: string}
 	| {readonly kind: 'approve'; readonly refs: readonly HeldEffectRef[]}
-	| {readonly kind: 'decide'; readonly decisionId: string; readonly answer: 'allow' | 'deny'; readonly reason: string | null}
+	| {
+			readonly kind: 'decide';
+			readonly decisionId: string;
+			readonly answer: 'allow' | 'deny';
+			readonly reason: string | null;
+			/** Tokens added to the budget, for a budget question allowed. */
+			readonly headroom?: number;
+	  }
 	| {readonly kind: 'acknowledge'; readonly taskId: string; readonly signalAt: number; readonly now: number};
 
 type Outcomes = {
@@ -56,7 +63,10 @@ export function callStartedNotice(call: BoardCall): Notice | null {
 		case 'approve':
 			return {tone: 'info', text: `approving ${call.refs.length} held effect${call.refs.length === 1 ? '' : 's'}…`};
 		case 'decide':
-			return {tone: 'info', text: `${call.answer === 'allow' ? 'allowing' : 'denying'} ${call.decisionId}…`};
+			return {
+				tone: 'info',
+				text: `${call.answer === 'allow' ? 'allowing' : 'denying'} ${call.decisionId}${call.headroom === undefined ? '' : ` (+${call.headroom} tokens)`}…`,
+			};
 		case 'send-back-order':
 		case 'acknowledge':
 			return null;

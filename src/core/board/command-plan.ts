@@ -1,5 +1,6 @@
 import {assertNever} from '../assert-never.ts';
 import {callStartedNotice, type BoardCall} from './command-calls.ts';
+import {defaultHeadroom, parseHeadroom} from './decisions-view.ts';
 import {heldKey, type HeldEffectRef} from './effects-view.ts';
 import {BoardCommand, type KeyBinding} from './keymap.ts';
 import {sendBackBlockedReason} from './reviews-view.ts';
@@ -58,6 +59,9 @@ export function commandTarget(state: BoardState, screen: ScreenView): string | n
 			return state.log?.taskId ?? null;
 		case 'queue':
 			return screen.queueOrder[state.queueIndex]?.taskId ?? null;
+		case 'decisions':
+		case 'question':
+			return questionOf(state, screen)?.taskId ?? null;
 		case 'list':
 		case 'effects':
 		case 'help':
@@ -73,11 +77,35 @@ export function commandTarget(state: BoardState, screen: ScreenView): string | n
 const heldUnderCursor = (state: BoardState, screen: ScreenView): HeldEffectRef | undefined =>
 	state.mode === 'effects' ? screen.effectOrder[state.effectIndex] : undefined;
 
-/** The question under the cursor: a Decisions entry of Needs you (docs/decisions.md). */
+/**
+ * The question under the cursor (docs/decisions.md): a Decisions entry of Needs you, the
+ * Decisions panel's cursor, or the question shown whole.
+ */
 function decisionUnderCursor(state: BoardState, screen: ScreenView): string | null {
+	if (state.mode === 'decisions') return screen.decisionOrder[state.decisionIndex] ?? null;
+	if (state.mode === 'question') return state.question?.id ?? null;
 	if (state.mode !== 'queue') return null;
 	const entry = screen.queueOrder[state.queueIndex];
 	return entry?.lane === 'decisions' ? entry.taskId : null;
+}
+
+/** The record of the question under the cursor, while a person can still answer it. */
+function questionOf(state: BoardState, screen: ScreenView) {
+	const id = decisionUnderCursor(state, screen);
+	return id === null ? undefined : state.decisions.find(decision => decision.id === id);
+}
+
+/**
+ * `a` on a question: nobody allows what they were not shown, so the call is shown whole first and
+ * `y` allows it; a budget question asks how many tokens to add instead (its call still meets the
+ * hold policy after).
+ */
+function allowQuestion(state: BoardState, id: string, abilities: BoardAbilities): BoardPlan {
+	if (!abilities.canDecide) return refuse('a: answering questions is not available here');
+	const decision = state.decisions.find(candidate => candidate.id === id);
+	if (!decision) return refuse(`a: ${id} no longer waits for an answer (answered, withdrawn, or its hook is gone)`);
+	if (decision.kind === 'budget') return act([{type: 'start-prompt', kind: 'headroom', decisionId: id}]);
+	return act([{type: 'ask-allow', id}]);
 }
 
 /** `a`: the marked held effects, else every held one, to confirm. */
@@ -88,13 +116,13 @@ function approvalTargets(state: BoardState, screen: ScreenView): HeldEffectRef[]
 
 /** j/k, PgUp/PgDn: a timeline or log scrolls; elsewhere the cursor moves through what the view lists. */
 function step(state: BoardState, screen: ScreenView, delta: number): BoardAction {
-	if (state.mode === 'timeline' || state.mode === 'log' || state.mode === 'confirm')
+	if (state.mode === 'timeline' || state.mode === 'log' || state.mode === 'confirm' || state.mode === 'question')
 		return {type: 'scroll', delta, max: screen.scrollMax};
 	return {type: 'move', delta, order: cursorOrder(state, screen)};
 }
 
 function jump(state: BoardState, screen: ScreenView, edge: 'first' | 'last'): BoardAction {
-	if (state.mode === 'timeline' || state.mode === 'log' || state.mode === 'confirm')
+	if (state.mode === 'timeline' || state.mode === 'log' || state.mode === 'confirm' || state.mode === 'question')
 		return {type: 'scroll-to', edge, max: screen.scrollMax};
 	return {type: 'move-to', edge, order: cursorOrder(state, screen)};
 }
@@ -102,6 +130,7 @@ function jump(state: BoardState, screen: ScreenView, edge: 'first' | 'last'): Bo
 function cursorOrder(state: BoardState, screen: ScreenView): readonly string[] {
 	if (state.mode === 'queue') return screen.queueOrder.map(item => item.taskId);
 	if (state.mode === 'effects') return screen.effectOrder.map(ref => ref.id);
+	if (state.mode === 'decisions') return screen.decisionOrder;
 	return screen.order;
 }
 
@@ -109,10 +138,19 @@ function cursorOrder(state: BoardState, screen: ScreenView): readonly string[] {
 function cancel(state: BoardState): BoardPlan {
 	const said: BoardAction[] = [];
 	if (state.mode === 'confirm') {
-		said.push(notify({tone: 'info', text: state.approval ? 'approval cancelled: nothing ran' : 'stop cancelled'}));
+		const what = state.approval
+			? 'approval cancelled: nothing ran'
+			: state.question?.isConfirm
+				? `a: cancelled; ${state.question.id} still waits, nothing was allowed`
+				: 'stop cancelled';
+		said.push(notify({tone: 'info', text: what}));
 	}
 	if (state.mode === 'input' && state.prompt?.decisionId !== undefined) {
-		said.push(notify({tone: 'info', text: `x: cancelled; ${state.prompt.decisionId} still waits, nothing was denied`}));
+		const nothing =
+			state.prompt.kind === 'headroom'
+				? 'a: cancelled; %s still waits, nothing was allowed'
+				: 'x: cancelled; %s still waits, nothing was denied';
+		said.push(notify({tone: 'info', text: nothing.replace('%s', state.prompt.decisionId)}));
 	}
 	if (state.mode === 'input' && state.promptTaskId !== null) {
 		said.push(notify({tone: 'info', text: `x: cancelled; ${state.promptTaskId} was not sent back`}));
@@ -125,9 +163,10 @@ function open(state: BoardState, screen: ScreenView): BoardPlan {
 		const held = heldUnderCursor(state, screen);
 		return held ? act([], {kind: 'open-timeline', taskId: held.orderId}) : refuse('no held effect selected');
 	}
-	// A question opens the timeline of the task it is about, where its `asks` line holds the arguments whole.
-	const about = state.mode === 'queue' ? screen.queueOrder[state.queueIndex]?.about : undefined;
-	const taskId = about ?? commandTarget(state, screen);
+	// A question shows whole (docs/decisions.md); Enter again opens its task's timeline.
+	const decisionId = state.mode === 'question' ? null : decisionUnderCursor(state, screen);
+	if (decisionId !== null) return act([{type: 'open-question', id: decisionId}]);
+	const taskId = commandTarget(state, screen);
 	return taskId === null ? refuse('no task selected') : act([], {kind: 'open-timeline', taskId});
 }
 
@@ -145,6 +184,20 @@ function stop(state: BoardState, screen: ScreenView, abilities: BoardAbilities):
 /** y: runs what the question was about (an approval, or a stop). */
 function confirm(state: BoardState, screen: ScreenView, abilities: BoardAbilities): BoardPlan {
 	const closed: BoardAction[] = [{type: 'back'}];
+	if (state.question?.isConfirm) {
+		const {id, seen} = state.question;
+		if (!abilities.canDecide) return refuse('a: answering questions is not available here', closed);
+		if (!state.decisions.some(decision => decision.id === id)) {
+			return refuse(`a: ${id} no longer waits for an answer (answered, withdrawn, or its hook is gone); nothing was allowed`, [
+				...closed,
+				{type: 'close-question'},
+			]);
+		}
+		const unseen = screen.question ? screen.question.scrollMax - seen : 0;
+		if (unseen > 0)
+			return refuse(`y: not yet: ${unseen} more line${unseen === 1 ? '' : 's'} of the call to read first (j or PgDn)`);
+		return callAfter([...closed, {type: 'close-question'}], {kind: 'decide', decisionId: id, answer: 'allow', reason: null});
+	}
 	if (state.approval) {
 		if (!abilities.canApprove) return refuse('a: approving is not available here', closed);
 		// Nobody approves what they were not shown: the whole of every call first.
@@ -165,8 +218,12 @@ function sendBack(state: BoardState, screen: ScreenView, abilities: BoardAbiliti
 	const decisionId = decisionUnderCursor(state, screen);
 	if (decisionId !== null) {
 		if (!abilities.canDecide) return refuse('x: answering questions is not available here');
+		if (!state.decisions.some(decision => decision.id === decisionId) && state.mode !== 'queue') {
+			return refuse(`x: ${decisionId} no longer waits for an answer (answered, withdrawn, or its hook is gone)`);
+		}
 		return act([{type: 'start-prompt', kind: 'reason', decisionId}]);
 	}
+	if (state.mode === 'decisions' || state.mode === 'question') return refuse('x: no question under the cursor');
 	if (state.mode === 'effects') {
 		const held = heldUnderCursor(state, screen);
 		if (!held) return refuse('x: no held order under the cursor');
@@ -187,19 +244,41 @@ function sendBack(state: BoardState, screen: ScreenView, abilities: BoardAbiliti
 export function planSubmit(state: BoardState, abilities: BoardAbilities): BoardPlan {
 	const prompt = state.prompt;
 	const committed: BoardAction[] = [{type: 'prompt-commit'}];
-	if (prompt?.kind === 'reason' && prompt.decisionId !== undefined) {
-		const reason = prompt.text.trim();
-		// The reason is what the agent reads next: a deny without one tells it nothing to adapt to.
-		if (reason === '')
-			return refuse(`x: not denied: a reason is required (the agent reads it); ${prompt.decisionId} still waits`, committed);
-		if (!abilities.canDecide) return refuse('x: answering questions is not available here', committed);
-		return callAfter(committed, {kind: 'decide', decisionId: prompt.decisionId, answer: 'deny', reason});
-	}
+	// An answer to a question is checked once the reducer holds the whole text (planPendingAnswer).
+	if (prompt?.decisionId !== undefined) return act(committed);
 	if (prompt?.kind !== 'reason' || prompt.orderId === undefined) return act(committed);
 	const reason = prompt.text.trim();
 	if (reason === '') return refuse(`x: not sent back: a reason is required (${prompt.orderId}'s worker reads it)`, committed);
 	if (!abilities.canSendBackOrder) return refuse('x: sending back is not available here', committed);
 	return callAfter(committed, {kind: 'send-back-order', orderId: prompt.orderId, reason});
+}
+
+/**
+ * The answer the prompt committed (held by the reducer), taken once, checked and carried out: a
+ * deny needs its reason (what the agent reads next); a budget's headroom is tokens, the default
+ * when none were typed.
+ */
+export function planPendingAnswer(
+	state: Pick<BoardState, 'pendingAnswer' | 'decisions'>,
+	abilities: BoardAbilities,
+): BoardPlan | null {
+	const pending = state.pendingAnswer;
+	if (pending === null) return null;
+	const taken: BoardAction[] = [{type: 'answer-taken'}];
+	const {decisionId, kind, text} = pending;
+	if (kind === 'reason') {
+		const reason = text.trim();
+		if (reason === '')
+			return refuse(`x: not denied: a reason is required (the agent reads it); ${decisionId} still waits`, taken);
+		if (!abilities.canDecide) return refuse('x: answering questions is not available here', taken);
+		return callAfter(taken, {kind: 'decide', decisionId, answer: 'deny', reason});
+	}
+	const decision = state.decisions.find(candidate => candidate.id === decisionId);
+	if (!decision) return refuse(`a: ${decisionId} no longer waits for an answer; nothing was allowed`, taken);
+	const headroom = parseHeadroom(text, defaultHeadroom(decision));
+	if (!headroom.ok) return refuse(`a: not allowed: ${headroom.why}; ${decisionId} still waits`, taken);
+	if (!abilities.canDecide) return refuse('a: answering questions is not available here', taken);
+	return callAfter(taken, {kind: 'decide', decisionId, answer: 'allow', reason: null, headroom: headroom.tokens});
 }
 
 /** The send-back the reason prompt committed (held by the reducer), taken once and carried out. */
@@ -272,10 +351,8 @@ export function planBoardCommand(
 			return sendBack(state, screen, abilities);
 		case BoardCommand.approve: {
 			const decisionId = decisionUnderCursor(state, screen);
-			if (decisionId !== null) {
-				if (!abilities.canDecide) return refuse('a: answering questions is not available here');
-				return callAfter([], {kind: 'decide', decisionId, answer: 'allow', reason: null});
-			}
+			if (decisionId !== null) return allowQuestion(state, decisionId, abilities);
+			if (state.mode === 'decisions' || state.mode === 'question') return refuse('a: no question under the cursor');
 			const refs = approvalTargets(state, screen);
 			return refs.length === 0 ? refuse('a: no held effects to approve') : act([{type: 'ask-approve', refs}]);
 		}

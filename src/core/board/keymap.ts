@@ -1,5 +1,16 @@
 /** What the board can be doing; each mode has its own keys (one input handler is live at a time). */
-export const BOARD_MODES = ['list', 'queue', 'effects', 'timeline', 'log', 'help', 'confirm', 'input'] as const;
+export const BOARD_MODES = [
+	'list',
+	'queue',
+	'effects',
+	'timeline',
+	'log',
+	'help',
+	'confirm',
+	'input',
+	'decisions',
+	'question',
+] as const;
 export type BoardMode = (typeof BOARD_MODES)[number];
 
 /** Every board command, named once. */
@@ -55,7 +66,7 @@ export type KeyBinding = {
 
 const BROWSE: readonly BoardMode[] = ['list', 'queue'];
 const VIEWS: readonly BoardMode[] = ['list', 'queue', 'timeline', 'log'];
-const EVERYWHERE: readonly BoardMode[] = ['list', 'queue', 'effects', 'timeline', 'log', 'help'];
+const EVERYWHERE: readonly BoardMode[] = ['list', 'queue', 'effects', 'timeline', 'log', 'help', 'decisions', 'question'];
 
 /**
  * The one key table: matching, `?` help, the help bar and docs/board.md come from it. Matching
@@ -68,7 +79,7 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		keys: ['down', 'j'],
 		label: 'j/↓',
 		description: 'move down (in a confirmation, scroll it)',
-		modes: [...VIEWS, 'effects', 'confirm'],
+		modes: [...VIEWS, 'effects', 'confirm', 'decisions', 'question'],
 		inBar: false,
 	},
 	{
@@ -85,7 +96,7 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		keys: ['up', 'k'],
 		label: 'k/↑',
 		description: 'move up',
-		modes: [...VIEWS, 'effects', 'confirm'],
+		modes: [...VIEWS, 'effects', 'confirm', 'decisions', 'question'],
 		inBar: true,
 		short: {
 			list: 'j/k move',
@@ -94,6 +105,8 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 			timeline: 'j/k scroll',
 			log: 'j/k scroll',
 			confirm: 'j/k scroll',
+			decisions: 'j/k move',
+			question: 'j/k scroll',
 		},
 		isBarWordOnly: true,
 	},
@@ -102,7 +115,7 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		keys: ['pagedown'],
 		label: 'PgDn',
 		description: 'one page down',
-		modes: [...VIEWS, 'confirm'],
+		modes: [...VIEWS, 'confirm', 'question'],
 		inBar: false,
 	},
 	{
@@ -110,7 +123,7 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		keys: ['pageup'],
 		label: 'PgUp',
 		description: 'one page up',
-		modes: [...VIEWS, 'confirm'],
+		modes: [...VIEWS, 'confirm', 'question'],
 		inBar: false,
 	},
 	{
@@ -134,17 +147,17 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		command: BoardCommand.focus,
 		keys: ['tab'],
 		label: 'tab',
-		description: 'switch between the lanes, Needs you and Held effects',
-		modes: [...BROWSE, 'effects'],
+		description: 'switch between the lanes, Needs you, Held effects and Decisions (while a question is open)',
+		modes: [...BROWSE, 'effects', 'decisions'],
 		inBar: true,
-		short: {list: 'queue', queue: 'effects', effects: 'lanes'},
+		short: {list: 'queue', queue: 'effects', effects: 'lanes', decisions: 'lanes'},
 	},
 	{
 		command: BoardCommand.open,
 		keys: ['return'],
 		label: 'enter',
-		description: "open the task's timeline (in Held effects: the order's)",
-		modes: [...BROWSE, 'effects'],
+		description: "open the task's timeline (in Held effects: the order's; on a question: the question whole, then its task's)",
+		modes: [...BROWSE, 'effects', 'decisions', 'question'],
 		inBar: true,
 		short: 'open',
 	},
@@ -171,7 +184,7 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		keys: ['escape'],
 		label: 'esc',
 		description: 'go back: close the view, help or prompt, cancel a question, clear the filter',
-		modes: ['queue', 'effects', 'timeline', 'log', 'help', 'confirm', 'input', 'list'],
+		modes: ['queue', 'effects', 'timeline', 'log', 'help', 'confirm', 'input', 'list', 'decisions', 'question'],
 		inBar: true,
 		short: {
 			queue: 'lanes',
@@ -182,6 +195,8 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 			confirm: 'no',
 			input: 'clear',
 			list: 'clear filter',
+			decisions: 'lanes',
+			question: 'back',
 		},
 	},
 	{
@@ -197,10 +212,11 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		command: BoardCommand.approve,
 		keys: ['a'],
 		label: 'a',
-		description: 'approve held effects: those marked, else all (asks first, listing them); on a Decisions entry, allow it',
-		modes: [...BROWSE, 'effects'],
+		description:
+			'approve held effects: those marked, else all (asks first, listing them); on a question, allow it (asks first, showing it whole; a budget asks for +tokens)',
+		modes: [...BROWSE, 'effects', 'decisions', 'question'],
 		inBar: true,
-		short: 'approve',
+		short: {list: 'approve', queue: 'approve', effects: 'approve', decisions: 'allow', question: 'allow'},
 	},
 	{
 		command: BoardCommand.mark,
@@ -225,10 +241,10 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		keys: ['x'],
 		label: 'x',
 		description:
-			'send back with a reason: a review that needs you, a failed task, a hand-in; on a Decisions entry, deny it with a reason',
-		modes: [...BROWSE, 'timeline'],
+			'send back with a reason: a review that needs you, a failed task, a hand-in; on a question, deny it with a reason',
+		modes: [...BROWSE, 'timeline', 'decisions', 'question'],
 		inBar: true,
-		short: 'send back',
+		short: {list: 'send back', queue: 'send back', timeline: 'send back', decisions: 'deny', question: 'deny'},
 	},
 	{
 		command: BoardCommand.filter,
@@ -430,7 +446,8 @@ export function barItemWidth(item: BarItem): number {
 export function fitBar(items: readonly BarItem[], width: number, mode: BoardMode = 'list'): BarItem[] {
 	let kept = [...items];
 	const total = () => kept.reduce((sum, item) => sum + barItemWidth(item), 0);
-	const givesUp = mode === 'effects' ? EFFECTS_BAR_GIVES_UP : BAR_GIVES_UP;
+	// Decisions and a question shown whole keep allow and deny, as Held effects keeps its keys.
+	const givesUp = mode === 'effects' || mode === 'decisions' || mode === 'question' ? EFFECTS_BAR_GIVES_UP : BAR_GIVES_UP;
 	const order = [...kept.filter(item => item.isNotBuilt).map(item => item.command), ...givesUp];
 	for (const command of order) {
 		if (total() <= width) break;

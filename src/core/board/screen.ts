@@ -21,6 +21,15 @@ import {terminalSafe} from '../terminal-text.ts';
 import type {BoardState, Notice} from './state.ts';
 import {approvalLines, windowApproval, type ApprovalView} from './approval-view.ts';
 import {whyLine} from './explain-view.ts';
+import {decisionState} from '../decisions/fold.ts';
+import {
+	budgetWords,
+	defaultHeadroom,
+	questionLines,
+	selectDecisionsPanel,
+	windowQuestion,
+	type DecisionsPanelView,
+} from './decisions-view.ts';
 import {selectTimeline, windowTimeline, type TimelineLineView, type TimelineView} from './timeline-view.ts';
 
 /** Below this width a row shows id, title, status, idle (and progress from 100); the rest moves to a detail line. */
@@ -87,6 +96,12 @@ export type ScreenView = {
 	readonly effectOrder: readonly HeldEffectRef[];
 	/** An approval waiting for y: every call it would run, whole, wrapped, and scrolled to what fits. */
 	readonly approval: (ApprovalView & {readonly count: number}) | null;
+	/** DECISIONS: every question a person can answer, oldest first; null while none is open (the panel is not drawn). */
+	readonly decisions: DecisionsPanelView | null;
+	/** The open questions' ids in cursor order. */
+	readonly decisionOrder: readonly string[];
+	/** A question shown whole: its drill-in, or the allow confirmation (`isConfirm`) `y` waits on. */
+	readonly question: (ApprovalView & {readonly id: string; readonly isConfirm: boolean}) | null;
 	readonly timeline:
 		| (Omit<TimelineView, 'lines'> & {
 				readonly lines: readonly TimelineLineView[];
@@ -284,8 +299,15 @@ export function selectScreen(
 			: 1;
 	const panelsHeight = isSideBySide ? Math.max(3, queueLines, effectsLines) : queueLines + 1 + effectsLines;
 	const detailLines = isWideRows ? 0 : 1;
+	// The Decisions panel, full width under the others while a question is open: its title and a line a question.
+	const openQuestions = state.decisions.filter(decision => decisionState(decision, now) === 'open');
+	const decisionRows = Math.min(openQuestions.length, Math.max(1, Math.floor(available * 0.25)));
+	const decisionsPanel =
+		openQuestions.length === 0
+			? null
+			: selectDecisionsPanel(openQuestions, now, state.decisionIndex, state.mode === 'decisions', width, decisionRows);
 	// One line for the column headings over the lanes.
-	const lanesHeight = Math.max(2, available - panelsHeight - detailLines - HEADINGS_LINES);
+	const lanesHeight = Math.max(2, available - panelsHeight - detailLines - HEADINGS_LINES - (decisionsPanel?.height ?? 0));
 	// The cursor stays on its task; when that task has left the list, it stays at the same place.
 	const order = lanesView.order;
 	const listed = state.selectedId === null ? -1 : order.indexOf(state.selectedId);
@@ -316,7 +338,23 @@ export function selectScreen(
 		approval = {...windowApproval(lines, state.approvalScroll, available - 2), count: state.approval.length};
 		scrollMax = approval.scrollMax;
 	}
-	let pageSize = Math.max(1, lanesHeight - 2);
+	let question: ScreenView['question'] = null;
+	const isQuestionShown = state.mode === 'question' || (state.mode === 'confirm' && state.question?.isConfirm === true);
+	if (isQuestionShown && state.question) {
+		const {id, scroll, isConfirm} = state.question;
+		const decision = state.decisions.find(candidate => candidate.id === id);
+		const lines = decision
+			? questionLines(decision, now, width)
+			: [`${id} no longer waits for an answer: answered, withdrawn, or its hook is gone (controlroom snapshot --all says which)`];
+		// The title and the position line; the rest shows the question.
+		question = {...windowQuestion(lines, scroll, available - 2), id, isConfirm};
+		scrollMax = question.scrollMax;
+	}
+	if (state.mode === 'decisions' || isQuestionShown) {
+		disabled.delete(BoardCommand.approve);
+		disabled.delete(BoardCommand.sendBack);
+	}
+	let pageSize = Math.max(1, isQuestionShown ? available - 3 : lanesHeight - 2);
 	if (state.mode === 'timeline' && state.timeline) {
 		const task = state.tasks.get(state.timeline.taskId);
 		const view = selectTimeline(task, state.timeline.events, now, options.stallSeconds, width);
@@ -357,12 +395,16 @@ export function selectScreen(
 	}
 	const header = selectHeader(lanesView.counts, queue.total, SORT_LABELS[state.sort], width, lanesView.hosts);
 	const confirmTask = state.confirmTaskId === null ? undefined : state.tasks.get(state.confirmTaskId);
+	const headroomFor =
+		state.prompt?.kind === 'headroom' ? state.decisions.find(d => d.id === state.prompt?.decisionId) : undefined;
 	const promptLabel =
 		state.prompt?.kind === 'filter'
 			? '/'
-			: state.prompt?.decisionId !== undefined
-				? `deny ${state.prompt.decisionId} — reason the agent reads (enter denies, esc cancels): `
-				: `send ${state.promptTaskId ?? 'it'} back — reason (enter sends, esc cancels): `;
+			: state.prompt?.kind === 'headroom'
+				? `allow ${state.prompt.decisionId ?? ''} — ${headroomFor ? terminalSafe(budgetWords(headroomFor)) : 'budget'}; tokens to add (enter alone: +${headroomFor ? defaultHeadroom(headroomFor) : '?'}, esc cancels): `
+				: state.prompt?.decisionId !== undefined
+					? `deny ${state.prompt.decisionId} — reason the agent reads (enter denies, esc cancels): `
+					: `send ${state.promptTaskId ?? 'it'} back — reason (enter sends, esc cancels): `;
 	return {
 		width,
 		height,
@@ -401,21 +443,37 @@ export function selectScreen(
 		},
 		effectOrder: held.held,
 		approval,
+		decisions: decisionsPanel,
+		decisionOrder: openQuestions.map(decision => decision.id),
+		question,
 		timeline,
 		log,
 		help: state.mode === 'help' ? fitHelp(helpLines(), available, width) : null,
-		bar: fitBar(helpBar(state.mode, disabled, undefined, hidden), width, state.mode),
+		bar: fitBar(
+			// While a question is open, tab from Held effects goes on to Decisions, not back to the lanes.
+			helpBar(state.mode, disabled, undefined, hidden).map(item =>
+				item.command === BoardCommand.focus && state.mode === 'effects' && openQuestions.length > 0
+					? {...item, label: 'decisions'}
+					: item,
+			),
+			width,
+			state.mode,
+		),
 		// A notice can quote a task title or a file name: it is ledger text too.
 		notice: state.notice ? {...state.notice, text: terminalSafe(state.notice.text)} : null,
 		filter: state.filter.trim() === '' || state.prompt?.kind === 'filter' ? null : terminalSafe(state.filter.trim()),
 		prompt: state.prompt ? {label: promptLabel, text: terminalSafe(state.prompt.text)} : null,
-		confirm: state.approval
-			? approval !== null && state.approvalSeen < approval.scrollMax
-				? `Approve ${state.approval.length} held effect${state.approval.length === 1 ? '' : 's'}? Read them whole first: j or PgDn shows the rest (${approval.total - (state.approvalSeen + approval.lines.length)} more lines); n cancels`
-				: `Approve ${state.approval.length} held effect${state.approval.length === 1 ? '' : 's'} listed above? y runs each once, n cancels`
-			: confirmTask
-				? terminalSafe(confirmStopText(confirmTask, width))
-				: null,
+		confirm: question?.isConfirm
+			? state.question !== null && state.question.seen < question.scrollMax
+				? `Allow ${question.id}? Read it whole first: j or PgDn shows the rest (${question.total - (state.question.seen + question.lines.length)} more lines); n cancels`
+				: `Allow ${question.id} exactly as shown above? y allows this call once, n cancels`
+			: state.approval
+				? approval !== null && state.approvalSeen < approval.scrollMax
+					? `Approve ${state.approval.length} held effect${state.approval.length === 1 ? '' : 's'}? Read them whole first: j or PgDn shows the rest (${approval.total - (state.approvalSeen + approval.lines.length)} more lines); n cancels`
+					: `Approve ${state.approval.length} held effect${state.approval.length === 1 ? '' : 's'} listed above? y runs each once, n cancels`
+				: confirmTask
+					? terminalSafe(confirmStopText(confirmTask, width))
+					: null,
 		order,
 		queueOrder: queue.order.map(item => ({
 			taskId: item.taskId,

@@ -1,4 +1,5 @@
 import {assertNever} from '../assert-never.ts';
+import type {DecisionRecord} from '../decisions/fold.ts';
 import type {LedgerEvent} from '../events.ts';
 import type {HumanQueue} from '../human-queue.ts';
 import {taskKey} from '../fleet.ts';
@@ -33,7 +34,7 @@ export type LedgerFileAlert = {
 };
 
 /** What a text prompt is for. */
-export type PromptKind = 'filter' | 'reason';
+export type PromptKind = 'filter' | 'reason' | 'headroom';
 
 /** A view opened over the lanes, and the mode Esc returns to. */
 type Opened = {readonly taskId: string; readonly returnMode: BoardMode};
@@ -74,6 +75,12 @@ export type BoardState = {
 	readonly promptTaskId: string | null;
 	/** A send-back the reason prompt committed, for the board to carry out once. */
 	readonly pendingSendBack: {readonly taskId: string; readonly reason: string} | null;
+	/**
+	 * An answer to a question the prompt committed (a deny's reason, a budget's headroom), for the
+	 * board to check and carry out once: held here so it is the whole text typed, even when the last
+	 * keys and Enter came before the board drew them.
+	 */
+	readonly pendingAnswer: {readonly decisionId: string; readonly kind: 'reason' | 'headroom'; readonly text: string} | null;
 	readonly timeline: (Opened & {readonly events: readonly LedgerEvent[]; readonly scroll: number}) | null;
 	/** The log view: its lines once read, and how far above the newest line it is scrolled (0 follows). */
 	readonly log: (Opened & {readonly view: TaskLog | null; readonly fromEnd: number}) | null;
@@ -101,6 +108,21 @@ export type BoardState = {
 	 */
 	readonly approvalScroll: number;
 	readonly approvalSeen: number;
+	/** The questions a person can answer, oldest first, as the feed last read them (docs/decisions.md). */
+	readonly decisions: readonly DecisionRecord[];
+	/** The cursor in the Decisions panel. */
+	readonly decisionIndex: number;
+	/**
+	 * A question shown whole: the drill-in (mode `question`) or, with `isConfirm`, the allow
+	 * confirmation; `seen` is the farthest it has been scrolled, since `y` waits until every line was shown.
+	 */
+	readonly question: {
+		readonly id: string;
+		readonly scroll: number;
+		readonly seen: number;
+		readonly isConfirm: boolean;
+		readonly returnMode: BoardMode;
+	} | null;
 };
 
 /** Where a jump goes. */
@@ -123,6 +145,7 @@ export type BoardAction =
 			readonly orders?: OrdersSnapshot;
 			readonly ledgerChange?: LedgerFileAlert;
 			readonly dropped?: number;
+			readonly decisions?: readonly DecisionRecord[];
 	  }
 	| {readonly type: 'move'; readonly delta: number; readonly order: readonly string[]}
 	| {readonly type: 'move-to'; readonly edge: Edge; readonly order: readonly string[]}
@@ -148,9 +171,16 @@ export type BoardAction =
 	| {readonly type: 'prompt-edit'; readonly edit: {readonly kind: 'type'; readonly text: string} | {readonly kind: 'erase'}}
 	| {readonly type: 'toggle-mark'; readonly ref: HeldEffectRef}
 	| {readonly type: 'ask-approve'; readonly refs: readonly HeldEffectRef[]}
+	/** Enter on a question: it shows whole. */
+	| {readonly type: 'open-question'; readonly id: string}
+	/** `a` on a question: the allow confirmation lists it whole before `y`. */
+	| {readonly type: 'ask-allow'; readonly id: string}
+	/** The question was answered from its drill-in: back to where it was opened from. */
+	| {readonly type: 'close-question'}
 	| {readonly type: 'prompt-input'; readonly text: string}
 	| {readonly type: 'prompt-commit'}
 	| {readonly type: 'send-back-taken'}
+	| {readonly type: 'answer-taken'}
 	| {readonly type: 'notify'; readonly notice: Notice | null}
 	/** The background `PRAGMA quick_check` of the ledger answered. */
 	| {readonly type: 'integrity-checked'; readonly problems: readonly string[]};
@@ -173,6 +203,7 @@ export function initialBoardState(): BoardState {
 		confirmTaskId: null,
 		promptTaskId: null,
 		pendingSendBack: null,
+		pendingAnswer: null,
 		timeline: null,
 		log: null,
 		notice: null,
@@ -187,6 +218,9 @@ export function initialBoardState(): BoardState {
 		approval: null,
 		approvalScroll: 0,
 		approvalSeen: 0,
+		decisions: [],
+		decisionIndex: 0,
+		question: null,
 	};
 }
 
@@ -223,7 +257,16 @@ function readLedger(state: BoardState, action: Extract<BoardAction, {type: 'ledg
 		isLoaded: true,
 		bells: isNewNeed ? state.bells + 1 : state.bells,
 		orders: action.orders ?? state.orders,
+		...(action.decisions ? readDecisions(state, action.decisions) : {}),
 	};
+}
+
+/** New questions from the feed: the cursor stays on its question, and the panel loses the focus once none is left. */
+function readDecisions(state: BoardState, decisions: readonly DecisionRecord[]): Partial<BoardState> {
+	const selected = state.decisions[state.decisionIndex]?.id;
+	const at = selected === undefined ? -1 : decisions.findIndex(decision => decision.id === selected);
+	const decisionIndex = at >= 0 ? at : Math.max(0, Math.min(state.decisionIndex, decisions.length - 1));
+	return {decisions, decisionIndex, ...(state.mode === 'decisions' && decisions.length === 0 ? {mode: 'list'} : {})};
 }
 
 function pendingByKey(actions: readonly PendingAction[]): Map<string, string[]> {
@@ -240,6 +283,7 @@ function clamp(index: number, length: number): number {
 function move(state: BoardState, delta: number, order: readonly string[]): BoardState {
 	if (state.mode === 'queue') return {...state, queueIndex: clamp(state.queueIndex + delta, order.length)};
 	if (state.mode === 'effects') return {...state, effectIndex: Math.max(0, clamp(state.effectIndex + delta, order.length))};
+	if (state.mode === 'decisions') return {...state, decisionIndex: Math.max(0, clamp(state.decisionIndex + delta, order.length))};
 	if (order.length === 0) return {...state, selectedId: null, selectedIndex: 0};
 	const at = state.selectedId === null ? -1 : order.indexOf(state.selectedId);
 	// With no row (or a row no longer listed) selected, the screen shows the cursor at the remembered index.
@@ -259,6 +303,10 @@ function scroll(state: BoardState, delta: number, max: number): BoardState {
 		const approvalScroll = bound(state.approvalScroll + delta);
 		return {...state, approvalScroll, approvalSeen: Math.max(state.approvalSeen, approvalScroll)};
 	}
+	if ((state.mode === 'question' || state.mode === 'confirm') && state.question) {
+		const at = bound(state.question.scroll + delta);
+		return {...state, question: {...state.question, scroll: at, seen: Math.max(state.question.seen, at)}};
+	}
 	return state;
 }
 
@@ -269,8 +317,20 @@ function back(state: BoardState): BoardState {
 		case 'log':
 			return {...state, mode: state.log?.returnMode ?? 'list', log: null};
 		case 'help':
-		case 'confirm':
 			return {...state, mode: state.previousMode, confirmTaskId: null, approval: null};
+		case 'confirm':
+			return {
+				...state,
+				mode: state.previousMode,
+				confirmTaskId: null,
+				approval: null,
+				// Cancelled from the drill-in, the question is shown whole again; from a list, it closes.
+				question: state.previousMode === 'question' && state.question ? {...state.question, isConfirm: false} : null,
+			};
+		case 'question':
+			return {...state, mode: state.question?.returnMode ?? 'decisions', question: null};
+		case 'decisions':
+			return {...state, mode: 'list'};
 		case 'input':
 			// Esc on a filter clears it, as in k9s; on any other prompt it drops what was typed.
 			return {
@@ -298,18 +358,29 @@ function editPrompt(state: BoardState, text: string): BoardState {
 /** The one mode a view returns to: the lanes, Needs you or Held effects, never an overlay. */
 function returnModeOf(state: BoardState): BoardMode {
 	if (state.mode === 'timeline') return state.timeline?.returnMode ?? 'list';
-	return state.mode === 'queue' || state.mode === 'effects' ? state.mode : 'list';
+	if (state.mode === 'question') return state.question?.returnMode ?? 'decisions';
+	return state.mode === 'queue' || state.mode === 'effects' || state.mode === 'decisions' ? state.mode : 'list';
 }
 
 /**
  * Enter in a prompt: a filter applies; a reason becomes a pending send-back (carried out by the
- * board), or, when empty, a notice that nothing was sent.
+ * board), or, when empty, a notice that nothing was sent; an answer to a question (a reason, a
+ * headroom) becomes a pending answer, checked and carried out by the board.
  */
 function commitPrompt(state: BoardState): BoardState {
 	const {prompt, promptTaskId} = state;
 	if (!prompt) return state;
 	const closed = {...state, mode: state.previousMode, prompt: null, promptTaskId: null};
 	if (prompt.kind === 'filter') return {...closed, filter: prompt.text.trim()};
+	if (prompt.decisionId !== undefined) {
+		// Answered from its drill-in, the question closes: the panel shows whether it still waits.
+		const fromQuestion = state.previousMode === 'question' && state.question;
+		return {
+			...closed,
+			...(fromQuestion ? {mode: fromQuestion.returnMode, question: null} : {}),
+			pendingAnswer: {decisionId: prompt.decisionId, kind: prompt.kind, text: prompt.text},
+		};
+	}
 	const reason = prompt.text.trim();
 	if (promptTaskId === null) return closed;
 	if (reason === '') {
@@ -334,8 +405,18 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 		case 'select':
 			return {...state, selectedId: action.taskId, selectedIndex: Math.max(0, action.index)};
 		case 'toggle-focus':
-			// Tab goes round the panels that take a cursor: lanes, Needs you, Held effects.
-			return {...state, mode: state.mode === 'list' ? 'queue' : state.mode === 'queue' ? 'effects' : 'list'};
+			// Tab goes round the panels that take a cursor: lanes, Needs you, Held effects, and Decisions while a question is open.
+			return {
+				...state,
+				mode:
+					state.mode === 'list'
+						? 'queue'
+						: state.mode === 'queue'
+							? 'effects'
+							: state.mode === 'effects' && state.decisions.length > 0
+								? 'decisions'
+								: 'list',
+			};
 		case 'open-timeline':
 			return {
 				...state,
@@ -344,6 +425,7 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 				selectedId: state.mode === 'queue' || state.mode === 'effects' ? state.selectedId : action.taskId,
 				timeline: {taskId: action.taskId, events: action.events, scroll: 0, returnMode: returnModeOf(state)},
 				notice: null,
+				question: null,
 			};
 		case 'open-log':
 			return {
@@ -406,12 +488,42 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 				confirmTaskId: null,
 				notice: null,
 			};
+		case 'open-question':
+			return {
+				...state,
+				mode: 'question',
+				question: {id: action.id, scroll: 0, seen: 0, isConfirm: false, returnMode: returnModeOf(state)},
+				notice: null,
+			};
+		case 'ask-allow': {
+			// From its drill-in, what was already scrolled past counts as shown.
+			const shown = state.mode === 'question' && state.question?.id === action.id ? state.question : null;
+			return {
+				...state,
+				mode: 'confirm',
+				previousMode: state.mode,
+				question: {
+					id: action.id,
+					scroll: shown?.scroll ?? 0,
+					seen: shown?.seen ?? 0,
+					isConfirm: true,
+					returnMode: shown?.returnMode ?? returnModeOf(state),
+				},
+				approval: null,
+				confirmTaskId: null,
+				notice: null,
+			};
+		}
+		case 'close-question':
+			return state.question ? {...state, mode: state.question.returnMode, question: null} : state;
 		case 'prompt-input':
 			return editPrompt(state, action.text);
 		case 'prompt-commit':
 			return commitPrompt(state);
 		case 'send-back-taken':
 			return {...state, pendingSendBack: null};
+		case 'answer-taken':
+			return {...state, pendingAnswer: null};
 		case 'notify':
 			return {...state, notice: action.notice};
 		case 'integrity-checked':

@@ -1,4 +1,6 @@
 import {approverKey, type OrdersSnapshot} from '../board/effects-view.ts';
+import type {DecisionRecord} from '../decisions/fold.ts';
+import {isAnswerable} from '../decisions/view.ts';
 import type {ApproverCheck, OrderRecord} from '../effects/fold.ts';
 import {taskKey} from '../fleet.ts';
 import {mergeHumanQueues, type HumanQueue} from '../human-queue.ts';
@@ -30,6 +32,8 @@ export type BoardRound = {
 	readonly orders: OrdersSnapshot;
 	/** Each work order's host, by its board key. */
 	readonly orderRefs: ReadonlyMap<string, BoardOrderRef>;
+	/** The questions a person can answer now, oldest first: the Decisions panel (docs/decisions.md). */
+	readonly decisions: readonly DecisionRecord[];
 };
 
 /** The approvers that were not running at this read, asked once a read rather than at every frame. */
@@ -57,8 +61,12 @@ export function boardRound(hosts: readonly HostRows[], query: BoardRoundQuery): 
 	const records: OrderRecord[] = [];
 	const queues: {host: string; queue: HumanQueue}[] = [];
 	const reviews: {host: string; newest: number; verdicts: VerdictRecord[]}[][] = [];
+	const decisions: DecisionRecord[] = [];
 	for (const rows of hosts) {
 		const gates = hostGatesOf(rows.gateEvents);
+		for (const decision of gates.decisions.values()) {
+			if (isAnswerable(decision, query.now, query.isApproverAlive)) decisions.push(decision);
+		}
 		const host = rows.host.label ?? rows.host.id;
 		const key = (id: string): string => (query.isFleet ? taskKey({id, host}) : id);
 		queues.push({host, queue: hostQueue(rows, gates, query.now, {isApproverAlive: query.isApproverAlive})});
@@ -81,5 +89,6 @@ export function boardRound(hosts: readonly HostRows[], query: BoardRoundQuery): 
 		),
 		orders: {records, deadApprovers: deadApprovers(records, query.isApproverAlive)},
 		orderRefs,
+		decisions: decisions.sort((a, b) => a.askedAt - b.askedAt || a.askedSeq - b.askedSeq),
 	};
 }
