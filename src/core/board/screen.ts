@@ -261,7 +261,12 @@ export function selectScreen(
 	const lanesView = selectLanes(
 		state.tasks.values(),
 		now,
-		{filter: state.filter, sort: state.sort, idCap: idColumnCap(width, width >= WIDE_ROW_COLUMNS)},
+		{
+			filter: state.filter,
+			sort: state.sort,
+			idCap: idColumnCap(width, width >= WIDE_ROW_COLUMNS),
+			...(state.openTrees ? {openTrees: state.openTrees} : {}),
+		},
 		options,
 		pending,
 	);
