@@ -24,9 +24,13 @@ export type Spend = {
 	readonly hasUnpricedTokens: boolean;
 };
 
-/** Rounds to a millionth of the currency: prices per million tokens make nothing finer. */
-function roundMicro(amount: number): number {
-	return Math.round(amount * 1e6) / 1e6;
+/**
+ * Rounds away the float noise of the sums: prices per million tokens with two decimals make nothing
+ * finer than 1e-8 of the currency per token, so ten digits keep every figure exact (Claude's own
+ * `0.0001574` for one Haiku answer).
+ */
+function roundNoise(amount: number): number {
+	return Math.round(amount * 1e10) / 1e10;
 }
 
 function priceOf(usage: ModelUsage, prices: Prices): number {
@@ -72,13 +76,13 @@ export function costOf(spend: Spend, table: PriceTable): Cost {
 	}
 	if (unpriced.size > 0) return unknown([...unpriced].sort());
 	if (spend.hasUnpricedTokens) return unknown();
-	return {amount: roundMicro(micro / 1e6), currency: table.currency, priced: 'table', asOf};
+	return {amount: roundNoise(micro / 1e6), currency: table.currency, priced: 'table', asOf};
 }
 
 /** The agent's own figure, with what the table makes of the same usage beside it. */
 export function reportedCost(amount: number, currency: string, at: number, computed: Cost): Cost {
 	return {
-		amount: roundMicro(amount),
+		amount: roundNoise(amount),
 		currency,
 		priced: 'reported',
 		asOf: new Date(at).toISOString().slice(0, 10),
