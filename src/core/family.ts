@@ -145,3 +145,34 @@ export function helpersSummary(facts: Pick<FamilyFacts, 'helpersActive' | 'helpe
 	const parts = [facts.helpersActive > 0 ? `${facts.helpersActive} active` : null, ended > 0 ? `${ended} ended` : null];
 	return `${facts.helpersTotal} ${noun}: ${parts.filter(part => part !== null).join(', ')}`;
 }
+
+/** A task's parent and direct helpers, as `timeline` and `explain` name them. */
+export type FamilyNames = {
+	readonly parent: {readonly id: string; readonly status: string; readonly title: string | null} | null;
+	readonly helpers: readonly {readonly id: string; readonly status: string; readonly title: string | null}[];
+};
+
+/** The parent and the direct helpers of a task, from the rows the ledger gave (helpers at any depth may be among them). */
+export function familyNames(
+	task: Pick<Task, 'id' | 'parentId'>,
+	parent: Pick<Task, 'id' | 'status' | 'title'> | null,
+	tree: readonly Pick<Task, 'id' | 'parentId' | 'status' | 'title' | 'createdAt'>[],
+): FamilyNames {
+	const name = (row: Pick<Task, 'id' | 'status' | 'title'>) => ({id: row.id, status: row.status, title: row.title});
+	return {
+		parent: parent && task.parentId === parent.id ? name(parent) : null,
+		helpers: tree
+			.filter(row => row.parentId === task.id)
+			.toSorted((a, b) => a.createdAt - b.createdAt)
+			.map(name),
+	};
+}
+
+/** `parent: c-1 (running) fix the parser` and `helpers (2): c-1.a (done) Explore, ...`; raw text, to be made terminal-safe. */
+export function familyLines(names: FamilyNames): string[] {
+	const named = (row: FamilyNames['helpers'][number]) => `${row.id} (${row.status})${row.title === null ? '' : ` ${row.title}`}`;
+	return [
+		...(names.parent ? [`parent: ${named(names.parent)}`] : []),
+		...(names.helpers.length > 0 ? [`helpers (${names.helpers.length}): ${names.helpers.map(named).join(', ')}`] : []),
+	];
+}
