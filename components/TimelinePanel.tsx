@@ -23,7 +23,7 @@ export function TimelinePanel({timeline}: Props) {
 				<Text
 					wrap="truncate-end"
 					dimColor
-				>{`  age ${row.age} · ${row.progress} · tokens ${row.tokens} · cost ${row.cost} · pid ${row.pid}`}</Text>
+				>{`  age ${row.age} · ${row.progress} · tokens ${row.tokens} · cost ${row.cost}${row.burn ? ` · ${row.burn}` : ''} · pid ${row.pid}`}</Text>
 			) : null}
 			<Text wrap="truncate-end">
 				<Text bold>contract: </Text>

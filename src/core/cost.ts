@@ -94,6 +94,8 @@ export function reportedCost(amount: number, currency: string, at: number, compu
 export function formatCost(cost: Cost): string {
 	if (cost.amount === null) return 'unknown';
 	const symbol = cost.currency === 'USD' ? '$' : cost.currency === 'EUR' ? '€' : `${cost.currency} `;
+	// A sum too small for four decimals is not nothing: said as below the smallest figure shown.
+	if (cost.amount > 0 && cost.amount < 0.0001) return `<${symbol}0.0001`;
 	const digits = cost.amount >= 100 ? 0 : cost.amount >= 1 ? 2 : cost.amount >= 0.01 ? 3 : 4;
 	return `${symbol}${cost.amount.toFixed(digits)}`;
 }

@@ -77,6 +77,7 @@ export function familyOf(tasks: Iterable<FamilyMember>, options: FamilyOptions):
 		else children.set(task.parentId, [task.id]);
 	}
 	const facts = new Map<string, FamilyFacts>();
+	const nothingReported = costOf({byModel: null, hasUnpricedTokens: false}, options.prices);
 	const visiting = new Set<string>();
 	type Rolled = {
 		tokens: Tokens;
@@ -109,8 +110,13 @@ export function familyOf(tasks: Iterable<FamilyMember>, options: FamilyOptions):
 			active += sub.active + (child && isAlive(child, task, options.now, cutoff) ? 1 : 0);
 		}
 		visiting.delete(id);
-		const own = costOf({byModel: task.spend ?? null, hasUnpricedTokens: task.hasUnpricedTokens ?? false}, options.prices);
-		const treeComputed = costOf({byModel: spend, hasUnpricedTokens: isUnpriced}, options.prices);
+		// Nothing reported: unknown, one shared value (most of a history).
+		const own =
+			(task.spend ?? null) === null
+				? nothingReported
+				: costOf({byModel: task.spend ?? null, hasUnpricedTokens: task.hasUnpricedTokens ?? false}, options.prices);
+		// A task with no helpers (most of a history) is its own tree: priced once.
+		const treeComputed = kids.length === 0 ? own : costOf({byModel: spend, hasUnpricedTokens: isUnpriced}, options.prices);
 		const reported = task.reportedCost ?? null;
 		const parent = task.parentId === null ? undefined : byId.get(task.parentId);
 		facts.set(id, {

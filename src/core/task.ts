@@ -4,6 +4,7 @@ import {isEnded, type Status} from './status.ts';
 import {addTokens, COST_STATE, UNKNOWN_TOKENS, type Tokens} from './tokens.ts';
 import {makeProgress, withDeclaredTotal, type Progress} from './progress.ts';
 import {addUsageByModel, usageByModelOf, type UsageByModel} from './spend.ts';
+import {addBurn, type BurnBucket} from './burn.ts';
 
 /** One row of the task projection: the fold of a task's events. */
 export type Task = {
@@ -64,6 +65,8 @@ export type Task = {
 	readonly hasUnpricedTokens?: boolean;
 	/** The agent's own figure for its whole run, sub-agents included (a wrapped `claude -p` result). */
 	readonly reportedCost?: ReportedCost | null;
+	/** What it spent in each of its last minutes, for its burn rate (src/core/burn.ts). */
+	readonly burn?: readonly BurnBucket[];
 };
 
 /** What an agent said its run cost. */
@@ -369,6 +372,7 @@ export function applyEvent(current: Task | undefined, given: NewEvent, seq = 0, 
 				isTokensPartial: tokensPartialAfter(task.isTokensPartial, event.data),
 				spend: addUsageByModel(task.spend ?? null, byModel),
 				hasUnpricedTokens: (task.hasUnpricedTokens ?? false) || (byModel === null && hasTokens),
+				burn: addBurn(task.burn, event.at, (event.data.input ?? 0) + (event.data.output ?? 0), byModel),
 			};
 		}
 		case EventType.costReported: {

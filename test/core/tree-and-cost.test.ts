@@ -3,6 +3,7 @@ import {planBoardCommand} from '../../src/core/board/command-plan.ts';
 import {matchBinding} from '../../src/core/board/keymap.ts';
 import {selectScreen} from '../../src/core/board/screen.ts';
 import {initialBoardState, reduceBoard, type BoardState} from '../../src/core/board/state.ts';
+import {burnOf} from '../../src/core/burn.ts';
 import {costOf, formatCost} from '../../src/core/cost.ts';
 import {EventType, newEvent, type EventDataOf, type EventTypeName, type NewEvent} from '../../src/core/events.ts';
 import {familyOf, HELPER_IDLE_CUTOFF_SECONDS} from '../../src/core/family.ts';
@@ -243,5 +244,20 @@ describe('the board’s tree', () => {
 		const back = press(onHelper, {leftArrow: true});
 		expect(rowsOf(back).map(row => row.id)).toEqual(['c-1']);
 		expect(back.selectedId).toBe('c-1');
+	});
+
+	it('shows the burn rate of the last ten minutes in the header and in the drill-down', () => {
+		const state = reduceBoard(boardOf(), {type: 'select', taskId: 'c-1', index: 0});
+		const screen = selectScreen(state, NOW, size);
+		// Only B's answer (a minute ago) is in the window: 1426 tokens over 10 minutes, one haiku answer's price.
+		expect(screen.header.burn).toBe('burn 143 tok/min · <$0.0001/min');
+		const burn = burnOf(family().values(), NOW, PRICES);
+		expect(burn.tokensPerMinute).toBe(142.6);
+		expect(burn.costPerMinute).toBeCloseTo(0.00001574, 12);
+		const drill = selectScreen(reduceBoard(state, {type: 'open-timeline', taskId: 'c-1', events: []}), NOW, size);
+		expect(drill.timeline?.row?.burn).toBe('burn 143 tok/min · <$0.0001/min');
+		expect(drill.timeline?.row?.cost).toBe('$0.025');
+		// Eleven minutes on, nothing is left in the window.
+		expect(selectScreen(state, NOW + 11 * MIN, size).header.burn).toBeNull();
 	});
 });

@@ -15,6 +15,7 @@ import {statusTone, type Tone} from './tone.ts';
 import {formatCost, type Cost} from '../cost.ts';
 import {familyOf, helpersRunningLabel, helpersSummary, type FamilyFacts} from '../family.ts';
 import {shippedPriceTable, type PriceTable} from '../price-table.ts';
+import {burnOf, formatBurn} from '../burn.ts';
 
 /** One task row, every cell preformatted. */
 export type TaskRowView = {
@@ -43,6 +44,8 @@ export type TaskRowView = {
 	readonly lane: BoardLane;
 	/** Its place in the tree: helpers under it, whether they are shown, its depth, its parent's key; null for a lone task. */
 	readonly tree?: TreeCell | null;
+	/** Its tree's burn rate over the last ten minutes (`burn 1.4k tok/min · $0.057/min`), or null. */
+	readonly burn?: string | null;
 	/** Why `s` cannot stop this task, or null when it can. */
 	readonly stopBlocked: string | null;
 };
@@ -151,6 +154,10 @@ export type LanesView = {
 	readonly hosts: number;
 	/** The id column's width for these rows. */
 	readonly idWidth: number;
+	/** Every task's row, helpers folded away included: the drill-down shows the same cells (cost, burn). */
+	readonly rows?: ReadonlyMap<string, TaskRowView>;
+	/** The whole board's burn rate over the last ten minutes, or null while nothing was spent. */
+	readonly burn?: string | null;
 };
 
 /** What the lanes are drawn with besides the tasks. */
@@ -177,12 +184,27 @@ export function selectLanes(
 	const all = [...tasks];
 	const shownTasks = all.filter(task => isListed(task) && !(task.endedAt !== null && task.endedAt < endedSince));
 	const family = familyOf(shownTasks, {now, prices: options.prices ?? shippedPriceTable()});
+	const boardBurn = formatBurn(burnOf(shownTasks, now, options.prices ?? shippedPriceTable()));
 	const shownIds = new Set(shownTasks.map(task => task.id));
 	// A helper whose parent is shown sits beneath it (docs/tree-and-cost.md); one whose parent is not is a task of its lane.
 	const isNested = (task: Task): boolean => task.parentId !== null && task.parentId !== task.id && shownIds.has(task.parentId);
 	const rowOf = new Map<string, TaskRowView>();
+	const prices = options.prices ?? shippedPriceTable();
+	const byIdAll = new Map(shownTasks.map(task => [task.id, task]));
+	const treeOf = (id: string, seen = new Set<string>()): Task[] => {
+		const task = byIdAll.get(id);
+		if (!task || seen.has(id)) return [];
+		seen.add(id);
+		return [task, ...(family.get(id)?.children ?? []).flatMap(kid => treeOf(kid, seen))];
+	};
 	for (const task of shownTasks) {
-		const row = toRowView(task, now, options.stallSeconds, pending.get(taskKey(task)), task.id, family.get(task.id));
+		const facts = family.get(task.id);
+		const hasHelpers = facts !== undefined && facts.children.length > 0;
+		// Most of a history spent nothing lately and has no helpers: no burn to work out.
+		const burn =
+			hasHelpers || (task.burn?.length ?? 0) > 0 ? formatBurn(burnOf(hasHelpers ? treeOf(task.id) : [task], now, prices)) : null;
+		const view = toRowView(task, now, options.stallSeconds, pending.get(taskKey(task)), task.id, facts);
+		const row = burn === null ? view : {...view, burn};
 		if (task.host !== undefined) hosts.add(task.host);
 		rowOf.set(task.id, row);
 		if (isNested(task) || !matchesFilter(row, query.filter)) continue;
@@ -208,10 +230,15 @@ export function selectLanes(
 		const isOpen = helpers > 0 && openTrees.has(base.id);
 		const shown = ids.shown.get(task.id);
 		const shownId = shown === undefined ? base.shownId : terminalSafe(shown);
-		const summary = facts ? helpersSummary(facts) : null;
-		const title = treeTitle(base.title, depth, helpers > 0 ? isOpen : null, summary);
-		const tree = helpers > 0 || depth > 0 ? {helpers, isOpen, depth, parentKey} : null;
-		lines.push({kind: 'row', row: {...base, shownId, title, lane, tree}});
+		const summary = facts && helpers > 0 ? helpersSummary(facts) : null;
+		const isLone = helpers === 0 && depth === 0;
+		if (isLone) {
+			// A task with no helpers is drawn as it always was: no copy of its row unless its id is cut.
+			lines.push({kind: 'row', row: shownId === base.shownId ? base : {...base, shownId}});
+		} else {
+			const title = treeTitle(base.title, depth, helpers > 0 ? isOpen : null, summary);
+			lines.push({kind: 'row', row: {...base, shownId, title, lane, tree: {helpers, isOpen, depth, parentKey}}});
+		}
 		order.push(base.id);
 		if (!isOpen || !facts) return;
 		const kids = facts.children.flatMap(id => byId.get(id) ?? []).sort(compareHelpers);
@@ -225,7 +252,7 @@ export function selectLanes(
 		lines.push({kind: 'lane', lane, title: LANE_TITLES[lane], count: entries.length});
 		for (const {task} of entries) pushRow(task, 0, lane, null);
 	}
-	return {lines, order, counts, hosts: hosts.size, idWidth: ids.width};
+	return {lines, order, counts, hosts: hosts.size, idWidth: ids.width, rows: rowOf, burn: boardBurn};
 }
 
 /**
