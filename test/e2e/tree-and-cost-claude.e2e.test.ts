@@ -2,7 +2,8 @@ import {spawn} from 'node:child_process';
 import {readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {describe, expect, it} from 'vitest';
+import {afterAll, describe, expect, it} from 'vitest';
+import {Tmux} from '../helpers/tmux.ts';
 import {realClientBox, realClientScript, type RealClientBox} from '../helpers/realclients.ts';
 import {onExit, onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
@@ -75,7 +76,57 @@ async function runWatched(box: RealClientBox, args: readonly string[], env: Node
 	return {exitCode, stdout, stderr, seen};
 }
 
+const tmux = new Tmux();
+afterAll(() => tmux.kill());
+
 describe('a real Claude Code run with three sub-agents under the wrapper', () => {
+	it(
+		'is drawn on the board in tmux: the parent active for its one running helper, → shows the three with their states',
+		async () => {
+			const box = realClientBox({SCENARIO: 'script', SCRIPT_FILE: THREE_HELPERS});
+			installClaudeHooks(box);
+			const ledger = join(box.dir, 'cr', 'ledger.db');
+			// The ledger exists before the board opens it.
+			expect(box.cli(['reconcile', '--once', '--agents', 'cr-no-such-agent']).status).toBe(0);
+			tmux.start('tree', 160, 45, {CONTROLROOM_HOME: join(box.dir, 'cr'), PATH: process.env['PATH'] ?? ''});
+			tmux.type('tree', `node ${CONTROLROOM_BIN} --ledger ${ledger} --reconcile 3600`);
+			tmux.send('tree', 'Enter');
+			await tmux.waitFor('tree', pane => pane.includes('RUNNING (') && pane.includes('sort: '), 20_000);
+			const run = runWatched(
+				box,
+				['--', CLAUDE, box.dir, '-p', 'start three helpers', '--dangerously-skip-permissions', '--output-format', 'json'],
+				{},
+			);
+			// C works on after the parent's Stop: the parent's one line says so, its helpers folded into it.
+			await tmux.waitFor(
+				'tree',
+				pane => pane.includes('active (1 helper running)') && pane.includes('3 helpers: 1 active, 2 ended'),
+				120_000,
+			);
+			tmux.send('tree', 'Right');
+			const open = await tmux.waitFor('tree', pane => pane.split('\n').filter(line => line.includes('└ ')).length === 3, 20_000);
+			const helperLines = open.pane.split('\n').filter(line => line.includes('└ '));
+			expect(
+				helperLines.filter(line => / done /.test(line)),
+				open.pane,
+			).toHaveLength(2);
+			expect(
+				helperLines.filter(line => / running\/active /.test(line)),
+				open.pane,
+			).toHaveLength(1);
+			expect((await run).exitCode).toBe(0);
+			// C ended: the parent is done, its three helpers done beneath it.
+			const ended = await tmux.waitFor(
+				'tree',
+				pane => pane.split('\n').filter(line => line.includes('└ ') && / done /.test(line)).length === 3,
+				30_000,
+			);
+			expect(ended.pane).not.toContain('active (1 helper running)');
+			tmux.send('tree', 'q');
+		},
+		SLOW,
+	);
+
 	it(
 		'shows the helpers under the parent, active while one works past its Stop, then done; tree tokens and cost exact',
 		async () => {

@@ -256,13 +256,14 @@ export function selectLanes(
 }
 
 /**
- * A title in the tree: a parent's opens with `▸` (folded, its helpers summed up after it: `3 helpers:
- * 1 active, 2 ended`) or `▾` (open); a helper's is indented under it with `└ `.
+ * A title in the tree: a parent's opens with `▸` (folded) or `▾` (open) and its helpers summed up
+ * (`3 helpers: 1 active, 2 ended · `); a helper's is indented under it with `└ `.
  */
 function treeTitle(title: string, depth: number, isOpen: boolean | null, summary: string | null): string {
 	const indent = depth > 0 ? `${'  '.repeat(depth - 1)}└ ` : '';
 	if (isOpen === null) return `${indent}${title}`;
-	return `${indent}${isOpen ? '▾' : '▸'} ${title}${summary === null ? '' : ` · ${summary}`}`;
+	// The summary leads: a long title is cut at the right, and the helpers must still show.
+	return `${indent}${isOpen ? '▾' : '▸'} ${summary === null ? '' : `${summary} · `}${title}`;
 }
 
 /** A window of the lanes: the lines shown, and what the lines above and below it hold. */
