@@ -5,19 +5,17 @@
 // the same size measured right before it, and CPU over 10 idle seconds. Prints figures and the
 // after/before ratios of the medians; never fails on timing.
 import {execFileSync, spawnSync} from 'node:child_process';
-import {mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs';
+import {mkdtempSync, rmSync, symlinkSync, writeFileSync} from 'node:fs';
 import {loadavg, tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {buildSync} from 'esbuild';
+import {cpuTicks, inkFloor} from './board.bench.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SESSIONS = Number(process.env.TREE_BENCH_SESSIONS ?? 28_149);
 const HELPERS = Number(process.env.TREE_BENCH_HELPERS ?? 12_000);
 const RUNS = 3;
 const TOOL_PAIRS = 8;
-const INK_FLOOR = fileURLToPath(new URL('./ink-floor.mjs', import.meta.url));
-const NO_DEVTOOLS = fileURLToPath(new URL('../../src/cli/no-devtools.ts', import.meta.url));
 const socket = `cr-bench-tree-${process.pid}`;
 const tmux = (...args) => execFileSync('tmux', ['-L', socket, ...args], {encoding: 'utf8'});
 
@@ -80,25 +78,6 @@ function buildLedger(dir, bin) {
 	return ledger;
 }
 
-function inkFloor(dir) {
-	const outfile = join(dir, 'ink-floor.mjs');
-	buildSync({
-		entryPoints: [INK_FLOOR],
-		bundle: true,
-		format: 'esm',
-		platform: 'node',
-		target: 'node20',
-		alias: {'react-devtools-core': NO_DEVTOOLS},
-		define: {'process.env.NODE_ENV': '"production"'},
-		banner: {
-			js: "import {createRequire as __createRequire} from 'node:module'; const require = __createRequire(import.meta.url);",
-		},
-		outfile,
-		logLevel: 'warning',
-	});
-	return outfile;
-}
-
 async function timeUntil(session, text, timeoutMs = 60_000) {
 	const started = performance.now();
 	for (;;) {
@@ -107,11 +86,6 @@ async function timeUntil(session, text, timeoutMs = 60_000) {
 			throw new Error(`pane never showed ${text}; it shows:\n${tmux('capture-pane', '-p', '-t', session)}`);
 		await new Promise(resolve => setTimeout(resolve, 5));
 	}
-}
-
-function cpuTicks(pid) {
-	const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-	return Number(fields[11]) + Number(fields[12]);
 }
 
 /** One board run: its first frame over the Ink floor's (measured just before), and idle CPU in %. */
