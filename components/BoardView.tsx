@@ -63,6 +63,7 @@ export function BoardView({screen}: Props) {
 						</Text>
 						{screen.ledger === null ? null : <Text dimColor>{`${screen.ledger}  `}</Text>}
 						<Text>{screen.header.counts}</Text>
+						{screen.header.burn ? <Text dimColor>{` · ${screen.header.burn}`}</Text> : null}
 					</Text>
 				</Box>
 				<Box flexShrink={0} marginLeft={1}>

@@ -16,7 +16,7 @@ export function HelpPanel({help}: Props) {
 					<Box key={index} flexDirection="column" flexGrow={1} flexBasis={0}>
 						{column.map(line => (
 							<Box key={`${line.keys}-${line.description}`} flexShrink={0}>
-								<Box width={10} flexShrink={0}>
+								<Box width={13} flexShrink={0}>
 									<Text color="cyan">{`  ${line.keys}`}</Text>
 								</Box>
 								<Text wrap="truncate-end">{line.description}</Text>

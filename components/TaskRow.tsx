@@ -32,7 +32,7 @@ export function TaskDetail({row}: {readonly row: TaskRowView | null}) {
 	if (!row) return <Text dimColor> </Text>;
 	return (
 		<Text wrap="truncate-end" dimColor>
-			{`  ↳ ${row.host === null ? '' : `${row.host} · `}${row.shownId === row.id || row.host !== null ? '' : `${row.id} · `}${row.source} · age ${row.age} · ${row.progress} · tokens ${row.tokens} · pid ${row.pid}`}
+			{`  ↳ ${row.host === null ? '' : `${row.host} · `}${row.shownId === row.id || row.host !== null ? '' : `${row.id} · `}${row.source} · age ${row.age} · ${row.progress} · tokens ${row.tokens} · cost ${row.cost} · pid ${row.pid}`}
 		</Text>
 	);
 }

@@ -20,7 +20,10 @@ export function TimelinePanel({timeline}: Props) {
 				<Text bold>{timeline.order ? `TIMELINE ${timeline.order}` : 'TIMELINE (task not found)'}</Text>
 			)}
 			{row ? (
-				<Text wrap="truncate-end" dimColor>{`  age ${row.age} · ${row.progress} · tokens ${row.tokens} · pid ${row.pid}`}</Text>
+				<Text
+					wrap="truncate-end"
+					dimColor
+				>{`  age ${row.age} · ${row.progress} · tokens ${row.tokens} · cost ${row.cost}${row.burn ? ` · ${row.burn}` : ''} · pid ${row.pid}`}</Text>
 			) : null}
 			<Text wrap="truncate-end">
 				<Text bold>contract: </Text>

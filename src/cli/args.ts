@@ -101,6 +101,15 @@ export function positiveInt(flag: string, value: string | undefined): number | u
 	return number;
 }
 
+/** Parses a positive amount of money (`0.50`, `12`), or null when the flag was not given. */
+export function positiveAmount(flag: string, value: string | undefined): number | null {
+	if (value === undefined) return null;
+	const number = Number(value);
+	if (!/^\d+(\.\d+)?$/.test(value.trim()) || !Number.isFinite(number) || number <= 0)
+		throw new CliError(`--${flag}: expected a positive amount such as 0.50, got '${value}'`, USAGE_EXIT);
+	return number;
+}
+
 /**
  * Parses a positive number of seconds (fractions allowed), at least `minimum` where the setting has
  * one (src/core/settings.ts), naming the flag when it is not one.

@@ -66,45 +66,50 @@ function readBounded(fd: number, limit: number): Buffer {
 }
 
 /**
- * Reads and checks the config file at `path`: null when there is none. The file is opened without
- * blocking (a FIFO never waits for a writer), then checked on the open descriptor to be a regular
- * file (a link to one is followed) of at most 64 KiB of UTF-8; otherwise, or when the settings are
- * wrong, a ConfigError names the file and the problem.
+ * Reads a small text file an owner wrote (the config file, the price file): null when there is none.
+ * The file is opened without blocking (a FIFO never waits for a writer), then checked on the open
+ * descriptor to be a regular file (a link to one is followed) of at most `limit` bytes of UTF-8;
+ * otherwise a ConfigError names it (`what PATH: problem`).
  */
-export function readConfigFile(path: string): ConfigFile | null {
+export function readSmallTextFile(path: string, what: string, limit = MAX_CONFIG_BYTES): string | null {
 	let fd: number;
 	try {
 		fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
 	} catch (error) {
 		const problem = openProblem(path, error as NodeJS.ErrnoException);
 		if (problem === null) return null;
-		throw new ConfigError(`config ${path}: ${problem}`);
+		throw new ConfigError(`${what} ${path}: ${problem}`);
 	}
 	let bytes: Buffer;
 	try {
 		const stat = fstatSync(fd);
-		if (!stat.isFile()) throw new ConfigError(`config ${path}: ${kindOf(stat)}, not a file`);
-		if (stat.size > MAX_CONFIG_BYTES)
-			throw new ConfigError(`config ${path}: ${stat.size} bytes; a config file is at most ${MAX_CONFIG_BYTES} bytes`);
-		bytes = readBounded(fd, MAX_CONFIG_BYTES);
-		if (bytes.length > MAX_CONFIG_BYTES)
-			throw new ConfigError(`config ${path}: more than ${MAX_CONFIG_BYTES} bytes; a config file is at most that`);
+		if (!stat.isFile()) throw new ConfigError(`${what} ${path}: ${kindOf(stat)}, not a file`);
+		if (stat.size > limit) throw new ConfigError(`${what} ${path}: ${stat.size} bytes; a ${what} file is at most ${limit} bytes`);
+		bytes = readBounded(fd, limit);
+		if (bytes.length > limit) throw new ConfigError(`${what} ${path}: more than ${limit} bytes; a ${what} file is at most that`);
 	} catch (error) {
 		if (error instanceof ConfigError) throw error;
 		throw new ConfigError(
-			`config ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+			`${what} ${path}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
 		);
 	} finally {
 		closeSync(fd);
 	}
-	let text: string;
 	try {
 		// A byte-order mark is dropped, as editors on Windows write one.
-		text = new TextDecoder('utf-8', {fatal: true}).decode(bytes);
+		return new TextDecoder('utf-8', {fatal: true}).decode(bytes);
 	} catch {
-		throw new ConfigError(`config ${path}: not UTF-8 text`);
+		throw new ConfigError(`${what} ${path}: not UTF-8 text`);
 	}
-	return parseConfigText(path, text);
+}
+
+/**
+ * Reads and checks the config file at `path`: null when there is none; a ConfigError names the file
+ * and the problem when it cannot be read (readSmallTextFile) or its settings are wrong.
+ */
+export function readConfigFile(path: string): ConfigFile | null {
+	const text = readSmallTextFile(path, 'config');
+	return text === null ? null : parseConfigText(path, text);
 }
 
 /** A configuration problem as the one line `main` prints, with its exit code. */

@@ -1,4 +1,5 @@
 import {layoutColumns, layoutHeadings, layoutRow, type TaskRowCells} from '../core/board/row-layout.ts';
+import {costCell} from '../core/board/selectors.ts';
 import {cellWidth} from '../core/cell-width.ts';
 import {summarizeArgs} from '../core/effects/view.ts';
 import {formatDuration, formatKnown, formatProgress, formatTokens, UNKNOWN} from '../core/format.ts';
@@ -15,11 +16,12 @@ function rowOf(task: SnapshotTask, now: number): TaskRowCells {
 		pending: null,
 		title: task.title === null ? '—' : terminalSafe(task.title),
 		source: terminalSafe(task.source),
-		status: statusLabel(task),
+		status: task.state?.startsWith('active (') ? task.state : statusLabel(task),
 		age: task.startedAt ? formatDuration(now - Date.parse(task.startedAt)) : UNKNOWN,
 		seen: `${formatDuration(task.idleSeconds * 1000)} ago`,
 		progress: formatProgress(task.progress),
-		tokens: formatTokens(task.tokens, task.budget, task.tokens.isPartial),
+		tokens: formatTokens(task.treeTokens ?? task.tokens, task.budget, (task.treeTokens ?? task.tokens).isPartial),
+		cost: task.treeCost ? costCell(task.treeCost) : UNKNOWN,
 		pid: formatKnown(task.pid),
 	};
 }

@@ -105,7 +105,14 @@ const DECLARED = {
 		compactions: count,
 		/** On a `cost-state` settlement: `/compact` runs after Claude's own count, still uncounted. */
 		pendingCompactions: count,
+		/** The same answers per model and price tier (src/core/spend.ts), read back with `usageByModelOf`. */
+		byModel: anything,
 	}),
+	/**
+	 * The agent's own figure for what its run cost (a wrapped `claude -p --output-format json`'s
+	 * `total_cost_usd`): it covers the whole tree, sub-agents included (docs/tree-and-cost.md).
+	 */
+	costReported: declare('task.cost_reported', {amount: count, currency: text, scope: text, from: text, models: anything}),
 	exited: declare('task.exited', {
 		exitCode: count,
 		signal: text,

@@ -9,6 +9,8 @@ import type {VerdictKind} from './review/verdict.ts';
 import {deriveHealth, DEFAULT_STALL_SECONDS, LISTED_STATUSES, type Health, type ListedStatus, type Status} from './status.ts';
 import type {Task} from './task.ts';
 import type {Tokens} from './tokens.ts';
+import type {Cost} from './cost.ts';
+import {helpersRunningLabel, type FamilyFacts} from './family.ts';
 
 /** The board's lanes, in screen order. */
 export const BOARD_LANES = ['running', 'stalled', 'lost', 'untracked', 'ended'] as const;
@@ -68,7 +70,37 @@ export type SnapshotTask = {
 	/** Whole seconds since `lastSeenAt`. */
 	idleSeconds: number;
 	lane: BoardLane;
+	/** The tree (docs/tree-and-cost.md); set by `withFamily`, always present in snapshot JSON. */
+	children?: string[];
+	/** Helpers under it, at any depth, still alive (the 15-minute cutoff applies). */
+	helpersActive?: number;
+	/** What it reads: `active (1 helper running)` while helpers work, else its status and health. */
+	state?: string;
+	/** Own tokens plus every descendant's, each answer counted once. */
+	treeTokens?: SnapshotTokens;
+	/** Its own answers priced (`priced: table`), or `unknown`. */
+	cost?: Cost;
+	/** The tree's: the agent's own figure where it reported one (`priced: reported`), else the table's. */
+	treeCost?: Cost;
 };
+
+/** A snapshot task with its place in the tree. */
+export function withFamily(task: SnapshotTask, facts: FamilyFacts | undefined): SnapshotTask {
+	if (!facts) return task;
+	const running = helpersRunningLabel(facts.helpersActive);
+	// Its helpers working is its own sign of life: a parent waiting on them is not stalled.
+	const isCarried = running !== null && task.health === 'stalled';
+	return {
+		...task,
+		...(isCarried ? {health: 'active' as const, lane: laneOf(task.status, 'active')} : {}),
+		children: [...facts.children],
+		helpersActive: facts.helpersActive,
+		state: running ?? (task.health === null ? task.status : task.health),
+		treeTokens: {...facts.treeTokens},
+		cost: facts.cost,
+		treeCost: facts.treeCost,
+	};
+}
 
 /** Token counts, and whether the total misses model calls the transcript does not show (docs/snapshot.md). */
 export type SnapshotTokens = Tokens & {isPartial: boolean};

@@ -3,6 +3,8 @@ import {EventType, type EventDataOf, type EventTypeName, type NewEvent} from './
 import {isEnded, type Status} from './status.ts';
 import {addTokens, COST_STATE, UNKNOWN_TOKENS, type Tokens} from './tokens.ts';
 import {makeProgress, withDeclaredTotal, type Progress} from './progress.ts';
+import {addUsageByModel, usageByModelOf, type UsageByModel} from './spend.ts';
+import {addBurn, type BurnBucket} from './burn.ts';
 
 /** One row of the task projection: the fold of a task's events. */
 export type Task = {
@@ -54,7 +56,21 @@ export type Task = {
 	readonly sessionEndedAt: number | null;
 	/** Silence after which this task counts as stalled; null means the default (600 s). */
 	readonly stallSeconds: number | null;
+	/**
+	 * The task's own answers per model and price tier, for its cost (src/core/cost.ts); absent on rows
+	 * projected before it existed, and null while no answer named its model.
+	 */
+	readonly spend?: UsageByModel | null;
+	/** Some of the tokens counted came with no model (Codex, a settlement of Claude's own count): a price cannot cover them. */
+	readonly hasUnpricedTokens?: boolean;
+	/** The agent's own figure for its whole run, sub-agents included (a wrapped `claude -p` result). */
+	readonly reportedCost?: ReportedCost | null;
+	/** What it spent in each of its last minutes, for its burn rate (src/core/burn.ts). */
+	readonly burn?: readonly BurnBucket[];
 };
+
+/** What an agent said its run cost. */
+export type ReportedCost = {readonly amount: number; readonly currency: string; readonly at: number};
 
 /** A task being built: its own copy, whose fields are set one by one before it is returned. */
 type Mutable<T> = {-readonly [K in keyof T]: T[K]};
@@ -347,12 +363,23 @@ export function applyEvent(current: Task | undefined, given: NewEvent, seq = 0, 
 			const reported = makeProgress(event.data.done ?? -1, event.data.total ?? 0);
 			return reported ? {...task, progress: withDeclaredTotal(reported, task.stepsDeclared)} : task;
 		}
-		case EventType.tokensReported:
+		case EventType.tokensReported: {
+			const byModel = usageByModelOf(event.data.byModel);
+			const hasTokens = (event.data.input ?? 0) > 0 || (event.data.output ?? 0) > 0;
 			return {
 				...task,
 				tokens: addTokens(task.tokens, {input: event.data.input ?? null, output: event.data.output ?? null}),
 				isTokensPartial: tokensPartialAfter(task.isTokensPartial, event.data),
+				spend: addUsageByModel(task.spend ?? null, byModel),
+				hasUnpricedTokens: (task.hasUnpricedTokens ?? false) || (byModel === null && hasTokens),
+				burn: addBurn(task.burn, event.at, (event.data.input ?? 0) + (event.data.output ?? 0), byModel),
 			};
+		}
+		case EventType.costReported: {
+			const {amount, currency} = event.data;
+			if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) return task;
+			return {...task, reportedCost: {amount, currency: currency ?? 'USD', at: event.at}};
+		}
 		case EventType.exited:
 			return exitTask(task, event.data, event.at);
 		case EventType.failed:

@@ -125,6 +125,8 @@ function describeRaw(event: LedgerEvent): string {
 			);
 		case EventType.tokensReported:
 			return describeTokens(event.data);
+		case EventType.costReported:
+			return `cost reported by the agent: ${known(event.data.amount, 'unknown')} ${event.data.currency ?? 'USD'} (${event.data.scope ?? 'tree'})`;
 		case EventType.exited: {
 			const signal = event.data.signal ?? null;
 			const left = event.data.leftRunning ?? [];

@@ -1,3 +1,5 @@
+import {addModelUsage, bucketOf, LONG_PROMPT_TOKENS, NO_USAGE, type ModelUsage, type UsageByModel} from './spend.ts';
+
 /** Token usage summed from a run of Claude Code transcript lines. */
 export type TranscriptUsage = {
 	/** Everything the model read: uncached input + cache writes + cache reads (see docs/hooks.md). */
@@ -8,6 +10,8 @@ export type TranscriptUsage = {
 	readonly cacheReadInput: number;
 	/** Distinct assistant messages counted. */
 	readonly messages: number;
+	/** The same answers per model (and per price tier), for pricing (src/core/spend.ts). */
+	readonly byModel: UsageByModel;
 };
 
 /** Claude's own count of a session's tokens, every model call of it (its `cost-state` line). */
@@ -65,6 +69,20 @@ function costStateOf(entry: Record<string, unknown>): CostState | null {
 	return {input, output};
 }
 
+/** One answer's usage, its cache write split into the 1-hour part and the rest (priced at the 5-minute rate). */
+function answerUsage(usage: Record<string, unknown>): ModelUsage {
+	const written = count(usage['cache_creation_input_tokens']);
+	const oneHour = Math.min(written, count(record(usage['cache_creation'])?.['ephemeral_1h_input_tokens']));
+	return {
+		input: count(usage['input_tokens']),
+		cacheWrite5m: written - oneHour,
+		cacheWrite1h: oneHour,
+		cacheRead: count(usage['cache_read_input_tokens']),
+		output: count(usage['output_tokens']),
+		messages: 1,
+	};
+}
+
 /**
  * Sums `message.usage` over assistant lines. Claude Code writes one line per content block and
  * repeats the message's usage on each, so a message is counted once, at its first line; lines
@@ -86,6 +104,7 @@ export function scanTranscriptText(text: string, options: ScanOptions): UsageSca
 	let compactionsAfterCostState = 0;
 	let costState: CostState | null = null;
 	let lastAt: number | null = null;
+	const byModel: Record<string, ModelUsage> = {};
 	const noteTime = (entry: Record<string, unknown>): void => {
 		const at = typeof entry['timestamp'] === 'string' ? Date.parse(entry['timestamp']) : Number.NaN;
 		if (Number.isFinite(at) && (lastAt === null || at > lastAt)) lastAt = at;
@@ -125,11 +144,18 @@ export function scanTranscriptText(text: string, options: ScanOptions): UsageSca
 			seen.add(id);
 			lastMessageId = id;
 		}
-		uncachedInput += count(usage['input_tokens']);
-		cacheCreationInput += count(usage['cache_creation_input_tokens']);
-		cacheReadInput += count(usage['cache_read_input_tokens']);
-		output += count(usage['output_tokens']);
+		const answer = answerUsage(usage);
+		uncachedInput += answer.input;
+		cacheCreationInput += answer.cacheWrite5m + answer.cacheWrite1h;
+		cacheReadInput += answer.cacheRead;
+		output += answer.output;
 		messages += 1;
+		const bucket = bucketOf(
+			typeof message['model'] === 'string' && message['model'] !== '' ? message['model'] : 'unknown',
+			answer.input + answer.cacheWrite5m + answer.cacheWrite1h + answer.cacheRead > LONG_PROMPT_TOKENS,
+			usage['inference_geo'] === 'us',
+		);
+		byModel[bucket] = addModelUsage(byModel[bucket] ?? NO_USAGE, answer);
 		noteTime(entry);
 	}
 	return {
@@ -140,6 +166,7 @@ export function scanTranscriptText(text: string, options: ScanOptions): UsageSca
 			cacheCreationInput,
 			cacheReadInput,
 			messages,
+			byModel,
 		},
 		lastMessageId,
 		badLines,

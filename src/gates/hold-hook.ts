@@ -2,6 +2,7 @@ import {argsHash as hashOf} from '../core/decisions/args-hash.ts';
 import {decisionState, type DecisionRecord} from '../core/decisions/fold.ts';
 import {holdAction, preToolUseOutput, type CarriedAnswer, type HoldAction} from '../core/decisions/hold-action.ts';
 import {EventType} from '../core/events.ts';
+import {addTokens} from '../core/tokens.ts';
 import {readDecisions} from '../ledger/decisions.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {spoolDir} from '../ledger/paths.ts';
@@ -63,7 +64,9 @@ function budgetFacts(ledger: Ledger, taskId: string, decisions: Map<string, Deci
 		if (decision.answer?.answer === 'allow') headroom += decision.answer.headroom ?? 0;
 		if (decisionState(decision, now) === 'open') asked ??= decision.id;
 	}
-	return {spent: task.tokens.total, budget: task.budget + headroom, asked};
+	// A budget covers the run's whole tree: its helpers' tokens count (docs/tree-and-cost.md).
+	const spent = ledger.reader.helpersOf(taskId).reduce((sum, helper) => addTokens(sum, helper.tokens), task.tokens);
+	return {spent: spent.total, budget: task.budget + headroom, asked};
 }
 
 /** Tokens per model answer so far: what a budget question shows beside the spend. */

@@ -67,6 +67,12 @@ export type LedgerReader = {
 	 */
 	preToolUseOf(toolUseId: string): EventOfType<'agent.event'> | undefined;
 	transcriptCursor(path: string): TranscriptCursor | undefined;
+	/**
+	 * A task's helpers at every depth: helper ids are their parent's id with `.` and a suffix
+	 * (payload-mapping.ts), so the tree is one range of ids; only those whose parent chain reaches the
+	 * task are kept.
+	 */
+	helpersOf(taskId: string): Task[];
 	/** Every transcript whose cursor a task of these ids holds (its path and task), for following live sessions. */
 	transcriptsOf(taskIds: readonly string[]): {readonly path: string; readonly taskId: string}[];
 	/** Every transcript with a cursor whose path starts with `prefix` (a session's helpers' transcripts). */
@@ -182,6 +188,7 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 		'SELECT seq, task_id AS taskId, type, at, source, data, dedup_key AS dedupKey FROM events WHERE seq = ?',
 	);
 	const docsById = preparedByLength(db, marks => `SELECT doc FROM tasks WHERE id IN (${marks})`);
+	const idRange = db.prepare('SELECT doc FROM tasks WHERE id > ? AND id < ? LIMIT 10000').pluck();
 	const host = db.prepare('SELECT id FROM host').pluck();
 	const rejectRows = db.prepare(
 		'SELECT id, at, origin, line, reason, raw, raw_bytes AS rawBytes FROM rejects ORDER BY id DESC LIMIT ?',
@@ -253,6 +260,18 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 		latestClaimOf: contractKey =>
 			(claimOf.get(EventType.claimTaken, contractKey) as {taskId: string; count: number} | undefined) ?? null,
 		transcriptCursor: path => cursor.get(path) as TranscriptCursor | undefined,
+		helpersOf(taskId) {
+			// Every id that starts with `taskId.`: `.` is followed by `/` in code point order.
+			const inRange = parseDocs(idRange.all(`${taskId}.`, `${taskId}/`));
+			const inTree = new Set([taskId]);
+			const kept: Task[] = [];
+			for (const task of inRange.sort((a, b) => a.id.length - b.id.length)) {
+				if (task.parentId === null || !inTree.has(task.parentId)) continue;
+				inTree.add(task.id);
+				kept.push(task);
+			}
+			return kept;
+		},
 		transcriptsOf(taskIds) {
 			const found: {path: string; taskId: string}[] = [];
 			for (let start = 0; start < taskIds.length; start += 500) {

@@ -1,6 +1,7 @@
 import type {ApproverCheck} from '../core/effects/fold.ts';
 import {SESSION_ANSWERED_SOURCES} from '../core/human-queue.ts';
 import {snapshotOf} from '../core/read-port/snapshot-of.ts';
+import type {PriceTable} from '../core/price-table.ts';
 import type {Snapshot} from '../core/snapshot.ts';
 import {localReadPort} from './local-read-port.ts';
 import type {LedgerReader} from './reader.ts';
@@ -15,6 +16,8 @@ export type SnapshotQuery = {
 	readonly host?: string;
 	/** Tells a running approval from a dead one (outcome unknown); without it, started stays started. */
 	readonly isApproverAlive?: ApproverCheck;
+	/** Prices for the tasks' cost (docs/tree-and-cost.md); the shipped table when absent. */
+	readonly prices?: PriceTable;
 };
 
 /** Snapshot JSON v1 of the local ledger: a fleet of one host, read through the read port and made by snapshotOf. */
@@ -30,6 +33,7 @@ export function readSnapshot(reader: LedgerReader, query: SnapshotQuery): Snapsh
 		since,
 		isApproverAlive: query.isApproverAlive,
 		isFleet: false,
+		...(query.prices === undefined ? {} : {prices: query.prices}),
 		...(query.stallSeconds === undefined ? {} : {stallSeconds: query.stallSeconds}),
 	});
 }

@@ -34,7 +34,7 @@ export type TranscriptFollow = {
  */
 export function followTranscripts(
 	ledger: Ledger,
-	options: {readonly taskIds?: readonly string[]; readonly onRecorded?: () => void} = {},
+	options: {readonly taskIds?: readonly string[] | (() => readonly string[]); readonly onRecorded?: () => void} = {},
 ): TranscriptFollow {
 	const watchers = new Map<string, FSWatcher>();
 	const byFolder = new Map<string, FollowedTranscript[]>();
@@ -85,7 +85,7 @@ export function followTranscripts(
 	function refresh(): void {
 		let live: FollowedTranscript[];
 		try {
-			live = liveTranscripts(ledger, Date.now(), options.taskIds);
+			live = liveTranscripts(ledger, Date.now(), typeof options.taskIds === 'function' ? options.taskIds() : options.taskIds);
 		} catch {
 			return;
 		}

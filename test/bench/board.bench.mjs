@@ -69,7 +69,7 @@ function buildLedger(dir) {
 }
 
 /** Bundles ink-floor.mjs as `npm run build` bundles the board (production React, no devtools); returns the file. */
-function inkFloor(dir) {
+export function inkFloor(dir) {
 	const outfile = join(dir, 'ink-floor.mjs');
 	buildSync({
 		entryPoints: [INK_FLOOR],
@@ -102,7 +102,7 @@ function panePid(session) {
 	return Number(tmux('list-panes', '-t', session, '-F', '#{pane_pid}').trim());
 }
 
-function cpuTicks(pid) {
+export function cpuTicks(pid) {
 	const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
 	return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks
 }

@@ -36,8 +36,8 @@ it('fits 80×24: every lane, Needs you, the detail line and the help bar in 24 l
 
 it('reflows when the terminal grows: wide rows carry tokens and PID inline', () => {
 	const frame = renderToString(<BoardView screen={fixtureScreen({width: 160, height: 45})} />, {columns: 160});
-	expect(frame).toMatch(/^ {2}ID +TITLE +SOURCE +STATUS +AGE +LAST SEEN +PROGRESS +TOKENS +PID$/m);
-	expect(frame).toMatch(/ 1\.5k\/40M +4242$/m);
+	expect(frame).toMatch(/^ {2}ID +TITLE +SOURCE +STATUS +AGE +LAST SEEN +PROGRESS +TOKENS +COST +PID$/m);
+	expect(frame).toMatch(/ 1\.5k\/40M +unknown +4242$/m);
 	expect(frame).not.toContain('↳ ');
 	for (const lane of ['STALLED (1)', 'LOST (1)', 'UNTRACKED (1)', 'RECENTLY ENDED (3)']) expect(frame).toContain(lane);
 });

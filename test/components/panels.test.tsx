@@ -56,7 +56,7 @@ describe('TaskRow', () => {
 		const frame = renderToString(<TaskRow row={row} isSelected={false} columns={layoutColumns([row], 160, true, 10)} />, {
 			columns: 160,
 		});
-		expect(frame).toMatch(/write the changelog +wrapper +\S.* 1m ago +not reported +unknown +unknown$/m);
+		expect(frame).toMatch(/write the changelog +wrapper +\S.* 1m ago +not reported +unknown +unknown +unknown$/m);
 	});
 
 	it('moves age, tokens and PID to the detail line on a narrow screen', () => {

@@ -131,7 +131,7 @@ describe('snapshot text with wide characters', () => {
 		expect(lines[1]).toBe('running 5 · stalled 0 · lost 0 · untracked 0 · ended 0 · needs you 0');
 		expect(lines).toContain('RUNNING (5)');
 		const headings =
-			lines.find(line => /^ {2}ID +TITLE +SOURCE +STATUS +AGE +LAST SEEN +PROGRESS +TOKENS +PID$/.test(line)) ?? '';
+			lines.find(line => /^ {2}ID +TITLE +SOURCE +STATUS +AGE +LAST SEEN +PROGRESS +TOKENS +COST +PID$/.test(line)) ?? '';
 		expect(headings, text).not.toBe('');
 		const rows = lines.filter(line => /^ {2}t-w\d/.test(line));
 		expect(rows).toHaveLength(TITLES.length);

@@ -240,7 +240,7 @@ describe('key table', () => {
 		expect(lines.find(line => line.keys === 'k/↑')?.description).toBe(
 			'move up; in Needs you, k acknowledges the entry under the cursor',
 		);
-		expect(lines.find(line => line.keys === 'enter')?.description).toContain('in a prompt, keep what was typed');
+		expect(lines.find(line => line.keys === 'enter/→/←')?.description).toContain('in a prompt, keep what was typed');
 	});
 
 	it('draws help and the help bar from the same table, saying what is not built', () => {

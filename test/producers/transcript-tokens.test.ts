@@ -56,6 +56,17 @@ describe('scanTranscriptText', () => {
 			cacheCreationInput: 1700,
 			cacheReadInput: 25500,
 			messages: 2,
+			// The same answers per model, for their price (docs/tree-and-cost.md).
+			byModel: {
+				'claude-sonnet-4-5-20250929': {
+					input: 8,
+					cacheWrite5m: 1700,
+					cacheWrite1h: 0,
+					cacheRead: 25500,
+					output: SESSION_OUTPUT,
+					messages: 2,
+				},
+			},
 		});
 		expect(scan.lastMessageId).toBe('msg_01BbBbBbBbBbBbBbBbBb02');
 	});

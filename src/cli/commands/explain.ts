@@ -1,3 +1,4 @@
+import {familyLines, familyNames} from '../../core/family.ts';
 import {explainTask, signalLine, type Explanation, type ProcessCheck} from '../../core/explain.ts';
 import {formatDuration} from '../../core/format.ts';
 import {pidFate, stampFate} from '../../core/process-tree.ts';
@@ -78,6 +79,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 				fate: stampFate(stamp, readProcess(stamp.pid), (agent, process) => answersTo(agent, process)),
 			})),
 		});
+		const parent = task.parentId === null ? null : (ledger.reader.task(task.parentId) ?? null);
+		const family = familyNames(task, parent, ledger.reader.helpersOf(task.id));
 		if (values.json) {
 			const facts = explanation.facts.map(item => ({
 				...item,
@@ -90,13 +93,15 @@ export async function run(argv: readonly string[]): Promise<number> {
 						generatedAt: new Date(now).toISOString(),
 						task: explanation.task,
 						isDisputed: explanation.isDisputed,
+						family,
 						facts,
 					},
 					2,
 				),
 			);
 		} else {
-			out(printText(explanation, now));
+			const [heading = '', ...rest] = printText(explanation, now).split('\n');
+			out([heading, ...familyLines(family).map(line => terminalSafe(line)), ...rest].join('\n'));
 		}
 		return 0;
 	} finally {

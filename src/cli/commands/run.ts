@@ -8,7 +8,8 @@ import {HandoffError} from '../../handoff/claims.ts';
 import {prepareContractRun, type ContractRun} from '../../handoff/contract-run.ts';
 import {runWrapped} from '../../producers/wrapper/run.ts';
 import {lookupUser, runAsProblem, runAsUserProblem} from '../../producers/wrapper/run-as.ts';
-import {parseCommandArgs, positiveInt, positiveSeconds} from '../args.ts';
+import {parseCommandArgs, positiveAmount, positiveInt, positiveSeconds} from '../args.ts';
+import {loadPriceTable} from '../price-file.ts';
 import {commandSettings} from '../config-file.ts';
 import {openCommandLedger} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -29,7 +30,14 @@ config file (docs/config.md).`,
 	options: [
 		['--title TEXT', "task title (default: the contract's title with --contract, else the command line)"],
 		['--steps N', 'declared progress denominator (wins over what the agent reports)'],
-		['--budget TOKENS', 'token budget (default 40000000, or budgetTokens); over it the child is stopped, exit 125'],
+		[
+			'--budget TOKENS',
+			'token budget of the whole tree, the agent and its helpers (default 40000000, or budgetTokens); over it the child is stopped, exit 125',
+		],
+		[
+			'--budget-usd AMOUNT',
+			'money budget of the whole tree, priced with the price table (docs/tree-and-cost.md); over it the child is stopped, exit 125; an unknown cost never crosses it',
+		],
 		['--agent codex|claude|generic', 'how to read the output (guessed from CMD)'],
 		['--role worker|reviewer', 'reviewers only read: they take no admission slot (default worker)'],
 		['--cwd DIR', 'folder to run in (default: the current one)'],
@@ -120,6 +128,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		title: {type: 'string'},
 		steps: {type: 'string'},
 		budget: {type: 'string'},
+		'budget-usd': {type: 'string'},
 		agent: {type: 'string'},
 		role: {type: 'string'},
 		cwd: {type: 'string'},
@@ -196,6 +205,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		title: values.title ?? contractRun?.title ?? null,
 		steps: positiveInt('steps', values.steps) ?? null,
 		budget: settings.budgetTokens,
+		budgetUsd: positiveAmount('budget-usd', values['budget-usd']),
+		prices: loadPriceTable(),
 		agent,
 		role: oneOf('role', values.role, ['worker', 'reviewer'] as const) ?? 'worker',
 		cwd,

@@ -14,6 +14,7 @@ import {withFleet} from '../fleet-context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 import {printSnapshotText} from '../print-snapshot.ts';
+import {loadPriceTable} from '../price-file.ts';
 
 export const help: CommandHelp = {
 	synopsis: [
@@ -155,7 +156,14 @@ export async function run(argv: readonly string[]): Promise<number> {
 function readLocal(ledgerFlag: string | undefined, windowMs: number | null, stallSeconds: number): Snapshot {
 	const ledger = openReadingLedger(ledgerFlag);
 	try {
-		return readSnapshot(ledger.reader, {now: Date.now(), windowMs, stallSeconds, host: hostName(), isApproverAlive});
+		return readSnapshot(ledger.reader, {
+			now: Date.now(),
+			windowMs,
+			stallSeconds,
+			host: hostName(),
+			isApproverAlive,
+			prices: loadPriceTable(),
+		});
 	} finally {
 		ledger.close();
 	}

@@ -1,9 +1,10 @@
+import {familyLines, familyNames, type FamilyNames} from '../../core/family.ts';
 import {storedTypeOf, type LedgerEvent} from '../../core/events.ts';
 import {toSnapshotTask, type SnapshotTask} from '../../core/snapshot.ts';
 import {foldHeartbeats, type TimelineEntry} from '../../core/timeline.ts';
 import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import {hostName} from '../../ledger/host.ts';
-import {terminalSafeJson} from '../../core/terminal-text.ts';
+import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {parseCommandArgs, positiveInt, taskArgument} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
 import {out, resolveForCommand} from '../context.ts';
@@ -45,7 +46,13 @@ docs/fleet.md) it prints the task as its host recorded it.`,
 	],
 };
 
-type Found = {readonly view: SnapshotTask; readonly events: readonly LedgerEvent[]; readonly now: number};
+type Found = {
+	readonly view: SnapshotTask;
+	readonly events: readonly LedgerEvent[];
+	readonly now: number;
+	/** The parent and helpers, where the ledger holds them (a local ledger). */
+	readonly family?: FamilyNames;
+};
 
 async function findOnFleet(url: string, ref: string, host: string | undefined, stallSeconds: number): Promise<Found> {
 	return withFleet(url, 'timeline', async fleet => {
@@ -62,7 +69,9 @@ function findLocally(ledgerFlag: string | undefined, ref: string, stallSeconds: 
 		const task = resolveForCommand('timeline', ledger, ref);
 		if (!task) throw new CliError(`timeline: no task '${ref}' in ${ledger.path}`);
 		const now = Date.now();
-		return {view: toSnapshotTask(task, now, stallSeconds, hostName()), events: ledger.reader.eventsOf(task.id), now};
+		const parent = task.parentId === null ? null : (ledger.reader.task(task.parentId) ?? null);
+		const family = familyNames(task, parent, ledger.reader.helpersOf(task.id));
+		return {view: toSnapshotTask(task, now, stallSeconds, hostName()), events: ledger.reader.eventsOf(task.id), now, family};
 	} finally {
 		ledger.close();
 	}
@@ -95,14 +104,23 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const isFleet = isFleetUrl(values.ledger);
 	if (values.host !== undefined && !isFleet)
 		throw new CliError('timeline: --host applies to a fleet ledger (--ledger postgres://...)', USAGE_EXIT);
-	const {view, events, now} = isFleet
+	const {view, events, now, family} = isFleet
 		? await findOnFleet(values.ledger as string, ref, values.host, stallSeconds)
 		: findLocally(values.ledger, ref, stallSeconds);
 	const entries = foldHeartbeats(events);
 	if (values.json) {
-		out(terminalSafeJson({version: 1, generatedAt: new Date(now).toISOString(), task: view, entries: jsonEntries(entries)}, 2));
+		const tree = family === undefined ? {} : {family};
+		out(
+			terminalSafeJson(
+				{version: 1, generatedAt: new Date(now).toISOString(), task: view, ...tree, entries: jsonEntries(entries)},
+				2,
+			),
+		);
 	} else {
-		out(printTimelineText(view, entries));
+		const lines = family === undefined ? [] : familyLines(family).map(line => terminalSafe(line));
+		// The family follows the task's heading line.
+		const [heading = '', ...rest] = printTimelineText(view, entries).split('\n');
+		out([heading, ...lines, ...rest].join('\n'));
 	}
 	return 0;
 }

@@ -291,6 +291,23 @@ export function planPendingSendBack(state: Pick<BoardState, 'pendingSendBack'>, 
 }
 
 /**
+ * → opens the selected task's helpers beneath it; ← folds them, or, on a helper, folds its parent's
+ * and moves to the parent. A task with no helpers says so.
+ */
+function planTree(screen: ScreenView, isOpen: boolean): BoardPlan {
+	const row = screen.lanes.lines.find(line => line.kind === 'row' && line.row.id === screen.selectedId);
+	if (!row || row.kind !== 'row') return refuse('no task selected');
+	const {tree} = row.row;
+	if (isOpen) {
+		if (!tree || tree.helpers === 0) return refuse(`${row.row.shownId} has no helpers`);
+		return tree.isOpen ? act([]) : act([{type: 'set-tree', taskId: row.row.id, isOpen: true}]);
+	}
+	if (tree?.isOpen) return act([{type: 'set-tree', taskId: row.row.id, isOpen: false}]);
+	if (tree?.parentKey) return act([{type: 'set-tree', taskId: tree.parentKey, isOpen: false, select: tree.parentKey}]);
+	return act([]);
+}
+
+/**
  * What a key from the table does now: to which target, or why it is refused. `now` is when the
  * key was pressed (an acknowledgement is recorded at it).
  */
@@ -317,6 +334,9 @@ export function planBoardCommand(
 			return act([jump(state, screen, 'last')]);
 		case BoardCommand.focus:
 			return act([{type: 'toggle-focus'}]);
+		case BoardCommand.openTree:
+		case BoardCommand.closeTree:
+			return planTree(screen, binding.command === BoardCommand.openTree);
 		case BoardCommand.open:
 			return open(state, screen);
 		case BoardCommand.log: {

@@ -38,6 +38,8 @@ export const BoardCommand = {
 	confirm: 'confirm.yes',
 	cancel: 'confirm.no',
 	submit: 'prompt.submit',
+	openTree: 'tree.open',
+	closeTree: 'tree.close',
 } as const;
 export type BoardCommand = (typeof BoardCommand)[keyof typeof BoardCommand];
 
@@ -45,7 +47,7 @@ export type BoardCommand = (typeof BoardCommand)[keyof typeof BoardCommand];
 export type KeyBinding = {
 	readonly command: BoardCommand;
 	/**
-	 * Key names: a character (`G` is shift+g), or one of up, down, pageup, pagedown, home, end,
+	 * Key names: a character (`G` is shift+g), or one of up, down, right, left, pageup, pagedown, home, end,
 	 * return, escape, space, tab, backspace, ctrl+<letter>.
 	 */
 	readonly keys: readonly string[];
@@ -62,6 +64,8 @@ export type KeyBinding = {
 	readonly short?: string | Partial<Record<BoardMode, string>>;
 	/** The help bar shows the words without the keys (`j/k move`). */
 	readonly isBarWordOnly?: boolean;
+	/** `?` help writes it on the line of this command (a pair of keys, such as → and ←, is one line). */
+	readonly helpWith?: BoardCommand;
 };
 
 const BROWSE: readonly BoardMode[] = ['list', 'queue'];
@@ -160,6 +164,24 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		modes: [...BROWSE, 'effects', 'decisions', 'question'],
 		inBar: true,
 		short: 'open',
+	},
+	{
+		command: BoardCommand.openTree,
+		keys: ['right'],
+		label: '→',
+		description: "→ opens the task's helpers beneath it",
+		modes: ['list'],
+		inBar: false,
+		helpWith: BoardCommand.open,
+	},
+	{
+		command: BoardCommand.closeTree,
+		keys: ['left'],
+		label: '←',
+		description: "← folds them back into one line (on a helper: its parent's)",
+		modes: ['list'],
+		inBar: false,
+		helpWith: BoardCommand.open,
 	},
 	{
 		command: BoardCommand.submit,
@@ -306,6 +328,8 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 export type KeyLike = {
 	readonly upArrow?: boolean;
 	readonly downArrow?: boolean;
+	readonly rightArrow?: boolean;
+	readonly leftArrow?: boolean;
 	readonly pageUp?: boolean;
 	readonly pageDown?: boolean;
 	readonly home?: boolean;
@@ -323,6 +347,8 @@ export type KeyLike = {
 export function keyName(input: string, key: KeyLike): string {
 	if (key.upArrow) return 'up';
 	if (key.downArrow) return 'down';
+	if (key.rightArrow) return 'right';
+	if (key.leftArrow) return 'left';
 	if (key.pageUp) return 'pageup';
 	if (key.pageDown) return 'pagedown';
 	if (key.home) return 'home';
@@ -381,7 +407,11 @@ export type HelpLine = {readonly keys: string; readonly description: string};
 export function helpLines(table: readonly KeyBinding[] = KEY_TABLE): HelpLine[] {
 	const lines: {keys: Set<string>; bindings: KeyBinding[]}[] = [];
 	for (const binding of table) {
-		const line = lines.find(candidate => binding.keys.some(name => candidate.keys.has(name)));
+		const line = lines.find(
+			candidate =>
+				binding.keys.some(name => candidate.keys.has(name)) ||
+				candidate.bindings.some(other => other.command === binding.helpWith),
+		);
 		if (line) {
 			for (const name of binding.keys) line.keys.add(name);
 			line.bindings.push(binding);

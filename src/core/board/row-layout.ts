@@ -2,7 +2,19 @@ import {cellWidth, fitCells} from '../cell-width.ts';
 import type {TaskRowView} from './selectors.ts';
 
 /** The columns a task row can have, in screen order; the title takes what the others leave. */
-export const ROW_COLUMN_KEYS = ['id', 'host', 'title', 'source', 'status', 'age', 'seen', 'progress', 'tokens', 'pid'] as const;
+export const ROW_COLUMN_KEYS = [
+	'id',
+	'host',
+	'title',
+	'source',
+	'status',
+	'age',
+	'seen',
+	'progress',
+	'tokens',
+	'cost',
+	'pid',
+] as const;
 export type RowColumnKey = (typeof ROW_COLUMN_KEYS)[number];
 
 /** The heading over each column (docs/board.md): the cells under them say only the value. */
@@ -16,6 +28,7 @@ export const ROW_HEADINGS: Readonly<Record<RowColumnKey, string>> = {
 	seen: 'LAST SEEN',
 	progress: 'PROGRESS',
 	tokens: 'TOKENS',
+	cost: 'COST',
 	pid: 'PID',
 };
 
@@ -26,11 +39,13 @@ export const ROW_HEADINGS: Readonly<Record<RowColumnKey, string>> = {
 const COLUMN_CAPS: Readonly<Record<Exclude<RowColumnKey, 'title' | 'id'>, number>> = {
 	host: 16,
 	source: 12,
-	status: 24,
+	// `active (1 helper running)` whole (docs/tree-and-cost.md).
+	status: 25,
 	age: 5,
 	seen: 10,
 	progress: 16,
 	tokens: 13,
+	cost: 10,
 	pid: 8,
 };
 
@@ -42,7 +57,7 @@ const MIN_TITLE = 6;
 /** What a row is drawn from: a board row, or a snapshot task written the same way. */
 export type TaskRowCells = Pick<
 	TaskRowView,
-	'shownId' | 'host' | 'pending' | 'title' | 'source' | 'status' | 'age' | 'seen' | 'progress' | 'tokens' | 'pid'
+	'shownId' | 'host' | 'pending' | 'title' | 'source' | 'status' | 'age' | 'seen' | 'progress' | 'tokens' | 'cost' | 'pid'
 >;
 
 /** A row's cells as the columns write them (the words the headings say are left out). */
@@ -58,6 +73,7 @@ function rowCells(row: TaskRowCells): Readonly<Record<RowColumnKey, string>> {
 		seen: row.seen,
 		progress: row.progress === 'progress not reported' ? 'not reported' : row.progress,
 		tokens: row.tokens,
+		cost: row.cost,
 		pid: row.pid,
 	};
 }
@@ -84,7 +100,7 @@ export function layoutColumns(
 	const shown = ROW_COLUMN_KEYS.filter(key => {
 		if (key === 'host') return showHost;
 		if (key === 'progress') return isWide || width >= 100;
-		if (key === 'source' || key === 'age' || key === 'tokens' || key === 'pid') return isWide;
+		if (key === 'source' || key === 'age' || key === 'tokens' || key === 'cost' || key === 'pid') return isWide;
 		return true;
 	});
 	const widths = {} as Record<RowColumnKey, number>;
@@ -116,7 +132,7 @@ function joinCells(columns: RowColumns, keys: readonly RowColumnKey[], cells: Re
 }
 
 const BEFORE_STATUS: readonly RowColumnKey[] = ['id', 'host', 'title', 'source'];
-const AFTER_STATUS: readonly RowColumnKey[] = ['age', 'seen', 'progress', 'tokens', 'pid'];
+const AFTER_STATUS: readonly RowColumnKey[] = ['age', 'seen', 'progress', 'tokens', 'cost', 'pid'];
 
 /** Lays out one row in `columns`; every cell is measured in terminal cells, so wide characters keep the columns straight. */
 export function layoutRow(row: TaskRowCells, columns: RowColumns): RowLayout {
@@ -142,7 +158,12 @@ function othersAtMost(width: number, isWide: boolean): number {
 	const c = COLUMN_CAPS;
 	const showProgress = isWide || width >= 100;
 	return (
-		MARKER + c.status + c.seen + 4 + (showProgress ? c.progress + 1 : 0) + (isWide ? c.source + c.age + c.tokens + c.pid + 4 : 0)
+		MARKER +
+		c.status +
+		c.seen +
+		4 +
+		(showProgress ? c.progress + 1 : 0) +
+		(isWide ? c.source + c.age + c.tokens + c.cost + c.pid + 5 : 0)
 	);
 }
 

@@ -52,7 +52,7 @@ export type ScreenView = {
 	readonly height: number;
 	readonly mode: BoardMode;
 	/** The header: counts per lane and Needs you, and the sort order (always shown, at the right). */
-	readonly header: {readonly counts: string; readonly sort: string};
+	readonly header: {readonly counts: string; readonly sort: string; readonly burn?: string | null};
 	/** Lines under the header that stay until the board is closed: the ledger file was replaced or failed its integrity check, hook events were dropped. */
 	readonly alerts: readonly string[];
 	/** The ledger the board shows, cut to fit, or null when the caller did not name one. */
@@ -276,7 +276,12 @@ export function selectScreen(
 	const lanesView = selectLanes(
 		state.tasks.values(),
 		now,
-		{filter: state.filter, sort: state.sort, idCap: idColumnCap(width, width >= WIDE_ROW_COLUMNS)},
+		{
+			filter: state.filter,
+			sort: state.sort,
+			idCap: idColumnCap(width, width >= WIDE_ROW_COLUMNS),
+			...(state.openTrees ? {openTrees: state.openTrees} : {}),
+		},
 		options,
 		pending,
 	);
@@ -357,7 +362,9 @@ export function selectScreen(
 	let pageSize = Math.max(1, isQuestionShown ? available - 3 : lanesHeight - 2);
 	if (state.mode === 'timeline' && state.timeline) {
 		const task = state.tasks.get(state.timeline.taskId);
-		const view = selectTimeline(task, state.timeline.events, now, options.stallSeconds, width);
+		const selected = selectTimeline(task, state.timeline.events, now, options.stallSeconds, width);
+		// The row as the lanes show it: the tree's tokens and cost, its burn rate.
+		const view = {...selected, row: lanesView.rows?.get(state.timeline.taskId) ?? selected.row};
 		const fixed = 5 + Math.max(1, view.contract.length) + Math.max(1, view.evidence.length);
 		const visible = Math.max(3, height - HEADER_LINES - FOOTER_LINES - fixed);
 		const windowed = windowTimeline(view.lines, state.timeline.scroll, visible);
@@ -393,7 +400,9 @@ export function selectScreen(
 		if (!row || row.stopBlocked) disabled.add(BoardCommand.stop);
 		else disabled.delete(BoardCommand.stop);
 	}
-	const header = selectHeader(lanesView.counts, queue.total, SORT_LABELS[state.sort], width, lanesView.hosts);
+	const counted = selectHeader(lanesView.counts, queue.total, SORT_LABELS[state.sort], width, lanesView.hosts);
+	// The board's burn rate beside the counts, where the width leaves it room (docs/tree-and-cost.md).
+	const header = {...counted, burn: width >= 120 ? (lanesView.burn ?? null) : null};
 	const confirmTask = state.confirmTaskId === null ? undefined : state.tasks.get(state.confirmTaskId);
 	const headroomFor =
 		state.prompt?.kind === 'headroom' ? state.decisions.find(d => d.id === state.prompt?.decisionId) : undefined;

@@ -1,4 +1,4 @@
-import {formatDuration, formatKnown, formatProgress, formatTokens} from '../format.ts';
+import {formatDuration, formatKnown, formatProgress, formatTokens, UNKNOWN} from '../format.ts';
 import type {HumanQueue} from '../human-queue.ts';
 import {LANE_TITLES, LANE_WORDS, statusLabel} from '../labels.ts';
 import {BOARD_LANES, toSnapshotTask, type BoardLane} from '../snapshot.ts';
@@ -12,6 +12,10 @@ import {compareTasks, type SortOrder} from './sort.ts';
 import {claimEnding} from '../claim-state.ts';
 import {terminalSafe} from '../terminal-text.ts';
 import {statusTone, type Tone} from './tone.ts';
+import {formatCost, type Cost} from '../cost.ts';
+import {familyOf, helpersRunningLabel, helpersSummary, type FamilyFacts} from '../family.ts';
+import {shippedPriceTable, type PriceTable} from '../price-table.ts';
+import {burnOf, formatBurn} from '../burn.ts';
 
 /** One task row, every cell preformatted. */
 export type TaskRowView = {
@@ -34,10 +38,25 @@ export type TaskRowView = {
 	readonly seen: string;
 	readonly progress: string;
 	readonly tokens: string;
+	/** Its own cost beside its tokens: `$0.0063`, `unknown`; a reported figure ends in `*` (docs/tree-and-cost.md). */
+	readonly cost: string;
 	readonly pid: string;
 	readonly lane: BoardLane;
+	/** Its place in the tree: helpers under it, whether they are shown, its depth, its parent's key; null for a lone task. */
+	readonly tree?: TreeCell | null;
+	/** Its tree's burn rate over the last ten minutes (`burn 1.4k tok/min · $0.057/min`), or null. */
+	readonly burn?: string | null;
 	/** Why `s` cannot stop this task, or null when it can. */
 	readonly stopBlocked: string | null;
+};
+
+/** A row's place in the tree of helpers. */
+export type TreeCell = {
+	readonly helpers: number;
+	readonly isOpen: boolean;
+	/** 0 for a task in its lane, 1 for its helper, and so on. */
+	readonly depth: number;
+	readonly parentKey: string | null;
 };
 
 /** A line of the lanes area: a lane heading (an empty lane says `none` on it), or a task. */
@@ -53,6 +72,8 @@ export type BoardOptions = {
 	readonly endedWindowMs?: number;
 	/** The ledger shown, as the header names it (`~` for the home folder). */
 	readonly ledgerLabel?: string;
+	/** Prices for the cost column; the shipped table when absent. */
+	readonly prices?: PriceTable;
 };
 
 /** Ended tasks stay on the board for a day, as in `controlroom snapshot`, unless configured (docs/config.md). */
@@ -82,8 +103,12 @@ export function toRowView(
 	stallSeconds = DEFAULT_STALL_SECONDS,
 	pending: readonly string[] = [],
 	shownId = task.id,
+	family?: FamilyFacts,
 ): TaskRowView {
 	const view = toSnapshotTask(task, now, stallSeconds);
+	const running = family ? helpersRunningLabel(family.helpersActive) : null;
+	// A task whose helpers work is active, whatever its own silence says (docs/tree-and-cost.md).
+	const isCarried = running !== null && view.health === 'stalled';
 	const started = task.startedAt ?? task.createdAt;
 	return {
 		id: terminalSafe(taskKey(task)),
@@ -92,17 +117,26 @@ export function toRowView(
 		pending: pending.length > 0 ? `${pending.join(', ')} pending` : null,
 		title: task.title === null ? '—' : terminalSafe(task.title),
 		source: terminalSafe(task.source),
-		status: rowStatus(task, statusLabel(view)),
-		tone: statusTone(view.status, view.health),
+		status: running ?? rowStatus(task, statusLabel(view)),
+		tone: statusTone(view.status, isCarried || running !== null ? 'active' : view.health),
 		age: formatDuration(now - started),
 		idle: `last seen ${formatDuration(view.idleSeconds * 1000)} ago`,
 		seen: `${formatDuration(view.idleSeconds * 1000)} ago`,
 		progress: formatProgress(task.progress),
-		tokens: formatTokens(task.tokens, task.budget, task.isTokensPartial),
+		// The tree's spend: a budget counts the whole tree (docs/tree-and-cost.md); for a task with no helpers it is its own.
+		tokens: family
+			? formatTokens(family.treeTokens, task.budget, family.treeTokens.isPartial)
+			: formatTokens(task.tokens, task.budget, task.isTokensPartial),
+		cost: family ? costCell(family.treeCost) : UNKNOWN,
 		pid: formatKnown(task.pid),
-		lane: view.lane,
+		lane: isCarried ? 'running' : view.lane,
 		stopBlocked: stopBlockedReason(task),
 	};
+}
+
+/** The cost cell: the amount, `*` after a figure the agent reported itself. */
+export function costCell(cost: Cost): string {
+	return `${formatCost(cost)}${cost.priced === 'reported' ? '*' : ''}`;
 }
 
 function matchesFilter(row: TaskRowView, filter: string): boolean {
@@ -120,6 +154,10 @@ export type LanesView = {
 	readonly hosts: number;
 	/** The id column's width for these rows. */
 	readonly idWidth: number;
+	/** Every task's row, helpers folded away included: the drill-down shows the same cells (cost, burn). */
+	readonly rows?: ReadonlyMap<string, TaskRowView>;
+	/** The whole board's burn rate over the last ten minutes, or null while nothing was spent. */
+	readonly burn?: string | null;
 };
 
 /** What the lanes are drawn with besides the tasks. */
@@ -128,6 +166,8 @@ export type LanesQuery = {
 	readonly sort?: SortOrder;
 	/** The widest the id column may grow (see `idColumnCap`). */
 	readonly idCap?: number;
+	/** Tasks whose helpers are shown beneath them. */
+	readonly openTrees?: ReadonlySet<string>;
 };
 
 /** Sorts tasks into lanes, each lane in the chosen order (newest first unless told). */
@@ -142,36 +182,88 @@ export function selectLanes(
 	const endedSince = now - (options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS);
 	const byLane = new Map<BoardLane, {task: Task; row: TaskRowView}[]>(BOARD_LANES.map(lane => [lane, []]));
 	const all = [...tasks];
-	for (const task of all) {
-		if (!isListed(task) || (task.endedAt !== null && task.endedAt < endedSince)) continue;
-		const row = toRowView(task, now, options.stallSeconds, pending.get(taskKey(task)));
+	const shownTasks = all.filter(task => isListed(task) && !(task.endedAt !== null && task.endedAt < endedSince));
+	const family = familyOf(shownTasks, {now, prices: options.prices ?? shippedPriceTable()});
+	const boardBurn = formatBurn(burnOf(shownTasks, now, options.prices ?? shippedPriceTable()));
+	const shownIds = new Set(shownTasks.map(task => task.id));
+	// A helper whose parent is shown sits beneath it (docs/tree-and-cost.md); one whose parent is not is a task of its lane.
+	const isNested = (task: Task): boolean => task.parentId !== null && task.parentId !== task.id && shownIds.has(task.parentId);
+	const rowOf = new Map<string, TaskRowView>();
+	const prices = options.prices ?? shippedPriceTable();
+	const byIdAll = new Map(shownTasks.map(task => [task.id, task]));
+	const treeOf = (id: string, seen = new Set<string>()): Task[] => {
+		const task = byIdAll.get(id);
+		if (!task || seen.has(id)) return [];
+		seen.add(id);
+		return [task, ...(family.get(id)?.children ?? []).flatMap(kid => treeOf(kid, seen))];
+	};
+	for (const task of shownTasks) {
+		const facts = family.get(task.id);
+		const hasHelpers = facts !== undefined && facts.children.length > 0;
+		// Most of a history spent nothing lately and has no helpers: no burn to work out.
+		const burn =
+			hasHelpers || (task.burn?.length ?? 0) > 0 ? formatBurn(burnOf(hasHelpers ? treeOf(task.id) : [task], now, prices)) : null;
+		const view = toRowView(task, now, options.stallSeconds, pending.get(taskKey(task)), task.id, facts);
+		const row = burn === null ? view : {...view, burn};
 		if (task.host !== undefined) hosts.add(task.host);
-		if (!matchesFilter(row, query.filter)) continue;
+		rowOf.set(task.id, row);
+		if (isNested(task) || !matchesFilter(row, query.filter)) continue;
 		byLane.get(row.lane)?.push({task, row});
 	}
-	const shownIds = [...byLane.values()].flatMap(entries => entries.map(entry => entry.task.id));
+	const byId = new Map(shownTasks.map(task => [task.id, task]));
 	const ids = layoutIds(
-		shownIds,
+		[...byLane.values()].flatMap(entries => entries.map(entry => entry.task.id)),
 		all.map(task => task.id),
 		query.idCap ?? Number.MAX_SAFE_INTEGER,
 	);
 	const lines: LaneLine[] = [];
 	const order: string[] = [];
 	const counts = {} as Record<BoardLane, number>;
+	const openTrees = query.openTrees ?? new Set<string>();
+	// Helpers in the order they started, as the parent started them.
+	const compareHelpers = (a: Task, b: Task): number => a.createdAt - b.createdAt || a.id.localeCompare(b.id);
+	const pushRow = (task: Task, depth: number, lane: BoardLane, parentKey: string | null): void => {
+		const base = rowOf.get(task.id);
+		if (!base) return;
+		const facts = family.get(task.id);
+		const helpers = facts?.children.length ?? 0;
+		const isOpen = helpers > 0 && openTrees.has(base.id);
+		const shown = ids.shown.get(task.id);
+		const shownId = shown === undefined ? base.shownId : terminalSafe(shown);
+		const summary = facts && helpers > 0 ? helpersSummary(facts) : null;
+		const isLone = helpers === 0 && depth === 0;
+		if (isLone) {
+			// A task with no helpers is drawn as it always was: no copy of its row unless its id is cut.
+			lines.push({kind: 'row', row: shownId === base.shownId ? base : {...base, shownId}});
+		} else {
+			const title = treeTitle(base.title, depth, helpers > 0 ? isOpen : null, summary);
+			lines.push({kind: 'row', row: {...base, shownId, title, lane, tree: {helpers, isOpen, depth, parentKey}}});
+		}
+		order.push(base.id);
+		if (!isOpen || !facts) return;
+		const kids = facts.children.flatMap(id => byId.get(id) ?? []).sort(compareHelpers);
+		for (const kid of kids) pushRow(kid, depth + 1, lane, base.id);
+	};
 	for (const lane of BOARD_LANES) {
 		const entries = byLane.get(lane) ?? [];
 		const compare = compareTasks(query.sort ?? 'newest', lane === 'ended');
 		entries.sort((a, b) => compare(a.task, b.task));
 		counts[lane] = entries.length;
 		lines.push({kind: 'lane', lane, title: LANE_TITLES[lane], count: entries.length});
-		for (const {task, row} of entries) {
-			const shown = ids.shown.get(task.id);
-			const shownId = shown === undefined ? row.shownId : terminalSafe(shown);
-			lines.push({kind: 'row', row: shownId === row.shownId ? row : {...row, shownId}});
-			order.push(row.id);
-		}
+		for (const {task} of entries) pushRow(task, 0, lane, null);
 	}
-	return {lines, order, counts, hosts: hosts.size, idWidth: ids.width};
+	return {lines, order, counts, hosts: hosts.size, idWidth: ids.width, rows: rowOf, burn: boardBurn};
+}
+
+/**
+ * A title in the tree: a parent's opens with `▸` (folded) or `▾` (open) and its helpers summed up
+ * (`3 helpers: 1 active, 2 ended · `); a helper's is indented under it with `└ `.
+ */
+function treeTitle(title: string, depth: number, isOpen: boolean | null, summary: string | null): string {
+	const indent = depth > 0 ? `${'  '.repeat(depth - 1)}└ ` : '';
+	if (isOpen === null) return `${indent}${title}`;
+	// The summary leads: a long title is cut at the right, and the helpers must still show.
+	return `${indent}${isOpen ? '▾' : '▸'} ${summary === null ? '' : `${summary} · `}${title}`;
 }
 
 /** A window of the lanes: the lines shown, and what the lines above and below it hold. */

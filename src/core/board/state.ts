@@ -57,6 +57,8 @@ export type BoardState = {
 	readonly selectedId: string | null;
 	/** Where the cursor was in the list, for when its task leaves the list (filtered out, aged out). */
 	readonly selectedIndex: number;
+	/** Tasks whose helpers are shown beneath them (→ opens, ← folds; docs/tree-and-cost.md); all folded when absent. */
+	readonly openTrees?: ReadonlySet<string>;
 	readonly queueIndex: number;
 	/** The filter as typed (it applies live, while typing). */
 	readonly filter: string;
@@ -153,6 +155,8 @@ export type BoardAction =
 	| {readonly type: 'scroll-to'; readonly edge: Edge; readonly max: number}
 	| {readonly type: 'select'; readonly taskId: string | null; readonly index: number}
 	| {readonly type: 'toggle-focus'}
+	/** Opens or folds a task's helpers; `select` moves the cursor (a fold from a helper lands on its parent). */
+	| {readonly type: 'set-tree'; readonly taskId: string; readonly isOpen: boolean; readonly select?: string}
 	| {readonly type: 'open-timeline'; readonly taskId: string; readonly events: readonly LedgerEvent[]}
 	| {readonly type: 'open-log'; readonly taskId: string}
 	| {readonly type: 'log-read'; readonly taskId: string; readonly log: TaskLog}
@@ -404,6 +408,12 @@ export function reduceBoard(state: BoardState, action: BoardAction): BoardState 
 			return scroll(state, action.edge === 'first' ? -Number.MAX_SAFE_INTEGER : Number.MAX_SAFE_INTEGER, action.max);
 		case 'select':
 			return {...state, selectedId: action.taskId, selectedIndex: Math.max(0, action.index)};
+		case 'set-tree': {
+			const open = new Set(state.openTrees ?? []);
+			if (action.isOpen) open.add(action.taskId);
+			else open.delete(action.taskId);
+			return {...state, openTrees: open, ...(action.select === undefined ? {} : {selectedId: action.select})};
+		}
 		case 'toggle-focus':
 			// Tab goes round the panels that take a cursor: lanes, Needs you, Held effects, and Decisions while a question is open.
 			return {

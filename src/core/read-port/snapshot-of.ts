@@ -8,12 +8,15 @@ import {
 	toSnapshotDisagreements,
 	toSnapshotTask,
 	toSnapshotVerdicts,
+	withFamily,
 	type Snapshot,
 	type SnapshotDisagreement,
 	type SnapshotVerdict,
 } from '../snapshot.ts';
 import {isListed} from '../status.ts';
 import type {Task} from '../task.ts';
+import {familyOf} from '../family.ts';
+import {shippedPriceTable, type PriceTable} from '../price-table.ts';
 import {hostGatesOf} from './host-gates.ts';
 import {hostQueue, openDisagreements} from './host-queue.ts';
 import type {RowsHost, SnapshotRows} from './host-rows.ts';
@@ -29,6 +32,8 @@ export type SnapshotOfQuery = {
 	readonly isApproverAlive?: ApproverCheck | undefined;
 	/** A fleet snapshot lists its hosts and marks every queue and gate entry with its host (docs/fleet.md); a local one is one host. */
 	readonly isFleet: boolean;
+	/** Prices for the tasks' cost: the shipped table unless a user's file is laid over it. */
+	readonly prices?: PriceTable;
 };
 
 type Marked<T> = T & {host?: string};
@@ -87,10 +92,15 @@ export function snapshotOf(hosts: readonly SnapshotRows[], query: SnapshotOfQuer
 		parts.map(part => part.reviews.map(review => ({...review, host: part.label}))),
 		(a, b) => b.newest - a.newest || byHost(a, b),
 	);
+	const listed = tasks.filter(({task}) => isListed(task));
+	const family = familyOf(
+		listed.map(({task}) => task),
+		{now: query.now, prices: query.prices ?? shippedPriceTable()},
+	);
 	return buildSnapshot({
-		tasks: tasks
-			.filter(({task}) => isListed(task))
-			.map(({task, host}) => toSnapshotTask(task, query.now, query.stallSeconds, host.label)),
+		tasks: listed.map(({task, host}) =>
+			withFamily(toSnapshotTask(task, query.now, query.stallSeconds, host.label), family.get(task.id)),
+		),
 		statusCounts: sumStatusCounts(hosts.map(rows => rows.statusCounts)),
 		queue: query.isFleet
 			? mergeHumanQueues(parts.map(part => ({host: part.label, queue: part.queue})))

@@ -2,7 +2,11 @@ import {StringDecoder} from 'node:string_decoder';
 import type {Readable, Writable} from 'node:stream';
 import {EventType} from '../../core/events.ts';
 import {addTokens, isOverBudget, UNKNOWN_TOKENS, type Tokens} from '../../core/tokens.ts';
-import {readProgressLine, type OutputFinding} from '../agent-kind.ts';
+import {formatCost, type Cost} from '../../core/cost.ts';
+import {familyOf} from '../../core/family.ts';
+import {shippedPriceTable} from '../../core/price-table.ts';
+import type {OutputFinding} from '../agent-kind.ts';
+import {readAgentLine} from '../claude-result.ts';
 import {childTreeOf} from '../agent-tree.ts';
 import {endTree, type StopTarget, type TreeEnd} from '../stop.ts';
 import {followTranscripts, type TranscriptFollow} from '../transcript-follow.ts';
@@ -22,7 +26,7 @@ type OutputReader = (line: string) => OutputFinding[];
  * spawn, or early output could be missed.
  */
 export async function outputReaderFor(options: Pick<WrapperOptions, 'agent' | 'ledger'>): Promise<OutputReader> {
-	if (options.agent !== 'codex') return readProgressLine;
+	if (options.agent !== 'codex') return readAgentLine;
 	const {createOutputReader} = await import('../agent-output.ts');
 	return createOutputReader({agent: 'codex', previousThreadUsage: threadId => previousThreadUsage(options.ledger, threadId)});
 }
@@ -81,6 +85,8 @@ export type Attachment = {
 	finish(): Promise<{
 		readonly tokens: Tokens;
 		readonly overBudget: boolean;
+		/** Which budget the tree crossed, as the stop's reason says it (`over budget: ...`). */
+		readonly budgetReason: string | null;
 		readonly budgetStop: TreeEnd | null;
 		/** The end of stdout, kept as the task's report (null when stdout went straight to the terminal). */
 		readonly kept: {readonly text: string; readonly bytes: number; readonly isCut: boolean} | null;
@@ -114,15 +120,26 @@ function larger(a: Tokens, b: Tokens): Tokens {
  */
 export function attach(options: WrapperOptions, log: TaskLog, child: Watched, read: OutputReader): Attachment {
 	const {ledger, budget} = options;
+	const budgetUsd = options.budgetUsd ?? null;
 	let tokens: Tokens = UNKNOWN_TOKENS;
 	let budgetStop: Promise<TreeEnd> | null = null;
-	const taskTokens = (): Tokens => {
+	let budgetReason: string | null = null;
+	let isCostUnknownSaid = false;
+	/** The run's tree now: its own task and every helper under it (docs/tree-and-cost.md), tokens and cost. */
+	const treeSpend = (): {tokens: Tokens; cost: Cost | null} => {
 		try {
-			return larger(ledger.reader.task(log.taskId)?.tokens ?? UNKNOWN_TOKENS, tokens);
+			const own = ledger.reader.task(log.taskId);
+			if (!own) return {tokens, cost: null};
+			const facts = familyOf([own, ...ledger.reader.helpersOf(log.taskId)], {
+				now: Date.now(),
+				prices: options.prices ?? shippedPriceTable(),
+			}).get(own.id);
+			return {tokens: larger(facts?.treeTokens ?? own.tokens, tokens), cost: facts?.treeCost ?? null};
 		} catch {
-			return tokens;
+			return {tokens, cost: null};
 		}
 	};
+	const taskTokens = (): Tokens => treeSpend().tokens;
 	// The run's own transcripts (a wrapped Claude's), watched: its tokens land as each answer is written.
 	let transcripts: TranscriptFollow | null = null;
 	/** The task's tokens now: what its transcripts hold read first, so a budget never decides on a stale count. */
@@ -134,16 +151,44 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 		}
 		return taskTokens();
 	};
+	/** Why the tree is over a budget (tokens, or money with --budget-usd), or null. */
+	const crossing = (): {readonly reason: string; readonly isMoney: boolean} | null => {
+		const total = freshTokens();
+		if (isOverBudget(total, budget)) return {reason: `${total.total} tokens > budget ${budget}`, isMoney: false};
+		if (budgetUsd === null) return null;
+		const {cost} = treeSpend();
+		if (cost === null || cost.amount === null) {
+			// Unknown is never over (as unknown tokens): said once, so a person knows the money budget cannot act.
+			if (!isCostUnknownSaid && (total.total ?? 0) > 0) {
+				isCostUnknownSaid = true;
+				const models = cost?.unpriced?.length ? ` (${cost.unpriced.join(', ')} not in the price table)` : '';
+				options.notice(`task ${log.taskId}: its cost is unknown${models}; --budget-usd cannot stop it`);
+			}
+			return null;
+		}
+		if (cost.amount <= budgetUsd) return null;
+		return {reason: `${formatCost(cost)} > budget ${formatCost({...cost, amount: budgetUsd})}`, isMoney: true};
+	};
 	const stopIfOverBudget = (): void => {
 		if (budgetStop) return;
-		const total = freshTokens();
-		if (!isOverBudget(total, budget)) return;
-		// `--on-budget ask`: the hold hook pauses the next tool call and asks; the run is not killed.
-		if (options.hold?.onBudget === 'ask') return;
-		options.notice(`task ${log.taskId} is over its budget (${total.total} > ${budget} tokens): stopping it`);
+		const over = crossing();
+		if (over === null) return;
+		// `--on-budget ask`: the hold hook pauses the next tool call and asks (tokens); the run is not killed.
+		// Its question is about tokens, so a money budget crossed stops the run (docs/tree-and-cost.md).
+		if (options.hold?.onBudget === 'ask' && !over.isMoney) return;
+		options.notice(`task ${log.taskId} is over its budget (${over.reason}, its helpers included): stopping it`);
+		budgetReason = over.reason;
 		budgetStop = endTree(childTreeOf(child.target, log.taskId), options.graceMs);
 	};
-	transcripts = followTranscripts(ledger, {taskIds: [log.taskId], onRecorded: stopIfOverBudget});
+	// The run's own transcripts and its helpers' (a helper's task appears once it starts): a budget counts the tree.
+	const treeIds = (): string[] => {
+		try {
+			return [log.taskId, ...ledger.reader.helpersOf(log.taskId).map(task => task.id)];
+		} catch {
+			return [log.taskId];
+		}
+	};
+	transcripts = followTranscripts(ledger, {taskIds: treeIds, onRecorded: stopIfOverBudget});
 	const watch = watchLedger(ledger, stopIfOverBudget);
 	// The child's last output is the agent's own sign of life; the heartbeat itself proves only that it lives.
 	let outputAt: number | null = null;
@@ -202,6 +247,7 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 			return {
 				tokens: larger(taskTokens(), finalTokens),
 				overBudget: budgetStop !== null,
+				budgetReason,
 				budgetStop: ended,
 				kept: tail ? tail.result() : null,
 			};

@@ -1,3 +1,4 @@
+import type {PriceTable} from '../../core/price-table.ts';
 import type {Writable} from 'node:stream';
 import {builtInOf} from '../../core/settings.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
@@ -20,6 +21,10 @@ export type WrapperOptions = {
 	readonly title: string | null;
 	readonly steps: number | null;
 	readonly budget: number;
+	/** A money budget over the tree (`--budget-usd`, in the price table's currency); null: none. */
+	readonly budgetUsd?: number | null;
+	/** Prices for the tree's cost (docs/tree-and-cost.md); the shipped table when absent. */
+	readonly prices?: PriceTable;
 	readonly agent: AgentKind;
 	readonly role: 'worker' | 'reviewer';
 	readonly cwd: string;

@@ -149,6 +149,7 @@ export function recordOutcome(
 	tokens: Tokens = UNKNOWN_TOKENS,
 	left: LeftRunning = {processes: [], count: 0},
 	escaped: readonly EscapedAgent[] = [],
+	budgetReason: string | null = null,
 ): number {
 	switch (outcome.kind) {
 		case 'failed-to-spawn':
@@ -158,7 +159,7 @@ export function recordOutcome(
 		case 'over-budget':
 			log.end(EventType.stopped, {
 				signal: outcome.signal,
-				reason: `over budget: ${tokens.total} tokens > budget ${options.budget}`,
+				reason: `over budget: ${budgetReason ?? `${tokens.total} tokens > budget ${options.budget}`}`,
 				exitCode: null,
 				wrapperExit: outcome.exitCode,
 			});

@@ -190,7 +190,7 @@ async function runChild(
 	const escaped = await awaitEscapedAgents(options.ledger, log.taskId, target.pgid ?? target.pid, () =>
 		isTerminating(relay.received()),
 	);
-	const {tokens, overBudget, budgetStop, kept} = await attachment.finish();
+	const {tokens, overBudget, budgetReason, budgetStop, kept} = await attachment.finish();
 	output?.close();
 	pruneOutputFiles(options.home, Date.now());
 	if (kept && kept.bytes > 0) log.append(EventType.outputKept, kept);
@@ -230,6 +230,7 @@ async function runChild(
 			tokens,
 			terminating || overBudget ? undefined : leftRunning(target.pgid ?? target.pid, log.taskId),
 			escaped,
+			budgetReason,
 		),
 	);
 }
