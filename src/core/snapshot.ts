@@ -68,6 +68,8 @@ export type SnapshotTask = {
 	/** Whole seconds since `lastSeenAt`. */
 	idleSeconds: number;
 	lane: BoardLane;
+	/** The tmux pane the agent runs in (server socket, pane id; docs/tmux.md), or null outside tmux. */
+	tmux: {socket: string; pane: string} | null;
 };
 
 /** Token counts, and whether the total misses model calls the transcript does not show (docs/snapshot.md). */
@@ -213,6 +215,7 @@ export function toSnapshotTask(
 		lastSeenAt: new Date(task.lastSeenAt).toISOString(),
 		idleSeconds: Math.max(0, Math.floor((now - task.lastSeenAt) / 1000)),
 		lane: laneOf(task.status, health),
+		tmux: task.tmux ? {socket: task.tmux.socket, pane: task.tmux.pane} : null,
 	};
 }
 

@@ -3,6 +3,7 @@ import {EventType, type EventDataOf, type EventTypeName, type NewEvent} from './
 import {isEnded, type Status} from './status.ts';
 import {addTokens, COST_STATE, UNKNOWN_TOKENS, type Tokens} from './tokens.ts';
 import {makeProgress, withDeclaredTotal, type Progress} from './progress.ts';
+import {tmuxPaneFromData, type TmuxPane} from './tmux.ts';
 
 /** One row of the task projection: the fold of a task's events. */
 export type Task = {
@@ -54,6 +55,11 @@ export type Task = {
 	readonly sessionEndedAt: number | null;
 	/** Silence after which this task counts as stalled; null means the default (600 s). */
 	readonly stallSeconds: number | null;
+	/**
+	 * The tmux pane the agent last reported from (docs/tmux.md); null outside tmux. Optional: a
+	 * task folded by an older build has none.
+	 */
+	readonly tmux?: TmuxPane | null;
 };
 
 /** A task being built: its own copy, whose fields are set one by one before it is returned. */
@@ -93,6 +99,7 @@ function blankTask(event: NewEvent): Task {
 		hasCompletedTurn: false,
 		sessionEndedAt: null,
 		stallSeconds: null,
+		tmux: null,
 	};
 }
 
@@ -222,6 +229,8 @@ function applyAgentEvent(current: Task, event: NewEvent & {readonly type: 'agent
 	next.sessionId = current.sessionId ?? data.sessionId ?? null;
 	next.parentId = current.parentId ?? data.parentId ?? null;
 	next.title = current.title ?? data.titleHint ?? null;
+	// The latest pane wins: a session resumed in another pane is there now.
+	next.tmux = tmuxPaneFromData(data.tmux) ?? current.tmux ?? null;
 	next.isTurnOpen = name === 'UserPromptSubmit' ? true : isTurnCompleted || name === 'StopFailure' ? false : current.isTurnOpen;
 	next.hasCompletedTurn = current.hasCompletedTurn || isTurnCompleted;
 	if (name === 'SessionStart') next.sessionEndedAt = null;
@@ -306,6 +315,7 @@ function registerTask(current: Task | undefined, task: Task, event: NewEvent & {
 		budget: data.budget ?? task.budget,
 		stepsDeclared: data.steps ?? task.stepsDeclared,
 		stallSeconds: data.stallSeconds ?? task.stallSeconds,
+		tmux: tmuxPaneFromData(data.tmux) ?? task.tmux ?? null,
 		progress: task.progress ?? declaredStart(data.steps ?? null),
 		startedAt: current ? task.startedAt : null,
 		createdAt: current ? task.createdAt : at,
