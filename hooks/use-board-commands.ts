@@ -7,6 +7,7 @@ import {
 	type BoardCall,
 	type CallAnswer,
 	type DecideOutcome,
+	type JumpOutcome,
 	type OrderSendBackOutcome,
 	type SendBackOutcome,
 	type StopOutcome,
@@ -37,6 +38,8 @@ export type BoardActions = {
 	readonly sendBackOrder?: (orderId: string, reason: string) => OrderSendBackOutcome | Promise<OrderSendBackOutcome>;
 	/** Answers an agent's question (the function behind `controlroom decide`, docs/decisions.md). */
 	readonly decide?: (decisionId: string, answer: 'allow' | 'deny', reason: string | null) => Promise<DecideOutcome>;
+	/** Takes the person's tmux client to the task's pane (the function behind `controlroom jump`, docs/tmux.md). */
+	readonly jump?: (taskId: string) => Promise<JumpOutcome>;
 };
 
 type Wiring = {
@@ -54,6 +57,7 @@ function abilitiesOf(actions: BoardActions): BoardAbilities {
 		canApprove: actions.approveEffects !== undefined,
 		canSendBackOrder: actions.sendBackOrder !== undefined,
 		canDecide: actions.decide !== undefined,
+		canJump: actions.jump !== undefined,
 	};
 }
 
@@ -80,6 +84,8 @@ function perform(call: BoardCall, actions: BoardActions): CallAnswer | Promise<C
 			return {...call, outcome: actions.feed.acknowledge(call.taskId, call.signalAt, call.now)};
 		case 'decide':
 			return wired(actions.decide, call)(call.decisionId, call.answer, call.reason).then(outcome => ({...call, outcome}));
+		case 'jump':
+			return wired(actions.jump, call)(call.taskId).then(outcome => ({...call, outcome}));
 	}
 }
 

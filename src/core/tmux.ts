@@ -54,3 +54,43 @@ export function tmuxPaneFromData(data: unknown): TmuxPane | null {
 		session: typeof session === 'string' ? session : null,
 	};
 }
+
+/** The tmux user option that keeps the pane a jump came from, for the return binding (docs/tmux.md). */
+export const BACK_OPTION = '@controlroom-back';
+
+/**
+ * Why a jump to a task's pane cannot be tried from `here` (the caller's own pane), or null when
+ * tmux must be asked: no pane recorded, the caller not in tmux, another server (another socket,
+ * or the same socket served by a new server, whose pane ids start again).
+ */
+export function jumpRefusal(taskId: string, pane: TmuxPane | null, here: TmuxPane | null): string | null {
+	if (pane === null) return `${taskId} does not run in tmux: its hooks and wrapper saw no TMUX`;
+	if (here === null)
+		return `not inside tmux: run it from a pane of the server ${pane.socket} to reach ${taskId}'s pane ${pane.pane}`;
+	if (pane.socket !== here.socket) return `${taskId} runs on another tmux server (${pane.socket}), not this one (${here.socket})`;
+	if (pane.serverPid !== null && here.serverPid !== null && pane.serverPid !== here.serverPid)
+		return `${taskId}'s pane ${pane.pane} is gone: its tmux server has restarted since`;
+	return null;
+}
+
+/** A client of the server: its name, session, last activity, and whether it may only watch. */
+export type TmuxClient = {
+	readonly name: string;
+	readonly session: string;
+	readonly activity: number;
+	readonly isReadOnly: boolean;
+};
+
+/**
+ * The person's client: of those showing `session` (the caller's pane's), the one most recently
+ * active, as tmux itself picks a "current" client. A read-only client cannot have typed the key or
+ * the command, so it is never the one taken.
+ */
+export function personsClient(clients: readonly TmuxClient[], session: string): TmuxClient | null {
+	let best: TmuxClient | null = null;
+	for (const client of clients) {
+		if (client.session !== session || client.isReadOnly) continue;
+		if (best === null || client.activity > best.activity) best = client;
+	}
+	return best;
+}

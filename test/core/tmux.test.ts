@@ -1,5 +1,5 @@
 import {describe, expect, it} from 'vitest';
-import {tmuxPaneFromData, tmuxPaneFromEnv} from '../../src/core/tmux.ts';
+import {jumpRefusal, personsClient, tmuxPaneFromData, tmuxPaneFromEnv} from '../../src/core/tmux.ts';
 
 describe('where an agent runs in tmux (TMUX, TMUX_PANE)', () => {
 	it('reads the socket, the server PID, the session id and the pane', () => {
@@ -41,5 +41,31 @@ describe('where an agent runs in tmux (TMUX, TMUX_PANE)', () => {
 		expect(tmuxPaneFromData({socket: 'relative', pane: '%2'})).toBeNull();
 		expect(tmuxPaneFromData('nope')).toBeNull();
 		expect(tmuxPaneFromData(null)).toBeNull();
+	});
+});
+
+describe('a jump is refused before tmux is asked', () => {
+	const pane = {socket: '/tmp/s', serverPid: 10, session: '$0', pane: '%3'};
+	it('when the agent is not in tmux, the caller is not, or they are on other servers', () => {
+		expect(jumpRefusal('c-1', null, pane)).toBe('c-1 does not run in tmux: its hooks and wrapper saw no TMUX');
+		expect(jumpRefusal('c-1', pane, null)).toMatch(/^not inside tmux: run it from a pane of the server \/tmp\/s/);
+		expect(jumpRefusal('c-1', pane, {...pane, socket: '/tmp/other'})).toBe(
+			'c-1 runs on another tmux server (/tmp/s), not this one (/tmp/other)',
+		);
+		expect(jumpRefusal('c-1', pane, {...pane, serverPid: 11})).toBe("c-1's pane %3 is gone: its tmux server has restarted since");
+		expect(jumpRefusal('c-1', pane, {...pane, pane: '%9'})).toBeNull();
+	});
+});
+
+describe("the person's client", () => {
+	it('is the most recently active client on the caller session, never a read-only one', () => {
+		const clients = [
+			{name: '/dev/pts/1', session: '$0', activity: 100, isReadOnly: false},
+			{name: '/dev/pts/2', session: '$0', activity: 300, isReadOnly: true},
+			{name: '/dev/pts/3', session: '$1', activity: 400, isReadOnly: false},
+			{name: '/dev/pts/4', session: '$0', activity: 200, isReadOnly: false},
+		];
+		expect(personsClient(clients, '$0')?.name).toBe('/dev/pts/4');
+		expect(personsClient(clients, '$2')).toBeNull();
 	});
 });

@@ -144,6 +144,8 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 			(await import('../../gates/effects/held.ts')).sendBackHeld(ledger, orderId, reason, 'board'),
 		decide: async (decisionId, answer, reason) =>
 			(await import('../../gates/decisions.ts')).decideFromBoard(ledger, decisionId, answer, reason),
+		// t: the board's own pane is where prefix B comes back to (docs/tmux.md).
+		jump: async taskId => (await import('../../producers/tmux-jump.ts')).jumpToTask(taskId, ledger.reader.resolveTask(taskId)),
 		reconcile: async () => {
 			const [{reconcileOnce}, {settleEffects}, {settleDecisions}] = await Promise.all([
 				import('../../producers/reconciler.ts'),

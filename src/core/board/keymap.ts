@@ -13,6 +13,7 @@ export const BoardCommand = {
 	focus: 'nav.focus',
 	open: 'task.open',
 	log: 'task.log',
+	jump: 'task.jump',
 	back: 'view.back',
 	stop: 'task.stop',
 	approve: 'effects.approve',
@@ -51,6 +52,8 @@ export type KeyBinding = {
 	readonly short?: string | Partial<Record<BoardMode, string>>;
 	/** The help bar shows the words without the keys (`j/k move`). */
 	readonly isBarWordOnly?: boolean;
+	/** Bindings with the same group share one `?` help line (y/n), so help fits 80×24. */
+	readonly helpGroup?: string;
 };
 
 const BROWSE: readonly BoardMode[] = ['list', 'queue'];
@@ -165,6 +168,15 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		modes: ['list', 'queue', 'timeline'],
 		inBar: true,
 		short: 'log',
+	},
+	{
+		command: BoardCommand.jump,
+		keys: ['t'],
+		label: 't',
+		description: "to the agent's tmux pane (prefix B comes back, docs/tmux.md)",
+		modes: VIEWS,
+		inBar: true,
+		short: 'to pane',
 	},
 	{
 		command: BoardCommand.back,
@@ -282,8 +294,17 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		modes: ['confirm'],
 		inBar: true,
 		short: 'yes',
+		helpGroup: 'answer',
 	},
-	{command: BoardCommand.cancel, keys: ['n'], label: 'n', description: 'no, in a question', modes: ['confirm'], inBar: false},
+	{
+		command: BoardCommand.cancel,
+		keys: ['n'],
+		label: 'n',
+		description: 'no, in a question',
+		modes: ['confirm'],
+		inBar: false,
+		helpGroup: 'answer',
+	},
 ];
 
 /** The parts of Ink's `Key` the matcher reads. */
@@ -365,7 +386,11 @@ export type HelpLine = {readonly keys: string; readonly description: string};
 export function helpLines(table: readonly KeyBinding[] = KEY_TABLE): HelpLine[] {
 	const lines: {keys: Set<string>; bindings: KeyBinding[]}[] = [];
 	for (const binding of table) {
-		const line = lines.find(candidate => binding.keys.some(name => candidate.keys.has(name)));
+		const line = lines.find(
+			candidate =>
+				binding.keys.some(name => candidate.keys.has(name)) ||
+				(binding.helpGroup !== undefined && candidate.bindings.some(other => other.helpGroup === binding.helpGroup)),
+		);
 		if (line) {
 			for (const name of binding.keys) line.keys.add(name);
 			line.bindings.push(binding);
@@ -396,6 +421,7 @@ export type BarItem = {
 
 /** What the help bar gives up first when it does not fit: unbuilt features, then these, in order; help and quit stay. */
 const BAR_GIVES_UP: readonly BoardCommand[] = [
+	BoardCommand.jump,
 	BoardCommand.sort,
 	BoardCommand.back,
 	BoardCommand.approve,
