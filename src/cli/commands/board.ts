@@ -30,8 +30,8 @@ import type {CommandHelp} from '../help.ts';
 
 export const help: CommandHelp = {
 	synopsis: [
-		'[board] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS] [--no-bell] [--no-notify]',
-		'[board] [--notify-command CMD] [--desktop-notify auto|osc9|osc777|notify-send|off]',
+		'[board] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS] [--no-bell]',
+		'[board] [--notify-command CMD] [--desktop-notify HOW] [--no-notify]',
 		'[board] --ledger postgres://... [--stall SECONDS] [--since DURATION] [--no-bell]',
 	],
 	description: `Opens the board (what \`controlroom\` alone does): lanes for running, stalled, lost, untracked and
