@@ -21,7 +21,7 @@ const ROUNDS = Number(process.env.BENCH_HOOK_ROUNDS ?? 40);
 const CALLS_PER_WRITER = Number(process.env.BENCH_HOOK_CALLS ?? 40);
 const CLAUDE_RUNS = Number(process.env.BENCH_CLAUDE_RUNS ?? 7);
 
-function timed(command, args, input, env) {
+export function timed(command, args, input, env) {
 	return new Promise((resolve, reject) => {
 		const started = performance.now();
 		const child = spawn(command, args, {env, stdio: ['pipe', 'ignore', 'ignore']});

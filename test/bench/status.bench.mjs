@@ -4,28 +4,18 @@
 // 0.4× node -e 0); and what the sh entry adds to every other command: `--help` and a hook call
 // through it against the Node entry called as it was installed before (goal: at most 5 ms more,
 // median). Runs alternate, so drift in the machine's load hits all alike. Never fails on timing.
-import {spawn, spawnSync} from 'node:child_process';
+import {spawnSync} from 'node:child_process';
 import {mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {buildLedger} from './board.bench.mjs';
+import {timed} from './hook.bench.mjs';
 
 const NODE_ENTRY = fileURLToPath(new URL('../../bin/controlroom', import.meta.url));
 const SH_FILE = fileURLToPath(new URL('../../bin/controlroom.sh', import.meta.url));
 const PAYLOAD = readFileSync(new URL('../fixtures/claude/PreToolUse.json', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_STATUS_ROUNDS ?? 40);
-
-function timed(command, args, env, input = '') {
-	return new Promise((resolve, reject) => {
-		const started = performance.now();
-		const child = spawn(command, args, {env, stdio: ['pipe', 'ignore', 'ignore']});
-		child.on('error', reject);
-		child.on('exit', () => resolve(performance.now() - started));
-		child.stdin.on('error', () => {});
-		child.stdin.end(input);
-	});
-}
 
 const median = values => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const ms = value => `${value.toFixed(1)} ms`;
@@ -45,14 +35,14 @@ export default async function bench() {
 		const fast = spawnSync(SH_ENTRY, ['status', '--ledger', ledger], {env, encoding: 'utf8'});
 		console.log(`status from the summary: ${fast.stdout.trim()}`);
 		const runs = {
-			'sh -c true': () => timed('/bin/sh', ['-c', 'true'], env),
-			'node -e 0': () => timed(process.execPath, ['-e', '0'], env),
-			status: () => timed(SH_ENTRY, ['status'], env),
-			'status --json': () => timed(SH_ENTRY, ['status', '--json'], env),
-			'--help, Node entry': () => timed(NODE_ENTRY, ['--help'], env),
-			'--help, sh entry': () => timed(SH_ENTRY, ['--help'], env),
-			'hook, Node entry': () => timed(NODE_ENTRY, ['hook'], env, PAYLOAD),
-			'hook, sh entry': () => timed(SH_ENTRY, ['hook'], env, PAYLOAD),
+			'sh -c true': () => timed('/bin/sh', ['-c', 'true'], '', env),
+			'node -e 0': () => timed(process.execPath, ['-e', '0'], '', env),
+			status: () => timed(SH_ENTRY, ['status'], '', env),
+			'status --json': () => timed(SH_ENTRY, ['status', '--json'], '', env),
+			'--help, Node entry': () => timed(NODE_ENTRY, ['--help'], '', env),
+			'--help, sh entry': () => timed(SH_ENTRY, ['--help'], '', env),
+			'hook, Node entry': () => timed(NODE_ENTRY, ['hook'], PAYLOAD, env),
+			'hook, sh entry': () => timed(SH_ENTRY, ['hook'], PAYLOAD, env),
 		};
 		const times = Object.fromEntries(Object.keys(runs).map(name => [name, []]));
 		for (const run of Object.values(runs)) await run();
