@@ -7,6 +7,7 @@ import {
 	type BoardCall,
 	type CallAnswer,
 	type DecideOutcome,
+	type JumpOutcome,
 	type OrderSendBackOutcome,
 	type SendBackOutcome,
 	type StopOutcome,
@@ -48,6 +49,8 @@ export type BoardActions = {
 		reason: string | null,
 		headroom?: number,
 	) => Promise<DecideOutcome>;
+	/** Takes the person's tmux client to the task's pane (the function behind `controlroom jump`, docs/tmux.md). */
+	readonly jump?: (taskId: string) => Promise<JumpOutcome>;
 };
 
 type Wiring = {
@@ -65,6 +68,7 @@ function abilitiesOf(actions: BoardActions): BoardAbilities {
 		canApprove: actions.approveEffects !== undefined,
 		canSendBackOrder: actions.sendBackOrder !== undefined,
 		canDecide: actions.decide !== undefined,
+		canJump: actions.jump !== undefined,
 	};
 }
 
@@ -94,6 +98,8 @@ function perform(call: BoardCall, actions: BoardActions): CallAnswer | Promise<C
 				...call,
 				outcome,
 			}));
+		case 'jump':
+			return wired(actions.jump, call)(call.taskId).then(outcome => ({...call, outcome}));
 	}
 }
 

@@ -4,6 +4,7 @@ import {selectScreen, type ScreenView} from '../src/core/board/screen.ts';
 import type {BoardOptions} from '../src/core/board/selectors.ts';
 import {initialBoardState, reduceBoard, type BoardAction, type BoardState} from '../src/core/board/state.ts';
 import {useBell} from './use-bell.ts';
+import {useNotify, type Notify} from './use-notify.ts';
 import {useBoardCommands, usePendingAnswer, useSendBack, type BoardActions} from './use-board-commands.ts';
 import {useIntegrityCheck} from './use-integrity-check.ts';
 import {useInterval} from './use-interval.ts';
@@ -24,6 +25,8 @@ export type BoardAdapters = FeedSource &
 		readonly logs?: LogReader;
 		/** Rings the terminal's bell when a new entry comes into Needs you; absent with `--no-bell`. */
 		readonly bell?: () => void;
+		/** Sends a notification for each entry new to Needs you (docs/tmux.md); absent with `--no-notify`. */
+		readonly notify?: Notify;
 		/** Checks the ledger file's integrity off the board's thread: the problems, empty when sound. */
 		readonly checkIntegrity?: () => Promise<readonly string[]>;
 	};
@@ -56,6 +59,7 @@ export function useControlRoom(adapters: BoardAdapters): ControlRoomState & {rea
 	useIntegrityCheck(adapters.checkIntegrity, dispatch);
 	useTaskLog(adapters.logs, state.log?.taskId ?? null, dispatch);
 	useBell(state.bells, adapters.bell);
+	useNotify(state.queue, adapters.notify);
 	const screen = useScreen(state, size, adapters.options);
 	// The cursor is where the screen drew it: pinned to that task, so it stays on it when rows
 	// come, go or re-sort around it (and at the same place when its own row leaves the list).

@@ -27,6 +27,11 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		load: () => import('./commands/sync.ts'),
 	},
 	stop: {summary: 'stop a task: signal its process group, escalate, confirm', load: () => import('./commands/stop.ts')},
+	jump: {summary: "take your tmux client to the pane a task's agent runs in", load: () => import('./commands/jump.ts')},
+	status: {
+		summary: "one line for tmux's status line: needs you, decisions, running, stalled, lost",
+		load: () => import('./commands/status.ts'),
+	},
 	reconcile: {summary: 'fold spool files, find lost and untracked agents', load: () => import('./commands/reconcile.ts')},
 	ingest: {summary: 'fold hook payloads or spool envelopes into the ledger', load: () => import('./commands/ingest.ts')},
 	rejects: {summary: 'list input the ledger refused, with line numbers and reasons', load: () => import('./commands/rejects.ts')},

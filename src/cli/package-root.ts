@@ -33,11 +33,12 @@ function realpathOrNull(path: string): string | null {
  */
 export function invocation(env: NodeJS.ProcessEnv = process.env): string {
 	const bin = join(packageRoot(), 'bin', 'controlroom');
-	const own = realpathOrNull(bin);
+	// The installed name points at the sh entry (bin/controlroom.sh, docs/tmux.md), which runs bin/controlroom.
+	const own = [realpathOrNull(bin), realpathOrNull(`${bin}.sh`)];
 	for (const dir of (env['PATH'] ?? '').split(delimiter)) {
 		if (dir === '') continue;
 		const found = realpathOrNull(join(dir, 'controlroom'));
-		if (found !== null) return found === own ? 'controlroom' : `node ${bin}`;
+		if (found !== null) return own.includes(found) ? 'controlroom' : `node ${bin}`;
 	}
 	return `node ${bin}`;
 }

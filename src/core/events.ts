@@ -4,6 +4,8 @@ const text = z.optional(z.nullable(z.string()));
 const count = z.optional(z.nullable(z.number()));
 const anything = z.optional(z.unknown());
 const vetoSchema = z.looseObject({agent: z.string(), item: z.string(), option: z.string(), offer: count});
+/** The tmux pane an agent runs in, from its TMUX and TMUX_PANE (src/core/tmux.ts, docs/tmux.md). */
+const tmuxPane = z.optional(z.nullable(z.looseObject({socket: text, serverPid: count, session: text, pane: text})));
 
 /**
  * One event type: the name the ledger stores, and its data's fields (a loose object, see below).
@@ -79,6 +81,8 @@ const DECLARED = {
 				}),
 			),
 		),
+		/** The tmux pane the wrapper (and so its agent) runs in; absent outside tmux. */
+		tmux: tmuxPane,
 	}),
 	started: declare('task.started', {
 		pid: count,
@@ -162,6 +166,8 @@ const DECLARED = {
 		parentId: text,
 		/** CLAUDE_CONFIG_DIR as the agent's hook saw it: the folder its transcripts must be under. */
 		configDir: text,
+		/** The tmux pane the agent runs in, as its hook saw it; absent outside tmux (docs/tmux.md). */
+		tmux: tmuxPane,
 		/** The payload as the agent sent it, long strings cut. */
 		payload: anything,
 	}),

@@ -82,6 +82,8 @@ export type SnapshotTask = {
 	cost?: Cost;
 	/** The tree's: the agent's own figure where it reported one (`priced: reported`), else the table's. */
 	treeCost?: Cost;
+	/** The tmux pane the agent runs in (server socket, pane id; docs/tmux.md), or null outside tmux. */
+	tmux: {socket: string; pane: string} | null;
 };
 
 /** A snapshot task with its place in the tree. */
@@ -245,6 +247,7 @@ export function toSnapshotTask(
 		lastSeenAt: new Date(task.lastSeenAt).toISOString(),
 		idleSeconds: Math.max(0, Math.floor((now - task.lastSeenAt) / 1000)),
 		lane: laneOf(task.status, health),
+		tmux: task.tmux ? {socket: task.tmux.socket, pane: task.tmux.pane} : null,
 	};
 }
 

@@ -5,6 +5,7 @@ import {addTokens, COST_STATE, UNKNOWN_TOKENS, type Tokens} from './tokens.ts';
 import {makeProgress, withDeclaredTotal, type Progress} from './progress.ts';
 import {addUsageByModel, usageByModelOf, type UsageByModel} from './spend.ts';
 import {addBurn, type BurnBucket} from './burn.ts';
+import {tmuxPaneFromData, type TmuxPane} from './tmux.ts';
 
 /** One row of the task projection: the fold of a task's events. */
 export type Task = {
@@ -67,6 +68,11 @@ export type Task = {
 	readonly reportedCost?: ReportedCost | null;
 	/** What it spent in each of its last minutes, for its burn rate (src/core/burn.ts). */
 	readonly burn?: readonly BurnBucket[];
+	/**
+	 * The tmux pane the agent last reported from (docs/tmux.md); null outside tmux. Optional: a
+	 * task folded by an older build has none.
+	 */
+	readonly tmux?: TmuxPane | null;
 };
 
 /** What an agent said its run cost. */
@@ -109,6 +115,7 @@ function blankTask(event: NewEvent): Task {
 		hasCompletedTurn: false,
 		sessionEndedAt: null,
 		stallSeconds: null,
+		tmux: null,
 	};
 }
 
@@ -238,6 +245,8 @@ function applyAgentEvent(current: Task, event: NewEvent & {readonly type: 'agent
 	next.sessionId = current.sessionId ?? data.sessionId ?? null;
 	next.parentId = current.parentId ?? data.parentId ?? null;
 	next.title = current.title ?? data.titleHint ?? null;
+	// The latest pane wins: a session resumed in another pane is there now.
+	next.tmux = tmuxPaneFromData(data.tmux) ?? current.tmux ?? null;
 	next.isTurnOpen = name === 'UserPromptSubmit' ? true : isTurnCompleted || name === 'StopFailure' ? false : current.isTurnOpen;
 	next.hasCompletedTurn = current.hasCompletedTurn || isTurnCompleted;
 	if (name === 'SessionStart') next.sessionEndedAt = null;
@@ -322,6 +331,7 @@ function registerTask(current: Task | undefined, task: Task, event: NewEvent & {
 		budget: data.budget ?? task.budget,
 		stepsDeclared: data.steps ?? task.stepsDeclared,
 		stallSeconds: data.stallSeconds ?? task.stallSeconds,
+		tmux: tmuxPaneFromData(data.tmux) ?? task.tmux ?? null,
 		progress: task.progress ?? declaredStart(data.steps ?? null),
 		startedAt: current ? task.startedAt : null,
 		createdAt: current ? task.createdAt : at,

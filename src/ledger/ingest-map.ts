@@ -1,4 +1,5 @@
 import type {NewEvent} from '../core/events.ts';
+import {tmuxPaneFromEnv} from '../core/tmux.ts';
 import {decodeLine, parseJsonText, PayloadError, type RawLine} from './ingest-line.ts';
 import {canonicalIsoTime} from './ingest-time.ts';
 import {fieldLimitProblem} from './payload-limits.ts';
@@ -25,6 +26,9 @@ export type ParseOptions = {
 	readonly ancestors?: MappingContext['ancestors'];
 	/** The agent's CLAUDE_CONFIG_DIR for payloads that carry none (the live hook's). */
 	readonly configDir?: string | null;
+	/** The agent's TMUX and TMUX_PANE for payloads that carry none (the live hook's). */
+	readonly tmux?: string | null;
+	readonly tmuxPane?: string | null;
 };
 
 function guessSource(payload: Record<string, unknown>): AgentSource {
@@ -89,6 +93,7 @@ function plainEnvelopeTime(record: Record<string, unknown>): number | null {
 	if (typeof at !== 'string' || at.length !== 24 || at.charCodeAt(23) !== 0x5a /* Z */) return null;
 	if (source !== 'claude' && source !== 'codex') return null;
 	if (record['pid'] !== undefined || record['ancestors'] !== undefined || record['configDir'] !== undefined) return null;
+	if (record['tmux'] !== undefined || record['tmuxPane'] !== undefined) return null;
 	const id = record['id'];
 	const wrapperTaskId = record['wrapperTaskId'];
 	if (id !== undefined && typeof id !== 'string') return null;
@@ -110,11 +115,12 @@ export function parseValue(value: unknown, options: ParseOptions): NewEvent[] {
 				wrapperTaskId: wrapperTaskId ?? null,
 				ancestors: null,
 				configDir: null,
+				tmux: null,
 			});
 		}
 		const envelope = spoolEnvelopeSchema.safeParse(record);
 		if (!envelope.success) throw new PayloadError(`envelope ${describeIssue(envelope.error)}`);
-		const {at, source, payload, pid, wrapperTaskId, configDir, ancestors} = envelope.data;
+		const {at, source, payload, pid, wrapperTaskId, configDir, ancestors, tmux, tmuxPane} = envelope.data;
 		return mapPayload(payload, {
 			source,
 			at: Date.parse(at),
@@ -122,6 +128,7 @@ export function parseValue(value: unknown, options: ParseOptions): NewEvent[] {
 			wrapperTaskId: wrapperTaskId ?? null,
 			configDir: configDir ?? null,
 			ancestors: ancestors ?? null,
+			tmux: tmuxPaneFromEnv(tmux, tmuxPane),
 		});
 	}
 	return mapPayload(value, {
@@ -131,6 +138,7 @@ export function parseValue(value: unknown, options: ParseOptions): NewEvent[] {
 		wrapperTaskId: options.wrapperTaskId ?? null,
 		configDir: options.configDir ?? null,
 		ancestors: options.ancestors ?? null,
+		tmux: tmuxPaneFromEnv(options.tmux, options.tmuxPane),
 	});
 }
 

@@ -2,6 +2,7 @@ import {hash} from 'node:crypto';
 import {findAgentProcess, type AgentProcess} from '../core/agent-process.ts';
 import {EventType, newEvent, type EventDataOf, type EventTypeName, type NewEvent} from '../core/events.ts';
 import {progressFromList} from '../core/progress.ts';
+import type {TmuxPane} from '../core/tmux.ts';
 import {keptPayload} from './payload-limits.ts';
 import type {Ancestor, AgentSource, HookPayload, NotifyPayload} from './payload-schema.ts';
 
@@ -101,6 +102,8 @@ export type MappingContext = {
 	readonly ancestors?: readonly Ancestor[] | null;
 	/** CLAUDE_CONFIG_DIR in the hook's environment: where the agent keeps its transcripts (docs/hooks.md). */
 	readonly configDir?: string | null;
+	/** The tmux pane in the hook's environment (TMUX, TMUX_PANE), when the agent runs in tmux (docs/tmux.md). */
+	readonly tmux?: TmuxPane | null;
 };
 
 /**
@@ -164,6 +167,7 @@ export function mapHookPayload(payload: HookPayload, context: MappingContext): N
 		toolName,
 		titleHint: name === 'UserPromptSubmit' && prompt && !isTaskNotification ? firstLine(prompt) : null,
 		...(context.configDir ? {configDir: context.configDir} : {}),
+		...(context.tmux ? {tmux: context.tmux} : {}),
 		payload: keptPayload(payload),
 	});
 
@@ -217,6 +221,7 @@ export function mapNotifyPayload(payload: NotifyPayload, context: MappingContext
 				sessionId: payload['thread-id'],
 				cwd: payload.cwd ?? null,
 				...pidFields(agentProcessOf({...context, source: 'codex'})),
+				...(context.tmux ? {tmux: context.tmux} : {}),
 				titleHint: firstMessage ? firstLine(firstMessage) : null,
 				payload: keptPayload(payload),
 			},

@@ -57,6 +57,9 @@ export const spoolEnvelopeSchema = z.looseObject({
 	configDir: z.optional(z.string().check(z.minLength(1))),
 	/** The hook process's parent chain, nearest first, up to 4 levels. */
 	ancestors: z.optional(z.array(ancestorSchema)),
+	/** TMUX and TMUX_PANE in the hook's environment, as they were (docs/tmux.md). */
+	tmux: z.optional(z.string()),
+	tmuxPane: z.optional(z.string()),
 });
 
 /** The spool hook's header line (spool-hook.sh; docs/hooks.md): what the hook knew besides the payload. */
@@ -71,6 +74,8 @@ export const spoolHeaderSchema = z.looseObject({
 	wrapperTaskId: z.optional(z.string().check(z.minLength(1))),
 	configDir: z.optional(z.string().check(z.minLength(1))),
 	ancestors: z.optional(z.array(ancestorSchema)),
+	tmux: z.optional(z.string()),
+	tmuxPane: z.optional(z.string()),
 });
 
 /** Formats the first zod issue as `field: message`, naming the field. */

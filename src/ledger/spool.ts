@@ -78,6 +78,8 @@ export function writeSpoolEnvelope(
 		wrapperTaskId?: string;
 		configDir?: string;
 		ancestors?: readonly HookAncestor[];
+		tmux?: string;
+		tmuxPane?: string;
 	},
 ): string {
 	return writeSpoolFile(dir, `${JSON.stringify({...envelope, id: newSpoolName()})}\n`);
@@ -243,7 +245,7 @@ function readHookFile(file: SpoolFile, now: number): SpoolContent {
 	}
 	const parsed = spoolHeaderSchema.safeParse(header);
 	if (!parsed.success) return reject(`spool header ${describeIssue(parsed.error)}`, payloadText, payloadBytes);
-	const {source, origin: hookOrigin = 'stdin', pid, wrapperTaskId, configDir, ancestors} = parsed.data;
+	const {source, origin: hookOrigin = 'stdin', pid, wrapperTaskId, configDir, ancestors, tmux, tmuxPane} = parsed.data;
 	const at = parsed.data.at === undefined ? Math.round(file.mtimeMs) : Date.parse(parsed.data.at);
 	if (payloadBytes > MAX_LINE_BYTES) {
 		return reject(`${hookOrigin}: larger than ${MAX_LINE_BYTES} bytes`, payloadText, payloadBytes);
@@ -268,6 +270,8 @@ function readHookFile(file: SpoolFile, now: number): SpoolContent {
 			wrapperTaskId: wrapperTaskId ?? null,
 			configDir: configDir ?? null,
 			ancestors: ancestors ?? null,
+			tmux: tmux ?? null,
+			tmuxPane: tmuxPane ?? null,
 		});
 	} catch (error) {
 		return reject(rejectReason(error), payloadText, payloadBytes);

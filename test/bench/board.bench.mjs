@@ -21,7 +21,7 @@ const NO_DEVTOOLS = fileURLToPath(new URL('../../src/cli/no-devtools.ts', import
 const socket = `cr-bench-${process.pid}`;
 const tmux = (...args) => execFileSync('tmux', ['-L', socket, ...args], {encoding: 'utf8'});
 
-function buildLedger(dir) {
+export function buildLedger(dir) {
 	const file = join(dir, 'history.jsonl');
 	const start = Date.now() - 42 * 86_400_000;
 	const lines = [];

@@ -492,3 +492,49 @@ describe('what a call came to, on the status line', () => {
 		expect(callStartedNotice({kind: 'acknowledge', taskId: 't', signalAt: 1, now: 2})).toBeNull();
 	});
 });
+
+describe('t: to the agent tmux pane (docs/tmux.md)', () => {
+	const pane = {socket: '/tmp/tmux-1000/default', serverPid: 10, session: '$0', pane: '%3'};
+	function withPane(): BoardState {
+		const state = board();
+		const task = state.tasks.get('t-progress');
+		if (!task) throw new Error('the fixture has no t-progress');
+		const read: BoardAction = {
+			type: 'ledger-read',
+			tasks: [{...task, tmux: pane}],
+			queue: state.queue,
+			lastSeq: 32,
+			isFull: false,
+		};
+		return [read, {type: 'select', taskId: 't-progress', index: 0} as BoardAction].reduce(reduceBoard, state);
+	}
+
+	it('calls the jump for a task whose agent reported a pane', () => {
+		expect(press(withPane(), 't', {...ALL_WIRED, canJump: true})).toEqual({
+			kind: 'act',
+			actions: [],
+			effect: {kind: 'call', call: {kind: 'jump', taskId: 't-progress'}},
+		});
+	});
+
+	it('refuses at once, in one line, a task not in tmux, and says where to jump from on a board without it', () => {
+		expect(press(onRow('t-progress'), 't', {...ALL_WIRED, canJump: true})).toEqual(
+			refused('t: t-progress does not run in tmux: its hooks and wrapper saw no TMUX'),
+		);
+		expect(press(withPane(), 't')).toEqual(
+			refused("t: jump from the task's own host (`controlroom jump t-progress`): a fleet board's panes may be elsewhere"),
+		);
+	});
+
+	it("shows the jump's answer in the status line", () => {
+		expect(
+			callAnsweredNotice({kind: 'jump', taskId: 't-1', outcome: {isJumped: true, message: 'jumped to t-1: pane %3 in s:1'}}),
+		).toEqual({tone: 'ok', text: 't: jumped to t-1: pane %3 in s:1'});
+		expect(
+			callAnsweredNotice({kind: 'jump', taskId: 't-1', outcome: {isJumped: false, message: "t-1's pane %3 is gone"}}),
+		).toEqual({
+			tone: 'warn',
+			text: "t: t-1's pane %3 is gone",
+		});
+	});
+});

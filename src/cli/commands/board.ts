@@ -15,11 +15,13 @@ import {hostName} from '../../ledger/host.ts';
 import {quickCheckInBackground} from '../../ledger/integrity-check.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {spoolDir} from '../../ledger/paths.ts';
+import {writeStatusSummary} from '../../ledger/status-file.ts';
 import {makePrivateDir} from '../../ledger/private-files.ts';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS} from '../../producers/reconcile-options.ts';
 import type {TranscriptFollow} from '../../producers/transcript-follow.ts';
 import {createLogReader} from '../../producers/task-log.ts';
 import {SIGNAL_EXITS} from '../signals.ts';
+import {createNotifier, DESKTOP_NOTIFY, type DesktopNotify} from '../board-notify.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
 import {openCommandLedger} from '../context.ts';
@@ -30,6 +32,7 @@ import type {CommandHelp} from '../help.ts';
 export const help: CommandHelp = {
 	synopsis: [
 		'[board] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS] [--no-bell]',
+		'[board] [--notify-command CMD] [--desktop-notify HOW] [--no-notify]',
 		'[board] --ledger postgres://... [--stall SECONDS] [--since DURATION] [--no-bell]',
 	],
 	description: `Opens the board (what \`controlroom\` alone does): lanes for running, stalled, lost, untracked and
@@ -50,6 +53,15 @@ requests that the task's host carries out, shown as pending until then.`,
 			'how often the board runs a reconciler pass itself (default 5, or reconcileIntervalSeconds; not on a fleet ledger)',
 		],
 		['--no-bell', 'no terminal bell when a new entry comes into Needs you (or bell: false)'],
+		[
+			'--notify-command CMD',
+			'run CMD (with sh -c) for each entry new to Needs you, the entry as one JSON line on stdin (docs/tmux.md)',
+		],
+		[
+			'--desktop-notify HOW',
+			'a desktop notification for each new entry: auto (notify-send where present, else OSC 9; the default), osc9, osc777, notify-send, off',
+		],
+		['--no-notify', 'no notifications at all (neither desktop nor --notify-command); the bell is --no-bell'],
 	],
 	exits: [
 		['0', 'quit with q'],
@@ -91,7 +103,24 @@ export type BoardRun = {
 	readonly untrackedUnder?: number;
 	/** Ring the terminal bell when a new entry comes into Needs you (default on). */
 	readonly isBellOn?: boolean;
+	/** Notifications for new Needs you entries (docs/tmux.md); absent: none. */
+	readonly notify?: {readonly command?: string; readonly desktop: DesktopNotify};
 };
+
+/** The notifier a board run asks for, writing its escape sequences beside Ink's frames. */
+function notifierOf(run: BoardRun): Pick<BoardAdapters, 'notify'> {
+	if (!run.notify) return {};
+	return {notify: createNotifier({...run.notify, write: text => void process.stdout.write(text)})};
+}
+
+/** The status line's summary, after each pass (docs/tmux.md): a folder it cannot write leaves the line stale, which it says. */
+function keepStatusSummary(ledger: Ledger): void {
+	try {
+		writeStatusSummary(ledger.reader, ledger.path, {isApproverAlive});
+	} catch {
+		// The summary is a convenience for tmux; the board and the ledger go on without it.
+	}
+}
 
 /** Wires the board to a ledger: the feed, the spool fold, `s` through stopTask, `x` through sendBack, and the reconciler timer. */
 export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters {
@@ -144,6 +173,8 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 			(await import('../../gates/effects/held.ts')).sendBackHeld(ledger, orderId, reason, 'board'),
 		decide: async (decisionId, answer, reason, headroom) =>
 			(await import('../../gates/decisions.ts')).decideFromBoard(ledger, decisionId, answer, reason, headroom ?? null),
+		// t: the board's own pane is where prefix B comes back to (docs/tmux.md).
+		jump: async taskId => (await import('../../producers/tmux-jump.ts')).jumpToTask(taskId, ledger.reader.resolveTask(taskId)),
 		reconcile: async () => {
 			const [{reconcileOnce}, {settleEffects}, {settleDecisions}] = await Promise.all([
 				import('../../producers/reconciler.ts'),
@@ -164,6 +195,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 			settleEffects(ledger);
 			// Questions whose waiting hook died (docs/decisions.md, "Crash safety").
 			settleDecisions(ledger);
+			keepStatusSummary(ledger);
 		},
 		reconcileIntervalMs: run.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS,
 		logs: createLogReader(ledger),
@@ -172,6 +204,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		checkIntegrity: () => quickCheckInBackground(ledger.path, join(packageRoot(), 'dist', 'ledger', 'integrity-worker.js')),
 		// BEL is one byte that moves no cursor, so it can be written beside Ink's frames; tmux turns it into a window alert.
 		...(run.isBellOn === false ? {} : {bell: () => void process.stdout.write(BELL)}),
+		...notifierOf(run),
 	};
 }
 
@@ -222,6 +255,7 @@ function fleetAdapters(feed: FleetFeed, run: BoardRun, url: string): BoardAdapte
 			return {isSuccess: true, message: `approval requested: ${asked.join(', ')}; pending until the host's sync carries it out`};
 		},
 		...(run.isBellOn === false ? {} : {bell: () => void process.stdout.write(BELL)}),
+		...notifierOf(run),
 	};
 }
 
@@ -303,14 +337,40 @@ async function showFleetBoard(url: string, run: BoardRun): Promise<number> {
 	}
 }
 
+/** What the notification flags ask for; null with --no-notify (docs/tmux.md, "Notifications"). */
+function notifyOf(command: string | undefined, desktop: string | undefined, isOff: boolean): BoardRun['notify'] | null {
+	if (isOff) {
+		if (command !== undefined || desktop !== undefined)
+			throw new CliError(
+				'board: --no-notify turns every notification off: leave out --notify-command and --desktop-notify',
+				USAGE_EXIT,
+			);
+		return null;
+	}
+	if (command !== undefined && command.trim() === '') throw new CliError('--notify-command: the command is empty', USAGE_EXIT);
+	const how = desktop ?? 'auto';
+	if (!(DESKTOP_NOTIFY as readonly string[]).includes(how))
+		throw new CliError(`--desktop-notify: expected one of ${DESKTOP_NOTIFY.join(', ')}, got '${how}'`, USAGE_EXIT);
+	return {...(command === undefined ? {} : {command}), desktop: how as DesktopNotify};
+}
+
 /** `controlroom board`: the Ink control room on a ledger, until `q`. */
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values} = parseCommandArgs(
 		'board',
 		argv,
-		{stall: {type: 'string'}, since: {type: 'string'}, reconcile: {type: 'string'}, 'no-bell': {type: 'boolean'}},
+		{
+			stall: {type: 'string'},
+			since: {type: 'string'},
+			reconcile: {type: 'string'},
+			'no-bell': {type: 'boolean'},
+			'notify-command': {type: 'string'},
+			'desktop-notify': {type: 'string'},
+			'no-notify': {type: 'boolean'},
+		},
 		false,
 	);
+	const notify = notifyOf(values['notify-command'], values['desktop-notify'], values['no-notify'] === true);
 	const stallSeconds = positiveInt('stall', values.stall);
 	const reconcileSeconds = positiveInt('reconcile', values.reconcile);
 	const endedWindow = values.since === undefined ? undefined : parseDuration(values.since);
@@ -333,6 +393,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		reconcileIntervalMs: settings.reconcileIntervalSeconds * 1000,
 		agentNames: settings.agentNames,
 		isBellOn: settings.bell,
+		...(notify ? {notify} : {}),
 	};
 	if (isFleetUrl(values.ledger)) {
 		if (reconcileSeconds !== undefined)

@@ -8,6 +8,9 @@ import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import {hostIdentity} from '../../ledger/host.ts';
 import {selfLauncher} from '../gate-call.ts';
 import {settleDecisions} from '../../gates/decisions.ts';
+import {isApproverAlive} from '../../gates/effects/liveness.ts';
+import type {Ledger} from '../../ledger/open-ledger.ts';
+import {writeStatusSummary} from '../../ledger/status-file.ts';
 import {createFleetSyncer} from '../../fleet/fleet-sync.ts';
 import {stopOnSignals} from '../signals.ts';
 import {parseCommandArgs, positiveSeconds} from '../args.ts';
@@ -72,6 +75,15 @@ function summary(result: ReconcileResult): string {
 	return `reconciled: ${parts.join('; ')}`;
 }
 
+/** The status line's summary after each pass (docs/tmux.md, "Status line"); a write that fails leaves it stale, which it says. */
+function keepStatusSummary(ledger: Ledger): void {
+	try {
+		writeStatusSummary(ledger.reader, ledger.path, {isApproverAlive});
+	} catch {
+		// A convenience for tmux: the pass itself is done either way.
+	}
+}
+
 /** `controlroom reconcile`: the reconciler, once or on a timer. */
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('reconcile', argv, {
@@ -128,6 +140,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	try {
 		for (;;) {
 			const result = reconcileOnce(ledger, {agentNames, resumeHeld});
+			keepStatusSummary(ledger);
 			// Questions whose waiting hook died leave the queue (docs/decisions.md, "Crash safety").
 			settleDecisions(ledger);
 			transcripts?.catchUp();

@@ -19,6 +19,9 @@ export type ApprovalOutcome = {readonly isSuccess: boolean; readonly message: st
 /** What answering a question came to. */
 export type DecideOutcome = {readonly isAnswered: boolean; readonly message: string};
 
+/** What a jump to an agent's tmux pane came to (docs/tmux.md). */
+export type JumpOutcome = {readonly isJumped: boolean; readonly message: string};
+
 /** What sending an order's held effects back came to. */
 export type OrderSendBackOutcome = {readonly message: string};
 
@@ -36,7 +39,8 @@ export type BoardCall =
 			/** Tokens added to the budget, for a budget question allowed. */
 			readonly headroom?: number;
 	  }
-	| {readonly kind: 'acknowledge'; readonly taskId: string; readonly signalAt: number; readonly now: number};
+	| {readonly kind: 'acknowledge'; readonly taskId: string; readonly signalAt: number; readonly now: number}
+	| {readonly kind: 'jump'; readonly taskId: string};
 
 type Outcomes = {
 	readonly stop: StopOutcome;
@@ -46,6 +50,7 @@ type Outcomes = {
 	readonly decide: DecideOutcome;
 	/** What to tell the person when it is not plain; nothing when it is. */
 	readonly acknowledge: string | void;
+	readonly jump: JumpOutcome;
 };
 
 /** A call with what its adapter answered. */
@@ -69,6 +74,7 @@ export function callStartedNotice(call: BoardCall): Notice | null {
 			};
 		case 'send-back-order':
 		case 'acknowledge':
+		case 'jump':
 			return null;
 		default:
 			return assertNever(call);
@@ -92,6 +98,8 @@ export function callAnsweredNotice(answer: CallAnswer): Notice {
 			return {tone: answer.outcome.isAnswered ? 'ok' : 'warn', text: answer.outcome.message};
 		case 'acknowledge':
 			return {tone: 'ok', text: answer.outcome ?? `acknowledged ${answer.taskId}`};
+		case 'jump':
+			return {tone: answer.outcome.isJumped ? 'ok' : 'warn', text: `t: ${answer.outcome.message}`};
 		default:
 			return assertNever(answer);
 	}
@@ -113,6 +121,8 @@ export function callFailedNotice(call: BoardCall, error: unknown): Notice {
 			return {tone: 'error', text: `${call.answer === 'allow' ? 'a' : 'x'}: ${call.decisionId}: ${why}`};
 		case 'acknowledge':
 			return {tone: 'error', text: `k: acknowledging ${call.taskId} failed: ${why}`};
+		case 'jump':
+			return {tone: 'error', text: `t: ${call.taskId}: ${why}`};
 		default:
 			return assertNever(call);
 	}

@@ -22,6 +22,8 @@ export type BoardAbilities = {
 	readonly canSendBackOrder: boolean;
 	/** Answering the agents' questions (docs/decisions.md). */
 	readonly canDecide?: boolean;
+	/** Jumping to an agent's tmux pane (docs/tmux.md). */
+	readonly canJump?: boolean;
 };
 
 /** The one step of a command outside the reducer. */
@@ -179,6 +181,17 @@ function stop(state: BoardState, screen: ScreenView, abilities: BoardAbilities):
 	if (blocked) return refuse(`s: cannot stop ${taskId}: ${blocked}`);
 	if (!abilities.canStop) return refuse(`s: ${abilities.stopUnavailable ?? 'stop is not available'}`);
 	return act([{type: 'ask-stop', taskId}]);
+}
+
+/** t: to the agent's tmux pane; a task no hook or wrapper saw in tmux is refused at once (docs/tmux.md). */
+function jumpToPane(state: BoardState, screen: ScreenView, abilities: BoardAbilities): BoardPlan {
+	const taskId = commandTarget(state, screen);
+	if (taskId === null) return refuse('t: no task selected');
+	const task = state.tasks.get(taskId);
+	if (task && !task.tmux) return refuse(`t: ${taskId} does not run in tmux: its hooks and wrapper saw no TMUX`);
+	if (!abilities.canJump)
+		return refuse(`t: jump from the task's own host (\`controlroom jump ${taskId}\`): a fleet board's panes may be elsewhere`);
+	return callAfter([], {kind: 'jump', taskId});
 }
 
 /** y: runs what the question was about (an approval, or a stop). */
@@ -360,6 +373,8 @@ export function planBoardCommand(
 			return planSubmit(state, abilities);
 		case BoardCommand.stop:
 			return stop(state, screen, abilities);
+		case BoardCommand.jump:
+			return jumpToPane(state, screen, abilities);
 		case BoardCommand.confirm:
 			return confirm(state, screen, abilities);
 		case BoardCommand.acknowledge: {

@@ -24,6 +24,7 @@ export const BoardCommand = {
 	focus: 'nav.focus',
 	open: 'task.open',
 	log: 'task.log',
+	jump: 'task.jump',
 	back: 'view.back',
 	stop: 'task.stop',
 	approve: 'effects.approve',
@@ -66,6 +67,8 @@ export type KeyBinding = {
 	readonly isBarWordOnly?: boolean;
 	/** `?` help writes it on the line of this command (a pair of keys, such as → and ←, is one line). */
 	readonly helpWith?: BoardCommand;
+	/** Bindings with the same group share one `?` help line (y/n), so help fits 80×24. */
+	readonly helpGroup?: string;
 };
 
 const BROWSE: readonly BoardMode[] = ['list', 'queue'];
@@ -202,6 +205,15 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		short: 'log',
 	},
 	{
+		command: BoardCommand.jump,
+		keys: ['t'],
+		label: 't',
+		description: "to the agent's tmux pane (prefix B comes back, docs/tmux.md)",
+		modes: VIEWS,
+		inBar: true,
+		short: 'to pane',
+	},
+	{
 		command: BoardCommand.back,
 		keys: ['escape'],
 		label: 'esc',
@@ -320,8 +332,17 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		modes: ['confirm'],
 		inBar: true,
 		short: 'yes',
+		helpGroup: 'answer',
 	},
-	{command: BoardCommand.cancel, keys: ['n'], label: 'n', description: 'no, in a question', modes: ['confirm'], inBar: false},
+	{
+		command: BoardCommand.cancel,
+		keys: ['n'],
+		label: 'n',
+		description: 'no, in a question',
+		modes: ['confirm'],
+		inBar: false,
+		helpGroup: 'answer',
+	},
 ];
 
 /** The parts of Ink's `Key` the matcher reads. */
@@ -410,7 +431,8 @@ export function helpLines(table: readonly KeyBinding[] = KEY_TABLE): HelpLine[] 
 		const line = lines.find(
 			candidate =>
 				binding.keys.some(name => candidate.keys.has(name)) ||
-				candidate.bindings.some(other => other.command === binding.helpWith),
+				candidate.bindings.some(other => other.command === binding.helpWith) ||
+				(binding.helpGroup !== undefined && candidate.bindings.some(other => other.helpGroup === binding.helpGroup)),
 		);
 		if (line) {
 			for (const name of binding.keys) line.keys.add(name);
@@ -442,6 +464,7 @@ export type BarItem = {
 
 /** What the help bar gives up first when it does not fit: unbuilt features, then these, in order; help and quit stay. */
 const BAR_GIVES_UP: readonly BoardCommand[] = [
+	BoardCommand.jump,
 	BoardCommand.sort,
 	BoardCommand.back,
 	BoardCommand.approve,

@@ -86,6 +86,8 @@ export function handleHookInput(
 		wrapperTaskId: wrapperTaskFromEnv(env),
 		configDir: configDirFromEnv(env),
 		ancestors: readAncestors(),
+		tmux: env['TMUX'] ?? null,
+		tmuxPane: env['TMUX_PANE'] ?? null,
 		deadline: deadlineFrom(start),
 	});
 }

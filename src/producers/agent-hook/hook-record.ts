@@ -45,6 +45,9 @@ export type HookRequest = {
 	readonly configDir?: string | null;
 	/** The hook process's parent chain, nearest first. */
 	readonly ancestors?: readonly HookAncestor[];
+	/** TMUX and TMUX_PANE as the agent has them, when it runs in tmux (docs/tmux.md). */
+	readonly tmux?: string | null;
+	readonly tmuxPane?: string | null;
 	/** Milliseconds since process start (process.uptime) after which optional work (transcripts) is skipped. */
 	readonly deadline: number;
 	readonly busyTimeoutMs?: number;
@@ -95,6 +98,8 @@ function classify(request: HookRequest): Classified {
 			wrapperTaskId: request.wrapperTaskId ?? null,
 			configDir: request.configDir ?? null,
 			ancestors: request.ancestors ?? null,
+			tmux: request.tmux ?? null,
+			tmuxPane: request.tmuxPane ?? null,
 			...(request.agent ? {agent: request.agent} : {}),
 		});
 		const payload = value as Record<string, unknown>;
@@ -185,6 +190,7 @@ function recordInSpool(request: HookRequest, classified: Classified): void {
 		...(request.wrapperTaskId ? {wrapperTaskId: request.wrapperTaskId} : {}),
 		...(request.configDir ? {configDir: request.configDir} : {}),
 		...(request.ancestors && request.ancestors.length > 0 ? {ancestors: request.ancestors} : {}),
+		...(request.tmux && request.tmuxPane ? {tmux: request.tmux, tmuxPane: request.tmuxPane} : {}),
 	});
 }
 

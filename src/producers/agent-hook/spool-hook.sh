@@ -86,6 +86,14 @@ if [ -n "$CLAUDE_CONFIG_DIR" ]; then
 	header="$header,\"configDir\":\"$out\""
 fi
 
+# Where the agent runs in tmux (docs/tmux.md): the two variables as they are, read by the fold.
+if [ -n "$TMUX" ] && [ -n "$TMUX_PANE" ]; then
+	json_text "$TMUX"
+	header="$header,\"tmux\":\"$out\""
+	json_text "$TMUX_PANE"
+	header="$header,\"tmuxPane\":\"$out\""
+fi
+
 # The parent chain, nearest first, up to 4 levels: PID, start time (field 22 of stat) and comm,
 # read with the `read` builtin. The walk stops at the process the fold looks for (CLAUDE_PID, or
 # else the first one named like the agent), so a hook under Claude or Codex reads one or two

@@ -1,5 +1,6 @@
 import {EventType, eventBody, type EventBody, type EventDataOf, type EventTypeName} from '../../core/events.ts';
 import {isEnded} from '../../core/status.ts';
+import {tmuxPaneFromEnv, type TmuxPane} from '../../core/tmux.ts';
 import {UNKNOWN_TOKENS, type Tokens} from '../../core/tokens.ts';
 import {signalExitCode, wrapperOutcome, type WrapperOutcome} from '../../core/wrapper-outcome.ts';
 import {headRevision} from '../git-revision.ts';
@@ -91,6 +92,8 @@ export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: nu
 		wrapperStartTime: processStartTime(process.pid),
 		slot,
 		output,
+		// The agent inherits the wrapper's TMUX and TMUX_PANE: its pane is the wrapper's (docs/tmux.md).
+		...tmuxField(tmuxPaneFromEnv(process.env['TMUX'], process.env['TMUX_PANE'])),
 		// What `run --resume` needs to carry on a held run whose wrapper is gone: its own words and hold.
 		...(options.hold
 			? {
@@ -104,6 +107,10 @@ export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: nu
 				}
 			: {}),
 	});
+}
+
+function tmuxField(pane: TmuxPane | null): {tmux?: TmuxPane} {
+	return pane ? {tmux: pane} : {};
 }
 
 /** Processes the child left running in its group when it exited. */

@@ -1,0 +1,100 @@
+import type {Snapshot} from './snapshot.ts';
+
+/**
+ * The one-line summary tmux's status line shows (docs/tmux.md, "Status line"): what the board
+ * and the reconciler keep in a small file beside the ledger, so that `controlroom status` can
+ * answer from a shell, with no Node start, every two seconds.
+ */
+export type StatusSummary = {
+	/** When it was made, whole seconds since the epoch (what the shell entry compares with `date +%s`). */
+	readonly at: number;
+	readonly needs: number;
+	readonly decisions: number;
+	readonly running: number;
+	readonly stalled: number;
+	readonly lost: number;
+	/** US dollars spent today, or null: no price table is known to this build (docs/tmux.md). */
+	readonly costToday: number | null;
+};
+
+/** The summary of a snapshot, made at `now` (ms). */
+export function statusSummary(snapshot: Snapshot, now: number): StatusSummary {
+	const lane = (name: string) => snapshot.tasks.filter(task => task.lane === name).length;
+	return {
+		at: Math.floor(now / 1000),
+		needs: snapshot.queue.total,
+		decisions: snapshot.queue.lanes.find(entry => entry.name === 'decisions')?.total ?? 0,
+		running: lane('running'),
+		stalled: lane('stalled'),
+		lost: lane('lost'),
+		costToday: null,
+	};
+}
+
+/** The file's fields, in its order; the shell entry reads them by these names. */
+const FIELDS = ['at', 'iso', 'needs', 'decisions', 'running', 'stalled', 'lost', 'cost'] as const;
+
+/** The summary file: `v=1`, then `name=value` a line (a number, or empty for unknown). */
+export function summaryFileText(summary: StatusSummary): string {
+	const values: Record<(typeof FIELDS)[number], string> = {
+		at: String(summary.at),
+		// The shell writes `at` in JSON as it is here: formatting a time there would cost a `date` of its own.
+		iso: new Date(summary.at * 1000).toISOString(),
+		needs: String(summary.needs),
+		decisions: String(summary.decisions),
+		running: String(summary.running),
+		stalled: String(summary.stalled),
+		lost: String(summary.lost),
+		cost: summary.costToday === null ? '' : summary.costToday.toFixed(2),
+	};
+	return `v=1\n${FIELDS.map(field => `${field}=${values[field]}`).join('\n')}\n`;
+}
+
+/** The default line, worded as snapshot's counts line: `needs you 3 · decisions 1 · running 2 · stalled 0 · lost 1 · today $—`. */
+export const DEFAULT_STATUS_FORMAT =
+	'needs you {needs} · decisions {decisions} · running {running} · stalled {stalled} · lost {lost} · today ${cost}{stale}';
+
+/** Older than this, the line says how old it is: the board and the reconciler both write every 5 s. */
+export const STALE_AFTER_SECONDS = 30;
+
+/** The `{stale}` part: empty while fresh, else ` (summary 2m old)`. */
+export function staleText(ageSeconds: number): string {
+	if (ageSeconds < STALE_AFTER_SECONDS) return '';
+	const age =
+		ageSeconds < 120
+			? `${ageSeconds}s`
+			: ageSeconds < 7200
+				? `${Math.floor(ageSeconds / 60)}m`
+				: `${Math.floor(ageSeconds / 3600)}h`;
+	return ` (summary ${age} old)`;
+}
+
+/** Fills `{needs}`, `{decisions}`, `{running}`, `{stalled}`, `{lost}`, `{cost}`, `{age}`, `{stale}`; other text stays as it is. */
+export function formatStatus(summary: StatusSummary, format: string, ageSeconds: number): string {
+	const values: Record<string, string> = {
+		needs: String(summary.needs),
+		decisions: String(summary.decisions),
+		running: String(summary.running),
+		stalled: String(summary.stalled),
+		lost: String(summary.lost),
+		cost: summary.costToday === null ? '—' : summary.costToday.toFixed(2),
+		age: String(ageSeconds),
+		stale: staleText(ageSeconds),
+	};
+	return format.replace(/\{([a-z]+)\}/g, (whole, name: string) => values[name] ?? whole);
+}
+
+/** `status --json`. */
+export function statusJson(summary: StatusSummary, ageSeconds: number): string {
+	return JSON.stringify({
+		v: 1,
+		at: new Date(summary.at * 1000).toISOString(),
+		ageSeconds,
+		needs: summary.needs,
+		decisions: summary.decisions,
+		running: summary.running,
+		stalled: summary.stalled,
+		lost: summary.lost,
+		costToday: summary.costToday,
+	});
+}
