@@ -25,7 +25,7 @@ import {
 import {relaySignals, type SignalRelay} from './signals.ts';
 import {openLogFile} from './log-file.ts';
 import {isOutputPiped, spawnAgent, spawnError, unstartable} from './spawn.ts';
-import {runTrace, traceFactsOf} from './run-trace.ts';
+import {runTrace, traceFactsOf} from '../../ledger/trace-facts.ts';
 import {traceOfTask} from '../../core/otel/trace-chain.ts';
 import {keepOutput, outputFileOf, prepareOutputDir, pruneOutputFiles, type OutputKeeper} from './output-file.ts';
 

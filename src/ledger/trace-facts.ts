@@ -1,7 +1,7 @@
-import {EventType} from '../../core/events.ts';
-import {parseTraceparent} from '../../core/otel/trace-context.ts';
-import {traceOfTask, type TaskTrace, type TraceFacts} from '../../core/otel/trace-chain.ts';
-import type {Ledger} from '../../ledger/open-ledger.ts';
+import {EventType} from '../core/events.ts';
+import {parseTraceparent} from '../core/otel/trace-context.ts';
+import {traceOfTask, type TaskTrace, type TraceFacts} from '../core/otel/trace-chain.ts';
+import type {Ledger} from './open-ledger.ts';
 
 /** What a task's registration says about its trace, read from the ledger (null: no such task). */
 export function traceFactsOf(ledger: Ledger, taskId: string): TraceFacts | null {
