@@ -1,3 +1,5 @@
+import {spawn} from 'node:child_process';
+import {readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {realClientBox, realClientScript, type RealClientBox} from '../helpers/realclients.ts';
@@ -95,6 +97,37 @@ describe('a wrapped claude -p with --otel, its telemetry received by controlroom
 			expect(tasks[0]).toMatchObject({
 				tokens: {input: 2768, output: 84, total: 2852},
 				telemetry: {requests: 2, input: 2768, output: 84, costUsd: 0.012572},
+			});
+		},
+		SLOW,
+	);
+});
+
+describe('hooks install --claude --otel URL', () => {
+	it(
+		'writes the telemetry settings into Claude’s settings env: an unwrapped claude -p lands its requests and exact cost on its session',
+		async () => {
+			const box = realClientBox({SCENARIO: 'bash'});
+			receiver = await startOtelReceiver(box.env);
+			const claudeDir = join(box.dir, 'home', '.claude');
+			const install = box.cli(['hooks', 'install', '--claude', '--otel', receiver.url], {
+				HOME: join(box.dir, 'another-home'),
+				CLAUDE_CONFIG_DIR: claudeDir,
+			});
+			expect(install.status, install.stderr).toBe(0);
+			expect(install.stdout).toContain('CLAUDE_CODE_ENABLE_TELEMETRY');
+			const settings = JSON.parse(readFileSync(join(claudeDir, 'settings.json'), 'utf8'));
+			expect(settings.env).toMatchObject({CLAUDE_CODE_ENABLE_TELEMETRY: '1', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url});
+			expect(box.cli(['reconcile', '--once', '--agents', 'cr-no-such-agent']).status).toBe(0);
+			// Claude itself, not under run: only its settings file tells it where to send
+			const claude = spawn(CLAUDE, [box.dir, '-p', 'say hi', '--dangerously-skip-permissions'], {env: box.env, stdio: 'ignore'});
+			expect(await new Promise(resolve => claude.on('exit', resolve))).toBe(0);
+			const {tasks} = box.snapshot();
+			expect(tasks).toHaveLength(1);
+			expect(tasks[0]).toMatchObject({
+				source: 'claude',
+				tokens: {input: 2768, output: 84, total: 2852},
+				telemetry: {requests: 2, costUsd: 0.012572},
 			});
 		},
 		SLOW,
