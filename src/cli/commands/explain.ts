@@ -1,3 +1,6 @@
+import {traceOfTask} from '../../core/otel/trace-chain.ts';
+import {taskSpanId} from '../../core/otel/trace-context.ts';
+import {traceFactsOf} from '../../ledger/trace-facts.ts';
 import {explainTask, signalLine, type Explanation, type ProcessCheck} from '../../core/explain.ts';
 import {formatDuration} from '../../core/format.ts';
 import {pidFate, stampFate} from '../../core/process-tree.ts';
@@ -78,6 +81,9 @@ export async function run(argv: readonly string[]): Promise<number> {
 				fate: stampFate(stamp, readProcess(stamp.pid), (agent, process) => answersTo(agent, process)),
 			})),
 		});
+		// The trace its spans are exported in, and the TRACEPARENT its agent got (docs/otel.md).
+		const found = traceOfTask(task.id, id => traceFactsOf(ledger, id));
+		const trace = {traceId: found.traceId, spanId: taskSpanId(task.id), parentSpanId: found.parentSpanId};
 		if (values.json) {
 			const facts = explanation.facts.map(item => ({
 				...item,
@@ -91,12 +97,14 @@ export async function run(argv: readonly string[]): Promise<number> {
 						task: explanation.task,
 						isDisputed: explanation.isDisputed,
 						facts,
+						trace,
 					},
 					2,
 				),
 			);
 		} else {
 			out(printText(explanation, now));
+			out(`trace    ${trace.traceId}  [span ${trace.spanId}${trace.parentSpanId ? `, parent ${trace.parentSpanId}` : ''}]`);
 		}
 		return 0;
 	} finally {
