@@ -7,9 +7,9 @@ import {stopOnSignals} from './signals.ts';
 /** The OTLP/HTTP port (what the agents' exporters use when told only a host). */
 const OTLP_HTTP_PORT = 4318;
 /** Exit code when the port is taken (EX_UNAVAILABLE). */
-const PORT_TAKEN_EXIT = 69;
+export const PORT_TAKEN_EXIT = 69;
 
-function portOf(value: string | undefined): number {
+export function portOf(value: string | undefined): number {
 	if (value === undefined) return OTLP_HTTP_PORT;
 	const port = Number(value);
 	if (value.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535)

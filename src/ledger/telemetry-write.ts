@@ -28,7 +28,8 @@ function taskOf(ledger: Ledger, fact: TelemetryFact, cache: Map<string, string>)
 			if (!(error instanceof AmbiguousTaskError)) throw error;
 		}
 	}
-	taskId ??= fact.taskHint ?? sessionTaskId(fact.source, fact.sessionId);
+	// A task id no task has (a record from elsewhere) names nothing: the session decides.
+	taskId ??= sessionTaskId(fact.source, fact.sessionId);
 	cache.set(cacheKey, taskId);
 	return taskId;
 }
