@@ -6,7 +6,7 @@ import {terminalSafe} from '../../core/terminal-text.ts';
 export const help: CommandHelp = {
 	synopsis: [
 		'otel receive [--port N] [--json]',
-		'otel export --endpoint URL [--follow] [--since SEQ|DURATION] [--protocol json|protobuf] [--json]',
+		'otel export --endpoint URL [--follow] [--since SEQ|TIME] [--protocol P] [--json]',
 	],
 	description: `OpenTelemetry both ways (docs/otel.md). \`receive\` is an OTLP/HTTP receiver on 127.0.0.1 that
 records what Claude Code and Codex report about themselves (requests with their exact cost, tool

@@ -23,7 +23,10 @@ import {portOf, PORT_TAKEN_EXIT} from '../otel-receive.ts';
 const LEDGER_REPLACED_EXIT = 3;
 
 export const help: CommandHelp = {
-	synopsis: ['reconcile [--once] [--interval SECONDS] [--agents NAMES] [--sync-to URL] [--otel-port N] [--json]'],
+	synopsis: [
+		'reconcile [--once] [--interval SECONDS] [--agents NAMES] [--sync-to URL] [--json]',
+		'reconcile --otel-port N [--interval SECONDS] [--agents NAMES] [--sync-to URL]',
+	],
 	description: `Each pass: folds spool files into the ledger; marks running tasks whose process is gone with no
 exit as lost (a hook session whose last turn had completed ends instead, exit code unknown);
 records agent processes nobody registered (claude, codex, or --agents / CONTROLROOM_AGENT_NAMES) as
