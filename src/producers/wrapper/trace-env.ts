@@ -4,9 +4,10 @@ import type {WrapperOptions} from './options.ts';
 
 /**
  * What the agent's environment gets for tracing (docs/otel.md): TRACEPARENT naming the task's own
- * span, so `claude -p` and `codex exec` put their spans in the task's trace; and with `--otel`, Claude's
- * telemetry settings (for a Claude agent, or a script that runs one), its task id among the resource attributes. A variable the
- * user set themselves for the run (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, ...) is kept.
+ * span, so `claude -p` and `codex exec` put their spans in the task's trace; the task id among the
+ * resource attributes, so whatever telemetry the agent sends lands on this task; and with `--otel`,
+ * Claude's telemetry settings (for a Claude agent, or a script that runs one). A variable the user
+ * set themselves for the run (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, ...) is kept.
  */
 export function agentTraceEnv(
 	options: Pick<WrapperOptions, 'trace' | 'otelEndpoint' | 'agent' | 'env'>,
@@ -23,7 +24,8 @@ export function agentTraceEnv(
 			if (mine === undefined || name === 'OTEL_EXPORTER_OTLP_ENDPOINT' || name === 'CLAUDE_CODE_ENABLE_TELEMETRY')
 				result[name] = value;
 		}
-		result['OTEL_RESOURCE_ATTRIBUTES'] = resourceAttributesWithTask(own['OTEL_RESOURCE_ATTRIBUTES'], taskId);
 	}
+	// Always: whatever telemetry the agent sends (Codex's from its own config too) names its task.
+	result['OTEL_RESOURCE_ATTRIBUTES'] = resourceAttributesWithTask(own['OTEL_RESOURCE_ATTRIBUTES'], taskId);
 	return result;
 }
