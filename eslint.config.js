@@ -25,9 +25,10 @@ function restrict(...groups) {
 
 /** The floors between src/core and src/cli, bottom up (docs/architecture.md): each imports only from below it. */
 const MIDDLE_FLOORS = {
-	ledger: ['producers', 'handoff', 'gates', 'disagreements', 'fleet'],
+	ledger: ['producers', 'handoff', 'otel', 'gates', 'disagreements', 'fleet'],
 	producers: ['gates', 'disagreements', 'fleet'],
 	handoff: ['gates', 'disagreements', 'fleet'],
+	otel: ['producers', 'handoff', 'gates', 'disagreements', 'fleet'],
 	gates: ['disagreements', 'fleet'],
 	disagreements: ['fleet'],
 	fleet: [],
@@ -114,7 +115,7 @@ export default tseslint.config(
 				[
 					null,
 					'src/core imports nothing above it (docs/architecture.md, "Layers").',
-					{regex: '^(\\.\\./)+(ledger|producers|gates|handoff|disagreements|fleet|cli|components|hooks)/'},
+					{regex: '^(\\.\\./)+(ledger|producers|otel|gates|handoff|disagreements|fleet|cli|components|hooks)/'},
 				],
 			),
 		},
@@ -124,6 +125,7 @@ export default tseslint.config(
 	{files: ['src/ledger/*.ts'], rules: {'no-restricted-imports': middleFloor('ledger', NO_PG_STORE)}},
 	{files: ['src/producers/**/*.ts'], rules: {'no-restricted-imports': middleFloor('producers', NO_PG_STORE)}},
 	{files: ['src/handoff/**/*.ts'], rules: {'no-restricted-imports': middleFloor('handoff', NO_PG_STORE)}},
+	{files: ['src/otel/**/*.ts'], rules: {'no-restricted-imports': middleFloor('otel', NO_PG_STORE)}},
 	{files: ['src/gates/**/*.ts'], rules: {'no-restricted-imports': middleFloor('gates', NO_PG_STORE)}},
 	{files: ['src/disagreements/**/*.ts'], rules: {'no-restricted-imports': middleFloor('disagreements', NO_PG_STORE)}},
 	{files: ['src/fleet/**/*.ts'], rules: {'no-restricted-imports': middleFloor('fleet')}},

@@ -32,6 +32,10 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		summary: "one line for tmux's status line: needs you, decisions, running, stalled, lost",
 		load: () => import('./commands/status.ts'),
 	},
+	otel: {
+		summary: "OpenTelemetry: receive the agents' own telemetry, export the ledger as GenAI traces",
+		load: () => import('./commands/otel.ts'),
+	},
 	reconcile: {summary: 'fold spool files, find lost and untracked agents', load: () => import('./commands/reconcile.ts')},
 	ingest: {summary: 'fold hook payloads or spool envelopes into the ledger', load: () => import('./commands/ingest.ts')},
 	rejects: {summary: 'list input the ledger refused, with line numbers and reasons', load: () => import('./commands/rejects.ts')},

@@ -60,6 +60,9 @@ const DECLARED = {
 		baseRevision: text,
 		/** The task this run does again (a fix round or a send-back). */
 		rerunOf: text,
+		/** The trace this run belongs to (32 hex) and the span that parents its own, as `run` passed them in TRACEPARENT (docs/otel.md). */
+		traceId: text,
+		parentSpanId: text,
 		/** The strong mode: the OS user (and uid) the agent ran as, not the wrapper's (docs/security.md). */
 		runAsUser: text,
 		runAsUid: count,
@@ -461,6 +464,38 @@ const DECLARED = {
 	decisionUsed: declare('decision.used', {decisionId: text, argsHash: text}),
 	/** A question stopped waiting unanswered: answered in the agent's pane, its hook died, or it expired. */
 	decisionWithdrawn: declare('decision.withdrawn', {decisionId: text, why: text}),
+	/**
+	 * One model request as the agent's own OpenTelemetry reported it (docs/otel.md): Claude Code's
+	 * `api_request` log event (exact `costUsd`), Codex's `response.completed`. Tokens are the
+	 * request's own; `input` includes cache reads and writes, as a transcript's count does.
+	 */
+	telemetryRequest: declare('telemetry.request', {
+		requestId: text,
+		model: text,
+		input: count,
+		output: count,
+		cacheRead: count,
+		cacheCreation: count,
+		costUsd: count,
+		durationMs: count,
+		sessionId: text,
+		agentId: text,
+		traceId: text,
+	}),
+	/** A tool decision or result the agent's telemetry reported (`tool_decision`, `tool_result`). */
+	telemetryTool: declare('telemetry.tool', {
+		event: text,
+		toolName: text,
+		toolUseId: text,
+		decision: text,
+		decisionSource: text,
+		success: z.optional(z.nullable(z.boolean())),
+		durationMs: count,
+		sessionId: text,
+		agentId: text,
+	}),
+	/** One data point of the agent's own cost or token counter (a delta), kept as a cross-check. */
+	telemetryMetric: declare('telemetry.metric', {name: text, value: count, unit: text, kind: text, model: text, sessionId: text}),
 };
 
 type Declared = typeof DECLARED;

@@ -7,7 +7,7 @@ import type {Progress} from './progress.ts';
 import type {ReviewOutcome, ReviewRecord, VerdictRecord} from './review/reviews.ts';
 import type {VerdictKind} from './review/verdict.ts';
 import {deriveHealth, DEFAULT_STALL_SECONDS, LISTED_STATUSES, type Health, type ListedStatus, type Status} from './status.ts';
-import type {Task} from './task.ts';
+import type {Task, TaskTelemetry} from './task.ts';
 import type {Tokens} from './tokens.ts';
 import type {Cost} from './cost.ts';
 import {helpersRunningLabel, type FamilyFacts} from './family.ts';
@@ -60,6 +60,8 @@ export type SnapshotTask = {
 	sessionId: string | null;
 	progress: Progress | null;
 	tokens: SnapshotTokens;
+	/** What the agent's own OpenTelemetry reported: requests, tokens, exact cost in USD (docs/otel.md); null: none. */
+	telemetry: TaskTelemetry | null;
 	budget: number | null;
 	startedAt: string | null;
 	endedAt: string | null;
@@ -240,6 +242,7 @@ export function toSnapshotTask(
 		sessionId: task.sessionId,
 		progress: task.progress,
 		tokens: {...task.tokens, isPartial: task.isTokensPartial},
+		telemetry: task.telemetry ?? null,
 		budget: task.budget,
 		startedAt: iso(task.startedAt),
 		endedAt: iso(task.endedAt),

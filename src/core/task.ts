@@ -73,6 +73,22 @@ export type Task = {
 	 * task folded by an older build has none.
 	 */
 	readonly tmux?: TmuxPane | null;
+	/**
+	 * What the agent's own OpenTelemetry reported (docs/otel.md): its requests, their tokens and
+	 * their exact cost. Absent (older ledgers) or null until a telemetry request arrives.
+	 */
+	readonly telemetry?: TaskTelemetry | null;
+	/** The token total is the telemetry's, because no hook, transcript or output reported tokens yet. */
+	readonly isTokensFromTelemetry?: boolean;
+};
+
+/** The agent's own telemetry on a task: requests counted, their tokens, the sum of their `cost_usd`. */
+export type TaskTelemetry = {
+	readonly requests: number;
+	readonly input: number;
+	readonly output: number;
+	/** The sum of the requests' exact cost in USD; null when none carried one (Codex sends none). */
+	readonly costUsd: number | null;
 };
 
 /** What an agent said its run cost. */
@@ -116,6 +132,8 @@ function blankTask(event: NewEvent): Task {
 		sessionEndedAt: null,
 		stallSeconds: null,
 		tmux: null,
+		telemetry: null,
+		isTokensFromTelemetry: false,
 	};
 }
 
@@ -194,6 +212,8 @@ const AGENT_SIGNS: ReadonlySet<EventTypeName> = new Set([
 	EventType.tokensReported,
 	EventType.claimTaken,
 	EventType.claimProgressed,
+	EventType.telemetryRequest,
+	EventType.telemetryTool,
 ]);
 
 /** When the event says the agent was last heard from, or null when it is no sign of the agent. */
@@ -378,7 +398,12 @@ export function applyEvent(current: Task | undefined, given: NewEvent, seq = 0, 
 			const hasTokens = (event.data.input ?? 0) > 0 || (event.data.output ?? 0) > 0;
 			return {
 				...task,
-				tokens: addTokens(task.tokens, {input: event.data.input ?? null, output: event.data.output ?? null}),
+				// A hook's, transcript's or output's count replaces one that only the telemetry gave (docs/otel.md).
+				tokens: addTokens(task.isTokensFromTelemetry ? UNKNOWN_TOKENS : task.tokens, {
+					input: event.data.input ?? null,
+					output: event.data.output ?? null,
+				}),
+				isTokensFromTelemetry: false,
 				isTokensPartial: tokensPartialAfter(task.isTokensPartial, event.data),
 				spend: addUsageByModel(task.spend ?? null, byModel),
 				hasUnpricedTokens: (task.hasUnpricedTokens ?? false) || (byModel === null && hasTokens),
@@ -390,6 +415,11 @@ export function applyEvent(current: Task | undefined, given: NewEvent, seq = 0, 
 			if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) return task;
 			return {...task, reportedCost: {amount, currency: currency ?? 'USD', at: event.at}};
 		}
+		case EventType.telemetryRequest:
+			return withTelemetryRequest(task, event.data);
+		case EventType.telemetryTool:
+		case EventType.telemetryMetric:
+			return task;
 		case EventType.exited:
 			return exitTask(task, event.data, event.at);
 		case EventType.failed:
@@ -510,6 +540,30 @@ function setStamps(task: Mutable<Task>, stamps: Stamps): void {
 function tokensPartialAfter(isPartial: boolean, data: EventDataOf<'task.tokens_reported'>): boolean {
 	if (data.from === COST_STATE) return (data.pendingCompactions ?? 0) > 0;
 	return isPartial || (data.compactions ?? 0) > 0;
+}
+
+/**
+ * A telemetry request adds to the task's telemetry; its tokens count on the task only while no
+ * other producer has counted any (the same requests are in the transcript: docs/otel.md, "Dedupe").
+ */
+function withTelemetryRequest(task: Task, data: EventDataOf<'telemetry.request'>): Task {
+	const before = task.telemetry ?? {requests: 0, input: 0, output: 0, costUsd: null};
+	const cost = data.costUsd ?? null;
+	const telemetry: TaskTelemetry = {
+		requests: before.requests + 1,
+		input: before.input + (data.input ?? 0),
+		output: before.output + (data.output ?? 0),
+		// Rounded to the nano-dollar, so 2 × 0.006286 is 0.012572 and not 0.012572000000000001.
+		costUsd: cost === null ? before.costUsd : Math.round(((before.costUsd ?? 0) + cost) * 1e9) / 1e9,
+	};
+	const countsTokens = task.isTokensFromTelemetry === true || task.tokens.total === null;
+	return {
+		...task,
+		telemetry,
+		...(countsTokens
+			? {tokens: addTokens(task.tokens, {input: data.input ?? null, output: data.output ?? null}), isTokensFromTelemetry: true}
+			: {}),
+	};
 }
 
 /** The reason the reconciler gave, before task.merged, to an untracked row whose process became tracked. */

@@ -277,6 +277,18 @@ function describeRaw(event: LedgerEvent): string {
 			return clip(`answer to ${event.data.decisionId ?? '?'} carried out`);
 		case EventType.decisionWithdrawn:
 			return clip(`${event.data.decisionId ?? '?'} no longer waiting: ${event.data.why ?? ''}`);
+		case EventType.telemetryRequest:
+			return clip(
+				`telemetry: request ${event.data.requestId ?? '?'} ${event.data.model ?? ''} ${event.data.input ?? '?'} in / ${event.data.output ?? '?'} out${event.data.costUsd === undefined || event.data.costUsd === null ? '' : ` $${event.data.costUsd}`}`,
+			);
+		case EventType.telemetryTool:
+			return clip(
+				`telemetry: ${event.data.event ?? 'tool'} ${event.data.toolName ?? '?'}${event.data.decision ? ` ${event.data.decision}` : ''}${event.data.decisionSource ? ` (${event.data.decisionSource})` : ''}${event.data.success === false ? ' failed' : ''}`,
+			);
+		case EventType.telemetryMetric:
+			return clip(
+				`telemetry: ${event.data.name ?? '?'} ${event.data.kind ?? ''} +${event.data.value ?? '?'} ${event.data.unit ?? ''}`,
+			);
 		case FOREIGN_EVENT:
 			return clip(`${event.storedType} ${JSON.stringify(event.data)}`);
 		default:

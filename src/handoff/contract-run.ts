@@ -7,6 +7,8 @@ import {HandoffError} from './claims.ts';
 /** Where the rendered contract goes in the agent's command line. */
 export const CONTRACT_TOKEN = '{{contract}}';
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); stay well under it. */
+import {contractTrace} from '../core/otel/trace-context.ts';
+
 const MAX_PROMPT_BYTES = 100 * 1024;
 
 export type ContractRun = {
@@ -17,6 +19,8 @@ export type ContractRun = {
 	readonly placement: 'token' | 'appended to the prompt' | 'added as the prompt';
 	/** The contract as checked and put in: recorded with the run, what its review and re-runs read. */
 	readonly snapshot: ContractSnapshot;
+	/** The contract's `trace` field as the run's parent (docs/otel.md); null when it has none. */
+	readonly trace: {readonly traceId: string; readonly parentSpanId: string | null} | null;
 };
 
 /** A contract's text and its sha256, as recorded when a run started or a claim was taken. */
@@ -100,5 +104,10 @@ export function prepareContractRun(file: string, command: string, args: readonly
 		);
 	}
 	const injected = injectContract(command, args, renderContract(checked.contract, checked.file));
-	return {...injected, title: checked.contract.title, snapshot: {text: checked.source ?? '', digest: checked.digest ?? ''}};
+	return {
+		...injected,
+		title: checked.contract.title,
+		snapshot: {text: checked.source ?? '', digest: checked.digest ?? ''},
+		trace: contractTrace(checked.contract.trace),
+	};
 }

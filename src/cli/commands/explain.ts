@@ -1,4 +1,7 @@
 import {familyLines, familyNames} from '../../core/family.ts';
+import {traceOfTask} from '../../core/otel/trace-chain.ts';
+import {taskSpanId} from '../../core/otel/trace-context.ts';
+import {traceFactsOf} from '../../ledger/trace-facts.ts';
 import {explainTask, signalLine, type Explanation, type ProcessCheck} from '../../core/explain.ts';
 import {formatDuration} from '../../core/format.ts';
 import {pidFate, stampFate} from '../../core/process-tree.ts';
@@ -81,6 +84,9 @@ export async function run(argv: readonly string[]): Promise<number> {
 		});
 		const parent = task.parentId === null ? null : (ledger.reader.task(task.parentId) ?? null);
 		const family = familyNames(task, parent, ledger.reader.helpersOf(task.id));
+		// The trace its spans are exported in, and the TRACEPARENT its agent got (docs/otel.md).
+		const found = traceOfTask(task.id, id => traceFactsOf(ledger, id));
+		const trace = {traceId: found.traceId, spanId: taskSpanId(task.id), parentSpanId: found.parentSpanId};
 		if (values.json) {
 			const facts = explanation.facts.map(item => ({
 				...item,
@@ -95,6 +101,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 						isDisputed: explanation.isDisputed,
 						family,
 						facts,
+						trace,
 					},
 					2,
 				),
@@ -102,6 +109,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		} else {
 			const [heading = '', ...rest] = printText(explanation, now).split('\n');
 			out([heading, ...familyLines(family).map(line => terminalSafe(line)), ...rest].join('\n'));
+			out(`trace    ${trace.traceId}  [span ${trace.spanId}${trace.parentSpanId ? `, parent ${trace.parentSpanId}` : ''}]`);
 		}
 		return 0;
 	} finally {

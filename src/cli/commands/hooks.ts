@@ -29,11 +29,15 @@ import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 import {packageRoot} from '../package-root.ts';
+import {otlpBaseUrl} from '../../core/otel/claude-telemetry.ts';
+import {terminalSafe} from '../../core/terminal-text.ts';
+import {installTelemetrySettings} from '../../producers/agent-hook/telemetry-settings.ts';
 
 export const help: CommandHelp = {
 	synopsis: [
 		'hooks install [--claude] [--codex] [--user | --project DIR] [--direct]',
 		'hooks install --claude --decision-window SECONDS',
+		'hooks install --claude --otel URL',
 		'hooks uninstall [--claude] [--codex] [--user | --project DIR]',
 		'hooks status [--project DIR]',
 	],
@@ -54,6 +58,10 @@ installed there and of which kind, what waits in the spool, and whether the hook
 		['--codex', "Codex's hooks.json and notify only"],
 		['--user', "Claude Code's user settings, $CLAUDE_CONFIG_DIR or ~/.claude settings.json (the default)"],
 		['--project DIR', "Claude Code's settings of the project in DIR"],
+		[
+			'--otel URL',
+			"also write Claude Code's telemetry settings into its settings' env, pointing at `controlroom otel receive` at URL (docs/otel.md)",
+		],
 		['--direct', 'install the Node hook (`controlroom hook`, writes the ledger itself) instead of the spool hook'],
 		[
 			'--decision-window SECONDS',
@@ -248,6 +256,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		project: {type: 'string'},
 		direct: {type: 'boolean'},
 		'decision-window': {type: 'string'},
+		otel: {type: 'string'},
 	});
 	if (values.ledger !== undefined)
 		throw new CliError('hooks: takes no --ledger; the hooks write to $CONTROLROOM_HOME', USAGE_EXIT);
@@ -261,7 +270,20 @@ export async function run(argv: readonly string[]): Promise<number> {
 		if (verb !== 'install' && values.direct) throw new CliError('hooks: --direct goes with install', USAGE_EXIT);
 		if (verb !== 'install' && values['decision-window'] !== undefined)
 			throw new CliError('hooks: --decision-window goes with install', USAGE_EXIT);
+		if (values.otel !== undefined && (verb !== 'install' || !agents.claude))
+			throw new CliError('hooks: --otel goes with install, for Claude Code', USAGE_EXIT);
+		const otel = values.otel === undefined ? null : otlpBaseUrl(values.otel);
+		if (values.otel !== undefined && otel === null)
+			throw new CliError(`hooks: --otel: expected an http:// or https:// URL, got '${terminalSafe(values.otel)}'`, USAGE_EXIT);
 		if (verb === 'install') {
+			if (otel !== null) {
+				const written = installTelemetrySettings(targets.claudeSettings, otel);
+				out(
+					written.changed.length === 0
+						? `claude: ${written.file}: telemetry settings already point at ${otel}`
+						: `claude: ${written.file}: set ${written.changed.join(', ')} (telemetry to ${otel})`,
+				);
+			}
 			runInstall(targets, agents, {
 				isProject: values.project !== undefined,
 				kind: values.direct ? 'direct' : 'spool',

@@ -18,12 +18,17 @@ import {commandSettings} from '../config-file.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
+import {startReceiver} from '../../otel/receiver.ts';
+import {portOf, PORT_TAKEN_EXIT} from '../otel-receive.ts';
 
 /** Exit code of a reconciler whose ledger file was moved, deleted or replaced while it ran (it went on with the file at its path). */
 const LEDGER_REPLACED_EXIT = 3;
 
 export const help: CommandHelp = {
-	synopsis: ['reconcile [--once] [--interval SECONDS] [--agents NAMES] [--sync-to URL] [--json]'],
+	synopsis: [
+		'reconcile [--once] [--interval SECONDS] [--agents NAMES] [--sync-to URL] [--json]',
+		'reconcile --otel-port N [--interval SECONDS] [--agents NAMES] [--sync-to URL]',
+	],
 	description: `Each pass: folds spool files into the ledger; marks running tasks whose process is gone with no
 exit as lost (a hook session whose last turn had completed ends instead, exit code unknown);
 records agent processes nobody registered (claude, codex, or --agents / CONTROLROOM_AGENT_NAMES) as
@@ -40,6 +45,10 @@ holds the reconciler up.`,
 			'comma-separated process names to look for instead of claude and codex (or CONTROLROOM_AGENT_NAMES, or agentNames)',
 		],
 		['--sync-to URL', 'a fleet ledger (postgres://...) to ship to after each pass'],
+		[
+			'--otel-port N',
+			"also run `otel receive` on 127.0.0.1:N while it runs: the agents' own telemetry lands on their tasks (docs/otel.md)",
+		],
 		['--json', 'one JSON line per pass (and one per sync)'],
 	],
 	exits: [
@@ -53,6 +62,7 @@ holds the reconciler up.`,
 			'64',
 			'bad command line (a --sync-to that is not postgres://...), or no ledger at --ledger PATH (only run and ingest create one)',
 		],
+		['69', '--otel-port: the port is taken'],
 		['78', 'the config file or a CONTROLROOM_* variable is wrong (the line names it; docs/config.md)'],
 		['128+N', 'stopped by signal N after the pass under way: Ctrl-C gives 130, SIGTERM 143'],
 	],
@@ -84,6 +94,25 @@ function keepStatusSummary(ledger: Ledger): void {
 	}
 }
 
+/** The receiver beside the reconciler: its notices on stderr, prefixed, never over the pass summaries. */
+async function startOtelReceiver(ledger: Ledger, port: number) {
+	try {
+		const receiver = await startReceiver(
+			ledger,
+			port,
+			() => undefined,
+			message => process.stderr.write(`controlroom: otel receive: ${message}\n`),
+		);
+		process.stderr.write(`controlroom: otel receive: listening on ${receiver.url}\n`);
+		return receiver;
+	} catch (error) {
+		ledger.close();
+		if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+			throw new CliError(`reconcile: --otel-port: port ${port} on 127.0.0.1 is taken`, PORT_TAKEN_EXIT);
+		throw error;
+	}
+}
+
 /** `controlroom reconcile`: the reconciler, once or on a timer. */
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('reconcile', argv, {
@@ -92,6 +121,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		agents: {type: 'string'},
 		json: {type: 'boolean'},
 		'sync-to': {type: 'string'},
+		'otel-port': {type: 'string'},
 	});
 	if (positionals.length > 0) throw new CliError(`reconcile: unexpected argument '${positionals[0]}'`, USAGE_EXIT);
 	const flags = {
@@ -104,7 +134,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const settings = commandSettings(flags);
 	const intervalMs = settings.reconcileIntervalSeconds * 1000;
 	const {agentNames} = settings;
+	if (values.once && values['otel-port'] !== undefined)
+		throw new CliError('reconcile: --otel-port goes with a reconciler that keeps running (no --once)', USAGE_EXIT);
+	const otelPort = values['otel-port'] === undefined ? null : portOf(values['otel-port']);
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
+	const receiver = otelPort === null ? null : await startOtelReceiver(ledger, otelPort);
 	if (!values.once) {
 		// A long-lived writer checks the file once on open: it would otherwise add to a damaged ledger for hours.
 		const problems = ledger.quickCheck();
@@ -162,6 +196,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		}
 	} finally {
 		stopping.dispose();
+		await receiver?.close();
 		transcripts?.close();
 		await syncer?.close();
 		ledger.close();

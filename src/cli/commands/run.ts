@@ -19,6 +19,8 @@ import {heldDecisionsOf} from '../../gates/held-decisions.ts';
 import {ledgerPath} from '../../ledger/paths.ts';
 import {holdOf} from '../hold-run.ts';
 import {resumeFromLedger} from '../resume-held.ts';
+import {otlpBaseUrl} from '../../core/otel/claude-telemetry.ts';
+import {terminalSafe} from '../../core/terminal-text.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['run [OPTIONS] -- CMD [ARGS...]', 'run --resume TASK'],
@@ -56,6 +58,10 @@ config file (docs/config.md).`,
 		[
 			'--brief FILE',
 			"the run's brief (a re-run's: the original brief plus fixes): recorded on the task and given to the child as CONTROLROOM_BRIEF",
+		],
+		[
+			'--otel URL',
+			"a Claude agent's own OpenTelemetry (logs and metrics: requests, exact cost, tool decisions) goes to this receiver (controlroom otel receive; docs/otel.md)",
 		],
 		['--rerun-of TASK', "records that this run does TASK again (the review gate's fix runs and send-back; docs/review.md)"],
 		['--task-id ID', 'record the task under this id (refused if the ledger has it already)'],
@@ -122,6 +128,20 @@ async function resumeHeld(taskId: string, ledgerFlag: string | undefined, positi
 	}
 }
 
+/** `--otel URL`: a receiver's http(s) base URL, for Claude's settings (a generic command may be a script that runs Claude; Codex reads its own `[otel]` table). */
+function otelEndpointOf(url: string | undefined, agent: AgentKind): string | null {
+	if (url === undefined) return null;
+	const endpoint = otlpBaseUrl(url);
+	if (endpoint === null)
+		throw new CliError(`--otel: expected an http:// or https:// URL, got '${terminalSafe(url)}'`, USAGE_EXIT);
+	if (agent === 'codex')
+		throw new CliError(
+			`--otel: Codex reads its telemetry settings only from [otel] in its config.toml (docs/otel.md)`,
+			USAGE_EXIT,
+		);
+	return endpoint;
+}
+
 /** `controlroom run`: the launch wrapper (docs/wrapper.md). */
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('run', argv, {
@@ -140,6 +160,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		contract: {type: 'string'},
 		brief: {type: 'string'},
 		'rerun-of': {type: 'string'},
+		otel: {type: 'string'},
 		'task-id': {type: 'string'},
 		user: {type: 'string'},
 		policy: {type: 'string'},
@@ -222,6 +243,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		argv: [command, ...args],
 		contract: values.contract === undefined ? null : resolve(values.contract),
 		contractSnapshot: contractRun?.snapshot ?? null,
+		contractTrace: contractRun?.trace ?? null,
+		otelEndpoint: otelEndpointOf(values.otel, agent),
 		brief,
 		runAs,
 	};

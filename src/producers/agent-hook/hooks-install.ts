@@ -119,7 +119,7 @@ export function hookCommand(argv: readonly string[]): string {
 	return argv.map(shellQuote).join(' ');
 }
 
-function readJsonFile(file: string): Json | null {
+export function readJsonFile(file: string): Json | null {
 	if (!existsSync(file)) return null;
 	const text = readFileSync(file, 'utf8');
 	if (text.trim().length === 0) return {};
@@ -178,7 +178,7 @@ function replaceFile(file: string, text: string, mode: number, owner: {uid: numb
  * stays a link), with the file's own mode and owner, atomically; and the previous content is kept
  * beside the path named, as NAME.controlroom-backup, with the same mode.
  */
-function writeAtomically(file: string, text: string): void {
+export function writeAtomically(file: string, text: string): void {
 	const target = linkTarget(file);
 	mkdirSync(dirname(target), {recursive: true});
 	let previous: {text: Buffer; mode: number; owner: {uid: number; gid: number}} | null = null;

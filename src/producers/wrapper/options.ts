@@ -49,6 +49,12 @@ export type WrapperOptions = {
 	readonly contract?: string | null;
 	/** The contract's text and sha256 as checked and put in, recorded so the worker cannot change it after. */
 	readonly contractSnapshot?: {readonly text: string; readonly digest: string} | null;
+	/** The contract's `trace` (docs/otel.md): the trace the run joins and the span that parents its own. */
+	readonly contractTrace?: {readonly traceId: string; readonly parentSpanId: string | null} | null;
+	/** Set by the wrapper once the task id is known: the run's trace, passed to the agent in TRACEPARENT. */
+	readonly trace?: {readonly traceId: string; readonly parentSpanId: string | null} | null;
+	/** `run --otel URL`: a Claude agent's own telemetry goes to this receiver (docs/otel.md). */
+	readonly otelEndpoint?: string | null;
 	/** The brief file (absolute) of a re-run; the child gets it in CONTROLROOM_BRIEF. */
 	readonly brief?: string | null;
 	/** More environment for the child (CONTROLROOM_REVIEW_PACKET, CONTROLROOM_FIXES, ...). */

@@ -85,6 +85,8 @@ export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: nu
 		contractText: options.contractSnapshot?.text ?? null,
 		brief: options.brief ?? null,
 		rerunOf: options.rerunOf ?? null,
+		traceId: options.trace?.traceId ?? null,
+		parentSpanId: options.trace?.parentSpanId ?? null,
 		...(options.runAs ? {runAsUser: options.runAs.name, runAsUid: options.runAs.uid} : {}),
 		baseRevision: headRevision(options.cwd),
 		agent: options.agent,

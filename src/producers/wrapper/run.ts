@@ -25,6 +25,8 @@ import {
 import {relaySignals, type SignalRelay} from './signals.ts';
 import {openLogFile} from './log-file.ts';
 import {isOutputPiped, spawnAgent, spawnError, unstartable} from './spawn.ts';
+import {runTrace, traceFactsOf} from '../../ledger/trace-facts.ts';
+import {traceOfTask} from '../../core/otel/trace-chain.ts';
 import {keepOutput, outputFileOf, prepareOutputDir, pruneOutputFiles, type OutputKeeper} from './output-file.ts';
 
 function newTaskId(): string {
@@ -56,8 +58,10 @@ export async function runWrapped(options: WrapperOptions): Promise<number> {
 }
 
 /** Registers the task, spawns the agent, attaches to it until it exits, and records how it ended. */
-async function runAdmitted(options: WrapperOptions, lease: SlotLease | null, relay: SignalRelay): Promise<number> {
-	const log = taskLog(options, options.taskId ?? newTaskId());
+async function runAdmitted(given: WrapperOptions, lease: SlotLease | null, relay: SignalRelay): Promise<number> {
+	const log = taskLog(given, given.taskId ?? newTaskId());
+	// The run's trace is known before it is registered: the registration records it, the agent gets it in TRACEPARENT.
+	const options: WrapperOptions = {...given, trace: given.trace ?? runTrace(given.ledger, log.taskId, given)};
 	const isPiped = isOutputPiped(options);
 	const outputPath = isPiped ? outputFileOf(options.home, log.taskId) : null;
 	recordRegistered(options, log, lease?.slot ?? null, outputPath);
@@ -97,14 +101,16 @@ async function runChildren(
  * machine restarted): it takes the task's slot, waits for the answer as the first wrapper did, and
  * resumes the session as the same task (docs/headless-holds.md, "Crash safety").
  */
-export async function resumeHeldTask(options: WrapperOptions & {readonly taskId: string}): Promise<number> {
-	const relay = relaySignals(options.graceMs);
+export async function resumeHeldTask(given: WrapperOptions & {readonly taskId: string}): Promise<number> {
+	const relay = relaySignals(given.graceMs);
 	let lease: SlotLease | null = null;
 	try {
-		const admission = await admit(options, relay);
+		const admission = await admit(given, relay);
 		if (admission.kind === 'refused') return admission.exitCode;
 		lease = admission.lease;
-		const log = taskLog(options, options.taskId);
+		const log = taskLog(given, given.taskId);
+		// The resumed session stays in the trace its registration recorded.
+		const options = {...given, trace: traceOfTask(given.taskId, id => traceFactsOf(given.ledger, id))};
 		lease?.label({taskId: log.taskId, title: titleOf(options)});
 		const hold = options.hold;
 		if (!hold) throw new Error(`task ${options.taskId} is not a held run`);

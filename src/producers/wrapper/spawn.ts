@@ -4,6 +4,7 @@ import type {Writable} from 'node:stream';
 import {execa} from 'execa';
 import {TASK_ID_ENV} from '../task-id-env.ts';
 import type {WrapperOptions} from './options.ts';
+import {agentTraceEnv} from './trace-env.ts';
 
 /**
  * Whether the child's output passes through the wrapper (to be read, or to go to `--log`). An
@@ -41,6 +42,7 @@ function startGated(options: WrapperOptions, taskId: string, isPiped: boolean) {
 			...(options.runAs ? {HOME: options.runAs.home, USER: options.runAs.name, LOGNAME: options.runAs.name} : {}),
 			...options.env,
 			...(options.brief ? {CONTROLROOM_BRIEF: options.brief} : {}),
+			...agentTraceEnv(options, taskId),
 			[TASK_ID_ENV]: taskId,
 		},
 	});

@@ -1,0 +1,53 @@
+import {startReceiver, type ReceiveReport} from '../otel/receiver.ts';
+import {parseCommandArgs} from './args.ts';
+import {openCommandLedger, out} from './context.ts';
+import {CliError, USAGE_EXIT} from './errors.ts';
+import {stopOnSignals} from './signals.ts';
+
+/** The OTLP/HTTP port (what the agents' exporters use when told only a host). */
+const OTLP_HTTP_PORT = 4318;
+/** Exit code when the port is taken (EX_UNAVAILABLE). */
+export const PORT_TAKEN_EXIT = 69;
+
+export function portOf(value: string | undefined): number {
+	if (value === undefined) return OTLP_HTTP_PORT;
+	const port = Number(value);
+	if (value.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535)
+		throw new CliError(`--port: expected a port number 0-65535, got '${value}'`, USAGE_EXIT);
+	return port;
+}
+
+function summary(report: ReceiveReport): string {
+	return `otel: ${report.signal}: ${report.records} records, ${report.appended} events recorded`;
+}
+
+/** `controlroom otel receive`: until interrupted. */
+export async function receive(argv: readonly string[]): Promise<number> {
+	const {values, positionals} = parseCommandArgs('otel receive', argv, {port: {type: 'string'}, json: {type: 'boolean'}});
+	if (positionals.length > 0) throw new CliError(`otel receive: unexpected argument '${positionals[0]}'`, USAGE_EXIT);
+	const port = portOf(values.port);
+	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
+	const stopping = stopOnSignals();
+	try {
+		const onReport = (report: ReceiveReport): void => {
+			if (values.json) out(JSON.stringify(report));
+			else if (report.appended > 0) out(summary(report));
+		};
+		const onError = (message: string): void => void process.stderr.write(`controlroom: otel receive: ${message}\n`);
+		let receiver;
+		try {
+			receiver = await startReceiver(ledger, port, onReport, onError);
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+				throw new CliError(`otel receive: port ${port} on 127.0.0.1 is taken`, PORT_TAKEN_EXIT);
+			throw error;
+		}
+		out(values.json ? JSON.stringify({listening: receiver.url}) : `otel receive: listening on ${receiver.url}`);
+		await new Promise<void>(resolve => stopping.signal.addEventListener('abort', () => resolve(), {once: true}));
+		await receiver.close();
+		return stopping.exitCode() ?? 0;
+	} finally {
+		stopping.dispose();
+		ledger.close();
+	}
+}
