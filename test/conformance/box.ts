@@ -132,6 +132,11 @@ export class Box {
 				rows.set(line.row.id, {lane: line.row.lane, status: line.row.status, idle: line.row.idle, tokens: line.row.tokens});
 			}
 		}
+		// A helper folded under its parent (docs/tree-and-cost.md) is not a line until its tree is
+		// opened; its own row is what the board then draws, with its own status and lane.
+		for (const [id, row] of lanes.rows ?? new Map()) {
+			if (!rows.has(id)) rows.set(id, {lane: row.lane, status: row.status, idle: row.idle, tokens: row.tokens});
+		}
 		return rows;
 	}
 

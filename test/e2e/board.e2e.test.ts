@@ -78,9 +78,10 @@ describe('the board in tmux, on a real ledger', () => {
 		const headings = lines.find(line => /^ {2}ID +TITLE/.test(line)) ?? '';
 		const queued = lines.find(line => line.includes('t-queued')) ?? '';
 		const under = (heading: string): string => queued.slice(headings.indexOf(heading));
-		expect(headings, pane).toMatch(/PROGRESS +TOKENS +PID$/);
+		expect(headings, pane).toMatch(/PROGRESS +TOKENS +COST +PID$/);
 		expect(under('PROGRESS')).toMatch(/^not reported /);
 		expect(under('TOKENS')).toMatch(/^unknown /);
+		expect(under('COST')).toMatch(/^unknown /);
 		expect(under('PID')).toBe('unknown');
 		expect(pane).toContain('NEEDS YOU (2)');
 		expect(pane).toContain('which branch should I target?');

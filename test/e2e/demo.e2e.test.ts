@@ -56,7 +56,7 @@ describe('the demo in tmux', () => {
 		const home = demoHome(pane);
 		// Then no process outside the demo shows, though the machine has one named codex
 		expect(pane).not.toContain(decoyPid);
-		expect(pane).toMatch(/^ {2}ID +TITLE +SOURCE +STATUS +AGE +LAST SEEN +PROGRESS +TOKENS +PID$/m);
+		expect(pane).toMatch(/^ {2}ID +TITLE +SOURCE +STATUS +AGE +LAST SEEN +PROGRESS +TOKENS +COST +PID$/m);
 
 		// a, in Held effects, asks with the whole call and runs it on y
 		tmux.send('demo', 'Tab');
