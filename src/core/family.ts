@@ -25,6 +25,7 @@ export type FamilyMember = Pick<
 	| 'spend'
 	| 'hasUnpricedTokens'
 	| 'reportedCost'
+	| 'telemetry'
 >;
 
 /** What the tree says of one task. */
@@ -111,10 +112,16 @@ export function familyOf(tasks: Iterable<FamilyMember>, options: FamilyOptions):
 		}
 		visiting.delete(id);
 		// Nothing reported: unknown, one shared value (most of a history).
-		const own =
+		const ownComputed =
 			(task.spend ?? null) === null
 				? nothingReported
 				: costOf({byModel: task.spend ?? null, hasUnpricedTokens: task.hasUnpricedTokens ?? false}, options.prices);
+		// Claude's own telemetry prices each request exactly (cost_usd, docs/otel.md): it replaces the table's estimate.
+		const told = task.telemetry ?? null;
+		const own =
+			told !== null && told.costUsd !== null
+				? reportedCost(told.costUsd, 'USD', told.at ?? options.now, ownComputed)
+				: ownComputed;
 		// A task with no helpers (most of a history) is its own tree: priced once.
 		const treeComputed = kids.length === 0 ? own : costOf({byModel: spend, hasUnpricedTokens: isUnpriced}, options.prices);
 		const reported = task.reportedCost ?? null;

@@ -89,6 +89,8 @@ export type TaskTelemetry = {
 	readonly output: number;
 	/** The sum of the requests' exact cost in USD; null when none carried one (Codex sends none). */
 	readonly costUsd: number | null;
+	/** When the newest request came (ms): the date its cost is as of. Absent on rows of an older build. */
+	readonly at?: number;
 };
 
 /** What an agent said its run cost. */
@@ -416,7 +418,7 @@ export function applyEvent(current: Task | undefined, given: NewEvent, seq = 0, 
 			return {...task, reportedCost: {amount, currency: currency ?? 'USD', at: event.at}};
 		}
 		case EventType.telemetryRequest:
-			return withTelemetryRequest(task, event.data);
+			return withTelemetryRequest(task, event.data, event.at);
 		case EventType.telemetryTool:
 		case EventType.telemetryMetric:
 			return task;
@@ -546,7 +548,7 @@ function tokensPartialAfter(isPartial: boolean, data: EventDataOf<'task.tokens_r
  * A telemetry request adds to the task's telemetry; its tokens count on the task only while no
  * other producer has counted any (the same requests are in the transcript: docs/otel.md, "Dedupe").
  */
-function withTelemetryRequest(task: Task, data: EventDataOf<'telemetry.request'>): Task {
+function withTelemetryRequest(task: Task, data: EventDataOf<'telemetry.request'>, at: number): Task {
 	const before = task.telemetry ?? {requests: 0, input: 0, output: 0, costUsd: null};
 	const cost = data.costUsd ?? null;
 	const telemetry: TaskTelemetry = {
@@ -555,6 +557,7 @@ function withTelemetryRequest(task: Task, data: EventDataOf<'telemetry.request'>
 		output: before.output + (data.output ?? 0),
 		// Rounded to the nano-dollar, so 2 × 0.006286 is 0.012572 and not 0.012572000000000001.
 		costUsd: cost === null ? before.costUsd : Math.round(((before.costUsd ?? 0) + cost) * 1e9) / 1e9,
+		at,
 	};
 	const countsTokens = task.isTokensFromTelemetry === true || task.tokens.total === null;
 	return {

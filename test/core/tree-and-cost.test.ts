@@ -261,3 +261,40 @@ describe('the board’s tree', () => {
 		expect(selectScreen(state, NOW + 11 * MIN, size).header.burn).toBeNull();
 	});
 });
+
+describe("Claude's own telemetry cost", () => {
+	it('replaces the table’s estimate of the same answers, marked reported, with the table’s figure beside it', () => {
+		const answers = {
+			input: 2 * 1384,
+			output: 2 * 42,
+			byModel: {'claude-opus-5-5': {...ANSWER, input: 2 * 1234, cacheWrite5m: 200, cacheRead: 100, output: 84, messages: 2}},
+		};
+		const request = (minutesAgo: number, costUsd: number) =>
+			ev(
+				'c-9',
+				EventType.telemetryRequest,
+				minutesAgo,
+				{model: 'claude-opus-5-5', input: 1384, output: 42, costUsd, sessionId: 's-9'},
+				'otel',
+			);
+		const tasks = foldTasks([
+			ev('c-9', EventType.agentEvent, 5, {event: 'SessionStart', sessionId: 's-9'}),
+			ev('c-9', EventType.tokensReported, 4, answers),
+			request(4, 0.006286),
+			request(3, 0.006286),
+		]);
+		const own = familyOf(tasks.values(), {now: NOW, prices: PRICES}).get('c-9');
+		const table = costOf({byModel: tasks.get('c-9')?.spend ?? null, hasUnpricedTokens: false}, PRICES);
+		expect(own?.cost).toMatchObject({amount: 0.012572, currency: 'USD', priced: 'reported', tableAmount: table.amount});
+		expect(own?.treeCost).toEqual(own?.cost);
+		// Without telemetry the table's figure stands.
+		const untold = foldTasks([
+			ev('c-8', EventType.agentEvent, 5, {event: 'SessionStart'}),
+			ev('c-8', EventType.tokensReported, 4, answers),
+		]);
+		expect(familyOf(untold.values(), {now: NOW, prices: PRICES}).get('c-8')?.cost).toMatchObject({
+			priced: 'table',
+			amount: table.amount,
+		});
+	});
+});
