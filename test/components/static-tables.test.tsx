@@ -36,7 +36,8 @@ function answers(n: number, model: string) {
 /** A session (titled in Japanese) with three helpers: one in Japanese, one with emoji, one on a model no table prices. */
 function drillDown(width: number, height: number, isHelp = false) {
 	const tasks = foldTasks([
-		ev('c-1', EventType.agentEvent, 30, {event: 'SessionStart', sessionId: 's-1', title: CJK}),
+		ev('c-1', EventType.registered, 30, {title: CJK, cwd: '/repo/a'}),
+		ev('c-1', EventType.agentEvent, 30, {event: 'SessionStart', sessionId: 's-1'}),
 		ev('c-1', EventType.agentEvent, 29, {event: 'UserPromptSubmit'}),
 		ev('c-1', EventType.tokensReported, 28, answers(2, 'claude-opus-5-5')),
 		ev('c-1.a', EventType.registered, 28, {source: 'claude-helper', parentId: 'c-1', title: CJK}),
@@ -105,10 +106,9 @@ describe('the drill-down spend tables keep their columns with Japanese and emoji
 			if (height < 30) expect(frame).toMatch(/^ +\+1 more$/m);
 			const titleAt = cellColumn(heading, 'TITLE');
 			const statusAt = cellColumn(heading, 'STATUS');
-			for (const [index, line] of helpers.entries()) {
+			for (const line of helpers) {
 				expect(stringWidth(line), line).toBe(stringWidth(heading));
-				// The session itself has no title; each helper's starts under TITLE.
-				if (index > 0) expect(cellColumn(line, /(?<=c-1\.\w +)\S/), line).toBe(titleAt);
+				expect(cellColumn(line, /(?<=c-1(\.\w)? +)\S/), line).toBe(titleAt);
 				expect(cellColumn(line, /(running|done|active)/), line).toBe(statusAt);
 			}
 			// Ink drops the spaces at the end of a line: each line ends where the heading's right-aligned COST ends.

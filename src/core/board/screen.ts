@@ -21,6 +21,7 @@ import {spendTables, type SpendTables} from './spend-view.ts';
 import {shippedPriceTable} from '../price-table.ts';
 import {selectReviews, type ReviewsView} from './reviews-view.ts';
 import {terminalSafe} from '../terminal-text.ts';
+import {cutCells} from '../cell-width.ts';
 import type {BoardState, Notice} from './state.ts';
 import {approvalLines, windowApproval, type ApprovalView} from './approval-view.ts';
 import {whyLine} from './explain-view.ts';
@@ -419,7 +420,13 @@ export function selectScreen(
 			record,
 			spend,
 			order: orderHeading(state, state.timeline.taskId),
-			why: task ? terminalSafe(whyLine(task, state.timeline.events, state.queue, now, options.stallSeconds)) : null,
+			// Cut in cells here: Ink's own cut let a wide character at the edge wrap `…` onto a line of its own.
+			why: task
+				? cutCells(
+						terminalSafe(whyLine(task, state.timeline.events, state.queue, now, options.stallSeconds)),
+						width - 'why: '.length,
+					)
+				: null,
 		};
 		scrollMax = Math.max(0, view.lines.length - visible);
 		pageSize = Math.max(1, visible - 1);
