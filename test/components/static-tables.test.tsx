@@ -8,7 +8,9 @@ import {CellTable} from '../../components/CellTable.tsx';
 import {helpLines} from '../../src/core/board/keymap.ts';
 import {selectScreen} from '../../src/core/board/screen.ts';
 import {initialBoardState, reduceBoard} from '../../src/core/board/state.ts';
+import {trackRecordTable} from '../../src/core/board/effects-view.ts';
 import {layoutTable} from '../../src/core/board/table-layout.ts';
+import {foldOrders, type OrderEvent} from '../../src/core/effects/fold.ts';
 import {EventType, newEvent, type EventDataOf, type EventTypeName, type NewEvent} from '../../src/core/events.ts';
 import {computeHumanQueue} from '../../src/core/human-queue.ts';
 import {foldTasks} from '../helpers/board-fixture.ts';
@@ -184,4 +186,44 @@ describe("the help overlay's key table", () => {
 				);
 		});
 	}
+});
+
+describe("the worker's track record", () => {
+	it('is a table whose figures sit under their headings, for a worker named in Japanese, at 160 and 80 columns', () => {
+		const worker = '作業者-🚀';
+		const order = (id: string, seq: number, type: OrderEvent['type'], data: Record<string, unknown>): OrderEvent =>
+			({...newEvent(type, data as never, {taskId: id, at: NOW - 10 * MIN + seq, source: 'gateway'}), seq}) as OrderEvent;
+		const records = [
+			...foldOrders([
+				order('o-1', 1, 'order.opened', {
+					worker,
+					budgetCalls: 10,
+					expiresMs: 60_000,
+					file: '/o.yaml',
+					digest: 'd',
+					workerTask: 't-1',
+				}),
+				order('o-2', 2, 'order.opened', {
+					worker,
+					budgetCalls: 5,
+					expiresMs: 60_000,
+					file: '/p.yaml',
+					digest: 'e',
+					workerTask: 't-2',
+				}),
+			]).values(),
+		];
+		for (const width of [160, 80]) {
+			const table = trackRecordTable({records, deadApprovers: []}, 'o-1', new Map(), NOW, width);
+			expect(table).not.toBeNull();
+			const frame = renderToString(<CellTable table={table!} />, {columns: width});
+			const [heading = '', row = ''] = frame.split('\n');
+			expect(heading).toMatch(/^ WORKER +ORDERS +APPROVED +REWORK +FAILED +EXPIRED +REFUSED +CALLS +TOKENS$/);
+			expect(row).toContain(worker);
+			// Right-aligned figures: each ends where its heading ends; the row is as wide as the heading.
+			expect(cellColumn(row, /(?<=🚀 +2)(?= )/)).toBe(cellColumn(heading, /(?<=ORDERS)/));
+			expect(cellColumn(row, /(?<= 0\/15)(?= )/)).toBe(cellColumn(heading, /(?<=CALLS)/));
+			expect(stringWidth(row)).toBe(stringWidth(heading));
+		}
+	});
 });

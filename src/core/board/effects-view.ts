@@ -141,8 +141,8 @@ export function selectHeldEffects(
 const TRACK_RECORD: readonly TableColumn[] = [
 	{heading: 'WORKER', grows: true},
 	{heading: 'ORDERS', align: 'right'},
-	{heading: 'FIRST TIME', align: 'right'},
-	{heading: 'SENT BACK', align: 'right'},
+	{heading: 'APPROVED', align: 'right'},
+	{heading: 'REWORK', align: 'right'},
 	{heading: 'FAILED', align: 'right'},
 	{heading: 'EXPIRED', align: 'right'},
 	{heading: 'REFUSED', align: 'right'},
@@ -152,7 +152,8 @@ const TRACK_RECORD: readonly TableColumn[] = [
 
 /**
  * The drill-down's track-record table for an order's worker, or for a task an order ran under
- * (docs/effects.md, "Track record"): the same figures `controlroom workers` prints, in columns.
+ * (docs/effects.md, "Track record"): the same figures `controlroom workers` prints, in columns
+ * (APPROVED: approved first time; REWORK: sent back), short enough to fit 80 columns.
  */
 export function trackRecordTable(
 	orders: OrdersSnapshot,
