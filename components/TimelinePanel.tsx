@@ -1,5 +1,7 @@
 import {Box, Text} from 'ink';
 import type {ScreenView} from '../src/core/board/screen.ts';
+import type {TableView} from '../src/core/board/table-layout.ts';
+import {CellTable} from './CellTable.tsx';
 import {toneColor} from './theme.ts';
 
 type Props = {readonly timeline: NonNullable<ScreenView['timeline']>};
@@ -43,12 +45,9 @@ export function TimelinePanel({timeline}: Props) {
 					<Text>{timeline.why}</Text>
 				</Text>
 			) : null}
-			{timeline.record ? (
-				<Text wrap="truncate-end">
-					<Text bold>track record: </Text>
-					<Text>{timeline.record}</Text>
-				</Text>
-			) : null}
+			<TitledTable title="track record" table={timeline.record} />
+			<TitledTable title="spend by model" table={timeline.spend.byModel} />
+			<TitledTable title="spend by helper" table={timeline.spend.byHelper} />
 			<Text
 				dimColor
 			>{`lines ${timeline.start + 1}–${timeline.start + timeline.lines.length} of ${timeline.total} (j/k scroll, esc back)`}</Text>
@@ -57,6 +56,18 @@ export function TimelinePanel({timeline}: Props) {
 					{`  ${line.time}  ${line.text}`}
 				</Text>
 			))}
+		</Box>
+	);
+}
+
+/** One of the drill-down's static tables under its title, with the rows left out said under it. */
+function TitledTable({title, table}: {readonly title: string; readonly table: TableView | null}) {
+	if (!table) return null;
+	return (
+		<Box flexDirection="column">
+			<Text bold>{`${title}:`}</Text>
+			<CellTable table={table} />
+			{table.more > 0 ? <Text dimColor>{`  +${table.more} more`}</Text> : null}
 		</Box>
 	);
 }

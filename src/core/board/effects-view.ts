@@ -1,9 +1,10 @@
 import {effectState, stagedEffects, type Approver, type ApproverCheck, type OrderRecord} from '../effects/fold.ts';
-import {describeTrackRecord, trackRecords} from '../effects/track-record.ts';
+import {trackRecords} from '../effects/track-record.ts';
 import {effectLabel, settledAt, summarizeArgs} from '../effects/view.ts';
-import {formatDuration} from '../format.ts';
+import {formatCount, formatDuration} from '../format.ts';
 import type {Task} from '../task.ts';
 import {terminalSafe} from '../terminal-text.ts';
+import {layoutTable, type TableColumn, type TableView} from './table-layout.ts';
 import type {Tone} from './tone.ts';
 
 /** What the board knows of work orders: the folded orders, and which approvers were gone at the last read. */
@@ -137,17 +138,46 @@ export function selectHeldEffects(
 	return {lines, held, markedCount: held.filter(ref => marked.has(heldKey(ref))).length};
 }
 
-/** The drill-down's track-record line for an order's worker, or for a task an order ran under. */
-export function trackRecordLine(
+const TRACK_RECORD: readonly TableColumn[] = [
+	{heading: 'WORKER', grows: true},
+	{heading: 'ORDERS', align: 'right'},
+	{heading: 'APPROVED', align: 'right'},
+	{heading: 'REWORK', align: 'right'},
+	{heading: 'FAILED', align: 'right'},
+	{heading: 'EXPIRED', align: 'right'},
+	{heading: 'REFUSED', align: 'right'},
+	{heading: 'CALLS', align: 'right'},
+	{heading: 'TOKENS', align: 'right'},
+];
+
+/**
+ * The drill-down's track-record table for an order's worker, or for a task an order ran under
+ * (docs/effects.md, "Track record"): the same figures `controlroom workers` prints, in columns
+ * (APPROVED: approved first time; REWORK: sent back), short enough to fit 80 columns.
+ */
+export function trackRecordTable(
 	orders: OrdersSnapshot,
 	openId: string,
 	tasks: ReadonlyMap<string, Task>,
 	now: number,
-): string | null {
+	width: number,
+): TableView | null {
 	const order =
 		orders.records.find(record => record.id === openId) ?? orders.records.find(record => record.workerTasks.includes(openId));
 	if (!order?.worker) return null;
 	const mine = orders.records.filter(record => record.worker === order.worker);
 	const [record] = trackRecords(mine, task => tasks.get(task)?.tokens, now, approverCheck(orders));
-	return record ? terminalSafe(`${record.worker}: ${describeTrackRecord(record)}`) : null;
+	if (!record) return null;
+	const row = [
+		terminalSafe(record.worker),
+		String(record.orders),
+		String(record.firstTimeApprovals),
+		String(record.rework),
+		String(record.failures),
+		String(record.expiries),
+		String(record.refusals),
+		`${record.callsUsed}/${record.callsBudget}`,
+		record.tokens === null ? 'unknown' : formatCount(record.tokens),
+	];
+	return layoutTable(TRACK_RECORD, [row], width);
 }

@@ -1,4 +1,4 @@
-import {selectHeldEffects, trackRecordLine, type HeldEffectRef, type HeldEffectsLine} from './effects-view.ts';
+import {selectHeldEffects, trackRecordTable, type HeldEffectRef, type HeldEffectsLine} from './effects-view.ts';
 import {fitBar, helpBar, helpLines, BoardCommand, type BarItem, type BoardMode, type HelpLine} from './keymap.ts';
 import {windowLog, type LogWindow, type TaskLog} from './log-view.ts';
 import {
@@ -16,8 +16,12 @@ import {
 } from './selectors.ts';
 import {idColumnCap, layoutColumns, layoutHeadings, type RowColumns} from './row-layout.ts';
 import {SORT_LABELS} from './sort.ts';
+import {layoutTable, type TableColumn, type TableView} from './table-layout.ts';
+import {spendTables, type SpendTables} from './spend-view.ts';
+import {shippedPriceTable} from '../price-table.ts';
 import {selectReviews, type ReviewsView} from './reviews-view.ts';
 import {terminalSafe} from '../terminal-text.ts';
+import {cutCells} from '../cell-width.ts';
 import type {BoardState, Notice} from './state.ts';
 import {approvalLines, windowApproval, type ApprovalView} from './approval-view.ts';
 import {whyLine} from './explain-view.ts';
@@ -108,7 +112,9 @@ export type ScreenView = {
 				readonly start: number;
 				readonly total: number;
 				/** The worker's track record, when the open id is an order or a task an order ran under. */
-				readonly record: string | null;
+				readonly record: TableView | null;
+				/** What the task's tree spent by model and by helper (tables drawn by ink-table). */
+				readonly spend: SpendTables;
 				/** `order o-42 for worker-1` when the open id is a work order (not a task). */
 				readonly order: string | null;
 				/** Why the task shows its status, or the two signals that disagree (controlroom explain says more). */
@@ -136,6 +142,8 @@ export type ScreenView = {
 export type HelpScreen = {
 	readonly hasTitle: boolean;
 	readonly columns: readonly (readonly HelpLine[])[];
+	/** Each column as a table of keys and what they do, in terminal cells (drawn by ink-table). */
+	readonly tables: readonly TableView[];
 	/** Keys left out for want of rows (said on the last line); 0 when all are listed. */
 	readonly more: number;
 };
@@ -149,6 +157,26 @@ const HELP_COLUMN_MIN = 60;
  * then are the last keys left out, with a line saying how many.
  */
 export function fitHelp(lines: readonly HelpLine[], rows: number, width: number): HelpScreen {
+	const fitted = fitHelpColumns(lines, rows, width);
+	// Side by side the columns share the width, two cells apart (HelpPanel's gap).
+	const columnWidth = fitted.columns.length > 1 ? Math.floor((width - 2) / 2) : width;
+	const tables = fitted.columns.map(column =>
+		layoutTable(
+			HELP_TABLE,
+			column.map(line => [line.keys, line.description]),
+			columnWidth,
+		),
+	);
+	return {...fitted, tables};
+}
+
+/** The help's table: the keys (as wide as the widest), then what they do, cut at the column's edge. */
+const HELP_TABLE: readonly TableColumn[] = [
+	{heading: 'KEYS', cap: 12},
+	{heading: 'WHAT IT DOES', grows: true},
+];
+
+function fitHelpColumns(lines: readonly HelpLine[], rows: number, width: number): Omit<HelpScreen, 'tables'> {
 	if (lines.length + 1 <= rows) return {hasTitle: true, columns: [lines], more: 0};
 	if (width >= 2 * HELP_COLUMN_MIN && Math.ceil(lines.length / 2) <= rows) {
 		const half = Math.ceil(lines.length / 2);
@@ -365,7 +393,23 @@ export function selectScreen(
 		const selected = selectTimeline(task, state.timeline.events, now, options.stallSeconds, width);
 		// The row as the lanes show it: the tree's tokens and cost, its burn rate.
 		const view = {...selected, row: lanesView.rows?.get(state.timeline.taskId) ?? selected.row};
-		const fixed = 5 + Math.max(1, view.contract.length) + Math.max(1, view.evidence.length);
+		const record = trackRecordTable(state.orders, state.timeline.taskId, state.tasks, now, width);
+		// Each table a title line, its heading and its rows (at 80×24 three each, so events still show).
+		const tableRows = Math.max(2, Math.floor((height - 12) / 4));
+		const spend = spendTables(
+			state.timeline.taskId,
+			state.tasks,
+			task => lanesView.rows?.get(task.id)?.status ?? toRowView(task, now, options.stallSeconds).status,
+			options.prices ?? shippedPriceTable(),
+			now,
+			width,
+			tableRows,
+		);
+		const tableLines = [record, spend.byModel, spend.byHelper].reduce(
+			(sum, table) => sum + (table ? 2 + table.rows.length + (table.more > 0 ? 1 : 0) : 0),
+			0,
+		);
+		const fixed = 5 + Math.max(1, view.contract.length) + Math.max(1, view.evidence.length) + tableLines;
 		const visible = Math.max(3, height - HEADER_LINES - FOOTER_LINES - fixed);
 		const windowed = windowTimeline(view.lines, state.timeline.scroll, visible);
 		timeline = {
@@ -373,9 +417,16 @@ export function selectScreen(
 			lines: windowed.lines,
 			start: windowed.start,
 			total: view.lines.length,
-			record: trackRecordLine(state.orders, state.timeline.taskId, state.tasks, now),
+			record,
+			spend,
 			order: orderHeading(state, state.timeline.taskId),
-			why: task ? terminalSafe(whyLine(task, state.timeline.events, state.queue, now, options.stallSeconds)) : null,
+			// Cut in cells here: Ink's own cut let a wide character at the edge wrap `…` onto a line of its own.
+			why: task
+				? cutCells(
+						terminalSafe(whyLine(task, state.timeline.events, state.queue, now, options.stallSeconds)),
+						width - 'why: '.length,
+					)
+				: null,
 		};
 		scrollMax = Math.max(0, view.lines.length - visible);
 		pageSize = Math.max(1, visible - 1);
