@@ -21,7 +21,8 @@ async function holdWriteLock(ledgerFile: string): Promise<{release: () => Promis
 	});
 	let output = '';
 	child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-	const exited = new Promise<number | null>(resolve => child.on('exit', code => resolve(code)));
+	// 'close', not 'exit': exit can come before the child's last line ('released') is read from its stdout.
+	const exited = new Promise<number | null>(resolve => child.on('close', code => resolve(code)));
 	await Promise.race([
 		waitFor(() => output.includes('locked'), {what: 'the lock holder to lock', on: [onOutput(child.stdout)]}),
 		exited.then(code => {
