@@ -15,7 +15,7 @@ function cli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{status: 
 	let stderr = '';
 	child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
 	child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-	return new Promise(resolve => child.on('exit', status => resolve({status, stdout, stderr})));
+	return new Promise(resolve => child.on('close', status => resolve({status, stdout, stderr})));
 }
 
 let collector: OtlpCollector | null = null;

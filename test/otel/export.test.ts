@@ -89,7 +89,7 @@ function cli(args: readonly string[]) {
 	let stderr = '';
 	child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
 	child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-	const exited = new Promise<number | null>(resolve => child.on('exit', code => resolve(code)));
+	const exited = new Promise<number | null>(resolve => child.on('close', code => resolve(code)));
 	return {child, exited, stdout: () => stdout, stderr: () => stderr};
 }
 
