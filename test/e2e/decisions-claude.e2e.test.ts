@@ -2,8 +2,8 @@ import {existsSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import type {SnapshotDecision} from '../../src/core/decisions/view.ts';
-import {BIN} from '../helpers/cli.ts';
-import {realClientBox, realClientScript} from '../helpers/realclients.ts';
+import {realClientBox} from '../helpers/realclients.ts';
+import {paneEnv, startBoard, startClaudeTui} from '../helpers/claude-tui.ts';
 import {Tmux} from '../helpers/tmux.ts';
 import {onFileChange, onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
@@ -11,8 +11,6 @@ import {onFileChange, onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 // `--permission-mode default`: its PermissionRequest hook puts the dialog's question on the board,
 // the board's `a` allows it, `x` denies it with a reason the model then reads, and a question
 // answered in the agent's own pane leaves the queue.
-
-const CLAUDE = realClientScript('claude-offline.sh');
 
 /** The model's turns: a tool call needing permission, then a text answer, three times over. */
 const TURNS = [
@@ -59,17 +57,9 @@ describe('interactive Claude Code asks from the board', () => {
 			(JSON.parse(box.cli(['snapshot', '--json', '--all']).stdout) as {decisions: SnapshotDecision[]}).decisions;
 
 		tmux = new Tmux();
-		const env: Record<string, string> = {SCRIPT_FILE: script, FAKE_LOG: fakeLog};
-		for (const key of ['PATH', 'REALCLIENTS', 'CONTROLROOM_HOME', 'SCENARIO', 'CLAUDE_TIMEOUT']) env[key] = String(box.env[key]);
-		tmux.start('board', 160, 45, env);
-		tmux.type('board', `node ${BIN} board`);
-		tmux.send('board', 'Enter');
-		await tmux.waitFor('board', pane => pane.includes('NEEDS YOU'), 20_000);
-		tmux.start('agent', 160, 45, env);
-		tmux.type('agent', `script -qfc '${CLAUDE} ${box.dir} --permission-mode default' /dev/null`);
-		tmux.send('agent', 'Enter');
-		// The TUI's own prompt box, drawn: keys typed before it are lost to the terminal's echo
-		await tmux.waitFor('agent', pane => tmux?.foreground('agent') !== 'sh' && /for shortcuts/.test(pane), 90_000);
+		const env = {...paneEnv(box, script), FAKE_LOG: fakeLog};
+		await startBoard(tmux, 'board', env);
+		await startClaudeTui(tmux, 'agent', env, box.dir);
 
 		const ask = async (prompt: string, command: string): Promise<string> => {
 			const agent = tmux as Tmux;
@@ -169,19 +159,9 @@ describe('interactive Claude Code asks from the board', () => {
 		const decisions = () =>
 			(JSON.parse(box.cli(['snapshot', '--json', '--all']).stdout) as {decisions: SnapshotDecision[]}).decisions;
 		tmux = new Tmux();
-		const env: Record<string, string> = {SCRIPT_FILE: script};
-		for (const key of ['PATH', 'REALCLIENTS', 'CONTROLROOM_HOME', 'SCENARIO', 'CLAUDE_TIMEOUT']) env[key] = String(box.env[key]);
-		const startBoard = async (session: string) => {
-			(tmux as Tmux).start(session, 160, 45, env);
-			(tmux as Tmux).type(session, `node ${BIN} board`);
-			(tmux as Tmux).send(session, 'Enter');
-			await (tmux as Tmux).waitFor(session, pane => pane.includes('NEEDS YOU'), 20_000);
-		};
-		await startBoard('board1');
-		tmux.start('agent', 160, 45, env);
-		tmux.type('agent', `script -qfc '${CLAUDE} ${box.dir} --permission-mode default' /dev/null`);
-		tmux.send('agent', 'Enter');
-		await tmux.waitFor('agent', pane => tmux?.foreground('agent') !== 'sh' && /for shortcuts/.test(pane), 90_000);
+		const env = paneEnv(box, script);
+		await startBoard(tmux, 'board1', env);
+		await startClaudeTui(tmux, 'agent', env, box.dir);
 		const ask = async (prompt: string, board: string): Promise<SnapshotDecision> => {
 			const agent = tmux as Tmux;
 			agent.type('agent', prompt);
@@ -200,7 +180,7 @@ describe('interactive Claude Code asks from the board', () => {
 		process.kill(board1, 'SIGKILL');
 		await waitFor(() => !isAlive(board1), {what: 'the board gone', timeoutMs: 10_000, on: [onLedgerChange(ledgerFile)]});
 		expect(existsSync(join(project, 'hi.txt'))).toBe(false);
-		await startBoard('board2');
+		await startBoard(tmux, 'board2', env);
 		await tmux.waitFor('board2', pane => pane.includes(first.id), 10_000);
 		tmux.send('board2', 'Tab');
 		await tmux.waitFor('board2', pane => pane.includes('k acknowledges'));
@@ -223,7 +203,7 @@ describe('interactive Claude Code asks from the board', () => {
 			timeoutMs: 10_000,
 			on: [onLedgerChange(ledgerFile)],
 		});
-		await startBoard('board3');
+		await startBoard(tmux, 'board3', env);
 		// The board's reconciler pass records it withdrawn: out of the queue, and decide refuses it
 		await waitFor(() => decisions().find(decision => decision.id === second.id)?.state === 'withdrawn', {
 			what: 'the question withdrawn after its hook died',
