@@ -25,9 +25,11 @@ function isEditing(press: KeyPress): boolean {
 }
 
 /**
- * The board's one input handler: table keys in every mode, plain typing in a prompt. What arrives
- * in one read (a burst) is read key by key: a key that is a command waits for the render the
- * previous command caused, so it acts on what is then on screen; text and Backspace in a prompt go
+ * The board's one input handler: table keys in every mode, plain typing in a prompt. Keys are read
+ * one by one from a queue, whether they came in one read (a burst) or in reads faster than the board
+ * draws (a fast typist, a loaded machine): a key that follows a command waits for the render that
+ * command caused, so it is read in the mode the command left (`/` then `a` types an `a` into the
+ * filter, never approves) and acts on what is then on screen. Text and Backspace in a prompt go
  * straight to the reducer, which applies them in order, so a burst of Backspaces erases one
  * character each.
  */
@@ -36,43 +38,44 @@ export function useKeymap(mode: BoardMode, handlers: Handlers, isActive = true):
 	// the previous render's handler (Ink re-subscribes useInput in a passive effect).
 	const latest = useRef({mode, handlers});
 	latest.current = {mode, handlers};
-	// The rest of a burst, read once the render its previous key caused has committed. A timer is
-	// not enough: React's scheduler may yield on a loaded machine, and a due timer then runs first.
-	const burstRest = useRef<(() => void) | null>(null);
+	// Keys not yet read, and whether a command's render is still to come. The queue is drained once
+	// that render has committed; a timer is not enough: React's scheduler may yield on a loaded
+	// machine, and a due timer then runs first.
+	const pending = useRef<KeyPress[]>([]);
+	const awaitingRender = useRef(false);
 	const [, afterRender] = useReducer((renders: number) => renders + 1, 0);
+	const drain = useRef((): void => {
+		while (!awaitingRender.current) {
+			const press = pending.current.shift();
+			if (!press) return;
+			const now = latest.current;
+			if (now.mode === 'input' && isEditing(press)) {
+				now.handlers.onEdit(
+					keyName(press.input, press.key) === 'backspace' ? {kind: 'erase'} : {kind: 'type', text: press.input},
+				);
+				continue;
+			}
+			const binding = matchBinding(press.input, press.key, now.mode);
+			if (!binding) continue;
+			now.handlers.onCommand(binding);
+			if (binding.command === BoardCommand.quit || binding.command === BoardCommand.interrupt) {
+				pending.current = [];
+				return;
+			}
+			awaitingRender.current = true;
+			// A render even when this key changed nothing, so the keys after it are never left waiting.
+			afterRender();
+		}
+	});
 	useEffect(() => {
-		const next = burstRest.current;
-		burstRest.current = null;
-		next?.();
+		if (!awaitingRender.current) return;
+		awaitingRender.current = false;
+		drain.current();
 	});
 	useInput(
 		(input, key) => {
-			const handleNext = (presses: readonly KeyPress[]): void => {
-				let rest = presses;
-				while (rest.length > 0) {
-					const [press, ...after] = rest;
-					rest = after;
-					if (!press) return;
-					const now = latest.current;
-					if (now.mode === 'input' && isEditing(press)) {
-						now.handlers.onEdit(
-							keyName(press.input, press.key) === 'backspace' ? {kind: 'erase'} : {kind: 'type', text: press.input},
-						);
-						continue;
-					}
-					const binding = matchBinding(press.input, press.key, now.mode);
-					if (!binding) continue;
-					now.handlers.onCommand(binding);
-					if (binding.command === BoardCommand.quit || binding.command === BoardCommand.interrupt) return;
-					if (rest.length === 0) return;
-					const remaining = rest;
-					burstRest.current = () => handleNext(remaining);
-					// A render even when this key changed nothing, so the rest is never left waiting.
-					afterRender();
-					return;
-				}
-			};
-			handleNext(splitKeys(input, key));
+			pending.current.push(...splitKeys(input, key));
+			drain.current();
 		},
 		{isActive},
 	);

@@ -237,6 +237,16 @@ describe('board keys', () => {
 		expect(board.lastFrame()).not.toContain('esc clears');
 	});
 
+	it('reads keys that come faster than the board draws in the mode the previous key left', async () => {
+		// Each write is its own read, as keys from a fast typist or a loaded machine arrive: none waits for a
+		// frame. The `/` opens the prompt before `progress` is read, and Enter closes it before `s` is.
+		const board = await renderBoard({stop: async taskId => ({isStopped: true, message: `stopped ${taskId}`})});
+		for (const key of ['/', ...'progress', KEYS.enter, 's']) board.stdin.write(key);
+		const frame = await waitForFrame(board, 'Stop t-progress “fix csv export” (pid');
+		// The filter took the whole word: only the task it names is left running.
+		expect(frame).toContain('RUNNING (1)');
+	});
+
 	it('sorts with o, and says so in the header', async () => {
 		const board = await renderBoard();
 		await waitForFrame(board, '› t-queued');
