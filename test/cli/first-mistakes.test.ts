@@ -192,7 +192,8 @@ function runAsReader(args: readonly string[], home: string): CliResult {
 	const isRoot = process.getuid?.() === 0;
 	const result = spawnSync(process.execPath, [BIN, ...args], {
 		encoding: 'utf8',
-		env: {...process.env, CONTROLROOM_HOME: home},
+		// The reader's own home too: root's may be closed to it (mode 700), and its config then unreadable.
+		env: {...process.env, CONTROLROOM_HOME: home, HOME: home, XDG_CONFIG_HOME: join(home, '.config')},
 		...(isRoot ? {uid: 65534, gid: 65534} : {}),
 	});
 	return {status: result.status, stdout: result.stdout, stderr: result.stderr};
