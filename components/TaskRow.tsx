@@ -11,12 +11,12 @@ type Props = {
 	readonly columns: RowColumns;
 };
 
-/** One task: id, title, source, status and health, age, idle, progress, tokens against budget, PID. */
+/** One task: id, title, source, status and health, age, idle, progress, tokens against budget, PID; `●` and bold while unseen. */
 function TaskRowInner({row, isSelected, columns}: Props) {
 	const layout = layoutRow(row, columns);
 	return (
-		<Text wrap="truncate-end" bold={isSelected}>
-			<Text color="cyan">{isSelected ? '› ' : '  '}</Text>
+		<Text wrap="truncate-end" bold={isSelected || row.isUnseen === true}>
+			<Text color="cyan">{isSelected ? '› ' : row.isUnseen ? '● ' : '  '}</Text>
 			{layout.before}
 			<Text color={toneColor(row.tone)}>{layout.status}</Text>
 			{layout.after}

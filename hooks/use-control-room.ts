@@ -9,6 +9,7 @@ import {useBoardCommands, usePendingAnswer, useSendBack, type BoardActions} from
 import {useIntegrityCheck} from './use-integrity-check.ts';
 import {useInterval} from './use-interval.ts';
 import {useKeymap} from './use-keymap.ts';
+import {useMarkSeen} from './use-mark-seen.ts';
 import {useLedgerFeed, type FeedSource} from './use-ledger-feed.ts';
 import {useScreen} from './use-screen.ts';
 import {useTaskLog} from './use-task-log.ts';
@@ -70,6 +71,22 @@ export function useControlRoom(adapters: BoardAdapters): ControlRoomState & {rea
 	const onCommand = useBoardCommands(state, screen, dispatch, adapters, refresh);
 	useSendBack(state, dispatch, adapters, refresh);
 	usePendingAnswer(state, dispatch, adapters, refresh);
-	useKeymap(state.mode, {onCommand, onEdit: edit => dispatch({type: 'prompt-edit', edit})});
+	// Each command key says the person is at the board: the finished task under the cursor is then
+	// seen. Text typed into a filter is not: the rows the cursor crosses while it narrows are not looked at.
+	// Counted as state, so the render that draws a command's effect is the one that sees its count.
+	const [presses, countPress] = useReducer((count: number) => count + 1, 0);
+	useKeymap(state.mode, {
+		onCommand: binding => {
+			countPress();
+			onCommand(binding);
+		},
+		onEdit: edit => dispatch({type: 'prompt-edit', edit}),
+	});
+	useMarkSeen(
+		presses,
+		screen.selectedId === null ? undefined : state.tasks.get(screen.selectedId),
+		adapters.options.person,
+		adapters.feed.markSeen,
+	);
 	return {state, screen, dispatch};
 }

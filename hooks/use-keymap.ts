@@ -43,7 +43,12 @@ export function useKeymap(mode: BoardMode, handlers: Handlers, isActive = true):
 	// machine, and a due timer then runs first.
 	const pending = useRef<KeyPress[]>([]);
 	const awaitingRender = useRef(false);
-	const [, afterRender] = useReducer((renders: number) => renders + 1, 0);
+	// Which render that is: the effects of a render committed before the command (a ledger read's)
+	// may still be flushed after it, and must not drain the queue in the mode before the command.
+	const [renders, afterRender] = useReducer((count: number) => count + 1, 0);
+	const rendered = useRef(renders);
+	rendered.current = renders;
+	const awaitedRender = useRef(0);
 	const drain = useRef((): void => {
 		while (!awaitingRender.current) {
 			const press = pending.current.shift();
@@ -63,12 +68,13 @@ export function useKeymap(mode: BoardMode, handlers: Handlers, isActive = true):
 				return;
 			}
 			awaitingRender.current = true;
+			awaitedRender.current = rendered.current + 1;
 			// A render even when this key changed nothing, so the keys after it are never left waiting.
 			afterRender();
 		}
 	});
 	useEffect(() => {
-		if (!awaitingRender.current) return;
+		if (!awaitingRender.current || renders < awaitedRender.current) return;
 		awaitingRender.current = false;
 		drain.current();
 	});

@@ -19,8 +19,3 @@ export async function gateCall<T>(fn: () => T | Promise<T>): Promise<T> {
 export function selfLauncher(): Launcher {
 	return {node: process.execPath, bin: join(packageRoot(), 'bin', 'controlroom')};
 }
-
-/** Who is acting, for the record: `--as NAME`, else $USER, else `a person`. */
-export function personName(flag: string | undefined): string {
-	return flag ?? process.env['USER'] ?? 'a person';
-}

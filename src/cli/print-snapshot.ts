@@ -54,6 +54,7 @@ export function printSnapshotText(snapshot: Snapshot, options: SnapshotTextOptio
 		[
 			...BOARD_LANES.map(lane => `${LANE_WORDS[lane]} ${byLane.get(lane)?.length ?? 0}`),
 			`needs you ${snapshot.queue.total}`,
+			...(snapshot.unseen > 0 ? [`unseen ${snapshot.unseen}`] : []),
 		].join(' · '),
 	];
 	const rows = snapshot.tasks.map(task => rowOf(task, now));
@@ -67,7 +68,8 @@ export function printSnapshotText(snapshot: Snapshot, options: SnapshotTextOptio
 		if (tasks.length === 0) lines.push('  none');
 		for (const task of tasks) {
 			const row = layoutRow(rowOfTask.get(task) as TaskRowCells, columns);
-			lines.push(`  ${row.before}${row.status}${row.after}`.trimEnd());
+			// `●`: finished since the snapshot's person last looked, as the board marks it.
+			lines.push(`${task.seen === false ? '● ' : '  '}${row.before}${row.status}${row.after}`.trimEnd());
 		}
 	}
 	lines.push('', `NEEDS YOU (${snapshot.queue.total})`);

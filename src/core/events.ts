@@ -177,6 +177,8 @@ const DECLARED = {
 	/** `actor`: who raised it (an MCP worker, a person), where known. */
 	needRaised: declare('need.raised', {message: text, kind: text, lane: text, actor: text}),
 	acknowledged: declare('queue.acknowledged', {signalAt: count}),
+	/** A person looked at a finished task on the board (`by`: who; docs/tmux.md, "Seen and unseen"). */
+	seen: declare('task.seen', {by: text}),
 	claimTaken: declare('claim.taken', {
 		contract: text,
 		contractKey: text,

@@ -86,6 +86,8 @@ export type SnapshotTask = {
 	treeCost?: Cost;
 	/** The tmux pane the agent runs in (server socket, pane id; docs/tmux.md), or null outside tmux. */
 	tmux: {socket: string; pane: string} | null;
+	/** Finished work: whether the snapshot's person (`seenBy`) has looked at it since it finished; null otherwise (docs/tmux.md). */
+	seen: boolean | null;
 };
 
 /** A snapshot task with its place in the tree. */
@@ -209,6 +211,10 @@ export type Snapshot = {
 	decisions: SnapshotDecision[];
 	/** On a fleet ledger only: every host that has synced, and how far (docs/fleet.md). */
 	hosts?: SnapshotHost[];
+	/** Whose looks the tasks' `seen` is about (docs/tmux.md, "Seen and unseen"); null when nobody's. */
+	seenBy: string | null;
+	/** Listed tasks that are finished work `seenBy` has not looked at. */
+	unseen: number;
 };
 
 /** A host of a fleet snapshot. */
@@ -251,6 +257,7 @@ export function toSnapshotTask(
 		idleSeconds: Math.max(0, Math.floor((now - task.lastSeenAt) / 1000)),
 		lane: laneOf(task.status, health),
 		tmux: task.tmux ? {socket: task.tmux.socket, pane: task.tmux.pane} : null,
+		seen: null,
 	};
 }
 
@@ -268,6 +275,8 @@ export type SnapshotInput = {
 	readonly effects?: readonly SnapshotEffect[];
 	readonly disagreements?: readonly SnapshotDisagreement[];
 	readonly decisions?: readonly SnapshotDecision[];
+	/** Whose looks the tasks' `seen` is about. */
+	readonly seenBy?: string | null;
 };
 
 /** Builds snapshot JSON v1. `counts.stalled` counts running or untracked tasks whose health is stalled. */
@@ -300,5 +309,7 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
 		disagreements: [...(input.disagreements ?? [])],
 		decisions: [...(input.decisions ?? [])],
 		...(input.hosts ? {hosts: [...input.hosts]} : {}),
+		seenBy: input.seenBy ?? null,
+		unseen: tasks.filter(task => task.seen === false).length,
 	};
 }

@@ -6,6 +6,7 @@ import {makeProgress, withDeclaredTotal, type Progress} from './progress.ts';
 import {addUsageByModel, usageByModelOf, type UsageByModel} from './spend.ts';
 import {addBurn, type BurnBucket} from './burn.ts';
 import {tmuxPaneFromData, type TmuxPane} from './tmux.ts';
+import {foldSeen, type SeenBy} from './seen.ts';
 
 /** One row of the task projection: the fold of a task's events. */
 export type Task = {
@@ -80,6 +81,8 @@ export type Task = {
 	readonly telemetry?: TaskTelemetry | null;
 	/** The token total is the telemetry's, because no hook, transcript or output reported tokens yet. */
 	readonly isTokensFromTelemetry?: boolean;
+	/** Who has looked at it since it finished, and when (src/core/seen.ts); absent until someone has. */
+	readonly seenBy?: SeenBy;
 };
 
 /** The agent's own telemetry on a task: requests counted, their tokens, the sum of their `cost_usd`. */
@@ -164,6 +167,7 @@ function end(task: Task, status: Status, at: number, patch: Partial<Task>): Task
 const ABOUT_A_TASK: ReadonlySet<EventTypeName> = new Set([
 	EventType.needRaised,
 	EventType.acknowledged,
+	EventType.seen,
 	EventType.fleetRequestReceived,
 	EventType.fleetRequestHandled,
 	EventType.reviewStarted,
@@ -362,9 +366,22 @@ function registerTask(current: Task | undefined, task: Task, event: NewEvent & {
 
 /**
  * Folds one event into a task. Pure: the ledger calls it inside the transaction that appends
- * the event, so the projection never drifts from the events. The switch names every event type.
+ * the event, so the projection never drifts from the events. Who has seen it is folded last, from
+ * the task before and after (src/core/seen.ts).
  */
 export function applyEvent(current: Task | undefined, given: NewEvent, seq = 0, recordedAt?: number): Task | undefined {
+	const next = foldEvent(current, given, seq, recordedAt);
+	if (next === undefined || next === current) return next;
+	const look = given.type === EventType.seen ? {by: given.data.by ?? '', at: given.at} : null;
+	const seenBy = foldSeen(current, next, look);
+	if (seenBy === next.seenBy) return next;
+	if (seenBy !== undefined) return {...next, seenBy};
+	const {seenBy: _forgotten, ...rest} = next;
+	return rest;
+}
+
+/** The fold of one event into a task, but for who has seen it. The switch names every event type. */
+function foldEvent(current: Task | undefined, given: NewEvent, seq: number, recordedAt: number | undefined): Task | undefined {
 	if (current === undefined && !createsTask(given.type)) return undefined;
 	const isFuture = recordedAt !== undefined && given.at > recordedAt + FUTURE_SKEW_MS;
 	// Dated later than it was recorded: folded at the time it was recorded, so a wrong clock cannot pin the task.
@@ -466,6 +483,7 @@ export function applyEvent(current: Task | undefined, given: NewEvent, seq = 0, 
 		case EventType.stopRequested:
 		case EventType.needRaised:
 		case EventType.acknowledged:
+		case EventType.seen:
 		case EventType.claimProgressed:
 		case EventType.fleetRequestReceived:
 		case EventType.fleetRequestHandled:

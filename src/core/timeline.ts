@@ -161,6 +161,8 @@ function describeRaw(event: LedgerEvent): string {
 			return clip(`needs you: ${event.data.message ?? ''}`);
 		case EventType.acknowledged:
 			return 'acknowledged';
+		case EventType.seen:
+			return clip(`seen by ${event.data.by ?? 'a person'}`);
 		case EventType.claimTaken:
 			return clip(`taken by ${event.data.holder ?? 'unknown'}`);
 		case EventType.claimProgressed:

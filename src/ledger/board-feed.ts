@@ -11,6 +11,7 @@ import type {VerdictRecord} from '../core/review/reviews.ts';
 import type {Task} from '../core/task.ts';
 import {droppedEvents} from './drop-markers.ts';
 import {localReadPort} from './local-read-port.ts';
+import {recordSeen} from './seen.ts';
 import {spoolDir} from './paths.ts';
 import type {Ledger, LedgerFileChange} from './open-ledger.ts';
 
@@ -62,6 +63,8 @@ export type BoardFeed = {
 	acknowledge(taskId: string, signalAt: number, now: number): string | void;
 	/** For a feed with no files to watch (a fleet): calls `onChange` when there is something to read; returns how to stop. */
 	subscribe?(onChange: () => void): () => void;
+	/** Records that the board's person looked at a finished task; absent where the board marks nothing seen (a fleet). */
+	markSeen?(taskId: string, now: number): void;
 };
 
 /** At most this many events are read per poll (one a frame), so a burst never blocks the board for long. */
@@ -80,6 +83,8 @@ export function createBoardFeed(
 		 * without it the feed acknowledges nothing and says so.
 		 */
 		readonly acknowledge?: (taskId: string, signalAt: number, now: number) => string | void;
+		/** The person the board marks finished tasks seen for (docs/tmux.md); without one it marks none. */
+		readonly person?: string;
 	} = {},
 ): BoardFeed {
 	const windowMs = options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS;
@@ -159,5 +164,11 @@ export function createBoardFeed(
 			if (!options.acknowledge) return `k: acknowledging is not wired on this board; ${taskId} stays in the queue`;
 			return options.acknowledge(taskId, signalAt, now);
 		},
+		...(options.person === undefined ? {} : {markSeen: markSeenAs(ledger, options.person)}),
 	};
+}
+
+/** The board's look at a finished task, for its person: the ledger's task.seen, written by the board. */
+function markSeenAs(ledger: Ledger, person: string): (taskId: string, now: number) => void {
+	return (taskId, now) => recordSeen(ledger, taskId, person, now, 'board');
 }

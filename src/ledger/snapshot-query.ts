@@ -18,6 +18,8 @@ export type SnapshotQuery = {
 	readonly isApproverAlive?: ApproverCheck;
 	/** Prices for the tasks' cost (docs/tree-and-cost.md); the shipped table when absent. */
 	readonly prices?: PriceTable;
+	/** Whose looks each finished task's `seen` is about (docs/tmux.md). */
+	readonly person?: string;
 };
 
 /** Snapshot JSON v1 of the local ledger: a fleet of one host, read through the read port and made by snapshotOf. */
@@ -34,6 +36,7 @@ export function readSnapshot(reader: LedgerReader, query: SnapshotQuery): Snapsh
 		isApproverAlive: query.isApproverAlive,
 		isFleet: false,
 		...(query.prices === undefined ? {} : {prices: query.prices}),
+		...(query.person === undefined ? {} : {person: query.person}),
 		...(query.stallSeconds === undefined ? {} : {stallSeconds: query.stallSeconds}),
 	});
 }

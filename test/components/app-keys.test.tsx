@@ -12,18 +12,18 @@ import {scratchDir} from '../helpers/cli.ts';
 import {KEYS, waitForFrame, waitForKeys} from '../helpers/keys.ts';
 import {onEvent, waitFor} from '../helpers/wait-for.ts';
 
-const open: {ledger: Ledger; unmount: () => void}[] = [];
+const open: {ledger: Ledger | null; unmount: () => void}[] = [];
 afterEach(() => {
 	for (const item of open.splice(0)) {
 		item.unmount();
-		item.ledger.close();
+		item.ledger?.close();
 	}
 });
 
-async function renderBoard(extra: Partial<BoardAdapters> = {}) {
-	const ledger = openLedger(join(scratchDir('cr-board-'), 'ledger.db'));
+async function renderBoard(extra: Partial<BoardAdapters> = {}, given?: Ledger) {
+	const ledger = given ?? openLedger(join(scratchDir('cr-board-'), 'ledger.db'));
 	const now = Date.now();
-	ledger.writer.append(boardFixtureEvents(now));
+	if (!given) ledger.writer.append(boardFixtureEvents(now));
 	const adapters: BoardAdapters = {
 		// k's adapter writes the acknowledgement as the board's gate does once it found a person; the
 		// gate's own check needs a real terminal, and is tested with the board in tmux.
@@ -41,10 +41,19 @@ async function renderBoard(extra: Partial<BoardAdapters> = {}) {
 			<App adapters={adapters} />
 		</ClockProvider>,
 	);
-	open.push({ledger, unmount: instance.unmount});
-	await waitForFrame(instance, 'RUNNING (3)');
+	// A ledger handed in is closed by whoever opened it first.
+	open.push({ledger: given ? null : ledger, unmount: instance.unmount});
+	// The fixture's three running tasks; a ledger handed in may have fewer by now.
+	await waitForFrame(instance, given ? 'RUNNING (' : 'RUNNING (3)');
 	await waitForKeys(instance);
 	return {...instance, ledger};
+}
+
+/** The board as `person` sees it: its looks recorded by the feed, as `controlroom board` wires them. */
+async function renderBoardAs(person: string, given?: Ledger) {
+	const ledger = given ?? openLedger(join(scratchDir('cr-board-'), 'ledger.db'));
+	if (!given) ledger.writer.append(boardFixtureEvents(Date.now()));
+	return renderBoard({feed: createBoardFeed(ledger, {person}), options: {person}}, ledger);
 }
 
 describe('board keys', () => {
@@ -245,6 +254,37 @@ describe('board keys', () => {
 		const frame = await waitForFrame(board, 'Stop t-progress “fix csv export” (pid');
 		// The filter took the whole word: only the task it names is left running.
 		expect(frame).toContain('RUNNING (1)');
+	});
+
+	it('marks finished work unseen for its person until a key lands the cursor on it, and only for that person', async () => {
+		const board = await renderBoardAs('ana');
+		// Four finished tasks (done, failed, stopped, lost); the cursor starts on a running one.
+		await waitForFrame(board, 'unseen 4');
+		expect(board.lastFrame()).toMatch(/● t-failed/);
+		expect(board.lastFrame()).toMatch(/● t-lost/);
+		// A task that ends while the board is up, not under the cursor, is unseen too.
+		board.ledger.writer.append([
+			{taskId: 't-progress', type: EventType.exited, at: Date.now(), source: 'wrapper', data: {exitCode: 0}},
+		]);
+		await waitForFrame(board, 'unseen 5');
+		expect(board.lastFrame()).toMatch(/● t-progress/);
+		// Landing the cursor on it is a look: recorded for ana, and the mark goes when the ledger brings it
+		// back. The filter's text crosses rows without looking at them; its Enter lands on t-failed.
+		for (const key of ['/', ...'flaky', KEYS.enter]) board.stdin.write(key);
+		await waitForFrame(board, 'unseen 4');
+		expect(board.lastFrame()).toMatch(/› t-failed/);
+		board.stdin.write(KEYS.escape);
+		await waitForFrame(board, 'RUNNING (2)');
+		expect(board.lastFrame()).toMatch(/● t-progress/);
+		expect(board.lastFrame()).toMatch(/ {2}t-failed/);
+		const looks = board.ledger.reader.eventsOf('t-failed').filter(event => event.type === EventType.seen);
+		expect(looks.map(event => event.data)).toEqual([{by: 'ana'}]);
+		expect(board.ledger.reader.task('t-failed')?.seenBy).toHaveProperty('ana');
+		// Another person's board still shows it unseen, from the same ledger.
+		board.unmount();
+		const other = await renderBoardAs('ben', board.ledger);
+		await waitForFrame(other, 'unseen 5');
+		expect(other.lastFrame()).toMatch(/● t-failed/);
 	});
 
 	it('sorts with o, and says so in the header', async () => {

@@ -26,13 +26,14 @@ import {parseCommandArgs, positiveInt} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
 import {openCommandLedger} from '../context.ts';
 import {packageRoot} from '../package-root.ts';
+import {nonEmptyAs, personName} from '../person-name.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 
 export const help: CommandHelp = {
 	synopsis: [
 		'[board] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS] [--no-bell]',
-		'[board] [--notify-command CMD] [--desktop-notify HOW] [--no-notify]',
+		'[board] [--notify-command CMD] [--desktop-notify HOW] [--no-notify] [--as NAME]',
 		'[board] --ledger postgres://... [--stall SECONDS] [--since DURATION] [--no-bell]',
 	],
 	description: `Opens the board (what \`controlroom\` alone does): lanes for running, stalled, lost, untracked and
@@ -62,6 +63,7 @@ requests that the task's host carries out, shown as pending until then.`,
 			'a desktop notification for each new entry: auto (notify-send where present, else OSC 9; the default), osc9, osc777, notify-send, off',
 		],
 		['--no-notify', 'no notifications at all (neither desktop nor --notify-command); the bell is --no-bell'],
+		['--as NAME', 'whose looks mark finished tasks seen (default $USER; docs/tmux.md, "Seen and unseen")'],
 	],
 	exits: [
 		['0', 'quit with q'],
@@ -105,6 +107,8 @@ export type BoardRun = {
 	readonly isBellOn?: boolean;
 	/** Notifications for new Needs you entries (docs/tmux.md); absent: none. */
 	readonly notify?: {readonly command?: string; readonly desktop: DesktopNotify};
+	/** Whose looks mark finished tasks seen (`--as`); $USER when absent (docs/tmux.md, "Seen and unseen"). */
+	readonly person?: string;
 };
 
 /** The notifier a board run asks for, writing its escape sequences beside Ink's frames. */
@@ -137,9 +141,11 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 	// Live sessions' transcripts, watched from the reconciler's first pass (docs/hooks.md, "Token usage").
 	let transcripts: TranscriptFollow | undefined;
 	let resumeHeld: ((taskId: string) => void) | undefined;
+	const person = personName(run.person);
 	return {
 		feed: createBoardFeed(ledger, {
 			isApproverAlive,
+			person,
 			acknowledge: (taskId, signalAt, now) => acknowledgeSignal(ledger, {taskId, signalAt, now, source: 'board'}),
 			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
 		}),
@@ -156,6 +162,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 				.catch(() => undefined),
 		options: {
 			ledgerLabel: homeAsTilde(ledger.path),
+			person,
 			...(run.stallSeconds === undefined ? {} : {stallSeconds: run.stallSeconds}),
 			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
 		},
@@ -231,7 +238,6 @@ function fleetAdapters(feed: FleetFeed, run: BoardRun, url: string): BoardAdapte
 		// x and a, as requests the task's (or order's) host carries out with the functions behind its own keys.
 		sendBack: async (key, reason) => {
 			// Loaded at the first x, as the local board loads its send-back (gate-call brings the review gate).
-			const {personName} = await import('../gate-call.ts');
 			const {task, requestId} = await feed.request(key, 'sendBack', {reason, by: personName(undefined)});
 			return {
 				isSentBack: true,
@@ -367,6 +373,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 			'notify-command': {type: 'string'},
 			'desktop-notify': {type: 'string'},
 			'no-notify': {type: 'boolean'},
+			as: {type: 'string'},
 		},
 		false,
 	);
@@ -394,6 +401,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		agentNames: settings.agentNames,
 		isBellOn: settings.bell,
 		...(notify ? {notify} : {}),
+		...(values.as === undefined ? {} : {person: nonEmptyAs('board', values.as)}),
 	};
 	if (isFleetUrl(values.ledger)) {
 		if (reconcileSeconds !== undefined)

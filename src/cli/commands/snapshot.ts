@@ -15,11 +15,13 @@ import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 import {printSnapshotText} from '../print-snapshot.ts';
 import {loadPriceTable} from '../price-file.ts';
+import {nonEmptyAs, personName} from '../person-name.ts';
 
 export const help: CommandHelp = {
 	synopsis: [
 		'snapshot [--json] [--fail-on LANE]... [--since DURATION | --all] [--stall S]',
 		'snapshot [--json] [--fail-on LANE]... [--stall S] --ledger postgres://...',
+		'snapshot [--as NAME] ...',
 	],
 	description: `Prints the board once, without a terminal, for scripts and CI: every task not ended plus those
 that ended within the window (default 24h); counts always cover the whole ledger. Opens a
@@ -36,6 +38,7 @@ syncs there, each task with its host (docs/fleet.md).`,
 			"how far back ended tasks are listed, like 90m, 24h or 7d (default 24h, or the config file's endedWindow)",
 		],
 		['--all', 'list every task the ledger holds'],
+		['--as NAME', 'whose looks `seen` and the `●` marks are about (default $USER; docs/tmux.md, "Seen and unseen")'],
 		[
 			'--stall S',
 			"the agent's silence (seconds) after which a running task is stalled, for health, the stalled lane and --fail-on stalled (default 600, or CONTROLROOM_STALL_SECONDS, or the config file's stallSeconds; a task's own wins)",
@@ -118,9 +121,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 			since: {type: 'string'},
 			all: {type: 'boolean'},
 			stall: {type: 'string'},
+			as: {type: 'string'},
 		},
 		false,
 	);
+	const person = personName(nonEmptyAs('snapshot', values.as));
 	if (values.since !== undefined && values.all) throw new CliError('snapshot: --since and --all exclude each other', USAGE_EXIT);
 	const failOn = [
 		...new Set(
@@ -139,8 +144,10 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const windowMs = values.all ? null : settings.endedWindow;
 	const {stallSeconds} = settings;
 	const snapshot = isFleetUrl(values.ledger)
-		? await withFleet(values.ledger, 'snapshot', fleet => readFleetSnapshot(fleet, {now: Date.now(), windowMs, stallSeconds}))
-		: readLocal(values.ledger, windowMs, stallSeconds);
+		? await withFleet(values.ledger, 'snapshot', fleet =>
+				readFleetSnapshot(fleet, {now: Date.now(), windowMs, stallSeconds, person}),
+			)
+		: readLocal(values.ledger, windowMs, stallSeconds, person);
 	const ledger = isFleetUrl(values.ledger) ? `fleet ${redactUrl(values.ledger)}` : undefined;
 	const width = process.stdout.isTTY ? process.stdout.columns : undefined;
 	out(values.json ? terminalSafeJson(snapshot, 2) : printSnapshotText(snapshot, {width, ledger}));
@@ -153,7 +160,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	return matches.length > 0 ? 1 : 0;
 }
 
-function readLocal(ledgerFlag: string | undefined, windowMs: number | null, stallSeconds: number): Snapshot {
+function readLocal(ledgerFlag: string | undefined, windowMs: number | null, stallSeconds: number, person: string): Snapshot {
 	const ledger = openReadingLedger(ledgerFlag);
 	try {
 		return readSnapshot(ledger.reader, {
@@ -163,6 +170,7 @@ function readLocal(ledgerFlag: string | undefined, windowMs: number | null, stal
 			host: hostName(),
 			isApproverAlive,
 			prices: loadPriceTable(),
+			person,
 		});
 	} finally {
 		ledger.close();

@@ -451,7 +451,7 @@ export function selectScreen(
 		if (!row || row.stopBlocked) disabled.add(BoardCommand.stop);
 		else disabled.delete(BoardCommand.stop);
 	}
-	const counted = selectHeader(lanesView.counts, queue.total, SORT_LABELS[state.sort], width, lanesView.hosts);
+	const counted = selectHeader(lanesView.counts, queue.total, SORT_LABELS[state.sort], width, lanesView.hosts, lanesView.unseen);
 	// The board's burn rate beside the counts, where the width leaves it room (docs/tree-and-cost.md).
 	const header = {...counted, burn: width >= 120 ? (lanesView.burn ?? null) : null};
 	const confirmTask = state.confirmTaskId === null ? undefined : state.tasks.get(state.confirmTaskId);

@@ -16,6 +16,7 @@ import {formatCost, type Cost} from '../cost.ts';
 import {familyOf, helpersRunningLabel, helpersSummary, type FamilyFacts} from '../family.ts';
 import {shippedPriceTable, type PriceTable} from '../price-table.ts';
 import {burnOf, formatBurn} from '../burn.ts';
+import {isUnseen} from '../seen.ts';
 
 /** One task row, every cell preformatted. */
 export type TaskRowView = {
@@ -48,6 +49,8 @@ export type TaskRowView = {
 	readonly burn?: string | null;
 	/** Why `s` cannot stop this task, or null when it can. */
 	readonly stopBlocked: string | null;
+	/** Finished since the board's person last looked at it: drawn bold with `●` (docs/tmux.md). */
+	readonly isUnseen?: boolean;
 };
 
 /** A row's place in the tree of helpers. */
@@ -74,6 +77,8 @@ export type BoardOptions = {
 	readonly ledgerLabel?: string;
 	/** Prices for the cost column; the shipped table when absent. */
 	readonly prices?: PriceTable;
+	/** Whose looks count for seen and unseen (docs/tmux.md); without a person nothing is marked unseen. */
+	readonly person?: string;
 };
 
 /** Ended tasks stay on the board for a day, as in `controlroom snapshot`, unless configured (docs/config.md). */
@@ -158,6 +163,8 @@ export type LanesView = {
 	readonly rows?: ReadonlyMap<string, TaskRowView>;
 	/** The whole board's burn rate over the last ten minutes, or null while nothing was spent. */
 	readonly burn?: string | null;
+	/** Finished tasks shown that the board's person has not looked at yet. */
+	readonly unseen?: number;
 };
 
 /** What the lanes are drawn with besides the tasks. */
@@ -197,6 +204,7 @@ export function selectLanes(
 		seen.add(id);
 		return [task, ...(family.get(id)?.children ?? []).flatMap(kid => treeOf(kid, seen))];
 	};
+	let unseen = 0;
 	for (const task of shownTasks) {
 		const facts = family.get(task.id);
 		const hasHelpers = facts !== undefined && facts.children.length > 0;
@@ -204,7 +212,9 @@ export function selectLanes(
 		const burn =
 			hasHelpers || (task.burn?.length ?? 0) > 0 ? formatBurn(burnOf(hasHelpers ? treeOf(task.id) : [task], now, prices)) : null;
 		const view = toRowView(task, now, options.stallSeconds, pending.get(taskKey(task)), task.id, facts);
-		const row = burn === null ? view : {...view, burn};
+		const marked = isUnseen(task, options.person ?? null) ? {...view, isUnseen: true} : view;
+		if (marked.isUnseen) unseen += 1;
+		const row = burn === null ? marked : {...marked, burn};
 		if (task.host !== undefined) hosts.add(task.host);
 		rowOf.set(task.id, row);
 		if (isNested(task) || !matchesFilter(row, query.filter)) continue;
@@ -252,7 +262,7 @@ export function selectLanes(
 		lines.push({kind: 'lane', lane, title: LANE_TITLES[lane], count: entries.length});
 		for (const {task} of entries) pushRow(task, 0, lane, null);
 	}
-	return {lines, order, counts, hosts: hosts.size, idWidth: ids.width, rows: rowOf, burn: boardBurn};
+	return {lines, order, counts, hosts: hosts.size, idWidth: ids.width, rows: rowOf, burn: boardBurn, unseen};
 }
 
 /**
@@ -385,14 +395,26 @@ export function selectHeader(
 	sort: string,
 	width: number,
 	hosts = 0,
+	unseen = 0,
 ): {readonly counts: string; readonly sort: string} {
-	const isNarrow = width < 100;
-	const names = isNarrow ? SHORT_LANE_NAMES : LANE_WORDS;
-	const parts = BOARD_LANES.map(lane => `${names[lane]} ${counts[lane]}`);
-	parts.push(`${isNarrow ? 'needs' : 'needs you'} ${queueTotal}`);
-	if (hosts > 1) parts.push(`${hosts} hosts`);
-	return {counts: parts.join(' · '), sort: `sort: ${sort}`};
+	const sortText = `sort: ${sort}`;
+	const countsIn = (isNarrow: boolean): string => {
+		const names = isNarrow ? SHORT_LANE_NAMES : LANE_WORDS;
+		const parts = BOARD_LANES.map(lane => `${names[lane]} ${counts[lane]}`);
+		parts.push(`${isNarrow ? 'needs' : 'needs you'} ${queueTotal}`);
+		// Finished work not looked at yet: said only when there is some, as a count to clear.
+		if (unseen > 0) parts.push(`unseen ${unseen}`);
+		if (hosts > 1) parts.push(`${hosts} hosts`);
+		return parts.join(' · ');
+	};
+	// The long words where they fit whole beside the sort order (and always below 100 columns), else the short ones.
+	const long = countsIn(false);
+	const fits = width >= 100 && HEADER_TITLE.length + long.length + 2 + sortText.length <= width;
+	return {counts: fits ? long : countsIn(true), sort: sortText};
 }
+
+/** The header's first word. */
+const HEADER_TITLE = 'controlroom ';
 
 /** The ledger's name for the header, cut in the middle to `max` characters so its file name stays whole. */
 export function ledgerHeaderLabel(label: string, max: number): string {

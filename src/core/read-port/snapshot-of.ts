@@ -14,6 +14,7 @@ import {
 	type SnapshotVerdict,
 } from '../snapshot.ts';
 import {isListed} from '../status.ts';
+import {seenState} from '../seen.ts';
 import type {Task} from '../task.ts';
 import {familyOf} from '../family.ts';
 import {shippedPriceTable, type PriceTable} from '../price-table.ts';
@@ -34,6 +35,8 @@ export type SnapshotOfQuery = {
 	readonly isFleet: boolean;
 	/** Prices for the tasks' cost: the shipped table unless a user's file is laid over it. */
 	readonly prices?: PriceTable;
+	/** Whose looks each finished task's `seen` is about (docs/tmux.md); none asked: every `seen` is null. */
+	readonly person?: string | null;
 };
 
 type Marked<T> = T & {host?: string};
@@ -97,10 +100,13 @@ export function snapshotOf(hosts: readonly SnapshotRows[], query: SnapshotOfQuer
 		listed.map(({task}) => task),
 		{now: query.now, prices: query.prices ?? shippedPriceTable()},
 	);
+	const person = query.person ?? null;
 	return buildSnapshot({
-		tasks: listed.map(({task, host}) =>
-			withFamily(toSnapshotTask(task, query.now, query.stallSeconds, host.label), family.get(task.id)),
-		),
+		tasks: listed.map(({task, host}) => ({
+			...withFamily(toSnapshotTask(task, query.now, query.stallSeconds, host.label), family.get(task.id)),
+			seen: seenState(task, person),
+		})),
+		seenBy: person,
 		statusCounts: sumStatusCounts(hosts.map(rows => rows.statusCounts)),
 		queue: query.isFleet
 			? mergeHumanQueues(parts.map(part => ({host: part.label, queue: part.queue})))

@@ -18,6 +18,7 @@ export async function readFleetSnapshot(fleet: FleetLedger, query: Omit<Snapshot
 		now: query.now,
 		since,
 		isFleet: true,
+		...(query.person === undefined ? {} : {person: query.person}),
 		...(query.stallSeconds === undefined ? {} : {stallSeconds: query.stallSeconds}),
 	});
 }
