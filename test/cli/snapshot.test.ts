@@ -86,6 +86,8 @@ describe('snapshot', () => {
 			'effects',
 			'disagreements',
 			'decisions',
+			'seenBy',
+			'unseen',
 		]);
 		expect(json.version).toBe(1);
 		expect(json.counts).toEqual({
@@ -112,8 +114,12 @@ describe('snapshot', () => {
 			lastSeenAt: new Date(now - 500).toISOString(),
 		});
 		expect(json.tasks.find((task: {id: string}) => task.id === 't-quiet').health).toBe('stalled');
-		const all = JSON.parse(runCli(['snapshot', '--json', '--all', '--ledger', db]).stdout);
+		// Still running: nothing to see yet (docs/tmux.md, "Seen and unseen").
+		expect(live.seen).toBeNull();
+		const all = JSON.parse(runCli(['snapshot', '--json', '--all', '--as', 'ana', '--ledger', db]).stdout);
 		expect(all.tasks).toHaveLength(3);
+		// The old done task, never looked at, is unseen for whoever asks.
+		expect(all).toMatchObject({seenBy: 'ana', unseen: 1});
 		const sinceFourDays = JSON.parse(runCli(['snapshot', '--json', '--since', '4d', '--ledger', db]).stdout);
 		expect(sinceFourDays.tasks).toHaveLength(3);
 	});
