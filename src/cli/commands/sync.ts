@@ -18,7 +18,7 @@ import {exportLedger, exportPassLine, exportTargetOf, type ExportTarget} from '.
 export const help: CommandHelp = {
 	synopsis: [
 		'sync --to postgres://... [--once | --interval SECONDS] [--json]',
-		'sync --to postgres://... --otel-endpoint URL [--otel-protocol json|protobuf] [--once | --interval SECONDS]',
+		'sync --to postgres://... --otel-endpoint URL [--otel-protocol P] [--once]',
 	],
 	description: `Ships this ledger's events and task rows to the fleet ledger on PostgreSQL (idempotent by host
 and seq, resuming from what the server holds), and carries out the requests fleet boards made for
@@ -28,7 +28,7 @@ backoff (0.5 s doubling to 10 s) while local work goes on. The host is named by 
 else the hostname; its id is made once per ledger (docs/fleet.md). With --otel-endpoint it also
 sends this host's ledger to an OpenTelemetry collector as traces, as \`otel export --follow\` does
 and with its cursor (docs/otel.md): each span once, a collector that is down retried without
-holding the sync up, a sync that is down never holding the export up. One process at a time
+holding the sync up, a fleet server that is down never holding the export up. One process at a time
 exports a ledger to an endpoint: when an \`otel export --follow\` (or another sync) already does,
 this sync says so once and waits to take over when it stops.`,
 	options: [
