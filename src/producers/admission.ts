@@ -147,6 +147,18 @@ export async function waitForAnyLock(fds: readonly number[], abort?: AbortSignal
 /** An exclusive kernel lock held by this process until `release()`, or until it exits. */
 export type HeldLock = {release(): void};
 
+/** The lock on an open file: closing the file releases it (once). */
+function heldLock(fd: number): HeldLock {
+	let isHeld = true;
+	return {
+		release() {
+			if (!isHeld) return;
+			isHeld = false;
+			closeSync(fd);
+		},
+	};
+}
+
 /**
  * Takes an exclusive flock on `file` (created owner-only): at once when it is free, else after
  * `onWait` is told, blocked in the kernel (the same helper admission slots wait with) until the
@@ -164,14 +176,7 @@ export async function holdLock(file: string, onWait?: () => void): Promise<HeldL
 		closeSync(fd);
 		throw error;
 	}
-	let isHeld = true;
-	return {
-		release() {
-			if (!isHeld) return;
-			isHeld = false;
-			closeSync(fd);
-		},
-	};
+	return heldLock(fd);
 }
 
 /** Who holds a labelled lock, as its holder wrote it: "sync (pid 123, since 2026-12-02T05:00:00.000Z)". */
@@ -215,14 +220,7 @@ export async function holdLabelledLock(
 		closeSync(fd);
 		throw error;
 	}
-	let isHeld = true;
-	return {
-		release() {
-			if (!isHeld) return;
-			isHeld = false;
-			closeSync(fd);
-		},
-	};
+	return heldLock(fd);
 }
 
 export type AdmissionOptions = {

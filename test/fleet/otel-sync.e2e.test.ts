@@ -61,27 +61,33 @@ async function waitForFleetToHoldAll(url: string, host: TestHost, what: string):
 	);
 }
 
+/** A loopback collector, and the host's sync exporting to it (a pass a second at most). */
+async function startSyncAndCollector(url: string, host: TestHost): Promise<{current: OtlpCollector; sync: Started}> {
+	const current = new OtlpCollector();
+	collector = current;
+	await current.start(0);
+	const sync = startAs(host, [
+		'sync',
+		'--to',
+		url,
+		'--interval',
+		'1',
+		'--otel-endpoint',
+		current.url,
+		'--ledger',
+		host.ledgerFile,
+	]);
+	running.push(sync);
+	return {current, sync};
+}
+
 describe('sync --otel-endpoint', () => {
 	it('exports the host ledger once while it syncs; a collector down for 10 s holds the sync up in nothing and loses nothing', async () => {
 		const url = await freshDatabase();
 		const host = testHost('otel-a');
 		await runToEnd(host, 'before the sync 1');
 		await runToEnd(host, 'before the sync 2');
-		collector = new OtlpCollector();
-		await collector.start(0);
-		const current = collector;
-		const sync = startAs(host, [
-			'sync',
-			'--to',
-			url,
-			'--interval',
-			'1',
-			'--otel-endpoint',
-			current.url,
-			'--ledger',
-			host.ledgerFile,
-		]);
-		running.push(sync);
+		const {current, sync} = await startSyncAndCollector(url, host);
 		await waitFor(() => agentSpans(current.spans).length === 2, {
 			what: 'the two runs as invoke_agent spans',
 			timeoutMs: 30_000,
@@ -134,21 +140,7 @@ describe('sync --otel-endpoint', () => {
 		const url = await freshDatabase();
 		const host = testHost('otel-b');
 		await runToEnd(host, 'first');
-		collector = new OtlpCollector();
-		await collector.start(0);
-		const current = collector;
-		const sync = startAs(host, [
-			'sync',
-			'--to',
-			url,
-			'--interval',
-			'1',
-			'--otel-endpoint',
-			current.url,
-			'--ledger',
-			host.ledgerFile,
-		]);
-		running.push(sync);
+		const {current, sync} = await startSyncAndCollector(url, host);
 		await waitFor(() => agentSpans(current.spans).length === 1, {
 			what: 'the first span, from the sync',
 			timeoutMs: 30_000,
