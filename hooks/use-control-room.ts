@@ -1,12 +1,14 @@
 import {useEffect, useReducer, useState, type Dispatch} from 'react';
 import type {LogReader} from '../src/core/board/log-view.ts';
 import {selectScreen, type ScreenView} from '../src/core/board/screen.ts';
+import type {NoticeSource} from '../src/core/board/notice-channel.ts';
 import type {BoardOptions} from '../src/core/board/selectors.ts';
 import {initialBoardState, reduceBoard, type BoardAction, type BoardState} from '../src/core/board/state.ts';
 import {useBell} from './use-bell.ts';
 import {useNotify, type Notify} from './use-notify.ts';
 import {useBoardCommands, usePendingAnswer, useSendBack, type BoardActions} from './use-board-commands.ts';
 import {useIntegrityCheck} from './use-integrity-check.ts';
+import {useSideNotices} from './use-side-notices.ts';
 import {useInterval} from './use-interval.ts';
 import {useKeymap} from './use-keymap.ts';
 import {useMarkSeen} from './use-mark-seen.ts';
@@ -30,6 +32,8 @@ export type BoardAdapters = FeedSource &
 		readonly notify?: Notify;
 		/** Checks the ledger file's integrity off the board's thread: the problems, empty when sound. */
 		readonly checkIntegrity?: () => Promise<readonly string[]>;
+		/** Notices of what runs beside the board (`--otel-port`'s receiver), for the notice line. */
+		readonly notices?: NoticeSource;
 	};
 
 /** The board's state and the screen drawn from it. */
@@ -58,6 +62,7 @@ export function useControlRoom(adapters: BoardAdapters): ControlRoomState & {rea
 		}),
 	);
 	useIntegrityCheck(adapters.checkIntegrity, dispatch);
+	useSideNotices(adapters.notices, dispatch);
 	useTaskLog(adapters.logs, state.log?.taskId ?? null, dispatch);
 	useBell(state.bells, adapters.bell);
 	useNotify(state.queue, adapters.notify);

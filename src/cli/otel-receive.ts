@@ -1,20 +1,43 @@
-import {startReceiver, type ReceiveReport} from '../otel/receiver.ts';
+import type {Ledger} from '../ledger/open-ledger.ts';
+import {startReceiver, type ReceiveReport, type Receiver} from '../otel/receiver.ts';
 import {parseCommandArgs} from './args.ts';
 import {openCommandLedger, out} from './context.ts';
 import {CliError, USAGE_EXIT} from './errors.ts';
 import {stopOnSignals} from './signals.ts';
+import {terminalSafe} from '../core/terminal-text.ts';
 
 /** The OTLP/HTTP port (what the agents' exporters use when told only a host). */
 const OTLP_HTTP_PORT = 4318;
 /** Exit code when the port is taken (EX_UNAVAILABLE). */
 export const PORT_TAKEN_EXIT = 69;
 
-export function portOf(value: string | undefined): number {
+/** A port flag's value (`flag` as the command spells it); absent: the OTLP/HTTP port. */
+export function portOf(value: string | undefined, flag = '--port'): number {
 	if (value === undefined) return OTLP_HTTP_PORT;
 	const port = Number(value);
 	if (value.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535)
-		throw new CliError(`--port: expected a port number 0-65535, got '${value}'`, USAGE_EXIT);
+		throw new CliError(`${flag}: expected a port number 0-65535, got '${terminalSafe(value)}'`, USAGE_EXIT);
 	return port;
+}
+
+/**
+ * The receiver inside a long-running command (`reconcile --otel-port`, `board --otel-port`),
+ * for as long as it runs: what it records shows through the ledger, so only its errors are told
+ * (`onError`, one line each). A port that is taken is the command's one refusal line, exit 69.
+ */
+export async function startReceiverBeside(
+	ledger: Ledger,
+	port: number,
+	command: string,
+	onError: (message: string) => void,
+): Promise<Receiver> {
+	try {
+		return await startReceiver(ledger, port, () => undefined, onError);
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+			throw new CliError(`${command}: --otel-port: port ${port} on 127.0.0.1 is taken`, PORT_TAKEN_EXIT);
+		throw error;
+	}
 }
 
 function summary(report: ReceiveReport): string {

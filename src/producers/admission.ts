@@ -147,6 +147,18 @@ export async function waitForAnyLock(fds: readonly number[], abort?: AbortSignal
 /** An exclusive kernel lock held by this process until `release()`, or until it exits. */
 export type HeldLock = {release(): void};
 
+/** The lock on an open file: closing the file releases it (once). */
+function heldLock(fd: number): HeldLock {
+	let isHeld = true;
+	return {
+		release() {
+			if (!isHeld) return;
+			isHeld = false;
+			closeSync(fd);
+		},
+	};
+}
+
 /**
  * Takes an exclusive flock on `file` (created owner-only): at once when it is free, else after
  * `onWait` is told, blocked in the kernel (the same helper admission slots wait with) until the
@@ -164,14 +176,51 @@ export async function holdLock(file: string, onWait?: () => void): Promise<HeldL
 		closeSync(fd);
 		throw error;
 	}
-	let isHeld = true;
-	return {
-		release() {
-			if (!isHeld) return;
-			isHeld = false;
-			closeSync(fd);
-		},
-	};
+	return heldLock(fd);
+}
+
+/** Who holds a labelled lock, as its holder wrote it: "sync (pid 123, since 2026-12-02T05:00:00.000Z)". */
+function describeLabel(file: string): string {
+	try {
+		const parsed = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+		const who = typeof parsed['holder'] === 'string' ? parsed['holder'] : 'another process';
+		const pid = typeof parsed['pid'] === 'number' ? `pid ${parsed['pid']}` : 'pid unknown';
+		return typeof parsed['since'] === 'string' ? `${who} (${pid}, since ${parsed['since']})` : `${who} (${pid})`;
+	} catch {
+		return 'another process';
+	}
+}
+
+/**
+ * An exclusive flock on `file` whose file names its holder (`holder`, this pid, since when), so
+ * another process asking for it can say who has it. With `wait: false`, a lock held elsewhere gives who holds it;
+ * else `onWait` is told who holds it and the wait is blocked in the kernel until the holder
+ * releases it or dies, or `abort` fires (then it throws).
+ */
+export async function holdLabelledLock(
+	file: string,
+	holder: string,
+	options: {readonly wait: boolean; readonly onWait?: (heldBy: string) => void; readonly abort?: AbortSignal},
+): Promise<HeldLock | {readonly heldBy: string}> {
+	makePrivateDir(dirname(file));
+	const fd = openSync(file, 'a+', PRIVATE_FILE_MODE);
+	try {
+		if (!tryLock(fd)) {
+			if (!options.wait) {
+				const heldBy = describeLabel(file);
+				closeSync(fd);
+				return {heldBy};
+			}
+			options.onWait?.(describeLabel(file));
+			await waitForAnyLock([fd], options.abort);
+		}
+		ftruncateSync(fd, 0);
+		writeSync(fd, `${JSON.stringify({holder, pid: process.pid, since: new Date().toISOString()})}\n`, 0);
+	} catch (error) {
+		closeSync(fd);
+		throw error;
+	}
+	return heldLock(fd);
 }
 
 export type AdmissionOptions = {

@@ -6,6 +6,7 @@ import {createElement} from 'react';
 import {App, type BoardAdapters} from '../../../components/App.tsx';
 import {ClockProvider} from '../../../components/ClockProvider.tsx';
 import {parseDuration} from '../../core/duration.ts';
+import {createNoticeChannel, type NoticeSource} from '../../core/board/notice-channel.ts';
 import {acknowledgeSignal} from '../../gates/acknowledge.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {createBoardFeed} from '../../ledger/board-feed.ts';
@@ -29,11 +30,13 @@ import {packageRoot} from '../package-root.ts';
 import {nonEmptyAs, personName} from '../person-name.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
+import type {Receiver} from '../../otel/receiver.ts';
 
 export const help: CommandHelp = {
 	synopsis: [
 		'[board] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS] [--no-bell]',
 		'[board] [--notify-command CMD] [--desktop-notify HOW] [--no-notify] [--as NAME]',
+		'[board] --otel-port N [--reconcile SECONDS] [...]',
 		'[board] --ledger postgres://... [--stall SECONDS] [--since DURATION] [--no-bell]',
 	],
 	description: `Opens the board (what \`controlroom\` alone does): lanes for running, stalled, lost, untracked and
@@ -42,7 +45,10 @@ ledger shown. Press ? on the board for its keys, q to quit (Ctrl-C quits with ex
 It runs a reconciler pass itself, so it shows the truth even when nothing else runs. Needs a
 terminal; scripts use snapshot. On a fleet ledger (--ledger postgres://..., docs/fleet.md) it shows
 every host (a host column when there are several), tailed through LISTEN/NOTIFY; s and k become
-requests that the task's host carries out, shown as pending until then.`,
+requests that the task's host carries out, shown as pending until then. With --otel-port it also
+runs \`otel receive\` on 127.0.0.1:N for as long as it is open, so the agents' own telemetry (exact
+cost, model, tokens) lands on their tasks with nothing else running (docs/otel.md); the
+receiver's errors show on the notice line.`,
 	options: [
 		[
 			'--stall SECONDS',
@@ -64,11 +70,19 @@ requests that the task's host carries out, shown as pending until then.`,
 		],
 		['--no-notify', 'no notifications at all (neither desktop nor --notify-command); the bell is --no-bell'],
 		['--as NAME', 'whose looks mark finished tasks seen (default $USER; docs/tmux.md, "Seen and unseen")'],
+		[
+			'--otel-port N',
+			"run the OTLP/HTTP receiver on 127.0.0.1:N while the board is open (0 picks a free port, shown): the agents' telemetry lands on their tasks (not on a fleet ledger)",
+		],
 	],
 	exits: [
 		['0', 'quit with q'],
 		['1', 'the ledger cannot be opened (the message names it), or the fleet server cannot be reached'],
-		['64', 'bad command line (--reconcile with a fleet ledger), no ledger at --ledger PATH, or not a terminal'],
+		[
+			'64',
+			'bad command line (--reconcile or --otel-port with a fleet ledger, a port that is not a number), no ledger at --ledger PATH, or not a terminal',
+		],
+		['69', '--otel-port: the port is taken'],
 		['78', 'the config file or a CONTROLROOM_* variable is wrong (the line names it; docs/config.md)'],
 		['128+N', 'ended by signal N: Ctrl-C gives 130 (SIGHUP 129, SIGTERM 143); the terminal is restored'],
 	],
@@ -109,6 +123,8 @@ export type BoardRun = {
 	readonly notify?: {readonly command?: string; readonly desktop: DesktopNotify};
 	/** Whose looks mark finished tasks seen (`--as`); $USER when absent (docs/tmux.md, "Seen and unseen"). */
 	readonly person?: string;
+	/** Notices of what runs beside the board (the `--otel-port` receiver) for its notice line. */
+	readonly notices?: NoticeSource;
 };
 
 /** The notifier a board run asks for, writing its escape sequences beside Ink's frames. */
@@ -212,6 +228,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		// BEL is one byte that moves no cursor, so it can be written beside Ink's frames; tmux turns it into a window alert.
 		...(run.isBellOn === false ? {} : {bell: () => void process.stdout.write(BELL)}),
 		...notifierOf(run),
+		...(run.notices ? {notices: run.notices} : {}),
 	};
 }
 
@@ -374,12 +391,16 @@ export async function run(argv: readonly string[]): Promise<number> {
 			'desktop-notify': {type: 'string'},
 			'no-notify': {type: 'boolean'},
 			as: {type: 'string'},
+			'otel-port': {type: 'string'},
 		},
 		false,
 	);
 	const notify = notifyOf(values['notify-command'], values['desktop-notify'], values['no-notify'] === true);
 	const stallSeconds = positiveInt('stall', values.stall);
 	const reconcileSeconds = positiveInt('reconcile', values.reconcile);
+	// Loaded only when asked for: the receiver and its decoders are no part of the board's first frame.
+	const otel = values['otel-port'] === undefined ? null : await import('../otel-receive.ts');
+	const otelPort = otel?.portOf(values['otel-port'], '--otel-port') ?? null;
 	const endedWindow = values.since === undefined ? undefined : parseDuration(values.since);
 	if (endedWindow === null)
 		throw new CliError(`--since: expected a duration like 90m, 24h or 7d, got '${values.since}'`, USAGE_EXIT);
@@ -406,12 +427,28 @@ export async function run(argv: readonly string[]): Promise<number> {
 	if (isFleetUrl(values.ledger)) {
 		if (reconcileSeconds !== undefined)
 			throw new CliError('board: --reconcile does not apply to a fleet ledger (each host reconciles itself)', USAGE_EXIT);
+		if (values['otel-port'] !== undefined)
+			throw new CliError(
+				"board: --otel-port does not apply to a fleet ledger (telemetry lands in a host's own ledger: run it on the host)",
+				USAGE_EXIT,
+			);
 		return await showFleetBoard(values.ledger, boardRun);
 	}
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
+	let receiver: Receiver | null = null;
 	try {
+		if (otel !== null && otelPort !== null) {
+			const notices = createNoticeChannel();
+			// Before the board takes the screen: a port that is taken is one line on the shell's screen, exit 69.
+			receiver = await otel.startReceiverBeside(ledger, otelPort, 'board', message =>
+				notices.post({tone: 'error', text: `otel receive: ${message}`}),
+			);
+			notices.post({tone: 'info', text: `otel receive: listening on ${receiver.url} (run --otel ${receiver.url} sends here)`});
+			return await showBoard(ledger, {...boardRun, notices});
+		}
 		return await showBoard(ledger, boardRun);
 	} finally {
+		await receiver?.close();
 		ledger.close();
 	}
 }

@@ -18,7 +18,9 @@ under the GenAI conventions: an invoke_agent span per task, execute_tool spans f
 calls, plan spans for reviews and plan reviews, spans for held effects, decisions and stops with
 who answered, the arguments' hash and the wait; one trace per piece of work across hand-ins,
 reviews and re-runs. Each span is sent once: a cursor by seq is kept in the ledger and moves only
-when the collector said yes, so a collector that is down holds nothing up and loses nothing.`,
+when the collector said yes, so a collector that is down holds nothing up and loses nothing. One
+process at a time exports a ledger to an endpoint (\`sync --otel-endpoint\` included): another
+\`export\` stops (exit 75), another \`export --follow\` waits to take over.`,
 	options: [
 		['--port N', 'receive: the port on 127.0.0.1 (default 4318, the OTLP/HTTP port; 0 picks a free one, printed)'],
 		['--endpoint URL', 'export: the collector, http(s)://HOST:PORT (spans go to URL/v1/traces)'],
@@ -35,6 +37,7 @@ when the collector said yes, so a collector that is down holds nothing up and lo
 		],
 		['64', 'bad command line (an unknown verb, a port that is not a number, an endpoint that is not http(s)://...)'],
 		['69', 'receive: the port is taken'],
+		['75', 'export without --follow: another process exports this ledger to this endpoint (the message names it)'],
 		['128+N', 'stopped by signal N: Ctrl-C gives 130, SIGTERM 143'],
 	],
 	examples: [

@@ -18,8 +18,7 @@ import {commandSettings} from '../config-file.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
-import {startReceiver} from '../../otel/receiver.ts';
-import {portOf, PORT_TAKEN_EXIT} from '../otel-receive.ts';
+import {portOf, startReceiverBeside} from '../otel-receive.ts';
 
 /** Exit code of a reconciler whose ledger file was moved, deleted or replaced while it ran (it went on with the file at its path). */
 const LEDGER_REPLACED_EXIT = 3;
@@ -97,18 +96,13 @@ function keepStatusSummary(ledger: Ledger): void {
 /** The receiver beside the reconciler: its notices on stderr, prefixed, never over the pass summaries. */
 async function startOtelReceiver(ledger: Ledger, port: number) {
 	try {
-		const receiver = await startReceiver(
-			ledger,
-			port,
-			() => undefined,
-			message => process.stderr.write(`controlroom: otel receive: ${message}\n`),
+		const receiver = await startReceiverBeside(ledger, port, 'reconcile', message =>
+			process.stderr.write(`controlroom: otel receive: ${message}\n`),
 		);
 		process.stderr.write(`controlroom: otel receive: listening on ${receiver.url}\n`);
 		return receiver;
 	} catch (error) {
 		ledger.close();
-		if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
-			throw new CliError(`reconcile: --otel-port: port ${port} on 127.0.0.1 is taken`, PORT_TAKEN_EXIT);
 		throw error;
 	}
 }
@@ -136,7 +130,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const {agentNames} = settings;
 	if (values.once && values['otel-port'] !== undefined)
 		throw new CliError('reconcile: --otel-port goes with a reconciler that keeps running (no --once)', USAGE_EXIT);
-	const otelPort = values['otel-port'] === undefined ? null : portOf(values['otel-port']);
+	const otelPort = values['otel-port'] === undefined ? null : portOf(values['otel-port'], '--otel-port');
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	const receiver = otelPort === null ? null : await startOtelReceiver(ledger, otelPort);
 	if (!values.once) {
