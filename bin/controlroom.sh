@@ -7,8 +7,18 @@
 # Node's own. Builtins only on the status path, plus one `date +%s` for the summary's age.
 
 node_entry() {
-	# npm puts a symlink to this file on PATH: follow it to the package's bin/ folder.
 	self=$0
+	if [ -h "$self" ]; then
+		# npm puts a symlink to this file on PATH. Where it is one of npm's own links (a local
+		# install's node_modules/.bin, a global install's <prefix>/bin), the package is found with
+		# builtins: `readlink` is a process of its own, which at every call of every command costs
+		# as much as the shell's start. `-ef` (same file) proves the guess; a shell without it, or
+		# any other link, follows the links one by one.
+		dir=${self%/*}
+		for package in "$dir/../controlroom" "$dir/../lib/node_modules/controlroom"; do
+			if [ "$package/bin/controlroom.sh" -ef "$self" ] 2>/dev/null; then exec node "$package/bin/controlroom" "$@"; fi
+		done
+	fi
 	while [ -h "$self" ]; do
 		link=$(readlink "$self")
 		case $link in /*) self=$link ;; *) self=${self%/*}/$link ;; esac

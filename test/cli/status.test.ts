@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process';
-import {readFileSync, writeFileSync} from 'node:fs';
+import {mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
@@ -95,6 +95,35 @@ describe('controlroom status (the sh entry and its summary file)', () => {
 			stderr: "controlroom: status: unexpected argument 'extra'\n",
 		});
 		expect(entry(['status', '--format'], env).status).toBe(64);
+	});
+
+	it("finds the Node entry through npm's links with builtins, and follows any other link with readlink", () => {
+		const dir = scratchDir('cr-status-links-');
+		const pkg = fileURLToPath(new URL('../..', import.meta.url));
+		// A local install's node_modules/.bin, and a global install's <prefix>/bin, as npm links them.
+		mkdirSync(join(dir, 'local', 'node_modules', '.bin'), {recursive: true});
+		symlinkSync(pkg, join(dir, 'local', 'node_modules', 'controlroom'));
+		symlinkSync('../controlroom/bin/controlroom.sh', join(dir, 'local', 'node_modules', '.bin', 'controlroom'));
+		mkdirSync(join(dir, 'global', 'lib', 'node_modules'), {recursive: true});
+		mkdirSync(join(dir, 'global', 'bin'));
+		symlinkSync(pkg, join(dir, 'global', 'lib', 'node_modules', 'controlroom'));
+		symlinkSync('../lib/node_modules/controlroom/bin/controlroom.sh', join(dir, 'global', 'bin', 'controlroom'));
+		// A readlink that fails loudly: npm's links must not need it.
+		mkdirSync(join(dir, 'tools'));
+		writeFileSync(join(dir, 'tools', 'readlink'), '#!/bin/sh\necho readlink was run >&2\nexit 1\n', {mode: 0o755});
+		const noReadlink = {...process.env, PATH: `${join(dir, 'tools')}:${process.env['PATH'] ?? ''}`};
+		const version = (file: string, env: NodeJS.ProcessEnv) => {
+			const run = spawnSync(file, ['--version'], {env, encoding: 'utf8'});
+			return {status: run.status, stdout: run.stdout.trim(), stderr: run.stderr};
+		};
+		const expected = {status: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+/) as unknown, stderr: ''};
+		expect(version(join(dir, 'local', 'node_modules', '.bin', 'controlroom'), noReadlink)).toEqual(expected);
+		expect(version(join(dir, 'global', 'bin', 'controlroom'), noReadlink)).toEqual(expected);
+		// A link npm does not make (absolute, in a folder of its own), and a link to that link: followed one by one.
+		symlinkSync(SH_ENTRY, join(dir, 'elsewhere'));
+		symlinkSync('elsewhere', join(dir, 'again'));
+		expect(version(join(dir, 'again'), process.env)).toEqual(expected);
+		expect(version(join(dir, 'again'), noReadlink).stderr).toContain('readlink was run');
 	});
 
 	it('the reconciler keeps the summary current', () => {
