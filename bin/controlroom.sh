@@ -7,8 +7,18 @@
 # Node's own. Builtins only on the status path, plus one `date +%s` for the summary's age.
 
 node_entry() {
-	# npm puts a symlink to this file on PATH: follow it to the package's bin/ folder.
 	self=$0
+	if [ -h "$self" ]; then
+		# npm puts a symlink to this file on PATH. Where it is one of npm's own links (a local
+		# install's node_modules/.bin, a global install's <prefix>/bin), the package is found with
+		# builtins: `readlink` is a process of its own, which at every call of every command costs
+		# as much as the shell's start. `-ef` (same file) proves the guess; a shell without it, or
+		# any other link, follows the links one by one.
+		dir=${self%/*}
+		for package in "$dir/../controlroom" "$dir/../lib/node_modules/controlroom"; do
+			if [ "$package/bin/controlroom.sh" -ef "$self" ] 2>/dev/null; then exec node "$package/bin/controlroom" "$@"; fi
+		done
+	fi
 	while [ -h "$self" ]; do
 		link=$(readlink "$self")
 		case $link in /*) self=$link ;; *) self=${self%/*}/$link ;; esac
@@ -56,7 +66,7 @@ fi
 file=$dir/status
 [ -r "$file" ] || node_entry status "$@"
 
-v= at= iso= needs= decisions= running= stalled= lost= cost=
+v= at= iso= needs= decisions= running= stalled= lost= cost= costtext= estimated= partial= until=
 while IFS='=' read -r key value; do
 	case $key in
 	v) v=$value ;;
@@ -68,23 +78,33 @@ while IFS='=' read -r key value; do
 	stalled) stalled=$value ;;
 	lost) lost=$value ;;
 	cost) cost=$value ;;
+	costtext) costtext=$value ;;
+	estimated) estimated=$value ;;
+	partial) partial=$value ;;
+	until) until=$value ;;
 	esac
 done <"$file"
 # Only a whole file of ours is read here; anything else is Node's to answer (it writes a new one).
 [ "$v" = 1 ] || node_entry status "$@"
-for number in "$at" "$needs" "$decisions" "$running" "$stalled" "$lost"; do
+for number in "$at" "$needs" "$decisions" "$running" "$stalled" "$lost" "$until"; do
 	case $number in '' | *[!0-9]*) node_entry status "$@" ;; esac
 done
 case $cost in *[!0-9.]*) node_entry status "$@" ;; esac
+case $costtext in *[!0-9.~\$\<+]*) node_entry status "$@" ;; esac
+case $estimated$partial in [01][01]) ;; *) node_entry status "$@" ;; esac
 case $iso in *[!0-9T:.Z-]*) node_entry status "$@" ;; esac
 
 now=$(date +%s)
 age=$((now - at))
 [ "$age" -ge 0 ] || age=0
+# The cost is the local day's that ended at `until` (src/core/day-cost.ts): after it, unknown.
+if [ "$now" -ge "$until" ]; then cost= costtext= estimated=0 partial=0; fi
 
 if [ -n "$json" ]; then
-	printf '{"v":1,"at":"%s","ageSeconds":%s,"needs":%s,"decisions":%s,"running":%s,"stalled":%s,"lost":%s,"costToday":%s}\n' \
-		"$iso" "$age" "$needs" "$decisions" "$running" "$stalled" "$lost" "${cost:-null}"
+	[ "$estimated" = 1 ] && estimated=true || estimated=false
+	[ "$partial" = 1 ] && partial=true || partial=false
+	printf '{"v":1,"at":"%s","ageSeconds":%s,"needs":%s,"decisions":%s,"running":%s,"stalled":%s,"lost":%s,"costToday":%s,"costTodayIsEstimated":%s,"costTodayIsPartial":%s}\n' \
+		"$iso" "$age" "$needs" "$decisions" "$running" "$stalled" "$lost" "${cost:-null}" "$estimated" "$partial"
 	exit 0
 fi
 
@@ -95,7 +115,7 @@ if [ "$age" -ge 30 ]; then
 	elif [ "$age" -lt 7200 ]; then stale=" (summary $((age / 60))m old)"
 	else stale=" (summary $((age / 3600))h old)"; fi
 fi
-[ -n "$has_format" ] || format='needs you {needs} · decisions {decisions} · running {running} · stalled {stalled} · lost {lost} · today ${cost}{stale}'
+[ -n "$has_format" ] || format='needs you {needs} · decisions {decisions} · running {running} · stalled {stalled} · lost {lost} · today {cost}{stale}'
 
 # Fills {name} as formatStatus does; an unknown name is left as written.
 line=
@@ -117,7 +137,7 @@ while :; do
 	running) value=$running ;;
 	stalled) value=$stalled ;;
 	lost) value=$lost ;;
-	cost) value=${cost:-—} ;;
+	cost) value=${costtext:-\$—} ;;
 	age) value=$age ;;
 	stale) value=$stale ;;
 	*)

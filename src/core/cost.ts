@@ -90,10 +90,15 @@ export function reportedCost(amount: number, currency: string, at: number, compu
 	};
 }
 
+/** `$`, `€`, or the code and a space (`GBP `): what a figure is written after. */
+export function currencySymbol(currency: string): string {
+	return currency === 'USD' ? '$' : currency === 'EUR' ? '€' : `${currency} `;
+}
+
 /** `$0.0063`, `€1.20`, `unknown`: the board's cost cell. */
 export function formatCost(cost: Cost): string {
 	if (cost.amount === null) return 'unknown';
-	const symbol = cost.currency === 'USD' ? '$' : cost.currency === 'EUR' ? '€' : `${cost.currency} `;
+	const symbol = currencySymbol(cost.currency);
 	// A sum too small for four decimals is not nothing: said as below the smallest figure shown.
 	if (cost.amount > 0 && cost.amount < 0.0001) return `<${symbol}0.0001`;
 	const digits = cost.amount >= 100 ? 0 : cost.amount >= 1 ? 2 : cost.amount >= 0.01 ? 3 : 4;

@@ -1,3 +1,4 @@
+import {dayCostText, type DayCost} from './day-cost.ts';
 import type {Snapshot} from './snapshot.ts';
 
 /**
@@ -13,12 +14,14 @@ export type StatusSummary = {
 	readonly running: number;
 	readonly stalled: number;
 	readonly lost: number;
-	/** US dollars spent today, or null: no price table is known to this build (docs/tmux.md). */
-	readonly costToday: number | null;
+	/** What the local day's spend came to (src/core/day-cost.ts), or null: not known (the prices could not be read). */
+	readonly costToday: DayCost | null;
+	/** When that day ends, whole seconds since the epoch: from then on the figure is yesterday's, and unknown. */
+	readonly dayEndsAt: number;
 };
 
-/** The summary of a snapshot, made at `now` (ms). */
-export function statusSummary(snapshot: Snapshot, now: number): StatusSummary {
+/** The summary of a snapshot, made at `now` (ms), with the cost of the day `now` falls in, which ends at `dayEndsAt` (ms). */
+export function statusSummary(snapshot: Snapshot, now: number, costToday: DayCost | null, dayEndsAt: number): StatusSummary {
 	const lane = (name: string) => snapshot.tasks.filter(task => task.lane === name).length;
 	return {
 		at: Math.floor(now / 1000),
@@ -27,15 +30,44 @@ export function statusSummary(snapshot: Snapshot, now: number): StatusSummary {
 		running: lane('running'),
 		stalled: lane('stalled'),
 		lost: lane('lost'),
-		costToday: null,
+		costToday,
+		dayEndsAt: Math.floor(dayEndsAt / 1000),
 	};
 }
 
-/** The file's fields, in its order; the shell entry reads them by these names. */
-const FIELDS = ['at', 'iso', 'needs', 'decisions', 'running', 'stalled', 'lost', 'cost'] as const;
+/** The day's cost as of `ageSeconds` after the summary was made: null once that day is over. */
+function costAsOf(summary: StatusSummary, ageSeconds: number): DayCost | null {
+	return summary.at + ageSeconds >= summary.dayEndsAt ? null : summary.costToday;
+}
 
-/** The summary file: `v=1`, then `name=value` a line (a number, or empty for unknown). */
+/** A figure as the file and JSON carry it: at most six decimals, never an exponent. */
+function plainNumber(value: number): string {
+	return String(Number(value.toFixed(6)));
+}
+
+/** The file's fields, in its order; the shell entry reads them by these names. */
+const FIELDS = [
+	'at',
+	'iso',
+	'needs',
+	'decisions',
+	'running',
+	'stalled',
+	'lost',
+	'cost',
+	'costtext',
+	'estimated',
+	'partial',
+	'until',
+] as const;
+
+/**
+ * The summary file: `v=1`, then `name=value` a line (a number, or empty for unknown). `costtext` is
+ * `{cost}` as the line shows it (marks included), so the shell prints what Node would.
+ */
 export function summaryFileText(summary: StatusSummary): string {
+	const cost = summary.costToday;
+	const known = cost !== null && cost.amount !== null;
 	const values: Record<(typeof FIELDS)[number], string> = {
 		at: String(summary.at),
 		// The shell writes `at` in JSON as it is here: formatting a time there would cost a `date` of its own.
@@ -45,14 +77,18 @@ export function summaryFileText(summary: StatusSummary): string {
 		running: String(summary.running),
 		stalled: String(summary.stalled),
 		lost: String(summary.lost),
-		cost: summary.costToday === null ? '' : summary.costToday.toFixed(2),
+		cost: known ? plainNumber(cost.amount as number) : '',
+		costtext: known ? dayCostText(cost) : '',
+		estimated: known && cost.isEstimated ? '1' : '0',
+		partial: cost?.isPartial ? '1' : '0',
+		until: String(summary.dayEndsAt),
 	};
 	return `v=1\n${FIELDS.map(field => `${field}=${values[field]}`).join('\n')}\n`;
 }
 
-/** The default line, worded as snapshot's counts line: `needs you 3 · decisions 1 · running 2 · stalled 0 · lost 1 · today $—`. */
+/** The default line, worded as snapshot's counts line: `needs you 3 · decisions 1 · running 2 · stalled 0 · lost 1 · today ~$1.23`. */
 export const DEFAULT_STATUS_FORMAT =
-	'needs you {needs} · decisions {decisions} · running {running} · stalled {stalled} · lost {lost} · today ${cost}{stale}';
+	'needs you {needs} · decisions {decisions} · running {running} · stalled {stalled} · lost {lost} · today {cost}{stale}';
 
 /** Older than this, the line says how old it is: the board and the reconciler both write every 5 s. */
 export const STALE_AFTER_SECONDS = 30;
@@ -77,7 +113,7 @@ export function formatStatus(summary: StatusSummary, format: string, ageSeconds:
 		running: String(summary.running),
 		stalled: String(summary.stalled),
 		lost: String(summary.lost),
-		cost: summary.costToday === null ? '—' : summary.costToday.toFixed(2),
+		cost: dayCostText(costAsOf(summary, ageSeconds)),
 		age: String(ageSeconds),
 		stale: staleText(ageSeconds),
 	};
@@ -86,6 +122,7 @@ export function formatStatus(summary: StatusSummary, format: string, ageSeconds:
 
 /** `status --json`. */
 export function statusJson(summary: StatusSummary, ageSeconds: number): string {
+	const cost = costAsOf(summary, ageSeconds);
 	return JSON.stringify({
 		v: 1,
 		at: new Date(summary.at * 1000).toISOString(),
@@ -95,6 +132,8 @@ export function statusJson(summary: StatusSummary, ageSeconds: number): string {
 		running: summary.running,
 		stalled: summary.stalled,
 		lost: summary.lost,
-		costToday: summary.costToday,
+		costToday: cost === null || cost.amount === null ? null : Number(plainNumber(cost.amount)),
+		costTodayIsEstimated: cost !== null && cost.amount !== null && cost.isEstimated,
+		costTodayIsPartial: cost?.isPartial ?? false,
 	});
 }

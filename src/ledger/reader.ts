@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import {SPEND_EVENT_TYPES, type SpendRow} from '../core/day-cost.ts';
 import {EventType, type EventOfType, type EventTypeName, type LedgerEvent, type StoredEventRow} from '../core/events.ts';
 import {STATUSES, type Status} from '../core/status.ts';
 import type {Task} from '../core/task.ts';
@@ -46,6 +47,15 @@ export type LedgerReader = {
 	eventsOf(taskId: string): LedgerEvent[];
 	/** Events of the given types (any task) at or after `afterAt`, oldest first. */
 	eventsOfType<T extends EventTypeName>(types: readonly T[], afterAt?: number): EventOfType<T>[];
+	/**
+	 * The spend rows (tokens reports, telemetry requests) dated from `from` up to `until`, up to seq
+	 * `upToSeq`, of the tasks not ended or ended since `from`, oldest first: a day's cost
+	 * (src/core/day-cost.ts). Read through the tasks, so the work is the day's tasks' events, not
+	 * every spend row of the history.
+	 */
+	spendEventsBetween(from: number, until: number, upToSeq: number): SpendRow[];
+	/** The spend rows after seq `afterSeq` dated from `from` up to `until`, oldest first: what a day's cost adds on a later pass. */
+	spendEventsAfter(afterSeq: number, from: number, until: number): SpendRow[];
 	/**
 	 * The `need.raised` events that may still be current, oldest first: every need from a source
 	 * not in `answeredBySession`; from those, only a need whose task has no row, or has not ended
@@ -138,6 +148,17 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 	const since = db.prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?');
 	const ofTask = db.prepare('SELECT * FROM events WHERE task_id = ? ORDER BY seq');
 	const ofType = preparedByLength(db, marks => `SELECT * FROM events WHERE type IN (${marks}) AND at >= ? ORDER BY seq`);
+	const spendTypes = SPEND_EVENT_TYPES.map(type => `'${type}'`).join(', ');
+	// CROSS JOIN keeps the tasks outside: left to itself, SQLite walks every spend row of the history by type.
+	const spendBetween = db.prepare(
+		`SELECT e.* FROM tasks t CROSS JOIN events e ON e.task_id = t.id
+			WHERE (t.ended_at IS NULL OR t.ended_at >= @from) AND e.type IN (${spendTypes})
+				AND e.at >= @from AND e.at < @until AND e.seq <= @upToSeq
+			ORDER BY e.seq`,
+	);
+	const spendAfter = db.prepare(
+		`SELECT * FROM events WHERE seq > @afterSeq AND type IN (${spendTypes}) AND at >= @from AND at < @until ORDER BY seq`,
+	);
 	const firstOfType = db.prepare('SELECT * FROM events WHERE task_id = ? AND type = ? ORDER BY seq LIMIT 1');
 	const latestOfTypes = preparedByLength(
 		db,
@@ -246,6 +267,12 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 		eventsOf: taskId => parseRows(ofTask.all(taskId)),
 		eventsOfType: (types, afterAt = 0) =>
 			types.length === 0 ? [] : parseRows(ofType(types.length).all(...types, afterAt)).filter(event => isOfType(event, types)),
+		spendEventsBetween: (from, until, upToSeq) =>
+			parseRows(spendBetween.all({from, until, upToSeq})).filter((event): event is SpendRow =>
+				isOfType(event, SPEND_EVENT_TYPES),
+			),
+		spendEventsAfter: (afterSeq, from, until) =>
+			parseRows(spendAfter.all({afterSeq, from, until})).filter((event): event is SpendRow => isOfType(event, SPEND_EVENT_TYPES)),
 		needsMaybeCurrent: answeredBySession =>
 			parseRows(
 				needs(Math.max(1, answeredBySession.length)).all(...(answeredBySession.length === 0 ? [''] : answeredBySession)),

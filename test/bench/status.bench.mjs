@@ -14,6 +14,7 @@ import {timed} from './timed.mjs';
 
 const NODE_ENTRY = fileURLToPath(new URL('../../bin/controlroom', import.meta.url));
 const SH_FILE = fileURLToPath(new URL('../../bin/controlroom.sh', import.meta.url));
+const PACKAGE = fileURLToPath(new URL('../..', import.meta.url));
 const PAYLOAD = readFileSync(new URL('../fixtures/claude/PreToolUse.json', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_STATUS_ROUNDS ?? 40);
 
@@ -24,10 +25,16 @@ export default async function bench() {
 	const dir = mkdtempSync(join(tmpdir(), 'cr-bench-status-'));
 	try {
 		const ledger = buildLedger(dir);
-		// Called as npm installs it: a symlink on PATH to the package's bin/controlroom.sh (the entry follows it).
+		// Called as npm installs it: node_modules/.bin/controlroom -> ../controlroom/bin/controlroom.sh,
+		// the package itself linked into node_modules (the entry finds it with builtins).
+		mkdirSync(join(dir, 'node_modules', '.bin'), {recursive: true});
+		symlinkSync(PACKAGE, join(dir, 'node_modules', 'controlroom'));
+		const SH_ENTRY = join(dir, 'node_modules', '.bin', 'controlroom');
+		symlinkSync('../controlroom/bin/controlroom.sh', SH_ENTRY);
+		// A link of no layout npm makes (absolute, elsewhere): the entry follows it with readlink.
 		mkdirSync(join(dir, 'bin'));
-		const SH_ENTRY = join(dir, 'bin', 'controlroom');
-		symlinkSync(SH_FILE, SH_ENTRY);
+		const OTHER_LINK = join(dir, 'bin', 'controlroom');
+		symlinkSync(SH_FILE, OTHER_LINK);
 		const env = {...process.env, CONTROLROOM_HOME: dir, CLAUDE_PID: '4242'};
 		// The first status goes through Node (no summary yet) and writes the summary the rest read.
 		const first = spawnSync(SH_ENTRY, ['status'], {env, encoding: 'utf8'});
@@ -41,6 +48,7 @@ export default async function bench() {
 			'status --json': () => timed(SH_ENTRY, ['status', '--json'], '', env),
 			'--help, Node entry': () => timed(NODE_ENTRY, ['--help'], '', env),
 			'--help, sh entry': () => timed(SH_ENTRY, ['--help'], '', env),
+			'--help, sh entry, other link': () => timed(OTHER_LINK, ['--help'], '', env),
 			'hook, Node entry': () => timed(NODE_ENTRY, ['hook'], PAYLOAD, env),
 			'hook, sh entry': () => timed(SH_ENTRY, ['hook'], PAYLOAD, env),
 		};
@@ -57,7 +65,7 @@ export default async function bench() {
 			`status / node -e 0: ${(m.status / m['node -e 0']).toFixed(2)}× (goal <= 0.4×); status --json / node -e 0: ${(m['status --json'] / m['node -e 0']).toFixed(2)}×; status / sh -c true: ${(m.status / m['sh -c true']).toFixed(2)}×`,
 		);
 		console.log(
-			`the sh entry adds: --help ${ms(m['--help, sh entry'] - m['--help, Node entry'])}, hook ${ms(m['hook, sh entry'] - m['hook, Node entry'])} (goal <= 5 ms)`,
+			`the sh entry adds: --help ${ms(m['--help, sh entry'] - m['--help, Node entry'])}, hook ${ms(m['hook, sh entry'] - m['hook, Node entry'])} (goal <= 5 ms); --help through a link it follows with readlink ${ms(m['--help, sh entry, other link'] - m['--help, Node entry'])}`,
 		);
 	} finally {
 		rmSync(dir, {recursive: true, force: true});

@@ -16,7 +16,6 @@ import {hostName} from '../../ledger/host.ts';
 import {quickCheckInBackground} from '../../ledger/integrity-check.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {spoolDir} from '../../ledger/paths.ts';
-import {writeStatusSummary} from '../../ledger/status-file.ts';
 import {makePrivateDir} from '../../ledger/private-files.ts';
 import {agentNamesFrom, DEFAULT_RECONCILE_INTERVAL_MS} from '../../producers/reconcile-options.ts';
 import type {TranscriptFollow} from '../../producers/transcript-follow.ts';
@@ -29,6 +28,7 @@ import {openCommandLedger} from '../context.ts';
 import {packageRoot} from '../package-root.ts';
 import {nonEmptyAs, personName} from '../person-name.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import {createStatusSummaryKeeper} from '../status-summary-keeper.ts';
 import type {CommandHelp} from '../help.ts';
 import type {Receiver} from '../../otel/receiver.ts';
 
@@ -133,18 +133,10 @@ function notifierOf(run: BoardRun): Pick<BoardAdapters, 'notify'> {
 	return {notify: createNotifier({...run.notify, write: text => void process.stdout.write(text)})};
 }
 
-/** The status line's summary, after each pass (docs/tmux.md): a folder it cannot write leaves the line stale, which it says. */
-function keepStatusSummary(ledger: Ledger): void {
-	try {
-		writeStatusSummary(ledger.reader, ledger.path, {isApproverAlive});
-	} catch {
-		// The summary is a convenience for tmux; the board and the ledger go on without it.
-	}
-}
-
 /** Wires the board to a ledger: the feed, the spool fold, `s` through stopTask, `x` through sendBack, and the reconciler timer. */
 export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters {
 	const spool = spoolDir(ledger.path);
+	const keepStatusSummary = createStatusSummaryKeeper(ledger);
 	// The folder is watched for the spool hook's files: it must exist before the watch starts, or
 	// the first events wait for the reconciler's pass instead of showing at once.
 	try {
@@ -218,7 +210,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 			settleEffects(ledger);
 			// Questions whose waiting hook died (docs/decisions.md, "Crash safety").
 			settleDecisions(ledger);
-			keepStatusSummary(ledger);
+			keepStatusSummary();
 		},
 		reconcileIntervalMs: run.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS,
 		logs: createLogReader(ledger),

@@ -8,15 +8,14 @@ import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import {hostIdentity} from '../../ledger/host.ts';
 import {selfLauncher} from '../gate-call.ts';
 import {settleDecisions} from '../../gates/decisions.ts';
-import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
-import {writeStatusSummary} from '../../ledger/status-file.ts';
 import {createFleetSyncer} from '../../fleet/fleet-sync.ts';
 import {stopOnSignals} from '../signals.ts';
 import {parseCommandArgs, positiveSeconds} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import {createStatusSummaryKeeper} from '../status-summary-keeper.ts';
 import type {CommandHelp} from '../help.ts';
 import {portOf, startReceiverBeside} from '../otel-receive.ts';
 
@@ -82,15 +81,6 @@ function summary(result: ReconcileResult): string {
 		`${result.processes} processes in ${result.elapsedMs.toFixed(1)} ms`,
 	];
 	return `reconciled: ${parts.join('; ')}`;
-}
-
-/** The status line's summary after each pass (docs/tmux.md, "Status line"); a write that fails leaves it stale, which it says. */
-function keepStatusSummary(ledger: Ledger): void {
-	try {
-		writeStatusSummary(ledger.reader, ledger.path, {isApproverAlive});
-	} catch {
-		// A convenience for tmux: the pass itself is done either way.
-	}
 }
 
 /** The receiver beside the reconciler: its notices on stderr, prefixed, never over the pass summaries. */
@@ -163,12 +153,13 @@ export async function run(argv: readonly string[]): Promise<number> {
 	let exitCode = 0;
 	// Between passes, live sessions' transcripts are watched: tokens land as each answer is written.
 	const transcripts = values.once ? null : followTranscripts(ledger);
+	const keepStatusSummary = createStatusSummaryKeeper(ledger);
 	// A held run answered after its wrapper was killed: its resume is started here (docs/headless-holds.md).
 	const resumeHeld = spawnResume(ledger.path);
 	try {
 		for (;;) {
 			const result = reconcileOnce(ledger, {agentNames, resumeHeld});
-			keepStatusSummary(ledger);
+			keepStatusSummary();
 			// Questions whose waiting hook died leave the queue (docs/decisions.md, "Crash safety").
 			settleDecisions(ledger);
 			transcripts?.catchUp();
