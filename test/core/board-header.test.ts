@@ -1,6 +1,6 @@
 import {describe, expect, it} from 'vitest';
 import {selectScreen} from '../../src/core/board/screen.ts';
-import {ledgerHeaderLabel, selectLanes} from '../../src/core/board/selectors.ts';
+import {ledgerHeaderLabel, selectHeader, selectLanes} from '../../src/core/board/selectors.ts';
 import {initialBoardState, type BoardAction} from '../../src/core/board/state.ts';
 import {FIXED_NOW} from '../helpers/board-fixture.ts';
 import {fixtureBoardState, fixtureScreen} from '../helpers/board-state.ts';
@@ -72,5 +72,22 @@ describe("the board's header names the ledger it shows", () => {
 				expect(header.get('needs')).toBe(screen.queue.total);
 			}
 		}
+	});
+});
+
+describe("the board's header counts unseen finished work", () => {
+	it('adds unseen N only when there is some, whole at 160 columns and, packed tighter, at 80', () => {
+		const counts = {running: 2, stalled: 1, lost: 1, untracked: 1, ended: 3};
+		expect(selectHeader(counts, 2, 'newest', 160, 0, 0).counts).toBe(
+			'running 2 · stalled 1 · lost 1 · untracked 1 · ended 3 · needs you 2',
+		);
+		expect(selectHeader(counts, 2, 'newest', 160, 0, 4).counts).toBe(
+			'running 2 · stalled 1 · lost 1 · untracked 1 · ended 3 · needs you 2 · unseen 4',
+		);
+		// At 80 columns the usual short words, until an unseen count would push the sort order off.
+		expect(selectHeader(counts, 2, 'newest', 80, 0, 0).counts).toBe('run 2 · stall 1 · lost 1 · untr 1 · ended 3 · needs 2');
+		const narrow = selectHeader(counts, 2, 'newest', 80, 0, 4);
+		expect(narrow.counts).toBe('run 2·stall 1·lost 1·untr 1·ended 3·needs 2·unseen 4');
+		expect('controlroom '.length + narrow.counts.length + 2 + narrow.sort.length).toBeLessThanOrEqual(80);
 	});
 });

@@ -398,19 +398,23 @@ export function selectHeader(
 	unseen = 0,
 ): {readonly counts: string; readonly sort: string} {
 	const sortText = `sort: ${sort}`;
-	const countsIn = (isNarrow: boolean): string => {
+	const countsIn = (isNarrow: boolean, separator: string): string => {
 		const names = isNarrow ? SHORT_LANE_NAMES : LANE_WORDS;
 		const parts = BOARD_LANES.map(lane => `${names[lane]} ${counts[lane]}`);
 		parts.push(`${isNarrow ? 'needs' : 'needs you'} ${queueTotal}`);
 		// Finished work not looked at yet: said only when there is some, as a count to clear.
 		if (unseen > 0) parts.push(`unseen ${unseen}`);
 		if (hosts > 1) parts.push(`${hosts} hosts`);
-		return parts.join(' · ');
+		return parts.join(separator);
 	};
-	// The long words where they fit whole beside the sort order (and always below 100 columns), else the short ones.
-	const long = countsIn(false);
-	const fits = width >= 100 && HEADER_TITLE.length + long.length + 2 + sortText.length <= width;
-	return {counts: fits ? long : countsIn(true), sort: sortText};
+	const fits = (text: string): boolean => HEADER_TITLE.length + text.length + 2 + sortText.length <= width;
+	// The long words where they fit whole beside the sort order (never below 100 columns), else the
+	// short ones, else the short ones packed tighter (80 columns with an unseen count), else cut.
+	const long = countsIn(false, ' · ');
+	if (width >= 100 && fits(long)) return {counts: long, sort: sortText};
+	const short = countsIn(true, ' · ');
+	const tight = countsIn(true, '·');
+	return {counts: fits(short) || !fits(tight) ? short : tight, sort: sortText};
 }
 
 /** The header's first word. */
