@@ -5,6 +5,7 @@ import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {BIN, scratchDir} from '../helpers/cli.ts';
 import {realClientBox, realClientScript} from '../helpers/realclients.ts';
+import {otelClaudeRun} from '../helpers/otel-receiver.ts';
 import {Tmux} from '../helpers/tmux.ts';
 import {onFileChange, waitFor} from '../helpers/wait-for.ts';
 
@@ -74,19 +75,7 @@ describe('board --otel-port', () => {
 			);
 			const url = /otel receive: listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(first)?.[1];
 			expect(url, first).toBeDefined();
-			const run = box.cli([
-				'run',
-				'--otel',
-				String(url),
-				'--',
-				CLAUDE,
-				box.dir,
-				'-p',
-				'say hi',
-				'--output-format',
-				'json',
-				'--dangerously-skip-permissions',
-			]);
+			const run = box.cli(otelClaudeRun(String(url), CLAUDE, box.dir, true));
 			expect(run.status, run.stderr).toBe(0);
 			const result = JSON.parse(run.stdout) as {total_cost_usd: number};
 			const {tasks} = box.snapshot();

@@ -3,7 +3,7 @@ import {readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {realClientBox, realClientScript, type RealClientBox} from '../helpers/realclients.ts';
-import {startOtelReceiver, type ReceiverChild} from '../helpers/otel-receiver.ts';
+import {otelClaudeRun, startOtelReceiver, type ReceiverChild} from '../helpers/otel-receiver.ts';
 
 const CLAUDE = realClientScript('claude-offline.sh');
 const SLOW = 180_000;
@@ -33,19 +33,7 @@ describe('a wrapped claude -p with --otel, its telemetry received by controlroom
 				installClaudeHooks(box);
 				receiver = await startOtelReceiver(box.env);
 				const run = box.cli(
-					[
-						'run',
-						'--otel',
-						receiver.url,
-						'--',
-						CLAUDE,
-						box.dir,
-						'-p',
-						'say hi',
-						'--output-format',
-						'json',
-						'--dangerously-skip-permissions',
-					],
+					otelClaudeRun(receiver.url, CLAUDE, box.dir, true),
 					// A protocol the user chose for the run is kept; the endpoint is run's.
 					{OTEL_EXPORTER_OTLP_PROTOCOL: protocol},
 				);
@@ -80,17 +68,7 @@ describe('a wrapped claude -p with --otel, its telemetry received by controlroom
 		async () => {
 			const box = realClientBox({SCENARIO: 'bash'});
 			receiver = await startOtelReceiver(box.env);
-			const run = box.cli([
-				'run',
-				'--otel',
-				receiver.url,
-				'--',
-				CLAUDE,
-				box.dir,
-				'-p',
-				'say hi',
-				'--dangerously-skip-permissions',
-			]);
+			const run = box.cli(otelClaudeRun(receiver.url, CLAUDE, box.dir, false));
 			expect(run.status, run.stderr).toBe(0);
 			const {tasks} = box.snapshot();
 			expect(tasks).toHaveLength(1);

@@ -33,3 +33,22 @@ export async function startOtelReceiver(env: NodeJS.ProcessEnv): Promise<Receive
 		},
 	};
 }
+
+/**
+ * `controlroom run --otel URL -- claude -p 'say hi'` as the offline Claude takes it (in `dir`), its
+ * result as JSON on stdout when `isJson`: the wrapped run the telemetry tests make.
+ */
+export function otelClaudeRun(url: string, claude: string, dir: string, isJson: boolean): string[] {
+	return [
+		'run',
+		'--otel',
+		url,
+		'--',
+		claude,
+		dir,
+		'-p',
+		'say hi',
+		...(isJson ? ['--output-format', 'json'] : []),
+		'--dangerously-skip-permissions',
+	];
+}
