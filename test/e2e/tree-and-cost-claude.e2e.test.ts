@@ -234,7 +234,7 @@ describe('a real Claude Code run with three sub-agents under the wrapper', () =>
 
 	it(
 		'prices a model the table lacks as unknown, in JSON and on screen, until a user price file names it',
-		() => {
+		async () => {
 			const box = realClientBox({SCENARIO: 'bash'});
 			installClaudeHooks(box);
 			const args = [
@@ -263,6 +263,15 @@ describe('a real Claude Code run with three sub-agents under the wrapper', () =>
 			// 2 answers × (1234 × 1 + 100 × 1.25 + 50 × 0.1 + 42 × 10) µ$
 			expect(priced.cost).toMatchObject({currency: 'USD', priced: 'table', asOf: '2026-12-02'});
 			expect(priced.cost.amount).toBeCloseTo(2 * 0.001784, 9);
+			expect(box.cli(['snapshot', '--all'], {CONTROLROOM_PRICES: prices}).stdout).toMatch(/2\.9k\/40M +\$0\.0036 /);
+			// The board prices with the same file: its row shows the figure, not unknown.
+			const env = {CONTROLROOM_HOME: join(box.dir, 'cr'), PATH: process.env['PATH'] ?? '', CONTROLROOM_PRICES: prices};
+			tmux.start('priced', 160, 45, env);
+			tmux.type('priced', `node ${CONTROLROOM_BIN} --reconcile 3600`);
+			tmux.send('priced', 'Enter');
+			const board = await tmux.waitFor('priced', pane => pane.includes('RECENTLY ENDED (1)'), 20_000);
+			expect(board.pane).toMatch(/2\.9k\/40M +\$0\.0036 /);
+			tmux.send('priced', 'q');
 			writeFileSync(prices, JSON.stringify({asOf: '2026-12-02', models: {'claude-unpriced-9': {...row, input: -1}}}));
 			const bad = box.cli(['snapshot', '--json'], {CONTROLROOM_PRICES: prices});
 			expect(bad.status).toBe(78);

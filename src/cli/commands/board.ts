@@ -24,6 +24,7 @@ import {SIGNAL_EXITS} from '../signals.ts';
 import {createNotifier, DESKTOP_NOTIFY, type DesktopNotify} from '../board-notify.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
+import {loadPriceTable} from '../price-file.ts';
 import {openCommandLedger} from '../context.ts';
 import {packageRoot} from '../package-root.ts';
 import {nonEmptyAs, personName} from '../person-name.ts';
@@ -171,6 +172,8 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		options: {
 			ledgerLabel: homeAsTilde(ledger.path),
 			person,
+			// The user's prices, as snapshot and run read them (a wrong file: one line, exit 78, before the board opens).
+			prices: loadPriceTable(),
 			...(run.stallSeconds === undefined ? {} : {stallSeconds: run.stallSeconds}),
 			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
 		},
