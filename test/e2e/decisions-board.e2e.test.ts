@@ -7,7 +7,7 @@ import {askDecision} from '../../src/gates/decisions.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {BIN, runCli, scratchDir} from '../helpers/cli.ts';
 import {TWELVE_K_TURNS, turnsRun} from '../helpers/budget-turns.ts';
-import {realClientBox, realClientScript, type RealClientBox} from '../helpers/realclients.ts';
+import {realClientBox, realClientScript, type RealClientBox, installClaudeHooks} from '../helpers/realclients.ts';
 import {Tmux} from '../helpers/tmux.ts';
 import {onExit, onOutput, waitFor} from '../helpers/wait-for.ts';
 
@@ -172,11 +172,7 @@ describe('a budget question answered from the board (real Claude Code, tmux)', (
 	it('after the crossing turn no tool runs and the panel shows the spend; a +20000 continues the same session; on another run x gives exit 125', async () => {
 		const box = realClientBox({SCENARIO: 'script'});
 		// The run's tokens come through controlroom's hooks, where claude-offline.sh's Claude reads them.
-		const install = box.cli(['hooks', 'install', '--claude'], {
-			HOME: join(box.dir, 'another-home'),
-			CLAUDE_CONFIG_DIR: join(box.dir, 'home', '.claude'),
-		});
-		expect(install.status, install.stderr).toBe(0);
+		installClaudeHooks(box);
 		expect(box.cli(['reconcile', '--once', '--agents', 'cr-no-such-agent']).status).toBe(0);
 		tmux = new Tmux();
 		const env: Record<string, string> = {};
@@ -253,11 +249,7 @@ const INTERACTIVE_TURNS = [
 describe('a budget question of an interactive Claude Code, answered from the board (real TUI, tmux)', () => {
 	it('denies every call with the reason once the budget is crossed; a +20000 lets the next call through', async () => {
 		const box = realClientBox({SCENARIO: 'script', CLAUDE_TIMEOUT: '280'});
-		const install = box.cli(['hooks', 'install', '--claude'], {
-			HOME: join(box.dir, 'another-home'),
-			CLAUDE_CONFIG_DIR: join(box.dir, 'home', '.claude'),
-		});
-		expect(install.status, install.stderr).toBe(0);
+		installClaudeHooks(box);
 		expect(box.cli(['reconcile', '--once', '--agents', 'cr-no-such-agent']).status).toBe(0);
 		const script = join(box.dir, 'turns.json');
 		writeFileSync(script, JSON.stringify(INTERACTIVE_TURNS));

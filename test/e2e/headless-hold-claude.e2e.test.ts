@@ -14,7 +14,7 @@ import {
 } from '../helpers/held-runs.ts';
 import {runAsPerson} from '../helpers/person.ts';
 import {TWELVE_K_TURNS, turnsRun} from '../helpers/budget-turns.ts';
-import {realClientBox, type RealClientBox} from '../helpers/realclients.ts';
+import {realClientBox, type RealClientBox, installClaudeHooks} from '../helpers/realclients.ts';
 import {onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
 // A wrapped `claude -p` (the real Claude Code 2.1.328, offline) whose model runs `rm -rf build`:
@@ -141,15 +141,6 @@ describe('a wrapped claude -p held by the policy (real Claude Code)', () => {
 		SLOW,
 	);
 });
-
-/** Installs controlroom's hooks where claude-offline.sh's Claude reads them: the run's tokens come through them. */
-function installClaudeHooks(box: RealClientBox): void {
-	const install = box.cli(['hooks', 'install', '--claude'], {
-		HOME: join(box.dir, 'another-home'),
-		CLAUDE_CONFIG_DIR: join(box.dir, 'home', '.claude'),
-	});
-	expect(install.status, install.stderr).toBe(0);
-}
 
 describe('a held run stopped while it waits (real Claude Code)', () => {
 	it(

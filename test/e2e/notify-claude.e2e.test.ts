@@ -2,7 +2,7 @@ import {existsSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {BIN} from '../helpers/cli.ts';
-import {realClientBox, realClientScript} from '../helpers/realclients.ts';
+import {realClientBox, realClientScript, installClaudeHooks} from '../helpers/realclients.ts';
 import {Tmux} from '../helpers/tmux.ts';
 import {onFileChange, onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
@@ -26,11 +26,7 @@ describe('notifications for what comes into Needs you while the board is in anot
 		// Given the board in one window with a notify command and OSC 9, its output piped out by tmux
 		const box = realClientBox({SCENARIO: 'bashperm', CLAUDE_TIMEOUT: '280'});
 		const ledgerFile = join(box.dir, 'cr', 'ledger.db');
-		const install = box.cli(['hooks', 'install', '--claude'], {
-			HOME: join(box.dir, 'home'),
-			CLAUDE_CONFIG_DIR: join(box.dir, 'home', '.claude'),
-		});
-		expect(install.status, install.stderr).toBe(0);
+		installClaudeHooks(box);
 		expect(box.cli(['reconcile', '--once', '--agents', 'cr-no-such-agent']).status).toBe(0);
 		const received = join(box.dir, 'notified.jsonl');
 		const piped = join(box.dir, 'board-output.bin');

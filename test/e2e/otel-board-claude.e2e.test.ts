@@ -4,7 +4,7 @@ import {existsSync, readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {BIN, scratchDir} from '../helpers/cli.ts';
-import {realClientBox, realClientScript} from '../helpers/realclients.ts';
+import {realClientBox, realClientScript, installClaudeHooks} from '../helpers/realclients.ts';
 import {otelClaudeRun} from '../helpers/otel-receiver.ts';
 import {Tmux} from '../helpers/tmux.ts';
 import {onFileChange, waitFor} from '../helpers/wait-for.ts';
@@ -52,11 +52,7 @@ describe('board --otel-port', () => {
 		"receives a wrapped claude -p's telemetry while it is open: the task's cost is the sum of Claude's cost_usd, on the board too",
 		async () => {
 			const box = realClientBox({SCENARIO: 'bash'});
-			const install = box.cli(['hooks', 'install', '--claude'], {
-				HOME: join(box.dir, 'another-home'),
-				CLAUDE_CONFIG_DIR: join(box.dir, 'home', '.claude'),
-			});
-			expect(install.status, install.stderr).toBe(0);
+			installClaudeHooks(box);
 			expect(box.cli(['reconcile', '--once', '--agents', 'cr-no-such-agent']).status).toBe(0);
 			tmux = new Tmux();
 			// The board's own reconciler looks for no real agent of this machine: only the wrapped run is a task

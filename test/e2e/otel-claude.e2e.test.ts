@@ -2,19 +2,11 @@ import {spawn} from 'node:child_process';
 import {readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
-import {realClientBox, realClientScript, type RealClientBox} from '../helpers/realclients.ts';
+import {realClientBox, realClientScript, installClaudeHooks} from '../helpers/realclients.ts';
 import {otelClaudeRun, startOtelReceiver, type ReceiverChild} from '../helpers/otel-receiver.ts';
 
 const CLAUDE = realClientScript('claude-offline.sh');
 const SLOW = 180_000;
-
-function installClaudeHooks(box: RealClientBox): void {
-	const install = box.cli(['hooks', 'install', '--claude'], {
-		HOME: join(box.dir, 'another-home'),
-		CLAUDE_CONFIG_DIR: join(box.dir, 'home', '.claude'),
-	});
-	expect(install.status, install.stderr).toBe(0);
-}
 
 type TimelineEntry = {type: string; data: Record<string, unknown>};
 

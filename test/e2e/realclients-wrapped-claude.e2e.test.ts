@@ -2,29 +2,19 @@ import {spawnSync} from 'node:child_process';
 import {writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {realClientBox, realClientScript, type RealClientBox} from '../helpers/realclients.ts';
+import {realClientBox, realClientScript, installClaudeHooks} from '../helpers/realclients.ts';
 
 const CLAUDE = realClientScript('claude-offline.sh');
 const SLOW = 180_000;
 /** Other people's agents on this machine are not this test's: look for no untracked process. */
 const NO_UNTRACKED = ['--agents', 'cr-no-such-agent'];
 
-/** Installs controlroom's Claude hooks where claude-offline.sh's Claude reads them: CLAUDE_CONFIG_DIR, HOME elsewhere. */
-function installClaudeHooks(box: RealClientBox): void {
-	const install = box.cli(['hooks', 'install', '--claude'], {
-		HOME: join(box.dir, 'another-home'),
-		CLAUDE_CONFIG_DIR: join(box.dir, 'home', '.claude'),
-	});
-	expect(install.status, install.stderr).toBe(0);
-	expect(install.stdout).toContain(join(box.dir, 'home', '.claude', 'settings.json'));
-}
-
 describe('a real Claude Code run under the wrapper, with hooks', () => {
 	it(
 		'is exactly one task: the wrapper’s id, the session id, its PID, 2768/84 tokens, done',
 		() => {
 			const box = realClientBox({SCENARIO: 'bash'});
-			installClaudeHooks(box);
+			expect(installClaudeHooks(box).stdout).toContain(join(box.dir, 'home', '.claude', 'settings.json'));
 			const run = box.cli(['run', '--', CLAUDE, box.dir, '-p', 'say hi', '--dangerously-skip-permissions']);
 			expect(run.status, run.stderr).toBe(0);
 			const {tasks} = box.snapshot();

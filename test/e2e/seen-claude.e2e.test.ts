@@ -2,7 +2,7 @@ import {spawn, type ChildProcess} from 'node:child_process';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {BIN} from '../helpers/cli.ts';
-import {realClientBox, realClientScript, type RealClientBox} from '../helpers/realclients.ts';
+import {realClientBox, realClientScript, type RealClientBox, installClaudeHooks} from '../helpers/realclients.ts';
 import {Tmux} from '../helpers/tmux.ts';
 import {onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
@@ -27,11 +27,7 @@ describe('seen and unseen on the board (real Claude Code)', () => {
 	it('a run that ends while another is selected is unseen in board and snapshot; selected, it is seen, still after a restart', async () => {
 		// Given a board whose person is ana, its cursor on a run that keeps running
 		const box = realClientBox({SCENARIO: 'bash'});
-		const install = box.cli(['hooks', 'install', '--claude'], {
-			HOME: join(box.dir, 'another-home'),
-			CLAUDE_CONFIG_DIR: join(box.dir, 'home', '.claude'),
-		});
-		expect(install.status, install.stderr).toBe(0);
+		installClaudeHooks(box);
 		sleeper = spawn(process.execPath, [BIN, 'run', '--title', 'keeps running', '--', 'sleep', '300'], {
 			env: box.env,
 			stdio: ['ignore', 'pipe', 'pipe'],

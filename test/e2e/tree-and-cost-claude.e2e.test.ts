@@ -4,7 +4,7 @@ import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {afterAll, describe, expect, it} from 'vitest';
 import {Tmux} from '../helpers/tmux.ts';
-import {realClientBox, realClientScript, type RealClientBox} from '../helpers/realclients.ts';
+import {realClientBox, realClientScript, type RealClientBox, installClaudeHooks} from '../helpers/realclients.ts';
 import {onExit, onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
 const CLAUDE = realClientScript('claude-offline.sh');
@@ -34,14 +34,6 @@ type Row = {
 	treeCost: Cost;
 	endReason: string | null;
 };
-
-function installClaudeHooks(box: RealClientBox): void {
-	const install = box.cli(['hooks', 'install', '--claude'], {
-		HOME: join(box.dir, 'another-home'),
-		CLAUDE_CONFIG_DIR: join(box.dir, 'home', '.claude'),
-	});
-	expect(install.status, install.stderr).toBe(0);
-}
 
 function rows(box: RealClientBox): Row[] {
 	return box.snapshot().tasks as unknown as Row[];

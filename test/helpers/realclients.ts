@@ -60,3 +60,17 @@ export function realClientBox(scenario: NodeJS.ProcessEnv = {}): RealClientBox {
 	};
 	return {dir, env, cli, snapshot};
 }
+
+/**
+ * `controlroom hooks install --claude` where claude-offline.sh's Claude reads its settings
+ * (CLAUDE_CONFIG_DIR), with HOME elsewhere so the folder given is the one written. Throws with
+ * install's stderr when it fails; returns what it printed.
+ */
+export function installClaudeHooks(box: RealClientBox): {stdout: string} {
+	const install = box.cli(['hooks', 'install', '--claude'], {
+		HOME: join(box.dir, 'another-home'),
+		CLAUDE_CONFIG_DIR: join(box.dir, 'home', '.claude'),
+	});
+	if (install.status !== 0) throw new Error(`hooks install --claude exited ${install.status}: ${install.stderr}`);
+	return {stdout: install.stdout};
+}
