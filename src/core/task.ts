@@ -509,6 +509,12 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		// An order's events are folded by src/core/effects (an order id is not a task's); a refused
 		// attempt at a yes is about its target and is no sign of the target's own life.
 		case EventType.gateRefused:
+		// A stored contract and an access grant are folded elsewhere (src/core/contract/intake.ts, docs/serve.md).
+		case EventType.contractDrafted:
+		case EventType.contractText:
+		case EventType.contractReadied:
+		case EventType.accessGranted:
+		case EventType.accessRevoked:
 		case EventType.orderOpened:
 		case EventType.orderDerived:
 		case EventType.orderApproved:

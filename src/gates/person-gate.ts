@@ -9,7 +9,18 @@ import {gatherActorFacts} from '../producers/actor-facts.ts';
 // around it in the code: no flag, no variable, no parameter that skips the check.
 
 /** The verbs only a person may answer with. */
-export type YesVerb = 'effects approve' | 'effects reject' | 'accept' | 'ack' | 'send-back' | 'review' | 'decide';
+export type YesVerb =
+	| 'effects approve'
+	| 'effects reject'
+	| 'accept'
+	| 'ack'
+	| 'send-back'
+	| 'review'
+	| 'decide'
+	// Letting a connector or a script in (docs/serve.md), and letting a stored contract be taken.
+	| 'serve approve'
+	| 'serve tokens new'
+	| 'contract ready';
 
 /** One ask for a yes: the verb, what it is about (a task, an order, a queue entry), and the door it came through. */
 export type YesRequest = {

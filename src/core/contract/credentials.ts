@@ -10,6 +10,8 @@ const SHAPES: readonly CredentialShape[] = [
 	{name: 'GitLab token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}/},
 	{name: 'Google API key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/},
 	{name: 'npm token', pattern: /\bnpm_[A-Za-z0-9]{36}\b/},
+	// controlroom's own (src/core/access.ts): access, refresh, a script's, an authorization code.
+	{name: 'controlroom token', pattern: /\bcr[arpc]_[A-Za-z0-9_-]{32,}/},
 	{name: 'password in a URL', pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^/\s@]+@/i},
 ];
 
