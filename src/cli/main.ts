@@ -135,7 +135,7 @@ export function overview(): string {
 		'',
 		'Every command takes --help, which lists its options, exit codes and examples; every command',
 		'that reads or writes a ledger takes --ledger PATH (default $CONTROLROOM_HOME/ledger.db; not',
-		'demo, contract, hooks, config). Ctrl-C ends a command with 130. Exit codes: docs/cli.md.',
+		'demo, hooks, config, contract but contract ready). Ctrl-C ends a command with 130. Exit codes: docs/cli.md.',
 		'Defaults for some flags: ~/.config/controlroom/config.json (controlroom config; docs/config.md).',
 		'Shell completion: controlroom completion bash|zsh|fish.',
 		'',

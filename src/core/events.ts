@@ -217,6 +217,8 @@ const DECLARED = {
 		writer: z.optional(
 			z.nullable(z.looseObject({client: text, owner: text, via: text, grant: text, host: text})),
 		),
+		/** Its acceptance lines (or a transfer's verification), for the verdicts `get_work` shows per line. */
+		checks: z.optional(z.array(z.string())),
 		/** Fields the writer marked as its guesses (`(guess)`): the worker is told to check them first. */
 		guesses: z.optional(z.array(z.string())),
 		/** The check's warnings when it was written (errors refuse it). */

@@ -1,6 +1,8 @@
 import {createHash} from 'node:crypto';
 import {dirname, resolve} from 'node:path';
-import {checkContract, type ContractVerdict} from '../core/contract/rules.ts';
+import {formatOfText} from '../core/contract/contract-text.ts';
+import type {ContractKind} from '../core/contract/model.ts';
+import {checkContract, type ContractVerdict, type RepositoryFacts} from '../core/contract/rules.ts';
 import {ContractParseError, parseContractSource, readContractFile, type ContractDocument} from './contract-file.ts';
 import {createRepositoryFacts} from './repository-facts.ts';
 
@@ -20,11 +22,15 @@ export function contractDigest(source: string): string {
 	return createHash('sha256').update(source).digest('hex');
 }
 
-function checked(path: string, read: () => ContractDocument & {readonly source: string}): CheckedContract {
+function checked(
+	path: string,
+	read: () => ContractDocument & {readonly source: string},
+	facts: RepositoryFacts = createRepositoryFacts(dirname(path)),
+): CheckedContract {
 	try {
 		const {format, document, source} = read();
 		return {
-			...checkContract(document, createRepositoryFacts(dirname(path))),
+			...checkContract(document, facts),
 			file: path,
 			format,
 			source,
@@ -58,6 +64,37 @@ export function checkContractFile(file: string): CheckedContract {
 export function checkContractSnapshot(source: string, file: string): CheckedContract {
 	const path = resolve(file);
 	return checked(path, () => ({...parseContractSource(source, path), source}));
+}
+
+/** How a contract given as text is checked: what to call it, who answers its repository questions, its kind when it names none. */
+export type TextCheck = {
+	/** What messages call it (a stored contract's id, the tool that got it). */
+	readonly name: string;
+	readonly facts: RepositoryFacts;
+	/** The kind the tool it came through writes (write_task: task), when the text names none. */
+	readonly kind?: ContractKind;
+};
+
+function withKind(document: unknown, kind: ContractKind | undefined): unknown {
+	if (kind === undefined || document === null || typeof document !== 'object' || Array.isArray(document)) return document;
+	return 'kind' in document ? document : {kind, ...document};
+}
+
+/**
+ * Checks a contract given as text, not a file (a tool call's, a stored draft's): its form is read
+ * off the text (src/core/contract/contract-text.ts), then it is checked exactly as `contract
+ * check` checks a file, with `facts` answering what only a checkout can.
+ */
+export function checkContractText(source: string, check: TextCheck): CheckedContract {
+	const file = `${check.name}.${formatOfText(source) === 'markdown' ? 'md' : 'yaml'}`;
+	return checked(
+		check.name,
+		() => {
+			const parsed = parseContractSource(source, file);
+			return {...parsed, document: withKind(parsed.document, check.kind), source};
+		},
+		check.facts,
+	);
 }
 
 /**

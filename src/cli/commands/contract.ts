@@ -4,7 +4,12 @@ import {acceptanceLines, acceptorsOf, CONTRACT_KINDS, type ContractKind} from '.
 import {contractTemplate, evidenceTemplate, type EvidenceTemplateTerms} from '../../core/contract/template.ts';
 import {checkContractFile, unreadContract, type CheckedContract} from '../../handoff/check-contract.ts';
 import {parseCommandArgs} from '../args.ts';
-import {out} from '../context.ts';
+import {openCommandLedger, out} from '../context.ts';
+import {isStoredContractId} from '../../core/contract/intake.ts';
+import {terminalSafe} from '../../core/terminal-text.ts';
+import {markContractReady} from '../../gates/contract-ready.ts';
+import {HandoffError} from '../../handoff/claims.ts';
+import {nonEmptyAs} from '../person-name.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 
@@ -13,28 +18,37 @@ export const help: CommandHelp = {
 		'contract check FILE [--json]',
 		'contract template task|bug|transfer|evidence [FILE] [--contract FILE]',
 		'contract new --kind task|bug|transfer [FILE]',
+		'contract ready ID [--as NAME]',
 	],
 	description: `check: checks a handoff contract (YAML, or Markdown with front matter): one line per problem,
 naming the field; warnings do not make it invalid. Writes nothing.
 template: writes a template to FILE (.md gives the Markdown form) or to stdout: a contract of a
 kind, whose <...> placeholders check flags until filled in (optional ones may stay), or the
 evidence file hand-in takes (--contract shapes it to that contract's acceptance lines).
-new --kind K: the same as template K.`,
+new --kind K: the same as template K.
+ready ID: a person marks a stored contract (ct-..., written through serve or an agent's mcp) ready
+to be taken: only a person at a terminal (docs/security.md); until then pickup leaves it. Takes
+--ledger; the others are files only.`,
 	options: [
 		['--json', 'check: the verdict as JSON {version, file, format, kind, valid, problems}'],
 		['--kind KIND', 'new: task, bug or transfer'],
 		['--contract FILE', 'template evidence: one after entry per acceptance line of this contract'],
+		['--as NAME', 'ready: who answers for it (default: your OS user)'],
 	],
-	hasNoLedger: true,
 	exits: [
 		['0', 'check: valid (warnings allowed); template, new: written'],
-		['1', 'check: invalid, or the file cannot be read; template, new: FILE exists (never overwritten)'],
+		[
+			'1',
+			'check: invalid, or the file cannot be read; template, new: FILE exists (never overwritten); ready: no such draft, or it is taken already',
+		],
+		['77', 'ready: refused, the asker is an agent, not a person at a terminal (recorded)'],
 		['64', 'bad command line: no subcommand, an unknown kind, more than one FILE'],
 	],
 	examples: [
 		['controlroom contract template task task.yaml', 'a task contract to fill in'],
 		['controlroom contract check task.yaml', 'is it complete?'],
 		['controlroom contract template evidence evidence.yaml --contract task.yaml', 'the evidence its hand-in needs'],
+		['controlroom contract ready ct-3f2c1e0a9b8d', 'a stored draft may now be taken by pickup'],
 	],
 };
 
@@ -135,12 +149,41 @@ function create(argv: readonly string[]): number {
 	return contractTemplateFile(kind, positionals[0]);
 }
 
-/** `controlroom contract check|template|new`. */
+/** `contract ready ID`: a person marks a stored draft ready (src/gates/contract-ready.ts). */
+function ready(argv: readonly string[]): number {
+	const {values, positionals} = parseCommandArgs('contract ready', argv, {as: {type: 'string'}});
+	const id = positionals[0];
+	if (id === undefined || positionals.length > 1) throw new CliError('contract ready: expected one ID', USAGE_EXIT);
+	if (!isStoredContractId(id))
+		throw new CliError(
+			`contract ready: '${terminalSafe(id)}' is not a stored contract's id (ct- and 12 hex digits; list_work and snapshot --json show them)`,
+			USAGE_EXIT,
+		);
+	const as = nonEmptyAs('contract ready', values.as);
+	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
+	try {
+		const record = markContractReady(ledger, id, as ?? null);
+		out(
+			terminalSafe(
+				`${record.id} "${record.title ?? ''}" is ready (marked by ${record.readied?.by ?? 'you'}); written by ${record.writer.client} for ${record.writer.owner}`,
+			),
+		);
+		return 0;
+	} catch (error) {
+		if (error instanceof HandoffError) throw new CliError(`contract ready: ${terminalSafe(error.message)}`);
+		throw error;
+	} finally {
+		ledger.close();
+	}
+}
+
+/** `controlroom contract check|template|new|ready`. */
 export async function run(argv: readonly string[]): Promise<number> {
 	const [verb, ...rest] = argv;
 	if (verb === 'check') return check(rest);
 	if (verb === 'template') return template(rest);
 	if (verb === 'new') return create(rest);
-	if (verb === undefined) throw new CliError('contract: expected a subcommand: check, template or new', USAGE_EXIT);
-	throw new CliError(`contract: unknown subcommand '${verb}' (check, template, new)`, USAGE_EXIT);
+	if (verb === 'ready') return ready(rest);
+	if (verb === undefined) throw new CliError('contract: expected a subcommand: check, template, new or ready', USAGE_EXIT);
+	throw new CliError(`contract: unknown subcommand '${verb}' (check, template, new, ready)`, USAGE_EXIT);
 }

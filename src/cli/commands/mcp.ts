@@ -8,11 +8,14 @@ import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 import {packageVersion} from '../package-root.ts';
 import {workerIdentity} from '../worker-identity.ts';
+import {loadRepositories} from '../repository-file.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['mcp --as NAME'],
 	description: `Serves the claim verbs to one agent over stdio (MCP): take, progress, hand_in, pass_back,
-raise_need, list_work. The agent acts as NAME and only as NAME: it takes for NAME, and may
+raise_need, list_work; and the tools that write contracts: write_task, file_bug, write_transfer
+(checked as contract check checks a file, stored in the ledger as drafts that a person makes
+ready with contract ready ID; repositories.json maps their repository to a checkout, docs/serve.md). The agent acts as NAME and only as NAME: it takes for NAME, and may
 progress, hand in, pass back or raise a need only on claims NAME holds (a need also on its own run,
 CONTROLROOM_TASK_ID; anything else is a tool error naming why); every event it writes records NAME
 as its actor, and the queue names who raised a need. Stdout carries only the protocol; it
@@ -51,7 +54,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 			),
 		error => say(`cannot reopen the ledger ${ledger.path} (${error.message}); the server goes on`),
 	);
-	const server = createHandoffServer(ledger, identity, packageVersion(), {beforeCall: fileWatch.check, ownTask});
+	const repositories = loadRepositories();
+	const server = createHandoffServer(ledger, identity, packageVersion(), {beforeCall: fileWatch.check, ownTask, repositories});
 	await serveOnStdio(server, request => {
 		fileWatch.check();
 		const what = `a request of ${request.bytes} bytes${request.tool ? ` (${request.tool})` : ''} from ${identity} is over the limit of ${MAX_MCP_REQUEST_BYTES} bytes, not read`;

@@ -15,8 +15,11 @@ export type ContractProblem = {
 
 /** What only the repository can answer; the handoff layer asks git and the file system. */
 export type RepositoryFacts = {
-	/** Whether the repository can be examined here. */
-	repository(repository: string): 'ok' | 'missing' | 'not-git' | 'remote';
+	/**
+	 * Whether the repository can be examined here. `unmapped`: a contract written from afar names a
+	 * repository this host has no checkout of (docs/serve.md, "Repositories"); it is checked where it runs.
+	 */
+	repository(repository: string): 'ok' | 'missing' | 'not-git' | 'remote' | 'unmapped';
 	revisionExists(repository: string, revision: string): boolean;
 	defines(repository: string, requirement: CommandRequirement): boolean;
 };
@@ -166,6 +169,15 @@ function repositoryProblems(document: unknown, facts: RepositoryFacts, flagged: 
 	const state = facts.repository(repository);
 	if (state === 'missing') return [{severity: 'error', field: 'context.repository', message: 'no such directory'}];
 	if (state === 'not-git') return [{severity: 'error', field: 'context.repository', message: 'is not a git repository'}];
+	if (state === 'unmapped') {
+		return [
+			{
+				severity: 'warning',
+				field: 'context.repository',
+				message: 'has no checkout on this host (repositories.json): base revision and commands are checked where pickup runs it',
+			},
+		];
+	}
 	if (state === 'remote') {
 		return [
 			{severity: 'warning', field: 'context.repository', message: 'is remote: base revision and commands were not checked'},
