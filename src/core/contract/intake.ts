@@ -40,6 +40,10 @@ export type IntakeRecord = {
 	readonly guesses: readonly string[];
 	readonly warnings: readonly string[];
 	readonly writtenAt: number;
+	/** The ledger sequence of its latest event, for a queue entry and its acknowledgement. */
+	readonly lastSeq: number;
+	/** When its latest event happened. */
+	readonly updatedAt: number;
 	readonly state: IntakeState;
 	/** Who marked it ready, and how (a person, or the token's policy); null while a draft. */
 	readonly readied: {readonly by: string; readonly how: string; readonly at: number} | null;
@@ -93,6 +97,8 @@ function drafted(event: EventOfType<'contract.drafted'>): IntakeRecord {
 		guesses: event.data.guesses ?? [],
 		warnings: event.data.warnings ?? [],
 		writtenAt: event.at,
+		lastSeq: event.seq,
+		updatedAt: event.at,
 		state: 'draft',
 		readied: null,
 		claim: null,
@@ -167,7 +173,61 @@ export function foldIntake(events: readonly LedgerEvent[]): Map<string, IntakeRe
 			if (id !== undefined) contractOfClaim.set(event.taskId, id);
 		} else id = contractOfClaim.get(event.taskId);
 		const record = id === undefined ? undefined : records.get(id);
-		if (record !== undefined) records.set(record.id, applyToRecord(record, event));
+		if (record !== undefined) records.set(record.id, {...applyToRecord(record, event), lastSeq: event.seq, updatedAt: Math.max(record.updatedAt, event.at)});
 	}
 	return records;
+}
+
+/** Who wrote a stored contract, in a few words: `Claude for ana`. */
+export function writerLine(writer: ContractWriter): string {
+	return `${writer.client} for ${writer.owner}${writer.host ? ` on ${writer.host}` : ''}`;
+}
+
+/** What the human queue says of a draft: it waits for a person to make it ready (docs/serve.md). */
+export function draftReason(record: IntakeRecord): string {
+	return `draft "${record.title ?? ''}" from ${writerLine(record.writer)}: contract ready ${record.id}`;
+}
+
+/** A stored contract in snapshot JSON (docs/snapshot.md, "contracts"). */
+export type SnapshotContract = {
+	id: string;
+	host: string | null;
+	kind: string | null;
+	title: string | null;
+	state: IntakeState;
+	repository: string | null;
+	writer: ContractWriter;
+	writtenAt: string;
+	readiedBy: string | null;
+	claim: string | null;
+	holder: string | null;
+	waitingFor: string | null;
+	passedBack: {by: string; reason: string} | null;
+	guesses: string[];
+};
+
+/**
+ * The contracts a snapshot lists, oldest written first: every one not accepted, and those accepted
+ * at or after `since` (all when null).
+ */
+export function snapshotContracts(records: Iterable<IntakeRecord>, since: number | null, host: string | null = null): SnapshotContract[] {
+	return [...records]
+		.filter(record => record.state !== 'accepted' || since === null || record.updatedAt >= since)
+		.sort((a, b) => a.writtenAt - b.writtenAt || a.id.localeCompare(b.id))
+		.map(record => ({
+			id: record.id,
+			host,
+			kind: record.kind,
+			title: record.title,
+			state: record.state,
+			repository: record.repository,
+			writer: {...record.writer},
+			writtenAt: new Date(record.writtenAt).toISOString(),
+			readiedBy: record.readied?.by ?? null,
+			claim: record.claim?.taskId ?? null,
+			holder: record.claim?.holder ?? null,
+			waitingFor: record.state === 'handed in' ? (record.handIn?.acceptor ?? null) : null,
+			passedBack: record.passedBack ? {by: record.passedBack.by, reason: record.passedBack.reason} : null,
+			guesses: [...record.guesses],
+		}));
 }
