@@ -235,6 +235,10 @@ async function serve(argv: readonly string[]): Promise<number> {
 	const log = (line: string): void => void process.stderr.write(`controlroom serve: ${terminalSafe(line)}\n`);
 	const stopping = stopOnSignals();
 	const http = createServer();
+	// Longer than the keep-alive of the proxies and clients in front (their default is 60 s), so a
+	// connection is never closed by us the moment a client sends on it again.
+	http.keepAliveTimeout = 65_000;
+	http.headersTimeout = 66_000;
 	try {
 		const port = await listenOn(http, plan, 'serve');
 		const baseUrl = advertisedUrl(plan, port);

@@ -77,7 +77,8 @@ function recordRefusals(record: (reason: string) => void) {
 		};
 		res.on('finish', () => {
 			const status = res.statusCode;
-			const where = `${req.method} ${req.path}`;
+			// The path as asked: a router the request went through may have cut its own prefix off req.path.
+			const where = `${req.method} ${new URL(req.originalUrl, 'http://localhost').pathname}`;
 			const location = res.getHeader('location');
 			if (status >= 300 && status < 400 && typeof location === 'string' && /[?&]error=/.test(location)) {
 				const error = new URL(location).searchParams.get('error') ?? 'error';
