@@ -193,6 +193,8 @@ const DECLARED = {
 		/** The contract's sha256 and text as checked at the take (as for a run's `task.registered`). */
 		contractDigest: text,
 		contractText: text,
+		/** A stored contract's checkout on the taking host (its repository through repositories.json). */
+		checkout: text,
 	}),
 	/** On every claim verb: `holder` who held the claim, `actor` who acted (absent in ledgers written before it was recorded). */
 	claimProgressed: declare('claim.progressed', {note: text, holder: text, actor: text}),

@@ -186,7 +186,8 @@ describe('serve: bad input', () => {
 		);
 		expect(elsewhere.status).toBe(400);
 		expect(await elsewhere.json()).toMatchObject({error: 'invalid_request', error_description: 'Unregistered redirect_uri'});
-		for (const params of [{code_challenge: challenge, code_challenge_method: 'plain'}, {}]) {
+		const withoutS256: Record<string, string>[] = [{code_challenge: challenge, code_challenge_method: 'plain'}, {}];
+		for (const params of withoutS256) {
 			const plain = await fetch(authorizeUrl(clientId, params), {redirect: 'manual'});
 			expect(plain.status).toBe(302);
 			const location = new URL(plain.headers.get('location') ?? '');

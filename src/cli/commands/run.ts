@@ -5,7 +5,9 @@ import {resolve} from 'node:path';
 import {controlroomHome} from '../../ledger/paths.ts';
 import {AGENT_KINDS, guessAgent, type AgentKind} from '../../producers/agent-kind.ts';
 import {HandoffError} from '../../handoff/claims.ts';
-import {prepareContractRun, type ContractRun} from '../../handoff/contract-run.ts';
+import {prepareContractRun, prepareStoredContractRun, type ContractRun} from '../../handoff/contract-run.ts';
+import {isStoredContractId} from '../../core/contract/intake.ts';
+import {loadRepositories} from '../repository-file.ts';
 import {runWrapped} from '../../producers/wrapper/run.ts';
 import {lookupUser, runAsProblem, runAsUserProblem} from '../../producers/wrapper/run-as.ts';
 import {parseCommandArgs, positiveAmount, positiveInt, positiveSeconds} from '../args.ts';
@@ -55,6 +57,12 @@ config file (docs/config.md).`,
 			'--contract FILE',
 			"check a handoff contract first (invalid: exit 1, nothing registered or spawned), then put it into the agent's first turn: appended to the prompt of claude -p or codex exec, or wherever an argument says {{contract}} (docs/contracts.md)",
 		],
+		[
+			'--contract ID',
+			"a stored contract (ct-..., written through serve or an agent's mcp, made ready by a person): checked here through repositories.json, then put into the first turn with who wrote it, its guesses and --claim",
+		],
+		['--claim TASK', 'with --contract ID: the claim the run works (pickup passes it): named in the first turn for the hand-in'],
+		['--repo NAME=PATH', "with --contract ID: a repository's checkout, over repositories.json (repeatable)"],
 		[
 			'--brief FILE',
 			"the run's brief (a re-run's: the original brief plus fixes): recorded on the task and given to the child as CONTROLROOM_BRIEF",
@@ -142,6 +150,24 @@ function otelEndpointOf(url: string | undefined, agent: AgentKind): string | nul
 	return endpoint;
 }
 
+/** A stored contract's run, read from the ledger before anything is registered (the ledger is opened to read only). */
+function storedContractRun(
+	ledgerFlag: string | undefined,
+	id: string,
+	repos: readonly string[],
+	command: string,
+	args: readonly string[],
+	claim: string | null,
+): ContractRun {
+	const repositories = loadRepositories(repos);
+	const ledger = openCommandLedger(ledgerFlag, {mode: 'read'});
+	try {
+		return prepareStoredContractRun(ledger, id, repositories, command, args, claim);
+	} finally {
+		ledger.close();
+	}
+}
+
 /** `controlroom run`: the launch wrapper (docs/wrapper.md). */
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('run', argv, {
@@ -167,6 +193,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		'on-deny': {type: 'string'},
 		'on-budget': {type: 'string'},
 		resume: {type: 'string'},
+		claim: {type: 'string'},
+		repo: {type: 'string', multiple: true},
 	});
 	if (values.resume !== undefined) return resumeHeld(values.resume, values.ledger, positionals);
 	const [command, ...args] = positionals;
@@ -175,10 +203,14 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const titleTooLong = values.title === undefined ? null : overTextLimit('--title', values.title, TITLE_MAX_CHARS);
 	if (titleTooLong !== null) throw new CliError(titleTooLong, USAGE_EXIT);
 	let contractRun: ContractRun | null = null;
+	if (values.claim !== undefined && (values.contract === undefined || !isStoredContractId(values.contract)))
+		throw new CliError('--claim: only with --contract ID (a stored contract)', USAGE_EXIT);
 	if (values.contract !== undefined) {
 		// Validate before anything else touches the ledger or the process table: an invalid contract starts nothing.
 		try {
-			contractRun = prepareContractRun(values.contract, command, args);
+			contractRun = isStoredContractId(values.contract)
+				? storedContractRun(values.ledger, values.contract, values.repo ?? [], command, args, values.claim ?? null)
+				: prepareContractRun(values.contract, command, args);
 		} catch (error) {
 			if (error instanceof HandoffError) return printRefusal(error);
 			throw error;
@@ -241,7 +273,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		taskId: taskId ?? null,
 		rerunOf: values['rerun-of'] ?? null,
 		argv: [command, ...args],
-		contract: values.contract === undefined ? null : resolve(values.contract),
+		contract: values.contract === undefined ? null : isStoredContractId(values.contract) ? values.contract : resolve(values.contract),
 		contractSnapshot: contractRun?.snapshot ?? null,
 		contractTrace: contractRun?.trace ?? null,
 		otelEndpoint: otelEndpointOf(values.otel, agent),
