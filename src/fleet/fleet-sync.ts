@@ -1,3 +1,4 @@
+import {contractsToPublish} from '../ledger/contracts.ts';
 import {EventType} from '../core/events.ts';
 import type {Launcher} from '../gates/review/rerun.ts';
 import {describeFleetError, isUnreachable} from '../ledger/fleet/connection.ts';
@@ -80,6 +81,8 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 	let client: SyncConnection | null = null;
 	let fleetSeq = 0;
 	let failures = 0;
+	// Contracts published on this connection up to this ledger seq (a new connection publishes all again).
+	let contractsSeq = 0;
 	const inFlight = new Map<number, Promise<void>>();
 	const finished: HandledRequest[] = [];
 
@@ -110,6 +113,7 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 				},
 			});
 			client = fresh;
+			contractsSeq = 0;
 			return null;
 		} catch (error) {
 			await fresh.close().catch(() => undefined);
@@ -216,6 +220,9 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 				refused += batch.refused?.length ?? 0;
 				batches += 1;
 			}
+			const publishedUpTo = ledger.reader.lastSeq();
+			await active.publishContracts(host, contractsToPublish(ledger.reader, contractsSeq));
+			contractsSeq = publishedUpTo;
 			const taken = (await active.pendingRequestsFor(host.id)).filter(take).map(request => request.id);
 			failures = 0;
 			return result('synced', null, taken);

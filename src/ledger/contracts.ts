@@ -23,3 +23,27 @@ export function draftedEventOf(reader: LedgerReader, id: string): EventOfType<'c
 	const [event] = reader.latestEventsOf(id, [EventType.contractDrafted], 1);
 	return event;
 }
+
+/** A contract as a host publishes it to the fleet: its drafted event's data (JSON), its text, its readiness. */
+export type PublishedContract = {
+	readonly id: string;
+	readonly drafted: string;
+	readonly text: string;
+	readonly writtenAt: number;
+	readonly readied: {readonly by: string; readonly at: number} | null;
+};
+
+/**
+ * The contracts written on this host (not copied from the fleet) whose record changed after
+ * `afterSeq`, as the fleet holds them (docs/fleet.md, "Contracts").
+ */
+export function contractsToPublish(reader: LedgerReader, afterSeq = 0): PublishedContract[] {
+	return [...readIntake(reader).values()].flatMap(record => {
+		if (record.writer.via === 'fleet' || record.lastSeq <= afterSeq) return [];
+		const drafted = draftedEventOf(reader, record.id);
+		const text = contractTextOf(reader, record.id);
+		if (drafted === undefined || text === null) return [];
+		const readied = record.readied === null ? null : {by: record.readied.by, at: record.readied.at};
+		return [{id: record.id, drafted: JSON.stringify(drafted.data), text: text.text, writtenAt: record.writtenAt, readied}];
+	});
+}

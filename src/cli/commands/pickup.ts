@@ -21,6 +21,7 @@ import {loadRepositories} from '../repository-file.ts';
 import {stopOnSignals} from '../signals.ts';
 import {workerIdentity} from '../worker-identity.ts';
 import {fleetContracts, type FleetContracts} from '../pickup-fleet.ts';
+import {describeFleetError} from '../../ledger/fleet/connection.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['pickup --agent claude|codex [--as NAME] [--parallel N] [--once] [--repo NAME=PATH]... [--fleet URL] [-- CMD ARGS...]'],
@@ -148,10 +149,12 @@ async function trippedWire(pickup: Pickup, take: StoredTake, checkout: string, r
 /** Takes one contract and runs it to its end; resolves when its run (if any) ended. */
 async function work(pickup: Pickup, record: IntakeRecord): Promise<void> {
 	let take: StoredTake;
+	if (pickup.fleet !== null && !(await pickup.fleet.claim(record.id, pickup.holder))) return;
 	try {
-		if (pickup.fleet !== null && !(await pickup.fleet.claim(record.id, pickup.holder))) return;
 		take = takeStoredContract(pickup.actor, record.id, pickup.holder, pickup.repositories);
 	} catch (error) {
+		// Taken here meanwhile (another pickup on this ledger): the fleet's claim is given up again.
+		if (pickup.fleet !== null) await pickup.fleet.release(record.id, pickup.holder, 'passed back');
 		if (error instanceof HandoffError) return;
 		throw error;
 	}
@@ -229,7 +232,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const say = (line: string): void => out(`pickup: ${terminalSafe(line)}`);
 	const logDir = join(ledger.path, '..', 'pickup');
 	makePrivateDir(logDir);
-	const fleet = values.fleet === undefined ? null : await fleetContracts(values.fleet, ledger, host);
+	const fleet = values.fleet === undefined ? null : await fleetContracts(values.fleet, ledger);
 	const pickup: Pickup = {
 		ledger,
 		actor: {ledger, source: 'cli', identity: holder},
@@ -249,7 +252,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	try {
 		say(`${holder} takes ready contracts for ${agent}${fleet ? ' from the fleet' : ''}`);
 		for (;;) {
-			if (fleet !== null) await fleet.sync();
+			if (fleet !== null)
+				await fleet.sync().catch((error: unknown) => say(`the fleet: ${describeFleetError(error, values.fleet ?? '')}; trying again`));
 			for (const record of listIntake(ledger).reverse()) {
 				if (stopping.signal.aborted) break;
 				if (!isTakeable(record) || running.has(record.id) || passedBackByMe(record, holder)) continue;

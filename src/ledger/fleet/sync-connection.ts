@@ -2,6 +2,8 @@ import type {StoredEventRow} from '../../core/events.ts';
 import type {Task} from '../../core/task.ts';
 import type {HostIdentity} from '../host.ts';
 import {connectFleet} from './connection.ts';
+import type {PublishedContract} from '../contracts.ts';
+import {publishContracts} from './contracts.ts';
 import {describeLockHolder, tryLockHost} from './host-lock.ts';
 import {FLEET_CHANNEL, migrateFleet} from './migrations.ts';
 import {pendingRequestsFor, type FleetRequest} from './requests.ts';
@@ -33,6 +35,8 @@ export type SyncConnection = {
 	lastEvent(hostId: string): Promise<(FleetEventCopy & {seq: number}) | undefined>;
 	/** Writes a batch of the host's events and the task rows they touched, in one transaction. */
 	writeBatch(host: HostIdentity, rows: readonly StoredEventRow[], tasks: readonly Task[]): Promise<WrittenBatch>;
+	/** Publishes contracts written on the host, for any host's pickup (docs/fleet.md, "Contracts"). */
+	publishContracts(host: HostIdentity, contracts: readonly PublishedContract[]): Promise<void>;
 	/** Requests for the host that it has not answered yet, oldest first. */
 	pendingRequestsFor(hostId: string): Promise<FleetRequest[]>;
 	/** Listens on the fleet's channel (LISTEN) on this connection, and tells `notices` what it hears. */
@@ -53,6 +57,7 @@ export async function connectForSync(url: string, role: string): Promise<SyncCon
 		lastEvent: hostId => lastFleetEvent(client, hostId),
 		writeBatch: (host, rows, tasks) => writeBatch(client, host, rows, tasks),
 		pendingRequestsFor: hostId => pendingRequestsFor(client, hostId),
+		publishContracts: (host, contracts) => publishContracts(client, host, contracts),
 		async listen(notices) {
 			client.on('notification', message => {
 				if (message.payload === 'requests') notices.onRequests();
