@@ -30,6 +30,12 @@ export function checkoutOf(map: RepositoryMap, name: string): string | null {
 	return map.get(repositoryKey(name)) ?? null;
 }
 
+/** How long a checkout found to be a git work tree is taken as one without asking git again. */
+const WORK_TREE_MS = 10_000;
+const workTrees = new Map<string, number>();
+/** Commits found in a checkout: a commit that exists stays (a long-lived server asks about the same few). */
+const knownCommits = new Set<string>();
+
 /**
  * Answers a stored contract's repository questions through the map: a mapped repository is checked
  * in its checkout; any other is `unmapped` (a warning: checked where pickup runs it). `named`: the
@@ -45,11 +51,19 @@ export function mappedRepositoryFacts(map: RepositoryMap, named: string | null =
 		repository(asked) {
 			const checkout = checkoutOf(map, named ?? asked);
 			if (checkout === null) return 'unmapped';
-			return createRepositoryFacts(checkout).repository(checkout);
+			if ((workTrees.get(checkout) ?? 0) > Date.now() && existsSync(checkout)) return 'ok';
+			const state = createRepositoryFacts(checkout).repository(checkout);
+			if (state === 'ok') workTrees.set(checkout, Date.now() + WORK_TREE_MS);
+			return state;
 		},
 		revisionExists(name, revision) {
 			const checkout = inCheckout(name);
-			return checkout !== null && createRepositoryFacts(checkout).revisionExists(checkout, revision);
+			if (checkout === null) return false;
+			const key = `${checkout}\u0000${revision}`;
+			if (knownCommits.has(key)) return true;
+			const exists = createRepositoryFacts(checkout).revisionExists(checkout, revision);
+			if (exists) knownCommits.add(key);
+			return exists;
 		},
 		defines(name, requirement) {
 			const checkout = inCheckout(name);

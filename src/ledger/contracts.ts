@@ -7,9 +7,18 @@ export function readIntake(reader: LedgerReader): Map<string, IntakeRecord> {
 	return foldIntake(reader.eventsOfType(INTAKE_EVENT_TYPES));
 }
 
-/** One stored contract's record, or undefined. */
+/**
+ * One stored contract's record, or undefined: folded from its own events and its claims' (each
+ * claim task is `claim-ID-N`), not from every contract's, so a write costs the same with a
+ * thousand contracts stored as with one.
+ */
 export function intakeRecord(reader: LedgerReader, id: string): IntakeRecord | undefined {
-	return readIntake(reader).get(id);
+	const claims = reader.latestClaimOf(id)?.count ?? 0;
+	const events = [
+		...reader.eventsOf(id),
+		...Array.from({length: claims}, (_, index) => reader.eventsOf(`claim-${id}-${index + 1}`)).flat(),
+	].sort((a, b) => a.seq - b.seq);
+	return foldIntake(events).get(id);
 }
 
 /** A stored contract's text and its digest, as written. */
