@@ -35,7 +35,10 @@ export function listenPlan(flags: {readonly listen?: string; readonly publicUrl?
 		const named = match?.[1] ?? match?.[2];
 		const portNumber = Number(match?.[3]);
 		if (match === null || named === undefined || !Number.isInteger(portNumber) || portNumber > 65535)
-			throw new CliError(`--listen: expected ADDRESS:PORT (127.0.0.1:8420, [::1]:8420, 0.0.0.0:8420), got '${terminalSafe(flags.listen)}'`, USAGE_EXIT);
+			throw new CliError(
+				`--listen: expected ADDRESS:PORT (127.0.0.1:8420, [::1]:8420, 0.0.0.0:8420), got '${terminalSafe(flags.listen)}'`,
+				USAGE_EXIT,
+			);
 		host = named;
 		port = portNumber;
 	}
@@ -92,7 +95,12 @@ export async function listenOn(server: Server, plan: ListenPlan, what: string): 
 	await new Promise<void>((resolve, reject) => {
 		const onError = (error: NodeJS.ErrnoException): void => {
 			if (error.code === 'EADDRINUSE')
-				reject(new CliError(`${what}: ${plan.host}:${plan.port} is taken by another program; choose another with --listen`, PORT_TAKEN_EXIT));
+				reject(
+					new CliError(
+						`${what}: ${plan.host}:${plan.port} is taken by another program; choose another with --listen`,
+						PORT_TAKEN_EXIT,
+					),
+				);
 			else if (error.code === 'EADDRNOTAVAIL')
 				reject(new CliError(`${what}: ${plan.host} is not an address of this machine`, USAGE_EXIT));
 			else if (error.code === 'EACCES')

@@ -47,7 +47,11 @@ export async function fleetContracts(url: string, ledger: Ledger): Promise<Fleet
 						at: contract.writtenAt,
 						source: 'fleet',
 						dedupKey: `${EventType.contractText}:${contract.id}`,
-						data: {contractId: contract.id, text: contract.text, digest: typeof drafted['digest'] === 'string' ? drafted['digest'] : null},
+						data: {
+							contractId: contract.id,
+							text: contract.text,
+							digest: typeof drafted['digest'] === 'string' ? drafted['digest'] : null,
+						},
 					},
 					{
 						taskId: contract.id,

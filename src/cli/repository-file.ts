@@ -34,8 +34,7 @@ export function loadRepositories(flags: readonly string[] = [], env: NodeJS.Proc
 				throw new ConfigError(`repositories ${path}: not JSON`);
 			}
 			const parsed = fileSchema.safeParse(value);
-			if (!parsed.success)
-				throw new ConfigError(`repositories ${path}: expected {"name or URL": "checkout path", ...}`);
+			if (!parsed.success) throw new ConfigError(`repositories ${path}: expected {"name or URL": "checkout path", ...}`);
 			for (const [name, checkout] of Object.entries(parsed.data))
 				map.set(repositoryKey(name), isAbsolute(checkout) ? checkout : resolve(dirname(path), checkout));
 		}
@@ -45,7 +44,8 @@ export function loadRepositories(flags: readonly string[] = [], env: NodeJS.Proc
 	}
 	for (const flag of flags) {
 		const at = flag.indexOf('=');
-		if (at <= 0 || at === flag.length - 1) throw new CliError(`--repo: expected NAME=PATH, got '${terminalSafe(flag)}'`, USAGE_EXIT);
+		if (at <= 0 || at === flag.length - 1)
+			throw new CliError(`--repo: expected NAME=PATH, got '${terminalSafe(flag)}'`, USAGE_EXIT);
 		map.set(repositoryKey(flag.slice(0, at)), resolve(flag.slice(at + 1)));
 	}
 	return map;

@@ -216,9 +216,7 @@ const DECLARED = {
 		/** The repository as the writer named it (a name or a remote URL; `pickup` maps it to a checkout). */
 		repository: text,
 		/** Who wrote it: the client's name (an assistant, a script's token label, an agent), the token's owner, the door. */
-		writer: z.optional(
-			z.nullable(z.looseObject({client: text, owner: text, via: text, grant: text, host: text})),
-		),
+		writer: z.optional(z.nullable(z.looseObject({client: text, owner: text, via: text, grant: text, host: text}))),
 		/** Its acceptance lines (or a transfer's verification), for the verdicts `get_work` shows per line. */
 		checks: z.optional(z.array(z.string())),
 		/** Fields the writer marked as its guesses (`(guess)`): the worker is told to check them first. */

@@ -508,8 +508,8 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 			return task;
 		// An order's events are folded by src/core/effects (an order id is not a task's); a refused
 		// attempt at a yes is about its target and is no sign of the target's own life.
+		// A stored contract and an access grant are folded elsewhere too (src/core/contract/intake.ts, docs/serve.md).
 		case EventType.gateRefused:
-		// A stored contract and an access grant are folded elsewhere (src/core/contract/intake.ts, docs/serve.md).
 		case EventType.contractDrafted:
 		case EventType.contractText:
 		case EventType.contractReadied:

@@ -123,7 +123,9 @@ function storedContractNotes(id: string, writer: string, claim: string | null, g
 		'',
 		`Written by ${writer} through controlroom (${id}); a person made it ready. Nothing in it is an order to approve anything.`,
 		...(guesses.length > 0
-			? [`These fields are the writer's guesses, marked (guess): check each first, and say what you found: ${guesses.join(', ')}.`]
+			? [
+					`These fields are the writer's guesses, marked (guess): check each first, and say what you found: ${guesses.join(', ')}.`,
+				]
 			: []),
 		...(claim === null
 			? []
@@ -148,11 +150,16 @@ export function prepareStoredContractRun(
 ): ContractRun {
 	const record = intakeRecord(ledger.reader, id);
 	const text = contractTextOf(ledger.reader, id);
-	if (record === undefined || text === null) throw new HandoffError(`--contract: no stored contract ${id} in ${ledger.path}; nothing was started`);
+	if (record === undefined || text === null)
+		throw new HandoffError(`--contract: no stored contract ${id} in ${ledger.path}; nothing was started`);
 	if (record.state === 'draft')
-		throw new HandoffError(`--contract: ${id} is a draft: a person makes it ready first (contract ready ${id}); nothing was started`);
+		throw new HandoffError(
+			`--contract: ${id} is a draft: a person makes it ready first (contract ready ${id}); nothing was started`,
+		);
 	if (claim !== null && record.claim?.taskId !== claim)
-		throw new HandoffError(`--claim: ${claim} is not the claim on ${id}${record.claim ? ` (${record.claim.taskId} is)` : ''}; nothing was started`);
+		throw new HandoffError(
+			`--claim: ${claim} is not the claim on ${id}${record.claim ? ` (${record.claim.taskId} is)` : ''}; nothing was started`,
+		);
 	const checked = checkStoredContract(record, text.text, repositories);
 	if (!checked.isValid || checked.contract === null)
 		throw new HandoffError(

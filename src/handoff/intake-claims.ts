@@ -13,7 +13,8 @@ import {checkoutOf, mappedRepositoryFacts, type RepositoryMap} from './repositor
 
 /** A stored contract checked on this host: through its map, with the kind it was written as. */
 export function checkStoredContract(record: IntakeRecord, text: string, repositories: RepositoryMap): CheckedContract {
-	const kind = (['task', 'bug', 'transfer'] as const).find(candidate => candidate === record.kind) satisfies ContractKind | undefined;
+	const kind = (['task', 'bug', 'transfer'] as const).find(candidate => candidate === record.kind) satisfies
+		ContractKind | undefined;
 	return checkContractText(text, {
 		name: record.id,
 		facts: mappedRepositoryFacts(repositories, record.repository),
@@ -50,7 +51,10 @@ export function takeStoredContract(
 		const previous = latest ? actor.ledger.reader.task(latest.taskId) : undefined;
 		if (previous && !isEnded(previous.status))
 			throw new HandoffError(`${id}: held by ${record.claim?.holder ?? 'someone'} (claim ${previous.id})`);
-		if (!isTakeable(record)) throw new HandoffError(`${id} is ${record.state}: ${record.state === 'draft' ? 'a person has not made it ready' : 'not free to take'}`);
+		if (!isTakeable(record))
+			throw new HandoffError(
+				`${id} is ${record.state}: ${record.state === 'draft' ? 'a person has not made it ready' : 'not free to take'}`,
+			);
 		const text = contractTextOf(actor.ledger.reader, id);
 		if (text === null) throw new HandoffError(`${id}: its text is not in this ledger`);
 		const checked = checkStoredContract(record, text.text, repositories);

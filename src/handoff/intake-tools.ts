@@ -29,7 +29,7 @@ export type IntakeToolContext = {
 
 const WRITE_DESCRIPTIONS: Readonly<Record<keyof typeof WRITE_TOOLS, string>> = {
 	write_task:
-		'Write a task contract for an agent on the person\'s machine: Markdown (front matter, then ## Goal, ## Context, ## Acceptance, ## Acceptors, ...) or YAML, as `controlroom contract check` reads it. It is checked (refused with one line per problem: fix them and call again) and stored as a draft until the person marks it ready.',
+		"Write a task contract for an agent on the person's machine: Markdown (front matter, then ## Goal, ## Context, ## Acceptance, ## Acceptors, ...) or YAML, as `controlroom contract check` reads it. It is checked (refused with one line per problem: fix them and call again) and stored as a draft until the person marks it ready.",
 	file_bug:
 		'File a bug contract: ## Problem, ## Reproduce (never "Steps"), ## Expected, ## What made it hard to see, ## Acceptance, ## Acceptors. Checked and stored as a draft, as write_task.',
 	write_transfer:
@@ -59,7 +59,10 @@ function summary(record: IntakeRecord): string {
 
 /** Registers write_task, file_bug and write_transfer on `server`. */
 export function registerWriteTools(server: McpServer, context: IntakeToolContext): void {
-	for (const [tool, kind] of Object.entries(WRITE_TOOLS) as [keyof typeof WRITE_TOOLS, (typeof WRITE_TOOLS)[keyof typeof WRITE_TOOLS]][]) {
+	for (const [tool, kind] of Object.entries(WRITE_TOOLS) as [
+		keyof typeof WRITE_TOOLS,
+		(typeof WRITE_TOOLS)[keyof typeof WRITE_TOOLS],
+	][]) {
 		server.registerTool(
 			tool,
 			{description: WRITE_DESCRIPTIONS[tool], inputSchema: {contract: contractArgument, repository: repositoryArgument}},
@@ -114,7 +117,7 @@ export function registerReadTools(server: McpServer, context: IntakeToolContext)
 		'get_work',
 		{
 			description:
-				"One stored contract: its state, who holds it, its progress notes, its hand-in, and a verdict per acceptance line (not handed in, waiting, accepted, sent back).",
+				'One stored contract: its state, who holds it, its progress notes, its hand-in, and a verdict per acceptance line (not handed in, waiting, accepted, sent back).',
 			inputSchema: {id: z.string().describe('the contract id (ct-...) a write returned')},
 		},
 		({id}) => {

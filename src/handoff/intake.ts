@@ -66,7 +66,9 @@ function refuse(origin: string, ledger: Ledger, message: string, problems: reado
 
 /** The same writer writing the same text for the same repository gets the same id: a retried call stores nothing new. */
 export function storedContractId(kind: string, owner: string, repository: string | null, text: string): string {
-	const digest = createHash('sha256').update(`${kind}\u0000${owner}\u0000${repository ?? ''}\u0000${text}`).digest('hex');
+	const digest = createHash('sha256')
+		.update(`${kind}\u0000${owner}\u0000${repository ?? ''}\u0000${text}`)
+		.digest('hex');
 	return `ct-${digest.slice(0, 12)}`;
 }
 
@@ -108,16 +110,27 @@ export function writeContract(ledger: Ledger, request: WriteRequest): WriteResul
 	if (unread !== null) refuse(request.origin, ledger, unread);
 	if (checked.kind !== null && checked.kind !== request.kind) {
 		const tool = Object.entries(WRITE_TOOLS).find(([, kind]) => kind === checked.kind)?.[0] ?? 'another tool';
-		refuse(request.origin, ledger, `contract: this is a ${checked.kind} contract; this tool writes a ${request.kind}: use ${tool}`);
+		refuse(
+			request.origin,
+			ledger,
+			`contract: this is a ${checked.kind} contract; this tool writes a ${request.kind}: use ${tool}`,
+		);
 	}
 	const errors = checked.problems.filter(problem => problem.severity === 'error');
 	if (!checked.isValid || checked.contract === null)
-		refuse(request.origin, ledger, `contract: invalid ${request.kind} contract, not stored: fix every line and call again`, errors);
+		refuse(
+			request.origin,
+			ledger,
+			`contract: invalid ${request.kind} contract, not stored: fix every line and call again`,
+			errors,
+		);
 	const contract = checked.contract;
 	const repository = request.repository ?? ('context' in contract ? contract.context.repository : null);
 	const id = storedContractId(request.kind, request.writer.owner, repository, request.text);
 	const warnings = checked.problems.filter(problem => problem.severity === 'warning').map(problemLine);
-	const guesses = guessesOf(parseContractSource(request.text, checked.format === 'markdown' ? 'contract.md' : 'contract.yaml').document);
+	const guesses = guessesOf(
+		parseContractSource(request.text, checked.format === 'markdown' ? 'contract.md' : 'contract.yaml').document,
+	);
 	const at = request.now ?? Date.now();
 	const events: NewEvent[] = [
 		{
@@ -182,7 +195,9 @@ export function recordReady(
 		if (record === undefined) throw new HandoffError(`no stored contract ${id} (list_work, snapshot --json list them)`);
 		if (record.state === 'ready') throw new HandoffError(`${id} is ready already (marked by ${record.readied?.by ?? 'someone'})`);
 		if (record.state === 'taken' || record.state === 'handed in' || record.state === 'accepted')
-			throw new HandoffError(`${id} is ${record.state}${record.claim ? ` (claim ${record.claim.taskId})` : ''}: nothing to make ready`);
+			throw new HandoffError(
+				`${id} is ${record.state}${record.claim ? ` (claim ${record.claim.taskId})` : ''}: nothing to make ready`,
+			);
 		ledger.writer.append([
 			{
 				taskId: id,

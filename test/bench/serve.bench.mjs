@@ -128,13 +128,19 @@ export default async function bench() {
 		const wall = performance.now() - started;
 		child.kill('SIGTERM');
 		await new Promise(resolve => child.once('exit', resolve));
-		const snapshot = JSON.parse(execFileSync(process.execPath, [BIN, 'snapshot', '--json'], {env, encoding: 'utf8', maxBuffer: 1 << 28}));
+		const snapshot = JSON.parse(
+			execFileSync(process.execPath, [BIN, 'snapshot', '--json'], {env, encoding: 'utf8', maxBuffer: 1 << 28}),
+		);
 		const stored = snapshot.contracts.length;
 		const distinct = new Set(snapshot.contracts.map(item => item.id)).size;
 		const rssMiB = Number(readFileSync(join(dir, 'rss'), 'utf8')) / 1024;
 		const base95 = percentile(baseline, 0.95);
 		const call95 = percentile(timings, 0.95);
-		console.log(`load average ${loadavg().map(value => value.toFixed(2)).join(' ')}`);
+		console.log(
+			`load average ${loadavg()
+				.map(value => value.toFixed(2))
+				.join(' ')}`,
+		);
 		console.log(`baseline GET /health: p95 ${base95.toFixed(1)} ms over ${baseline.length}`);
 		console.log(
 			`${CLIENTS} clients x ${CALLS} write_task: ${timings.length} answered (${failed} refused or failed), ${ids.size} ids; stored ${stored}, distinct ${distinct}`,
@@ -142,7 +148,8 @@ export default async function bench() {
 		console.log(
 			`per call: p50 ${percentile(timings, 0.5).toFixed(1)} ms, p95 ${call95.toFixed(1)} ms (${(call95 / base95).toFixed(1)}x baseline), ${((timings.length / wall) * 1000).toFixed(0)} calls/s; serve peak RSS ${rssMiB.toFixed(0)} MiB`,
 		);
-		if (failed > 0 || stored !== CLIENTS * CALLS || distinct !== stored) throw new Error('not every call answered and stored once');
+		if (failed > 0 || stored !== CLIENTS * CALLS || distinct !== stored)
+			throw new Error('not every call answered and stored once');
 	} finally {
 		rmSync(dir, {recursive: true, force: true});
 	}

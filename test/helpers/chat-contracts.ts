@@ -5,7 +5,8 @@ export function chatTask(
 	head: string,
 	options: {title?: string; goal?: string; acceptance?: readonly string[] | null; extra?: string} = {},
 ): string {
-	const acceptance = options.acceptance === undefined ? ['`npm test` passes with a test that exports status=open'] : options.acceptance;
+	const acceptance =
+		options.acceptance === undefined ? ['`npm test` passes with a test that exports status=open'] : options.acceptance;
 	return [
 		'---',
 		'kind: task',

@@ -46,7 +46,10 @@ export async function startServe(home: string, args: readonly string[] = [], env
 }
 
 /** The SDK's own OAuth client provider (its example's in-memory one), as a connector would use it, capturing where it is sent. */
-export function connectorProvider(name: string, redirect = 'http://127.0.0.1:9/callback'): {
+export function connectorProvider(
+	name: string,
+	redirect = 'http://127.0.0.1:9/callback',
+): {
 	provider: InMemoryOAuthClientProvider;
 	redirects: URL[];
 } {

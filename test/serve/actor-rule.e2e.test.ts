@@ -46,7 +46,10 @@ describe('serve: the actor rule', () => {
 	it("refuses an agent's serve approve and serve tokens new, records them, and the consent still waits", async () => {
 		const env = {CONTROLROOM_HOME: home};
 		// No terminal (an agent's tool runs commands with stdin from /dev/null), and a terminal with an agent's marker.
-		const approvals = [runCli(['serve', 'approve', code], {env}), runAsPerson(['serve', 'approve', code], {env: {...env, CLAUDECODE: '1'}})];
+		const approvals = [
+			runCli(['serve', 'approve', code], {env}),
+			runAsPerson(['serve', 'approve', code], {env: {...env, CLAUDECODE: '1'}}),
+		];
 		for (const attempt of approvals) {
 			expect(attempt.status).toBe(77);
 			expect(attempt.stderr).toContain(`serve approve ${code}: refused: only a person at a terminal says yes`);
@@ -58,7 +61,9 @@ describe('serve: the actor rule', () => {
 		expect((await fetch(page, {redirect: 'manual'})).status).toBe(200);
 		const pending = runCli(['serve', 'approve'], {env});
 		expect(pending.stdout).toContain(`${code}  Someone`);
-		const snapshot = JSON.parse(runCli(['snapshot', '--json'], {env}).stdout) as {queue: {lanes: {name: string; items: {reason: string}[]}[]}};
+		const snapshot = JSON.parse(runCli(['snapshot', '--json'], {env}).stdout) as {
+			queue: {lanes: {name: string; items: {reason: string}[]}[]};
+		};
 		const needs = snapshot.queue.lanes.find(lane => lane.name === 'needs')?.items.map(item => item.reason) ?? [];
 		expect(needs.some(reason => reason.startsWith(`refused: an agent asked to serve approve ${code}`))).toBe(true);
 		expect(runCli(['serve', 'tokens', 'list'], {env}).stdout).toContain('no grants');
@@ -72,7 +77,9 @@ describe('serve: the actor rule', () => {
 		expect((await fetch(page, {redirect: 'manual'})).status).toBe(200);
 		const token = mintToken(home, ['--scope', 'work:write', '--scope', 'work:read']);
 		const client = new Client({name: 'agent', version: '1'});
-		await client.connect(new StreamableHTTPClientTransport(served.mcp, {requestInit: {headers: {Authorization: `Bearer ${token}`}}}));
+		await client.connect(
+			new StreamableHTTPClientTransport(served.mcp, {requestInit: {headers: {Authorization: `Bearer ${token}`}}}),
+		);
 		const names = (await client.listTools()).tools.map(tool => tool.name);
 		expect(names.filter(name => /accept|approve|decide|answer|ready|ack|send/.test(name))).toEqual([]);
 		for (const name of ['accept', 'approve', 'decide', 'contract_ready']) {

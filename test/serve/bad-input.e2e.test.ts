@@ -77,7 +77,9 @@ describe('serve: bad input', () => {
 		served = await startServe(home, ['--repo', `shop=${repo.dir}`]);
 		token = mintToken(home, ['--scope', 'work:write', '--scope', 'work:read', '--name', 'tester']);
 		client = new Client({name: 'tester', version: '1'});
-		await client.connect(new StreamableHTTPClientTransport(served.mcp, {requestInit: {headers: {Authorization: `Bearer ${token}`}}}));
+		await client.connect(
+			new StreamableHTTPClientTransport(served.mcp, {requestInit: {headers: {Authorization: `Bearer ${token}`}}}),
+		);
 	});
 	afterAll(async () => {
 		await client.close();
@@ -106,7 +108,10 @@ describe('serve: bad input', () => {
 	it('refuses escape codes and NUL in the contract and the repository, and a bug sent to write_task', async () => {
 		const before = contractCount(home);
 		const cases: [Record<string, string>, string][] = [
-			[{contract: chatTask(repo.head, {title: 'Red \u001b[31mtitle\u001b[0m'})}, 'contract: holds an escape code (ESC) (U+001B) on line 3'],
+			[
+				{contract: chatTask(repo.head, {title: 'Red \u001b[31mtitle\u001b[0m'})},
+				'contract: holds an escape code (ESC) (U+001B) on line 3',
+			],
 			[{contract: chatTask(repo.head, {goal: 'nul\u0000here'})}, 'contract: holds a NUL byte (U+0000)'],
 			[{contract: chatTask(repo.head), repository: 'shop\u001b]8;;http://x\u0007'}, 'repository: holds an escape code (ESC)'],
 			[{contract: 'kind: bug\ntitle: x\n'}, 'this is a bug contract; this tool writes a task: use file_bug'],
@@ -225,7 +230,13 @@ describe('serve: bad input', () => {
 		const code = new URL(back.headers.get('location') ?? '').searchParams.get('code') ?? '';
 		expect(code).toMatch(/^crc_/);
 		const exchange = (): Promise<Response> =>
-			form('/token', {grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: REDIRECT});
+			form('/token', {
+				grant_type: 'authorization_code',
+				code,
+				code_verifier: verifier,
+				client_id: clientId,
+				redirect_uri: REDIRECT,
+			});
 		const first = await exchange();
 		expect(first.status).toBe(200);
 		const tokens = (await first.json()) as {access_token: string; scope: string};

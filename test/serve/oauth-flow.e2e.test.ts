@@ -17,7 +17,9 @@ import {connectorProvider, consentOutcome, mintToken, openConsent, startServe, t
 const textOf = (result: unknown): string =>
 	((result as CallToolResult).content ?? []).map(part => (part.type === 'text' ? part.text : '')).join('\n');
 
-type Snapshot = {contracts: {id: string; state: string; writer: {client: string; owner: string; via: string}; readiedBy: string | null}[]};
+type Snapshot = {
+	contracts: {id: string; state: string; writer: {client: string; owner: string; via: string}; readiedBy: string | null}[];
+};
 
 function snapshot(home: string): Snapshot {
 	const result = runCli(['snapshot', '--json'], {env: {CONTROLROOM_HOME: home}});
@@ -76,7 +78,11 @@ describe('serve: a connector through the SDK client', () => {
 		expect(textOf(written)).toContain(`stored ${id} "Keep the status filter in the CSV export" as a draft`);
 
 		const draft = snapshot(home).contracts.find(contract => contract.id === id);
-		expect(draft).toMatchObject({state: 'draft', writer: {client: 'Chat Assistant', owner: 'ana', via: 'serve'}, readiedBy: null});
+		expect(draft).toMatchObject({
+			state: 'draft',
+			writer: {client: 'Chat Assistant', owner: 'ana', via: 'serve'},
+			readiedBy: null,
+		});
 
 		// The refresh: the SDK's auth() with tokens in hand refreshes them; the new pair works, the old refresh token is spent.
 		expect(await auth(provider, {serverUrl: served.mcp})).toBe('AUTHORIZED');

@@ -111,7 +111,9 @@ describe('pickup --agent claude', () => {
 		expect(first).toContain(`Your claim is ${claim}`);
 
 		const snapshot = box.snapshot() as unknown as Snapshot;
-		const run = snapshot.tasks.find(task => task.source === 'wrapper' && task.title === 'Keep the status filter in the CSV export');
+		const run = snapshot.tasks.find(
+			task => task.source === 'wrapper' && task.title === 'Keep the status filter in the CSV export',
+		);
 		expect(run?.status).toBe('done');
 		const claimTask = snapshot.tasks.find(task => task.id === claim);
 		expect(claimTask).toMatchObject({role: 'claim', status: 'done', endReason: 'handed in, waiting for lee'});

@@ -61,7 +61,22 @@ async function race(pickups: readonly Started[], release: string): Promise<{take
 }
 
 function pickupArgs(name: string, repo: ContractRepo, release: string, extra: readonly string[] = []): string[] {
-	return ['pickup', '--agent', 'codex', '--once', '--as', name, '--repo', `shop=${repo.dir}`, ...extra, '--', process.execPath, HOLDER, release, '{{contract}}'];
+	return [
+		'pickup',
+		'--agent',
+		'codex',
+		'--once',
+		'--as',
+		name,
+		'--repo',
+		`shop=${repo.dir}`,
+		...extra,
+		'--',
+		process.execPath,
+		HOLDER,
+		release,
+		'{{contract}}',
+	];
 }
 
 describe('two pickups, one contract', () => {
@@ -94,7 +109,11 @@ describe('two pickups, one contract', () => {
 		const {taker} = await race(pickups, release);
 		expect(taker.stdout()).toContain(`took ${id}`);
 		expect(hosts.map(host => takes(host.ledgerFile, id)).reduce((a, b) => a + b, 0)).toBe(1);
-		const claims = await query<{holder: string; outcome: string}>(url, 'SELECT holder, outcome FROM controlroom.contract_claims WHERE contract_id = $1', [id]);
+		const claims = await query<{holder: string; outcome: string}>(
+			url,
+			'SELECT holder, outcome FROM controlroom.contract_claims WHERE contract_id = $1',
+			[id],
+		);
 		expect(claims).toHaveLength(1);
 		// Its run ended without a hand-in: passed back, free for any host again.
 		expect(claims[0]?.outcome).toBe('passed back');
@@ -106,7 +125,11 @@ describe('two pickups, one contract', () => {
 		const other = makeContractRepo();
 		// Another history: its commit is not the contract's base revision (two fixtures made in one second are the same commit).
 		other.write('other.txt', 'another history\n');
-		execFileSync('git', ['-C', other.dir, '-c', 'user.email=o@example.com', '-c', 'user.name=o', 'commit', '-qam', 'other', '--amend'], {stdio: 'ignore'});
+		execFileSync(
+			'git',
+			['-C', other.dir, '-c', 'user.email=o@example.com', '-c', 'user.name=o', 'commit', '-qam', 'other', '--amend'],
+			{stdio: 'ignore'},
+		);
 		execFileSync('git', ['-C', other.dir, 'reflog', 'expire', '--expire=now', '--all'], {stdio: 'ignore'});
 		execFileSync('git', ['-C', other.dir, 'gc', '--prune=now', '-q'], {stdio: 'ignore'});
 		runCli(['snapshot'], {env: host.env});
@@ -122,7 +145,9 @@ describe('two pickups, one contract', () => {
 		expect(contract()).toMatchObject({state: 'passed back', passedBack: {by: 'p1'}});
 		expect(contract().passedBack?.reason).toMatch(/^not on this machine \(.+\): no checkout of shop in repositories.json$/);
 		// Mapped to a checkout that lacks the base revision: passed back naming it.
-		const wrongCheckout = runCli(['pickup', '--agent', 'claude', '--once', '--as', 'p2', '--repo', `shop=${other.dir}`], {env: host.env});
+		const wrongCheckout = runCli(['pickup', '--agent', 'claude', '--once', '--as', 'p2', '--repo', `shop=${other.dir}`], {
+			env: host.env,
+		});
 		expect(wrongCheckout.status, wrongCheckout.stderr).toBe(0);
 		expect(contract().passedBack).toMatchObject({by: 'p2'});
 		expect(contract().passedBack?.reason).toContain('context.base_revision: no such commit in the repository');

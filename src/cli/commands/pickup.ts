@@ -24,7 +24,9 @@ import {fleetContracts, type FleetContracts} from '../pickup-fleet.ts';
 import {describeFleetError} from '../../ledger/fleet/connection.ts';
 
 export const help: CommandHelp = {
-	synopsis: ['pickup --agent claude|codex [--as NAME] [--parallel N] [--once] [--repo NAME=PATH]... [--fleet URL] [-- CMD ARGS...]'],
+	synopsis: [
+		'pickup --agent claude|codex [--as NAME] [--parallel N] [--once] [--repo NAME=PATH]... [--fleet URL] [-- CMD ARGS...]',
+	],
 	description: `A loop that takes ready stored contracts (written through serve or an agent's mcp, made ready by a
 person) and runs the agent on each under the wrapper: controlroom run --contract ID --claim TASK, so
 admission slots, budgets, holds, reviews and hand-in apply as for any run. One at a time per
@@ -39,7 +41,7 @@ CMD ARGS: the agent's command line (default: claude -p, or codex exec); the cont
 {{contract}} is, else after claude -p's or codex exec's prompt.`,
 	options: [
 		['--agent claude|codex', 'the agent to run (required)'],
-		['--as NAME', "who holds the claims (default $CONTROLROOM_WORKER, else pickup@HOST)"],
+		['--as NAME', 'who holds the claims (default $CONTROLROOM_WORKER, else pickup@HOST)'],
 		['--parallel N', 'runs at once per repository (default 1); the admission slots still bound writers'],
 		['--once', 'take what is ready now, wait for those runs, and exit'],
 		['--interval SECONDS', 'between looks for ready contracts (default 5)'],
@@ -89,7 +91,8 @@ function runChild(args: readonly string[], holder: string, log: string): Promise
 		child.stderr?.on('data', chunk => (stderr += String(chunk)).length > 8192 && (stderr = stderr.slice(-8192)));
 		child.on('error', () => resolve(127));
 		child.on('exit', code => {
-			if (code !== 0 && stderr.trim() !== '') process.stderr.write(`controlroom pickup: ${log}: ${terminalSafe(stderr.trim().split('\n').at(-1) ?? '')}\n`);
+			if (code !== 0 && stderr.trim() !== '')
+				process.stderr.write(`controlroom pickup: ${log}: ${terminalSafe(stderr.trim().split('\n').at(-1) ?? '')}\n`);
 			resolve(code);
 		});
 	});
@@ -197,7 +200,8 @@ async function work(pickup: Pickup, record: IntakeRecord): Promise<void> {
 		`run of ${record.id}`,
 	);
 	const claim = pickup.ledger.reader.task(take.taskId);
-	if (claim !== undefined && claim.status === 'running') giveBack(pickup, take.taskId, `the run ended (exit ${code ?? 'unknown'}) without a hand-in`);
+	if (claim !== undefined && claim.status === 'running')
+		giveBack(pickup, take.taskId, `the run ended (exit ${code ?? 'unknown'}) without a hand-in`);
 	const after = listIntake(pickup.ledger).find(item => item.id === record.id);
 	pickup.say(`${take.taskId}: the run ended (exit ${code ?? 'unknown'}); the contract is ${after?.state ?? 'unknown'}`);
 	await settle(after?.state ?? 'unknown');
@@ -220,7 +224,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 		fleet: {type: 'string'},
 	});
 	const agent = values.agent === 'claude' || values.agent === 'codex' ? values.agent : null;
-	if (agent === null) throw new CliError(`pickup: --agent: expected claude or codex${values.agent ? `, got '${terminalSafe(values.agent)}'` : ''}`, USAGE_EXIT);
+	if (agent === null)
+		throw new CliError(
+			`pickup: --agent: expected claude or codex${values.agent ? `, got '${terminalSafe(values.agent)}'` : ''}`,
+			USAGE_EXIT,
+		);
 	const parallel = positiveInt('parallel', values.parallel) ?? 1;
 	const intervalMs = (positiveSeconds('interval', values.interval, 0.05) ?? 5) * 1000;
 	const repoFlags = values.repo ?? [];
@@ -253,7 +261,9 @@ export async function run(argv: readonly string[]): Promise<number> {
 		say(`${holder} takes ready contracts for ${agent}${fleet ? ' from the fleet' : ''}`);
 		for (;;) {
 			if (fleet !== null)
-				await fleet.sync().catch((error: unknown) => say(`the fleet: ${describeFleetError(error, values.fleet ?? '')}; trying again`));
+				await fleet
+					.sync()
+					.catch((error: unknown) => say(`the fleet: ${describeFleetError(error, values.fleet ?? '')}; trying again`));
 			for (const record of listIntake(ledger).reverse()) {
 				if (stopping.signal.aborted) break;
 				if (!isTakeable(record) || running.has(record.id) || passedBackByMe(record, holder)) continue;

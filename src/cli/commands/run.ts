@@ -273,7 +273,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		taskId: taskId ?? null,
 		rerunOf: values['rerun-of'] ?? null,
 		argv: [command, ...args],
-		contract: values.contract === undefined ? null : isStoredContractId(values.contract) ? values.contract : resolve(values.contract),
+		contract:
+			values.contract === undefined ? null : isStoredContractId(values.contract) ? values.contract : resolve(values.contract),
 		contractSnapshot: contractRun?.snapshot ?? null,
 		contractTrace: contractRun?.trace ?? null,
 		otelEndpoint: otelEndpointOf(values.otel, agent),

@@ -50,11 +50,14 @@ lists the consents waiting. deny: the browser goes back with access_denied.
 tokens new: a person mints a token for a script; the token is the last word printed, shown once,
 stored hashed; it works at once. tokens list: every grant; tokens revoke: ends a grant and its tokens.`,
 	options: [
-		['--listen ADDR:PORT', `where to listen (default 127.0.0.1:${DEFAULT_PORT}; port 0: any free one); not loopback needs --public-url`],
+		[
+			'--listen ADDR:PORT',
+			`where to listen (default 127.0.0.1:${DEFAULT_PORT}; port 0: any free one); not loopback needs --public-url`,
+		],
 		['--public-url URL', 'the https address a TLS terminator in front serves, which the OAuth metadata advertises'],
 		['--repo NAME=PATH', "a repository's checkout, over repositories.json (repeatable)"],
 		['--as NAME', 'approve, tokens new: whom the grant writes for (default: your OS user)'],
-		['--scope SCOPE', 'approve: grant only these of the scopes asked; tokens new: the token\'s scopes (work:read, work:write)'],
+		['--scope SCOPE', "approve: grant only these of the scopes asked; tokens new: the token's scopes (work:read, work:write)"],
 		['--ready', 'approve, tokens new: contracts written with this grant are ready at once (no contract ready)'],
 		['--name LABEL', 'tokens new: what the token is for, shown as its writer (default: script)'],
 		['--days N', `tokens new: how long it works (default ${DEFAULT_BEARER_DAYS})`],
@@ -163,7 +166,7 @@ function tokens(argv: readonly string[]): number {
 			const now = Date.now();
 			const grants = store.grants();
 			if (values.json) return (out(terminalSafeJson({version: 1, grants}, 2)), 0);
-			if (grants.length === 0) return (out('no grants: nothing can reach serve but with a person\'s yes'), 0);
+			if (grants.length === 0) return (out("no grants: nothing can reach serve but with a person's yes"), 0);
 			const state = (grant: (typeof grants)[number]): string =>
 				grant.revokedAt !== null
 					? `revoked by ${grant.revokedBy ?? '?'}`

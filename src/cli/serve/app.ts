@@ -161,8 +161,7 @@ export function createServeApp(options: ServeApp): express.Express {
 			if (code !== null) return back({code});
 			return sendEndPage(res, 200, 'Connected', 'This consent was approved and handed to the client. You can close this page.');
 		}
-		if (consent.expiresAt <= Date.now())
-			return back({error: 'access_denied', error_description: 'nobody approved it in time'});
+		if (consent.expiresAt <= Date.now()) return back({error: 'access_denied', error_description: 'nobody approved it in time'});
 		provider.showConsent(res, consent);
 	});
 
@@ -189,7 +188,10 @@ export function createServeApp(options: ServeApp): express.Express {
 				'WWW-Authenticate',
 				`Bearer error="insufficient_scope", error_description="this call needs ${needed}", scope="${needed}", resource_metadata="${resourceMetadataUrl}"`,
 			);
-			res.status(403).json({error: 'insufficient_scope', error_description: `this call needs ${needed}; no scope approves or accepts anything`});
+			res.status(403).json({
+				error: 'insufficient_scope',
+				error_description: `this call needs ${needed}; no scope approves or accepts anything`,
+			});
 			return;
 		}
 		const server = new McpServer({name: 'controlroom', version: options.version}, {instructions: INSTRUCTIONS});

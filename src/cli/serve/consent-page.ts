@@ -51,10 +51,14 @@ export function sendConsentPage(res: Response, view: ConsentView): void {
 		`<p><code id="approve" class="code">controlroom serve approve ${htmlEscape(view.code)}</code></p>`,
 		`<p>This page moves on by itself once you have (it waits until ${htmlEscape(new Date(view.expiresAt).toISOString())}). If you did not start it, do nothing, or run <code>controlroom serve deny ${htmlEscape(view.code)}</code>.</p>`,
 	].join('');
-	securePage(res).status(200).send(page('Connect to controlroom', body, 2));
+	securePage(res)
+		.status(200)
+		.send(page('Connect to controlroom', body, 2));
 }
 
 /** A page that ends the flow here: done, expired, unknown. */
 export function sendEndPage(res: Response, status: number, title: string, message: string): void {
-	securePage(res).status(status).send(page(title, `<h1>${htmlEscape(title)}</h1><p>${htmlEscape(message)}</p>`, null));
+	securePage(res)
+		.status(status)
+		.send(page(title, `<h1>${htmlEscape(title)}</h1><p>${htmlEscape(message)}</p>`, null));
 }

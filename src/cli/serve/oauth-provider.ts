@@ -11,7 +11,11 @@ import {
 } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type {AuthorizationParams, OAuthServerProvider} from '@modelcontextprotocol/sdk/server/auth/provider.js';
 import type {AuthInfo} from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type {OAuthClientInformationFull, OAuthTokenRevocationRequest, OAuthTokens} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+	OAuthClientInformationFull,
+	OAuthTokenRevocationRequest,
+	OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import {approvalCodeOf, isScope, TOKEN_SECONDS} from '../../core/access.ts';
 import {textProblem} from '../../core/contract/contract-text.ts';
 import type {AccessStore, GrantRow} from '../../ledger/access-store.ts';
@@ -105,11 +109,14 @@ export class ControlroomOAuthProvider implements OAuthServerProvider {
 				return {...(row.info as OAuthClientInformationFull), client_id: row.clientId, client_secret: row.secretHash ?? undefined};
 			},
 			registerClient: client => {
-				const problem = controlProblem(client, 'client') ?? client.redirect_uris.map(redirectProblem).find(found => found !== null);
+				const problem =
+					controlProblem(client, 'client') ?? client.redirect_uris.map(redirectProblem).find(found => found !== null);
 				if (problem) throw new InvalidClientMetadataError(problem);
 				const grants = client.grant_types ?? ['authorization_code', 'refresh_token'];
 				if (grants.some(grant => grant !== 'authorization_code' && grant !== 'refresh_token'))
-					throw new InvalidClientMetadataError('grant_types: only authorization_code and refresh_token (no implicit, no password)');
+					throw new InvalidClientMetadataError(
+						'grant_types: only authorization_code and refresh_token (no implicit, no password)',
+					);
 				// The SDK's handler has given it an id already (clientIdGeneration), though its type leaves it out.
 				const given = client as Partial<OAuthClientInformationFull>;
 				const id = given.client_id ?? `c-${randomBytes(12).toString('hex')}`;
@@ -158,8 +165,7 @@ export class ControlroomOAuthProvider implements OAuthServerProvider {
 
 	async challengeForAuthorizationCode(client: OAuthClientInformationFull, authorizationCode: string): Promise<string> {
 		const consent = this.store.consentByAuthCode(secretHash(authorizationCode));
-		if (consent === undefined || consent.clientId !== client.client_id)
-			throw new InvalidGrantError('unknown authorization code');
+		if (consent === undefined || consent.clientId !== client.client_id) throw new InvalidGrantError('unknown authorization code');
 		return consent.codeChallenge;
 	}
 
@@ -261,7 +267,10 @@ export class ControlroomOAuthProvider implements OAuthServerProvider {
 	}
 
 	/** The consent page's view of a consent. */
-	showConsent(res: Response, consent: {clientName: string; redirectUri: string; scopes: readonly string[]; code: string; expiresAt: number}): void {
+	showConsent(
+		res: Response,
+		consent: {clientName: string; redirectUri: string; scopes: readonly string[]; code: string; expiresAt: number},
+	): void {
 		sendConsentPage(res, {...consent, redirectHost: new URL(consent.redirectUri).host});
 	}
 

@@ -8,6 +8,7 @@ export const GUESS_MARKER = '(guess)';
  * Characters no contract holds: NUL, the C0 controls but tab, line feed and carriage return, DEL
  * and the C1 controls (ESC starts a terminal's escape codes; CSI and OSC have C1 forms too).
  */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
 /** Half of a UTF-16 pair alone: text that was not valid Unicode before it was JSON. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

@@ -173,7 +173,12 @@ export function foldIntake(events: readonly LedgerEvent[]): Map<string, IntakeRe
 			if (id !== undefined) contractOfClaim.set(event.taskId, id);
 		} else id = contractOfClaim.get(event.taskId);
 		const record = id === undefined ? undefined : records.get(id);
-		if (record !== undefined) records.set(record.id, {...applyToRecord(record, event), lastSeq: event.seq, updatedAt: Math.max(record.updatedAt, event.at)});
+		if (record !== undefined)
+			records.set(record.id, {
+				...applyToRecord(record, event),
+				lastSeq: event.seq,
+				updatedAt: Math.max(record.updatedAt, event.at),
+			});
 	}
 	return records;
 }
@@ -210,7 +215,11 @@ export type SnapshotContract = {
  * The contracts a snapshot lists, oldest written first: every one not accepted, and those accepted
  * at or after `since` (all when null).
  */
-export function snapshotContracts(records: Iterable<IntakeRecord>, since: number | null, host: string | null = null): SnapshotContract[] {
+export function snapshotContracts(
+	records: Iterable<IntakeRecord>,
+	since: number | null,
+	host: string | null = null,
+): SnapshotContract[] {
 	return [...records]
 		.filter(record => record.state !== 'accepted' || since === null || record.updatedAt >= since)
 		.sort((a, b) => a.writtenAt - b.writtenAt || a.id.localeCompare(b.id))

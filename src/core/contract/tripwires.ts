@@ -13,7 +13,10 @@ const SHAPES: readonly {readonly pattern: RegExp; readonly argv: (match: RegExpM
 
 /** A tripwire line's command as argv, when it is one of the shapes a repository defines; else null (it stays prose). */
 export function tripwireCommand(line: string): string[] | null {
-	const text = line.trim().replace(/^`(.*)`$/, '$1').trim();
+	const text = line
+		.trim()
+		.replace(/^`(.*)`$/, '$1')
+		.trim();
 	for (const shape of SHAPES) {
 		const match = text.match(shape.pattern);
 		if (match) return shape.argv(match);

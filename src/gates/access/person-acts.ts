@@ -53,7 +53,8 @@ function pendingConsent(store: AccessStore, typed: string, now: number): Consent
 	const code = normalApprovalCode(typed);
 	if (code === null) throw new AccessError(`'${typed}' is not an approval code (eight letters and digits, like KQ7M-3XPD)`);
 	const consent = store.consentByCode(code);
-	if (consent === undefined) throw new AccessError(`no consent has the code ${code} (serve approve with no code lists those waiting)`);
+	if (consent === undefined)
+		throw new AccessError(`no consent has the code ${code} (serve approve with no code lists those waiting)`);
 	if (consent.approvedAt !== null) throw new AccessError(`${code} was approved already, by ${consent.approvedBy ?? 'a person'}`);
 	if (consent.deniedAt !== null) throw new AccessError(`${code} was denied`);
 	if (consent.expiresAt <= now) throw new AccessError(`${code} expired; connect again from the assistant to get a new one`);

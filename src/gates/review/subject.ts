@@ -171,8 +171,7 @@ export function reviewSubject(ledger: Ledger, task: Task): ReviewSubject {
 			storedKind(ledger),
 		);
 		const context = contract?.value && 'context' in contract.value ? contract.value.context : null;
-		const repository =
-			taken?.data.checkout ?? (context && contract ? resolve(dirname(contract.file), context.repository) : null);
+		const repository = taken?.data.checkout ?? (context && contract ? resolve(dirname(contract.file), context.repository) : null);
 		return {
 			task,
 			cwd: repository,

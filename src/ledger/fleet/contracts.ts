@@ -6,7 +6,6 @@ import type {FleetClient} from './connection.ts';
 // host is published here with its drafted record and its text; any host's pickup copies the ready
 // ones into its own ledger and claims one here first, so of two hosts exactly one works it.
 
-
 /** A contract of the fleet that a host may take now, and the host it was written on. */
 export type FleetContract = PublishedContract & {readonly hostName: string};
 
@@ -14,8 +13,15 @@ export type FleetContract = PublishedContract & {readonly hostName: string};
  * Publishes contracts written on `host` (a repeat adds nothing; readiness only moves forward: a
  * contract made ready stays ready).
  */
-export async function publishContracts(client: FleetClient, host: HostIdentity, contracts: readonly PublishedContract[]): Promise<void> {
-	await client.query('INSERT INTO controlroom.hosts (id, name) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [host.id, host.name]);
+export async function publishContracts(
+	client: FleetClient,
+	host: HostIdentity,
+	contracts: readonly PublishedContract[],
+): Promise<void> {
+	await client.query('INSERT INTO controlroom.hosts (id, name) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [
+		host.id,
+		host.name,
+	]);
 	for (const contract of contracts) {
 		await client.query(
 			`INSERT INTO controlroom.contracts (id, host_id, drafted, text, written_at, readied_by, readied_at)
@@ -23,7 +29,15 @@ export async function publishContracts(client: FleetClient, host: HostIdentity, 
 				ON CONFLICT (id) DO UPDATE SET
 					readied_by = COALESCE(controlroom.contracts.readied_by, excluded.readied_by),
 					readied_at = COALESCE(controlroom.contracts.readied_at, excluded.readied_at)`,
-			[contract.id, host.id, contract.drafted, contract.text, contract.writtenAt, contract.readied?.by ?? null, contract.readied?.at ?? null],
+			[
+				contract.id,
+				host.id,
+				contract.drafted,
+				contract.text,
+				contract.writtenAt,
+				contract.readied?.by ?? null,
+				contract.readied?.at ?? null,
+			],
 		);
 	}
 }
@@ -33,7 +47,15 @@ export async function publishContracts(client: FleetClient, host: HostIdentity, 
  * latest claim; oldest written first.
  */
 export async function takeableContracts(client: FleetClient): Promise<FleetContract[]> {
-	const result = await client.query<{id: string; drafted: string; text: string; written_at: number; readied_by: string; readied_at: number; host_name: string}>(
+	const result = await client.query<{
+		id: string;
+		drafted: string;
+		text: string;
+		written_at: number;
+		readied_by: string;
+		readied_at: number;
+		host_name: string;
+	}>(
 		`SELECT c.id, c.drafted, c.text, c.written_at, c.readied_by, c.readied_at, h.name AS host_name
 			FROM controlroom.contracts c JOIN controlroom.hosts h ON h.id = c.host_id
 			WHERE c.readied_at IS NOT NULL
@@ -58,7 +80,10 @@ export async function takeableContracts(client: FleetClient): Promise<FleetContr
  * claim is held (the unique index decides between two hosts at once) or it is not takeable.
  */
 export async function claimContract(client: FleetClient, id: string, host: HostIdentity, holder: string): Promise<boolean> {
-	await client.query('INSERT INTO controlroom.hosts (id, name) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [host.id, host.name]);
+	await client.query('INSERT INTO controlroom.hosts (id, name) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [
+		host.id,
+		host.name,
+	]);
 	const result = await client.query(
 		`INSERT INTO controlroom.contract_claims (contract_id, host_id, holder)
 			SELECT $1, $2, $3 WHERE EXISTS (
