@@ -95,14 +95,14 @@ export const EXIT_CODES: readonly (readonly [code: string, meaning: string])[] =
 		'64',
 		'the command line is wrong (EX_USAGE): an unknown command or option, a missing or bad value, a --ledger that is empty, a folder, in a folder that does not exist, or (for commands that need one) where no ledger is; nothing was written',
 	],
-	['69', 'sync --once: the fleet server cannot be reached (EX_UNAVAILABLE)'],
+	['69', 'sync --once: the fleet server cannot be reached; serve, otel receive: the port is taken (EX_UNAVAILABLE)'],
 	[
 		'75',
 		'try again later (EX_TEMPFAIL): run --no-wait, every admission slot is held; sync, another sync of this host holds its lock; stop on a fleet ledger, the host has not answered yet',
 	],
 	[
 		'77',
-		'refused because an agent asked (EX_NOPERM): effects approve and reject, accept, ack, send-back, review and decide say yes only for a person at a terminal; the attempt is recorded and shown in Needs you (docs/security.md)',
+		'refused because an agent asked (EX_NOPERM): effects approve and reject, accept, ack, send-back, review, decide, contract ready, serve approve and serve tokens new say yes only for a person at a terminal; the attempt is recorded and shown in Needs you (docs/security.md)',
 	],
 	[
 		'78',
@@ -113,7 +113,7 @@ export const EXIT_CODES: readonly (readonly [code: string, meaning: string])[] =
 	['127', 'run: the command could not be started, or its --log could not be opened; the task is recorded failed'],
 	[
 		'128+N',
-		'run: the task was stopped by signal N; the board, the demo, reconcile and sync: ended by signal N (Ctrl-C gives 130, SIGTERM 143; src/cli/signals.ts)',
+		'run: the task was stopped by signal N; the board, the demo, reconcile, sync, serve and pickup: ended by signal N (Ctrl-C gives 130, SIGTERM 143; src/cli/signals.ts)',
 	],
 	['other', "run: the child's own exit code"],
 ];

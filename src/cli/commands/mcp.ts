@@ -15,7 +15,8 @@ export const help: CommandHelp = {
 	description: `Serves the claim verbs to one agent over stdio (MCP): take, progress, hand_in, pass_back,
 raise_need, list_work; and the tools that write contracts: write_task, file_bug, write_transfer
 (checked as contract check checks a file, stored in the ledger as drafts that a person makes
-ready with contract ready ID; repositories.json maps their repository to a checkout, docs/serve.md). The agent acts as NAME and only as NAME: it takes for NAME, and may
+ready with contract ready ID; repositories.json maps their repository to a checkout, docs/serve.md).
+The agent acts as NAME and only as NAME: it takes for NAME, and may
 progress, hand in, pass back or raise a need only on claims NAME holds (a need also on its own run,
 CONTROLROOM_TASK_ID; anything else is a tool error naming why); every event it writes records NAME
 as its actor, and the queue names who raised a need. Stdout carries only the protocol; it

@@ -25,7 +25,8 @@ import {describeFleetError} from '../../ledger/fleet/connection.ts';
 
 export const help: CommandHelp = {
 	synopsis: [
-		'pickup --agent claude|codex [--as NAME] [--parallel N] [--once] [--repo NAME=PATH]... [--fleet URL] [-- CMD ARGS...]',
+		'pickup --agent claude|codex [--as NAME] [--parallel N] [--once]',
+		'pickup ... [--repo NAME=PATH]... [--fleet URL] [--interval S] [-- CMD ARGS...]',
 	],
 	description: `A loop that takes ready stored contracts (written through serve or an agent's mcp, made ready by a
 person) and runs the agent on each under the wrapper: controlroom run --contract ID --claim TASK, so
@@ -52,7 +53,7 @@ CMD ARGS: the agent's command line (default: claude -p, or codex exec); the cont
 		['0', '--once: every run it started ended'],
 		['64', 'bad command line'],
 		['78', 'repositories.json or the config file is wrong'],
-		['130, 143', 'stopped by Ctrl-C or SIGTERM; runs it started go on and are recorded by their wrappers'],
+		['128+N', 'stopped by signal N (Ctrl-C 130, SIGTERM 143); runs it started go on, recorded by their wrappers'],
 	],
 	examples: [
 		['controlroom pickup --agent claude', 'Claude Code on each ready contract, one per repository at a time'],

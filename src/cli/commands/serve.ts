@@ -1,5 +1,5 @@
 import {createServer} from 'node:http';
-import {DEFAULT_BEARER_DAYS, describeScopes, parseScopes, SCOPE_MEANINGS, SCOPES, type Scope} from '../../core/access.ts';
+import {DEFAULT_BEARER_DAYS, describeScopes, parseScopes, SCOPES, type Scope} from '../../core/access.ts';
 import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {AccessError, approveConsent, denyConsent, mintScriptToken, revokeGrant} from '../../gates/access/person-acts.ts';
 import {accessStorePath, openAccessStore, type AccessStore} from '../../ledger/access-store.ts';
@@ -19,11 +19,11 @@ import {stopOnSignals} from '../signals.ts';
 const DEFAULT_PORT = 8420;
 
 const TOOLS = [
-	['write_task', 'work:write', 'a task contract (Markdown or YAML, as contract check reads it), stored as a draft'],
-	['file_bug', 'work:write', 'a bug contract (Problem, Reproduce, Expected, Hard to see), stored as a draft'],
-	['write_transfer', 'work:write', 'a transfer contract (how something was solved, for another place), stored as a draft'],
-	['list_work', 'work:read', 'the stored contracts and their states, with who wrote each'],
-	['get_work', 'work:read', 'one contract: state, holder, progress notes, hand-in, a verdict per acceptance line'],
+	['write_task', 'work:write', 'a task contract, Markdown or YAML as contract check reads it'],
+	['file_bug', 'work:write', 'a bug contract: Problem, Reproduce, Expected, Hard to see'],
+	['write_transfer', 'work:write', 'a transfer: how something was solved, for another place'],
+	['list_work', 'work:read', 'the stored contracts, their states, who wrote each'],
+	['get_work', 'work:read', 'one: state, holder, notes, hand-in, a verdict per line'],
 ] as const;
 
 export const help: CommandHelp = {
@@ -32,7 +32,7 @@ export const help: CommandHelp = {
 		'serve approve [CODE] [--as NAME] [--scope SCOPE]... [--ready]',
 		'serve deny CODE',
 		'serve tokens list [--json]',
-		'serve tokens new --scope SCOPE [--scope SCOPE] [--name LABEL] [--days N] [--as NAME] [--ready]',
+		'serve tokens new --scope SCOPE... [--name LABEL] [--days N] [--as NAME] [--ready]',
 		'serve tokens revoke GRANT',
 	],
 	description: `A remote MCP server (Streamable HTTP at /mcp, stateless, JSON responses) through which a chat
@@ -41,14 +41,15 @@ OAuth 2.1 (authorization-server and protected-resource metadata, dynamic client 
 authorization code with PKCE S256 only, refresh tokens bound to their client, revocation) and a
 health endpoint at /health. Loopback unless --listen says otherwise. Runs until stopped (SIGTERM:
 exit 143). Docs: docs/serve.md.
-Its tools: ${TOOLS.map(([name, scope, what]) => `${name} (${scope}): ${what}`).join('; ')}.
-Scopes: ${SCOPES.map(scope => `${scope}, ${SCOPE_MEANINGS[scope]}`).join('; ')}. No scope approves,
-accepts or answers anything. A written contract is a draft until a person runs contract ready ID
-(or the token was given --ready).
+Its tools (and the scope each needs):
+${TOOLS.map(([name, scope, what]) => `  ${name} (${scope}): ${what}`).join('\n')}
+No scope approves, accepts or answers anything. A written contract is a draft until a person
+runs contract ready ID (or the token was given --ready).
 approve: a person at a terminal approves the consent a browser shows (its CODE); without CODE,
 lists the consents waiting. deny: the browser goes back with access_denied.
 tokens new: a person mints a token for a script; the token is the last word printed, shown once,
-stored hashed; it works at once. tokens list: every grant; tokens revoke: ends a grant and its tokens.`,
+stored hashed; it works at once. tokens list: every grant; tokens revoke: ends a grant and its
+tokens.`,
 	options: [
 		[
 			'--listen ADDR:PORT',
@@ -70,7 +71,7 @@ stored hashed; it works at once. tokens list: every grant; tokens revoke: ends a
 		['69', 'the port is taken'],
 		['77', 'approve, tokens new: refused, the asker is an agent, not a person at a terminal (recorded)'],
 		['78', 'repositories.json or the config file is wrong'],
-		['143', 'stopped by SIGTERM (130 Ctrl-C)'],
+		['128+N', 'stopped by signal N (SIGTERM 143, Ctrl-C 130), after closing its connections'],
 	],
 	examples: [
 		['controlroom serve', `serves http://127.0.0.1:${DEFAULT_PORT}/mcp for a connector on this machine`],
