@@ -65,7 +65,7 @@ function errorOf(body: unknown): string | null {
 
 /**
  * Records every refused request when it is answered: a 4xx (but a first call with no token, which
- * is how a connector discovers the server, and 404s), or a redirect carrying an OAuth error.
+ * is how a connector discovers the server, 404s and 405s), or a redirect carrying an OAuth error.
  */
 function recordRefusals(record: (reason: string) => void) {
 	return (req: Request, res: Response, next: NextFunction): void => {
@@ -85,7 +85,8 @@ function recordRefusals(record: (reason: string) => void) {
 				record(`${where}: redirected with ${error}`);
 				return;
 			}
-			if (status < 400 || status === 404) return;
+			// 404 and 405 are no refusals: a client that opens a stream on GET /mcp is told this server has none.
+			if (status < 400 || status === 404 || status === 405) return;
 			if (status === 401 && req.headers.authorization === undefined) return;
 			const detail = errorOf(sent) ?? (res.getHeader('www-authenticate') as string | undefined) ?? '';
 			record(`${where}: ${status} ${detail}`.trim());
