@@ -3,7 +3,7 @@ import type {Writable} from 'node:stream';
 import {builtInOf} from '../../core/settings.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import type {AgentKind} from '../agent-kind.ts';
-import type {HoldOptions} from './held.ts';
+import type {HoldOptions} from './hold-options.ts';
 import type {RunAsUser} from './run-as.ts';
 
 // The built-in defaults live with the settings that override them (src/core/settings.ts, docs/config.md).
