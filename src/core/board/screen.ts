@@ -1,4 +1,4 @@
-import {BoardCommand} from './keymap.ts';
+import {type BoardCommand} from './keymap.ts';
 import {frameOf} from './panels/frame.ts';
 import {PANELS} from './panels/index.ts';
 import {boardInput} from './panels/input.ts';
@@ -9,7 +9,7 @@ import type {BoardState} from './state.ts';
 
 export {confirmStopText} from './panels/frame.ts';
 export {fitHelp} from './panels/help.ts';
-export type {HelpScreen, LogScreen, ScreenView} from './screen-view.ts';
+export type {HelpScreen, ScreenView} from './screen-view.ts';
 
 /** One line for the column headings over the lanes. */
 const HEADINGS_LINES = 1;
