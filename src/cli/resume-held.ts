@@ -47,6 +47,7 @@ export async function resumeFromLedger(ledger: Ledger, taskId: string, notice: (
 		title: registered.title ?? null,
 		steps: registered.steps ?? null,
 		budget: registered.budget ?? task.budget ?? 0,
+		budgetCovers: registered.budgetCovers === 'session' ? 'session' : 'run',
 		agent,
 		role: registered.role === 'reviewer' ? 'reviewer' : 'worker',
 		cwd: registered.cwd ?? process.cwd(),

@@ -1,7 +1,7 @@
 import {assertNever} from './assert-never.ts';
 import {EventType, type EventDataOf, type EventTypeName, type NewEvent} from './events.ts';
 import {isEnded, type Status} from './status.ts';
-import {addTokens, COST_STATE, UNKNOWN_TOKENS, type Tokens} from './tokens.ts';
+import {addTokens, CLAUDE_OUTPUT, COST_STATE, UNKNOWN_TOKENS, type Tokens} from './tokens.ts';
 import {makeProgress, withDeclaredTotal, type Progress} from './progress.ts';
 import {addUsageByModel, usageByModelOf, type UsageByModel} from './spend.ts';
 import {addBurn, type BurnBucket} from './burn.ts';
@@ -67,6 +67,18 @@ export type Task = {
 	readonly hasUnpricedTokens?: boolean;
 	/** The agent's own figure for its whole run, sub-agents included (a wrapped `claude -p` result). */
 	readonly reportedCost?: ReportedCost | null;
+	/**
+	 * A run that resumed a Claude session (`claude -p --resume`/`--continue`): what the session had
+	 * spent before this run, by Claude's own count (docs/tree-and-cost.md, "Resumed sessions").
+	 * Absent or null on a run that began its session.
+	 */
+	readonly sessionBefore?: SessionBefore | null;
+	/** The agent's own figure for its whole session, earlier runs included (a resumed `claude -p` result). */
+	readonly sessionReportedCost?: ReportedCost | null;
+	/** Some tokens were counted from a transcript: its later reads count only this run's lines. */
+	readonly hasTranscriptTokens?: boolean;
+	/** The token total is the agent's own output's (a `claude -p` result or stream), because no transcript counted any. */
+	readonly isTokensFromOutput?: boolean;
 	/** What it spent in each of its last minutes, for its burn rate (src/core/burn.ts). */
 	readonly burn?: readonly BurnBucket[];
 	/**
@@ -94,6 +106,16 @@ export type TaskTelemetry = {
 	readonly costUsd: number | null;
 	/** When the newest request came (ms): the date its cost is as of. Absent on rows of an older build. */
 	readonly at?: number;
+};
+
+/** What a resumed session had spent before this run: Claude's last count of it (null: none was read). */
+export type SessionBefore = {
+	readonly transcript: string | null;
+	readonly input: number | null;
+	readonly output: number | null;
+	readonly costUsd: number | null;
+	/** The run's own lines were reached: later reads of the transcript count every line. */
+	readonly isInRun: boolean;
 };
 
 /** What an agent said its run cost. */
@@ -415,16 +437,22 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		case EventType.tokensReported: {
 			const byModel = usageByModelOf(event.data.byModel);
 			const hasTokens = (event.data.input ?? 0) > 0 || (event.data.output ?? 0) > 0;
+			const isFromOutput = event.data.from === CLAUDE_OUTPUT;
+			// The agent's own output counts only while nothing else has: its answers are in the transcript too.
+			if (isFromOutput && task.tokens.total !== null && !task.isTokensFromOutput && !task.isTokensFromTelemetry) return task;
+			// A transcript's count replaces the output's (and the telemetry's, docs/otel.md): the same answers, read exactly.
+			const isReplacing = !isFromOutput && task.isTokensFromOutput === true;
 			return {
 				...task,
-				// A hook's, transcript's or output's count replaces one that only the telemetry gave (docs/otel.md).
-				tokens: addTokens(task.isTokensFromTelemetry ? UNKNOWN_TOKENS : task.tokens, {
+				tokens: addTokens(task.isTokensFromTelemetry || isReplacing ? UNKNOWN_TOKENS : task.tokens, {
 					input: event.data.input ?? null,
 					output: event.data.output ?? null,
 				}),
 				isTokensFromTelemetry: false,
-				isTokensPartial: tokensPartialAfter(task.isTokensPartial, event.data),
-				spend: addUsageByModel(task.spend ?? null, byModel),
+				isTokensFromOutput: isFromOutput,
+				hasTranscriptTokens: (task.hasTranscriptTokens ?? false) || typeof event.data.transcript === 'string',
+				isTokensPartial: tokensPartialAfter(isReplacing ? false : task.isTokensPartial, event.data),
+				spend: addUsageByModel(isReplacing ? null : (task.spend ?? null), byModel),
 				hasUnpricedTokens: (task.hasUnpricedTokens ?? false) || (byModel === null && hasTokens),
 				burn: addBurn(task.burn, event.at, (event.data.input ?? 0) + (event.data.output ?? 0), byModel),
 			};
@@ -432,8 +460,12 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		case EventType.costReported: {
 			const {amount, currency} = event.data;
 			if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) return task;
-			return {...task, reportedCost: {amount, currency: currency ?? 'USD', at: event.at}};
+			const reported = {amount, currency: currency ?? 'USD', at: event.at};
+			// A resumed session's own figure covers its earlier runs too: kept apart, never the run's cost.
+			return event.data.scope === 'session' ? {...task, sessionReportedCost: reported} : {...task, reportedCost: reported};
 		}
+		case EventType.sessionBefore:
+			return {...task, sessionBefore: sessionBeforeAfter(task.sessionBefore ?? null, event.data)};
 		case EventType.telemetryRequest:
 			return withTelemetryRequest(task, event.data, event.at);
 		case EventType.telemetryTool:
@@ -551,6 +583,18 @@ function setStamps(task: Mutable<Task>, stamps: Stamps): void {
 	task.lastSeenAt = stamps.lastSeenAt;
 	task.lastSeenSeq = stamps.lastSeenSeq;
 	task.futureEvent = stamps.futureEvent;
+}
+
+/** A later read's count of the session before the run replaces an earlier one; a read that found none keeps it. */
+function sessionBeforeAfter(before: SessionBefore | null, data: EventDataOf<'task.session_before'>): SessionBefore {
+	const hasCount = typeof data.input === 'number' || typeof data.output === 'number';
+	return {
+		transcript: data.transcript ?? before?.transcript ?? null,
+		input: hasCount ? (data.input ?? null) : (before?.input ?? null),
+		output: hasCount ? (data.output ?? null) : (before?.output ?? null),
+		costUsd: hasCount ? (data.costUsd ?? null) : (before?.costUsd ?? null),
+		isInRun: (before?.isInRun ?? false) || data.reachedRun === true,
+	};
 }
 
 /**
