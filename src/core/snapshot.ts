@@ -7,7 +7,7 @@ import type {Progress} from './progress.ts';
 import type {ReviewOutcome, ReviewRecord, VerdictRecord} from './review/reviews.ts';
 import type {VerdictKind} from './review/verdict.ts';
 import {deriveHealth, DEFAULT_STALL_SECONDS, LISTED_STATUSES, type Health, type ListedStatus, type Status} from './status.ts';
-import type {Task, TaskTelemetry} from './task.ts';
+import {isWaitingForPerson, type Task, type TaskTelemetry} from './task.ts';
 import type {Tokens} from './tokens.ts';
 import type {Cost} from './cost.ts';
 import {helpersRunningLabel, type FamilyFacts} from './family.ts';
@@ -241,7 +241,13 @@ export function toSnapshotTask(
 	stallSeconds = DEFAULT_STALL_SECONDS,
 	host: string | null = null,
 ): SnapshotTask {
-	const health = deriveHealth(task.status, task.lastSeenAt, now, task.stallSeconds ?? stallSeconds);
+	const health = deriveHealth(
+		task.status,
+		task.lastSeenAt,
+		now,
+		task.stallSeconds ?? stallSeconds,
+		isWaitingForPerson(task, now),
+	);
 	return {
 		id: task.id,
 		host: task.host ?? host,

@@ -95,7 +95,20 @@ export type Task = {
 	readonly isTokensFromTelemetry?: boolean;
 	/** Who has looked at it since it finished, and when (src/core/seen.ts); absent until someone has. */
 	readonly seenBy?: SeenBy;
+	/**
+	 * Its questions that wait for a person's answer (docs/decisions.md), each until it is answered,
+	 * withdrawn, or its window passes: a task waiting for you is not stalled (its silence is yours).
+	 */
+	readonly waitingOn?: readonly WaitingQuestion[];
 };
+
+/** A question of the task that waits for a person: its id, and when it stops waiting (null: until answered). */
+export type WaitingQuestion = {readonly id: string; readonly expiresAt: number | null};
+
+/** Whether a person has a question of the task to answer at `now`. */
+export function isWaitingForPerson(task: Pick<Task, 'waitingOn'>, now: number): boolean {
+	return (task.waitingOn ?? []).some(question => question.expiresAt === null || question.expiresAt > now);
+}
 
 /** The agent's own telemetry on a task: requests counted, their tokens, the sum of their `cost_usd`. */
 export type TaskTelemetry = {
@@ -531,13 +544,13 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		case EventType.planReviewRound:
 		case EventType.planReviewConcluded:
 		case EventType.disagreementOpened:
-		// A question is folded by src/core/decisions (docs/decisions.md), not by the task.
+		// A question is folded by src/core/decisions (docs/decisions.md); the task keeps only which wait for a person.
 		// falls through
 		case EventType.decisionAsked:
 		case EventType.decisionAnswered:
 		case EventType.decisionUsed:
 		case EventType.decisionWithdrawn:
-			return task;
+			return withQuestion(task, event);
 		// An order's events are folded by src/core/effects (an order id is not a task's); a refused
 		// attempt at a yes is about its target and is no sign of the target's own life.
 		case EventType.gateRefused:
@@ -583,6 +596,18 @@ function setStamps(task: Mutable<Task>, stamps: Stamps): void {
 	task.lastSeenAt = stamps.lastSeenAt;
 	task.lastSeenSeq = stamps.lastSeenSeq;
 	task.futureEvent = stamps.futureEvent;
+}
+
+/** Keeps which of the task's questions wait for a person: asked adds one, an answer, its use or its withdrawal ends it. */
+function withQuestion(task: Task, event: NewEvent): Task {
+	const id = typeof event.data['decisionId'] === 'string' ? event.data['decisionId'] : null;
+	if (id === null) return task;
+	const others = (task.waitingOn ?? []).filter(question => question.id !== id);
+	if (event.type !== EventType.decisionAsked)
+		return others.length === (task.waitingOn ?? []).length ? task : {...task, waitingOn: others};
+	const expiresAt = typeof event.data['expiresAt'] === 'number' ? event.data['expiresAt'] : null;
+	// The newest ten are plenty: a task asks one question at a time.
+	return {...task, waitingOn: [...others, {id, expiresAt}].slice(-10)};
 }
 
 /** A later read's count of the session before the run replaces an earlier one; a read that found none keeps it. */
