@@ -100,7 +100,19 @@ export type Task = {
 	 * withdrawn, or its window passes: a task waiting for you is not stalled (its silence is yours).
 	 */
 	readonly waitingOn?: readonly WaitingQuestion[];
+	/** The latest stop asked of it (`controlroom stop`, the board's `s`): an end the stop causes is the stop's. */
+	readonly stopRequest?: {readonly at: number; readonly signal: string; readonly graceMs: number} | null;
 };
+
+/** How long after a stop request (beyond its grace) the session's own end is taken as the stop's doing. */
+const STOP_ENDS_WITHIN_MS = 10_000;
+
+/** The stop under way when this event came, or null: its processes' goodbye (SessionEnd, a failure) is the stop's end. */
+function stopUnderWay(task: Task, at: number): {readonly signal: string} | null {
+	const request = task.stopRequest ?? null;
+	if (request === null || at < request.at || at > request.at + request.graceMs + STOP_ENDS_WITHIN_MS) return null;
+	return request;
+}
 
 /** A question of the task that waits for a person: its id, and when it stops waiting (null: until answered). */
 export type WaitingQuestion = {readonly id: string; readonly expiresAt: number | null};
@@ -353,6 +365,15 @@ function endSession(task: Task, event: NewEvent, reason: string | null): Task {
 	if (isHookOnWrapperTask(task, event) && isAgentsOwn) return {...task, isTurnOpen: false, error, sessionEndedAt};
 	// A stop is what ended it; the session's own goodbye that follows does not make it done.
 	if (task.status === 'stopped') return {...task, sessionEndedAt};
+	// Its goodbye while a stop ends it (folded before the stop records itself): stopped, not done or failed.
+	const stop = isAgentsOwn ? stopUnderWay(task, event.at) : null;
+	if (stop !== null)
+		return end(task, 'stopped', event.at, {
+			signal: stop.signal,
+			endReason: 'stopped (controlroom stop)',
+			isTurnOpen: false,
+			sessionEndedAt,
+		});
 	if (error !== null)
 		return end(task, 'failed', event.at, {exitCode: task.exitCode, endReason: reason, isTurnOpen: false, error, sessionEndedAt});
 	return end(task, 'done', event.at, {exitCode: null, endReason: reason, sessionEndedAt});
@@ -373,6 +394,11 @@ function exitTask(task: Task, data: EventDataOf<'task.exited'>, at: number): Tas
 function failTask(task: Task, event: NewEvent & {readonly type: 'task.failed'}): Task {
 	const error = event.data.error ?? task.error;
 	if (isHookOnWrapperTask(task, event)) return {...task, isTurnOpen: false, error: error ?? 'failed'};
+	if (task.status === 'stopped') return task;
+	// A failure the stop itself caused (an open turn or a dialog cut short): the stop's end.
+	const stop = stopUnderWay(task, event.at);
+	if (stop !== null)
+		return end(task, 'stopped', event.at, {signal: stop.signal, endReason: 'stopped (controlroom stop)', isTurnOpen: false});
 	return end(task, 'failed', event.at, {isTurnOpen: false, exitCode: event.data.exitCode ?? null, error});
 }
 
@@ -523,9 +549,10 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		// Accepting a hand-in closes it: the claim then reads accepted everywhere (src/core/claim-state.ts).
 		case EventType.workAccepted:
 			return task.status === 'done' ? {...task, endReason: `accepted by ${event.data.by ?? 'a person'}`} : task;
+		case EventType.stopRequested:
+			return {...task, stopRequest: {at: event.at, signal: event.data.signal ?? 'SIGTERM', graceMs: event.data.graceMs ?? 0}};
 		// Events that only mark the task alive (or record a note) change nothing else in its row.
 		case EventType.heartbeat:
-		case EventType.stopRequested:
 		case EventType.needRaised:
 		case EventType.acknowledged:
 		case EventType.seen:

@@ -188,6 +188,11 @@ describe.concurrent('stop', () => {
 			);
 			process.kill(session.pid!, 'SIGKILL');
 			await box.ended(claude);
+			// Its hooks still under way when it died (a spool hook runs beside its agent) write their events
+			// after it: folded after the envelope below, their own PID of the session would be the newest
+			// report. So every process of the session is gone, and what they wrote folded, first.
+			await waitFor(() => box.processes().length === 0, {what: "the session's hooks done", timeoutMs: 30_000});
+			box.peek();
 			const sleeper = spawn('sleep', ['300'], {detached: true, stdio: 'ignore'});
 			sleeper.unref();
 			try {
