@@ -393,8 +393,9 @@ describe.concurrent('tokens', () => {
 			// Given no hooks installed at all
 			const box = new Box();
 			boxes.push(box);
-			fakes.script('ROW-T10-JSON', [{text: 'hi'}]);
-			fakes.script('ROW-T10-STREAM', [
+			fakes.script('ROW-TEN-JSON', [{text: 'hi'}]);
+			fakes.script('ROW-TEN-LAUNCHER', [{text: 'hi'}]);
+			fakes.script('ROW-TEN-STREAM', [
 				{tool: 'Bash', input: {command: 'echo one', description: 'one'}},
 				{tool: 'Bash', input: {command: 'echo two', description: 'two'}, usage: {input_tokens: 12_000}},
 				{text: 'done', delay_ms: 60_000},
@@ -402,7 +403,7 @@ describe.concurrent('tokens', () => {
 			const port = {FAKE_ANTHROPIC_PORT: String(await fakes.anthropic())};
 			const claude = [CLAUDE_AT, box.dir, '-p', '--dangerously-skip-permissions'];
 			// A budget on text output: refused before anything is registered, with the reason (claude itself, whose settings the run can see)
-			const refused = await box.cli(['run', '--budget', '5000', '--', CLAUDE_BIN, '-p', 'ROW-T10-TEXT hi'], {
+			const refused = await box.cli(['run', '--budget', '5000', '--', CLAUDE_BIN, '-p', 'ROW-TEN-TEXT hi'], {
 				HOME: join(box.dir, 'home'),
 				CLAUDE_CONFIG_DIR: join(box.dir, 'home', '.claude'),
 			});
@@ -412,21 +413,28 @@ describe.concurrent('tokens', () => {
 			);
 			expect(refused.stderr.trim().split('\n')).toHaveLength(1);
 			expect(existsSync(box.ledgerFile) ? (await box.snapshot()).tasks : []).toHaveLength(0);
+			// Through a launcher with no --agent: it says once that nothing will be held, and runs
+			const launched = await box.cli(['run', '--title', 'launcher', '--', ...claude, 'ROW-TEN-LAUNCHER hi'], port);
+			expect(launched.status, launched.stderr).toBe(0);
+			const heldNotice = launched.stderr.split('\n').filter(line => line.includes('none of its tool calls will be held'));
+			expect(heldNotice).toEqual([
+				`controlroom: claude-at.sh is not claude and no --agent was given, so the agent is unknown: none of its tool calls will be held (--agent claude holds a headless Claude's; docs/headless-holds.md)`,
+			]);
 			// --output-format json: the result's usage
 			const json = box.run(
 				['--agent', 'claude', '--budget', '5000'],
-				[...claude, '--output-format', 'json', 'ROW-T10-JSON hi'],
+				[...claude, '--output-format', 'json', 'ROW-TEN-JSON hi'],
 				port,
 			);
 			expect((await box.ended(json)).code).toBe(0);
 			// stream-json: each answer as it streams, so the budget stops the run on the answer that crosses it
 			const stream = box.run(
 				['--agent', 'claude', '--budget', '5000', '--grace', '2'],
-				[...claude, '--output-format', 'stream-json', '--verbose', 'ROW-T10-STREAM go'],
+				[...claude, '--output-format', 'stream-json', '--verbose', 'ROW-TEN-STREAM go'],
 				port,
 			);
 			expect((await box.ended(stream)).code).toBe(125);
-			const tasks = (await box.snapshot()).tasks;
+			const tasks = (await box.snapshot()).tasks.filter(task => task.title !== 'launcher');
 			expect(tasks).toHaveLength(2);
 			const done = tasks.find(task => task.status === 'done');
 			const stopped = tasks.find(task => task.status === 'stopped');

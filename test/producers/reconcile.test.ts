@@ -132,7 +132,10 @@ describe('controlroom reconcile', () => {
 		expect(ended?.status).toBe('done');
 		// When an agent process carrying that run's id (the wrapper gives it to its child) is still alive, and a stranger beside it
 		const start = (taskId: string) => {
-			const child = spawn(fakeCodex(box.dir), [], {stdio: ['ignore', 'pipe', 'ignore'], env: {...box.env, CONTROLROOM_TASK_ID: taskId}});
+			const child = spawn(fakeCodex(box.dir), [], {
+				stdio: ['ignore', 'pipe', 'ignore'],
+				env: {...box.env, CONTROLROOM_TASK_ID: taskId},
+			});
 			pids.push(child.pid!);
 			return child;
 		};
