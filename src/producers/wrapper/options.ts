@@ -21,6 +21,11 @@ export type WrapperOptions = {
 	readonly title: string | null;
 	readonly steps: number | null;
 	readonly budget: number;
+	/**
+	 * What `budget` (and `budgetUsd`) count when the run resumed a Claude session: `run` (default)
+	 * what this run's tree spends, `session` the session's earlier runs too (docs/tree-and-cost.md).
+	 */
+	readonly budgetCovers?: 'run' | 'session';
 	/** A money budget over the tree (`--budget-usd`, in the price table's currency); null: none. */
 	readonly budgetUsd?: number | null;
 	/** Prices for the tree's cost (docs/tree-and-cost.md); the shipped table when absent. */
