@@ -58,6 +58,9 @@ export type IntakeRecord = {
 	readonly takes: number;
 };
 
+/** A stored contract on a board: its record, and on a fleet board the host whose ledger told the latest of it. */
+export type BoardContract = IntakeRecord & {readonly host?: string};
+
 /** The event types a stored contract's record is folded from. */
 export const INTAKE_EVENT_TYPES = [
 	EventType.contractDrafted,
