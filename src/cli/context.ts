@@ -109,7 +109,7 @@ export function resolveForCommand(command: string, ledger: Ledger, ref: string):
 	try {
 		return ledger.reader.resolveTask(ref);
 	} catch (error) {
-		if (error instanceof AmbiguousTaskError) throw new CliError(`${command}: ${error.message}; give more of the id`);
+		if (error instanceof AmbiguousTaskError) throw new CliError(`${command}: ${error.message}`, USAGE_EXIT);
 		throw error;
 	}
 }

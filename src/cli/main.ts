@@ -165,7 +165,7 @@ function asksForHelp(argv: readonly string[]): boolean {
 }
 
 function describeUnexpected(error: unknown): string {
-	if (error instanceof LedgerFromFutureError || error instanceof AmbiguousTaskError) return error.message;
+	if (error instanceof LedgerFromFutureError) return error.message;
 	const code = (error as {code?: unknown}).code;
 	if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') {
 		return `the ledger file is damaged (${code}: ${(error as Error).message}); nothing more was written to it. controlroom doctor names the damage; keep a copy of the file before repairing it (docs/ledger.md)`;
@@ -262,6 +262,11 @@ export async function main(argv: readonly string[]): Promise<number> {
 		if (error instanceof CliError) {
 			process.stderr.write(`controlroom: ${terminalSafe(error.message)}\n`);
 			return error.exitCode;
+		}
+		// TASK named several tasks, wherever it was looked up: the command line names no one task.
+		if (error instanceof AmbiguousTaskError) {
+			process.stderr.write(`controlroom: ${terminalSafe(error.message)}\n`);
+			return USAGE_EXIT;
 		}
 		// Whichever gate refused an agent's yes, it is one line and one exit status (docs/security.md).
 		if (error instanceof NotAPersonError) {

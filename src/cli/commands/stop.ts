@@ -132,6 +132,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		if (values.json) out(terminalSafeJson(result));
 		else if (result.outcome === 'stopped') out(terminalSafe(result.message));
 		else process.stderr.write(`controlroom: ${terminalSafe(result.message)}\n`);
+		if (result.outcome === 'refused' && result.reason === 'ambiguous') return USAGE_EXIT;
 		return result.outcome === 'stopped' ? 0 : 1;
 	} finally {
 		ledger.close();
