@@ -16,8 +16,8 @@ import {printTimelineText} from '../print-timeline.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['timeline TASK [--json] [--stall SECONDS]', 'timeline TASK [--json] --ledger postgres://... [--host NAME]'],
-	description: `Prints one task's timeline, event by event, heartbeats folded. TASK is an id, a unique id prefix,
-or a session id. Opens a read-only ledger read-only. On a fleet ledger (--ledger postgres://...,
+	description: `Prints one task's timeline, event by event, heartbeats folded. Opens a read-only ledger
+read-only. On a fleet ledger (--ledger postgres://...,
 docs/fleet.md) it prints the task as its host recorded it.`,
 	options: [
 		['--json', 'timeline JSON version 1 (docs/snapshot.md)'],
@@ -29,13 +29,10 @@ docs/fleet.md) it prints the task as its host recorded it.`,
 	],
 	exits: [
 		['0', 'printed'],
-		[
-			'1',
-			'no such task, or TASK matches several (the message lists them), or the ledger cannot be read (a fleet server out of reach)',
-		],
+		['1', 'no such task, or the ledger cannot be read (a fleet server out of reach)'],
 		[
 			'64',
-			'bad command line (no TASK, an empty one, --host without a fleet ledger, a bad --stall), or no ledger at --ledger PATH',
+			'bad command line (no TASK, an empty one, one that matches several tasks (the line lists them), --host without a fleet ledger, a bad --stall), or no ledger at --ledger PATH',
 		],
 		['78', 'the config file or CONTROLROOM_STALL_SECONDS is wrong (docs/config.md)'],
 	],
