@@ -13,6 +13,8 @@ export type CommandHelp = {
 	readonly exits: readonly (readonly [code: string, when: string])[];
 	/** `[command line, what it does]`; the command line starts with `controlroom`. */
 	readonly examples: readonly (readonly [command: string, what: string])[];
+	/** The values a placeholder takes (`LANE` of `--fail-on LANE`), which completion offers; TASK is the ledger's tasks. */
+	readonly choices?: Readonly<Record<string, readonly string[]>>;
 	/** Leave out the common `--ledger PATH` (a command that picks its own ledger). */
 	readonly hasNoLedger?: boolean;
 };

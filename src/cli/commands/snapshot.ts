@@ -17,6 +17,9 @@ import {printSnapshotText} from '../print-snapshot.ts';
 import {loadPriceTable} from '../price-file.ts';
 import {nonEmptyAs, personName} from '../person-name.ts';
 
+/** The lanes --fail-on takes. */
+const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed', 'reviews', 'decisions'] as const;
+
 export const help: CommandHelp = {
 	synopsis: [
 		'snapshot [--json] [--fail-on LANE]... [--since DURATION | --all] [--stall S]',
@@ -53,6 +56,7 @@ syncs there, each task with its host (docs/fleet.md).`,
 		['64', 'bad command line: an unknown flag, a bad value, a --ledger that names no ledger'],
 		['78', 'the config file is wrong (the line names it and the field; docs/config.md)'],
 	],
+	choices: {LANE: FAIL_LANES},
 	examples: [
 		['controlroom snapshot', 'the board once, as text'],
 		['controlroom snapshot --json --all > board.json', 'every task, as JSON'],
@@ -64,7 +68,6 @@ syncs there, each task with its host (docs/fleet.md).`,
 	],
 };
 
-const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed', 'reviews', 'decisions'] as const;
 type FailLane = (typeof FAIL_LANES)[number];
 /** How many task ids a --fail-on line names before it says "and N more". */
 const NAMED_TASKS = 5;
