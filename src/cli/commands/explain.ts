@@ -12,7 +12,7 @@ import {processRecordOf} from '../../producers/task-process.ts';
 import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {parseCommandArgs, positiveInt, taskArgument} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
-import {openCommandLedger, out, resolveForCommand} from '../context.ts';
+import {openCommandLedger, out, outJson, outText, resolveForCommand} from '../context.ts';
 import {CliError} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 
@@ -95,7 +95,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 				...item,
 				signals: item.signals.map(signal => ({...signal, at: new Date(signal.at).toISOString(), ageMs: now - signal.at})),
 			}));
-			out(
+			outJson(
 				terminalSafeJson(
 					{
 						version: 1,
@@ -111,7 +111,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 			);
 		} else {
 			const [heading = '', ...rest] = printText(explanation, now).split('\n');
-			out([heading, ...familyLines(family).map(line => terminalSafe(line)), ...rest].join('\n'));
+			outText([heading, ...familyLines(family).map(line => terminalSafe(line)), ...rest].join('\n'));
 			out(`trace    ${trace.traceId}  [span ${trace.spanId}${trace.parentSpanId ? `, parent ${trace.parentSpanId}` : ''}]`);
 		}
 		return 0;

@@ -8,7 +8,7 @@ import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {readSnapshot} from '../../ledger/snapshot-query.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
-import {out} from '../context.ts';
+import {outJson, outText} from '../context.ts';
 import {openReadingLedger} from '../reading-ledger.ts';
 import {withFleet} from '../fleet-context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -153,7 +153,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		: readLocal(values.ledger, windowMs, stallSeconds, person);
 	const ledger = isFleetUrl(values.ledger) ? `fleet ${redactUrl(values.ledger)}` : undefined;
 	const width = process.stdout.isTTY ? process.stdout.columns : undefined;
-	out(values.json ? terminalSafeJson(snapshot, 2) : printSnapshotText(snapshot, {width, ledger}));
+	if (values.json) outJson(terminalSafeJson(snapshot, 2));
+	else outText(printSnapshotText(snapshot, {width, ledger}));
 	const matches = failOn.flatMap(lane => {
 		const tasks = laneTasks(snapshot, lane);
 		const total = laneTotal(snapshot, lane, tasks);

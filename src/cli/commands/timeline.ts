@@ -7,7 +7,7 @@ import {hostName} from '../../ledger/host.ts';
 import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {parseCommandArgs, positiveInt, taskArgument} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
-import {out, resolveForCommand} from '../context.ts';
+import {outJson, outText, resolveForCommand} from '../context.ts';
 import {openReadingLedger} from '../reading-ledger.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {withFleet} from '../fleet-context.ts';
@@ -107,7 +107,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const entries = foldHeartbeats(events);
 	if (values.json) {
 		const tree = family === undefined ? {} : {family};
-		out(
+		outJson(
 			terminalSafeJson(
 				{version: 1, generatedAt: new Date(now).toISOString(), task: view, ...tree, entries: jsonEntries(entries)},
 				2,
@@ -117,7 +117,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		const lines = family === undefined ? [] : familyLines(family).map(line => terminalSafe(line));
 		// The family follows the task's heading line.
 		const [heading = '', ...rest] = printTimelineText(view, entries).split('\n');
-		out([heading, ...lines, ...rest].join('\n'));
+		outText([heading, ...lines, ...rest].join('\n'));
 	}
 	return 0;
 }
