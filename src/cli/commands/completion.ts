@@ -313,18 +313,24 @@ function printTasks(ledgerFlag: string | undefined): number {
 	return 0;
 }
 
-/** `controlroom completion bash|zsh|fish`. */
-export async function run(argv: readonly string[]): Promise<number> {
+/** The commands to complete, as the command table (src/cli/main.ts) lists them. */
+type CommandTable = Readonly<
+	Record<string, {readonly summary: string; readonly load: () => Promise<{readonly help: CommandHelp}>}>
+>;
+
+/**
+ * `controlroom completion bash|zsh|fish`, over the command table it is given: main.ts passes its
+ * own, so this module never imports main.ts, which imports it.
+ */
+export async function run(argv: readonly string[], commands: CommandTable): Promise<number> {
 	const {values, positionals} = parseCommandArgs('completion', argv, {tasks: {type: 'boolean'}});
 	if (values.tasks) return printTasks(values.ledger);
 	if (values.ledger !== undefined) throw new CliError('completion: --ledger goes with --tasks', USAGE_EXIT);
 	const [shell, ...rest] = positionals;
 	if (shell === undefined || rest.length > 0 || !(SHELLS as readonly string[]).includes(shell))
 		throw new CliError(`completion: expected one shell, bash, zsh or fish${shell ? `, got '${shell}'` : ''}`, USAGE_EXIT);
-	// The command table, loaded here and not at the top: it imports this module.
-	const {COMMANDS} = await import('../main.ts');
 	const entries = await Promise.all(
-		Object.entries(COMMANDS).map(async ([name, command]) => completionEntry(name, command.summary, (await command.load()).help)),
+		Object.entries(commands).map(async ([name, command]) => completionEntry(name, command.summary, (await command.load()).help)),
 	);
 	out(completionScript(shell as Shell, entries).trimEnd());
 	return 0;
