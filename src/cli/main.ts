@@ -4,7 +4,7 @@ import {LedgerFromFutureError} from '../ledger/migrations.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
 import {NOT_A_PERSON_EXIT, NotAPersonError} from '../core/actor.ts';
 import {CliError, USAGE_EXIT} from './errors.ts';
-import {renderHelp, renderReference, type CommandHelp} from './help.ts';
+import {renderHelp, renderOverview, renderReference, type CommandHelp} from './help.ts';
 import {packageVersion} from './package-root.ts';
 import {nearestName} from '../core/did-you-mean.ts';
 
@@ -123,31 +123,9 @@ const DEFAULT_COMMAND = 'board';
 /** Commands that draw the board in the terminal. */
 const INTERACTIVE_COMMANDS = new Set(['board', 'demo']);
 
-/** What `controlroom --help` prints: every command with its summary. */
+/** What `controlroom --help` prints: every command with its summary, in its group (src/cli/help.ts). */
 export function overview(): string {
-	const width = Math.max(...Object.keys(COMMANDS).map(name => name.length));
-	const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
-	return [
-		'usage: controlroom [COMMAND] [OPTIONS]',
-		'       controlroom --version',
-		'',
-		'A terminal control room for coding agents: who runs, who is stuck, who died, what it cost.',
-		'Without a command it opens the board.',
-		'',
-		'commands:',
-		...lines,
-		'',
-		'Every command takes --help, which lists its options, exit codes and examples; every command',
-		'that reads or writes a ledger takes --ledger PATH (default $CONTROLROOM_HOME/ledger.db; not',
-		'demo, contract, hooks, config). Ctrl-C ends a command with 130. Exit codes: docs/cli.md.',
-		'Defaults for some flags: ~/.config/controlroom/config.json (controlroom config; docs/config.md).',
-		'Shell completion: controlroom completion bash|zsh|fish.',
-		'',
-		'examples:',
-		'  controlroom demo                                  the board on simulated agents (q quits)',
-		'  controlroom hooks install                         record every Claude Code and Codex session',
-		'  controlroom run --title "fix export" -- codex exec "fix the export"',
-	].join('\n');
+	return renderOverview(Object.fromEntries(Object.entries(COMMANDS).map(([name, command]) => [name, command.summary])));
 }
 
 /** docs/cli.md, from every command's help (`controlroom help --markdown`). */
@@ -169,7 +147,7 @@ function asksForHelp(argv: readonly string[]): boolean {
 }
 
 function describeUnexpected(error: unknown): string {
-	if (error instanceof LedgerFromFutureError || error instanceof AmbiguousTaskError) return error.message;
+	if (error instanceof LedgerFromFutureError) return error.message;
 	const code = (error as {code?: unknown}).code;
 	if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') {
 		return `the ledger file is damaged (${code}: ${(error as Error).message}); nothing more was written to it. controlroom doctor names the damage; keep a copy of the file before repairing it (docs/ledger.md)`;
@@ -266,6 +244,11 @@ export async function main(argv: readonly string[]): Promise<number> {
 		if (error instanceof CliError) {
 			process.stderr.write(`controlroom: ${terminalSafe(error.message)}\n`);
 			return error.exitCode;
+		}
+		// TASK named several tasks, wherever it was looked up: the command line names no one task.
+		if (error instanceof AmbiguousTaskError) {
+			process.stderr.write(`controlroom: ${terminalSafe(error.message)}\n`);
+			return USAGE_EXIT;
 		}
 		// Whichever gate refused an agent's yes, it is one line and one exit status (docs/security.md).
 		if (error instanceof NotAPersonError) {

@@ -4,6 +4,7 @@ import {EventType} from '../core/events.ts';
 import type {QueueItem, QueueLane} from '../core/human-queue.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {acknowledgeEntry as recordAcknowledgement, loadHumanQueue} from '../ledger/queue.ts';
+import {AmbiguousTaskError} from '../ledger/reader.ts';
 import {requirePerson} from './person-gate.ts';
 import {isWaitingHandIn} from './review/send-back.ts';
 import {ReviewGateError} from './review/subject.ts';
@@ -32,17 +33,23 @@ export function raiseNeedByHand(
 	return {taskId};
 }
 
-/** A queue entry found by its task id or a unique prefix of it. */
+/** A queue entry found by its task id or a unique prefix of it, else by the task its title (or session) names. */
 function queueEntry(ledger: Ledger, ref: string, now: number): {readonly lane: QueueLane; readonly item: QueueItem} {
 	const entries = loadHumanQueue(ledger.reader, now, {limit: Number.MAX_SAFE_INTEGER}).lanes.flatMap(lane =>
 		lane.items.map(item => ({lane: lane.name, item})),
 	);
 	const exact = entries.filter(entry => entry.item.taskId === ref);
-	const matches = exact.length > 0 ? exact : entries.filter(entry => entry.item.taskId.startsWith(ref));
+	const byPrefix = exact.length > 0 ? exact : entries.filter(entry => entry.item.taskId.startsWith(ref));
+	// No entry's id begins so: TASK may be a task's title (or a session id), named as every command names one.
+	const named = byPrefix.length > 0 || ref.trim() === '' ? null : ledger.reader.resolveTask(ref);
+	const matches = named ? entries.filter(entry => entry.item.taskId === named.id) : byPrefix;
 	const [match] = matches;
 	if (!match) throw new ReviewGateError(`nothing in the queue for '${ref}' (controlroom snapshot lists it)`);
 	if (matches.length > 1) {
-		throw new ReviewGateError(`'${ref}' is ambiguous: it matches ${matches.map(entry => entry.item.taskId).join(', ')}`);
+		throw new AmbiguousTaskError(
+			ref,
+			matches.map(entry => ({id: entry.item.taskId, title: ledger.reader.task(entry.item.taskId)?.title ?? null, endedAt: null})),
+		);
 	}
 	return match;
 }

@@ -3,6 +3,7 @@ import {SPEND_EVENT_TYPES, type SpendRow} from '../core/day-cost.ts';
 import {EventType, type EventOfType, type EventTypeName, type LedgerEvent, type StoredEventRow} from '../core/events.ts';
 import {STATUSES, type Status} from '../core/status.ts';
 import type {Task} from '../core/task.ts';
+import {ambiguityText, chooseByTitle, titleKey, TITLE_CANDIDATES, type TaskRefCandidate} from '../core/task-ref.ts';
 import {eventFromRow, taskFromDoc, type EventRow} from './rows.ts';
 
 export type RejectRow = {
@@ -39,7 +40,7 @@ export type TranscriptCursor = {
 /** Every read the rest of the program makes of the ledger: named reads, statements prepared once. */
 export type LedgerReader = {
 	task(id: string): Task | undefined;
-	/** Finds a task by exact id, unique id prefix, or session id; throws a clear error on ambiguity. */
+	/** Finds a task by exact id, unique id prefix, session id, then title or its start (docs/cli.md, "Naming a task"); throws a clear error on ambiguity. */
 	resolveTask(ref: string): Task | undefined;
 	/** Tasks not ended, plus those that ended at or after `endedSince` (all when null). */
 	tasksForView(endedSince: number | null): Task[];
@@ -117,12 +118,18 @@ export type LedgerReader = {
 	hasLegacyLineKeys(): boolean;
 };
 
+/** `text` for a LIKE pattern with `\` as its escape: its own `%`, `_` and `\` match themselves. */
+export function likeEscaped(text: string): string {
+	return text.replace(/[\\%_]/g, match => `\\${match}`);
+}
+
 /** How many of the newest events `preToolUseOf` looks through. */
 const TOOL_CALL_WINDOW = 20_000;
 
+/** TASK named several tasks: the one line lists them (docs/cli.md, "Naming a task"). */
 export class AmbiguousTaskError extends Error {
-	constructor(ref: string, matches: readonly string[]) {
-		super(`task '${ref}' is ambiguous: it matches ${matches.slice(0, 5).join(', ')}${matches.length > 5 ? ', ...' : ''}`);
+	constructor(ref: string, matches: readonly TaskRefCandidate[]) {
+		super(ambiguityText(ref, matches));
 	}
 }
 
@@ -147,6 +154,12 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 	const byId = db.prepare('SELECT doc FROM tasks WHERE id = ?').pluck();
 	const byPrefix = db.prepare('SELECT doc FROM tasks WHERE id >= ? AND id < ? || char(1114111) LIMIT 6').pluck();
 	const bySession = db.prepare('SELECT doc FROM tasks WHERE session_id = ? LIMIT 6').pluck();
+	// LIKE folds ASCII case, as titleKey does; the candidates are checked again in chooseByTitle.
+	const byTitle = db
+		.prepare(
+			`SELECT doc FROM tasks WHERE title LIKE ? ESCAPE '\\' ORDER BY ended_at IS NULL DESC, created_at DESC LIMIT ${TITLE_CANDIDATES}`,
+		)
+		.pluck();
 	const forView = db.prepare('SELECT doc FROM tasks WHERE ended_at IS NULL OR ended_at >= ? ORDER BY created_at DESC').pluck();
 	const allTasks = db.prepare('SELECT doc FROM tasks ORDER BY created_at DESC').pluck();
 	const withStatus = preparedByLength(db, marks => `SELECT doc FROM tasks WHERE status IN (${marks})`);
@@ -247,13 +260,12 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 			for (const docs of [byPrefix.all(ref, ref), bySession.all(ref)]) {
 				const tasks = parseDocs(docs);
 				if (tasks.length === 1) return tasks[0];
-				if (tasks.length > 1)
-					throw new AmbiguousTaskError(
-						ref,
-						tasks.map(task => task.id),
-					);
+				if (tasks.length > 1) throw new AmbiguousTaskError(ref, tasks);
 			}
-			return undefined;
+			// Then a title, whole or its start (any case): the candidates here, the choice in src/core.
+			const chosen = chooseByTitle(ref, parseDocs(byTitle.all(`${likeEscaped(titleKey(ref))}%`)));
+			if (chosen !== null && 'ambiguous' in chosen) throw new AmbiguousTaskError(ref, chosen.ambiguous);
+			return chosen?.task;
 		},
 		tasksForView: endedSince => parseDocs(endedSince === null ? allTasks.all() : forView.all(endedSince)),
 		tasksWithStatus: statuses =>

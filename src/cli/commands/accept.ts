@@ -23,7 +23,7 @@ did the work (its operator or holder). See docs/review.md and docs/security.md.`
 			'refused: no such task, not a hand-in waiting for its acceptor, already accepted, or NAME did the work or is a worker (one line says which)',
 		],
 		['77', 'refused: an agent asked (only a person at a terminal says yes; recorded, and shown on the board; docs/security.md)'],
-		['64', 'bad command line (no TASK), or no ledger at --ledger PATH'],
+		['64', 'bad command line (a TASK that matches several tasks, no TASK), or no ledger at --ledger PATH'],
 	],
 	examples: [['controlroom accept c-7f31 --note "checked the CSV by hand"', 'closes the hand-in c-7f31']],
 };

@@ -6,6 +6,7 @@ import {checkContractFile, unreadContract, type CheckedContract} from '../../han
 import {parseCommandArgs} from '../args.ts';
 import {out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import {outputFile} from '../output-path.ts';
 import type {CommandHelp} from '../help.ts';
 
 export const help: CommandHelp = {
@@ -29,7 +30,7 @@ new --kind K: the same as template K.`,
 	exits: [
 		['0', 'check: valid (warnings allowed); template, new: written'],
 		['1', 'check: invalid, or the file cannot be read; template, new: FILE exists (never overwritten)'],
-		['64', 'bad command line: no subcommand, an unknown kind, more than one FILE'],
+		['64', 'bad command line: no subcommand, an unknown kind, more than one FILE, a FILE whose folder does not exist'],
 	],
 	examples: [
 		['controlroom contract template task task.yaml', 'a task contract to fill in'],
@@ -83,6 +84,7 @@ function rejectLedger(verb: string, ledger: string | undefined): void {
 /** Writes `text` to FILE, never over an existing one, or prints it when there is no FILE. */
 function writeTemplate(file: string | undefined, text: string, what: string, next: string): number {
 	if (file === undefined) return (process.stdout.write(text), 0);
+	outputFile('contract template', file);
 	if (existsSync(file)) throw new CliError(`contract template: ${resolve(file)} exists; not overwriting it`);
 	writeFileSync(file, text, {flag: 'wx'});
 	out(`wrote ${what} to ${file}; fill in every <...>, then run: ${next.replace('FILE', file)}`);

@@ -12,7 +12,7 @@ import {processRecordOf} from '../../producers/task-process.ts';
 import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {parseCommandArgs, positiveInt, taskArgument} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
-import {openCommandLedger, out, resolveForCommand} from '../context.ts';
+import {openCommandLedger, out, outJson, outText, resolveForCommand} from '../context.ts';
 import {CliError} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 
@@ -20,8 +20,8 @@ export const help: CommandHelp = {
 	synopsis: ['explain TASK [--json] [--stall SECONDS]'],
 	description: `For each thing the board shows about a task (status, health, PID, progress, tokens, lane, queue),
 the signal that set it: the ledger event, which producer sent it and how old it is, or the process
-table read now. Where two signals disagree it says 'disputed' and names both. TASK is an id, a
-unique id prefix, or a session id. Opens the ledger read-only.`,
+table read now. Where two signals disagree it says 'disputed' and names both. Opens the ledger
+read-only.`,
 	options: [
 		['--json', 'explain JSON version 1 (docs/snapshot.md)'],
 		[
@@ -31,8 +31,11 @@ unique id prefix, or a session id. Opens the ledger read-only.`,
 	],
 	exits: [
 		['0', 'printed'],
-		['1', 'no such task, or TASK matches several (the message lists them), or the ledger cannot be read'],
-		['64', 'bad command line (no TASK, an empty one, a bad --stall), or no ledger at --ledger PATH'],
+		['1', 'no such task, or the ledger cannot be read'],
+		[
+			'64',
+			'bad command line (no TASK, an empty one, one that matches several tasks, a bad --stall), or no ledger at --ledger PATH',
+		],
 		['78', 'the config file or CONTROLROOM_STALL_SECONDS is wrong (docs/config.md)'],
 	],
 	examples: [
@@ -92,7 +95,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 				...item,
 				signals: item.signals.map(signal => ({...signal, at: new Date(signal.at).toISOString(), ageMs: now - signal.at})),
 			}));
-			out(
+			outJson(
 				terminalSafeJson(
 					{
 						version: 1,
@@ -108,7 +111,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 			);
 		} else {
 			const [heading = '', ...rest] = printText(explanation, now).split('\n');
-			out([heading, ...familyLines(family).map(line => terminalSafe(line)), ...rest].join('\n'));
+			outText([heading, ...familyLines(family).map(line => terminalSafe(line)), ...rest].join('\n'));
 			out(`trace    ${trace.traceId}  [span ${trace.spanId}${trace.parentSpanId ? `, parent ${trace.parentSpanId}` : ''}]`);
 		}
 		return 0;

@@ -20,7 +20,7 @@ it holds.`,
 	exits: [
 		['0', 'handed in; waiting for its acceptor'],
 		['1', 'refused: incomplete evidence (one line per problem), no such claim, it has ended, or NAME does not hold it'],
-		['64', 'bad command line (no TASK, no --evidence), or no ledger at --ledger PATH'],
+		['64', 'bad command line (a TASK that matches several tasks, no TASK, no --evidence), or no ledger at --ledger PATH'],
 	],
 	examples: [
 		['controlroom contract template evidence evidence.yaml', 'an evidence file to fill in'],

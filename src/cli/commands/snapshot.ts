@@ -8,7 +8,7 @@ import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {readSnapshot} from '../../ledger/snapshot-query.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
-import {out} from '../context.ts';
+import {outJson, outText} from '../context.ts';
 import {openReadingLedger} from '../reading-ledger.ts';
 import {withFleet} from '../fleet-context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -16,6 +16,9 @@ import type {CommandHelp} from '../help.ts';
 import {printSnapshotText} from '../print-snapshot.ts';
 import {loadPriceTable} from '../price-file.ts';
 import {nonEmptyAs, personName} from '../person-name.ts';
+
+/** The lanes --fail-on takes. */
+const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed', 'reviews', 'decisions'] as const;
 
 export const help: CommandHelp = {
 	synopsis: [
@@ -53,6 +56,7 @@ syncs there, each task with its host (docs/fleet.md).`,
 		['64', 'bad command line: an unknown flag, a bad value, a --ledger that names no ledger'],
 		['78', 'the config file is wrong (the line names it and the field; docs/config.md)'],
 	],
+	choices: {LANE: FAIL_LANES},
 	examples: [
 		['controlroom snapshot', 'the board once, as text'],
 		['controlroom snapshot --json --all > board.json', 'every task, as JSON'],
@@ -64,7 +68,6 @@ syncs there, each task with its host (docs/fleet.md).`,
 	],
 };
 
-const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed', 'reviews', 'decisions'] as const;
 type FailLane = (typeof FAIL_LANES)[number];
 /** How many task ids a --fail-on line names before it says "and N more". */
 const NAMED_TASKS = 5;
@@ -150,7 +153,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		: readLocal(values.ledger, windowMs, stallSeconds, person);
 	const ledger = isFleetUrl(values.ledger) ? `fleet ${redactUrl(values.ledger)}` : undefined;
 	const width = process.stdout.isTTY ? process.stdout.columns : undefined;
-	out(values.json ? terminalSafeJson(snapshot, 2) : printSnapshotText(snapshot, {width, ledger}));
+	if (values.json) outJson(terminalSafeJson(snapshot, 2));
+	else outText(printSnapshotText(snapshot, {width, ledger}));
 	const matches = failOn.flatMap(lane => {
 		const tasks = laneTasks(snapshot, lane);
 		const total = laneTotal(snapshot, lane, tasks);

@@ -7,7 +7,7 @@ import {hostName} from '../../ledger/host.ts';
 import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {parseCommandArgs, positiveInt, taskArgument} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
-import {out, resolveForCommand} from '../context.ts';
+import {outJson, outText, resolveForCommand} from '../context.ts';
 import {openReadingLedger} from '../reading-ledger.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {withFleet} from '../fleet-context.ts';
@@ -16,8 +16,8 @@ import {printTimelineText} from '../print-timeline.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['timeline TASK [--json] [--stall SECONDS]', 'timeline TASK [--json] --ledger postgres://... [--host NAME]'],
-	description: `Prints one task's timeline, event by event, heartbeats folded. TASK is an id, a unique id prefix,
-or a session id. Opens a read-only ledger read-only. On a fleet ledger (--ledger postgres://...,
+	description: `Prints one task's timeline, event by event, heartbeats folded. Opens a read-only ledger
+read-only. On a fleet ledger (--ledger postgres://...,
 docs/fleet.md) it prints the task as its host recorded it.`,
 	options: [
 		['--json', 'timeline JSON version 1 (docs/snapshot.md)'],
@@ -29,13 +29,10 @@ docs/fleet.md) it prints the task as its host recorded it.`,
 	],
 	exits: [
 		['0', 'printed'],
-		[
-			'1',
-			'no such task, or TASK matches several (the message lists them), or the ledger cannot be read (a fleet server out of reach)',
-		],
+		['1', 'no such task, or the ledger cannot be read (a fleet server out of reach)'],
 		[
 			'64',
-			'bad command line (no TASK, an empty one, --host without a fleet ledger, a bad --stall), or no ledger at --ledger PATH',
+			'bad command line (no TASK, an empty one, one that matches several tasks (the line lists them), --host without a fleet ledger, a bad --stall), or no ledger at --ledger PATH',
 		],
 		['78', 'the config file or CONTROLROOM_STALL_SECONDS is wrong (docs/config.md)'],
 	],
@@ -110,7 +107,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const entries = foldHeartbeats(events);
 	if (values.json) {
 		const tree = family === undefined ? {} : {family};
-		out(
+		outJson(
 			terminalSafeJson(
 				{version: 1, generatedAt: new Date(now).toISOString(), task: view, ...tree, entries: jsonEntries(entries)},
 				2,
@@ -120,7 +117,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		const lines = family === undefined ? [] : familyLines(family).map(line => terminalSafe(line));
 		// The family follows the task's heading line.
 		const [heading = '', ...rest] = printTimelineText(view, entries).split('\n');
-		out([heading, ...lines, ...rest].join('\n'));
+		outText([heading, ...lines, ...rest].join('\n'));
 	}
 	return 0;
 }
