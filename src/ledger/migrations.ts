@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import {chainEventsFromStart} from './chain-backfill.ts';
 
 /** One forward step of the schema. Shipped entries are never edited; new ones are appended. */
 type Migration = {readonly version: number; readonly up: (db: Database.Database) => void};
@@ -117,6 +118,29 @@ const MIGRATIONS: readonly Migration[] = [
 			`);
 		},
 	},
+	{
+		version: 5,
+		up(db) {
+			// The flight recorder (docs/ledger.md, "The hash chain", "Arrival"): each event carries
+			// when it arrived in the ledger and its link in a SHA-256 chain, written with it. An
+			// existing ledger is chained from its first event now, so what came before is covered
+			// from this moment on (ledger_meta names the moment and the first seq); its events keep
+			// no arrival time (null: it was never recorded). The update trigger is set aside only
+			// while the chain is written into the rows it already had.
+			// Idempotent, as versions 3 and 4 are: a ledger repaired from an unmerged branch runs it again.
+			const columns = new Set((db.prepare('PRAGMA table_info(events)').all() as {name: string}[]).map(column => column.name));
+			if (!columns.has('arrived_at')) db.exec('ALTER TABLE events ADD COLUMN arrived_at INTEGER');
+			if (!columns.has('hash')) db.exec('ALTER TABLE events ADD COLUMN hash BLOB');
+			db.exec('DROP TRIGGER IF EXISTS events_refuse_update; DROP TRIGGER IF EXISTS events_need_a_link;');
+			chainEventsFromStart(db);
+			db.exec(`
+				CREATE TRIGGER events_refuse_update BEFORE UPDATE ON events
+					BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
+				CREATE TRIGGER events_need_a_link BEFORE INSERT ON events WHEN NEW.hash IS NULL OR length(NEW.hash) <> 32
+					BEGIN SELECT RAISE(ABORT, 'every event carries its link in the chain'); END;
+			`);
+		},
+	},
 ];
 
 /** The newest schema version this build knows. */
@@ -157,10 +181,11 @@ export function migrate(db: Database.Database): void {
 		// Re-read inside the write lock: another process may have migrated meanwhile.
 		const start = db.pragma('user_version', {simple: true}) as number;
 		if (start > SCHEMA_VERSION) throw new LedgerFromFutureError(start);
+		// First: later migrations (the chain's) keep what they note in ledger_meta.
+		repairFleetBranchLedger(db, start);
 		for (const migration of MIGRATIONS) {
 			if (migration.version > start) migration.up(db);
 		}
-		repairFleetBranchLedger(db, start);
 		db.pragma(`user_version = ${SCHEMA_VERSION}`);
 	}).immediate();
 }

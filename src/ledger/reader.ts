@@ -3,6 +3,7 @@ import {SPEND_EVENT_TYPES, type SpendRow} from '../core/day-cost.ts';
 import {EventType, type EventOfType, type EventTypeName, type LedgerEvent, type StoredEventRow} from '../core/events.ts';
 import {STATUSES, type Status} from '../core/status.ts';
 import type {Task} from '../core/task.ts';
+import type {ChainRow, ChainFacts} from './chain-rows.ts';
 import {eventFromRow, taskFromDoc, type EventRow} from './rows.ts';
 
 export type RejectRow = {
@@ -98,6 +99,12 @@ export type LedgerReader = {
 	storedEventsSince(afterSeq: number, limit: number): StoredEventRow[];
 	/** The one stored event at `seq`, if any: sync compares it with the fleet's copy. */
 	storedEventAt(seq: number): StoredEventRow | undefined;
+	/** Events after `afterSeq` up to `upToSeq`, oldest first, at most `limit`, with their links in the chain: what verify reads. */
+	chainRows(afterSeq: number, upToSeq: number, limit: number): ChainRow[];
+	/** Where the chain starts and how far seqs were handed out (docs/ledger.md, "The hash chain"). */
+	chainFacts(): ChainFacts;
+	/** The last seq whose event had arrived by `at` (0: none had): arrival follows seq (writer.ts). */
+	seqArrivedBy(at: number): number;
 	/** Task rows by id, as the projection holds them (sync ships those a batch touched). */
 	tasksById(ids: readonly string[]): Task[];
 	/** This ledger's random host id, made once by migration 3 (docs/fleet.md). */
@@ -109,6 +116,8 @@ export type LedgerReader = {
 	/** Whether the ledger holds ingest keys of the shape used before schema version 3 (see migrations.ts). */
 	hasLegacyLineKeys(): boolean;
 };
+
+type ChainRawRow = [number, string, string, number, number | null, string, string, string | null, Buffer | null];
 
 /** How many of the newest events `preToolUseOf` looks through. */
 const TOOL_CALL_WINDOW = 20_000;
@@ -202,12 +211,19 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 	);
 	const last = db.prepare('SELECT COALESCE(MAX(seq), 0) FROM events').pluck();
 	const eventTotal = db.prepare('SELECT COUNT(*) FROM events').pluck();
-	const storedSince = db.prepare(
-		'SELECT seq, task_id AS taskId, type, at, source, data, dedup_key AS dedupKey FROM events WHERE seq > ? ORDER BY seq LIMIT ?',
-	);
-	const storedAt = db.prepare(
-		'SELECT seq, task_id AS taskId, type, at, source, data, dedup_key AS dedupKey FROM events WHERE seq = ?',
-	);
+	const stored = `SELECT seq, task_id AS taskId, type, at, source, data, dedup_key AS dedupKey, arrived_at AS arrivedAt,
+		CASE WHEN hash IS NULL THEN NULL ELSE lower(hex(hash)) END AS hash FROM events`;
+	const storedSince = db.prepare(`${stored} WHERE seq > ? ORDER BY seq LIMIT ?`);
+	const storedAt = db.prepare(`${stored} WHERE seq = ?`);
+	const chainSince = db
+		.prepare(
+			`SELECT seq, task_id, type, at, arrived_at, source, data, dedup_key, hash FROM events
+			WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
+		)
+		.raw();
+	const issued = db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'events'`).pluck();
+	const firstSeq = db.prepare('SELECT MIN(seq) FROM events').pluck();
+	const arrivalAt = db.prepare('SELECT COALESCE(arrived_at, at) FROM events WHERE seq <= ? ORDER BY seq DESC LIMIT 1').pluck();
 	const docsById = preparedByLength(db, marks => `SELECT doc FROM tasks WHERE id IN (${marks})`);
 	const idRange = db.prepare('SELECT doc FROM tasks WHERE id > ? AND id < ? LIMIT 10000').pluck();
 	const host = db.prepare('SELECT id FROM host').pluck();
@@ -317,6 +333,43 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 		lastSeq: () => last.get() as number,
 		storedEventsSince: (afterSeq, limit) => storedSince.all(afterSeq, limit) as StoredEventRow[],
 		storedEventAt: seq => storedAt.get(seq) as StoredEventRow | undefined,
+		chainRows: (afterSeq, upToSeq, limit) =>
+			(chainSince.all(afterSeq, upToSeq, limit) as ChainRawRow[]).map(
+				([seq, taskId, type, at, arrivedAt, source, data, dedupKey, hash]) => ({
+					seq,
+					taskId,
+					type,
+					at,
+					arrivedAt,
+					source,
+					data,
+					dedupKey,
+					hash,
+				}),
+			),
+		chainFacts() {
+			const since = metaValue.get('chain_since') as string | undefined;
+			const from = metaValue.get('chain_from_seq') as string | undefined;
+			return {
+				fromSeq: from === undefined ? ((firstSeq.get() as number | null) ?? 1) : Number(from),
+				since: since === undefined ? null : Number(since),
+				chainedUpTo: Number((metaValue.get('chained_up_to_seq') as string | undefined) ?? 0),
+				issuedSeq: (issued.get() as number | undefined) ?? 0,
+				lastSeq: last.get() as number,
+			};
+		},
+		seqArrivedBy(at) {
+			// Arrival never goes back as seq goes up (writer.ts), so the last event that had arrived is found by halving.
+			let low = 0;
+			let high = last.get() as number;
+			while (low < high) {
+				const middle = Math.ceil((low + high) / 2);
+				const arrived = arrivalAt.get(middle) as number | undefined;
+				if (arrived !== undefined && arrived <= at) low = middle;
+				else high = middle - 1;
+			}
+			return low;
+		},
 		tasksById(ids) {
 			const tasks: Task[] = [];
 			// SQLite allows 32,766 bound values; a batch's tasks are read in chunks well below that.
