@@ -105,6 +105,14 @@ export type LedgerReader = {
 	chainFacts(): ChainFacts;
 	/** The last seq whose event had arrived by `at` (0: none had): arrival follows seq (writer.ts). */
 	seqArrivedBy(at: number): number;
+	/** The tasks that have an event after `afterSeq`: what a fold as of that seq must fold again (reader-as-of.ts). */
+	taskIdsAfter(afterSeq: number): string[];
+	/** One task's events up to `upToSeq`, oldest first, each with when it arrived (null: before arrival was kept). */
+	eventsArrivedOf(taskId: string, upToSeq: number): {readonly event: LedgerEvent; readonly arrivedAt: number | null}[];
+	/** Events of the given types up to `upToSeq`, oldest first (a past view's gate and need rows). */
+	eventsOfTypeUpTo<T extends EventTypeName>(types: readonly T[], upToSeq: number): EventOfType<T>[];
+	/** When the event at `seq` arrived (its producer's time for one recorded before arrival was kept), or null. */
+	arrivalOf(seq: number): number | null;
 	/** Task rows by id, as the projection holds them (sync ships those a batch touched). */
 	tasksById(ids: readonly string[]): Task[];
 	/** This ledger's random host id, made once by migration 3 (docs/fleet.md). */
@@ -149,8 +157,10 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 	const byId = db.prepare('SELECT doc FROM tasks WHERE id = ?').pluck();
 	const byPrefix = db.prepare('SELECT doc FROM tasks WHERE id >= ? AND id < ? || char(1114111) LIMIT 6').pluck();
 	const bySession = db.prepare('SELECT doc FROM tasks WHERE session_id = ? LIMIT 6').pluck();
-	const forView = db.prepare('SELECT doc FROM tasks WHERE ended_at IS NULL OR ended_at >= ? ORDER BY created_at DESC').pluck();
-	const allTasks = db.prepare('SELECT doc FROM tasks ORDER BY created_at DESC').pluck();
+	const forView = db
+		.prepare('SELECT doc FROM tasks WHERE ended_at IS NULL OR ended_at >= ? ORDER BY created_at DESC, id')
+		.pluck();
+	const allTasks = db.prepare('SELECT doc FROM tasks ORDER BY created_at DESC, id').pluck();
 	const withStatus = preparedByLength(db, marks => `SELECT doc FROM tasks WHERE status IN (${marks})`);
 	const withPid = db.prepare('SELECT doc FROM tasks WHERE pid = ? ORDER BY created_at DESC LIMIT 8').pluck();
 	const counts = db.prepare('SELECT status, COUNT(*) AS n FROM tasks GROUP BY status');
@@ -224,6 +234,10 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 	const issued = db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'events'`).pluck();
 	const firstSeq = db.prepare('SELECT MIN(seq) FROM events').pluck();
 	const arrivalAt = db.prepare('SELECT COALESCE(arrived_at, at) FROM events WHERE seq <= ? ORDER BY seq DESC LIMIT 1').pluck();
+	const touchedAfter = db.prepare('SELECT DISTINCT task_id FROM events WHERE seq > ?').pluck();
+	const arrivedOf = db.prepare('SELECT *, arrived_at AS arrivedAt FROM events WHERE task_id = ? AND seq <= ? ORDER BY seq');
+	const ofTypeUpTo = preparedByLength(db, marks => `SELECT * FROM events WHERE type IN (${marks}) AND seq <= ? ORDER BY seq`);
+	const arrivalAtSeq = db.prepare('SELECT COALESCE(arrived_at, at) FROM events WHERE seq = ?').pluck();
 	const docsById = preparedByLength(db, marks => `SELECT doc FROM tasks WHERE id IN (${marks})`);
 	const idRange = db.prepare('SELECT doc FROM tasks WHERE id > ? AND id < ? LIMIT 10000').pluck();
 	const host = db.prepare('SELECT id FROM host').pluck();
@@ -370,6 +384,17 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 			}
 			return low;
 		},
+		taskIdsAfter: afterSeq => touchedAfter.all(afterSeq) as string[],
+		eventsArrivedOf: (taskId, upToSeq) =>
+			(arrivedOf.all(taskId, upToSeq) as (EventRow & {arrivedAt: number | null})[]).map(row => ({
+				event: eventFromRow(row),
+				arrivedAt: row.arrivedAt,
+			})),
+		eventsOfTypeUpTo: (types, upToSeq) =>
+			types.length === 0
+				? []
+				: parseRows(ofTypeUpTo(types.length).all(...types, upToSeq)).filter(event => isOfType(event, types)),
+		arrivalOf: seq => (arrivalAtSeq.get(seq) as number | undefined) ?? null,
 		tasksById(ids) {
 			const tasks: Task[] = [];
 			// SQLite allows 32,766 bound values; a batch's tasks are read in chunks well below that.

@@ -16,12 +16,16 @@ import type {CommandHelp} from '../help.ts';
 import {printSnapshotText} from '../print-snapshot.ts';
 import {loadPriceTable} from '../price-file.ts';
 import {nonEmptyAs, personName} from '../person-name.ts';
+import {AT_HELP, fleetTime, momentOf, parseAt, type AtFlag} from '../at-flag.ts';
+import {readerAsOf} from '../../ledger/reader-as-of.ts';
+import {readFleetSnapshotAt} from '../../ledger/fleet/fleet-as-of.ts';
 
 export const help: CommandHelp = {
 	synopsis: [
 		'snapshot [--json] [--fail-on LANE]... [--since DURATION | --all] [--stall S]',
 		'snapshot [--json] [--fail-on LANE]... [--stall S] --ledger postgres://...',
 		'snapshot [--as NAME] ...',
+		'snapshot --at TIME|SEQ [--json] ...',
 	],
 	description: `Prints the board once, without a terminal, for scripts and CI: every task not ended plus those
 that ended within the window (default 24h); counts always cover the whole ledger. Opens a
@@ -38,6 +42,7 @@ syncs there, each task with its host (docs/fleet.md).`,
 			"how far back ended tasks are listed, like 90m, 24h or 7d (default 24h, or the config file's endedWindow)",
 		],
 		['--all', 'list every task the ledger holds'],
+		AT_HELP,
 		['--as NAME', 'whose looks `seen` and the `●` marks are about (default $USER; docs/tmux.md, "Seen and unseen")'],
 		[
 			'--stall S',
@@ -122,9 +127,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 			all: {type: 'boolean'},
 			stall: {type: 'string'},
 			as: {type: 'string'},
+			at: {type: 'string'},
 		},
 		false,
 	);
+	const at = parseAt(values.at);
 	const person = personName(nonEmptyAs('snapshot', values.as));
 	if (values.since !== undefined && values.all) throw new CliError('snapshot: --since and --all exclude each other', USAGE_EXIT);
 	const failOn = [
@@ -145,9 +152,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const {stallSeconds} = settings;
 	const snapshot = isFleetUrl(values.ledger)
 		? await withFleet(values.ledger, 'snapshot', fleet =>
-				readFleetSnapshot(fleet, {now: Date.now(), windowMs, stallSeconds, person}),
+				at === undefined
+					? readFleetSnapshot(fleet, {now: Date.now(), windowMs, stallSeconds, person})
+					: readFleetSnapshotAt(fleet, fleetTime(at), {windowMs, stallSeconds, person}),
 			)
-		: readLocal(values.ledger, windowMs, stallSeconds, person);
+		: readLocal(values.ledger, windowMs, stallSeconds, person, at);
 	const ledger = isFleetUrl(values.ledger) ? `fleet ${redactUrl(values.ledger)}` : undefined;
 	const width = process.stdout.isTTY ? process.stdout.columns : undefined;
 	out(values.json ? terminalSafeJson(snapshot, 2) : printSnapshotText(snapshot, {width, ledger}));
@@ -160,15 +169,23 @@ export async function run(argv: readonly string[]): Promise<number> {
 	return matches.length > 0 ? 1 : 0;
 }
 
-function readLocal(ledgerFlag: string | undefined, windowMs: number | null, stallSeconds: number, person: string): Snapshot {
+function readLocal(
+	ledgerFlag: string | undefined,
+	windowMs: number | null,
+	stallSeconds: number,
+	person: string,
+	at: AtFlag | undefined,
+): Snapshot {
 	const ledger = openReadingLedger(ledgerFlag);
 	try {
-		return readSnapshot(ledger.reader, {
-			now: Date.now(),
+		const moment = at === undefined ? null : momentOf(ledger.reader, at);
+		return readSnapshot(moment === null ? ledger.reader : readerAsOf(ledger.reader, moment), {
+			now: moment?.now ?? Date.now(),
 			windowMs,
 			stallSeconds,
 			host: hostName(),
-			isApproverAlive,
+			// A past moment's processes cannot be asked: each is taken as alive then, as the ledger leaves it.
+			isApproverAlive: moment === null ? isApproverAlive : () => true,
 			prices: loadPriceTable(),
 			person,
 		});
