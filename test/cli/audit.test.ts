@@ -35,7 +35,7 @@ describe('controlroom audit export', () => {
 		const lines = result.stdout
 			.trim()
 			.split('\n')
-			.map(line => JSON.parse(line) as Record<string, never>);
+			.map(line => JSON.parse(line) as Record<string, unknown>);
 		expect(lines.map(line => [line['seq'], line['type'], line['producer'], (line['actor'] as {kind: string}).kind])).toEqual([
 			[1, 'task.registered', 'wrapper', 'controlroom'],
 			[2, 'agent.event', 'claude', 'agent'],
