@@ -62,13 +62,18 @@ export function parseAnchors(text: string): Anchor[] {
 	return anchors;
 }
 
+/** The anchors in a file of anchors, oldest first; none when there is no file or it does not parse. */
+export function anchorsIn(file: string): Anchor[] {
+	try {
+		return parseAnchors(readFileSync(file, 'utf8'));
+	} catch {
+		return [];
+	}
+}
+
 /** The newest anchor in a file of anchors, or null when there is none (or no file). */
 function lastAnchorIn(file: string): Anchor | null {
-	try {
-		return parseAnchors(readFileSync(file, 'utf8')).at(-1) ?? null;
-	} catch {
-		return null;
-	}
+	return anchorsIn(file).at(-1) ?? null;
 }
 
 /**

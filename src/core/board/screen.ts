@@ -240,7 +240,9 @@ function orderHeading(state: BoardState, id: string): string | null {
 const clockOf = (at: number): string => new Date(at).toISOString().slice(11, 19);
 
 /** The alert lines: what the board must not let anyone miss. */
-export function selectAlerts(state: Pick<BoardState, 'ledgerAlert' | 'dropped' | 'integrityProblems'>): string[] {
+export function selectAlerts(
+	state: Pick<BoardState, 'ledgerAlert' | 'dropped' | 'integrityProblems'> & Partial<Pick<BoardState, 'chainBreak'>>,
+): string[] {
 	const alerts: string[] = [];
 	if (state.ledgerAlert) {
 		const {kind, at, path, movedTo, nowIn} = state.ledgerAlert;
@@ -260,6 +262,13 @@ export function selectAlerts(state: Pick<BoardState, 'ledgerAlert' | 'dropped' |
 		alerts.push(
 			terminalSafe(
 				`the ledger failed its integrity check (PRAGMA quick_check): ${problem}${more.length > 0 ? ` (and ${more.length} more)` : ''}; controlroom doctor says more; keep a copy before anything writes to it`,
+			),
+		);
+	}
+	if (state.chainBreak) {
+		alerts.push(
+			terminalSafe(
+				`the ledger's hash chain is broken: ${state.chainBreak}; the record was changed after it was written (controlroom verify; keep a copy)`,
 			),
 		);
 	}
