@@ -82,6 +82,14 @@ export function verifyChain(reader: LedgerReader, range: VerifyRange = {}): Veri
 	}
 	const end = Math.min(toSeq, facts.issuedSeq);
 	const cut = end > facts.chainedUpTo ? truncation(expectedSeq - 1, end) : null;
+	// Missing at the end of a range with events after it: those were deleted, not cut from the tail.
+	if (cut !== null && toSeq < facts.lastSeq)
+		return {
+			isIntact: false,
+			checked,
+			fromSeq,
+			found: {...cut, kind: 'deleted', why: cut.why.replace('the ledger was cut', 'missing')},
+		};
 	if (cut !== null) return {isIntact: false, checked, fromSeq, found: cut};
 	return {
 		isIntact: true,

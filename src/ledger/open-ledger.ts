@@ -67,6 +67,14 @@ export type Ledger = {
 	 * its new name. Says what happened; null when nothing changed.
 	 */
 	verifyFile(): LedgerFileChange | null;
+	/**
+	 * Reads a view that is exactly the ledger at `now` (docs/ledger.md, "The ledger at a moment"):
+	 * inside one transaction holding the write lock (a deferred read on a ledger this process cannot
+	 * write), `now` taken once the lock is held, and the lock kept until the clock has passed `now`.
+	 * So every event that arrived by `now` is seen and none after, and `--at now` later selects
+	 * exactly these events.
+	 */
+	readAt<T>(read: (now: number) => T): T;
 	/** SQLite's `PRAGMA quick_check`: an empty list when the file is sound, else the problems (the first ten). */
 	quickCheck(): string[];
 	close(): void;
@@ -382,6 +390,19 @@ export function openLedger(file: string, options: OpenOptions = {}): Ledger {
 			// makes none itself: that would wait for the other holders of the moved ledger).
 			const nowIn = options.onMove !== 'stay' && existsSync(file) ? file : seen.movedTo;
 			return reopen({kind: 'moved', path: heldAs, movedTo: seen.movedTo, nowIn});
+		},
+		readAt(read) {
+			const {db} = current;
+			const run = db.transaction(() => {
+				const now = Date.now();
+				const result = read(now);
+				// A writer after this one stamps its events later than `now` (writer.ts), never at it.
+				while (Date.now() <= now) {
+					// Within a millisecond.
+				}
+				return result;
+			});
+			return db.readonly || db.inTransaction ? run() : run.immediate();
 		},
 		quickCheck() {
 			const rows = current.db.pragma('quick_check(10)', {simple: false}) as {quick_check: string}[];

@@ -125,7 +125,7 @@ export type LedgerReader = {
 	hasLegacyLineKeys(): boolean;
 };
 
-type ChainRawRow = [number, string, string, number, number | null, string, string, string | null, Buffer | null];
+type ChainRawRow = [number, string, string, number, number | null, string, Buffer, string | null, Buffer | null];
 
 /** How many of the newest events `preToolUseOf` looks through. */
 const TOOL_CALL_WINDOW = 20_000;
@@ -227,7 +227,8 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 	const storedAt = db.prepare(`${stored} WHERE seq = ?`);
 	const chainSince = db
 		.prepare(
-			`SELECT seq, task_id, type, at, arrived_at, source, data, dedup_key, hash FROM events
+			// data as a blob: its UTF-8 bytes are hashed as they are, without a decode and an encode.
+			`SELECT seq, task_id, type, at, arrived_at, source, CAST(data AS BLOB), dedup_key, hash FROM events
 			WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
 		)
 		.raw();

@@ -5,7 +5,7 @@
 //   node test/bench/ingest-floor.mjs HISTORY LEDGER [--hash]   (LEDGER made by `controlroom ingest` of an empty file)
 // Without --hash it writes the rows of the ledger before its chain (no arrival, no link: the trigger
 // that asks for one is dropped in this scratch ledger); with --hash it also chains each row as the
-// writer does (SHA-256 of the previous link and the row's text, with its arrival), the floor the
+// writer does (SHA-256 of the previous link, the row's envelope with its arrival, and its data), the floor the
 // chained ingest is held to.
 // Prints {"lines", "events", "tasks"} on stdout.
 import {openSync, readSync} from 'node:fs';
@@ -86,8 +86,8 @@ const insert = {
 	run(taskId, type, at, source, data, key) {
 		if (!isHashing) return plainInsert.run(taskId, type, at, source, data, key);
 		const arrivedAt = Date.now();
-		const content = `{"arrivedAt":${arrivedAt},"at":${at},"data":${JSON.stringify(data)},"dedupKey":${JSON.stringify(key)},"source":${JSON.stringify(source)},"taskId":${JSON.stringify(taskId)},"type":${JSON.stringify(type)}}`;
-		previous = createHash('sha256').update(previous).update(content).digest();
+		const envelope = `{"arrivedAt":${arrivedAt},"at":${at},"dedupKey":${JSON.stringify(key)},"source":${JSON.stringify(source)},"taskId":${JSON.stringify(taskId)},"type":${JSON.stringify(type)}}\n`;
+		previous = createHash('sha256').update(previous).update(envelope).update(data).digest();
 		return chainedInsert.run(taskId, type, at, source, data, key, arrivedAt, previous);
 	},
 };

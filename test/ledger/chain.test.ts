@@ -4,8 +4,10 @@ import {copyFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {EventType} from '../../src/core/events.ts';
-import {canonicalContent, chainHash, GENESIS} from '../../src/ledger/chain.ts';
+import {canonicalEnvelope, chainHash, GENESIS} from '../../src/ledger/chain.ts';
 import {verifyChain} from '../../src/ledger/chain-verify.ts';
+import {verifyChainInParts} from '../../src/ledger/chain-verify-parts.ts';
+import {fileURLToPath} from 'node:url';
 import {SCHEMA_VERSION} from '../../src/ledger/migrations.ts';
 import {openLedger, type Ledger} from '../../src/ledger/open-ledger.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
@@ -42,7 +44,7 @@ function tampered(file: string, sql: string): string {
 }
 
 describe('the hash chain', () => {
-	it("hashes each event's canonical content exactly as RFC 8785 (canonicalize) writes it", () => {
+	it('hashes the canonical envelope exactly as RFC 8785 (canonicalize) writes it, a line break, and the data as stored', () => {
 		const row = {
 			taskId: 'c-1é\u2028',
 			type: 'agent.event',
@@ -52,14 +54,19 @@ describe('the hash chain', () => {
 			data: '{"b":1,"a":"x\\"y\\n\u00e9😀"}',
 			dedupKey: null,
 		};
-		expect(canonicalContent(row)).toBe(canonicalize(row));
+		const {data: _data, ...envelope} = row;
+		expect(canonicalEnvelope(row)).toBe(canonicalize(envelope));
 		const withKey = {...row, arrivedAt: 1_700_000_000_200, dedupKey: '@0123.abc#1:0'};
-		expect(canonicalContent(withKey)).toBe(canonicalize(withKey));
+		const {data: _same, ...keyed} = withKey;
+		expect(canonicalEnvelope(withKey)).toBe(canonicalize(keyed));
 		const expected = createHash('sha256')
 			.update(GENESIS)
-			.update(canonicalize(withKey) ?? '')
+			.update(`${canonicalize(keyed)}\n`)
+			.update(withKey.data)
 			.digest();
 		expect(chainHash(GENESIS, withKey).equals(expected)).toBe(true);
+		// The same data as the blob SQLite returns hashes the same
+		expect(chainHash(GENESIS, {...withKey, data: Buffer.from(withKey.data)}).equals(expected)).toBe(true);
 	});
 
 	it('links every event to the one before it, written with it, and arrival never goes back', () => {
@@ -238,6 +245,32 @@ describe('controlroom verify on a scratch ledger opened directly, triggers dropp
 		expect(against.status).toBe(1);
 		expect(verify(rewritten, '--against', join(dir, 'none'))).toMatchObject({status: 66});
 		expect(verify(rewritten, '--against', '{"seq": "x"}')).toMatchObject({status: 64});
+	});
+});
+
+describe('verify on two threads', () => {
+	const workerFile = fileURLToPath(new URL('../../dist/ledger/integrity-worker.js', import.meta.url));
+	const file = ledgerOf(120);
+	const inParts = async (ledgerFile: string) => {
+		const opened = openLedger(ledgerFile);
+		try {
+			return await verifyChainInParts(opened.reader, ledgerFile, workerFile, {}, 10);
+		} finally {
+			opened.close();
+		}
+	};
+
+	it.each([
+		['none', 'SELECT 1', null, null],
+		['in the first half', `UPDATE events SET at = at + 1 WHERE seq = 30`, 30, 'edited'],
+		['at the split', 'DELETE FROM events WHERE seq = 60', 60, 'deleted'],
+		['in the second half', `UPDATE events SET at = at + 1 WHERE seq = 100`, 100, 'edited'],
+		['the tail cut', 'DELETE FROM events WHERE seq > 117', 118, 'truncated'],
+	])('gives the answer one thread gives (%s)', async (_name, sql, seq, kind) => {
+		const copy = tampered(file, sql);
+		const result = await inParts(copy);
+		if (seq === null) expect(result).toMatchObject({isIntact: true, checked: 120, head: {seq: 120}});
+		else expect(result).toMatchObject({isIntact: false, found: {seq, kind}});
 	});
 });
 

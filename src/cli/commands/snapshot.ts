@@ -178,17 +178,20 @@ function readLocal(
 ): Snapshot {
 	const ledger = openReadingLedger(ledgerFlag);
 	try {
-		const moment = at === undefined ? null : momentOf(ledger.reader, at);
-		return readSnapshot(moment === null ? ledger.reader : readerAsOf(ledger.reader, moment), {
-			now: moment?.now ?? Date.now(),
+		const prices = loadPriceTable();
+		const query = (now: number) => ({
+			now,
 			windowMs,
 			stallSeconds,
 			host: hostName(),
 			// A past moment's processes cannot be asked: each is taken as alive then, as the ledger leaves it.
-			isApproverAlive: moment === null ? isApproverAlive : () => true,
-			prices: loadPriceTable(),
+			isApproverAlive: at === undefined ? isApproverAlive : () => true,
+			prices,
 			person,
 		});
+		if (at === undefined) return ledger.readAt(now => readSnapshot(ledger.reader, query(now)));
+		const moment = momentOf(ledger.reader, at);
+		return readSnapshot(readerAsOf(ledger.reader, moment), query(moment.now));
 	} finally {
 		ledger.close();
 	}

@@ -2,7 +2,10 @@ import {existsSync, readFileSync} from 'node:fs';
 import type {ChainBreak} from '../../core/chain-break.ts';
 import {terminalSafe} from '../../core/terminal-text.ts';
 import {checkAnchors, headAnchor, parseAnchors, type Anchor} from '../../ledger/anchors.ts';
-import {verifyChain, type VerifyResult} from '../../ledger/chain-verify.ts';
+import type {VerifyResult} from '../../ledger/chain-verify.ts';
+import {verifyChainInParts} from '../../ledger/chain-verify-parts.ts';
+import {packageRoot} from '../package-root.ts';
+import {join} from 'node:path';
 import {compareWithFleet} from '../../ledger/fleet/chain-compare.ts';
 import {connectFleet, describeFleetError, isFleetUrl, isUnreachable, redactUrl} from '../../ledger/fleet/connection.ts';
 import {checkFleetSchema} from '../../ledger/fleet/migrations.ts';
@@ -173,7 +176,8 @@ async function check(
 	anchors: readonly Anchor[] | null,
 	against: string | undefined,
 ): Promise<Outcome> {
-	const result = verifyChain(ledger.reader, {
+	const workerFile = join(packageRoot(), 'dist', 'ledger', 'integrity-worker.js');
+	const result = await verifyChainInParts(ledger.reader, ledger.file, workerFile, {
 		...(range.fromSeq === undefined ? {} : {fromSeq: range.fromSeq}),
 		...(range.toSeq === undefined ? {} : {toSeq: range.toSeq}),
 	});
