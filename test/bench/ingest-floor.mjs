@@ -155,4 +155,5 @@ for (const line of lines(history)) {
 }
 flush();
 db.close();
-process.stdout.write(`${JSON.stringify({lines: count, events, tasks: tasks.size})}\n`);
+const {user, system} = process.cpuUsage();
+process.stdout.write(`${JSON.stringify({lines: count, events, tasks: tasks.size, cpuMs: (user + system) / 1000})}\n`);
