@@ -402,7 +402,9 @@ export function openLedger(file: string, options: OpenOptions = {}): Ledger {
 				}
 				return result;
 			});
-			return db.readonly || db.inTransaction ? run() : run.immediate();
+			// A ledger read through a private copy (query_only) or opened read-only takes no write lock: no writer shares it.
+			const isReadOnly = db.readonly || db.pragma('query_only', {simple: true}) === 1;
+			return isReadOnly || db.inTransaction ? run() : run.immediate();
 		},
 		quickCheck() {
 			const rows = current.db.pragma('quick_check(10)', {simple: false}) as {quick_check: string}[];
