@@ -54,5 +54,5 @@ describe('controlroom audit export', () => {
 		expect(since.stdout.trim().split('\n')).toHaveLength(2);
 		expect(runCli(['audit', 'export', '--format', 'csv', '--ledger', file])).toMatchObject({status: 64});
 		expect(runCli(['audit', 'import', '--ledger', file])).toMatchObject({status: 64});
-	});
+	}, 120_000);
 });

@@ -158,5 +158,5 @@ describe('the chain on the fleet', () => {
 		const clean = testHost('other');
 		ingestSessions(clean, 2);
 		expect(runCli(['verify', '--against', owner, '--ledger', clean.ledgerFile])).toMatchObject({status: 69});
-	});
+	}, 180_000);
 });

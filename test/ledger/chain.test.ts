@@ -245,7 +245,7 @@ describe('controlroom verify on a scratch ledger opened directly, triggers dropp
 		expect(against.status).toBe(1);
 		expect(verify(rewritten, '--against', join(dir, 'none'))).toMatchObject({status: 66});
 		expect(verify(rewritten, '--against', '{"seq": "x"}')).toMatchObject({status: 64});
-	});
+	}, 120_000);
 });
 
 describe('verify on two threads', () => {
