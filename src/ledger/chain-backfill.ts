@@ -5,7 +5,7 @@ import {chainHash, GENESIS} from './chain.ts';
 const CHUNK = 10_000;
 
 /**
- * Chains the events a ledger held before it had a chain (migration 5), oldest first, and records
+ * Chains the events a ledger held before it had a chain (migration 6), oldest first, and records
  * when that was and from which seq (`chain_since`, `chain_from_seq` in ledger_meta): those events
  * are covered from then on, not before (docs/ledger.md, "The hash chain"). Runs inside the
  * migration's transaction.

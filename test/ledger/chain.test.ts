@@ -276,14 +276,14 @@ describe('verify on two threads', () => {
 
 describe('a ledger from before the chain', () => {
 	it('is chained from its first event on migration, and says since when', () => {
-		// A version 4 ledger: events with neither arrival nor link.
+		// A version 5 ledger: events with neither arrival nor link.
 		const file = ledgerOf(30);
 		withRawDb(file, db => {
 			db.exec(`DROP TRIGGER events_need_a_link; DROP TRIGGER events_refuse_update;
 				ALTER TABLE events DROP COLUMN hash; ALTER TABLE events DROP COLUMN arrived_at;
 				DELETE FROM ledger_meta WHERE name LIKE 'chain%';
 				CREATE TRIGGER events_refuse_update BEFORE UPDATE ON events BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
-				PRAGMA user_version = 4;`);
+				PRAGMA user_version = 5;`);
 		});
 		ledger = openLedger(file);
 		expect(withRawDb(file, db => db.pragma('user_version', {simple: true}))).toBe(SCHEMA_VERSION);
@@ -293,5 +293,18 @@ describe('a ledger from before the chain', () => {
 		ledger.close();
 		ledger = undefined;
 		expect(runCli(['verify', '--ledger', file]).stdout).toMatch(/chained since .* \(events up to seq 30 were chained then/);
+	});
+
+	it("made by a build whose version 5 was the chain, is given the transcripts' cost_state and never chained again", () => {
+		const file = ledgerOf(10);
+		withRawDb(file, db => db.exec('ALTER TABLE transcript_cursors DROP COLUMN cost_state; PRAGMA user_version = 5;'));
+		// Changed before it is opened again: chaining it anew would give the change a link.
+		const copy = tampered(file, `UPDATE events SET data = '{"message":"changed"}' WHERE seq = 4`);
+		ledger = openLedger(copy);
+		const columns = withRawDb(copy, db => db.prepare('PRAGMA table_info(transcript_cursors)').all() as {name: string}[]);
+		expect(columns.map(column => column.name)).toContain('cost_state');
+		expect(withRawDb(copy, db => db.pragma('user_version', {simple: true}))).toBe(SCHEMA_VERSION);
+		expect(verifyChain(ledger.reader)).toMatchObject({isIntact: false, found: {seq: 4, kind: 'edited'}});
+		expect(ledger.reader.chainFacts()).toMatchObject({since: null});
 	});
 });

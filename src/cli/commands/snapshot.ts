@@ -1,7 +1,7 @@
 import {parseDuration} from '../../core/duration.ts';
 import type {Snapshot} from '../../core/snapshot.ts';
 import {isFleetUrl, redactUrl} from '../../ledger/fleet/connection.ts';
-import {readFleetSnapshot} from '../../ledger/fleet/fleet-snapshot.ts';
+import {readFleetSnapshot, readFleetSnapshotAt} from '../../ledger/fleet/fleet-snapshot.ts';
 import {hostName} from '../../ledger/host.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
@@ -18,7 +18,6 @@ import {loadPriceTable} from '../price-file.ts';
 import {nonEmptyAs, personName} from '../person-name.ts';
 import {AT_HELP, fleetTime, momentOf, parseAt, type AtFlag} from '../at-flag.ts';
 import {readerAsOf} from '../../ledger/reader-as-of.ts';
-import {readFleetSnapshotAt} from '../../ledger/fleet/fleet-as-of.ts';
 
 export const help: CommandHelp = {
 	synopsis: [

@@ -3,14 +3,10 @@ import {SESSION_ANSWERED_SOURCES} from '../../core/human-queue.ts';
 import {GATE_EVENT_TYPES} from '../../core/read-port/host-gates.ts';
 import type {SnapshotRows} from '../../core/read-port/host-rows.ts';
 import {foldTask, snapshotRowsAt, type ArrivedEvent} from '../../core/read-port/rows-at.ts';
-import {snapshotOf} from '../../core/read-port/snapshot-of.ts';
-import type {Snapshot} from '../../core/snapshot.ts';
 import type {Task} from '../../core/task.ts';
 import {eventFromRow} from '../rows.ts';
-import type {SnapshotQuery} from '../snapshot-query.ts';
 import type {FleetClient} from './connection.ts';
 import type {FleetHost, FleetRows, EventRow} from './fleet-read-port.ts';
-import type {FleetLedger} from './open-fleet.ts';
 
 type ArrivedRow = EventRow & {arrived_at: string | null};
 
@@ -135,22 +131,4 @@ export async function taskAtTime(
 	);
 	const task = foldTask(events);
 	return task === undefined ? undefined : {task, events: events.map(each => each.event)};
-}
-
-/** Snapshot JSON v1 of the fleet as it was at `time`: each host by its own arrival clock. */
-export async function readFleetSnapshotAt(
-	fleet: FleetLedger,
-	time: number,
-	query: Omit<SnapshotQuery, 'host' | 'now'>,
-): Promise<Snapshot> {
-	const now = time;
-	const since = query.windowMs === null ? null : now - query.windowMs;
-	const rows = await fleet.reader.snapshotRowsAt(now, since);
-	return snapshotOf(rows, {
-		now,
-		since,
-		isFleet: true,
-		...(query.person === undefined ? {} : {person: query.person}),
-		...(query.stallSeconds === undefined ? {} : {stallSeconds: query.stallSeconds}),
-	});
 }
