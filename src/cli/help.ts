@@ -161,6 +161,7 @@ export type HelpGroup = {readonly title: string; readonly commands: readonly str
 export const HELP_GROUPS: readonly HelpGroup[] = [
 	{title: 'most used', commands: ['board', 'run', 'snapshot', 'timeline', 'stop']},
 	{title: 'watch', commands: ['demo', 'explain', 'jump', 'status', 'workers']},
+	{title: 'audit', commands: ['verify', 'audit']},
 	{title: 'run agents', commands: ['reconcile', 'gateway', 'order']},
 	{title: 'answer', commands: ['decide', 'effects', 'review', 'send-back', 'ack', 'need', 'mediate', 'plan']},
 	{title: 'hand off', commands: ['contract', 'take', 'progress', 'hand-in', 'pass-back', 'accept', 'work', 'mcp']},

@@ -21,6 +21,14 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 	snapshot: {summary: 'print the board once (text or --json), for CI', load: () => import('./commands/snapshot.ts')},
 	timeline: {summary: "print one task's timeline", load: () => import('./commands/timeline.ts')},
 	explain: {summary: 'say why a task shows what it shows, signal by signal', load: () => import('./commands/explain.ts')},
+	verify: {
+		summary: "check the ledger's hash chain: name the first event edited, deleted, inserted, moved or cut",
+		load: () => import('./commands/verify.ts'),
+	},
+	audit: {
+		summary: 'export every event with its actor, proof and chain link, for your own log store (audit export)',
+		load: () => import('./commands/audit.ts'),
+	},
 	run: {summary: 'run an agent command as a recorded task (wrapper)', load: () => import('./commands/run.ts')},
 	sync: {
 		summary: 'ship this ledger to a fleet ledger on PostgreSQL, carry out fleet requests',

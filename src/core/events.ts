@@ -604,6 +604,10 @@ export type StoredEventRow = {
 	readonly source: string;
 	readonly data: string;
 	readonly dedupKey: string | null;
+	/** When it arrived in the ledger (null: recorded before arrival was kept). */
+	readonly arrivedAt?: number | null;
+	/** Its link in the ledger's hash chain, as hex (docs/ledger.md, "The hash chain"). */
+	readonly hash?: string | null;
 };
 
 /** Whether this build declares the type. */

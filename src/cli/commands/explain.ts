@@ -15,14 +15,17 @@ import {commandSettings} from '../config-file.ts';
 import {openCommandLedger, out, outJson, outText, resolveForCommand} from '../context.ts';
 import {CliError} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
+import {AT_HELP, momentOf, parseAt} from '../at-flag.ts';
+import {readerAsOf} from '../../ledger/reader-as-of.ts';
 
 export const help: CommandHelp = {
-	synopsis: ['explain TASK [--json] [--stall SECONDS]'],
+	synopsis: ['explain TASK [--json] [--stall SECONDS] [--at TIME|SEQ]'],
 	description: `For each thing the board shows about a task (status, health, PID, progress, tokens, lane, queue),
 the signal that set it: the ledger event, which producer sent it and how old it is, or the process
 table read now. Where two signals disagree it says 'disputed' and names both. Opens the ledger
 read-only.`,
 	options: [
+		AT_HELP,
 		['--json', 'explain JSON version 1 (docs/snapshot.md)'],
 		[
 			'--stall SECONDS',
@@ -62,31 +65,48 @@ function printText(explanation: Explanation, now: number): string {
 
 /** `controlroom explain TASK`: reads the task's events, its queue entry and the process table now. */
 export async function run(argv: readonly string[]): Promise<number> {
-	const {values, positionals} = parseCommandArgs('explain', argv, {json: {type: 'boolean'}, stall: {type: 'string'}});
+	const {values, positionals} = parseCommandArgs('explain', argv, {
+		json: {type: 'boolean'},
+		stall: {type: 'string'},
+		at: {type: 'string'},
+	});
 	const ref = taskArgument('explain', positionals);
+	const at = parseAt(values.at);
 	const {stallSeconds} = commandSettings({stallSeconds: positiveInt('stall', values.stall)});
 	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
 	try {
-		const task = resolveForCommand('explain', ledger, ref);
-		if (!task) throw new CliError(`explain: no task '${ref}' in ${ledger.path}`);
-		const now = Date.now();
-		const record = processRecordOf(ledger, task);
+		const moment = at === undefined ? null : momentOf(ledger.reader, at);
+		const reader = moment === null ? ledger.reader : readerAsOf(ledger.reader, moment);
+		const named = resolveForCommand('explain', ledger, ref);
+		const task = named === undefined ? undefined : reader.task(named.id);
+		if (!task)
+			throw new CliError(
+				named && moment
+					? `explain: task '${ref}' was not in ${ledger.path} yet at seq ${moment.seq}`
+					: `explain: no task '${ref}' in ${ledger.path}`,
+			);
+		const now = moment?.now ?? Date.now();
+		// The process table can only be read now: a past moment is explained from the ledger alone.
+		const record = moment === null ? processRecordOf(ledger, task) : null;
 		const explanation = explainTask({
 			task,
-			events: ledger.reader.eventsOf(task.id),
+			events: reader.eventsOf(task.id),
 			now,
 			stallSeconds,
-			queueEntry: loadQueueEntry(ledger.reader, now, task.id),
+			queueEntry: loadQueueEntry(reader, now, task.id),
 			process: record ? check(record.pid, record.startTime, now) : null,
 			wrapper: record ? check(record.wrapperPid, record.wrapperStartTime, now) : null,
-			recorded: recordedStampsOf(ledger, task).map(stamp => ({
-				pid: stamp.pid,
-				from: stamp.from,
-				fate: stampFate(stamp, readProcess(stamp.pid), (agent, process) => answersTo(agent, process)),
-			})),
+			recorded:
+				moment === null
+					? recordedStampsOf(ledger, task).map(stamp => ({
+							pid: stamp.pid,
+							from: stamp.from,
+							fate: stampFate(stamp, readProcess(stamp.pid), (agent, process) => answersTo(agent, process)),
+						}))
+					: [],
 		});
-		const parent = task.parentId === null ? null : (ledger.reader.task(task.parentId) ?? null);
-		const family = familyNames(task, parent, ledger.reader.helpersOf(task.id));
+		const parent = task.parentId === null ? null : (reader.task(task.parentId) ?? null);
+		const family = familyNames(task, parent, reader.helpersOf(task.id));
 		// The trace its spans are exported in, and the TRACEPARENT its agent got (docs/otel.md).
 		const found = traceOfTask(task.id, id => traceFactsOf(ledger, id));
 		const trace = {traceId: found.traceId, spanId: taskSpanId(task.id), parentSpanId: found.parentSpanId};

@@ -1,3 +1,6 @@
+import type {Task} from '../../core/task.ts';
+import {snapshotRowsAtTime, taskAtTime} from './fleet-as-of.ts';
+import type {SnapshotRows} from '../../core/read-port/host-rows.ts';
 import type {LedgerEvent} from '../../core/events.ts';
 import {hostLabels} from '../../core/fleet.ts';
 import type {ReadPort} from '../../core/read-port/read-port.ts';
@@ -31,6 +34,14 @@ export type FleetReader = ReadPort<'async', HostedTask> & {
 	eventsOf(hostId: string, taskId: string): Promise<LedgerEvent[]>;
 	/** The newest fleet_seq (0 when nothing was shipped). */
 	lastFleetSeq(): Promise<number>;
+	/** Each host's snapshot rows as they were at `time`, by the arrival each host recorded (fleet-as-of.ts). */
+	snapshotRowsAt(time: number, viewSince: number | null): Promise<SnapshotRows[]>;
+	/** One task of a host as it was at `time`, with its events up to then. */
+	taskAt(
+		hostId: string,
+		taskId: string,
+		time: number,
+	): Promise<{readonly task: Task; readonly events: readonly LedgerEvent[]} | undefined>;
 	/** Tasks touched by events after `fleetSeq`, at most `limit` events read. */
 	changesSince(fleetSeq: number, limit: number): Promise<FleetChanges>;
 };
@@ -79,6 +90,8 @@ export function createFleetReader(client: FleetClient): FleetReader {
 
 	return {
 		...createFleetReadPort(client, rows),
+		snapshotRowsAt: (time, viewSince) => snapshotRowsAtTime(client, rows, time, viewSince),
+		taskAt: (hostId, taskId, time) => taskAtTime(client, hostId, taskId, time),
 		hosts: rows.hosts,
 		tasksForView: async endedSince => rows.viewTasks(endedSince, await labelsNow()),
 		async resolveTask(ref, hostLabel) {
