@@ -106,7 +106,7 @@ function termsOf(contractFile: string): EvidenceTemplateTerms {
 		throw new CliError(
 			`contract template evidence: --contract ${checked.file} cannot be read as a contract (contract check says why)`,
 		);
-	return {checks: acceptanceLines(checked.contract), acceptors: Object.values(acceptorsOf(checked.contract))};
+	return {checks: acceptanceLines(checked.contract), acceptors: Object.keys(acceptorsOf(checked.contract))};
 }
 
 function template(argv: readonly string[]): number {
