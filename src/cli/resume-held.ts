@@ -48,7 +48,7 @@ export async function resumeFromLedger(ledger: Ledger, taskId: string, notice: (
 		steps: registered.steps ?? null,
 		budget: registered.budget ?? task.budget ?? 0,
 		agent,
-		role: registered.role === 'reviewer' ? 'reviewer' : 'worker',
+		role: registered.role === 'reviewer' || registered.role === 'tripwire' ? registered.role : 'worker',
 		cwd: registered.cwd ?? process.cwd(),
 		wait: true,
 		slots: 2,

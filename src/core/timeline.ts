@@ -169,7 +169,9 @@ function describeRaw(event: LedgerEvent): string {
 			return clip(`progress: ${event.data.note ?? ''}`);
 		case EventType.claimHandedIn:
 			return clip(
-				event.data.acceptor ? `handed in, waiting for ${event.data.acceptor}` : 'handed in, waiting until a person names its acceptor',
+				event.data.acceptor
+					? `handed in, waiting for ${event.data.acceptor}`
+					: 'handed in, waiting until a person names its acceptor',
 			);
 		case EventType.claimAcceptorNamed:
 			return clip(`acceptor named: ${event.data.acceptor ?? '?'} (by ${event.data.by ?? 'a person'})`);

@@ -4,7 +4,15 @@ import {resolve} from 'node:path';
 import {claimEnding, type ClaimEnding} from '../core/claim-state.ts';
 import {dirname} from 'node:path';
 import {screenshotLines} from '../core/contract/markers.ts';
-import {acceptanceLines, acceptorRoles, acceptorsOf, operatorOf, titleOf, type Acceptor, type Contract} from '../core/contract/model.ts';
+import {
+	acceptanceLines,
+	acceptorRoles,
+	acceptorsOf,
+	operatorOf,
+	titleOf,
+	type Acceptor,
+	type Contract,
+} from '../core/contract/model.ts';
 import {checkEvidence, type EvidenceFacts, type HandInTerms} from '../core/contract/evidence.ts';
 import {NO_POLICY, parsePolicy, policyList, type ReceiverPolicy} from '../core/contract/policy.ts';
 import type {ContractProblem} from '../core/contract/problems.ts';
@@ -22,7 +30,7 @@ import {changedFiles, commitExists, repositoryDir} from './repository-facts.ts';
 import {keepScreenshot} from './screenshots.ts';
 import {runTripwires, type TripwireOutcome, type TripwireRunner} from './tripwires.ts';
 
-export {HandoffError, isSameName} from './handoff-error.ts';
+export {HandoffError} from './handoff-error.ts';
 
 /** A claim's lease: silence longer than this makes it stalled (docs/contracts.md, "Claims": 30 min). */
 export const CLAIM_LEASE_SECONDS = 1800;
@@ -110,7 +118,9 @@ function refuseInvalid(actor: Actor, file: string, checked: CheckedContract): ne
 	const errors = checked.problems.filter(problem => problem.severity === 'error');
 	recordReject(actor, `take ${checked.file}`, errors);
 	const unread = unreadContract(checked);
-	throw unread === null ? new HandoffError(`${file}: invalid contract; not taken`, errors) : new HandoffError(`${unread}; not taken`);
+	throw unread === null
+		? new HandoffError(`${file}: invalid contract; not taken`, errors)
+		: new HandoffError(`${unread}; not taken`);
 }
 
 /** The name a person is recorded under as the one who accepts, with the duty that says why. */
@@ -411,7 +421,9 @@ function scopeProblems(
 	const severity = policy.requires.has('scope') ? 'error' : 'warning';
 	const notCompared = (why: string) => ({
 		outside: [],
-		problems: [{severity: 'warning' as const, field: 'review.commit', message: `the change was not compared with the scope: ${why}`}],
+		problems: [
+			{severity: 'warning' as const, field: 'review.commit', message: `the change was not compared with the scope: ${why}`},
+		],
 	});
 	if (repository === null) return notCompared("the contract's repository is not on this machine");
 	if (base === undefined) return notCompared('the contract has no base revision');
@@ -443,12 +455,7 @@ function waitingMessage(acceptor: string | null, contractFile: string | null, ou
  * scope policy) the change stays in scope; accepted work waits for its acceptor in the human queue,
  * or, when the contract names nobody, until a person names one.
  */
-export function handIn(
-	actor: Actor,
-	ref: string,
-	evidenceFile: string | null,
-	options: HandInOptions = {},
-): HandInResult {
+export function handIn(actor: Actor, ref: string, evidenceFile: string | null, options: HandInOptions = {}): HandInResult {
 	// Whose claim it is comes before what the evidence says: another's claim is refused as such.
 	const {task: claimed, holder: claimHolder} = keepingImpersonation(actor, () => claimFor(actor, ref, 'hand it in'));
 	const document = options.evidence !== undefined ? options.evidence : readEvidence(evidenceFile ?? '');

@@ -245,7 +245,10 @@ export function parseMarkdownContract(source: string): Record<string, unknown> {
 			.replace(/\s+/g, ' ')
 			.trim();
 		// HTML comments are the writer's notes to themselves (a template's hints): never part of a field.
-		const text = body.join('\n').replace(/<!--[\s\S]*?-->/g, '').trim();
+		const text = body
+			.join('\n')
+			.replace(/<!--[\s\S]*?-->/g, '')
+			.trim();
 		const section = SECTIONS[name];
 		const where = `section "${heading.title}"`;
 		if (section === undefined) setPath(document, ['sections', heading.title], text);
@@ -272,12 +275,20 @@ export function formatOf(source: string, file: string): 'yaml' | 'markdown' {
 	const extension = extname(file).toLowerCase();
 	if (extension === '.md' || extension === '.markdown') return 'markdown';
 	if (extension !== '') return 'yaml';
-	const first = source.replace(/^\uFEFF/, '').split('\n', 1)[0]?.trim() ?? '';
+	const first =
+		source
+			.replace(/^\uFEFF/, '')
+			.split('\n', 1)[0]
+			?.trim() ?? '';
 	return first === '---' || /^#{1,2}\s/.test(first) ? 'markdown' : 'yaml';
 }
 
 /** A contract's text in either form (`format`, else formatOf). */
-export function parseContractSource(source: string, file: string, format: 'yaml' | 'markdown' = formatOf(source, file)): ContractDocument {
+export function parseContractSource(
+	source: string,
+	file: string,
+	format: 'yaml' | 'markdown' = formatOf(source, file),
+): ContractDocument {
 	if (source.includes('\0')) throw new ContractParseError(`${file}: holds a NUL byte: not a text file`);
 	if (format === 'markdown') return {format, document: parseMarkdownContract(source)};
 	return {format, document: parseYaml(source, file)};
@@ -295,10 +306,4 @@ export function readContractText(file: string, maxBytes: number = MAX_CONTRACT_B
 		if (error instanceof AgentFileError) throw new ContractParseError(error.message);
 		throw error;
 	}
-}
-
-/** Reads a contract file in either form; `source` is the text read, which a snapshot keeps. */
-export function readContractFile(file: string): ContractDocument & {readonly source: string} {
-	const source = readContractText(file);
-	return {...parseContractSource(source, file), source};
 }

@@ -5,6 +5,8 @@ import {asList, inCanonicalOrder, titleOf, type Contract} from '../core/contract
 import type {ReceiverPolicy} from '../core/contract/policy.ts';
 import {checkContractFile, unreadContract} from './check-contract.ts';
 import {HandoffError} from './handoff-error.ts';
+import {EventType} from '../core/events.ts';
+import type {Ledger} from '../ledger/open-ledger.ts';
 
 import {contractTrace} from '../core/otel/trace-context.ts';
 
@@ -132,7 +134,8 @@ export function prepareContractRun(
 	}
 	const contract = checked.contract;
 	const injected = injectContract(command, args, renderContract(contract, checked.file, checked.guesses));
-	const isOrphan = options.policy?.orphanTrace === 'exception' && contract.trace !== undefined && !contract.trace.parent_span?.trim();
+	const isOrphan =
+		options.policy?.orphanTrace === 'exception' && contract.trace !== undefined && !contract.trace.parent_span?.trim();
 	return {
 		...injected,
 		title: titleOf(contract),
@@ -144,4 +147,14 @@ export function prepareContractRun(
 			: null,
 		warnings: checked.problems.filter(problem => problem.severity === 'warning'),
 	};
+}
+
+/**
+ * Records that a run's contract has a trace with no parent span, taken on the policy's exception
+ * path (`trace:exception`): a need on the run's task, so a person sees where the trace starts.
+ */
+export function recordTraceException(ledger: Ledger, taskId: string, message: string): void {
+	ledger.writer.append([
+		{taskId, type: EventType.needRaised, at: Date.now(), source: 'wrapper', data: {lane: 'needs', kind: 'exception', message}},
+	]);
 }

@@ -71,7 +71,9 @@ export function markContractReady(ledger: Ledger, request: ReadyRequest): ReadyR
 		const claim = liveClaim(ledger, request.contractKey);
 		if (isPersonAcceptor) {
 			if (request.operator !== null && isSameName(request.operator, name))
-				throw new HandoffError(`${name} is the contract's operator: whoever does the work cannot accept it (--as names who accepts)`);
+				throw new HandoffError(
+					`${name} is the contract's operator: whoever does the work cannot accept it (--as names who accepts)`,
+				);
 			if (claim !== null && isSameName(claim.holder, name))
 				throw new HandoffError(`${name} holds its claim ${claim.taskId}: whoever does the work cannot accept it`);
 		}
@@ -95,7 +97,8 @@ export function markContractReady(ledger: Ledger, request: ReadyRequest): ReadyR
 		const [named] = claim ? ledger.reader.latestEventsOf(claim.taskId, [EventType.claimAcceptorNamed], 1) : [];
 		const [taken] = claim ? ledger.reader.latestEventsOf(claim.taskId, [EventType.claimTaken], 1) : [];
 		const hasAcceptor = Object.keys(taken?.data.acceptors ?? {}).length > 0 || named !== undefined;
-		if (!isPersonAcceptor || claim === null || hasAcceptor) return {acceptors: isPersonAcceptor ? [name] : request.namedInContract, isPersonAcceptor, claimTaskId: null};
+		if (!isPersonAcceptor || claim === null || hasAcceptor)
+			return {acceptors: isPersonAcceptor ? [name] : request.namedInContract, isPersonAcceptor, claimTaskId: null};
 		const task = ledger.reader.task(claim.taskId);
 		ledger.writer.append([
 			{taskId: claim.taskId, type: EventType.claimAcceptorNamed, at, source: request.source, data: {acceptor: name, by: name}},

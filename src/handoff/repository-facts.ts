@@ -65,7 +65,15 @@ export function createRepositoryFacts(baseDir: string): RepositoryFacts {
 		},
 		newestChange(repository, base, paths) {
 			if (base.startsWith('-')) return null;
-			const log = gitOut(at(repository), ['log', '-1', '--format=%h', '--name-only', `${base}..HEAD`, '--', ...paths.map(pathspec)]);
+			const log = gitOut(at(repository), [
+				'log',
+				'-1',
+				'--format=%h',
+				'--name-only',
+				`${base}..HEAD`,
+				'--',
+				...paths.map(pathspec),
+			]);
 			const [commit, ...files] = (log ?? '').split('\n').filter(line => line.trim() !== '');
 			return commit === undefined ? null : {commit, file: files[0] ?? '(a file in scope)'};
 		},

@@ -12,7 +12,10 @@ const MAX_SCREENSHOT_BYTES = 20 * 1024 * 1024;
 
 /** The image formats a screenshot may be, by their first bytes. */
 const IMAGES: readonly {readonly extension: string; readonly matches: (bytes: Buffer) => boolean}[] = [
-	{extension: 'png', matches: bytes => bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))},
+	{
+		extension: 'png',
+		matches: bytes => bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
+	},
 	{extension: 'jpg', matches: bytes => bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff},
 	{extension: 'gif', matches: bytes => bytes.subarray(0, 4).toString('latin1') === 'GIF8'},
 	{

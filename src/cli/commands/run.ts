@@ -5,8 +5,9 @@ import {resolve} from 'node:path';
 import {controlroomHome} from '../../ledger/paths.ts';
 import {AGENT_KINDS, guessAgent, type AgentKind} from '../../producers/agent-kind.ts';
 import {HandoffError} from '../../handoff/claims.ts';
-import {prepareContractRun, type ContractRun} from '../../handoff/contract-run.ts';
-import {runWrapped} from '../../producers/wrapper/run.ts';
+import {prepareContractRun, recordTraceException, type ContractRun} from '../../handoff/contract-run.ts';
+import {receiverPolicy} from '../contract-policy.ts';
+import {newTaskId, runWrapped} from '../../producers/wrapper/run.ts';
 import {lookupUser, runAsProblem, runAsUserProblem} from '../../producers/wrapper/run-as.ts';
 import {parseCommandArgs, positiveAmount, positiveInt, positiveSeconds} from '../args.ts';
 import {loadPriceTable} from '../price-file.ts';
@@ -41,7 +42,10 @@ config file (docs/config.md).`,
 			'money budget of the whole tree, priced with the price table (docs/tree-and-cost.md); over it the child is stopped, exit 125; an unknown cost never crosses it',
 		],
 		['--agent codex|claude|generic', 'how to read the output (guessed from CMD)'],
-		['--role worker|reviewer', 'reviewers only read: they take no admission slot (default worker)'],
+		[
+			'--role worker|reviewer|tripwire',
+			"reviewers only read, and a contract's tripwires only check: neither takes an admission slot (default worker)",
+		],
 		['--cwd DIR', 'folder to run in (default: the current one)'],
 		['--no-wait', 'when every slot is held, exit 75 naming the holders instead of waiting'],
 		['--slots N', 'slots per repository (default 2, or CONTROLROOM_SLOTS, or slots)'],
@@ -53,7 +57,11 @@ config file (docs/config.md).`,
 		],
 		[
 			'--contract FILE',
-			"check a handoff contract first (invalid: exit 1, nothing registered or spawned), then put it into the agent's first turn: appended to the prompt of claude -p or codex exec, or wherever an argument says {{contract}} (docs/contracts.md)",
+			"check a handoff contract first (invalid: exit 1, nothing registered or spawned), then put it into the agent's first turn: appended to the prompt of claude -p or codex exec, or wherever an argument says {{contract}} (docs/contracts.md); its authority.needs_reapproval entries are held for a person when a claude -p run reaches them",
+		],
+		[
+			'--require LIST',
+			'with --contract: what the receiver requires of it, comma-separated: state, authority, evidence, guardrails, trace (or trace:exception), escalation, execution, delivery, stop_when, scope (default: contractRequire in the config file, else nothing)',
 		],
 		[
 			'--brief FILE',
@@ -158,6 +166,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		grace: {type: 'string'},
 		log: {type: 'string'},
 		contract: {type: 'string'},
+		require: {type: 'string'},
 		brief: {type: 'string'},
 		'rerun-of': {type: 'string'},
 		otel: {type: 'string'},
@@ -175,10 +184,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const titleTooLong = values.title === undefined ? null : overTextLimit('--title', values.title, TITLE_MAX_CHARS);
 	if (titleTooLong !== null) throw new CliError(titleTooLong, USAGE_EXIT);
 	let contractRun: ContractRun | null = null;
+	if (values.require !== undefined && values.contract === undefined)
+		throw new CliError('--require: says what a contract must hold; give it with --contract FILE', USAGE_EXIT);
 	if (values.contract !== undefined) {
 		// Validate before anything else touches the ledger or the process table: an invalid contract starts nothing.
 		try {
-			contractRun = prepareContractRun(values.contract, command, args);
+			contractRun = prepareContractRun(values.contract, command, args, {policy: receiverPolicy(values.require)});
 		} catch (error) {
 			if (error instanceof HandoffError) return printRefusal(error);
 			throw error;
@@ -219,6 +230,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		onBudget,
 		policyFlag: values.policy,
 		ledgerFile,
+		needsReapproval: contractRun?.needsReapproval ?? [],
 	});
 	const options = {
 		command,
@@ -229,7 +241,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		budgetUsd: positiveAmount('budget-usd', values['budget-usd']),
 		prices: loadPriceTable(),
 		agent,
-		role: oneOf('role', values.role, ['worker', 'reviewer'] as const) ?? 'worker',
+		role: oneOf('role', values.role, ['worker', 'reviewer', 'tripwire'] as const) ?? 'worker',
 		cwd,
 		wait: !values['no-wait'],
 		slots: settings.slots,
@@ -248,7 +260,14 @@ export async function run(argv: readonly string[]): Promise<number> {
 		brief,
 		runAs,
 	};
-	if (contractRun) options.notice(`contract "${contractRun.title}" put into the first turn (${contractRun.placement})`);
+	if (contractRun) {
+		for (const warning of contractRun.warnings) options.notice(terminalSafe(`contract ${warning.field}: ${warning.message}`));
+		options.notice(`contract "${contractRun.title}" put into the first turn (${contractRun.placement})`);
+		if (contractRun.needsReapproval.length > 0 && held === null)
+			options.notice(
+				`contract authority.needs_reapproval is not held for this agent: only a headless claude -p run is (docs/headless-holds.md)`,
+			);
+	}
 	// Swallow EPIPE on our own streams: a closed pager must not kill the wrapper while its child runs.
 	process.stdout.on('error', () => undefined);
 	process.stderr.on('error', () => undefined);
@@ -258,6 +277,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 			throw new CliError(`--task-id: the ledger already has a task ${taskId}`, USAGE_EXIT);
 		const runAsRefusal = runAs ? runAsProblem(runAs, ledger.path, process.getuid?.() ?? -1) : null;
 		if (runAsRefusal !== null) throw new CliError(`--user: ${runAsRefusal}; nothing run`, USAGE_EXIT);
+		if (contractRun?.traceException) {
+			// The policy's exception path: the run goes on, and a person sees that its trace starts here.
+			options.taskId ??= newTaskId();
+			recordTraceException(ledger, options.taskId, contractRun.traceException);
+		}
 		return await runWrapped({...options, ledger, hold: held ? {...held.hold, decisions: heldDecisionsOf(ledger)} : null});
 	} finally {
 		ledger.close();

@@ -19,9 +19,7 @@ const isMapping = (value: unknown): value is Record<string, unknown> =>
 /** One word (`lee`, `dana.k`, `ana@acme.io`), or two or three capitalised words (`Lee Chen`). */
 export function looksLikeName(value: string): boolean {
 	const trimmed = value.trim();
-	return (
-		/^[\p{L}\p{N}][\p{L}\p{N}._@'-]*$/u.test(trimmed) || /^\p{Lu}[\p{L}.'-]*(?: \p{Lu}[\p{L}.'-]*){1,2}$/u.test(trimmed)
-	);
+	return /^[\p{L}\p{N}][\p{L}\p{N}._@'-]*$/u.test(trimmed) || /^\p{Lu}[\p{L}.'-]*(?: \p{Lu}[\p{L}.'-]*){1,2}$/u.test(trimmed);
 }
 
 /** `lines: [1, 3]`, `lines: 2`, `lines: all` (every line): whole numbers from 1, or null for every line. */
@@ -31,9 +29,7 @@ function readLines(value: unknown, field: string, problems: ContractProblem[]): 
 	const items = Array.isArray(value) ? value : [value];
 	const numbers = items.map(item => (typeof item === 'string' && /^\d+$/.test(item.trim()) ? Number(item) : item));
 	if (numbers.length === 0 || !numbers.every(item => typeof item === 'number' && Number.isInteger(item) && item >= 1)) {
-		problems.push(
-			error(field, 'expected acceptance line numbers from 1 (lines: [1, 3]), or leave lines out to mean every line'),
-		);
+		problems.push(error(field, 'expected acceptance line numbers from 1 (lines: [1, 3]), or leave lines out to mean every line'));
 		return null;
 	}
 	return [...new Set(numbers as number[])].sort((a, b) => a - b);

@@ -83,14 +83,18 @@ const HAS_ARGUMENTS: Tripwire = {isRunnable: false, why: 'has arguments: only a 
  * watch, never run.
  */
 export function tripwireOf(text: string): Tripwire {
-	const line = text.trim().replace(/^`([^`]*)`$/, '$1').trim();
+	const line = text
+		.trim()
+		.replace(/^`([^`]*)`$/, '$1')
+		.trim();
 	const [program, ...args] = line.split(/\s+/);
 	if (program === undefined || !(program === 'make' || NPM_LIKE.has(program))) return NOT_A_SCRIPT;
 	if (SHELL_SYNTAX.test(line)) return {isRunnable: false, why: 'not a bare script or target (shell syntax is never run)'};
 	let requirement: CommandRequirement;
 	if (program === 'make') {
 		const [target] = args;
-		if (args.length !== 1 || target === undefined || !ONE_NAME.test(target)) return args.length === 0 ? NOT_A_SCRIPT : HAS_ARGUMENTS;
+		if (args.length !== 1 || target === undefined || !ONE_NAME.test(target))
+			return args.length === 0 ? NOT_A_SCRIPT : HAS_ARGUMENTS;
 		requirement = {kind: 'make-target', name: target};
 	} else {
 		const [verb, name] = args;

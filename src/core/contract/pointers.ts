@@ -14,7 +14,10 @@ const COMMIT = /^(?:commit[: ])?([0-9a-f]{7,40})$/i;
 
 /** Reads one pointer as written. */
 export function pointerOf(written: string): Pointer {
-	const pointer = written.trim().replace(/^`([^`]*)`$/, '$1').trim();
+	const pointer = written
+		.trim()
+		.replace(/^`([^`]*)`$/, '$1')
+		.trim();
 	if (SCHEME.test(pointer)) {
 		try {
 			const url = new URL(pointer);

@@ -1,28 +1,7 @@
 import {assertNever} from '../assert-never.ts';
 import {asList, contextMapOf, type Contract} from './model.ts';
+import {POLICY_VALUES, TRACE_EXCEPTION, type PolicyValue} from './policy-values.ts';
 import {error, warning, type ContractProblem} from './problems.ts';
-
-/**
- * What a receiver requires of a contract before it acts on it (docs/contracts.md, "The receiver's
- * policy"): by default nothing beyond what the kind needs; each value makes one field required and
- * its checks strict. From `--require LIST` or the config file's `contractRequire`.
- */
-export const POLICY_VALUES = [
-	'state',
-	'authority',
-	'evidence',
-	'guardrails',
-	'trace',
-	'escalation',
-	'execution',
-	'delivery',
-	'stop_when',
-	'scope',
-] as const;
-export type PolicyValue = (typeof POLICY_VALUES)[number];
-
-/** `trace:exception`: a trace without a parent span is taken, on an exception path that is recorded. */
-const TRACE_EXCEPTION = 'trace:exception';
 
 export type ReceiverPolicy = {
 	readonly requires: ReadonlySet<PolicyValue>;
@@ -40,8 +19,7 @@ const ASKS: Readonly<Record<PolicyValue, string>> = {
 	evidence: 'write evidence: pointers (a file in the repository, a commit, a URL) that back the next step',
 	guardrails: 'write guardrails: checks passed, checks still applying, tripwires',
 	trace: 'write trace: trace_id and parent_span',
-	escalation:
-		'write escalation: what to do on contradictory evidence, partial success, an expired approval, low confidence',
+	escalation: 'write escalation: what to do on contradictory evidence, partial success, an expired approval, low confidence',
 	execution: 'write execution: operator, test_command and permissions',
 	delivery: 'write delivery: patch_revision, commands_and_results and untested_cases',
 	stop_when: 'write stop_when: the conditions on which the worker stops and asks',
@@ -68,14 +46,6 @@ export function parsePolicy(values: readonly string[]): {readonly policy: Receiv
 	return {policy: {requires, orphanTrace}};
 }
 
-/** Two policies together (the config file's and the command line's): everything either requires. */
-export function joinPolicies(a: ReceiverPolicy, b: ReceiverPolicy): ReceiverPolicy {
-	return {
-		requires: new Set([...a.requires, ...b.requires]),
-		orphanTrace: a.orphanTrace === 'exception' || b.orphanTrace === 'exception' ? 'exception' : 'refuse',
-	};
-}
-
 /** The policy as a list, as it is recorded with a claim or a run. */
 export function policyList(policy: ReceiverPolicy): string[] {
 	return POLICY_VALUES.filter(value => policy.requires.has(value)).map(value =>
@@ -87,7 +57,8 @@ const required = (value: PolicyValue, field: string = value): ContractProblem =>
 	error(field, `required by the receiver's policy (${value}): ${ASKS[value]}`);
 
 const hasAny = (record: object | undefined, keys: readonly string[]): boolean =>
-	record !== undefined && keys.some(key => {
+	record !== undefined &&
+	keys.some(key => {
 		const value = (record as Record<string, unknown>)[key];
 		return value !== undefined && value !== null && value !== '' && !(Array.isArray(value) && value.length === 0);
 	});

@@ -21,7 +21,11 @@ export type RepositoryFacts = {
 	/** The repository the contract sits in, for a contract that names none (null: none, or unknown). */
 	defaultRepository?(): string | null;
 	/** The newest commit after `base` (to HEAD) that changed one of `paths`, and one file it changed. */
-	newestChange?(repository: string, base: string, paths: readonly string[]): {readonly commit: string; readonly file: string} | null;
+	newestChange?(
+		repository: string,
+		base: string,
+		paths: readonly string[],
+	): {readonly commit: string; readonly file: string} | null;
 	/** Whether a repository-relative path is a file or folder inside the repository. */
 	fileInRepository?(repository: string, path: string): 'yes' | 'missing' | 'outside';
 };
@@ -253,7 +257,11 @@ function staleProblem(check: RepositoryCheck, repository: string, revision: stri
 	const {document, facts, policy} = check;
 	if (facts.newestChange === undefined) return [];
 	const scopeEntries = [valueAt(document, ['scope', 'allowed']), valueAt(document, ['authority', 'may_write'])].flatMap(value =>
-		typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [],
+		typeof value === 'string'
+			? [value]
+			: Array.isArray(value)
+				? value.filter((item): item is string => typeof item === 'string')
+				: [],
 	);
 	const paths = [...new Set(pathPatterns(scopeEntries))];
 	if (paths.length === 0) return [];
@@ -292,7 +300,10 @@ function tripwireProblems(check: RepositoryCheck, repository: string | null): Co
 		}
 		if (repository !== null && !check.facts.defines(repository, tripwire.requirement))
 			problems.push(
-				error(field, `the repository does not define it: expected ${describeRequirement(tripwire.requirement)}; a tripwire runs only what the repository defines`),
+				error(
+					field,
+					`the repository does not define it: expected ${describeRequirement(tripwire.requirement)}; a tripwire runs only what the repository defines`,
+				),
 			);
 	});
 	return problems;
@@ -310,8 +321,7 @@ function evidenceProblems(check: RepositoryCheck, repository: string | null): Co
 		const pointer = pointerOf(written);
 		if (pointer.kind === 'prose')
 			problems.push(error(field, 'is prose, not a pointer: point at a file in the repository, a commit or a URL'));
-		else if (pointer.kind === 'url' && !pointer.isValid)
-			problems.push(error(field, 'is not a valid http(s) URL'));
+		else if (pointer.kind === 'url' && !pointer.isValid) problems.push(error(field, 'is not a valid http(s) URL'));
 		else if (repository === null) {
 			if (pointer.kind !== 'url')
 				problems.push(error(field, 'cannot be resolved: no repository is known (name context.repository)'));
@@ -334,8 +344,7 @@ function repositoryProblems(check: RepositoryCheck): ContractProblem[] {
 	const state = facts.repository(repository.name);
 	if (state === 'missing') return [error('context.repository', 'no such directory')];
 	if (state === 'not-git') return [error('context.repository', 'is not a git repository')];
-	if (state === 'remote')
-		return [warning('context.repository', 'is remote: base revision and commands were not checked')];
+	if (state === 'remote') return [warning('context.repository', 'is remote: base revision and commands were not checked')];
 	const problems: ContractProblem[] = [];
 	const revision = isMapping(document['context']) ? stringAt(document['context'], ['base_revision']) : undefined;
 	if (revision !== undefined && !flagged.has(writtenPath('context.base_revision', origins))) {
@@ -414,7 +423,8 @@ export function checkContract(written: unknown, facts: RepositoryFacts, options:
 	if (kind !== null) {
 		canonical.push(...kindProblems(kind, document));
 		const parsed = KIND_SCHEMAS[kind].safeParse(document);
-		const requiredLine = (field: string) => requiredMessage(field, kind, {shape: reading.shape, isByRole: reading.isAcceptanceByRole});
+		const requiredLine = (field: string) =>
+			requiredMessage(field, kind, {shape: reading.shape, isByRole: reading.isAcceptanceByRole});
 		if (parsed.success) contract = parsed.data as Contract;
 		else
 			for (const issue of expandUnions(parsed.error.issues, document))
@@ -433,9 +443,7 @@ export function checkContract(written: unknown, facts: RepositoryFacts, options:
 		...canonical.map(problem => ({...problem, field: writtenPath(problem.field, origins)})),
 	].map(problem => ({...problem, field: redactField(problem.field, secretKeys)}));
 	// A field flagged for its placeholder or credential is not also told it is vague or tool-specific.
-	const problems = uniqueProblems(all).filter(
-		problem => problem.severity === 'error' || !flagged.has(problem.field),
-	);
+	const problems = uniqueProblems(all).filter(problem => problem.severity === 'error' || !flagged.has(problem.field));
 	return {
 		kind,
 		contract,

@@ -1,3 +1,4 @@
+import {globRegExp} from '../path-glob.ts';
 import {asList, type Contract} from './model.ts';
 
 // Scope entries are what a person wrote: some are paths and globs (`src/export/`, `**/*.sql`),
@@ -13,29 +14,6 @@ export function isPathPattern(entry: string): boolean {
 /** The path entries of a scope field, as written, without surrounding backticks. */
 export function pathPatterns(entries: readonly string[]): string[] {
 	return entries.filter(isPathPattern).map(entry => entry.trim().replace(/^`|`$/g, ''));
-}
-
-const escape = (text: string): string => text.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-
-/**
- * A glob as a regular expression over repository-relative paths: `**` any folders, `*` any name
- * part, `?` one character; a pattern ending in `/`, or naming a folder, covers what is under it.
- */
-export function globRegExp(pattern: string): RegExp {
-	const cleaned = pattern.replace(/^\.\//, '').replace(/^\/+/, '');
-	const isFolder = cleaned.endsWith('/');
-	const body = cleaned.replace(/\/+$/, '');
-	let source = '';
-	for (let index = 0; index < body.length; index += 1) {
-		const char = body[index] as string;
-		if (char === '*' && body[index + 1] === '*') {
-			source += body[index + 2] === '/' ? '(?:.*/)?' : '.*';
-			index += body[index + 2] === '/' ? 2 : 1;
-		} else if (char === '*') source += '[^/]*';
-		else if (char === '?') source += '[^/]';
-		else source += escape(char);
-	}
-	return new RegExp(`^${source}${isFolder ? '/.*' : '(?:/.*)?'}$`);
 }
 
 /** Whether a repository-relative file matches any of the patterns. */
@@ -77,10 +55,4 @@ export function filesOutsideScope(files: readonly string[], globs: ScopeGlobs): 
 			outside.push({file, reason: 'not in authority.may_write'});
 	}
 	return outside;
-}
-
-/** The paths the stale check looks at: what the work may change (scope.allowed, authority.may_write). */
-export function pathsInScope(contract: Contract): string[] {
-	const globs = scopeGlobsOf(contract);
-	return [...new Set([...globs.allowed, ...globs.mayWrite])];
 }

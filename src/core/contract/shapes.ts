@@ -122,18 +122,15 @@ function kindsByFields(document: Record<string, unknown>): ContractKind[] {
 	return CONTRACT_KINDS.filter(kind => KIND_MARKERS[kind].some(field => document[field] !== undefined));
 }
 
-function kindOf(
-	document: Record<string, unknown>,
-	shape: ContractShape,
-	problems: ContractProblem[],
-): ContractKind | null {
+function kindOf(document: Record<string, unknown>, shape: ContractShape, problems: ContractProblem[]): ContractKind | null {
 	const written = document['kind'];
 	if (written !== undefined) {
 		const kind = CONTRACT_KINDS.find(candidate => candidate === written) ?? null;
 		if (kind === null) problems.push(error('kind', 'expected task | bug | transfer'));
 		return kind;
 	}
-	const candidates = shape === 'template' || shape === 'portable' || shape === 'production' ? ['task' as const] : kindsByFields(document);
+	const candidates =
+		shape === 'template' || shape === 'portable' || shape === 'production' ? ['task' as const] : kindsByFields(document);
 	const [only] = candidates;
 	if (shape === 'canonical' || only === undefined || candidates.length > 1) {
 		const hint =
@@ -145,7 +142,8 @@ function kindOf(
 		problems.push(error('kind', `required (task | bug | transfer)${hint}`));
 		return null;
 	}
-	const which = shape === 'template' ? 'a task: line' : KIND_MARKERS[only].filter(field => document[field] !== undefined).join(', ');
+	const which =
+		shape === 'template' ? 'a task: line' : KIND_MARKERS[only].filter(field => document[field] !== undefined).join(', ');
 	problems.push(
 		warning('kind', `not written: read as a ${only} (${which}: only a ${only} has that); add kind: ${only} to say so`),
 	);
@@ -154,11 +152,7 @@ function kindOf(
 }
 
 /** `acceptance` as a list of lines, one line, role → duty, or {checks, acceptors}: read into {checks, acceptors}. */
-function readAcceptance(
-	document: Record<string, unknown>,
-	origins: Origin[],
-	problems: ContractProblem[],
-): {isByRole: boolean} {
+function readAcceptance(document: Record<string, unknown>, origins: Origin[], problems: ContractProblem[]): {isByRole: boolean} {
 	const written = document['acceptance'];
 	if (written === undefined || written === null) return {isByRole: false};
 	const acceptanceOrigin = origins.find(origin => origin[0] === 'acceptance')?.[1] ?? 'acceptance';

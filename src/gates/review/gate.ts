@@ -3,6 +3,7 @@ import {join} from 'node:path';
 import type {Writable} from 'node:stream';
 import {eventBody, EventType, type EventDataOf, type EventTypeName} from '../../core/events.ts';
 import {decideRound, MAX_ROUNDS, renderFixes, REVIEW_EXIT, type RoundVerdict} from '../../core/review/chain.ts';
+import {filesOutsideScope, hasScopeGlobs, scopeGlobsOf} from '../../core/contract/scope.ts';
 import {buildPacket, type Packet} from '../../core/review/packet.ts';
 import type {Verdict} from '../../core/review/verdict.ts';
 import {isEnded} from '../../core/status.ts';
@@ -96,6 +97,17 @@ async function reviewRound(
 	const {reviewId, round} = state;
 	const report = collectReport(request.ledger, subject, state.runTaskId, request.reportFile);
 	const tests = collectTests(subject, request.testCommand);
+	const diff = collectDiff(subject.cwd, subject.baseRevision);
+	const globs = subject.contract?.value ? scopeGlobsOf(subject.contract.value) : null;
+	const scope =
+		globs !== null && hasScopeGlobs(globs)
+			? {
+					outside: filesOutsideScope(
+						diff.files.map(file => file.path),
+						globs,
+					),
+				}
+			: null;
 	const packet = buildPacket({
 		taskId: subject.task.id,
 		title: subject.task.title,
@@ -105,7 +117,8 @@ async function reviewRound(
 		brief: subject.brief,
 		report,
 		tests,
-		diff: collectDiff(subject.cwd, subject.baseRevision),
+		diff,
+		scope,
 		fixesAsked: state.fixesAsked,
 		...(request.limitBytes === undefined ? {} : {limitBytes: request.limitBytes}),
 	});
