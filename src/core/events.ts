@@ -220,6 +220,8 @@ const DECLARED = {
 		actor: text,
 		/** Files the change touched outside the contract's scope, each with why (docs/contracts.md, "Scope against the change"). */
 		outsideScope: anything,
+		/** Why the change was not compared with the scope (no base revision, review.commit not in the repository). */
+		scopeNote: text,
 		/** The tripwires run at the hand-in, each a wrapped task. */
 		tripwires: anything,
 	}),

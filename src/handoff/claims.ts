@@ -414,17 +414,29 @@ function scopeProblems(
 	repository: string | null,
 	patch: string,
 	policy: ReceiverPolicy,
-): {readonly outside: OutsideScope[]; readonly problems: ContractProblem[]} {
+): {readonly outside: OutsideScope[]; readonly problems: ContractProblem[]; readonly note: string | null} {
 	const globs = scopeGlobsOf(contract);
-	if (!hasScopeGlobs(globs)) return {outside: [], problems: []};
+	if (!hasScopeGlobs(globs)) return {outside: [], problems: [], note: null};
+	const isRequired = policy.requires.has('scope');
+	const severity = isRequired ? 'error' : 'warning';
+	// Not compared: recorded with the hand-in; refused only when the receiver requires the scope.
+	const notCompared = (why: string) => {
+		const note = `the change was not compared with the scope: ${why}`;
+		return {
+			outside: [],
+			note,
+			problems: isRequired
+				? [
+						{
+							severity: 'error' as const,
+							field: 'review.commit',
+							message: `${note}; the receiver's policy (scope) needs it compared`,
+						},
+					]
+				: [],
+		};
+	};
 	const base = typeof contract.context === 'object' ? contract.context.base_revision : undefined;
-	const severity = policy.requires.has('scope') ? 'error' : 'warning';
-	const notCompared = (why: string) => ({
-		outside: [],
-		problems: [
-			{severity: 'warning' as const, field: 'review.commit', message: `the change was not compared with the scope: ${why}`},
-		],
-	});
 	if (repository === null) return notCompared("the contract's repository is not on this machine");
 	if (base === undefined) return notCompared('the contract has no base revision');
 	if (!commitExists(repository, patch)) return notCompared(`${patch} is not a commit in the repository`);
@@ -433,10 +445,11 @@ function scopeProblems(
 	const outside = filesOutsideScope(files, globs);
 	return {
 		outside,
+		note: null,
 		problems: outside.map(({file, reason}) => ({
 			severity,
 			field: 'change',
-			message: `${file}: outside the scope (${reason})${severity === 'error' ? "; the receiver's policy (scope) refuses it" : ''}`,
+			message: `${file}: outside the scope (${reason})${isRequired ? "; the receiver's policy (scope) refuses it" : ''}`,
 		})),
 	};
 }
@@ -470,10 +483,12 @@ export function handIn(actor: Actor, ref: string, evidenceFile: string | null, o
 	const verdict = checkEvidence(document, claim.terms, facts);
 	const problems: ContractProblem[] = [...verdict.problems];
 	let outside: OutsideScope[] = [];
+	let scopeNote: string | null = null;
 	let tripwires: readonly TripwireOutcome[] = [];
 	if (verdict.evidence !== null && claim.contract !== null) {
 		const scope = scopeProblems(claim.contract, repository, verdict.evidence.review.commit, claim.policy);
 		outside = scope.outside;
+		scopeNote = scope.note;
 		problems.push(...scope.problems);
 		if (!problems.some(problem => problem.severity === 'error')) {
 			const run = runTripwires(claim.contract, repository, options.runTripwire, {
@@ -509,6 +524,7 @@ export function handIn(actor: Actor, ref: string, evidenceFile: string | null, o
 						holder,
 						actor: actorName(actor),
 						outsideScope: outside,
+						scopeNote,
 						tripwires,
 					},
 				},

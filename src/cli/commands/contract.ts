@@ -74,7 +74,7 @@ export function formatVerdict(checked: CheckedContract): string {
 	if (unread !== null) return unread;
 	const errors = checked.problems.filter(problem => problem.severity === 'error').length;
 	const warnings = checked.problems.length - errors;
-	const shape = checked.shape !== null && checked.shape !== 'canonical' ? ` (read as ${SHAPE_NAMES[checked.shape]})` : '';
+	const shape = checked.shape !== null && checked.shape !== 'canonical' ? `, read as ${SHAPE_NAMES[checked.shape]}` : '';
 	const what = `${checked.kind === null ? 'contract' : `${checked.kind} contract`}${shape}`;
 	const head = checked.isValid
 		? `${checked.file}: valid ${what}${warnings > 0 ? ` (${warnings} warning${warnings === 1 ? '' : 's'})` : ''}`
@@ -100,7 +100,7 @@ export function verdictJson(checked: CheckedContract): object {
 		valid: checked.isValid,
 		problems: checked.problems,
 		guesses: checked.guesses,
-		contract: checked.canonical === null ? null : inCanonicalOrder(checked.contract ?? checked.canonical),
+		contract: checked.canonical === null ? null : inCanonicalOrder(checked.canonical),
 	};
 }
 
@@ -131,7 +131,7 @@ function normalize(argv: readonly string[]): number {
 	if (unread !== null || checked.canonical === null) return (out(unread ?? formatVerdict(checked)), 1);
 	const target = normalizedPath(checked.file);
 	if (target === checked.file) throw new CliError(`contract normalize: ${target} is already the canonical form's name`);
-	const text = `# The canonical form of ${basename(checked.file)}, as controlroom read it (read as ${SHAPE_NAMES[checked.shape ?? 'canonical']}).\n${stringify(inCanonicalOrder(checked.contract ?? checked.canonical))}`;
+	const text = `# The canonical form of ${basename(checked.file)}, as controlroom read it (read as ${SHAPE_NAMES[checked.shape ?? 'canonical']}).\n${stringify(inCanonicalOrder(checked.canonical))}`;
 	try {
 		writeFileSync(target, text, {flag: values.force ? 'w' : 'wx'});
 	} catch (error) {

@@ -67,3 +67,25 @@ export function redactField(field: string, keys: ReadonlySet<string>): string {
 	for (const key of keys) safe = safe.split(key).join(WITHHELD_KEY);
 	return safe;
 }
+
+/** What stands in a shown document for a value (or key) that looks like a credential. */
+export const WITHHELD_VALUE = '(withheld: looks like a credential)';
+
+/**
+ * A copy of a document with every value and key that looks like a credential replaced, for the
+ * canonical form `contract check --json` and `contract normalize` show: never the secret itself.
+ */
+export function withoutCredentials(value: unknown, key: string | null = null): unknown {
+	if (typeof value === 'string') return detectCredential(value, key) === null ? value : WITHHELD_VALUE;
+	if (Array.isArray(value)) return value.map(item => withoutCredentials(item, key));
+	if (value !== null && typeof value === 'object') {
+		let withheld = 0;
+		return Object.fromEntries(
+			Object.entries(value).map(([childKey, child]) => [
+				detectCredential(childKey) === null ? childKey : `${WITHHELD_KEY} ${(withheld += 1)}`,
+				withoutCredentials(child, childKey),
+			]),
+		);
+	}
+	return value;
+}

@@ -4,8 +4,8 @@ import {joinPath, warning, type ContractProblem} from './problems.ts';
 // as a guess, a line that needs a screenshot, wording that ties the contract to one tool, a vague
 // acceptance line, a line left unfinished.
 
-/** `(guess)` or `(guessed)`, anywhere in a value: the writer was not sure, so the receiver checks it first. */
-export const GUESS_MARKER = /\((?:guess|guessed)\)/i;
+/** `(guess)`, `(guessed)` or `(guess: why)`, anywhere in a value: the writer was not sure, so the receiver checks it first. */
+export const GUESS_MARKER = /\((?:guess|guessed)\b[^)]*\)/i;
 /** `(screenshot)` on an acceptance line: its evidence is a screenshot a person marks looked at before accepting. */
 export const SCREENSHOT_MARKER = /\(screenshot\)/i;
 
@@ -23,7 +23,7 @@ function eachText(value: unknown, path: string, visit: (text: string, path: stri
 export function guessesOf(document: unknown): Guess[] {
 	const guesses: Guess[] = [];
 	eachText(document, '', (text, field) => {
-		if (GUESS_MARKER.test(text)) guesses.push({field, text: text.replace(GUESS_MARKER, '').replace(/\s+/g, ' ').trim()});
+		if (GUESS_MARKER.test(text)) guesses.push({field, text: text.replace(/\s+/g, ' ').trim()});
 	});
 	const state = (document as {state?: unknown} | null)?.state;
 	const provisional = state !== null && typeof state === 'object' ? (state as {provisional?: unknown}).provisional : undefined;

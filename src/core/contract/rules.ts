@@ -1,6 +1,6 @@
 import type {z} from 'zod';
 import {commandRequirement, describeRequirement, tripwireOf, type CommandRequirement} from './commands.ts';
-import {credentialKeys, detectCredential, redactField} from './credentials.ts';
+import {credentialKeys, detectCredential, redactField, WITHHELD_VALUE, withoutCredentials} from './credentials.ts';
 import {guessesOf, wordingWarnings, type Guess} from './markers.ts';
 import {KIND_SCHEMAS, type Contract, type ContractKind} from './model.ts';
 import {PLACEHOLDER} from './placeholders.ts';
@@ -394,6 +394,13 @@ function scanLeaves(written: unknown, problems: ContractProblem[]): Set<string> 
 function kindProblems(kind: ContractKind, document: Record<string, unknown>): ContractProblem[] {
 	if (kind === 'bug' && document['steps'] !== undefined)
 		return [error('steps', 'a bug says "Reproduce", never "Steps": rename it to reproduce')];
+	if (kind === 'transfer' && document['environment_specific'] === undefined)
+		return [
+			warning(
+				'environment_specific',
+				'not written: list what depends on the original environment (a path, a version, a service name) so the receiver adapts it instead of copying it; environment_specific: [] when nothing does',
+			),
+		];
 	if (kind === 'task' && document['context'] === undefined && document['state'] === undefined)
 		return [
 			error(
@@ -450,7 +457,10 @@ export function checkContract(written: unknown, facts: RepositoryFacts, options:
 		problems,
 		isValid: problems.every(problem => problem.severity !== 'error'),
 		shape: reading.shape,
-		canonical: document,
-		guesses: contract === null ? [] : guessesOf(contract),
+		// What is shown of the document never holds a secret: a credential's value is withheld.
+		canonical: withoutCredentials(document) as Record<string, unknown>,
+		guesses: (contract === null ? [] : guessesOf(contract)).map(guess =>
+			detectCredential(guess.text) === null ? guess : {...guess, text: WITHHELD_VALUE},
+		),
 	};
 }

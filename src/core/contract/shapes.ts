@@ -12,11 +12,11 @@ export type ContractShape = (typeof CONTRACT_SHAPES)[number];
 
 /** How a problem line names a shape. */
 export const SHAPE_NAMES: Readonly<Record<ContractShape, string>> = {
-	canonical: 'the canonical YAML form',
-	markdown: 'the Markdown guide (front matter and ## sections)',
-	template: 'the YAML template (a task: line, acceptance by role)',
-	portable: 'the portable five fields (outcome, scope, inputs, acceptance, stop_when)',
-	production: 'the seven production fields (intent, state, authority, evidence, guardrails, trace, escalation)',
+	canonical: 'the canonical YAML',
+	markdown: 'the Markdown guide',
+	template: 'the YAML template',
+	portable: 'the portable five fields',
+	production: 'the seven production fields',
 };
 
 /** A document read into canonical field names, with where each renamed field came from. */
@@ -72,7 +72,7 @@ const ACCEPTANCE_KEYS = new Set(['checks', 'acceptors']);
 
 function shapeOf(raw: Record<string, unknown>, format: 'yaml' | 'markdown'): ContractShape {
 	if (format === 'markdown') return 'markdown';
-	if (typeof raw['task'] === 'string' && raw['goal'] === undefined) return 'template';
+	if (typeof raw['task'] === 'string') return 'template';
 	if (raw['outcome'] !== undefined || raw['inputs'] !== undefined) return 'portable';
 	if (raw['intent'] !== undefined || raw['state_snapshot'] !== undefined || raw['authority_envelope'] !== undefined)
 		return 'production';
@@ -142,11 +142,15 @@ function kindOf(document: Record<string, unknown>, shape: ContractShape, problem
 		problems.push(error('kind', `required (task | bug | transfer)${hint}`));
 		return null;
 	}
-	const which =
-		shape === 'template' ? 'a task: line' : KIND_MARKERS[only].filter(field => document[field] !== undefined).join(', ');
-	problems.push(
-		warning('kind', `not written: read as a ${only} (${which}: only a ${only} has that); add kind: ${only} to say so`),
-	);
+	const why =
+		shape === 'template'
+			? 'the template names its task on a task: line'
+			: shape === 'portable'
+				? 'the portable five fields (outcome, scope, inputs, acceptance, stop_when) describe a task'
+				: shape === 'production'
+					? "its intent is a task's goal"
+					: `only a ${only} has ${KIND_MARKERS[only].filter(field => document[field] !== undefined).join(', ')}`;
+	problems.push(warning('kind', `not written: read as a ${only} (${why}); add kind: ${only} to say so`));
 	document['kind'] = only;
 	return only;
 }
