@@ -456,10 +456,13 @@ function scopeProblems(
 
 /** The queue line a hand-in raises: who it waits for, and what left the scope. */
 function waitingMessage(acceptor: string | null, contractFile: string | null, outside: readonly OutsideScope[]): string {
-	const who = acceptor ?? `until a person names its acceptor (controlroom contract ready ${contractFile ?? 'FILE'})`;
+	const who =
+		acceptor === null
+			? `until a person names its acceptor (controlroom contract ready ${contractFile ?? 'FILE'})`
+			: `for ${acceptor}`;
 	const files = outside.map(item => item.file);
 	const shown = files.length > 3 ? `${files.slice(0, 3).join(', ')} and ${files.length - 3} more` : files.join(', ');
-	return `hand-in waits for ${who}${files.length > 0 ? `; ${files.length} file${files.length === 1 ? '' : 's'} outside the scope: ${shown}` : ''}`;
+	return `hand-in waits ${who}${files.length > 0 ? `; ${files.length} file${files.length === 1 ? '' : 's'} outside the scope: ${shown}` : ''}`;
 }
 
 /**
