@@ -26,7 +26,7 @@ function check(file: string, ...args: string[]): {status: number | null; lines: 
 	return {status: result.status, lines: result.stdout.trimEnd().split('\n')};
 }
 
-describe('what a task needs, by kind', () => {
+describe('what a task needs, by kind', {timeout: 120_000}, () => {
 	const repo = makeContractRepo();
 
 	it.each([
@@ -93,7 +93,7 @@ describe('what a task needs, by kind', () => {
 	});
 });
 
-describe("the receiver's policy: incomplete handoffs are invalid", () => {
+describe("the receiver's policy: incomplete handoffs are invalid", {timeout: 120_000}, () => {
 	const repo = makeContractRepo();
 
 	it('--require authority,trace: a task without authority names authority; a trace without parent_span names it', () => {
@@ -194,7 +194,7 @@ describe("the receiver's policy: incomplete handoffs are invalid", () => {
 	});
 });
 
-describe('a stale base revision asks for a refresh', () => {
+describe('a stale base revision asks for a refresh', {timeout: 120_000}, () => {
 	it('names the base revision and the later commit that changed a file in scope; the state policy refuses it', () => {
 		const repo = makeContractRepo();
 		const contract = repo.write(
@@ -234,7 +234,7 @@ describe('a stale base revision asks for a refresh', () => {
 	});
 });
 
-describe('tripwires run at take under the wrapper', () => {
+describe('tripwires run at take under the wrapper', {timeout: 120_000}, () => {
 	it('runs a script the repository defines as a recorded task; a tripped one refuses the take; a shell line is never run', () => {
 		const repo = makeContractRepo();
 		writeFileSync(

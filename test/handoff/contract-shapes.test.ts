@@ -17,7 +17,7 @@ const kindWarning = (why: string) => ({
 	message: `not written: read as a task (${why}); add kind: task to say so`,
 });
 
-describe('the Markdown guide: task, bug and transfer, prose stays prose', () => {
+describe('the Markdown guide: task, bug and transfer, prose stays prose', {timeout: 120_000}, () => {
 	const repo = makeContractRepo();
 
 	it('reads a task with a prose Context, Constraints and Out of scope', () => {
@@ -104,7 +104,7 @@ describe('the Markdown guide: task, bug and transfer, prose stays prose', () => 
 	});
 });
 
-describe('the YAML template: read, and refused only for what it lacks', () => {
+describe('the YAML template: read, and refused only for what it lacks', {timeout: 120_000}, () => {
 	const repo = makeContractRepo();
 	const TEACH_GOAL =
 		'required for a task: the YAML template has no goal (its task: line is read as the title); add goal: what is true when the work is done, in a sentence or two';
@@ -167,7 +167,7 @@ describe('the YAML template: read, and refused only for what it lacks', () => {
 	});
 });
 
-describe('the portable five fields: outcome, scope, inputs, acceptance, stop_when', () => {
+describe('the portable five fields: outcome, scope, inputs, acceptance, stop_when', {timeout: 120_000}, () => {
 	const repo = makeContractRepo();
 	const PORTABLE = kindWarning('the portable five fields (outcome, scope, inputs, acceptance, stop_when) describe a task');
 
@@ -216,7 +216,7 @@ describe('the portable five fields: outcome, scope, inputs, acceptance, stop_whe
 	});
 });
 
-describe('the seven production fields', () => {
+describe('the seven production fields', {timeout: 120_000}, () => {
 	const repo = makeContractRepo();
 	const PRODUCTION = kindWarning("its intent is a task's goal");
 	const ALL = 'state,authority,evidence,guardrails,trace,escalation';
@@ -295,7 +295,7 @@ describe('the seven production fields', () => {
 	});
 });
 
-describe('contract check and normalize, as a person runs them', () => {
+describe('contract check and normalize, as a person runs them', {timeout: 120_000}, () => {
 	const repo = makeContractRepo();
 
 	it('a Markdown task with a prose Context and Constraints: exit 0; --json shows context as text and constraints as a list', () => {

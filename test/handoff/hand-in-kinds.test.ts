@@ -71,7 +71,7 @@ uncertainty: []
 review: {commit: 9a8b7c6}
 `;
 
-describe('a contract that names no acceptor', () => {
+describe('a contract that names no acceptor', {timeout: 120_000}, () => {
 	it('is handed in to wait until a person names one; contract ready (a person) names them, and only then is it accepted', () => {
 		const {repo, cli, person} = world();
 		const contract = repo.place('shapes/guide-task-rate-limit.md', 'reset.md');
@@ -181,7 +181,7 @@ review: {commit: ${repo.head}, acceptor: lee}
 `;
 }
 
-describe('evidence beyond commands', () => {
+describe('evidence beyond commands', {timeout: 120_000}, () => {
 	it('takes a command, a test summary, a commit, a pull request and a screenshot; each refused when it shows nothing done', () => {
 		const {repo, cli} = world();
 		mkdirSync(join(repo.dir, 'shots'));
@@ -268,7 +268,7 @@ describe('evidence beyond commands', () => {
 	});
 });
 
-describe('scope against the change', () => {
+describe('scope against the change', {timeout: 120_000}, () => {
 	function scoped(repo: ContractRepo): string {
 		return repo.write(
 			'scoped.yaml',
@@ -341,7 +341,7 @@ review: {commit: ${patch}, acceptor: lee}
 	});
 });
 
-describe('the MCP tools take the same kinds', () => {
+describe('the MCP tools take the same kinds', {timeout: 120_000}, () => {
 	let client: Client | undefined;
 	afterEach(async () => {
 		await client?.close();
