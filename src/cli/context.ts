@@ -114,7 +114,4 @@ export function resolveForCommand(command: string, ledger: Ledger, ref: string):
 	}
 }
 
-/** Writes to stdout, leaving the process to exit once it is flushed. */
-export function out(text: string): void {
-	process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-}
+export {out} from './output.ts';

@@ -4,14 +4,12 @@ import {stringify} from 'yaml';
 import {acceptanceLines, acceptorsOf, CONTRACT_KINDS, inCanonicalOrder, type ContractKind} from '../../core/contract/model.ts';
 import {SHAPE_NAMES} from '../../core/contract/shapes.ts';
 import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
-import {readyContract} from '../../gates/handover.ts';
 import {receiverPolicy} from '../contract-policy.ts';
-import {reportRefusal} from '../handoff-report.ts';
 import {nonEmptyAs} from '../person-name.ts';
 import {contractTemplate, evidenceTemplate, type EvidenceTemplateTerms} from '../../core/contract/template.ts';
 import {checkContractFile, unreadContract, type CheckedContract} from '../../handoff/check-contract.ts';
 import {parseCommandArgs} from '../args.ts';
-import {openCommandLedger, out} from '../context.ts';
+import {out} from '../output.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 
@@ -144,11 +142,17 @@ function normalize(argv: readonly string[]): number {
 }
 
 /** `contract ready FILE`: a person says it is ready, and accepts it when it names nobody. */
-function ready(argv: readonly string[]): number {
+async function ready(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('contract ready', argv, {as: {type: 'string'}});
 	const file = positionals[0];
 	if (file === undefined || positionals.length > 1) throw new CliError('contract ready: expected one FILE', USAGE_EXIT);
 	const as = nonEmptyAs('contract ready', values.as) ?? null;
+	// Loaded here: check and normalize never open a ledger, and do not pay for it.
+	const [{readyContract}, {openCommandLedger}, {reportRefusal}] = await Promise.all([
+		import('../../gates/handover.ts'),
+		import('../context.ts'),
+		import('../handoff-report.ts'),
+	]);
 	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
 	try {
 		return reportRefusal(() => {
