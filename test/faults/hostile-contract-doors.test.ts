@@ -27,7 +27,12 @@ const CASES: readonly {name: string; file: string; plant: (path: string, dir: st
 		plant: path => (writeFileSync(path, '---\nkind: task\n---\n'), truncateSync(path, 50 * 1024 * 1024)),
 		reason: /is too large \(52428800 bytes; the limit is 1048576\)/,
 	},
-	{name: 'a FIFO', file: 'fifo.md', plant: path => void execFileSync('mkfifo', [path]), reason: /is a FIFO, not a regular file/},
+	{
+		name: 'a FIFO',
+		file: 'fifo.md',
+		plant: path => void execFileSync('sh', ['-c', 'mkfifo "$1"', 'sh', path]),
+		reason: /is a FIFO, not a regular file/,
+	},
 	{
 		name: 'a link to a file holding a secret',
 		file: 'linked.yaml',

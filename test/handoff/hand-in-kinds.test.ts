@@ -1,4 +1,5 @@
 import {execFileSync} from 'node:child_process';
+import {createHash} from 'node:crypto';
 import {existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
@@ -188,7 +189,7 @@ describe('evidence beyond commands', {timeout: 120_000}, () => {
 		writeFileSync(join(repo.dir, 'shots', 'chips.png'), PNG);
 		writeFileSync(join(repo.dir, 'shots', 'notes.txt'), 'not an image');
 		symlinkSync('/etc/passwd', join(repo.dir, 'shots', 'link.png'));
-		execFileSync('mkfifo', [join(repo.dir, 'shots', 'fifo.png')]);
+		execFileSync('sh', ['-c', 'mkfifo "$1"', 'sh', join(repo.dir, 'shots', 'fifo.png')]);
 		const claim = claimOf(cli('take', fiveLineContract(repo), '--as', 'worker-1'));
 		const refused = (changes: Record<string, string>) => {
 			const result = cli(
@@ -238,7 +239,7 @@ describe('evidence beyond commands', {timeout: 120_000}, () => {
 		const handed = cli('hand-in', claim, '--evidence', repo.write('evidence.yaml', fiveLineEvidence(repo)), '--as', 'worker-1');
 		expect(handed.stderr).toBe('');
 		expect(handed.stdout).toBe(`handed in ${claim}; waiting for lee\n`);
-		const sha = execFileSync('sha256sum', [join(repo.dir, 'shots', 'chips.png')], {encoding: 'utf8'}).split(' ')[0] ?? '';
+		const sha = createHash('sha256').update(PNG).digest('hex');
 		const kept = join(home, 'screenshots', `${sha}.png`);
 		expect(readFileSync(kept)).toEqual(PNG);
 		// The worker's file changing afterwards changes nothing kept
