@@ -3,7 +3,7 @@ import {realpathSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {claimEnding, type ClaimEnding} from '../core/claim-state.ts';
 import {dirname} from 'node:path';
-import {screenshotLines} from '../core/contract/markers.ts';
+import {screenshotLines, type Guess} from '../core/contract/markers.ts';
 import {
 	acceptanceLines,
 	acceptorRoles,
@@ -74,8 +74,10 @@ export type TakeResult = {
 	readonly acceptors: readonly string[];
 	/** The tripwires run before the take (each a wrapped task), all passed. */
 	readonly tripwires: readonly TripwireOutcome[];
-	/** Warnings about the contract (a vague line, a guess to check first): taken all the same. */
+	/** Warnings about the contract (a vague line, tool-specific wording): taken all the same. */
 	readonly warnings: readonly ContractProblem[];
+	/** What the writer marked as guesses or provisional: the taker checks these first. */
+	readonly guesses: readonly Guess[];
 };
 
 /** What else a take is given: the receiver's policy, who hands it over, how tripwires run. */
@@ -253,6 +255,7 @@ export function takeContract(
 			acceptors: Object.keys(acceptors),
 			tripwires: tripped.outcomes,
 			warnings: checked.problems.filter(problem => problem.severity === 'warning'),
+			guesses: checked.guesses,
 		};
 	});
 }

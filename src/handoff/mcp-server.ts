@@ -90,7 +90,10 @@ export function createHandoffServer(
 					runTripwire: options.runTripwire,
 				});
 				const first = taken.passedBack ? `passed back by ${taken.passedBack.by}: ${taken.passedBack.reason}\n` : '';
-				const warnings = taken.warnings.map(problem => `\nwarning ${problem.field}: ${problem.message}`).join('');
+				const warnings = [
+					...taken.warnings.map(problem => `\nwarning ${problem.field}: ${problem.message}`),
+					...taken.guesses.map(guess => `\ncheck first ${guess.field}: ${guess.text}`),
+				].join('');
 				return ok(`${first}${taken.holder} took "${taken.title}" as ${taken.taskId}${warnings}`, {...taken});
 			}),
 	);

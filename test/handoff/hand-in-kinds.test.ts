@@ -342,6 +342,23 @@ review: {commit: ${patch}, acceptor: lee}
 	});
 });
 
+describe('what the writer marked as a guess', {timeout: 120_000}, () => {
+	it('take prints it to check first, and --json lists it', () => {
+		const {repo, cli} = world();
+		const contract = repo.place('shapes/guide-task-archive.md', 'archive.md');
+		const taken = cli('take', contract, '--as', 'worker-4');
+		expect(taken.status, taken.stderr).toBe(0);
+		expect(taken.stdout.trimEnd().split('\n').at(-1)).toBe(
+			'check first constraints[1]: The job runs in batches of at most 500 projects (guess: the planner chokes above that).',
+		);
+		expect(cli('pass-back', claimOf(taken), '--reason', 'again as JSON', '--as', 'worker-4').status).toBe(0);
+		const json = JSON.parse(cli('take', contract, '--as', 'worker-4', '--json').stdout) as {guesses: unknown};
+		expect(json.guesses).toEqual([
+			{field: 'constraints[1]', text: 'The job runs in batches of at most 500 projects (guess: the planner chokes above that).'},
+		]);
+	});
+});
+
 describe('the MCP tools take the same kinds', {timeout: 120_000}, () => {
 	let client: Client | undefined;
 	afterEach(async () => {
@@ -349,7 +366,7 @@ describe('the MCP tools take the same kinds', {timeout: 120_000}, () => {
 		client = undefined;
 	});
 
-	it('hand_in takes evidence inline, a test summary among it, and take reports who accepts', async () => {
+	it('hand_in takes evidence inline, a test summary and a commit among it; take reports who accepts and what to check first', async () => {
 		const {repo, ledger} = world();
 		const contract = repo.place('shapes/guide-task-archive.md', 'archive.md');
 		client = new Client({name: 'controlroom-test', version: '0.0.0'});
@@ -368,13 +385,20 @@ describe('the MCP tools take the same kinds', {timeout: 120_000}, () => {
 		const taken = await call('take', {file: contract});
 		expect(taken.isError).toBeFalsy();
 		expect(taken.structuredContent).toMatchObject({holder: 'agent-3', acceptors: ['mara']});
+		// What the writer marked as a guess comes back with the take, to be checked first.
+		const guess = {
+			field: 'constraints[1]',
+			text: 'The job runs in batches of at most 500 projects (guess: the planner chokes above that).',
+		};
+		expect(taken.structuredContent?.['guesses']).toEqual([guess]);
+		expect(taken.content[0]?.text).toContain(`\ncheck first ${guess.field}: ${guess.text}`);
 		const task = String(taken.structuredContent?.['taskId']);
 		const evidence = {
 			before: {command: 'npm test -- archive', exit_code: 1, output: 'no job'},
 			change: [{file: 'src/jobs/archive.ts', reason: 'the job'}],
 			after: [
 				{check: 1, tests: {passed: 8, failed: 0}, command: 'npm test -- archive'},
-				{check: 2, command: 'make check', exit_code: 0, output: ''},
+				{check: 2, commit: repo.head, note: 'make check exits 0 at this commit'},
 			],
 			uncertainty: [],
 			review: {commit: repo.head},

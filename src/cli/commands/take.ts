@@ -29,7 +29,7 @@ person accepts the work (--as names them). Only a person at a terminal (docs/sec
 			'what the receiver requires, comma-separated: state, authority, evidence, guardrails, trace (or trace:exception), escalation, execution, delivery, stop_when, scope (default: contractRequire in the config file)',
 		],
 		['--lease MINUTES', 'silence after which the claim shows as stalled (default 30)'],
-		['--json', '{version: 1, taskId, holder, title, passedBack, checks, leaseSeconds, acceptors, tripwires, warnings}'],
+		['--json', '{version: 1, taskId, holder, title, passedBack, checks, leaseSeconds, acceptors, tripwires, warnings, guesses}'],
 	],
 	exits: [
 		['0', 'taken'],
@@ -62,6 +62,7 @@ function takeText(taken: TakeResult): string {
 	);
 	lines.push(...taken.tripwires.map(run => `  tripwire ${run.tripwire}: passed (task ${run.taskId ?? '?'})`));
 	lines.push(...taken.warnings.map(problem => `warning ${problem.field}: ${problem.message}`));
+	lines.push(...taken.guesses.map(guess => `check first ${guess.field}: ${guess.text}`));
 	return lines.map(terminalSafe).join('\n');
 }
 
