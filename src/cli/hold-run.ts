@@ -3,7 +3,7 @@ import {basename, dirname, join, resolve} from 'node:path';
 import {hasOption, isHeadless} from '../core/claude-args.ts';
 import {DEFAULT_HOLD_POLICY, parseHoldPolicy, type HoldPolicy} from '../core/decisions/hold-policy.ts';
 import type {AgentKind} from '../producers/agent-kind.ts';
-import type {HoldOptions} from '../producers/wrapper/held.ts';
+import type {HoldOptions} from '../producers/wrapper/hold-options.ts';
 import {holdHookArgv, holdSettings} from '../producers/wrapper/hold-settings.ts';
 import {CONFIG_EXIT, configPath} from './config-file.ts';
 import {CliError, USAGE_EXIT} from './errors.ts';

@@ -115,7 +115,11 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 	},
 	completion: {
 		summary: 'print a shell completion script (completion bash|zsh|fish)',
-		load: () => import('./commands/completion.ts'),
+		// The table is handed over: the completion module does not import this one.
+		load: async () => {
+			const completion = await import('./commands/completion.ts');
+			return {help: completion.help, run: argv => completion.run(argv, COMMANDS)};
+		},
 	},
 };
 

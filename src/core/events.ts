@@ -41,6 +41,8 @@ const DECLARED = {
 		parentId: text,
 		sessionId: text,
 		budget: count,
+		/** What the budget counts of a resumed session: `run` (this run's tree) or `session` (docs/tree-and-cost.md). */
+		budgetCovers: text,
 		steps: count,
 		stallSeconds: count,
 		command: text,
@@ -120,6 +122,18 @@ const DECLARED = {
 	 * `total_cost_usd`): it covers the whole tree, sub-agents included (docs/tree-and-cost.md).
 	 */
 	costReported: declare('task.cost_reported', {amount: count, currency: text, scope: text, from: text, models: anything}),
+	/**
+	 * A run that resumed a Claude session: what the session had spent before it, by Claude's own
+	 * count (the last `cost-state` line before the run's first line), and whether the read reached
+	 * the run's own lines (docs/tree-and-cost.md, "Resumed sessions").
+	 */
+	sessionBefore: declare('task.session_before', {
+		transcript: text,
+		input: count,
+		output: count,
+		costUsd: count,
+		reachedRun: z.optional(z.nullable(z.boolean())),
+	}),
 	exited: declare('task.exited', {
 		exitCode: count,
 		signal: text,

@@ -7,10 +7,11 @@ import type {Progress} from './progress.ts';
 import type {ReviewOutcome, ReviewRecord, VerdictRecord} from './review/reviews.ts';
 import type {VerdictKind} from './review/verdict.ts';
 import {deriveHealth, DEFAULT_STALL_SECONDS, LISTED_STATUSES, type Health, type ListedStatus, type Status} from './status.ts';
-import type {Task, TaskTelemetry} from './task.ts';
+import {isWaitingForPerson, type Task, type TaskTelemetry} from './task.ts';
 import type {Tokens} from './tokens.ts';
 import type {Cost} from './cost.ts';
 import {helpersRunningLabel, type FamilyFacts} from './family.ts';
+import {sessionSpendOf, type SessionSpend} from './session-spend.ts';
 
 /** The board's lanes, in screen order. */
 export const BOARD_LANES = ['running', 'stalled', 'lost', 'untracked', 'ended'] as const;
@@ -84,6 +85,12 @@ export type SnapshotTask = {
 	cost?: Cost;
 	/** The tree's: the agent's own figure where it reported one (`priced: reported`), else the table's. */
 	treeCost?: Cost;
+	/**
+	 * A run that resumed a Claude session: the session's figures, its earlier runs included (what it
+	 * had spent before, and with this run's tree); null for a run that began its session, whose
+	 * tokens and cost are the session's (docs/tree-and-cost.md, "Resumed sessions").
+	 */
+	session?: SessionSpend | null;
 	/** The tmux pane the agent runs in (server socket, pane id; docs/tmux.md), or null outside tmux. */
 	tmux: {socket: string; pane: string} | null;
 	/** Finished work: whether the snapshot's person (`seenBy`) has looked at it since it finished; null otherwise (docs/tmux.md). */
@@ -91,7 +98,11 @@ export type SnapshotTask = {
 };
 
 /** A snapshot task with its place in the tree. */
-export function withFamily(task: SnapshotTask, facts: FamilyFacts | undefined): SnapshotTask {
+export function withFamily(
+	task: SnapshotTask,
+	facts: FamilyFacts | undefined,
+	own?: Pick<Task, 'sessionBefore' | 'sessionReportedCost'>,
+): SnapshotTask {
 	if (!facts) return task;
 	const running = helpersRunningLabel(facts.helpersActive);
 	// Its helpers working is its own sign of life: a parent waiting on them is not stalled.
@@ -105,6 +116,7 @@ export function withFamily(task: SnapshotTask, facts: FamilyFacts | undefined): 
 		treeTokens: {...facts.treeTokens},
 		cost: facts.cost,
 		treeCost: facts.treeCost,
+		session: own ? sessionSpendOf(own, facts.treeTokens, facts.treeCost) : (task.session ?? null),
 	};
 }
 
@@ -229,7 +241,13 @@ export function toSnapshotTask(
 	stallSeconds = DEFAULT_STALL_SECONDS,
 	host: string | null = null,
 ): SnapshotTask {
-	const health = deriveHealth(task.status, task.lastSeenAt, now, task.stallSeconds ?? stallSeconds);
+	const health = deriveHealth(
+		task.status,
+		task.lastSeenAt,
+		now,
+		task.stallSeconds ?? stallSeconds,
+		isWaitingForPerson(task, now),
+	);
 	return {
 		id: task.id,
 		host: task.host ?? host,
@@ -256,6 +274,7 @@ export function toSnapshotTask(
 		lastSeenAt: new Date(task.lastSeenAt).toISOString(),
 		idleSeconds: Math.max(0, Math.floor((now - task.lastSeenAt) / 1000)),
 		lane: laneOf(task.status, health),
+		session: sessionSpendOf(task, task.tokens, null),
 		tmux: task.tmux ? {socket: task.tmux.socket, pane: task.tmux.pane} : null,
 		seen: null,
 	};

@@ -127,6 +127,10 @@ function describeRaw(event: LedgerEvent): string {
 			return describeTokens(event.data);
 		case EventType.costReported:
 			return `cost reported by the agent: ${known(event.data.amount, 'unknown')} ${event.data.currency ?? 'USD'} (${event.data.scope ?? 'tree'})`;
+		case EventType.sessionBefore:
+			return typeof event.data.input === 'number' || typeof event.data.output === 'number'
+				? `resumed a session that had spent ${known(event.data.input, '?')} in, ${known(event.data.output, '?')} out${typeof event.data.costUsd === 'number' ? `, $${event.data.costUsd}` : ''} before this run (Claude's own count); not counted here`
+				: 'resumed a session: its earlier runs are not counted here';
 		case EventType.exited: {
 			const signal = event.data.signal ?? null;
 			const left = event.data.leftRunning ?? [];

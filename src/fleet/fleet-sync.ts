@@ -1,3 +1,4 @@
+import {retryDelayMs} from '../core/backoff.ts';
 import {EventType} from '../core/events.ts';
 import type {Launcher} from '../gates/review/rerun.ts';
 import {describeFleetError, isUnreachable} from '../ledger/fleet/connection.ts';
@@ -10,10 +11,6 @@ import {checkSameHistory, shipBatch} from './ship.ts';
 
 /** Events per shipped batch: one transaction each, small enough that a kill mid-batch loses little work. */
 export const DEFAULT_BATCH = 2000;
-/** The first pause after a failed pass; it doubles up to MAX_BACKOFF_MS. */
-const FIRST_BACKOFF_MS = 500;
-const MAX_BACKOFF_MS = 10_000;
-
 /** How a pass ended: shipped (or nothing to ship), the server out of reach, another sync holding this host, or an error to fix. */
 export type SyncState = 'synced' | 'unreachable' | 'locked' | 'failed';
 
@@ -228,7 +225,7 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 
 	return {
 		pass,
-		retryDelayMs: () => (failures === 0 ? 0 : Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (failures - 1))),
+		retryDelayMs: () => retryDelayMs(failures),
 		async close() {
 			await Promise.all(inFlight.values());
 			await drop();

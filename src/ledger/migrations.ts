@@ -117,6 +117,17 @@ const MIGRATIONS: readonly Migration[] = [
 			`);
 		},
 	},
+	{
+		version: 5,
+		up(db) {
+			// Claude's last own count read from each transcript (its `cost-state` line, as JSON): a run
+			// that resumes the session later starts from it (docs/tree-and-cost.md, "Resumed sessions").
+			// Idempotent, as version 4: a ledger brought back to an older version number keeps its column.
+			const columns = db.prepare('PRAGMA table_info(transcript_cursors)').all() as {name: string}[];
+			if (!columns.some(column => column.name === 'cost_state'))
+				db.exec('ALTER TABLE transcript_cursors ADD COLUMN cost_state TEXT');
+		},
+	},
 ];
 
 /** The newest schema version this build knows. */

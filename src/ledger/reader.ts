@@ -27,7 +27,14 @@ export type ProcessReport = {
 };
 
 /** Where the hook stopped reading a transcript, so a long one is never re-read from the start. */
-export type TranscriptCursor = {readonly offset: number; readonly lastMessageId: string | null};
+export type TranscriptCursor = {
+	readonly offset: number;
+	readonly lastMessageId: string | null;
+	/** The task whose count the cursor last moved. */
+	readonly taskId: string;
+	/** Claude's last own count read from this transcript (its `cost-state` line), as JSON; null: none yet. */
+	readonly costState: string | null;
+};
 
 /** Every read the rest of the program makes of the ledger: named reads, statements prepared once. */
 export type LedgerReader = {
@@ -178,7 +185,9 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 				AND (e.source NOT IN (${marks}) OR t.id IS NULL OR (t.ended_at IS NULL AND e.at >= t.last_event_at))
 			ORDER BY e.seq`,
 	);
-	const cursor = db.prepare('SELECT offset, last_message_id AS lastMessageId FROM transcript_cursors WHERE path = ?');
+	const cursor = db.prepare(
+		'SELECT offset, last_message_id AS lastMessageId, task_id AS taskId, cost_state AS costState FROM transcript_cursors WHERE path = ?',
+	);
 	// A call is asked about moments after its hook ran: its PreToolUse is among the newest events.
 	const toolCall = db.prepare(
 		`SELECT * FROM events WHERE seq > (SELECT COALESCE(MAX(seq), 0) FROM events) - ${TOOL_CALL_WINDOW} AND type = ?

@@ -41,6 +41,8 @@ export type TranscriptCursorWrite = {
 	readonly offset: number;
 	readonly lastMessageId: string | null;
 	readonly at: number;
+	/** Claude's own count when this read passed a `cost-state` line; null keeps the one saved before. */
+	readonly costState?: {readonly input: number; readonly output: number; readonly costUsd: number | null} | null;
 };
 
 /** The only way anything is written to the ledger: named writes, statements prepared once. */
@@ -75,9 +77,10 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 		'INSERT OR IGNORE INTO rejects (at, origin, line, reason, raw, raw_bytes, dedup_key) VALUES (?, ?, ?, ?, ?, ?, ?)',
 	);
 	const upsertCursor = db.prepare(
-		`INSERT INTO transcript_cursors (path, task_id, offset, last_message_id, updated_at) VALUES (?, ?, ?, ?, ?)
+		`INSERT INTO transcript_cursors (path, task_id, offset, last_message_id, updated_at, cost_state) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT(path) DO UPDATE SET task_id = excluded.task_id, offset = excluded.offset,
-			last_message_id = excluded.last_message_id, updated_at = excluded.updated_at`,
+			last_message_id = excluded.last_message_id, updated_at = excluded.updated_at,
+			cost_state = COALESCE(excluded.cost_state, transcript_cursors.cost_state)`,
 	);
 	const bumpCounter = db.prepare(
 		'INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value',
@@ -156,7 +159,8 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 			bumpCounter.run(counter, by);
 		},
 		saveTranscriptCursor(cursor) {
-			upsertCursor.run(cursor.path, cursor.taskId, cursor.offset, cursor.lastMessageId, cursor.at);
+			const costState = cursor.costState ? JSON.stringify(cursor.costState) : null;
+			upsertCursor.run(cursor.path, cursor.taskId, cursor.offset, cursor.lastMessageId, cursor.at, costState);
 		},
 	};
 }

@@ -138,7 +138,11 @@ function waitingWrapperOf(ledger: Ledger, taskId: string, procRoot: string | und
 		return state === 'open' || state === 'answered';
 	});
 	if (!isHeld) return null;
-	const started = ledger.reader.latestEventsOf(taskId, [EventType.started], 1)[0]?.data;
+	// The wrapper's own start of its latest child: the agent's hooks record a `task.started` of their own
+	// (the Claude PID, no wrapper) on the same task, which must not hide it.
+	const started = ledger.reader
+		.latestEventsOf(taskId, [EventType.started], 50)
+		.find(event => typeof event.data.wrapperPid === 'number')?.data;
 	const pid = started?.wrapperPid ?? null;
 	if (pid === null) return null;
 	const now = processStartTime(pid, procRoot);

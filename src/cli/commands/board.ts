@@ -24,6 +24,7 @@ import {SIGNAL_EXITS} from '../signals.ts';
 import {createNotifier, DESKTOP_NOTIFY, type DesktopNotify} from '../board-notify.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
+import {shareInkCaches} from '../ink-caches.ts';
 import {loadPriceTable} from '../price-file.ts';
 import {openCommandLedger} from '../context.ts';
 import {packageRoot} from '../package-root.ts';
@@ -297,6 +298,8 @@ async function showAdapters(adapters: BoardAdapters): Promise<number> {
 	// Raw mode from the start: a key typed before Ink's input hook subscribes must not be echoed by
 	// the terminal into the frame (Ink turns it on in an effect, after the first frame).
 	process.stdin.setRawMode?.(true);
+	// Lines that did not change since the last frame are not tokenized and measured again.
+	shareInkCaches();
 	const app = render(createElement(ClockProvider, {intervalMs: 1000, children: createElement(App, {adapters})}), {
 		maxFps: 30,
 		// Ctrl-C is a key in the board's table (exit status 130), not Ink's exit 0.

@@ -129,16 +129,22 @@ export function completionScript(shell: Shell, entries: readonly CompletionEntry
 	}
 }
 
-/** `controlroom completion bash|zsh|fish`. */
-export async function run(argv: readonly string[]): Promise<number> {
+/** The commands to complete, as the command table (src/cli/main.ts) lists them. */
+type CommandTable = Readonly<
+	Record<string, {readonly summary: string; readonly load: () => Promise<{readonly help: CommandHelp}>}>
+>;
+
+/**
+ * `controlroom completion bash|zsh|fish`, over the command table it is given: main.ts passes its
+ * own, so this module never imports main.ts, which imports it.
+ */
+export async function run(argv: readonly string[], commands: CommandTable): Promise<number> {
 	const {positionals} = parseCommandArgs('completion', argv, {});
 	const [shell, ...rest] = positionals;
 	if (shell === undefined || rest.length > 0 || !(SHELLS as readonly string[]).includes(shell))
 		throw new CliError(`completion: expected one shell, bash, zsh or fish${shell ? `, got '${shell}'` : ''}`, USAGE_EXIT);
-	// The command table, loaded here and not at the top: it imports this module.
-	const {COMMANDS} = await import('../main.ts');
 	const entries = await Promise.all(
-		Object.entries(COMMANDS).map(async ([name, command]): Promise<CompletionEntry> => {
+		Object.entries(commands).map(async ([name, command]): Promise<CompletionEntry> => {
 			const commandHelp = (await command.load()).help;
 			return {name, summary: command.summary, flags: flagsOf(commandHelp), verbs: verbsOf(name, commandHelp)};
 		}),

@@ -1,13 +1,15 @@
 import {minimumOf} from '../../core/settings.ts';
 import {overTextLimit, TITLE_MAX_CHARS} from '../../core/text-limits.ts';
 import {existsSync, statSync} from 'node:fs';
-import {resolve} from 'node:path';
+import {basename, resolve} from 'node:path';
+import {isHeadless} from '../../core/claude-args.ts';
 import {controlroomHome} from '../../ledger/paths.ts';
 import {AGENT_KINDS, guessAgent, type AgentKind} from '../../producers/agent-kind.ts';
 import {HandoffError} from '../../handoff/claims.ts';
 import {prepareContractRun, recordTraceException, type ContractRun} from '../../handoff/contract-run.ts';
 import {receiverPolicy} from '../contract-policy.ts';
 import {newTaskId, runWrapped} from '../../producers/wrapper/run.ts';
+import {budgetCountProblem} from '../../producers/budget-countable.ts';
 import {lookupUser, runAsProblem, runAsUserProblem} from '../../producers/wrapper/run-as.ts';
 import {parseCommandArgs, positiveAmount, positiveInt, positiveSeconds} from '../args.ts';
 import {loadPriceTable} from '../price-file.ts';
@@ -40,6 +42,10 @@ config file (docs/config.md).`,
 		[
 			'--budget-usd AMOUNT',
 			'money budget of the whole tree, priced with the price table (docs/tree-and-cost.md); over it the child is stopped, exit 125; an unknown cost never crosses it',
+		],
+		[
+			'--budget-covers run|session',
+			"claude: what --budget and --budget-usd count when CMD resumes a session (--resume, --continue): this run's tree (default), or the session with its earlier runs (docs/tree-and-cost.md)",
 		],
 		['--agent codex|claude|generic', 'how to read the output (guessed from CMD)'],
 		[
@@ -157,6 +163,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		steps: {type: 'string'},
 		budget: {type: 'string'},
 		'budget-usd': {type: 'string'},
+		'budget-covers': {type: 'string'},
 		agent: {type: 'string'},
 		role: {type: 'string'},
 		cwd: {type: 'string'},
@@ -218,6 +225,15 @@ export async function run(argv: readonly string[]): Promise<number> {
 		runGraceSeconds: positiveSeconds('grace', values.grace, minimumOf('runGraceSeconds')),
 	});
 	const agent = oneOf<AgentKind>('agent', values.agent, AGENT_KINDS) ?? guessAgent(command);
+	const budgetCovers = oneOf('budget-covers', values['budget-covers'], ['run', 'session'] as const) ?? 'run';
+	// A budget asked for that no count could ever reach is refused now, not found out after the money is spent.
+	// Only for `claude` itself: where a launcher's Claude reads its settings, only the launcher knows.
+	const countProblem =
+		agent === 'claude' && basename(command) === 'claude' && (values.budget !== undefined || values['budget-usd'] !== undefined)
+			? budgetCountProblem({args: contractRun?.args ?? args, cwd})
+			: null;
+	if (countProblem !== null)
+		throw new CliError(`--budget: this Claude run's tokens cannot be counted: ${countProblem}; nothing run`, USAGE_EXIT);
 	const onDeny = oneOf('on-deny', values['on-deny'], ['resume', 'stop'] as const) ?? 'resume';
 	const onBudget = oneOf('on-budget', values['on-budget'], ['stop', 'ask'] as const) ?? 'stop';
 	const ledgerFile = ledgerPath(values.ledger);
@@ -238,6 +254,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		title: values.title ?? contractRun?.title ?? null,
 		steps: positiveInt('steps', values.steps) ?? null,
 		budget: settings.budgetTokens,
+		budgetCovers,
 		budgetUsd: positiveAmount('budget-usd', values['budget-usd']),
 		prices: loadPriceTable(),
 		agent,
@@ -260,6 +277,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 		brief,
 		runAs,
 	};
+	// A launcher (a script that runs claude -p) hides the agent: say once that nothing will be held, and how to have it held.
+	if (values.agent === undefined && agent === 'generic' && isHeadless(args))
+		options.notice(
+			`${terminalSafe(basename(command))} is not claude and no --agent was given, so the agent is unknown: none of its tool calls will be held (--agent claude holds a headless Claude's; docs/headless-holds.md)`,
+		);
 	if (contractRun) {
 		for (const warning of contractRun.warnings) options.notice(terminalSafe(`contract ${warning.field}: ${warning.message}`));
 		options.notice(`contract "${contractRun.title}" put into the first turn (${contractRun.placement})`);

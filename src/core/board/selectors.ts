@@ -177,21 +177,17 @@ export type LanesQuery = {
 	readonly openTrees?: ReadonlySet<string>;
 };
 
-/** Sorts tasks into lanes, each lane in the chosen order (newest first unless told). */
-export function selectLanes(
-	tasks: Iterable<BoardTask>,
+/** Every shown task's row (burn, unseen and pending marks on), and the rows each lane lists (filtered, helpers beneath their parents). */
+function laneRows(
+	shownTasks: readonly BoardTask[],
+	family: ReturnType<typeof familyOf>,
 	now: number,
 	query: LanesQuery,
-	options: BoardOptions = {},
-	pending: ReadonlyMap<string, readonly string[]> = new Map(),
-): LanesView {
+	options: BoardOptions,
+	pending: ReadonlyMap<string, readonly string[]>,
+) {
 	const hosts = new Set<string>();
-	const endedSince = now - (options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS);
 	const byLane = new Map<BoardLane, {task: Task; row: TaskRowView}[]>(BOARD_LANES.map(lane => [lane, []]));
-	const all = [...tasks];
-	const shownTasks = all.filter(task => isListed(task) && !(task.endedAt !== null && task.endedAt < endedSince));
-	const family = familyOf(shownTasks, {now, prices: options.prices ?? shippedPriceTable()});
-	const boardBurn = formatBurn(burnOf(shownTasks, now, options.prices ?? shippedPriceTable()));
 	const shownIds = new Set(shownTasks.map(task => task.id));
 	// A helper whose parent is shown sits beneath it (docs/tree-and-cost.md); one whose parent is not is a task of its lane.
 	const isNested = (task: Task): boolean => task.parentId !== null && task.parentId !== task.id && shownIds.has(task.parentId);
@@ -220,12 +216,17 @@ export function selectLanes(
 		if (isNested(task) || !matchesFilter(row, query.filter)) continue;
 		byLane.get(row.lane)?.push({task, row});
 	}
-	const byId = new Map(shownTasks.map(task => [task.id, task]));
-	const ids = layoutIds(
-		[...byLane.values()].flatMap(entries => entries.map(entry => entry.task.id)),
-		all.map(task => task.id),
-		query.idCap ?? Number.MAX_SAFE_INTEGER,
-	);
+	return {byLane, rowOf, hosts: hosts.size, unseen, byId: byIdAll};
+}
+
+/** The lanes' lines in screen order (each lane's heading, then its rows, open trees' helpers beneath), and the cursor's order. */
+function laneLines(
+	rows: ReturnType<typeof laneRows>,
+	family: ReturnType<typeof familyOf>,
+	ids: ReturnType<typeof layoutIds>,
+	query: LanesQuery,
+) {
+	const {byLane, rowOf, byId} = rows;
 	const lines: LaneLine[] = [];
 	const order: string[] = [];
 	const counts = {} as Record<BoardLane, number>;
@@ -241,8 +242,7 @@ export function selectLanes(
 		const shown = ids.shown.get(task.id);
 		const shownId = shown === undefined ? base.shownId : terminalSafe(shown);
 		const summary = facts && helpers > 0 ? helpersSummary(facts) : null;
-		const isLone = helpers === 0 && depth === 0;
-		if (isLone) {
+		if (helpers === 0 && depth === 0) {
 			// A task with no helpers is drawn as it always was: no copy of its row unless its id is cut.
 			lines.push({kind: 'row', row: shownId === base.shownId ? base : {...base, shownId}});
 		} else {
@@ -262,7 +262,30 @@ export function selectLanes(
 		lines.push({kind: 'lane', lane, title: LANE_TITLES[lane], count: entries.length});
 		for (const {task} of entries) pushRow(task, 0, lane, null);
 	}
-	return {lines, order, counts, hosts: hosts.size, idWidth: ids.width, rows: rowOf, burn: boardBurn, unseen};
+	return {lines, order, counts};
+}
+
+/** Sorts tasks into lanes, each lane in the chosen order (newest first unless told). */
+export function selectLanes(
+	tasks: Iterable<BoardTask>,
+	now: number,
+	query: LanesQuery,
+	options: BoardOptions = {},
+	pending: ReadonlyMap<string, readonly string[]> = new Map(),
+): LanesView {
+	const endedSince = now - (options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS);
+	const all = [...tasks];
+	const shownTasks = all.filter(task => isListed(task) && !(task.endedAt !== null && task.endedAt < endedSince));
+	const family = familyOf(shownTasks, {now, prices: options.prices ?? shippedPriceTable()});
+	const boardBurn = formatBurn(burnOf(shownTasks, now, options.prices ?? shippedPriceTable()));
+	const rows = laneRows(shownTasks, family, now, query, options, pending);
+	const ids = layoutIds(
+		[...rows.byLane.values()].flatMap(entries => entries.map(entry => entry.task.id)),
+		all.map(task => task.id),
+		query.idCap ?? Number.MAX_SAFE_INTEGER,
+	);
+	const {lines, order, counts} = laneLines(rows, family, ids, query);
+	return {lines, order, counts, hosts: rows.hosts, idWidth: ids.width, rows: rows.rowOf, burn: boardBurn, unseen: rows.unseen};
 }
 
 /**

@@ -103,7 +103,7 @@ export function snapshotOf(hosts: readonly SnapshotRows[], query: SnapshotOfQuer
 	const person = query.person ?? null;
 	return buildSnapshot({
 		tasks: listed.map(({task, host}) => ({
-			...withFamily(toSnapshotTask(task, query.now, query.stallSeconds, host.label), family.get(task.id)),
+			...withFamily(toSnapshotTask(task, query.now, query.stallSeconds, host.label), family.get(task.id), task),
 			seen: seenState(task, person),
 		})),
 		seenBy: person,

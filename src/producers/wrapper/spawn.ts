@@ -1,3 +1,4 @@
+import {isHeadless} from '../../core/claude-args.ts';
 import {accessSync, constants, statSync} from 'node:fs';
 import {delimiter, isAbsolute, join, resolve} from 'node:path';
 import type {Writable} from 'node:stream';
@@ -10,8 +11,9 @@ import {agentTraceEnv} from './trace-env.ts';
  * Whether the child's output passes through the wrapper (to be read, or to go to `--log`). An
  * interactive Claude Code owns the terminal itself: its hooks report what it does.
  */
-export function isOutputPiped(options: Pick<WrapperOptions, 'agent' | 'logFile' | 'stdout'>): boolean {
-	return options.agent !== 'claude' || options.logFile !== null || (options.stdout ?? null) !== null;
+export function isOutputPiped(options: Pick<WrapperOptions, 'agent' | 'args' | 'logFile' | 'stdout'>): boolean {
+	// An interactive Claude keeps the terminal; `claude -p` writes its answer (and its result's tokens) to a pipe like any program.
+	return options.agent !== 'claude' || isHeadless(options.args) || options.logFile !== null || (options.stdout ?? null) !== null;
 }
 
 /**
