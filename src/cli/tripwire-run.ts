@@ -34,6 +34,7 @@ export function tripwireRunner(ledgerFile: string): TripwireRunner {
 				run.title,
 				'--cwd',
 				run.cwd,
+				...(run.parentId === null ? [] : ['--parent', run.parentId]),
 				'--',
 				...run.argv,
 			],

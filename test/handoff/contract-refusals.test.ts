@@ -234,8 +234,8 @@ describe('a stale base revision asks for a refresh', {timeout: 120_000}, () => {
 	});
 });
 
-describe('tripwires run at take under the wrapper', {timeout: 120_000}, () => {
-	it('runs a script the repository defines as a recorded task; a tripped one refuses the take; a shell line is never run', () => {
+describe('tripwires run at take and hand-in under the wrapper', {timeout: 120_000}, () => {
+	it('runs a script the repository defines as a recorded task; a tripped one refuses the take, then the hand-in; a shell line is never run', () => {
 		const repo = makeContractRepo();
 		writeFileSync(
 			join(repo.dir, 'package.json'),
@@ -274,14 +274,42 @@ describe('tripwires run at take under the wrapper', {timeout: 120_000}, () => {
 		expect(passed.stdout).toMatch(/^ {2}tripwire npm run check-migrations: passed \(task t-[0-9a-f]{10}\)$/m);
 		expect(readFileSync(contract, 'utf8')).toContain('touch');
 		expect(() => readFileSync(marker)).toThrow();
+		// At hand-in the tripwires run again, under the claim: a tripped one refuses the hand-in.
+		const claim = /as (claim-\S+)/.exec(passed.stdout)?.[1] ?? '';
+		const evidence = repo.write(
+			'evidence.yaml',
+			`before: {command: "npm test -- orders", exit_code: 1, output: "slow"}
+change: [{file: db/index.sql, reason: the index}]
+after: [{check: 1, command: "npm test -- orders", exit_code: 0, output: "3 passed"}]
+uncertainty: []
+review: {commit: ${repo.head}}
+`,
+		);
+		const handInTripped = runCli(['hand-in', claim, '--evidence', evidence, '--as', 'worker-1', '--ledger', ledger], {
+			env: {TRIP: '1'},
+		});
+		expect(handInTripped.status).toBe(1);
+		expect(handInTripped.stderr).toMatch(
+			/^error +guardrails\.tripwires\[0\]: tripped: `npm run check-migrations` exited 3 \(task t-[0-9a-f]{10}\)(: [^\n]*)?; the hand-in is refused$/m,
+		);
+		const handedIn = runCli(['hand-in', claim, '--evidence', evidence, '--as', 'worker-1', '--ledger', ledger]);
+		expect(handedIn.status, handedIn.stderr).toBe(0);
+		expect(() => readFileSync(marker)).toThrow();
 		const db = openLedger(ledger);
 		try {
 			const runs = db.reader.eventsOfType([EventType.registered]).filter(event => event.data.role === 'tripwire');
-			expect(runs).toHaveLength(2);
-			expect(runs.map(run => db.reader.task(run.taskId)?.exitCode)).toEqual([3, 0]);
+			expect(runs).toHaveLength(4);
+			expect(runs.map(run => db.reader.task(run.taskId)?.exitCode)).toEqual([3, 0, 3, 0]);
 			expect(runs[0]?.data.command).toBe('npm run check-migrations');
+			// The hand-in's tripwires are the claim's children on the board's tree
+			expect(runs.slice(2).map(run => db.reader.task(run.taskId)?.parentId)).toEqual([claim, claim]);
 		} finally {
 			db.close();
 		}
+		// A parent the ledger lacks is a usage error, before anything runs
+		const orphan = runCli(['run', '--parent', 'claim-none', '--ledger', ledger, '--', 'touch', marker]);
+		expect(orphan.status).toBe(64);
+		expect(orphan.stderr).toBe('controlroom: --parent: the ledger has no task claim-none\n');
+		expect(() => readFileSync(marker)).toThrow();
 	});
 });

@@ -30,8 +30,8 @@ so you see how your file was understood.
 ready: a person says the contract is ready; when it names no acceptor, you accept its work
 (--as names you). Only a person at a terminal (docs/security.md).
 template: writes a template to FILE (.md gives the Markdown form) or to stdout: a contract of a
-kind, whose <...> placeholders check flags until filled in (optional ones may stay), or the
-evidence file hand-in takes (--contract shapes it to that contract's acceptance lines).
+kind, whose <...> placeholders check flags until filled in (its optional lines are comments), or
+the evidence file hand-in takes (--contract shapes it to that contract's acceptance lines).
 new --kind K: the same as template K.`,
 	options: [
 		['--json', 'check: the verdict as JSON {version, file, format, shape, kind, valid, problems, guesses, contract}'],

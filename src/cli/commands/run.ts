@@ -79,6 +79,7 @@ config file (docs/config.md).`,
 		],
 		['--rerun-of TASK', "records that this run does TASK again (the review gate's fix runs and send-back; docs/review.md)"],
 		['--task-id ID', 'record the task under this id (refused if the ledger has it already)'],
+		['--parent TASK', "the task this run works for, which the ledger has (a claim's tripwires at hand-in): shown under it"],
 		[
 			'--resume TASK',
 			'carry on a held claude -p run whose wrapper is gone (killed, a restart): wait for the answer and resume its session as the same task',
@@ -178,6 +179,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		'rerun-of': {type: 'string'},
 		otel: {type: 'string'},
 		'task-id': {type: 'string'},
+		parent: {type: 'string'},
 		user: {type: 'string'},
 		policy: {type: 'string'},
 		'on-deny': {type: 'string'},
@@ -269,6 +271,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		notice: (line: string) => process.stderr.write(`controlroom: ${line}\n`),
 		taskId: taskId ?? null,
 		rerunOf: values['rerun-of'] ?? null,
+		parentId: values.parent ?? null,
 		argv: [command, ...args],
 		contract: values.contract === undefined ? null : resolve(values.contract),
 		contractSnapshot: contractRun?.snapshot ?? null,
@@ -297,6 +300,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	try {
 		if (taskId !== undefined && ledger.reader.task(taskId))
 			throw new CliError(`--task-id: the ledger already has a task ${taskId}`, USAGE_EXIT);
+		if (values.parent !== undefined && !ledger.reader.task(values.parent))
+			throw new CliError(`--parent: the ledger has no task ${terminalSafe(values.parent)}`, USAGE_EXIT);
 		const runAsRefusal = runAs ? runAsProblem(runAs, ledger.path, process.getuid?.() ?? -1) : null;
 		if (runAsRefusal !== null) throw new CliError(`--user: ${runAsRefusal}; nothing run`, USAGE_EXIT);
 		if (contractRun?.traceException) {
