@@ -2,7 +2,7 @@ import {acceptorsOf, operatorOf} from '../core/contract/model.ts';
 import type {ReceiverPolicy} from '../core/contract/policy.ts';
 import {checkContractFile, unreadContract} from '../handoff/check-contract.ts';
 import {contractKey, HandoffError, takeContract, type TakeResult} from '../handoff/claims.ts';
-import {markContractReady, type ReadyResult} from '../handoff/ready.ts';
+import {recordContractReady, type ReadyResult} from '../handoff/ready.ts';
 import type {TripwireRunner} from '../handoff/tripwires.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {requirePerson} from './person-gate.ts';
@@ -17,10 +17,12 @@ function personName(as: string | null, osUser: string | null): string {
 }
 
 /**
- * `controlroom contract ready FILE`: checks the contract (it must be valid), then records that it is
- * ready and, when it names no acceptor, that this person accepts it (src/handoff/ready.ts).
+ * `controlroom contract ready FILE`, for a contract that is a file: checks it (it must be valid),
+ * then records that it is ready and, when it names no acceptor, that this person accepts it. The
+ * record itself is recordContractReady's (src/handoff/ready.ts), keyed by the contract's key, so a
+ * contract kept elsewhere is made ready by a sibling of this function, not by another record.
  */
-export function readyContract(
+export function readyContractFile(
 	ledger: Ledger,
 	request: {readonly file: string; readonly as: string | null; readonly source: string},
 ): ReadyResult & {readonly file: string} {
@@ -33,7 +35,7 @@ export function readyContract(
 			`${request.file}: invalid contract; not made ready`,
 			checked.problems.filter(problem => problem.severity === 'error'),
 		);
-	const result = markContractReady(ledger, {
+	const result = recordContractReady(ledger, {
 		contractKey: contractKey(checked.file),
 		contract: checked.file,
 		digest: checked.digest,

@@ -63,7 +63,7 @@ function liveClaim(ledger: Ledger, contractKey: string): {readonly taskId: strin
  * is the contract's operator or holds its claim: whoever does the work cannot accept it. The
  * caller has already checked that a person asks (docs/security.md).
  */
-export function markContractReady(ledger: Ledger, request: ReadyRequest): ReadyResult {
+export function recordContractReady(ledger: Ledger, request: ReadyRequest): ReadyResult {
 	const at = request.now ?? Date.now();
 	const name = request.person.name;
 	const isPersonAcceptor = request.namedInContract.length === 0;

@@ -148,7 +148,7 @@ async function ready(argv: readonly string[]): Promise<number> {
 	if (file === undefined || positionals.length > 1) throw new CliError('contract ready: expected one FILE', USAGE_EXIT);
 	const as = nonEmptyAs('contract ready', values.as) ?? null;
 	// Loaded here: check and normalize never open a ledger, and do not pay for it.
-	const [{readyContract}, {openCommandLedger}, {reportRefusal}] = await Promise.all([
+	const [{readyContractFile}, {openCommandLedger}, {reportRefusal}] = await Promise.all([
 		import('../../gates/handover.ts'),
 		import('../context.ts'),
 		import('../handoff-report.ts'),
@@ -156,7 +156,7 @@ async function ready(argv: readonly string[]): Promise<number> {
 	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
 	try {
 		return reportRefusal(() => {
-			const result = readyContract(ledger, {file, as, source: 'cli'});
+			const result = readyContractFile(ledger, {file, as, source: 'cli'});
 			const who = result.isPersonAcceptor
 				? `${result.acceptors.join(', ')} accepts its work`
 				: `its acceptors: ${result.acceptors.join(', ')} (named in the contract)`;
