@@ -4,7 +4,6 @@ import {LedgerFromFutureError} from '../ledger/migrations.ts';
 import {LedgerWalHeldError, openLedger, type Ledger, type OpenOptions} from '../ledger/open-ledger.ts';
 import {ledgerPath} from '../ledger/paths.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
-import {asciiJson, asciiText, symbolSetFor} from '../core/symbols.ts';
 import type {Task} from '../core/task.ts';
 import {CliError, USAGE_EXIT} from './errors.ts';
 
@@ -115,22 +114,4 @@ export function resolveForCommand(command: string, ledger: Ledger, ref: string):
 	}
 }
 
-/** Writes to stdout, leaving the process to exit once it is flushed. */
-export function out(text: string): void {
-	process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-}
-
-/** Whether this terminal gets ASCII symbols (LANG=C, LC_ALL=C, TERM=dumb: src/core/symbols.ts). */
-export function isAsciiTerminal(): boolean {
-	return symbolSetFor(process.env) === 'ascii';
-}
-
-/** Writes text for a person: symbols in the form the locale and terminal can show (src/core/symbols.ts). */
-export function outText(text: string): void {
-	out(isAsciiTerminal() ? asciiText(text) : text);
-}
-
-/** Writes JSON: under an ASCII locale, every other character as a `\uXXXX` escape (the same JSON). */
-export function outJson(json: string): void {
-	out(isAsciiTerminal() ? asciiJson(json) : json);
-}
+export {isAsciiTerminal, out, outJson, outText} from './output.ts';

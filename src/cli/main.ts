@@ -53,7 +53,7 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		load: () => import('./commands/hold-hook.ts'),
 	},
 	contract: {
-		summary: 'check a handoff contract, or write a template (contract check|new|template)',
+		summary: 'check a handoff contract in any shape, normalize it, make it ready, or write a template',
 		load: () => import('./commands/contract.ts'),
 	},
 	take: {summary: 'claim a contract (exclusive; a 30-minute lease)', load: () => import('./commands/take.ts')},
@@ -64,6 +64,10 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		load: () => import('./commands/pass-back.ts'),
 	},
 	work: {summary: 'list claims: held, stalled, handed in, passed back', load: () => import('./commands/work.ts')},
+	looked: {
+		summary: "say you looked at a hand-in's screenshots (a UI line is accepted only after)",
+		load: () => import('./commands/looked.ts'),
+	},
 	mcp: {summary: 'serve the claim verbs to agents over stdio (MCP)', load: () => import('./commands/mcp.ts')},
 	mediate: {
 		summary: 'settle a value disagreement between agents from their positions (deterministic)',
