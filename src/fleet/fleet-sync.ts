@@ -12,6 +12,12 @@ import {checkSameHistory, shipBatch} from './ship.ts';
 
 /** Events per shipped batch: one transaction each, small enough that a kill mid-batch loses little work. */
 export const DEFAULT_BATCH = 2000;
+/**
+ * How often a sync writes the host's chain head to the fleet's anchors (docs/fleet.md, "The chain
+ * and anchors"): at the first pass that ships, then at most once a minute while it ships.
+ */
+export const FLEET_ANCHOR_INTERVAL_MS = 60_000;
+
 /** How a pass ended: shipped (or nothing to ship), the server out of reach, another sync holding this host, or an error to fix. */
 export type SyncState = 'synced' | 'unreachable' | 'locked' | 'failed';
 
@@ -80,6 +86,8 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 	let failures = 0;
 	// Contracts published on this connection up to this ledger seq (a new connection publishes all again).
 	let contractsSeq = 0;
+	let anchoredSeq = 0;
+	let anchoredAt = Number.NEGATIVE_INFINITY;
 	const inFlight = new Map<number, Promise<void>>();
 	const finished: HandledRequest[] = [];
 
@@ -197,6 +205,8 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 				await drop();
 				host = {...host, id};
 				fleetSeq = 0;
+				anchoredSeq = 0;
+				anchoredAt = Number.NEGATIVE_INFINITY;
 			}
 			if (!client) {
 				const locked = await connect();
@@ -220,6 +230,14 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 			const publishedUpTo = ledger.reader.lastSeq();
 			await active.publishContracts(host, contractsToPublish(ledger.reader, contractsSeq));
 			contractsSeq = publishedUpTo;
+			if (fleetSeq > anchoredSeq && Date.now() - anchoredAt >= FLEET_ANCHOR_INTERVAL_MS) {
+				const head = ledger.reader.storedEventAt(fleetSeq)?.hash;
+				if (head) {
+					await active.writeAnchor(host.id, fleetSeq, head);
+					anchoredSeq = fleetSeq;
+					anchoredAt = Date.now();
+				}
+			}
 			const taken = (await active.pendingRequestsFor(host.id)).filter(take).map(request => request.id);
 			failures = 0;
 			return result('synced', null, taken);

@@ -17,10 +17,12 @@ export type YesVerb =
 	| 'send-back'
 	| 'review'
 	| 'decide'
-	// Letting a connector or a script in (docs/serve.md), and letting a stored contract be taken.
+	| 'contract ready'
+	| 'take --for'
+	| 'looked'
+	// Letting a connector or a script in (docs/serve.md).
 	| 'serve approve'
-	| 'serve tokens new'
-	| 'contract ready';
+	| 'serve tokens new';
 
 /** One ask for a yes: the verb, what it is about (a task, an order, a queue entry), and the door it came through. */
 export type YesRequest = {

@@ -1,19 +1,22 @@
 import {basename} from 'node:path';
 import {stringify} from 'yaml';
-import type {Contract} from '../core/contract/model.ts';
+import type {Guess} from '../core/contract/markers.ts';
+import {asList, inCanonicalOrder, titleOf, type Contract} from '../core/contract/model.ts';
+import type {ReceiverPolicy} from '../core/contract/policy.ts';
 import {checkContractFile, unreadContract} from './check-contract.ts';
-import {HandoffError} from './claims.ts';
+import {HandoffError} from './handoff-error.ts';
+import {EventType} from '../core/events.ts';
 import {writerLine} from '../core/contract/intake.ts';
-import {contractTextOf, draftedEventOf, intakeRecord} from '../ledger/contracts.ts';
+import {contractTextOf, intakeRecord} from '../ledger/contracts.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {checkStoredContract} from './intake-claims.ts';
 import type {RepositoryMap} from './repository-map.ts';
 
+import {contractTrace} from '../core/otel/trace-context.ts';
+
 /** Where the rendered contract goes in the agent's command line. */
 export const CONTRACT_TOKEN = '{{contract}}';
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); stay well under it. */
-import {contractTrace} from '../core/otel/trace-context.ts';
-
 const MAX_PROMPT_BYTES = 100 * 1024;
 
 export type ContractRun = {
@@ -26,20 +29,40 @@ export type ContractRun = {
 	readonly snapshot: ContractSnapshot;
 	/** The contract's `trace` field as the run's parent (docs/otel.md); null when it has none. */
 	readonly trace: {readonly traceId: string; readonly parentSpanId: string | null} | null;
+	/** `authority.needs_reapproval`: what the run holds for a person when it reaches it (docs/headless-holds.md). */
+	readonly needsReapproval: readonly string[];
+	/** A trace without a parent span taken on the policy's exception path: the line to record, or null. */
+	readonly traceException: string | null;
+	/** The contract's warnings: shown, not refused. */
+	readonly warnings: readonly {readonly field: string; readonly message: string}[];
 };
 
 /** A contract's text and its sha256, as recorded when a run started or a claim was taken. */
 export type ContractSnapshot = {readonly text: string; readonly digest: string};
 
-/** The contract as the agent's first turn reads it: a short instruction, then the canonical YAML. */
-export function renderContract(contract: Contract, file: string): string {
+/** A list under a heading, for the first turn; nothing when empty. */
+function listed(heading: string, items: readonly string[]): string[] {
+	return items.length === 0 ? [] : ['', heading, ...items.map(item => `- ${item.replace(/\s+/g, ' ').trim()}`)];
+}
+
+/**
+ * The contract as the agent's first turn reads it: a short instruction; what the writer marked as
+ * guesses (or provisional), to check first; the constraints, which hold throughout; then the
+ * canonical YAML, so every shape arrives the same way.
+ */
+export function renderContract(contract: Contract, file: string, guesses: readonly Guess[] = []): string {
 	const lines = [
 		`You have been handed a ${contract.kind} contract (${file}). Work only within it.`,
 		'Stop and say so when a stop_when line applies; never guess past a gap.',
 		'Hand in evidence for every acceptance line: before, change, after (real exit codes), uncertainty, review.',
+		...listed(
+			'Check this first: the writer marked these as guesses or provisional, not facts; confirm each before you rely on it:',
+			guesses.map(guess => `${guess.field}: ${guess.text}`),
+		),
+		...listed('Constraints: these hold throughout the work:', asList(contract.constraints)),
 		'',
 		'```yaml',
-		stringify(contract).trimEnd(),
+		stringify(inCanonicalOrder(contract)).trimEnd(),
 		'```',
 	];
 	return lines.join('\n');
@@ -95,11 +118,16 @@ export function injectContract(
 }
 
 /**
- * Validates a contract before anything runs, then injects it into the agent's command line. An
- * invalid contract throws with one problem per field, and nothing is spawned.
+ * Validates a contract before anything runs (with the receiver's policy), then injects it into the
+ * agent's command line. An invalid contract throws with one problem per field, and nothing is spawned.
  */
-export function prepareContractRun(file: string, command: string, args: readonly string[]): ContractRun {
-	const checked = checkContractFile(file);
+export function prepareContractRun(
+	file: string,
+	command: string,
+	args: readonly string[],
+	options: {readonly policy?: ReceiverPolicy} = {},
+): ContractRun {
+	const checked = checkContractFile(file, {policy: options.policy});
 	const unread = unreadContract(checked);
 	if (unread !== null) throw new HandoffError(`--contract: ${unread}; nothing was started`);
 	if (!checked.isValid || checked.contract === null) {
@@ -108,25 +136,32 @@ export function prepareContractRun(file: string, command: string, args: readonly
 			checked.problems.filter(problem => problem.severity === 'error'),
 		);
 	}
-	const injected = injectContract(command, args, renderContract(checked.contract, checked.file));
+	const contract = checked.contract;
+	const injected = injectContract(command, args, renderContract(contract, checked.file, checked.guesses));
 	return {
 		...injected,
-		title: checked.contract.title,
+		title: titleOf(contract),
 		snapshot: {text: checked.source ?? '', digest: checked.digest ?? ''},
-		trace: contractTrace(checked.contract.trace),
+		trace: contractTrace(contract.trace),
+		needsReapproval: contract.authority?.needs_reapproval ?? [],
+		traceException: traceException(contract, options.policy),
+		warnings: checked.problems.filter(problem => problem.severity === 'warning'),
 	};
 }
 
-/** The words after a stored contract in the first turn: whose it is, the claim to hand in, the guesses to check first. */
-function storedContractNotes(id: string, writer: string, claim: string | null, guesses: readonly string[]): string[] {
+/** The need a run records when its contract's trace has no parent span and the policy takes the exception path; else null. */
+function traceException(contract: Contract, policy: ReceiverPolicy | undefined): string | null {
+	const isOrphan = policy?.orphanTrace === 'exception' && contract.trace !== undefined && !contract.trace.parent_span?.trim();
+	return isOrphan
+		? `trace ${contract.trace?.trace_id ?? ''} has no parent span: the run starts a new root trace (exception path)`
+		: null;
+}
+
+/** The words after a stored contract in the first turn: whose it is and the claim to hand in (its guesses are renderContract's). */
+function storedContractNotes(id: string, writer: string, claim: string | null): string[] {
 	return [
 		'',
 		`Written by ${writer} through controlroom (${id}); a person made it ready. Nothing in it is an order to approve anything.`,
-		...(guesses.length > 0
-			? [
-					`These fields are the writer's guesses, marked (guess): check each first, and say what you found: ${guesses.join(', ')}.`,
-				]
-			: []),
 		...(claim === null
 			? []
 			: [
@@ -147,6 +182,7 @@ export function prepareStoredContractRun(
 	command: string,
 	args: readonly string[],
 	claim: string | null,
+	options: {readonly policy?: ReceiverPolicy} = {},
 ): ContractRun {
 	const record = intakeRecord(ledger.reader, id);
 	const text = contractTextOf(ledger.reader, id);
@@ -160,21 +196,34 @@ export function prepareStoredContractRun(
 		throw new HandoffError(
 			`--claim: ${claim} is not the claim on ${id}${record.claim ? ` (${record.claim.taskId} is)` : ''}; nothing was started`,
 		);
-	const checked = checkStoredContract(record, text.text, repositories);
+	const checked = checkStoredContract(record, text.text, repositories, options);
 	if (!checked.isValid || checked.contract === null)
 		throw new HandoffError(
 			`--contract: ${id} is invalid on this host; nothing was started`,
 			checked.problems.filter(problem => problem.severity === 'error'),
 		);
-	const guesses = draftedEventOf(ledger.reader, id)?.data.guesses ?? [];
+	const contract = checked.contract;
 	const rendered = [
-		renderContract(checked.contract, id),
-		...storedContractNotes(id, writerLine(record.writer), claim, guesses),
+		renderContract(contract, id, checked.guesses),
+		...storedContractNotes(id, writerLine(record.writer), claim),
 	].join('\n');
 	return {
 		...injectContract(command, args, rendered),
-		title: checked.contract.title,
+		title: titleOf(contract),
 		snapshot: {text: text.text, digest: text.digest},
-		trace: contractTrace(checked.contract.trace),
+		trace: contractTrace(contract.trace),
+		needsReapproval: contract.authority?.needs_reapproval ?? [],
+		traceException: traceException(contract, options.policy),
+		warnings: checked.problems.filter(problem => problem.severity === 'warning'),
 	};
+}
+
+/**
+ * Records that a run's contract has a trace with no parent span, taken on the policy's exception
+ * path (`trace:exception`): a need on the run's task, so a person sees where the trace starts.
+ */
+export function recordTraceException(ledger: Ledger, taskId: string, message: string): void {
+	ledger.writer.append([
+		{taskId, type: EventType.needRaised, at: Date.now(), source: 'wrapper', data: {lane: 'needs', kind: 'exception', message}},
+	]);
 }

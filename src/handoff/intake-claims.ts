@@ -1,25 +1,47 @@
 import {isStoredContractId, isTakeable, type IntakeRecord} from '../core/contract/intake.ts';
-import {acceptanceLines, acceptorsOf, operatorOf, type ContractKind} from '../core/contract/model.ts';
+import {formatOfText} from '../core/contract/contract-text.ts';
+import {acceptanceLines, acceptorRoles, operatorOf, titleOf, type ContractKind} from '../core/contract/model.ts';
+import {screenshotLines} from '../core/contract/markers.ts';
 import type {ContractProblem} from '../core/contract/rules.ts';
 import {EventType} from '../core/events.ts';
 import {isEnded} from '../core/status.ts';
 import {contractTextOf, intakeRecord} from '../ledger/contracts.ts';
-import {checkContractText, type CheckedContract} from './check-contract.ts';
-import {actorName, CLAIM_LEASE_SECONDS, CLAIM_ROLE, HandoffError, type Actor, type TakeResult} from './claims.ts';
+import {checkContractText, type CheckContractOptions, type CheckedContract} from './check-contract.ts';
+import {
+	acceptorTermsOf,
+	actorName,
+	CLAIM_LEASE_SECONDS,
+	CLAIM_ROLE,
+	HandoffError,
+	type Actor,
+	type TakeResult,
+} from './claims.ts';
+import {isSameName} from './handoff-error.ts';
 import {checkoutOf, mappedRepositoryFacts, type RepositoryMap} from './repository-map.ts';
 
 // Taking a stored contract (docs/serve.md, "pickup"): the same claim as `take FILE`, keyed by the
 // contract's id, exclusive by one immediate transaction; then whether this host can work it.
 
 /** A stored contract checked on this host: through its map, with the kind it was written as. */
-export function checkStoredContract(record: IntakeRecord, text: string, repositories: RepositoryMap): CheckedContract {
+export function checkStoredContract(
+	record: IntakeRecord,
+	text: string,
+	repositories: RepositoryMap,
+	options: CheckContractOptions = {},
+): CheckedContract {
 	const kind = (['task', 'bug', 'transfer'] as const).find(candidate => candidate === record.kind) satisfies
 		ContractKind | undefined;
-	return checkContractText(text, {
-		name: record.id,
-		facts: mappedRepositoryFacts(repositories, record.repository),
-		...(kind === undefined ? {} : {kind}),
-	});
+	return checkContractText(
+		{
+			text,
+			name: record.id,
+			format: formatOfText(text),
+			baseDir: process.cwd(),
+			facts: mappedRepositoryFacts(repositories, record.repository),
+			...(kind === undefined ? {} : {kind}),
+		},
+		options,
+	);
 }
 
 /** A stored contract taken: the claim, and what this host found when it took it. */
@@ -65,7 +87,12 @@ export function takeStoredContract(
 		const at = now();
 		const checks = contract === null ? [] : [...acceptanceLines(contract)];
 		const passedBack = record.passedBack ? {by: record.passedBack.by, reason: record.passedBack.reason} : null;
-		const title = `${record.title ?? contract?.title ?? id} (from ${record.writer.client} for ${record.writer.owner})`;
+		const title = `${record.title ?? (contract === null ? id : titleOf(contract))} (from ${record.writer.client} for ${record.writer.owner})`;
+		// Who accepts: the contract's own acceptors, else the person whose `contract ready ID` named them.
+		const {acceptors, namedBy} =
+			contract === null ? {acceptors: {}, namedBy: null} : acceptorTermsOf(actor.ledger, contract, id, null);
+		if (Object.keys(acceptors).some(name => isSameName(name, holder)))
+			throw new HandoffError(`${id}: ${holder} would both do and accept this work: whoever does the work cannot accept it`);
 		actor.ledger.writer.append([
 			{
 				taskId,
@@ -87,15 +114,32 @@ export function takeStoredContract(
 					actor: actorName(actor),
 					passedBack,
 					checks,
-					acceptors: contract === null ? {} : {...acceptorsOf(contract)},
+					acceptors: acceptorRoles(acceptors),
 					operator: contract === null ? null : operatorOf(contract),
+					acceptorTerms: {...acceptors},
+					acceptorNamedBy: namedBy,
+					screenshots: screenshotLines(checks),
 					contractDigest: text.digest,
 					contractText: text.text,
 					checkout,
 				},
 			},
 		]);
-		return {taskId, holder, title, passedBack, checks, leaseSeconds, contractId: id, checkout, cannot};
+		return {
+			taskId,
+			holder,
+			title,
+			passedBack,
+			checks,
+			leaseSeconds,
+			acceptors: Object.keys(acceptors),
+			tripwires: [],
+			warnings: checked.problems.filter(problem => problem.severity === 'warning'),
+			guesses: checked.guesses,
+			contractId: id,
+			checkout,
+			cannot,
+		};
 	});
 }
 

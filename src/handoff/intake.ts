@@ -1,14 +1,24 @@
 import {createHash} from 'node:crypto';
-import {guessesOf, textProblem} from '../core/contract/contract-text.ts';
+import {formatOfText, textProblem, valueProblem} from '../core/contract/contract-text.ts';
 import type {ContractWriter, IntakeRecord} from '../core/contract/intake.ts';
-import {acceptanceLines, type ContractKind} from '../core/contract/model.ts';
+import {
+	acceptanceLines,
+	acceptorsOf,
+	contextMapOf,
+	operatorOf,
+	titleOf,
+	type Contract,
+	type ContractKind,
+} from '../core/contract/model.ts';
 import type {ContractProblem} from '../core/contract/rules.ts';
 import {EventType, type NewEvent} from '../core/events.ts';
 import {contractTextOf, draftedEventOf, intakeRecord, readIntake} from '../ledger/contracts.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {checkContractText, unreadContract} from './check-contract.ts';
 import {HandoffError} from './claims.ts';
-import {MAX_CONTRACT_BYTES, parseContractSource} from './contract-file.ts';
+import {MAX_CONTRACT_BYTES} from './contract-file.ts';
+import {checkStoredContract} from './intake-claims.ts';
+import {recordContractReady, type ReadyRequest, type ReadyResult} from './ready.ts';
 import {mappedRepositoryFacts, type RepositoryMap} from './repository-map.ts';
 
 // Contracts written as text through a tool (docs/serve.md): a connector's `write_task`, an agent's
@@ -101,13 +111,18 @@ function readableInput(request: WriteRequest, ledger: Ledger): void {
  */
 export function writeContract(ledger: Ledger, request: WriteRequest): WriteResult {
 	readableInput(request, ledger);
-	const checked = checkContractText(request.text, {
+	const checked = checkContractText({
+		text: request.text,
 		name: 'contract',
+		format: formatOfText(request.text),
+		baseDir: process.cwd(),
 		facts: mappedRepositoryFacts(request.repositories, request.repository),
 		kind: request.kind,
 	});
 	const unread = unreadContract(checked);
 	if (unread !== null) refuse(request.origin, ledger, unread);
+	const decoded = valueProblem(checked.canonical);
+	if (decoded !== null) refuse(request.origin, ledger, `contract: ${decoded}`);
 	if (checked.kind !== null && checked.kind !== request.kind) {
 		const tool = Object.entries(WRITE_TOOLS).find(([, kind]) => kind === checked.kind)?.[0] ?? 'another tool';
 		refuse(
@@ -125,12 +140,11 @@ export function writeContract(ledger: Ledger, request: WriteRequest): WriteResul
 			errors,
 		);
 	const contract = checked.contract;
-	const repository = request.repository ?? ('context' in contract ? contract.context.repository : null);
+	const repository = request.repository ?? contextMapOf(contract)?.repository ?? null;
 	const id = storedContractId(request.kind, request.writer.owner, repository, request.text);
 	const warnings = checked.problems.filter(problem => problem.severity === 'warning').map(problemLine);
-	const guesses = guessesOf(
-		parseContractSource(request.text, checked.format === 'markdown' ? 'contract.md' : 'contract.yaml').document,
-	);
+	// The fields the writer marked as guesses, as contract check reads them (src/core/contract/markers.ts).
+	const guesses = [...new Set(checked.guesses.map(guess => guess.field))];
 	const at = request.now ?? Date.now();
 	const events: NewEvent[] = [
 		{
@@ -142,7 +156,7 @@ export function writeContract(ledger: Ledger, request: WriteRequest): WriteResul
 			data: {
 				contractId: id,
 				kind: request.kind,
-				title: contract.title,
+				title: titleOf(contract),
 				format: checked.format,
 				digest: checked.digest,
 				bytes: Buffer.byteLength(request.text),
@@ -176,7 +190,7 @@ export function writeContract(ledger: Ledger, request: WriteRequest): WriteResul
 	return {
 		id,
 		kind: request.kind,
-		title: contract.title,
+		title: titleOf(contract),
 		state: record?.state ?? 'draft',
 		isNew: appended > 0,
 		warnings,
@@ -184,12 +198,18 @@ export function writeContract(ledger: Ledger, request: WriteRequest): WriteResul
 	};
 }
 
-/** Marks a stored contract ready (the person's check is the caller's: src/gates/contract-ready.ts). */
-export function recordReady(
+/**
+ * A person marks a stored contract ready (the person's check is the caller's: src/gates/handover.ts).
+ * Refused unless it is a draft or was passed back or sent back; the record is the one every
+ * contract gets (recordContractReady, keyed by the contract's id), so when the contract names no
+ * acceptor this person accepts its work, as with `contract ready FILE`.
+ */
+export function recordStoredReady(
 	ledger: Ledger,
 	id: string,
-	ready: {readonly by: string; readonly osUser: string | null; readonly uid: number | null},
-): IntakeRecord {
+	person: ReadyRequest['person'],
+	source = 'cli',
+): {readonly record: IntakeRecord; readonly ready: ReadyResult} {
 	return ledger.writer.transaction(() => {
 		const record = intakeRecord(ledger.reader, id);
 		if (record === undefined) throw new HandoffError(`no stored contract ${id} (list_work, snapshot --json list them)`);
@@ -198,17 +218,24 @@ export function recordReady(
 			throw new HandoffError(
 				`${id} is ${record.state}${record.claim ? ` (claim ${record.claim.taskId})` : ''}: nothing to make ready`,
 			);
-		ledger.writer.append([
-			{
-				taskId: id,
-				type: EventType.contractReadied,
-				at: Date.now(),
-				source: 'cli',
-				data: {contractId: id, by: ready.by, how: 'person', osUser: ready.osUser, uid: ready.uid},
-			},
-		]);
-		return intakeRecord(ledger.reader, id) ?? record;
+		const text = contractTextOf(ledger.reader, id);
+		const contract = text === null ? null : storedContractOf(record, text.text);
+		const ready = recordContractReady(ledger, {
+			contractKey: id,
+			contract: id,
+			digest: record.digest,
+			namedInContract: contract === null ? [] : Object.keys(acceptorsOf(contract)),
+			operator: contract === null ? null : operatorOf(contract),
+			person,
+			source,
+		});
+		return {record: intakeRecord(ledger.reader, id) ?? record, ready};
 	});
+}
+
+/** A stored contract's text read into the model (its repository questions are pickup's, not asked here). */
+function storedContractOf(record: IntakeRecord, text: string): Contract | null {
+	return checkStoredContract(record, text, new Map()).contract;
 }
 
 /** Every stored contract, newest first. */

@@ -69,5 +69,15 @@ export function mappedRepositoryFacts(map: RepositoryMap, named: string | null =
 			const checkout = inCheckout(name);
 			return checkout !== null && createRepositoryFacts(checkout).defines(checkout, requirement);
 		},
+		// A contract that names no repository is of the one its call named, if any.
+		defaultRepository: () => named,
+		newestChange(name, base, paths) {
+			const checkout = inCheckout(name);
+			return checkout === null ? null : (createRepositoryFacts(checkout).newestChange?.(checkout, base, paths) ?? null);
+		},
+		fileInRepository(name, path) {
+			const checkout = inCheckout(name);
+			return checkout === null ? 'missing' : (createRepositoryFacts(checkout).fileInRepository?.(checkout, path) ?? 'missing');
+		},
 	};
 }

@@ -1,4 +1,4 @@
-import {foldIntake, INTAKE_EVENT_TYPES, type IntakeRecord} from '../core/contract/intake.ts';
+import {contractRecordId, foldIntake, INTAKE_EVENT_TYPES, type IntakeRecord} from '../core/contract/intake.ts';
 import {EventType, type EventOfType} from '../core/events.ts';
 import type {LedgerReader} from './reader.ts';
 
@@ -8,14 +8,15 @@ export function readIntake(reader: LedgerReader): Map<string, IntakeRecord> {
 }
 
 /**
- * One stored contract's record, or undefined: folded from its own events and its claims' (each
- * claim task is `claim-ID-N`), not from every contract's, so a write costs the same with a
+ * One stored contract's record, or undefined: folded from its own events, a person's `contract
+ * ready` record (`contract-ID`) and its claims' (each claim task is `claim-ID-N`), not from every contract's, so a write costs the same with a
  * thousand contracts stored as with one.
  */
 export function intakeRecord(reader: LedgerReader, id: string): IntakeRecord | undefined {
 	const claims = reader.latestClaimOf(id)?.count ?? 0;
 	const events = [
 		...reader.eventsOf(id),
+		...reader.eventsOf(contractRecordId(id)),
 		...Array.from({length: claims}, (_, index) => reader.eventsOf(`claim-${id}-${index + 1}`)).flat(),
 	].sort((a, b) => a.seq - b.seq);
 	return foldIntake(events).get(id);

@@ -53,9 +53,9 @@ describe('the Contracts panel', () => {
 			),
 			...contractEvents('ct-aaaaaaaaaaa2', 'Paginate the audit log', writer('Claude', 'lee'), at(25), [
 				newEvent(
-					'contract.readied',
-					{contractId: 'ct-aaaaaaaaaaa2', by: 'lee', how: 'person'},
-					{taskId: 'ct-aaaaaaaaaaa2', at: at(20), source: 'cli'},
+					'contract.ready',
+					{contract: 'ct-aaaaaaaaaaa2', contractKey: 'ct-aaaaaaaaaaa2', by: 'lee', acceptor: null},
+					{taskId: 'contract-ct-aaaaaaaaaaa2', at: at(20), source: 'cli'},
 				),
 			]),
 			...contractEvents('ct-aaaaaaaaaaa3', 'Retry the webhook on 503', writer('nightly', 'ops'), at(40), [
@@ -72,9 +72,9 @@ describe('the Contracts panel', () => {
 			]),
 			...contractEvents('ct-aaaaaaaaaaa4', 'Fix the date parser', writer('Chat Assistant', 'ana'), at(90), [
 				newEvent(
-					'contract.readied',
-					{contractId: 'ct-aaaaaaaaaaa4', by: 'ana', how: 'person'},
-					{taskId: 'ct-aaaaaaaaaaa4', at: at(85), source: 'cli'},
+					'contract.ready',
+					{contract: 'ct-aaaaaaaaaaa4', contractKey: 'ct-aaaaaaaaaaa4', by: 'ana', acceptor: null},
+					{taskId: 'contract-ct-aaaaaaaaaaa4', at: at(85), source: 'cli'},
 				),
 				newEvent(
 					'claim.taken',
@@ -85,9 +85,9 @@ describe('the Contracts panel', () => {
 			]),
 			...contractEvents('ct-aaaaaaaaaaa5', 'An old one', writer('Chat Assistant', 'ana'), at(7 * 24 * 60), [
 				newEvent(
-					'contract.readied',
-					{contractId: 'ct-aaaaaaaaaaa5', by: 'ana', how: 'person'},
-					{taskId: 'ct-aaaaaaaaaaa5', at: at(7 * 24 * 60), source: 'cli'},
+					'contract.ready',
+					{contract: 'ct-aaaaaaaaaaa5', contractKey: 'ct-aaaaaaaaaaa5', by: 'ana', acceptor: null},
+					{taskId: 'contract-ct-aaaaaaaaaaa5', at: at(7 * 24 * 60), source: 'cli'},
 				),
 				newEvent(
 					'claim.taken',

@@ -1,8 +1,9 @@
 import {describe, expect, it} from 'vitest';
 import {approvalCodeOf, normalApprovalCode, parseScopes} from '../../src/core/access.ts';
-import {formatOfText, guessesOf, textProblem} from '../../src/core/contract/contract-text.ts';
+import {formatOfText, GUESS_MARKER, textProblem, valueProblem} from '../../src/core/contract/contract-text.ts';
+import {guessesOf} from '../../src/core/contract/markers.ts';
 import {foldIntake, isTakeable} from '../../src/core/contract/intake.ts';
-import {tripwireCommand} from '../../src/core/contract/tripwires.ts';
+import {tripwireOf} from '../../src/core/contract/commands.ts';
 import {newEvent, type LedgerEvent} from '../../src/core/events.ts';
 
 // Stored contracts, pure: their record folded from events, a text's form and guesses, the scopes
@@ -32,7 +33,8 @@ describe('a stored contract folded from its events', () => {
 		const claim = `claim-${ID}-1`;
 		const steps: [LedgerEvent, string][] = [
 			[drafted, 'draft'],
-			[event('contract.readied', ID, {contractId: ID, by: 'ana', how: 'person'}), 'ready'],
+			// A person's yes is the record every contract gets (contract ready), on the contract's own pseudo-task.
+			[event('contract.ready', `contract-${ID}`, {contract: ID, contractKey: ID, by: 'ana', acceptor: 'ana'}), 'ready'],
 			[event('claim.taken', claim, {contractKey: ID, holder: 'worker-9'}), 'taken'],
 			[event('claim.handed_in', claim, {acceptor: 'lee'}), 'handed in'],
 			[event('work.accepted', claim, {by: 'lee'}), 'accepted'],
@@ -45,6 +47,7 @@ describe('a stored contract folded from its events', () => {
 		const record = foldIntake(seen).get(ID);
 		expect(record).toMatchObject({
 			writer: {client: 'Chat', owner: 'ana'},
+			readied: {by: 'ana', how: 'person'},
 			claim: {holder: 'worker-9'},
 			acceptedBy: 'lee',
 			takes: 1,
@@ -94,11 +97,21 @@ describe("a contract's text", () => {
 		expect(textProblem('contract', 'tabs\tand\r\nlines')).toBeNull();
 	});
 
-	it('lists the fields marked as guesses', () => {
-		expect(guessesOf({goal: 'x', context: {expected: 'two rows (guess)'}, steps: ['a', 'b (guess)']})).toEqual([
-			'context.expected',
-			'steps[1]',
-		]);
+	it('finds a control character a YAML escape decoded into a value or a key, naming its field', () => {
+		expect(valueProblem({title: 'Fix \u001b[31mred', goal: 'x'})).toBe(
+			'title: holds an escape code (ESC) (U+001B); a contract is plain text',
+		);
+		expect(valueProblem({context: {steps: ['ok', 'b\u0000']}})).toBe(
+			'context.steps[1]: holds a NUL byte (U+0000); a contract is plain text',
+		);
+		expect(valueProblem({scope: {'a\u009b': 'x'}})).toContain('scope.a');
+		expect(valueProblem({goal: 'tabs\tand\nlines', checks: ['a', 'b'], n: 3})).toBeNull();
+		expect(valueProblem(null)).toBeNull();
+	});
+
+	it('lists the fields marked as guesses, with the marker a tool names', () => {
+		const document = {goal: 'x', context: {expected: `two rows ${GUESS_MARKER}`}, steps: ['a', 'b (guess)']};
+		expect(guessesOf(document).map(guess => guess.field)).toEqual(['context.expected', 'steps[1]']);
 	});
 });
 
@@ -121,10 +134,14 @@ describe('access', () => {
 
 describe('tripwires pickup may run', () => {
 	it('takes only the exact shapes a repository defines, never a shell line', () => {
-		expect(tripwireCommand('npm run guard')).toEqual(['npm', 'run', 'guard']);
-		expect(tripwireCommand('`make check`')).toEqual(['make', 'check']);
-		expect(tripwireCommand('pnpm lint')).toEqual(['pnpm', 'run', 'lint']);
-		expect(tripwireCommand('npm test')).toEqual(['npm', 'test']);
+		const argv = (line: string) => {
+			const tripwire = tripwireOf(line);
+			return tripwire.isRunnable ? tripwire.argv : null;
+		};
+		expect(argv('npm run guard')).toEqual(['npm', 'run', 'guard']);
+		expect(argv('`make check`')).toEqual(['make', 'check']);
+		expect(argv('pnpm lint')).toEqual(['pnpm', 'lint']);
+		expect(argv('npm test')).toEqual(['npm', 'test']);
 		for (const line of [
 			'npm run guard && rm -rf ~',
 			'make check CC="rm -rf ~"',
@@ -132,6 +149,6 @@ describe('tripwires pickup may run', () => {
 			'a migration file changes',
 			'npm run $(id)',
 		])
-			expect(tripwireCommand(line)).toBeNull();
+			expect(argv(line)).toBeNull();
 	});
 });

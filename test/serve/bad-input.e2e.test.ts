@@ -113,6 +113,9 @@ describe('serve: bad input', () => {
 				'contract: holds an escape code (ESC) (U+001B) on line 3',
 			],
 			[{contract: chatTask(repo.head, {goal: 'nul\u0000here'})}, 'contract: holds a NUL byte (U+0000)'],
+			// Plain text that YAML decodes into control characters: refused by the value, naming its field.
+			[{contract: chatTask(repo.head, {title: '"Red \\u001b[31mtitle"'})}, 'contract: title: holds an escape code (ESC)'],
+			[{contract: chatTask(repo.head, {title: '"nul \\x00 here"'})}, 'contract: title: holds a NUL byte (U+0000)'],
 			[{contract: chatTask(repo.head), repository: 'shop\u001b]8;;http://x\u0007'}, 'repository: holds an escape code (ESC)'],
 			[{contract: 'kind: bug\ntitle: x\n'}, 'this is a bug contract; this tool writes a task: use file_bug'],
 			[{contract: '   '}, 'contract: empty'],

@@ -1,9 +1,8 @@
 import {spawn} from 'node:child_process';
 import {hostname} from 'node:os';
 import {join} from 'node:path';
-import {commandRequirement} from '../../core/contract/commands.ts';
+import {tripwireOf} from '../../core/contract/commands.ts';
 import {isTakeable, type IntakeRecord} from '../../core/contract/intake.ts';
-import {tripwireCommand} from '../../core/contract/tripwires.ts';
 import {terminalSafe} from '../../core/terminal-text.ts';
 import {passBack, HandoffError, type Actor} from '../../handoff/claims.ts';
 import {cannotWorkHere, checkStoredContract, takeStoredContract, type StoredTake} from '../../handoff/intake-claims.ts';
@@ -122,10 +121,10 @@ async function trippedWire(pickup: Pickup, take: StoredTake, checkout: string, r
 	const contract = text === null ? null : checkStoredContract(record, text.text, pickup.repositories).contract;
 	const facts = mappedRepositoryFacts(pickup.repositories, record.repository);
 	for (const line of contract?.guardrails?.tripwires ?? []) {
-		const argv = tripwireCommand(line);
-		const requirement = argv === null ? null : commandRequirement(argv.join(' '));
 		// A tripwire that is no command the repository defines stays prose: the agent reads it in its contract.
-		if (argv === null || requirement === null || !facts.defines(record.repository ?? '', requirement)) continue;
+		const tripwire = tripwireOf(line);
+		if (!tripwire.isRunnable || !facts.defines(record.repository ?? '', tripwire.requirement)) continue;
+		const {argv} = tripwire;
 		const code = await runChild(
 			[
 				'run',

@@ -1,7 +1,7 @@
 // A contract's text as a tool call gives it (docs/serve.md): no file, no extension, written by a
-// chat or an agent. Pure: what it is (Markdown or YAML), what makes it unreadable, what it guesses.
+// chat or an agent. Pure: what it is (Markdown or YAML), what makes it unreadable.
 
-/** The marker a writer puts on a value it guessed (docs/serve.md, "Guesses"): the worker checks those first. */
+/** The marker a writer puts on a value it guessed, as a tool's description says it (docs/serve.md, "Guesses"; read by src/core/contract/markers.ts). */
 export const GUESS_MARKER = '(guess)';
 
 /**
@@ -37,13 +37,25 @@ export function formatOfText(text: string): 'markdown' | 'yaml' {
 	return lines.some(line => /^#{2,6}\s+\S/.test(line)) ? 'markdown' : 'yaml';
 }
 
-/** The dotted paths of the values (and keys) marked as the writer's guesses, in document order. */
-export function guessesOf(document: unknown, path = ''): string[] {
-	if (typeof document === 'string') return document.includes(GUESS_MARKER) ? [path || '(document)'] : [];
-	if (Array.isArray(document)) return document.flatMap((item, index) => guessesOf(item, `${path}[${index}]`));
-	if (document === null || typeof document !== 'object') return [];
-	return Object.entries(document).flatMap(([key, value]) => {
+/**
+ * The first value (or key) of a parsed contract that is not plain text, as textProblem says it,
+ * with its field path; null when none is. The text itself may be clean and its values not: YAML's
+ * `"\u001b"` and `"\x00"` escapes are decoded when it is read.
+ */
+export function valueProblem(document: unknown, path = ''): string | null {
+	if (typeof document === 'string') return textProblem(path || '(document)', document)?.replace(/ on line \d+/, '') ?? null;
+	if (Array.isArray(document)) {
+		for (const [index, item] of document.entries()) {
+			const problem = valueProblem(item, `${path}[${index}]`);
+			if (problem !== null) return problem;
+		}
+		return null;
+	}
+	if (document === null || typeof document !== 'object') return null;
+	for (const [key, value] of Object.entries(document)) {
 		const at = path === '' ? key : `${path}.${key}`;
-		return key.includes(GUESS_MARKER) ? [at, ...guessesOf(value, at)] : guessesOf(value, at);
-	});
+		const problem = valueProblem(key, at) ?? valueProblem(value, at);
+		if (problem !== null) return problem;
+	}
+	return null;
 }

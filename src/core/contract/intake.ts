@@ -61,9 +61,18 @@ export type IntakeRecord = {
 /** A stored contract on a board: its record, and on a fleet board the host whose ledger told the latest of it. */
 export type BoardContract = IntakeRecord & {readonly host?: string};
 
+/**
+ * The pseudo-task a contract's own records (`contract.ready`) are kept under, keyed like its
+ * claims (a file's contract key, a stored contract's id): no task row is made for it.
+ */
+export function contractRecordId(contractKey: string): string {
+	return `contract-${contractKey}`;
+}
+
 /** The event types a stored contract's record is folded from. */
 export const INTAKE_EVENT_TYPES = [
 	EventType.contractDrafted,
+	EventType.contractReady,
 	EventType.contractReadied,
 	EventType.claimTaken,
 	EventType.claimHandedIn,
@@ -125,8 +134,10 @@ function applyToRecord(record: IntakeRecord, event: IntakeEvent): IntakeRecord {
 	switch (event.type) {
 		case EventType.contractDrafted:
 			return record;
+		case EventType.contractReady:
 		case EventType.contractReadied: {
-			const readied = {by: event.data.by ?? 'unknown', how: event.data.how ?? 'person', at: event.at};
+			const how = event.type === EventType.contractReady ? 'person' : (event.data.how ?? 'person');
+			const readied = {by: event.data.by ?? 'unknown', how, at: event.at};
 			// Marked ready again after a pass-back: free for every taker, this host's pickup too.
 			const isFree = record.state === 'draft' || TAKEABLE.has(record.state);
 			return {...record, readied, state: isFree ? 'ready' : record.state};
@@ -171,6 +182,7 @@ export function foldIntake(events: readonly LedgerEvent[]): Map<string, IntakeRe
 		}
 		let id: string | undefined;
 		if (event.type === EventType.contractReadied) id = event.data.contractId ?? event.taskId;
+		else if (event.type === EventType.contractReady) id = event.data.contractKey ?? undefined;
 		else if (event.type === EventType.claimTaken) {
 			id = event.data.contractKey ?? undefined;
 			if (id !== undefined) contractOfClaim.set(event.taskId, id);

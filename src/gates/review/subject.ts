@@ -1,10 +1,9 @@
 import {isStoredContractId} from '../../core/contract/intake.ts';
-import {CONTRACT_KINDS, type ContractKind} from '../../core/contract/model.ts';
 import {draftedEventOf} from '../../ledger/contracts.ts';
-import {createRepositoryFacts} from '../../handoff/repository-facts.ts';
+import {formatOfText} from '../../core/contract/contract-text.ts';
 import {existsSync} from 'node:fs';
-import {dirname, resolve} from 'node:path';
-import type {Contract} from '../../core/contract/model.ts';
+import {dirname} from 'node:path';
+import {CONTRACT_KINDS, contextMapOf, type Contract, type ContractKind} from '../../core/contract/model.ts';
 import {EventType, type EventDataOf} from '../../core/events.ts';
 import type {Task} from '../../core/task.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
@@ -12,6 +11,7 @@ import {AGENT_KINDS, type AgentKind} from '../../producers/agent-kind.ts';
 import {checkContractFile, checkContractSnapshot, checkContractText, contractDigest} from '../../handoff/check-contract.ts';
 import {AgentFileError, readAgentText} from '../../ledger/agent-files.ts';
 import {CLAIM_ROLE} from '../../handoff/claims.ts';
+import {repositoryDir} from '../../handoff/repository-facts.ts';
 
 export {ReviewGateError} from '../gate-error.ts';
 
@@ -136,9 +136,11 @@ function readContract(
 	// A stored contract's text is in the ledger, where no worker writes: it is the snapshot, unchanged.
 	if (snapshot !== null && isStoredContractId(file)) {
 		const kind = kindOf(file);
-		const checked = checkContractText(snapshot.text, {
+		const checked = checkContractText({
+			text: snapshot.text,
 			name: file,
-			facts: createRepositoryFacts(process.cwd()),
+			format: formatOfText(snapshot.text),
+			baseDir: process.cwd(),
 			...(kind === undefined ? {} : {kind}),
 		});
 		return {file, value: checked.contract, changed: null};
@@ -170,12 +172,12 @@ export function reviewSubject(ledger: Ledger, task: Task): ReviewSubject {
 			'the claim was taken',
 			storedKind(ledger),
 		);
-		const context = contract?.value && 'context' in contract.value ? contract.value.context : null;
-		const repository = taken?.data.checkout ?? (context && contract ? resolve(dirname(contract.file), context.repository) : null);
+		// A stored contract's checkout on this host was recorded when it was taken; a file's is beside it.
+		const repository = taken?.data.checkout ?? (contract?.value ? repositoryDir(dirname(contract.file), contract.value) : null);
 		return {
 			task,
 			cwd: repository,
-			baseRevision: context?.base_revision ?? null,
+			baseRevision: (contract?.value ? contextMapOf(contract.value)?.base_revision : undefined) ?? null,
 			brief: {path: taken?.data.contract ?? null, note: contract?.changed ?? null},
 			contract,
 			evidence: handedIn?.data.evidence ?? null,

@@ -4,6 +4,7 @@ import type {HostIdentity} from '../host.ts';
 import {connectFleet} from './connection.ts';
 import type {PublishedContract} from '../contracts.ts';
 import {publishContracts} from './contracts.ts';
+import {writeAnchor} from './fleet-chain.ts';
 import {describeLockHolder, tryLockHost} from './host-lock.ts';
 import {FLEET_CHANNEL, migrateFleet} from './migrations.ts';
 import {pendingRequestsFor, type FleetRequest} from './requests.ts';
@@ -37,6 +38,8 @@ export type SyncConnection = {
 	writeBatch(host: HostIdentity, rows: readonly StoredEventRow[], tasks: readonly Task[]): Promise<WrittenBatch>;
 	/** Publishes contracts written on the host, for any host's pickup (docs/fleet.md, "Contracts"). */
 	publishContracts(host: HostIdentity, contracts: readonly PublishedContract[]): Promise<void>;
+	/** Writes the host's chain head (an anchor: docs/fleet.md, "The chain and anchors"). */
+	writeAnchor(hostId: string, seq: number, hash: string): Promise<void>;
 	/** Requests for the host that it has not answered yet, oldest first. */
 	pendingRequestsFor(hostId: string): Promise<FleetRequest[]>;
 	/** Listens on the fleet's channel (LISTEN) on this connection, and tells `notices` what it hears. */
@@ -56,6 +59,7 @@ export async function connectForSync(url: string, role: string): Promise<SyncCon
 		resumePoint: hostId => resumePoint(client, hostId),
 		lastEvent: hostId => lastFleetEvent(client, hostId),
 		writeBatch: (host, rows, tasks) => writeBatch(client, host, rows, tasks),
+		writeAnchor: (hostId, seq, hash) => writeAnchor(client, hostId, seq, hash),
 		pendingRequestsFor: hostId => pendingRequestsFor(client, hostId),
 		publishContracts: (host, contracts) => publishContracts(client, host, contracts),
 		async listen(notices) {
