@@ -164,7 +164,10 @@ export const HELP_GROUPS: readonly HelpGroup[] = [
 	{title: 'audit', commands: ['verify', 'audit']},
 	{title: 'run agents', commands: ['reconcile', 'gateway', 'order']},
 	{title: 'answer', commands: ['decide', 'effects', 'review', 'send-back', 'ack', 'need', 'mediate', 'plan']},
-	{title: 'hand off', commands: ['contract', 'take', 'progress', 'hand-in', 'pass-back', 'accept', 'work', 'mcp', 'serve', 'pickup']},
+	{
+		title: 'hand off',
+		commands: ['contract', 'take', 'progress', 'hand-in', 'pass-back', 'accept', 'looked', 'work', 'mcp', 'serve', 'pickup'],
+	},
 	{title: 'fleet', commands: ['sync', 'otel']},
 	{title: 'set up', commands: ['hooks', 'doctor', 'config', 'completion', 'ingest', 'rejects']},
 	{title: 'run by the agents, not by hand', commands: ['hook', 'hold-hook', 'permission-hook']},
@@ -195,7 +198,7 @@ export function renderOverview(summaries: Readonly<Record<string, string>>): str
 		...HELP_GROUPS.flatMap(group => ['', ...groupLines(group, summaries, width)]),
 		'',
 		...wrap(
-			"Every command takes --help: its options, exit codes and an example. Every command that reads or writes a ledger takes --ledger PATH (default $CONTROLROOM_HOME/ledger.db; not demo, contract but contract ready, hooks, config). TASK is an id, an id's start, a session id or a title's start ('fix export'). Ctrl-C ends a command with 130. Exit codes: docs/cli.md. Defaults for some flags: ~/.config/controlroom/config.json (controlroom config). Shell completion: controlroom completion bash|zsh|fish. Something wrong? controlroom doctor; why a task shows what it shows: controlroom explain TASK.",
+			"Every command takes --help: its options, exit codes and an example. Every command that reads or writes a ledger takes --ledger PATH (default $CONTROLROOM_HOME/ledger.db; not demo, contract, hooks, config). TASK is an id, an id's start, a session id or a title's start ('fix export'). Ctrl-C ends a command with 130. Exit codes: docs/cli.md. Defaults for some flags: ~/.config/controlroom/config.json (controlroom config). Shell completion: controlroom completion bash|zsh|fish. Something wrong? controlroom doctor; why a task shows what it shows: controlroom explain TASK.",
 			HELP_COLUMNS,
 		),
 		'',
@@ -223,6 +226,7 @@ export const EXIT_CODES: readonly (readonly [code: string, meaning: string])[] =
 		'64',
 		'the command line is wrong (EX_USAGE): an unknown command or option, a missing or bad value, a --ledger that is empty, a folder, in a folder that does not exist, or (for commands that need one) where no ledger is, a file to write (or a --project) in a folder that does not exist (no command creates a folder it was given unless told to, as hooks install --create is), a TASK that names several tasks; nothing was written',
 	],
+	['66', 'verify --against FILE: the anchors file does not exist (EX_NOINPUT)'],
 	['69', 'sync --once: the fleet server cannot be reached; serve, otel receive: the port is taken (EX_UNAVAILABLE)'],
 	[
 		'75',
@@ -230,7 +234,7 @@ export const EXIT_CODES: readonly (readonly [code: string, meaning: string])[] =
 	],
 	[
 		'77',
-		'refused because an agent asked (EX_NOPERM): effects approve and reject, accept, ack, send-back, review, decide, contract ready, serve approve and serve tokens new say yes only for a person at a terminal; the attempt is recorded and shown in Needs you (docs/security.md)',
+		'refused because an agent asked (EX_NOPERM): effects approve and reject, accept, ack, send-back, review, decide, contract ready, take --for, looked, serve approve and serve tokens new say yes only for a person at a terminal; the attempt is recorded and shown in Needs you (docs/security.md)',
 	],
 	[
 		'78',
