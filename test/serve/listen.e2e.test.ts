@@ -23,13 +23,17 @@ describe('serve: listening', () => {
 		const bare = runCli(['serve', '--listen', '0.0.0.0:0'], {env: {CONTROLROOM_HOME: home}});
 		expect(bare.status).toBe(64);
 		expect(bare.stderr).toContain('--listen 0.0.0.0:0 is not loopback: give --public-url https://');
-		const http = runCli(['serve', '--listen', '0.0.0.0:0', '--public-url', 'http://cr.example.net'], {env: {CONTROLROOM_HOME: home}});
+		const http = runCli(['serve', '--listen', '0.0.0.0:0', '--public-url', 'http://cr.example.net'], {
+			env: {CONTROLROOM_HOME: home},
+		});
 		expect(http.status).toBe(64);
 		expect(http.stderr).toContain('--public-url: must be https://');
 		const served = await startServe(home, ['--listen', '0.0.0.0:0', '--public-url', 'https://cr.example.net']);
 		expect(served.mcp.href).toBe('https://cr.example.net/mcp');
 		expect(served.stderr()).toContain('warning: listening on 0.0.0.0:');
-		expect(served.stderr()).toContain('not loopback: anything that reaches this port can try it; serve it only behind the TLS terminator at https://cr.example.net');
+		expect(served.stderr()).toContain(
+			'not loopback: anything that reaches this port can try it; serve it only behind the TLS terminator at https://cr.example.net',
+		);
 		await served.stop();
 	});
 });
