@@ -18,7 +18,7 @@ import {checkContractText, unreadContract} from './check-contract.ts';
 import {HandoffError} from './claims.ts';
 import {MAX_CONTRACT_BYTES} from './contract-file.ts';
 import {checkStoredContract} from './intake-claims.ts';
-import {recordContractReady, type ReadyRequest, type ReadyResult} from './ready.ts';
+import {namedAcceptorOf, recordContractReady, type ReadyRequest, type ReadyResult} from './ready.ts';
 import {mappedRepositoryFacts, type RepositoryMap} from './repository-map.ts';
 
 // Contracts written as text through a tool (docs/serve.md): a connector's `write_task`, an agent's
@@ -200,7 +200,8 @@ export function writeContract(ledger: Ledger, request: WriteRequest): WriteResul
 
 /**
  * A person marks a stored contract ready (the person's check is the caller's: src/gates/handover.ts).
- * Refused unless it is a draft or was passed back or sent back; the record is the one every
+ * Refused when it is ready already or accepted, or taken or handed in with someone to accept it
+ * (a draft, or one passed back or sent back, is made ready); the record is the one every
  * contract gets (recordContractReady, keyed by the contract's id), so when the contract names no
  * acceptor this person accepts its work, as with `contract ready FILE`.
  */
@@ -214,12 +215,18 @@ export function recordStoredReady(
 		const record = intakeRecord(ledger.reader, id);
 		if (record === undefined) throw new HandoffError(`no stored contract ${id} (list_work, snapshot --json list them)`);
 		if (record.state === 'ready') throw new HandoffError(`${id} is ready already (marked by ${record.readied?.by ?? 'someone'})`);
-		if (record.state === 'taken' || record.state === 'handed in' || record.state === 'accepted')
+		const text = contractTextOf(ledger.reader, id);
+		const contract = text === null ? null : storedContractOf(record, text.text);
+		// Taken or handed in, it may still wait for someone to accept it (it names nobody, and nobody
+		// named themselves: it was made ready on another host of the fleet, or by a policy); a person
+		// names themselves then, as `contract ready FILE` does after a take.
+		const isUnnamed =
+			contract !== null && Object.keys(acceptorsOf(contract)).length === 0 && namedAcceptorOf(ledger, id) === null;
+		const isHeld = record.state === 'taken' || record.state === 'handed in';
+		if (record.state === 'accepted' || (isHeld && !isUnnamed))
 			throw new HandoffError(
 				`${id} is ${record.state}${record.claim ? ` (claim ${record.claim.taskId})` : ''}: nothing to make ready`,
 			);
-		const text = contractTextOf(ledger.reader, id);
-		const contract = text === null ? null : storedContractOf(record, text.text);
 		const ready = recordContractReady(ledger, {
 			contractKey: id,
 			contract: id,

@@ -23,7 +23,7 @@ afterEach(() => {
 
 const person = (name: string) => ({name, osUser: 'ana', uid: 1000});
 
-function draft(options: {acceptors: boolean}): {ledger: Ledger; id: string} {
+function draft(options: {acceptors: boolean; readyBy?: string}): {ledger: Ledger; id: string} {
 	const repo = makeContractRepo();
 	const ledger = openLedger(freshLedgerFile());
 	ledgers.push(ledger);
@@ -34,10 +34,10 @@ function draft(options: {acceptors: boolean}): {ledger: Ledger; id: string} {
 		repository: null,
 		writer: {client: 'Chat Assistant', owner: 'ana', via: 'serve', grant: 'g-1', host: null},
 		repositories: new Map([['shop', repo.dir]]),
-		readyAtOnce: null,
+		readyAtOnce: options.readyBy === undefined ? null : {by: options.readyBy},
 		origin: 'serve',
 	});
-	expect(written.state).toBe('draft');
+	expect(written.state).toBe(options.readyBy === undefined ? 'draft' : 'ready');
 	return {ledger, id: written.id};
 }
 
@@ -71,5 +71,24 @@ describe('contract ready ID', () => {
 		// chatTask's operator is worker-1: whoever does the work cannot accept it.
 		expect(() => recordStoredReady(nobody.ledger, nobody.id, person('worker-1'))).toThrow(HandoffError);
 		expect(intakeRecord(nobody.ledger.reader, nobody.id)?.state).toBe('draft');
+	});
+
+	it('names the acceptor of a taken contract that names none and was ready without a person (a policy, another host), once', () => {
+		const {ledger, id} = draft({acceptors: false, readyBy: 'ana'});
+		const actor = {ledger, source: 'cli' as const, identity: null};
+		const taken = takeStoredContract(actor, id, 'pickup@box-1', new Map());
+		expect(taken.acceptors).toEqual([]);
+		const {record, ready} = recordStoredReady(ledger, id, person('lee'));
+		expect(record.state).toBe('taken');
+		expect(ready).toEqual({acceptors: ['lee'], isPersonAcceptor: true, claimTaskId: taken.taskId});
+		const [named] = ledger.reader.latestEventsOf(taken.taskId, [EventType.claimAcceptorNamed], 1);
+		expect(named?.data).toMatchObject({acceptor: 'lee', by: 'lee'});
+		expect(() => recordStoredReady(ledger, id, person('lee'))).toThrow(
+			/is taken \(claim claim-ct-[0-9a-f]{12}-1\): nothing to make ready/,
+		);
+
+		const own = draft({acceptors: true, readyBy: 'ana'});
+		takeStoredContract({ledger: own.ledger, source: 'cli', identity: null}, own.id, 'pickup@box-1', new Map());
+		expect(() => recordStoredReady(own.ledger, own.id, person('ana'))).toThrow(/nothing to make ready/);
 	});
 });
