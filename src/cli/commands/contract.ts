@@ -52,7 +52,7 @@ new --kind K: the same as template K.`,
 		['0', 'check, normalize: valid (warnings allowed); ready: recorded; template, new: written'],
 		[
 			'1',
-			'check: invalid, or the file cannot be read; normalize: invalid (the canonical form is written all the same) or the output exists; ready: invalid, or you would accept your own work; template, new: FILE exists (never overwritten)',
+			'check: invalid, or the file cannot be read; normalize: invalid (the canonical form is written all the same) or the output exists; ready: invalid, or you would accept your own work, or (ID) no such stored contract, ready already, accepted, or taken with someone to accept it; template, new: FILE exists (never overwritten)',
 		],
 		[
 			'64',
