@@ -1,5 +1,6 @@
 import {assertNever} from '../assert-never.ts';
 import {writerLine, type BoardContract, type IntakeState} from '../contract/intake.ts';
+import {cellWidth, cutCells} from '../cell-width.ts';
 import {formatDuration} from '../format.ts';
 import {terminalSafe} from '../terminal-text.ts';
 import type {PanelBlock, ToneLine} from './screen-view.ts';
@@ -36,7 +37,7 @@ function waitsFor(contract: BoardContract, now: number): string {
 	const since = (at: number): string => formatDuration(Math.max(0, now - at));
 	switch (contract.state) {
 		case 'draft':
-			return `waits for a person: contract ready ${contract.id}`;
+			return "waits for a person's contract ready";
 		case 'ready':
 			return `waits for a taker ${since(contract.readied?.at ?? contract.updatedAt)}`;
 		case 'passed back':
@@ -53,17 +54,22 @@ function waitsFor(contract: BoardContract, now: number): string {
 	}
 }
 
-/** One contract on one line: state, id, title, who wrote it, what it waits for; all of it made terminal-safe. */
-export function contractLine(contract: BoardContract, now: number): ToneLine {
+/** The title and writer get at least this many cells when the line is cut to the panel's width. */
+const MIN_MIDDLE_CELLS = 12;
+
+/**
+ * One contract on one line: state, id, title, who wrote it, what it waits for; all of it made
+ * terminal-safe. Too wide for `width`, the title and writer are cut first, so what the contract
+ * waits for (what a person acts on) stays on screen.
+ */
+export function contractLine(contract: BoardContract, now: number, width = Number.POSITIVE_INFINITY): ToneLine {
 	const where = contract.host === undefined ? '' : `${contract.host} `;
-	const text = [
-		contract.state.padEnd(11),
-		`${where}${contract.id}`,
-		`"${contract.title ?? ''}"`,
-		`from ${writerLine(contract.writer)}:`,
-		waitsFor(contract, now),
-	].join(' ');
-	return {text: terminalSafe(text), tone: TONE[contract.state]};
+	const head = terminalSafe(`${contract.state.padEnd(11)} ${where}${contract.id}`);
+	const middle = terminalSafe(`"${contract.title ?? ''}" from ${writerLine(contract.writer)}:`);
+	const tail = terminalSafe(waitsFor(contract, now));
+	const room = width - cellWidth(head) - cellWidth(tail) - 2;
+	const fitted = cellWidth(middle) <= room ? middle : cutCells(middle, Math.max(MIN_MIDDLE_CELLS, room));
+	return {text: `${head} ${fitted} ${tail}`, tone: TONE[contract.state]};
 }
 
 /** The contracts in the panel's order: by state, then oldest written first. */
@@ -75,7 +81,12 @@ export function orderContracts(contracts: readonly BoardContract[]): BoardContra
  * The Contracts panel in at most `rows` rows (its title included), or null when no contract is
  * listed: the first contracts in order, and how many more did not fit on the title line.
  */
-export function selectContractsPanel(contracts: readonly BoardContract[], now: number, rows: number): PanelBlock | null {
+export function selectContractsPanel(
+	contracts: readonly BoardContract[],
+	now: number,
+	size: {readonly rows: number; readonly width: number},
+): PanelBlock | null {
+	const {rows, width} = size;
 	if (contracts.length === 0 || rows < 2) return null;
 	const ordered = orderContracts(contracts);
 	const shown = ordered.slice(0, rows - 1);
@@ -83,7 +94,7 @@ export function selectContractsPanel(contracts: readonly BoardContract[], now: n
 	return {
 		name: 'contracts',
 		title: `CONTRACTS (${ordered.length})${more > 0 ? `, ${more} more: snapshot --json lists all` : ''}`,
-		lines: shown.map(contract => contractLine(contract, now)),
+		lines: shown.map(contract => contractLine(contract, now, width)),
 		height: shown.length + 1,
 		isFocused: false,
 	};
