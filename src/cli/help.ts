@@ -164,7 +164,7 @@ export const HELP_GROUPS: readonly HelpGroup[] = [
 	{title: 'audit', commands: ['verify', 'audit']},
 	{title: 'run agents', commands: ['reconcile', 'gateway', 'order']},
 	{title: 'answer', commands: ['decide', 'effects', 'review', 'send-back', 'ack', 'need', 'mediate', 'plan']},
-	{title: 'hand off', commands: ['contract', 'take', 'progress', 'hand-in', 'pass-back', 'accept', 'work', 'mcp']},
+	{title: 'hand off', commands: ['contract', 'take', 'progress', 'hand-in', 'pass-back', 'looked', 'accept', 'work', 'mcp']},
 	{title: 'fleet', commands: ['sync', 'otel']},
 	{title: 'set up', commands: ['hooks', 'doctor', 'config', 'completion', 'ingest', 'rejects']},
 	{title: 'run by the agents, not by hand', commands: ['hook', 'hold-hook', 'permission-hook']},
