@@ -36,6 +36,7 @@ describe('controlroom --help and --version', () => {
 		expect(titles).toEqual([
 			'most used',
 			'watch',
+			'audit',
 			'run agents',
 			'answer',
 			'hand off',
