@@ -383,6 +383,11 @@ describe('contract check and normalize, as a person runs them', {timeout: 120_00
 		const json = runCli(['contract', 'check', file, '--json']);
 		expect(json.status).toBe(1);
 		expect(json.stdout).not.toContain('Zq7Lm2Nx8');
+		const text = runCli(['contract', 'check', file]);
+		expect(text.stdout).toContain(
+			'\nerror   context.bucket_token: looks like a credential (GitHub token); remove it, the value is not shown\n',
+		);
+		expect(text.stdout).not.toContain('Zq7Lm2Nx8');
 		expect((JSON.parse(json.stdout) as {contract: {context: unknown}}).contract.context).toEqual({
 			repository: '.',
 			bucket_token: '(withheld: looks like a credential)',
