@@ -6,11 +6,11 @@
 // test/components/plain-frame.test.ts holds the two to that, cell by cell. A screen it does not
 // draw the same way (a view other than the lanes, a text Ink would wrap, panels taller than the
 // room) gives null, and Ink draws the first frame as before.
-import {styledCharsFromTokens, styledCharsToString, tokenize} from '@alcalzone/ansi-tokenize';
+import {styledCharsFromTokens, styledCharsToString, tokenize, type Token} from '@alcalzone/ansi-tokenize';
 import chalk from 'chalk';
 import cliTruncate from 'cli-truncate';
-import stringWidth from 'string-width';
 import {layoutRow} from '../src/core/board/row-layout.ts';
+import {cellWidth} from '../src/core/cell-width.ts';
 import type {PanelBlock, ScreenView} from '../src/core/board/screen-view.ts';
 import {laneTone, type Tone} from '../src/core/board/tone.ts';
 import {toneColor} from './theme.ts';
@@ -70,11 +70,51 @@ function text(
 	let line = squash(children);
 	if (line.includes('\n')) throw new NotDrawnHere('a text of several lines');
 	if (line.length === 0) return;
-	if (stringWidth(line) > at.width) {
+	if (widthOf(line) > at.width) {
 		if (wrap === 'wrap') throw new NotDrawnHere('a text Ink would wrap');
 		line = cliTruncate(line, at.width, {position: 'end'});
 	}
 	if (line.length > 0) pen.pieces.push({x: at.x, y: at.y, text: asInkWrites(styled(line, style))});
+}
+
+/** The styles' codes as chalk writes them, each with the code that ends it. */
+const STYLE_NAMES = ['bold', 'dim', 'inverse', 'black', 'red', 'green', 'yellow', 'blue', 'magenta', 'cyan', 'white', 'gray'];
+let endCodes: Map<string, string> | null = null;
+
+function endCodeOf(code: string): string | undefined {
+	if (endCodes === null || endCodes.size === 0) {
+		endCodes = new Map();
+		for (const name of STYLE_NAMES) {
+			const [open, close] = (chalk as unknown as Record<string, (text: string) => string>)[name]?.('\0').split('\0') ?? [];
+			if (!open || !close) continue;
+			endCodes.set(open, close);
+			endCodes.set(close, close);
+		}
+	}
+	return endCodes.get(code);
+}
+
+// eslint-disable-next-line no-control-regex -- the codes chalk wrote are what is looked for
+const SGR = /\u001B\[[0-9;]*m/g;
+
+/**
+ * A styled text as Ink's tokenizer reads it, with each run of text between two codes as one
+ * character: the styled characters of a run all have the same styles, so joined again they give
+ * the same output, without taking the text apart grapheme by grapheme. Null for a code this file
+ * does not write.
+ */
+function runTokens(text: string): Token[] | null {
+	const tokens: Token[] = [];
+	let at = 0;
+	for (const match of text.matchAll(SGR)) {
+		if (match.index > at) tokens.push({type: 'char', value: text.slice(at, match.index), fullWidth: false});
+		const endCode = endCodeOf(match[0]);
+		if (endCode === undefined) return null;
+		tokens.push({type: 'ansi', code: match[0], endCode});
+		at = match.index + match[0].length;
+	}
+	if (at < text.length) tokens.push({type: 'char', value: text.slice(at), fullWidth: false});
+	return tokens;
 }
 
 /**
@@ -84,8 +124,11 @@ function text(
  * title is not dim on screen, so here it is not either.
  */
 function asInkWrites(text: string): string {
-	return styledCharsToString(styledCharsFromTokens(tokenize(text)));
+	return styledCharsToString(styledCharsFromTokens(runTokens(text) ?? tokenize(text)));
 }
+
+/** The cells a styled text takes (its codes take none). */
+const widthOf = (text: string): number => cellWidth(text.includes('\u001B') ? text.replace(SGR, '') : text);
 
 /** A column of one-line texts in a box of `height` rows whose overflow is hidden: the lines past it are not drawn. */
 function clippedColumn(
@@ -103,7 +146,7 @@ const color = (tone: Tone): string => toneColor(tone);
 
 /** The header: the name, the ledger, the counts and the burn rate cut to what the sort order leaves. */
 function header(pen: Pen, screen: ScreenView): void {
-	const sortWidth = stringWidth(screen.header.sort);
+	const sortWidth = cellWidth(screen.header.sort);
 	const left = screen.width - 1 - sortWidth;
 	if (left < 0) throw new NotDrawnHere('a sort order wider than the screen');
 	text(
@@ -316,7 +359,7 @@ function footer(pen: Pen, screen: ScreenView, y: number): void {
 	const {prompt, confirm, notice, bar, filter, width} = screen;
 	const filterText = filter === null ? '' : `/${filter} (esc clears)  `;
 	if (prompt) throw new NotDrawnHere('a prompt');
-	if (!confirm && notice && stringWidth(filterText + notice.text) > width) throw new NotDrawnHere('a notice Ink would wrap');
+	if (!confirm && notice && cellWidth(filterText + notice.text) > width) throw new NotDrawnHere('a notice Ink would wrap');
 	const at = {x: 0, y, width};
 	if (confirm) {
 		text(pen, at, {color: color('warn'), bold: true}, 'truncate-end', confirm);
