@@ -1,9 +1,10 @@
 import {useEffect, useReducer, useState, type Dispatch} from 'react';
 import type {LogReader} from '../src/core/board/log-view.ts';
-import {selectScreen, type ScreenView} from '../src/core/board/screen.ts';
+import {openingBoard, type BoardOpening} from '../src/core/board/opening.ts';
+import type {ScreenView} from '../src/core/board/screen.ts';
 import type {NoticeSource} from '../src/core/board/notice-channel.ts';
 import type {BoardOptions} from '../src/core/board/selectors.ts';
-import {initialBoardState, reduceBoard, type BoardAction, type BoardState} from '../src/core/board/state.ts';
+import {reduceBoard, type BoardAction, type BoardState} from '../src/core/board/state.ts';
 import {useBell} from './use-bell.ts';
 import {useNotify, type Notify} from './use-notify.ts';
 import {useBoardCommands, usePendingAnswer, useSendBack, type BoardActions} from './use-board-commands.ts';
@@ -42,19 +43,19 @@ export type BoardAdapters = FeedSource &
 export type ControlRoomState = {readonly state: BoardState; readonly screen: ScreenView};
 
 /**
- * The one container hook: owns the reducer (first read before the first frame), tails the ledger,
- * runs the reconciler timer, builds the screen for the terminal's size and handles the keys.
+ * The one container hook: owns the reducer (opened on the first read: the first frame's, when it
+ * was drawn before Ink loaded), tails the ledger, runs the reconciler timer, builds the screen for
+ * the terminal's size and handles the keys.
  */
-export function useControlRoom(adapters: BoardAdapters): ControlRoomState & {readonly dispatch: Dispatch<BoardAction>} {
+export function useControlRoom(
+	adapters: BoardAdapters,
+	opening?: BoardOpening,
+): ControlRoomState & {readonly dispatch: Dispatch<BoardAction>} {
 	const size = useTerminalSize();
-	const [state, dispatch] = useReducer(reduceBoard, adapters, ({feed, options}) => {
-		const now = Date.now();
-		const read = reduceBoard(initialBoardState(), {type: 'ledger-read', ...feed.load(now)});
-		// The cursor starts where the first screen puts it: selecting it in an effect drew the whole
-		// first frame a second time, unchanged, while the board was starting.
-		const first = selectScreen(read, now, size, options);
-		return reduceBoard(read, {type: 'select', taskId: first.selectedId, index: first.selectedIndex});
-	});
+	// The cursor starts where the first screen puts it: selecting it in an effect drew the whole
+	// first frame a second time, unchanged, while the board was starting.
+	const [first] = useState(() => opening ?? openingBoard(adapters.feed.load(Date.now()), Date.now(), size, adapters.options));
+	const [state, dispatch] = useReducer(reduceBoard, first.state);
 	const [fromSeq] = useState(state.lastSeq);
 	const {refresh} = useLedgerFeed(adapters, dispatch, fromSeq, state.timeline?.taskId ?? null);
 	useInterval(adapters.reconcile, adapters.reconcileIntervalMs, error =>
@@ -69,7 +70,7 @@ export function useControlRoom(adapters: BoardAdapters): ControlRoomState & {rea
 	useTaskLog(adapters.logs, state.log?.taskId ?? null, dispatch);
 	useBell(state.bells, adapters.bell);
 	useNotify(state.queue, adapters.notify);
-	const screen = useScreen(state, size, adapters.options);
+	const screen = useScreen(state, size, adapters.options, first);
 	// The cursor is where the screen drew it: pinned to that task, so it stays on it when rows
 	// come, go or re-sort around it (and at the same place when its own row leaves the list).
 	useEffect(() => {

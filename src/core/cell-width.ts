@@ -5,7 +5,15 @@ import stringWidth from 'string-width';
 // grapheme of two. string-width (the measure Ink itself lays text out with) knows the Unicode
 // tables; a character count would shift every later column by one for each wide character.
 
-const NARROW_ONLY = /^[\x20-\x7e]*$/;
+/**
+ * Characters the board itself draws (separators, arrows, marks, bars) that are one cell each, one
+ * code point and one grapheme: string-width says 1 for each (test/core/cell-width.test.ts holds it
+ * to that). A text of these and printable ASCII is measured by its length: string-width's grapheme
+ * segmenter and emoji tests took most of the first frame's layout, for rows that hold nothing else.
+ */
+export const BOARD_NARROW_CHARACTERS = '·…—–→←↑↓×›●“”└€⚠▾▸░█⎿↳≠';
+
+const NARROW_ONLY = new RegExp(`^[\\x20-\\x7e${BOARD_NARROW_CHARACTERS}]*$`);
 
 /** The terminal cells `text` takes (text already made terminal-safe: no control characters). */
 export function cellWidth(text: string): number {

@@ -237,13 +237,12 @@ export type SnapshotHost = {name: string; id: string; lastSyncedAt: string; last
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-/** The JSON view of one task at time `now`. */
-export function toSnapshotTask(
-	task: Task & {readonly host?: string},
+/** What time changes of a task: its health, its lane and how long it has been silent, at `now`. */
+export function taskStateAt(
+	task: Task,
 	now: number,
 	stallSeconds = DEFAULT_STALL_SECONDS,
-	host: string | null = null,
-): SnapshotTask {
+): Pick<SnapshotTask, 'status' | 'health' | 'exitCode' | 'signal' | 'idleSeconds' | 'lane'> {
 	const health = deriveHealth(
 		task.status,
 		task.lastSeenAt,
@@ -251,6 +250,24 @@ export function toSnapshotTask(
 		task.stallSeconds ?? stallSeconds,
 		isWaitingForPerson(task, now),
 	);
+	return {
+		status: task.status,
+		health,
+		exitCode: task.exitCode,
+		signal: task.signal,
+		idleSeconds: Math.max(0, Math.floor((now - task.lastSeenAt) / 1000)),
+		lane: laneOf(task.status, health),
+	};
+}
+
+/** The JSON view of one task at time `now`. */
+export function toSnapshotTask(
+	task: Task & {readonly host?: string},
+	now: number,
+	stallSeconds = DEFAULT_STALL_SECONDS,
+	host: string | null = null,
+): SnapshotTask {
+	const {health, idleSeconds, lane} = taskStateAt(task, now, stallSeconds);
 	return {
 		id: task.id,
 		host: task.host ?? host,
@@ -275,8 +292,8 @@ export function toSnapshotTask(
 		endedAt: iso(task.endedAt),
 		lastEventAt: new Date(task.lastEventAt).toISOString(),
 		lastSeenAt: new Date(task.lastSeenAt).toISOString(),
-		idleSeconds: Math.max(0, Math.floor((now - task.lastSeenAt) / 1000)),
-		lane: laneOf(task.status, health),
+		idleSeconds,
+		lane,
 		session: sessionSpendOf(task, task.tokens, null),
 		tmux: task.tmux ? {socket: task.tmux.socket, pane: task.tmux.pane} : null,
 		seen: null,

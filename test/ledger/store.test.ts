@@ -35,6 +35,25 @@ describe('the ledger store', () => {
 		expect(ledger.reader.eventsOf('t-1').map(e => e.type)).toEqual([EventType.registered]);
 	});
 
+	it("counts tasks by status again once an event is recorded, by this connection or another process's", () => {
+		ledger = scratchLedger();
+		ledger.writer.append([event('a', EventType.registered), event('b', EventType.registered)]);
+		expect(ledger.reader.statusCounts()).toMatchObject({registered: 2, running: 0});
+		// Asked again with nothing new: the same counts, and a copy a caller may change
+		const counts = ledger.reader.statusCounts();
+		counts.registered = 99;
+		expect(ledger.reader.statusCounts()).toMatchObject({registered: 2});
+		ledger.writer.append([event('a', EventType.started, {pid: 10, pgid: 10})]);
+		expect(ledger.reader.statusCounts()).toMatchObject({registered: 1, running: 1});
+		const other = openLedger(ledger.path);
+		try {
+			other.writer.append([event('b', EventType.started, {pid: 11, pgid: 11})]);
+		} finally {
+			other.close();
+		}
+		expect(ledger.reader.statusCounts()).toMatchObject({registered: 0, running: 2});
+	});
+
 	it('numbers events with a monotonic seq that readers can tail by', () => {
 		ledger = scratchLedger();
 		ledger.writer.append([event('a', EventType.registered), event('b', EventType.registered)]);

@@ -1,11 +1,9 @@
 import {writeSync} from 'node:fs';
-import {render} from 'ink';
 import {homedir} from 'node:os';
 import {join, sep} from 'node:path';
-import {createElement} from 'react';
-import {App, type BoardAdapters} from '../../../components/App.tsx';
-import {ClockProvider} from '../../../components/ClockProvider.tsx';
+import type {BoardAdapters} from '../../../hooks/use-control-room.ts';
 import {parseDuration} from '../../core/duration.ts';
+import {loadWithGlobalsHidden} from '../../core/hidden-globals.ts';
 import {createNoticeChannel, type NoticeSource} from '../../core/board/notice-channel.ts';
 import {acknowledgeSignal} from '../../gates/acknowledge.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
@@ -25,7 +23,7 @@ import {SIGNAL_EXITS} from '../signals.ts';
 import {createNotifier, DESKTOP_NOTIFY, type DesktopNotify} from '../board-notify.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
-import {shareInkCaches} from '../ink-caches.ts';
+import {drawFirstFrame} from '../first-frame.ts';
 import {loadPriceTable} from '../price-file.ts';
 import {openCommandLedger} from '../context.ts';
 import {packageRoot} from '../package-root.ts';
@@ -292,7 +290,8 @@ function writeNow(text: string): void {
 /**
  * Shows the board until the person quits, and returns the exit status: 0 for `q`, 130 for
  * Ctrl-C, 128+N for a signal. Whichever way it ends, the terminal is given back as it was: main
- * screen, cursor shown, line editing back on.
+ * screen, cursor shown, line editing back on. The first frame is drawn before Ink loads
+ * (docs/board.md, "The first frame"); Ink then draws the same frame over it and carries on.
  */
 async function showAdapters(adapters: BoardAdapters): Promise<number> {
 	// The board takes the alternate screen, as k9s and less do, so quitting gives the shell back as it was.
@@ -300,18 +299,12 @@ async function showAdapters(adapters: BoardAdapters): Promise<number> {
 	// Raw mode from the start: a key typed before Ink's input hook subscribes must not be echoed by
 	// the terminal into the frame (Ink turns it on in an effect, after the first frame).
 	process.stdin.setRawMode?.(true);
-	// Lines that did not change since the last frame are not tokenized and measured again.
-	shareInkCaches();
-	const app = render(createElement(ClockProvider, {intervalMs: 1000, children: createElement(App, {adapters})}), {
-		maxFps: 30,
-		// Ctrl-C is a key in the board's table (exit status 130), not Ink's exit 0.
-		exitOnCtrlC: false,
-		patchConsole: true,
-	});
 	let status: number = 0;
+	let stop: (() => void) | null = null;
+	// A signal while Ink loads ends the board as one after it does.
 	const onSignal = (signal: keyof typeof ENDING_SIGNALS) => () => {
 		status = ENDING_SIGNALS[signal];
-		app.unmount();
+		stop?.();
 	};
 	const handlers = Object.keys(ENDING_SIGNALS).map(name => {
 		const signal = name as keyof typeof ENDING_SIGNALS;
@@ -320,10 +313,19 @@ async function showAdapters(adapters: BoardAdapters): Promise<number> {
 		return [signal, handler] as const;
 	});
 	try {
-		const result = await app.waitUntilExit();
-		if (typeof result === 'number') status = result;
+		const opening = drawFirstFrame(adapters, (text: string) => void process.stdout.write(text));
+		// Ink's layout engine reads its WebAssembly through `fetch` when there is one: 200 ms (main.ts).
+		const {renderBoard} = await loadWithGlobalsHidden(['fetch'], () => import('../board-ink.ts'));
+		if (status !== 0) return status;
+		const app = renderBoard(adapters, opening);
+		stop = () => app.unmount();
+		try {
+			const result = await app.waitUntilExit();
+			if (typeof result === 'number') status = result;
+		} finally {
+			app.unmount();
+		}
 	} finally {
-		app.unmount();
 		process.stdin.setRawMode?.(false);
 		writeNow(LEAVE_ALT_SCREEN);
 		for (const [signal, handler] of handlers) process.off(signal, handler);

@@ -1,7 +1,7 @@
 import {formatDuration, formatKnown, formatProgress, formatTokens, UNKNOWN} from '../format.ts';
 import type {HumanQueue} from '../human-queue.ts';
 import {LANE_TITLES, LANE_WORDS, statusLabel} from '../labels.ts';
-import {BOARD_LANES, toSnapshotTask, type BoardLane} from '../snapshot.ts';
+import {BOARD_LANES, taskStateAt, type BoardLane} from '../snapshot.ts';
 import {builtInOf} from '../settings.ts';
 import {DEFAULT_STALL_SECONDS, isEnded, isListed} from '../status.ts';
 import {taskKey} from '../fleet.ts';
@@ -110,7 +110,9 @@ export function toRowView(
 	shownId = task.id,
 	family?: FamilyFacts,
 ): TaskRowView {
-	const view = toSnapshotTask(task, now, stallSeconds);
+	// Only what time changes: the whole snapshot view (dates as ISO text, the session's spend) cost
+	// most of a refresh, for every listed task, every second.
+	const view = taskStateAt(task, now, stallSeconds);
 	const running = family ? helpersRunningLabel(family.helpersActive) : null;
 	// A task whose helpers work is active, whatever its own silence says (docs/tree-and-cost.md).
 	const isCarried = running !== null && view.health === 'stalled';
