@@ -219,7 +219,7 @@ describe.concurrent('helpers in the background', () => {
 	row(
 		'B6',
 		'false',
-		'a wrapped run whose background helper finishes after the parent\'s Stop: active (1 helper running) while it works, then both done, exit 0, nothing outstanding',
+		"a wrapped run whose background helper finishes after the parent's Stop: active (1 helper running) while it works, then both done, exit 0, nothing outstanding",
 		SLOW,
 		async () => {
 			const box = await hookedBox();
@@ -233,11 +233,9 @@ describe.concurrent('helpers in the background', () => {
 				{tool: 'Bash', input: {command: `until [ -e ${release} ]; do sleep 0.2; done; echo released`, description: 'wait'}},
 				{text: 'helper done'},
 			]);
-			const run = box.run(
-				['--agent', 'claude'],
-				[CLAUDE_AT, box.dir, '-p', 'ROW-B6 go', '--dangerously-skip-permissions'],
-				{FAKE_ANTHROPIC_PORT: String(await fakes.anthropic())},
-			);
+			const run = box.run(['--agent', 'claude'], [CLAUDE_AT, box.dir, '-p', 'ROW-B6 go', '--dangerously-skip-permissions'], {
+				FAKE_ANTHROPIC_PORT: String(await fakes.anthropic()),
+			});
 			const {parent, helper} = await parentAtRestWithHelper(box, 'B6', 'wrapper');
 			const working = box.board().get(parent.id);
 			expect(working).toMatchObject({lane: 'running', status: 'active (1 helper running)'});
