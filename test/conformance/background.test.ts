@@ -218,7 +218,7 @@ describe.concurrent('helpers in the background', () => {
 
 	row(
 		'B6',
-		'false',
+		'held',
 		"a wrapped run whose background helper finishes after the parent's Stop: active (1 helper running) while it works, then both done, exit 0, nothing outstanding",
 		SLOW,
 		async () => {
