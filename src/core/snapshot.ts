@@ -6,7 +6,15 @@ import type {HumanQueue} from './human-queue.ts';
 import type {Progress} from './progress.ts';
 import type {ReviewOutcome, ReviewRecord, VerdictRecord} from './review/reviews.ts';
 import type {VerdictKind} from './review/verdict.ts';
-import {deriveHealth, DEFAULT_STALL_SECONDS, LISTED_STATUSES, type Health, type ListedStatus, type Status} from './status.ts';
+import {
+	deriveHealth,
+	DEFAULT_STALL_SECONDS,
+	isEnded,
+	LISTED_STATUSES,
+	type Health,
+	type ListedStatus,
+	type Status,
+} from './status.ts';
 import {isWaitingForPerson, type Task, type TaskTelemetry} from './task.ts';
 import type {Tokens} from './tokens.ts';
 import type {Cost} from './cost.ts';
@@ -56,6 +64,11 @@ export type SnapshotTask = {
 	error: string | null;
 	/** Why an ended task ended, as recorded (SessionEnd's reason, a stop's, the reconciler's); null while running. */
 	endReason: string | null;
+	/**
+	 * An ended session whose helpers had not reported their end: how many (docs/tree-and-cost.md,
+	 * "Helpers in the background"); absent otherwise. It ended with work outstanding.
+	 */
+	helpersUnfinished?: number;
 	cwd: string | null;
 	parentId: string | null;
 	sessionId: string | null;
@@ -234,6 +247,12 @@ export type SnapshotHost = {name: string; id: string; lastSyncedAt: string; last
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
+/** `helpersUnfinished` of an ended task that still had helpers open, else nothing. */
+function unfinishedOf(task: Pick<Task, 'status' | 'openHelpers'>): {helpersUnfinished?: number} {
+	const open = task.openHelpers?.length ?? 0;
+	return isEnded(task.status) && open > 0 ? {helpersUnfinished: open} : {};
+}
+
 /** The JSON view of one task at time `now`. */
 export function toSnapshotTask(
 	task: Task & {readonly host?: string},
@@ -261,6 +280,7 @@ export function toSnapshotTask(
 		signal: task.signal,
 		error: task.error,
 		endReason: task.endReason,
+		...unfinishedOf(task),
 		cwd: task.cwd,
 		parentId: task.parentId,
 		sessionId: task.sessionId,

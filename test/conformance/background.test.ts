@@ -88,13 +88,13 @@ describe.concurrent('helpers in the background', () => {
 			const snapshot = await box.snapshot();
 			const lostParent = snapshot.tasks.find(task => task.id === parent.id);
 			const lostHelper = snapshot.tasks.find(task => task.id === helper.id);
-			expect(lostParent).toMatchObject({status: 'lost', lane: 'lost', state: 'lost'});
+			expect(lostParent).toMatchObject({status: 'lost', lane: 'lost', state: 'lost', helpersUnfinished: 1});
 			expect(lostParent?.endReason).toBe(`process ${parent.pid} is gone and no exit was recorded, with 1 helper still working`);
 			expect(lostHelper).toMatchObject({status: 'lost', lane: 'lost'});
 			expect(lostHelper?.endReason).toMatch(CUT_SHORT);
 			expect(snapshot.counts).toMatchObject({running: 0, done: 0});
 			const board = box.board();
-			expect(board.get(parent.id)).toMatchObject({lane: 'lost', status: 'lost'});
+			expect(board.get(parent.id)).toMatchObject({lane: 'lost', status: 'lost (work unfinished)'});
 			return {board: `parent ${board.get(parent.id)?.lane}: ${board.get(parent.id)?.status}`, snapshot: said(lostParent)};
 		},
 	);
@@ -130,7 +130,7 @@ describe.concurrent('helpers in the background', () => {
 			expect(JSON.stringify(status)).toContain('ended with work outstanding');
 			const board = box.board().get(parent.id);
 			expect(board?.lane).toBe('ended');
-			expect(board?.status).toMatch(/^stopped/);
+			expect(board?.status).toBe('stopped (work unfinished)');
 			return {board: `${board?.lane}: ${board?.status}`, snapshot: `${said(stopped)}; helper ${cut?.status}`};
 		},
 	);
@@ -209,6 +209,7 @@ describe.concurrent('helpers in the background', () => {
 			expect(snapshot.counts.running).toBe(0);
 			const board = box.board();
 			expect(board.get(helper.id)).toMatchObject({status: 'lost'});
+			expect(board.get(parent.id)).toMatchObject({lane: 'ended', status: 'stopped (work unfinished)'});
 			return {
 				board: `${board.get(parent.id)?.lane}: ${board.get(parent.id)?.status}; helper ${board.get(helper.id)?.status}`,
 				snapshot: `${said(stopped)}; helper ${cut?.status}`,
@@ -284,7 +285,7 @@ describe.concurrent('helpers in the background', () => {
 			expect(cut?.endReason).toMatch(CUT_SHORT);
 			const board = box.board().get(parent.id);
 			expect(board?.lane).toBe('ended');
-			expect(board?.status).toMatch(/^stopped/);
+			expect(board?.status).toBe('stopped (work unfinished)');
 			return {board: `${board?.lane}: ${board?.status}`, snapshot: `${said(stopped)}; helper ${cut?.status}`};
 		},
 	);

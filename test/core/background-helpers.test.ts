@@ -3,9 +3,11 @@ import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
 import {EventType, type NewEvent} from '../../src/core/events.ts';
 import {familyOf} from '../../src/core/family.ts';
+import {statusLabel} from '../../src/core/labels.ts';
 import {openHelpersAfter} from '../../src/core/open-helpers.ts';
 import {shippedPriceTable} from '../../src/core/price-table.ts';
 import {lostTasks, planReconcile, type RecordedProcess, type WatchedTask} from '../../src/core/reconcile-plan.ts';
+import {toSnapshotTask} from '../../src/core/snapshot.ts';
 import {applyEvent, isSessionAtRest, type Task} from '../../src/core/task.ts';
 import {helperTaskId, mapHookPayload, sessionTaskId, type MappingContext} from '../../src/ledger/payload-mapping.ts';
 import {hookPayloadSchema} from '../../src/ledger/payload-schema.ts';
@@ -95,6 +97,22 @@ describe('the helpers a session has open, by its own hooks', () => {
 		});
 		// The helper's own status is its own: it never said it ended, so it is not ended here either (the reconciler decides).
 		expect(fold.tasks.get(helperTaskId(sessionOf(sigterm), agentIdOf(sigterm)))?.status).toBe('running');
+	});
+
+	it('says so in the status cell and the snapshot: stopped (work unfinished), helpersUnfinished 1; a finished one reads as before', () => {
+		const view = toSnapshotTask(new Fold().hooks(sigterm).tasks.get(sessionOf(sigterm)) as Task, 5000);
+		expect(view).toMatchObject({status: 'stopped', helpersUnfinished: 1});
+		expect(statusLabel(view)).toBe('stopped (work unfinished)');
+		const finished = toSnapshotTask(new Fold().hooks(done).tasks.get(sessionOf(done)) as Task, 5000);
+		expect(finished).not.toHaveProperty('helpersUnfinished');
+		expect(statusLabel(finished)).toBe('done');
+		const running = toSnapshotTask(
+			new Fold()
+				.hooks(sigterm.filter(payload => payload['hook_event_name'] !== 'SessionEnd'))
+				.tasks.get(sessionOf(sigterm)) as Task,
+			5000,
+		);
+		expect(running).not.toHaveProperty('helpersUnfinished');
 	});
 
 	it('ends a wrapped run that exits 0 while its helper works stopped with work outstanding; done once the helper ended', () => {
