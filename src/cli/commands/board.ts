@@ -14,6 +14,7 @@ import {describeFleetError, isFleetUrl, redactUrl} from '../../ledger/fleet/conn
 import type {FleetFeed} from '../../ledger/fleet/fleet-feed.ts';
 import {hostName} from '../../ledger/host.ts';
 import {quickCheckInBackground} from '../../ledger/integrity-check.ts';
+import {createChainWatch} from '../../ledger/chain-watch.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {spoolDir} from '../../ledger/paths.ts';
 import {makePrivateDir} from '../../ledger/private-files.ts';
@@ -221,6 +222,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		// A long-lived process checks its ledger when it opens (issue 18); on its own thread, since a
 		// large ledger takes seconds.
 		checkIntegrity: () => quickCheckInBackground(ledger.path, join(packageRoot(), 'dist', 'ledger', 'integrity-worker.js')),
+		checkChain: createChainWatch(ledger, join(packageRoot(), 'dist', 'ledger', 'integrity-worker.js')),
 		// BEL is one byte that moves no cursor, so it can be written beside Ink's frames; tmux turns it into a window alert.
 		...(run.isBellOn === false ? {} : {bell: () => void process.stdout.write(BELL)}),
 		...notifierOf(run),
