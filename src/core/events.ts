@@ -160,7 +160,7 @@ const DECLARED = {
 		/** Every process of the agent's tree the stop signals (docs/wrapper.md, "Stop"). */
 		pids: z.optional(z.array(z.number())),
 	}),
-	/** `parentId`: a helper that ended with its parent names it. */
+	/** `parentId`: a helper cut short when its session's process ended names that session. */
 	lost: declare('task.lost', {reason: text, pid: count, parentId: text}),
 	ended: declare('task.ended', {reason: text}),
 	/** An untracked process went away: it was never tracked work, so how it ended is unknown. */

@@ -51,14 +51,16 @@ export type FamilyOptions = {
 };
 
 /**
- * Whether a helper counts as alive: it has not ended, it was heard from within the cutoff, and it is
- * not left over from a parent that ended before the helper's own last sign (a helper stopped with
- * its session gets no SubagentStop: the reconciler ends it, docs/tree-and-cost.md).
+ * Whether a helper counts as alive: it has not ended, it was heard from within the cutoff, and its
+ * parent has not ended. A helper runs inside its session's process, so once the session ended none
+ * of its helpers works on there (one stopped with it gets no SubagentStop: the reconciler ends it),
+ * and a helper's start that comes after its session's end (a stray or a forgery) never makes a
+ * finished session active again (docs/tree-and-cost.md).
  */
 function isAlive(task: FamilyMember, parent: FamilyMember | undefined, now: number, cutoffSeconds: number): boolean {
 	if (isEnded(task.status)) return false;
 	if (now - task.lastSeenAt > cutoffSeconds * 1000) return false;
-	return !(parent && isEnded(parent.status) && parent.endedAt !== null && task.lastSeenAt <= parent.endedAt);
+	return !(parent && isEnded(parent.status));
 }
 
 /**

@@ -21,9 +21,16 @@ export const LANE_WORDS: Readonly<Record<BoardLane, string>> = {
 	ended: 'ended',
 };
 
-/** The status cell: status with health, or how it ended. */
-export function statusLabel(task: Pick<SnapshotTask, 'status' | 'health' | 'exitCode' | 'signal'>): string {
+/**
+ * The status cell: status with health, or how it ended. A session that ended while its helpers
+ * still worked (stopped or lost) says so before how it ended (docs/tree-and-cost.md, "Helpers in the background").
+ */
+export function statusLabel(
+	task: Pick<SnapshotTask, 'status' | 'health' | 'exitCode' | 'signal'> & Partial<Pick<SnapshotTask, 'helpersUnfinished'>>,
+): string {
 	if (task.health) return `${task.status}/${task.health}`;
+	const isCutShort = task.status === 'stopped' || task.status === 'lost';
+	if (isCutShort && (task.helpersUnfinished ?? 0) > 0) return `${task.status} (work unfinished)`;
 	if (task.status === 'failed') return `failed (exit ${formatKnown(task.exitCode)})`;
 	if (task.status === 'stopped') return `stopped (${task.signal ?? `exit ${formatKnown(task.exitCode)}`})`;
 	if (task.status === 'vanished') return 'vanished (outcome unknown)';

@@ -1,5 +1,6 @@
 import {EventType, type NewEvent} from './events.ts';
 import {findUntracked, PARENT_LEVELS, pidFate, type PidFate, type ProcessInfo} from './process-tree.ts';
+import {helpersStillWorking} from './open-helpers.ts';
 import {isEnded} from './status.ts';
 import {isSessionAtRest, type Task} from './task.ts';
 
@@ -16,7 +17,7 @@ export type RecordedWrapper = {readonly pid: number; readonly startTime: number 
 
 /** What the pass reads of a watched row. */
 export type WatchedRow = Pick<Task, 'id' | 'status' | 'pid' | 'lastSeq' | 'source' | 'isTurnOpen' | 'hasCompletedTurn'> &
-	Partial<Pick<Task, 'sessionId' | 'sessionEndedAt' | 'parentId' | 'lastSeenAt'>>;
+	Partial<Pick<Task, 'sessionId' | 'sessionEndedAt' | 'parentId' | 'lastSeenAt' | 'openHelpers'>>;
 
 /** A helper's parent, as the ledger holds it now. */
 export type ParentRow = Pick<Task, 'id' | 'status' | 'endedAt'>;
@@ -30,6 +31,8 @@ export type WatchedTask = {
 	readonly process: RecordedProcess | null;
 	/** For a helper (a row with a parent and no process of its own): its parent's row, when the ledger has it. */
 	readonly parent?: ParentRow | null;
+	/** For a helper: the process its session ran in (its parent's), when the ledger recorded one; the helper runs inside it. */
+	readonly parentProcess?: RecordedProcess | null;
 	/**
 	 * A question of the task holds it (a headless run's deferred call or crossed budget, open or
 	 * answered and not carried out): it waits for a person, so it is neither lost nor ended when its
@@ -69,8 +72,11 @@ export type ReconcileFacts = {
 export type Verdict =
 	/** A registered row whose wrapper died before the spawn: nobody will start or end it. */
 	| {readonly kind: 'never-started'; readonly wrapperPid: number}
-	/** The task's process is gone, or its PID now names another process, and no exit was recorded: lost. */
-	| {readonly kind: 'gone'; readonly pid: number; readonly fate: Exclude<PidFate, 'alive'>}
+	/**
+	 * The task's process is gone, or its PID now names another process, and no exit was recorded:
+	 * lost. `openHelpers`: helpers of its session still worked (their end never came).
+	 */
+	| {readonly kind: 'gone'; readonly pid: number; readonly fate: Exclude<PidFate, 'alive'>; readonly openHelpers?: number}
 	/**
 	 * A session's agent is gone (and no wrapper is left to record the exit) after its session ended or
 	 * its last turn completed: it ended, its exit code unknown, never lost.
@@ -82,8 +88,11 @@ export type Verdict =
 			/** The wrapper that died without recording the exit, for a wrapper's task. */
 			readonly wrapperPid: number | null;
 	  }
-	/** A helper whose parent ended or was lost, and whose own events stopped before that: lost with its parent. */
-	| {readonly kind: 'with-parent'; readonly parent: ParentRow}
+	/**
+	 * A helper whose session's process is gone (or, that process unknown, whose parent ended before its
+	 * own last sign) and which never reported its end: lost, how its work ended unknown.
+	 */
+	| {readonly kind: 'with-parent'; readonly parent: ParentRow; readonly sessionPid: number | null}
 	/** An untracked process went away: it was never tracked work, so it ended, outcome unknown (not lost). */
 	| {readonly kind: 'vanished'; readonly pid: number}
 	/** A hook reported the PID without its start time: note it once, to catch PID reuse later. */
@@ -124,10 +133,20 @@ type LostVerdict = Extract<Verdict, {kind: 'never-started' | 'gone' | 'with-pare
 /** The reason a lost task carries, in words. */
 function lostReason(verdict: LostVerdict): string {
 	if (verdict.kind === 'never-started') return `wrapper ${verdict.wrapperPid} is gone and the agent was never started`;
-	if (verdict.kind === 'with-parent') return `lost with its parent ${verdict.parent.id} (${verdict.parent.status})`;
-	return verdict.fate === 'gone'
-		? `process ${verdict.pid} is gone and no exit was recorded`
-		: `PID ${verdict.pid} now belongs to another process (start time differs); the agent is gone and no exit was recorded`;
+	if (verdict.kind === 'with-parent') {
+		// Its own fate, never its parent's status: the parent may have ended well while this helper was cut short.
+		const session =
+			verdict.sessionPid === null
+				? `its session ${verdict.parent.id} ended`
+				: `its session's process ${verdict.sessionPid} is gone`;
+		return `${session} and it never reported its end (no SubagentStop): how its work ended is unknown`;
+	}
+	const gone =
+		verdict.fate === 'gone'
+			? `process ${verdict.pid} is gone and no exit was recorded`
+			: `PID ${verdict.pid} now belongs to another process (start time differs); the agent is gone and no exit was recorded`;
+	const open = verdict.openHelpers ?? 0;
+	return open > 0 ? `${gone}, with ${helpersStillWorking(open)}` : gone;
 }
 
 /** Why a session that ended or finished its turn is ended rather than lost, in words. */
@@ -226,7 +245,7 @@ function judgeTracked(watched: WatchedTask, processes: ProcessTable): Judgement 
 		return {verdict: {kind: 'never-started', wrapperPid: wrapper.pid}, tracks: null};
 	}
 	const record = watched.process;
-	if (!record) return {verdict: helperVerdict(watched), tracks: null};
+	if (!record) return {verdict: helperVerdict(watched, processes), tracks: null};
 	const current = processes.get(record.pid);
 	const fate = pidFate(record.startTime, current);
 	if (fate === 'alive') {
@@ -241,7 +260,8 @@ function judgeTracked(watched: WatchedTask, processes: ProcessTable): Judgement 
 	// A session that ended, or is at rest, has nothing in flight: its agent exited, its end is known.
 	const isOver = isSessionAtRest(withSession(watched.task)) || (watched.task.sessionEndedAt ?? null) !== null;
 	if (isOver) return {verdict: {kind: 'session-over', pid: record.pid, fate, wrapperPid: record.wrapperPid}, tracks: null};
-	return {verdict: {kind: 'gone', pid: record.pid, fate}, tracks: null};
+	const openHelpers = watched.task.openHelpers?.length ?? 0;
+	return {verdict: {kind: 'gone', pid: record.pid, fate, ...(openHelpers > 0 ? {openHelpers} : {})}, tracks: null};
 }
 
 function withSession(task: WatchedRow): WatchedRow & Pick<Task, 'sessionId'> {
@@ -249,15 +269,22 @@ function withSession(task: WatchedRow): WatchedRow & Pick<Task, 'sessionId'> {
 }
 
 /**
- * A helper (it runs inside its parent's process, so it has no PID of its own) ends with its parent:
- * once the parent has ended or was lost, a helper whose own last sign came before that is lost with
- * it. A helper whose own events go on after the parent's end is left running.
+ * A helper runs inside its session's process (its parent's), so it has no PID of its own. Once the
+ * parent has ended and that process is gone, a helper that never reported its end (SubagentStop)
+ * was cut short with it: lost, its outcome unknown, whatever the parent ended as. While the process
+ * lives, the helper's own SubagentStop is still to come. Where the ledger has no process for the
+ * parent, a helper whose own events go on after the parent's end is left running.
  */
-export function helperVerdict(watched: WatchedTask): Verdict | null {
+export function helperVerdict(watched: WatchedTask, processes: ProcessTable): Verdict | null {
 	const parent = watched.parent;
 	if (!parent || parent.endedAt === null || !isEnded(parent.status)) return null;
+	const session = watched.parentProcess ?? null;
+	if (session !== null) {
+		if (pidFate(session.startTime, processes.get(session.pid)) === 'alive') return null;
+		return {kind: 'with-parent', parent, sessionPid: session.pid};
+	}
 	const ownLastSign = watched.task.lastSeenAt ?? 0;
-	return ownLastSign > parent.endedAt ? null : {kind: 'with-parent', parent};
+	return ownLastSign > parent.endedAt ? null : {kind: 'with-parent', parent, sessionPid: null};
 }
 
 /** An untracked row: vanished (outcome unknown) when its process is gone, merged once a wrapper or hook tracks it or an ancestor. */

@@ -7,7 +7,15 @@ import type {HumanQueue} from './human-queue.ts';
 import type {Progress} from './progress.ts';
 import type {ReviewOutcome, ReviewRecord, VerdictRecord} from './review/reviews.ts';
 import type {VerdictKind} from './review/verdict.ts';
-import {deriveHealth, DEFAULT_STALL_SECONDS, LISTED_STATUSES, type Health, type ListedStatus, type Status} from './status.ts';
+import {
+	deriveHealth,
+	DEFAULT_STALL_SECONDS,
+	isEnded,
+	LISTED_STATUSES,
+	type Health,
+	type ListedStatus,
+	type Status,
+} from './status.ts';
 import {isWaitingForPerson, type Task, type TaskTelemetry} from './task.ts';
 import type {Tokens} from './tokens.ts';
 import type {Cost} from './cost.ts';
@@ -57,6 +65,11 @@ export type SnapshotTask = {
 	error: string | null;
 	/** Why an ended task ended, as recorded (SessionEnd's reason, a stop's, the reconciler's); null while running. */
 	endReason: string | null;
+	/**
+	 * An ended session whose helpers had not reported their end: how many (docs/tree-and-cost.md,
+	 * "Helpers in the background"); absent otherwise. It ended with work outstanding.
+	 */
+	helpersUnfinished?: number;
 	cwd: string | null;
 	parentId: string | null;
 	sessionId: string | null;
@@ -237,6 +250,12 @@ export type SnapshotHost = {name: string; id: string; lastSyncedAt: string; last
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
+/** `helpersUnfinished` of an ended task that still had helpers open, else nothing. */
+function unfinishedOf(task: Pick<Task, 'status' | 'openHelpers'>): {helpersUnfinished?: number} {
+	const open = task.openHelpers?.length ?? 0;
+	return isEnded(task.status) && open > 0 ? {helpersUnfinished: open} : {};
+}
+
 /** What time changes of a task: its health, its lane and how long it has been silent, at `now`. */
 export function taskStateAt(
 	task: Task,
@@ -281,6 +300,7 @@ export function toSnapshotTask(
 		signal: task.signal,
 		error: task.error,
 		endReason: task.endReason,
+		...unfinishedOf(task),
 		cwd: task.cwd,
 		parentId: task.parentId,
 		sessionId: task.sessionId,

@@ -7,6 +7,7 @@ import {addUsageByModel, usageByModelOf, type UsageByModel} from './spend.ts';
 import {addBurn, type BurnBucket} from './burn.ts';
 import {tmuxPaneFromData, type TmuxPane} from './tmux.ts';
 import {foldSeen, type SeenBy} from './seen.ts';
+import {openHelpersAfter, outstandingReason} from './open-helpers.ts';
 
 /** One row of the task projection: the fold of a task's events. */
 export type Task = {
@@ -102,6 +103,12 @@ export type Task = {
 	readonly waitingOn?: readonly WaitingQuestion[];
 	/** The latest stop asked of it (`controlroom stop`, the board's `s`): an end the stop causes is the stop's. */
 	readonly stopRequest?: {readonly at: number; readonly signal: string; readonly graceMs: number} | null;
+	/**
+	 * The agent ids of the helpers its session started and has not seen end, by its own hooks
+	 * (src/core/open-helpers.ts): while one is open the session is not at rest, and an end then is
+	 * an end with work outstanding, never `done`. Absent until a helper starts.
+	 */
+	readonly openHelpers?: readonly string[];
 };
 
 /** How long after a stop request (beyond its grace) the session's own end is taken as the stop's doing. */
@@ -195,8 +202,12 @@ function blankTask(event: NewEvent): Task {
  * is mid-turn, and whose process is gone died: that is lost, not done. A wrapper's task is at rest
  * only through the session its agent's hooks (or output) reported: a plain command has none.
  */
-export function isSessionAtRest(task: Pick<Task, 'source' | 'isTurnOpen' | 'hasCompletedTurn' | 'sessionId'>): boolean {
+export function isSessionAtRest(
+	task: Pick<Task, 'source' | 'isTurnOpen' | 'hasCompletedTurn' | 'sessionId' | 'openHelpers'>,
+): boolean {
 	if (task.source === 'wrapper' && task.sessionId === null) return false;
+	// A helper still works in the background: its Stop came, but the session has work in flight.
+	if ((task.openHelpers?.length ?? 0) > 0) return false;
 	return !task.isTurnOpen && task.hasCompletedTurn;
 }
 
@@ -328,6 +339,12 @@ function applyAgentEvent(current: Task, event: NewEvent & {readonly type: 'agent
 	next.isTurnOpen = name === 'UserPromptSubmit' ? true : isTurnCompleted || name === 'StopFailure' ? false : current.isTurnOpen;
 	next.hasCompletedTurn = current.hasCompletedTurn || isTurnCompleted;
 	if (name === 'SessionStart') next.sessionEndedAt = null;
+	// An ended task's helpers are its process's: a helper's start after its end (forged, or a stray) opens nothing.
+	const openHelpers =
+		isEnded(current.status) && name === 'SubagentStart'
+			? current.openHelpers
+			: openHelpersAfter(current.openHelpers, name, data.payload);
+	if (openHelpers !== current.openHelpers) next.openHelpers = openHelpers;
 	let task: Task = next;
 	if (name === TURN_FAILED_EVENT) task = {...task, isTurnOpen: false, error: messageOf(data) ?? task.error ?? 'turn failed'};
 	// A failure stays a failure until a later turn of the same session completes.
@@ -381,6 +398,14 @@ function endSession(task: Task, event: NewEvent, reason: string | null): Task {
 		});
 	if (error !== null)
 		return end(task, 'failed', event.at, {exitCode: task.exitCode, endReason: reason, isTurnOpen: false, error, sessionEndedAt});
+	// Its helpers still worked: the session did not finish its work (docs/tree-and-cost.md).
+	const open = task.openHelpers?.length ?? 0;
+	if (open > 0)
+		return end(task, 'stopped', event.at, {
+			exitCode: null,
+			endReason: outstandingReason(open, `SessionEnd: ${reason ?? 'no reason given'}`),
+			sessionEndedAt,
+		});
 	return end(task, 'done', event.at, {exitCode: null, endReason: reason, sessionEndedAt});
 }
 
@@ -392,6 +417,12 @@ function exitTask(task: Task, data: EventDataOf<'task.exited'>, at: number): Tas
 	const isCleanUnknown = exitCode === null && task.sessionEndedAt !== null;
 	const status: Status =
 		signal !== null ? 'stopped' : (exitCode === 0 || isCleanUnknown) && task.error === null ? 'done' : 'failed';
+	// A clean exit while its helpers still worked (Claude ends 0 on SIGINT) left work outstanding: not done.
+	const open = task.openHelpers?.length ?? 0;
+	if (status === 'done' && open > 0) {
+		const how = exitCode === null ? 'exit code unknown' : `exit ${exitCode}`;
+		return end(task, 'stopped', at, {exitCode, signal, endReason: outstandingReason(open, how), isTurnOpen: false});
+	}
 	return end(task, status, at, {exitCode, signal, endReason: data.reason ?? task.endReason, isTurnOpen: false});
 }
 

@@ -11,7 +11,9 @@ import {
 	type GuardedWrite,
 	type ReconcileFacts,
 	type ReconcilePlan,
+	type RecordedProcess,
 } from '../core/reconcile-plan.ts';
+import type {Task} from '../core/task.ts';
 import {readDecisions} from '../ledger/decisions.ts';
 import type {Ledger, LedgerFileChange} from '../ledger/open-ledger.ts';
 import {spoolDir} from '../ledger/paths.ts';
@@ -83,14 +85,27 @@ function gather(
 	const isInScope = (pid: number): boolean =>
 		options.untrackedUnder === undefined || descendsFrom(pid, options.untrackedUnder, lookup);
 	const held = heldTaskIds(ledger, options.now);
-	const watched = ledger.reader.tasksWithStatus(['registered', 'running', 'untracked']).map(task => ({
-		task,
-		isHeld: held.has(task.id),
-		registeredBy: task.status === 'registered' ? registeringWrapperOf(ledger, task.id) : null,
-		process: task.status === 'registered' ? null : processRecordOf(ledger, task),
-		// A helper runs inside its parent's process: its parent's end is its own (helperVerdict).
-		parent: task.parentId !== null && task.pid === null ? (ledger.reader.task(task.parentId) ?? null) : null,
-	}));
+	// A helper runs inside its parent's process: that process's end is its own (helperVerdict). Read once a parent.
+	const parents = new Map<string, {row: Task | null; process: RecordedProcess | null}>();
+	const parentOf = (parentId: string): {row: Task | null; process: RecordedProcess | null} => {
+		const known = parents.get(parentId);
+		if (known) return known;
+		const row = ledger.reader.task(parentId) ?? null;
+		const found = {row, process: row === null ? null : processRecordOf(ledger, row)};
+		parents.set(parentId, found);
+		return found;
+	};
+	const watched = ledger.reader.tasksWithStatus(['registered', 'running', 'untracked']).map(task => {
+		const parent = task.parentId !== null && task.pid === null ? parentOf(task.parentId) : null;
+		return {
+			task,
+			isHeld: held.has(task.id),
+			registeredBy: task.status === 'registered' ? registeringWrapperOf(ledger, task.id) : null,
+			process: task.status === 'registered' ? null : processRecordOf(ledger, task),
+			parent: parent?.row ?? null,
+			parentProcess: parent?.process ?? null,
+		};
+	});
 	const agentProcesses: ProcessInfo[] = [];
 	for (const pid of table.pids) {
 		const name = table.name(pid) ?? '';

@@ -11,10 +11,13 @@ import {readDecisions} from '../ledger/decisions.ts';
 
 /** Time a task gets to end after SIGTERM before SIGKILL. */
 export const DEFAULT_GRACE_MS = 5000;
-/** How often the tree is checked while waiting for it to be gone (processes we did not spawn cannot be awaited). */
+/**
+ * How often the tree's known processes are checked while waiting for them to be gone: the kernel
+ * gives Node no event for the end of a process it did not spawn, and one stat read per known
+ * process is all a check costs. Looking for new members (every process's stat and environment)
+ * happens only on the events that call for it (endTree), never on a timer.
+ */
 const CHECK_EVERY_MS = 25;
-/** How often the tree is looked for again while it ends: children born meanwhile, processes that moved. */
-const RESCAN_EVERY_MS = 250;
 /** How long SIGKILL may take to clear the tree before we give up and name what is left. */
 export const KILL_WAIT_MS = 3000;
 
@@ -77,10 +80,13 @@ function signal(target: TreeProcess, name: NodeJS.Signals): string | null {
 }
 
 /**
- * Ends a process tree: SIGTERM to each process (found again every RESCAN_EVERY_MS, so what the
- * tree starts or moves meanwhile is ended too), SIGKILL to what is left after `graceMs`, and a
- * check that each is gone; what outlives SIGKILL for KILL_WAIT_MS is named. Shared by `stop`, the
- * board's `s`, a fleet stop, the wrapper's budget stop and the signals it forwards.
+ * Ends a process tree: SIGTERM to each process, SIGKILL to what is left after `graceMs`, and a
+ * check that each is gone; what outlives SIGKILL for KILL_WAIT_MS is named. The tree is looked for
+ * again (its new members signalled at once) only on the events that can hide one: a process of it
+ * ended (what it started is orphaned, out of reach of a descent from it), the move to SIGKILL (what
+ * was born during the grace dies too), and the moment every known process is gone (nothing new
+ * left behind). Reading every process's environment on a timer held a stop up on a loaded machine.
+ * Shared by `stop`, the board's `s`, a fleet stop, the wrapper's budget stop and the signals it forwards.
  */
 export async function endTree(tree: AgentTree, graceMs: number): Promise<TreeEnd> {
 	const known = new Map<number, TreeProcess>();
@@ -94,30 +100,35 @@ export async function endTree(tree: AgentTree, graceMs: number): Promise<TreeEnd
 			if (refusal) refusedBy.set(process.pid, refusal);
 		}
 	};
+	const aliveNow = (): TreeProcess[] => [...known.values()].filter(isSame);
 	take(tree.processes);
 	let deadline = Date.now() + Math.max(0, graceMs);
-	let nextScan = Date.now() + RESCAN_EVERY_MS;
+	// Every process found counts as alive when found: one already gone by the first check is an end to look behind.
+	let aliveBefore = known.size;
 	for (;;) {
-		const alive = [...known.values()].filter(isSame);
-		const now = Date.now();
-		if (alive.length === 0 || now >= nextScan) {
+		let alive = aliveNow();
+		if (alive.length < aliveBefore) {
 			const before = known.size;
 			take(tree.rescan([...known.values()]));
-			nextScan = now + RESCAN_EVERY_MS;
 			if (alive.length === 0 && known.size === before) break;
+			alive = aliveNow();
 		}
-		if (now >= deadline) {
+		aliveBefore = alive.length;
+		if (alive.length === 0) break;
+		if (Date.now() >= deadline) {
 			if (current === 'SIGKILL') break;
 			current = 'SIGKILL';
 			for (const process of alive) {
 				const refusal = signal(process, 'SIGKILL');
 				if (refusal) refusedBy.set(process.pid, refusal);
 			}
+			take(tree.rescan([...known.values()]));
+			aliveBefore = aliveNow().length;
 			deadline = Date.now() + KILL_WAIT_MS;
 		}
 		await sleep(CHECK_EVERY_MS);
 	}
-	const survivors = [...known.values()].filter(isSame).map(process => ({
+	const survivors = aliveNow().map(process => ({
 		pid: process.pid,
 		name: process.name,
 		why: refusedBy.get(process.pid) === 'EPERM' ? 'not permitted to signal it' : `alive ${KILL_WAIT_MS} ms after SIGKILL`,

@@ -106,7 +106,7 @@ describe.concurrent('ends', () => {
 	row(
 		'E2',
 		'false',
-		"parent killed -9 during its helper's tool call: the helper is lost with its parent, not counted running",
+		"parent killed -9 during its helper's tool call: the helper is lost (its session's process gone), not counted running",
 		SLOW,
 		async () => {
 			// Given a session whose helper is in a long tool call
@@ -138,7 +138,12 @@ describe.concurrent('ends', () => {
 			const lostParent = snapshot.tasks.find(task => task.id === parent.id);
 			const lostHelper = snapshot.tasks.find(task => task.id === helper.id);
 			expect(lostParent).toMatchObject({status: 'lost'});
-			expect(lostHelper).toMatchObject({status: 'lost', lane: 'lost', endReason: `lost with its parent ${parent.id} (lost)`});
+			expect(lostHelper).toMatchObject({status: 'lost', lane: 'lost'});
+			// Its own fate, in words: its session's process died before it reported its end
+			expect(lostHelper?.endReason).toBe(
+				`its session's process ${parent.pid} is gone and it never reported its end (no SubagentStop): how its work ended is unknown`,
+			);
+			expect(lostParent?.endReason).toMatch(/no exit was recorded, with 1 helper still working$/);
 			expect(snapshot.counts.running).toBe(0);
 			agreeRowForRow(box, snapshot);
 			const board = box.board().get(helper.id);

@@ -13,7 +13,7 @@ import {endTree, type StopTarget, type TreeEnd} from '../stop.ts';
 import {followTranscripts, type TranscriptFollow} from '../transcript-follow.ts';
 import {previousThreadUsage} from '../wrapper-queries.ts';
 import type {WrapperOptions} from './options.ts';
-import {watchLedger} from './hook-watch.ts';
+import {foldSpoolQuietly, watchLedger} from './hook-watch.ts';
 import type {OutputKeeper} from './output-file.ts';
 import {outputTail} from './output-tail.ts';
 import type {TaskLog} from './record.ts';
@@ -262,6 +262,7 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 			for (const splitter of splitters) splitter.end();
 			// The child has exited: a total that passes the budget now stops nothing (it finished on its own).
 			watch.close();
+			foldSpoolQuietly(ledger);
 			// The last answers its transcripts hold count on the run's total.
 			const finalTokens = freshTokens();
 			transcripts?.close();

@@ -11,6 +11,20 @@ import {foldSpool} from '../../ledger/spool.ts';
  */
 const TRAILING_LOOK_MS = 100;
 
+/**
+ * Folds what the agent's hooks spooled, never throwing. The wrapper calls it once its child has
+ * exited, before it records how the run ended: the session's last hooks (a helper's SubagentStop,
+ * the final Stop) are then folded before the exit that is judged by them (docs/tree-and-cost.md).
+ */
+export function foldSpoolQuietly(ledger: Ledger): void {
+	const spool = spoolDir(ledger.path);
+	try {
+		if (existsSync(spool)) foldSpool(ledger, spool);
+	} catch {
+		// A busy ledger or a half-written spool: the reconciler folds it later.
+	}
+}
+
 /** A watch over what the agent's hooks write while the wrapper waits for its child. */
 export type LedgerWatch = {
 	/** Looks now (the heartbeat calls it too, in case an event was missed). */
