@@ -14,6 +14,7 @@ import {localReadPort} from './local-read-port.ts';
 import {recordSeen} from './seen.ts';
 import {spoolDir} from './paths.ts';
 import type {Ledger, LedgerFileChange} from './open-ledger.ts';
+import type {LedgerReader} from './reader.ts';
 
 /** What one read of the ledger gives the board. */
 export type FeedBatch = {
@@ -85,6 +86,11 @@ export function createBoardFeed(
 		readonly acknowledge?: (taskId: string, signalAt: number, now: number) => string | void;
 		/** The person the board marks finished tasks seen for (docs/tmux.md); without one it marks none. */
 		readonly person?: string;
+		/**
+		 * The reads the board shows: a past moment's (readerAsOf, for `board --at`), or the ledger's own
+		 * when absent. A moment's reads count no dropped hook events: that counter is the ledger's now.
+		 */
+		readonly reader?: () => LedgerReader;
 	} = {},
 ): BoardFeed {
 	const windowMs = options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS;
@@ -93,7 +99,9 @@ export function createBoardFeed(
 	let generation = ledger.generation;
 	// Counted in the ledger, and drop markers not yet folded (a full disk may keep the fold from running).
 	const spool = spoolDir(ledger.path);
+	const readerOf = options.reader ?? (() => ledger.reader);
 	const dropped = (): {dropped?: number} => {
+		if (options.reader) return {};
 		const {counted, waiting} = droppedEvents(ledger, spool);
 		return counted + waiting > 0 ? {dropped: counted + waiting} : {};
 	};
@@ -101,7 +109,7 @@ export function createBoardFeed(
 	// which approvers still run is asked of the process table there, once a read, not at every frame.
 	const round = (now: number, heldTasks?: readonly Task[]): BoardRound =>
 		boardRound(
-			localReadPort(ledger.reader).queueRows({
+			localReadPort(readerOf()).queueRows({
 				now,
 				answeredBySession: SESSION_ANSWERED_SOURCES,
 				...(heldTasks ? {heldTasks} : {}),
@@ -110,7 +118,7 @@ export function createBoardFeed(
 		);
 	const load = (now: number): FeedBatch => {
 		generation = ledger.generation;
-		const reader = ledger.reader;
+		const reader = readerOf();
 		const lastSeq = reader.lastSeq();
 		const tasks = reader.tasksForView(now - windowMs);
 		// The board's tasks are the queue's recent tasks too when its window covers the failed window.
@@ -130,7 +138,7 @@ export function createBoardFeed(
 		poll(lastSeq, now, openTaskId = null) {
 			// Reopened (here, or by the reconciler pass sharing this ledger): read the new file from its start.
 			if (ledger.generation !== generation) return reloaded(now);
-			const reader = ledger.reader;
+			const reader = readerOf();
 			const events = reader.eventsSince(lastSeq, PAGE);
 			if (events.length === 0) return null;
 			const changed = new Set(events.map(event => event.taskId));
@@ -159,7 +167,7 @@ export function createBoardFeed(
 				...(isOrderChanged ? {orders} : {}),
 			};
 		},
-		eventsOf: taskId => ledger.reader.eventsOf(taskId),
+		eventsOf: taskId => readerOf().eventsOf(taskId),
 		acknowledge(taskId, signalAt, now) {
 			if (!options.acknowledge) return `k: acknowledging is not wired on this board; ${taskId} stays in the queue`;
 			return options.acknowledge(taskId, signalAt, now);

@@ -4,6 +4,7 @@ import {HELD_EFFECTS} from './effects.ts';
 import {HELP} from './help.ts';
 import {LANES} from './lanes.ts';
 import {LOG} from './log.ts';
+import {MOMENT} from './moment.ts';
 import {NEEDS_YOU} from './needs-you.ts';
 import type {BoardPanel} from './panel.ts';
 import {QUESTION} from './question.ts';
@@ -27,4 +28,5 @@ export const PANELS: readonly BoardPanel[] = [
 	TIMELINE,
 	LOG,
 	HELP,
+	MOMENT,
 ];
