@@ -13,7 +13,7 @@ import {useInterval} from './use-interval.ts';
 import {useKeymap} from './use-keymap.ts';
 import {useMarkSeen} from './use-mark-seen.ts';
 import {usePastMoment} from './use-past-moment.ts';
-import type {PastBoardFeed} from '../src/ledger/past-board-feed.ts';
+import type {PastBoardFeed} from '../src/ledger/board-feed.ts';
 import {keyTableFor} from '../src/core/board/keymap.ts';
 import {useLedgerFeed, type FeedSource} from './use-ledger-feed.ts';
 import {useScreen} from './use-screen.ts';

@@ -3,7 +3,7 @@ import type {KeyBinding} from '../src/core/board/keymap.ts';
 import {pastRefusal, STEP_OF, stepMoment, type PastMoment} from '../src/core/board/past-moment.ts';
 import type {BoardOptions} from '../src/core/board/selectors.ts';
 import type {BoardAction} from '../src/core/board/state.ts';
-import type {PastBoardFeed} from '../src/ledger/past-board-feed.ts';
+import type {PastBoardFeed} from '../src/ledger/board-feed.ts';
 
 /** A board at a past moment's part of the board: the options its screen is drawn with, and its keys. */
 export type PastMomentControls = {

@@ -3,7 +3,8 @@ import type {BoardAdapters} from '../../components/App.tsx';
 import {createChainWatch} from '../ledger/chain-watch.ts';
 import {quickCheckInBackground} from '../ledger/integrity-check.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
-import {createPastBoardFeed, type PastBoardFeed} from '../ledger/past-board-feed.ts';
+import type {PastBoardFeed} from '../ledger/board-feed.ts';
+import {createPastBoardFeed} from '../ledger/past-board-feed.ts';
 import type {Moment} from '../ledger/reader-as-of.ts';
 import {packageRoot} from './package-root.ts';
 

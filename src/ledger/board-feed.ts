@@ -1,4 +1,5 @@
 import type {OrdersSnapshot} from '../core/board/effects-view.ts';
+import type {MomentIndex, PastMoment} from '../core/board/past-moment.ts';
 import {DEFAULT_ENDED_WINDOW_MS} from '../core/board/selectors.ts';
 import type {BoardTask, Notice, PendingAction} from '../core/board/state.ts';
 import type {ApproverCheck} from '../core/effects/fold.ts';
@@ -66,6 +67,18 @@ export type BoardFeed = {
 	subscribe?(onChange: () => void): () => void;
 	/** Records that the board's person looked at a finished task; absent where the board marks nothing seen (a fleet). */
 	markSeen?(taskId: string, now: number): void;
+};
+
+/** A board at a past moment's reads (`board --at`, made by src/ledger/past-board-feed.ts): the board's feed on the ledger as of the moment shown. */
+export type PastBoardFeed = BoardFeed & {
+	/** The moment shown. */
+	moment(): PastMoment;
+	/** The board's "now": the moment's time, or the clock once stepped to now. */
+	now(): number;
+	/** Shows `moment` from now on: the board's full read of it (and the open timeline's events, as of then). */
+	moveTo(moment: PastMoment, openTaskId: string | null): FeedBatch;
+	/** What stepping reads of the ledger (src/core/board/past-moment.ts). */
+	readonly index: MomentIndex;
 };
 
 /** At most this many events are read per poll (one a frame), so a burst never blocks the board for long. */

@@ -1,20 +1,8 @@
-import type {MomentIndex, PastMoment} from '../core/board/past-moment.ts';
-import {createBoardFeed, type BoardFeed, type FeedBatch} from './board-feed.ts';
+import type {PastMoment} from '../core/board/past-moment.ts';
+import {createBoardFeed, type PastBoardFeed} from './board-feed.ts';
 import type {Ledger} from './open-ledger.ts';
 import {readerAsOf, type Moment} from './reader-as-of.ts';
 import type {LedgerReader} from './reader.ts';
-
-/** A board at a past moment's reads (`board --at`): the board's feed on the ledger as of the moment shown. */
-export type PastBoardFeed = BoardFeed & {
-	/** The moment shown. */
-	moment(): PastMoment;
-	/** The board's "now": the moment's time, or the clock once stepped to now. */
-	now(): number;
-	/** Shows `moment` from now on: the board's full read of it (and the open timeline's events, as of then). */
-	moveTo(moment: PastMoment, openTaskId: string | null): FeedBatch;
-	/** What stepping reads of the ledger (src/core/board/past-moment.ts). */
-	readonly index: MomentIndex;
-};
 
 /**
  * The board's feed (createBoardFeed) on `readerAsOf(ledger.reader, moment)`: the same fold as

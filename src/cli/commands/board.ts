@@ -85,7 +85,7 @@ read-only, with keys to step back and forward by event ([ ]) and by minute ({ })
 		],
 		[
 			'--at TIME|SEQ',
-			'the board as it was then, read-only: an ISO time (2026-05-01T03:12:00Z), a time ago (90m, 2h), or an event\'s seq; [ ] step by event, { } by minute, > to now (not on a fleet ledger: snapshot --at there)',
+			"the board as it was then, read-only: an ISO time (2026-05-01T03:12:00Z), a time ago (90m, 2h), or an event's seq; [ ] step by event, { } by minute, > to now (not on a fleet ledger: snapshot --at there)",
 		],
 	],
 	exits: [
