@@ -56,8 +56,8 @@ requests that the task's host carries out, shown as pending until then. With --o
 runs \`otel receive\` on 127.0.0.1:N for as long as it is open, so the agents' own telemetry (exact
 cost, model, tokens) lands on their tasks with nothing else running (docs/otel.md); the
 receiver's errors show on the notice line. With --at it shows the board as it was at that moment,
-read-only, with keys to step back and forward by event ([ ]) and by minute ({ }) up to now (>)
-(docs/flight-recorder.md, "The board at a past moment").`,
+read-only, and keys step it back and forward by event and by minute, up to now (? lists them;
+docs/flight-recorder.md, "The board at a past moment").`,
 	options: [
 		[
 			'--stall SECONDS',
