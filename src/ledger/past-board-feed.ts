@@ -26,7 +26,7 @@ export function createPastBoardFeed(
 	const past = createBoardFeed(ledger, {...window, isApproverAlive: () => true, reader});
 	const live = createBoardFeed(ledger, window);
 	const refuseAcknowledge = (taskId: string): string =>
-		`read-only: k acknowledges nothing on a board at a past moment; ${taskId} stays in the queue`;
+		`read-only, a past moment (board --at): k acknowledges nothing; ${taskId} stays in the queue`;
 	return {
 		index: {
 			lastSeq: () => ledger.reader.lastSeq(),

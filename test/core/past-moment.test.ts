@@ -106,7 +106,9 @@ describe('the keys of a board at a past moment', () => {
 			BoardCommand.acknowledge,
 			BoardCommand.log,
 		]) {
-			expect(pastRefusal(binding(command)), command).toMatch(/^read-only: .+ on a board at a past moment \(board --at\)/);
+			expect(pastRefusal(binding(command)), command).toMatch(
+				/^read-only, a past moment \(board --at\): .+; controlroom without --at is the live board$/,
+			);
 		}
 		for (const command of [BoardCommand.down, BoardCommand.open, BoardCommand.filter, BoardCommand.help, BoardCommand.quit]) {
 			expect(pastRefusal(binding(command)), command).toBeNull();
@@ -131,11 +133,12 @@ describe('the line under a past board’s header', () => {
 	it('says it is a past view, of which moment, and read-only, at 160 and at 80 columns', () => {
 		const wide = pastHeaderLine(view, 160);
 		expect(wide).toBe(
-			'◷ past view: the board as it was at 2026-05-01 03:12:07 UTC, after event 4211 of 4380 · read-only · [ ] one event · { } one minute · > now',
+			'◷ past view: the board as it was at 2026-05-01T03:12:07Z, after event 4211 of 4380 · read-only · [ ] one event · { } one minute · > now',
 		);
 		const narrow = pastHeaderLine(view, 80);
 		expect([...narrow].length).toBeLessThanOrEqual(80);
-		expect(narrow).toContain('2026-05-01 03:12:07 UTC');
+		expect(narrow).toContain('2026-05-01T03:12:07Z');
+		expect(pastHeaderLine({...view, now: view.now + 412}, 160)).toContain('at 2026-05-01T03:12:07.412Z,');
 		expect(narrow).toContain('read-only');
 		expect(pastHeaderLine({...view, seq: 0}, 160)).toContain('before the first event');
 		expect(pastHeaderLine({...view, isNow: true}, 80)).toMatch(/^◷ at now/);

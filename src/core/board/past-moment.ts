@@ -96,12 +96,13 @@ export const PAST_REFUSED: readonly BoardCommand[] = Object.keys(REFUSED) as Boa
 export function pastRefusal(binding: KeyBinding): string | null {
 	const what = REFUSED[binding.command];
 	if (what === undefined) return null;
-	return `read-only: ${binding.label} ${what} on a board at a past moment (board --at); controlroom without --at is the live board`;
+	return `read-only, a past moment (board --at): ${binding.label} ${what}; controlroom without --at is the live board`;
 }
 
-/** `2026-05-01 03:12:07 UTC`: the moment as `--at` takes it back (an ISO time with its date). */
+/** `2026-05-01T03:12:07.412Z`: the moment as `--at` takes it back (milliseconds only when not 0: events a step apart often share a second). */
 export function momentClock(at: number): string {
-	return `${new Date(at).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+	const iso = new Date(at).toISOString();
+	return iso.endsWith('.000Z') ? `${iso.slice(0, 19)}Z` : iso;
 }
 
 const KEYS_LONG = '[ ] one event · { } one minute · > now';
