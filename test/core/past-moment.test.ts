@@ -62,6 +62,11 @@ describe('stepping a board at a past moment', () => {
 		expect(step(past(0, T0 - 30_000), 'minute-back')).toEqual({stays: 'before the first event: nothing earlier'});
 		expect(step(past(0, T0 - 30_000), 'minute-forward')).toEqual({moment: past(2, T0 + 30_000)});
 		expect(step(past(4, CLOCK - 59_999), 'minute-forward')).toEqual({moment: NOW});
+		// Landing less than a minute before the clock is now: a minute back from now and one forward
+		// come back to now, though the clock moved on between the two keys.
+		expect(step(past(4, CLOCK - 119_000), 'minute-forward')).toEqual({moment: NOW});
+		expect(step(past(4, CLOCK - MINUTE_MS - 3_000), 'minute-forward')).toEqual({moment: NOW});
+		expect(step(past(4, CLOCK - 121_000), 'minute-forward')).toEqual({moment: past(4, CLOCK - 61_000)});
 		expect(step(NOW, 'minute-forward')).toEqual({stays: 'already at now'});
 		// From now, a minute back is a minute before the clock.
 		expect(step(NOW, 'minute-back')).toEqual({moment: past(4, CLOCK - MINUTE_MS)});

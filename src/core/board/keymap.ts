@@ -385,7 +385,7 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		command: BoardCommand.minuteForward,
 		keys: ['}'],
 		label: '}',
-		description: '} one minute forward (past the clock: now)',
+		description: '} one minute forward (within a minute of the clock: now)',
 		modes: STEPPING,
 		inBar: false,
 		isPastOnly: true,

@@ -37,16 +37,16 @@ const afterEvent = (index: MomentIndex, seq: number, shown: number): PastMoment 
 	isNow: false,
 });
 
-/** The moment at `at`: every event arrived by then; a time at or past the clock is now. */
-const atTime = (index: MomentIndex, at: number, clockNow: number): PastMoment =>
-	at >= clockNow ? atNow(index, clockNow) : {seq: index.seqArrivedBy(at), now: at, isNow: false};
+/** The moment at `at`: every event arrived by then; a time past `nowFrom` is now (the clock's). */
+const atTime = (index: MomentIndex, at: number, clockNow: number, nowFrom = clockNow): PastMoment =>
+	at > nowFrom ? atNow(index, clockNow) : {seq: index.seqArrivedBy(at), now: at, isNow: false};
 
 /**
  * The stepping rules of a past board. By event, the ledger gains or loses its last event and "now"
  * is that event's arrival (as `--at SEQ`); by minute, "now" moves sixty seconds and the events are
  * those arrived by then (as `--at TIME`). Back stops at the first event (by minute, at the minute
- * before it); forward past the newest event, or past the clock, is now. From now, back steps from
- * the clock and the newest event.
+ * before it); forward past the newest event, or to less than a minute before the clock, is now.
+ * From now, back steps from the clock and the newest event.
  */
 export function stepMoment(moment: PastMoment, step: MomentStep, index: MomentIndex, clockNow: number): StepResult {
 	const shown = moment.isNow ? clockNow : moment.now;
@@ -62,7 +62,8 @@ export function stepMoment(moment: PastMoment, step: MomentStep, index: MomentIn
 			return {moment: afterEvent(index, seq - 1, shown)};
 		case 'minute-forward':
 			if (moment.isNow) return {stays: 'already at now'};
-			return {moment: atTime(index, shown + MINUTE_MS, clockNow)};
+			// Less than a minute before the clock is now: `{` then `}` comes back to now, though the clock moved on meanwhile.
+			return {moment: atTime(index, shown + MINUTE_MS, clockNow, clockNow - MINUTE_MS)};
 		case 'minute-back': {
 			if (seq === 0) return {stays: 'before the first event: nothing earlier'};
 			return {moment: atTime(index, shown - MINUTE_MS, clockNow)};
