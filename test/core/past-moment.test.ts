@@ -127,7 +127,9 @@ describe('the keys of a board at a past moment', () => {
 		expect(matchBinding('[', {}, 'list')).toBeUndefined();
 		expect(matchBinding('[', {}, 'list', keyTableFor(false))).toBeUndefined();
 		const pastHelp = helpLines(keyTableFor(true)).map(line => line.keys);
-		expect(pastHelp).toEqual(expect.arrayContaining(['[/]', '{/}', '>']));
+		// First, so a short terminal's help cuts other keys before them.
+		expect(pastHelp.slice(0, 3)).toEqual(['[/]', '{/}', '>']);
+		expect(pastHelp).toEqual(expect.arrayContaining(helpLines().map(line => line.keys)));
 		expect(helpLines().map(line => line.keys)).not.toEqual(expect.arrayContaining(['[/]']));
 	});
 });
@@ -143,6 +145,7 @@ describe('the line under a past board’s header', () => {
 		const narrow = pastHeaderLine(view, 80);
 		expect([...narrow].length).toBeLessThanOrEqual(80);
 		expect(narrow).toContain('2026-05-01T03:12:07Z');
+		expect(narrow).toContain('[ ] { } > step');
 		expect(pastHeaderLine({...view, now: view.now + 412}, 160)).toContain('at 2026-05-01T03:12:07.412Z,');
 		expect(narrow).toContain('read-only');
 		expect(pastHeaderLine({...view, seq: 0}, 160)).toContain('before the first event');

@@ -402,12 +402,17 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	},
 ];
 
-/** The key table in force: a past board's (`board --at`) has its stepping keys, the live board's has not. */
+/**
+ * The key table in force: a past board's (`board --at`) has its stepping keys, first (so `?` lists
+ * them first, and a short terminal cuts other keys before them; no live key shares theirs), the
+ * live board's has not.
+ */
 export function keyTableFor(isPast: boolean): readonly KeyBinding[] {
-	return isPast ? KEY_TABLE : LIVE_KEY_TABLE;
+	return isPast ? PAST_KEY_TABLE : LIVE_KEY_TABLE;
 }
 
 const LIVE_KEY_TABLE = KEY_TABLE.filter(binding => binding.isPastOnly !== true);
+const PAST_KEY_TABLE = [...KEY_TABLE.filter(binding => binding.isPastOnly === true), ...LIVE_KEY_TABLE];
 
 /** The parts of Ink's `Key` the matcher reads. */
 export type KeyLike = {

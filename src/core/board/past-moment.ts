@@ -125,6 +125,7 @@ export function pastHeaderLine(view: PastView, width: number): string {
 		: [
 				`◷ past view: the board as it was at ${momentClock(view.now)}, ${seq === 0 ? 'before the first event' : `after event ${seq} of ${latestSeq}`} · read-only · ${KEYS_LONG}`,
 				`◷ past view at ${momentClock(view.now)}, event ${seq} of ${latestSeq} · read-only · ${KEYS_SHORT}`,
+				`◷ past ${momentClock(view.now)} · event ${seq}/${latestSeq} · read-only · [ ] { } > step`,
 				`◷ past ${momentClock(view.now)} · event ${seq}/${latestSeq} · read-only`,
 				`◷ past ${momentClock(view.now)} · ${seq}/${latestSeq}`,
 			];
