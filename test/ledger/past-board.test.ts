@@ -10,7 +10,7 @@ import type {PastBoardFeed} from '../../src/ledger/board-feed.ts';
 import {createPastBoardFeed} from '../../src/ledger/past-board-feed.ts';
 import {momentAtSeq, momentAtTime, readerAsOf, type Moment} from '../../src/ledger/reader-as-of.ts';
 import {readSnapshot} from '../../src/ledger/snapshot-query.ts';
-import {scratchDir} from '../helpers/cli.ts';
+import {runCli, scratchDir} from '../helpers/cli.ts';
 
 let ledger: Ledger | undefined;
 afterEach(() => {
@@ -162,5 +162,18 @@ describe('the board at a past moment', () => {
 		expect(ledger.reader.lastSeq()).toBe(4);
 		expect(feed.acknowledge('w-1', 0, Date.now())).toMatch(/^read-only/);
 		expect(feed.markSeen).toBeUndefined();
+	});
+
+	it('board --at with a bad moment, or with what a past board does not do, is one line and exit 64', () => {
+		const file = join(scratchDir('cr-past-board-'), 'ledger.db');
+		openLedger(file).close();
+		for (const [args, says] of [
+			[['--at', 'yesterday'], "--at: expected an ISO time (2026-05-01T03:12:00Z), a time ago (90m) or a seq, got 'yesterday'"],
+			[['--at', '0'], "--at: a seq is 1 or more, got '0'"],
+		] as const) {
+			const result = runCli(['board', ...args, '--ledger', file]);
+			expect(result.status).toBe(64);
+			expect(result.stderr).toBe(`controlroom: ${says}\n`);
+		}
 	});
 });
