@@ -114,4 +114,4 @@ export function resolveForCommand(command: string, ledger: Ledger, ref: string):
 	}
 }
 
-export {isAsciiTerminal, out, outJson, outText} from './output.ts';
+export {out, outJson, outText} from './output.ts';

@@ -164,7 +164,7 @@ export const HELP_GROUPS: readonly HelpGroup[] = [
 	{title: 'audit', commands: ['verify', 'audit']},
 	{title: 'run agents', commands: ['reconcile', 'gateway', 'order']},
 	{title: 'answer', commands: ['decide', 'effects', 'review', 'send-back', 'ack', 'need', 'mediate', 'plan']},
-	{title: 'hand off', commands: ['contract', 'take', 'progress', 'hand-in', 'pass-back', 'accept', 'work', 'mcp']},
+	{title: 'hand off', commands: ['contract', 'take', 'progress', 'hand-in', 'pass-back', 'looked', 'accept', 'work', 'mcp']},
 	{title: 'fleet', commands: ['sync', 'otel']},
 	{title: 'set up', commands: ['hooks', 'doctor', 'config', 'completion', 'ingest', 'rejects']},
 	{title: 'run by the agents, not by hand', commands: ['hook', 'hold-hook', 'permission-hook']},
@@ -223,6 +223,7 @@ export const EXIT_CODES: readonly (readonly [code: string, meaning: string])[] =
 		'64',
 		'the command line is wrong (EX_USAGE): an unknown command or option, a missing or bad value, a --ledger that is empty, a folder, in a folder that does not exist, or (for commands that need one) where no ledger is, a file to write (or a --project) in a folder that does not exist (no command creates a folder it was given unless told to, as hooks install --create is), a TASK that names several tasks; nothing was written',
 	],
+	['66', 'verify --against: the anchors file it names does not exist (EX_NOINPUT); nothing was checked'],
 	['69', 'sync --once: the fleet server cannot be reached (EX_UNAVAILABLE)'],
 	[
 		'75',

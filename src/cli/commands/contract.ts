@@ -53,7 +53,10 @@ new --kind K: the same as template K.`,
 			'1',
 			'check: invalid, or the file cannot be read; normalize: invalid (the canonical form is written all the same) or the output exists; ready: invalid, or you would accept your own work; template, new: FILE exists (never overwritten)',
 		],
-		['64', 'bad command line: no subcommand, an unknown kind, more than one FILE, a bad --require, a FILE whose folder does not exist'],
+		[
+			'64',
+			'bad command line: no subcommand, an unknown kind, more than one FILE, a bad --require, a FILE whose folder does not exist',
+		],
 		['77', 'ready: asked by an agent, not a person (recorded)'],
 	],
 	examples: [
