@@ -74,6 +74,11 @@ export function BoardView({screen}: Props) {
 					<Text color="cyan">{screen.header.sort}</Text>
 				</Box>
 			</Box>
+			{screen.past ? (
+				<Text color={toneColor(screen.past.isNow ? 'info' : 'accent')} inverse bold wrap="truncate-end">
+					{screen.past.text}
+				</Text>
+			) : null}
 			{screen.alerts.map(alert => (
 				<Text key={alert} color={toneColor('error')} bold wrap="truncate-end">
 					{`⚠ ${alert}`}

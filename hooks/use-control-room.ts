@@ -13,6 +13,9 @@ import {useSideNotices} from './use-side-notices.ts';
 import {useInterval} from './use-interval.ts';
 import {useKeymap} from './use-keymap.ts';
 import {useMarkSeen} from './use-mark-seen.ts';
+import {usePastMoment} from './use-past-moment.ts';
+import type {PastBoardFeed} from '../src/ledger/board-feed.ts';
+import {keyTableFor} from '../src/core/board/keymap.ts';
 import {useLedgerFeed, type FeedSource} from './use-ledger-feed.ts';
 import {useScreen} from './use-screen.ts';
 import {useTaskLog} from './use-task-log.ts';
@@ -37,6 +40,8 @@ export type BoardAdapters = FeedSource &
 		readonly checkChain?: () => Promise<string | null>;
 		/** Notices of what runs beside the board (`--otel-port`'s receiver), for the notice line. */
 		readonly notices?: NoticeSource;
+		/** A board at a past moment (`board --at`): its feed, which steps through time; read-only. */
+		readonly past?: PastBoardFeed;
 	};
 
 /** The board's state and the screen drawn from it. */
@@ -70,7 +75,8 @@ export function useControlRoom(
 	useTaskLog(adapters.logs, state.log?.taskId ?? null, dispatch);
 	useBell(state.bells, adapters.bell);
 	useNotify(state.queue, adapters.notify);
-	const screen = useScreen(state, size, adapters.options, first);
+	const past = usePastMoment(adapters.past, adapters.options, state.timeline?.taskId ?? null, dispatch);
+	const screen = useScreen(state, size, past.options, first);
 	// The cursor is where the screen drew it: pinned to that task, so it stays on it when rows
 	// come, go or re-sort around it (and at the same place when its own row leaves the list).
 	useEffect(() => {
@@ -84,13 +90,20 @@ export function useControlRoom(
 	// seen. Text typed into a filter is not: the rows the cursor crosses while it narrows are not looked at.
 	// Counted as state, so the render that draws a command's effect is the one that sees its count.
 	const [presses, countPress] = useReducer((count: number) => count + 1, 0);
-	useKeymap(state.mode, {
-		onCommand: binding => {
-			countPress();
-			onCommand(binding);
+	useKeymap(
+		state.mode,
+		{
+			onCommand: binding => {
+				// A past board's stepping keys, and the keys that would act there (it says why not).
+				if (past.take(binding)) return;
+				countPress();
+				onCommand(binding);
+			},
+			onEdit: edit => dispatch({type: 'prompt-edit', edit}),
 		},
-		onEdit: edit => dispatch({type: 'prompt-edit', edit}),
-	});
+		true,
+		keyTableFor(adapters.past !== undefined),
+	);
 	useMarkSeen(
 		presses,
 		screen.selectedId === null ? undefined : state.tasks.get(screen.selectedId),

@@ -1,5 +1,6 @@
 import type {BoardContract} from '../core/contract/intake.ts';
 import type {OrdersSnapshot} from '../core/board/effects-view.ts';
+import type {MomentIndex, PastMoment} from '../core/board/past-moment.ts';
 import {DEFAULT_ENDED_WINDOW_MS} from '../core/board/selectors.ts';
 import type {BoardTask, Notice, PendingAction} from '../core/board/state.ts';
 import type {ApproverCheck} from '../core/effects/fold.ts';
@@ -15,6 +16,7 @@ import {localReadPort} from './local-read-port.ts';
 import {recordSeen} from './seen.ts';
 import {spoolDir} from './paths.ts';
 import type {Ledger, LedgerFileChange} from './open-ledger.ts';
+import type {LedgerReader} from './reader.ts';
 
 /** What one read of the ledger gives the board. */
 export type FeedBatch = {
@@ -70,6 +72,18 @@ export type BoardFeed = {
 	markSeen?(taskId: string, now: number): void;
 };
 
+/** A board at a past moment's reads (`board --at`, made by src/ledger/past-board-feed.ts): the board's feed on the ledger as of the moment shown. */
+export type PastBoardFeed = BoardFeed & {
+	/** The moment shown. */
+	moment(): PastMoment;
+	/** The board's "now": the moment's time, or the clock once stepped to now. */
+	now(): number;
+	/** Shows `moment` from now on: the board's full read of it (and the open timeline's events, as of then). */
+	moveTo(moment: PastMoment, openTaskId: string | null): FeedBatch;
+	/** What stepping reads of the ledger (src/core/board/past-moment.ts). */
+	readonly index: MomentIndex;
+};
+
 /** At most this many events are read per poll (one a frame), so a burst never blocks the board for long. */
 const PAGE = 5000;
 
@@ -88,6 +102,11 @@ export function createBoardFeed(
 		readonly acknowledge?: (taskId: string, signalAt: number, now: number) => string | void;
 		/** The person the board marks finished tasks seen for (docs/tmux.md); without one it marks none. */
 		readonly person?: string;
+		/**
+		 * The reads the board shows: a past moment's (readerAsOf, for `board --at`), or the ledger's own
+		 * when absent. A moment's reads count no dropped hook events: that counter is the ledger's now.
+		 */
+		readonly reader?: () => LedgerReader;
 	} = {},
 ): BoardFeed {
 	const windowMs = options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS;
@@ -96,7 +115,9 @@ export function createBoardFeed(
 	let generation = ledger.generation;
 	// Counted in the ledger, and drop markers not yet folded (a full disk may keep the fold from running).
 	const spool = spoolDir(ledger.path);
+	const readerOf = options.reader ?? (() => ledger.reader);
 	const dropped = (): {dropped?: number} => {
+		if (options.reader) return {};
 		const {counted, waiting} = droppedEvents(ledger, spool);
 		return counted + waiting > 0 ? {dropped: counted + waiting} : {};
 	};
@@ -104,7 +125,7 @@ export function createBoardFeed(
 	// which approvers still run is asked of the process table there, once a read, not at every frame.
 	const round = (now: number, heldTasks?: readonly Task[]): BoardRound =>
 		boardRound(
-			localReadPort(ledger.reader).queueRows({
+			localReadPort(readerOf()).queueRows({
 				now,
 				answeredBySession: SESSION_ANSWERED_SOURCES,
 				...(heldTasks ? {heldTasks} : {}),
@@ -113,7 +134,7 @@ export function createBoardFeed(
 		);
 	const load = (now: number): FeedBatch => {
 		generation = ledger.generation;
-		const reader = ledger.reader;
+		const reader = readerOf();
 		const lastSeq = reader.lastSeq();
 		const tasks = reader.tasksForView(now - windowMs);
 		// The board's tasks are the queue's recent tasks too when its window covers the failed window.
@@ -133,7 +154,7 @@ export function createBoardFeed(
 		poll(lastSeq, now, openTaskId = null) {
 			// Reopened (here, or by the reconciler pass sharing this ledger): read the new file from its start.
 			if (ledger.generation !== generation) return reloaded(now);
-			const reader = ledger.reader;
+			const reader = readerOf();
 			const events = reader.eventsSince(lastSeq, PAGE);
 			if (events.length === 0) return null;
 			const changed = new Set(events.map(event => event.taskId));
@@ -163,7 +184,7 @@ export function createBoardFeed(
 				...(isOrderChanged ? {orders} : {}),
 			};
 		},
-		eventsOf: taskId => ledger.reader.eventsOf(taskId),
+		eventsOf: taskId => readerOf().eventsOf(taskId),
 		acknowledge(taskId, signalAt, now) {
 			if (!options.acknowledge) return `k: acknowledging is not wired on this board; ${taskId} stays in the queue`;
 			return options.acknowledge(taskId, signalAt, now);

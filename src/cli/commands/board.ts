@@ -29,6 +29,9 @@ import {openCommandLedger} from '../context.ts';
 import {packageRoot} from '../package-root.ts';
 import {nonEmptyAs, personName} from '../person-name.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import {momentOf, parseAt, type AtFlag} from '../at-flag.ts';
+import {pastBoardAdapters} from '../board-at.ts';
+import {openReadingLedger} from '../reading-ledger.ts';
 import {createStatusSummaryKeeper} from '../status-summary-keeper.ts';
 import type {CommandHelp} from '../help.ts';
 import type {Receiver} from '../../otel/receiver.ts';
@@ -39,6 +42,7 @@ export const help: CommandHelp = {
 		'[board] [--notify-command CMD] [--desktop-notify HOW] [--no-notify] [--as NAME]',
 		'[board] --otel-port N [--reconcile SECONDS] [...]',
 		'[board] --ledger postgres://... [--stall SECONDS] [--since DURATION] [--no-bell]',
+		'[board] --at TIME|SEQ [--stall SECONDS] [--since DURATION] [--as NAME]',
 	],
 	description: `Opens the board (what \`controlroom\` alone does): lanes for running, stalled, lost, untracked and
 recently ended tasks, and the Needs you, Reviews and Held effects panels; the header names the
@@ -49,7 +53,9 @@ every host (a host column when there are several), tailed through LISTEN/NOTIFY;
 requests that the task's host carries out, shown as pending until then. With --otel-port it also
 runs \`otel receive\` on 127.0.0.1:N for as long as it is open, so the agents' own telemetry (exact
 cost, model, tokens) lands on their tasks with nothing else running (docs/otel.md); the
-receiver's errors show on the notice line.`,
+receiver's errors show on the notice line. With --at it shows the board as it was at that moment,
+read-only, and keys step it back and forward by event and by minute, up to now (? lists them;
+docs/flight-recorder.md, "The board at a past moment").`,
 	options: [
 		[
 			'--stall SECONDS',
@@ -75,13 +81,17 @@ receiver's errors show on the notice line.`,
 			'--otel-port N',
 			"run the OTLP/HTTP receiver on 127.0.0.1:N while the board is open (0 picks a free port, shown): the agents' telemetry lands on their tasks (not on a fleet ledger)",
 		],
+		[
+			'--at TIME|SEQ',
+			"the board as it was then, read-only: an ISO time (2026-05-01T03:12:00Z), a time ago (90m, 2h), or an event's seq; [ ] step by event, { } by minute, > to now (not on a fleet ledger: snapshot --at there)",
+		],
 	],
 	exits: [
 		['0', 'quit with q'],
 		['1', 'the ledger cannot be opened (the message names it), or the fleet server cannot be reached'],
 		[
 			'64',
-			'bad command line (--reconcile or --otel-port with a fleet ledger, a port that is not a number), no ledger at --ledger PATH, or not a terminal',
+			'bad command line (--reconcile or --otel-port with a fleet ledger or --at, a port that is not a number, a bad --at, --at on a fleet ledger), no ledger at --ledger PATH, or not a terminal',
 		],
 		['69', '--otel-port: the port is taken'],
 		['78', 'the config file or a CONTROLROOM_* variable is wrong (the line names it; docs/config.md)'],
@@ -91,6 +101,7 @@ receiver's errors show on the notice line.`,
 		['controlroom', 'the board on your ledger ($CONTROLROOM_HOME/ledger.db)'],
 		['controlroom --ledger ./ci-ledger.db --since 7d', "another ledger, with a week's ended tasks"],
 		['controlroom --ledger postgres://fleet.example/db', 'every host that syncs to the fleet ledger'],
+		['controlroom board --at 2026-05-01T03:12:00Z', 'the board as it was at 03:12 UTC, to step through'],
 	],
 };
 
@@ -293,7 +304,7 @@ function writeNow(text: string): void {
  * screen, cursor shown, line editing back on. The first frame is drawn before Ink loads
  * (docs/board.md, "The first frame"); Ink then draws the same frame over it and carries on.
  */
-async function showAdapters(adapters: BoardAdapters): Promise<number> {
+async function showAdapters(adapters: BoardAdapters, time?: () => number): Promise<number> {
 	// The board takes the alternate screen, as k9s and less do, so quitting gives the shell back as it was.
 	process.stdout.write(ENTER_ALT_SCREEN);
 	// Raw mode from the start: a key typed before Ink's input hook subscribes must not be echoed by
@@ -313,11 +324,13 @@ async function showAdapters(adapters: BoardAdapters): Promise<number> {
 		return [signal, handler] as const;
 	});
 	try {
-		const opening = drawFirstFrame(adapters, (text: string) => void process.stdout.write(text));
+		// A past board (a clock of its own) opens on Ink's first frame: its header names a moment
+		// the plain writer does not lay out.
+		const opening = time === undefined ? drawFirstFrame(adapters, (text: string) => void process.stdout.write(text)) : undefined;
 		// Ink's layout engine reads its WebAssembly through `fetch` when there is one: 200 ms (main.ts).
 		const {renderBoard} = await loadWithGlobalsHidden(['fetch'], () => import('../board-ink.ts'));
 		if (status !== 0) return status;
-		const app = renderBoard(adapters, opening);
+		const app = renderBoard(adapters, opening, time);
 		stop = () => app.unmount();
 		try {
 			const result = await app.waitUntilExit();
@@ -362,6 +375,23 @@ async function showFleetBoard(url: string, run: BoardRun): Promise<number> {
 	}
 }
 
+/** The board at a past moment (`board --at`): read-only, stepping through time (docs/flight-recorder.md). */
+async function showPastBoard(ledgerFlag: string | undefined, at: AtFlag, run: BoardRun): Promise<number> {
+	const ledger = openReadingLedger(ledgerFlag);
+	try {
+		const adapters = pastBoardAdapters(ledger, momentOf(ledger.reader, at), {
+			ledgerLabel: homeAsTilde(ledger.path),
+			prices: loadPriceTable(),
+			person: personName(run.person),
+			...(run.stallSeconds === undefined ? {} : {stallSeconds: run.stallSeconds}),
+			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
+		});
+		return await showAdapters(adapters, adapters.past.now);
+	} finally {
+		ledger.close();
+	}
+}
+
 /** What the notification flags ask for; null with --no-notify (docs/tmux.md, "Notifications"). */
 function notifyOf(command: string | undefined, desktop: string | undefined, isOff: boolean): BoardRun['notify'] | null {
 	if (isOff) {
@@ -394,9 +424,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 			'no-notify': {type: 'boolean'},
 			as: {type: 'string'},
 			'otel-port': {type: 'string'},
+			at: {type: 'string'},
 		},
 		false,
 	);
+	const at = parseAt(values.at);
 	const notify = notifyOf(values['notify-command'], values['desktop-notify'], values['no-notify'] === true);
 	const stallSeconds = positiveInt('stall', values.stall);
 	const reconcileSeconds = positiveInt('reconcile', values.reconcile);
@@ -426,6 +458,16 @@ export async function run(argv: readonly string[]): Promise<number> {
 		...(notify ? {notify} : {}),
 		...(values.as === undefined ? {} : {person: nonEmptyAs('board', values.as)}),
 	};
+	if (at !== undefined) {
+		if (isFleetUrl(values.ledger))
+			throw new CliError(
+				'board: --at does not apply to a fleet ledger yet: `controlroom snapshot --at TIME --ledger postgres://...` shows the fleet then',
+				USAGE_EXIT,
+			);
+		if (reconcileSeconds !== undefined || values['otel-port'] !== undefined)
+			throw new CliError('board: --at shows a past moment read-only: --reconcile and --otel-port do not apply', USAGE_EXIT);
+		return await showPastBoard(values.ledger, at, boardRun);
+	}
 	if (isFleetUrl(values.ledger)) {
 		if (reconcileSeconds !== undefined)
 			throw new CliError('board: --reconcile does not apply to a fleet ledger (each host reconciles itself)', USAGE_EXIT);

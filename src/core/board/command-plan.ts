@@ -383,11 +383,23 @@ const ACTION_PLANS = {
 	},
 } satisfies Partial<Record<BoardCommand, (input: PlanInput) => BoardPlan>>;
 
+/** The stepping keys are a past board's own (board --at): its hook takes them before any plan (hooks/use-past-moment.ts). */
+const stepsOnlyInThePast = ({binding}: PlanInput): BoardPlan =>
+	refuse(`${binding.label}: steps through time on a board at a past moment (controlroom board --at TIME)`);
+const MOMENT_PLANS = {
+	[BoardCommand.eventBack]: stepsOnlyInThePast,
+	[BoardCommand.eventForward]: stepsOnlyInThePast,
+	[BoardCommand.minuteBack]: stepsOnlyInThePast,
+	[BoardCommand.minuteForward]: stepsOnlyInThePast,
+	[BoardCommand.toNow]: stepsOnlyInThePast,
+} satisfies Partial<Record<BoardCommand, (input: PlanInput) => BoardPlan>>;
+
 /** Every command's planner: the Record type makes a command without one a type error. */
 const PLANS: Readonly<Record<BoardCommand, (input: PlanInput) => BoardPlan>> = {
 	...NAVIGATION_PLANS,
 	...VIEW_PLANS,
 	...ACTION_PLANS,
+	...MOMENT_PLANS,
 };
 
 /**

@@ -41,6 +41,12 @@ export const BoardCommand = {
 	submit: 'prompt.submit',
 	openTree: 'tree.open',
 	closeTree: 'tree.close',
+	// A board at a past moment (board --at) only: steps through time (src/core/board/past-moment.ts).
+	eventBack: 'moment.event-back',
+	eventForward: 'moment.event-forward',
+	minuteBack: 'moment.minute-back',
+	minuteForward: 'moment.minute-forward',
+	toNow: 'moment.now',
 } as const;
 export type BoardCommand = (typeof BoardCommand)[keyof typeof BoardCommand];
 
@@ -69,10 +75,14 @@ export type KeyBinding = {
 	readonly helpWith?: BoardCommand;
 	/** Bindings with the same group share one `?` help line (y/n), so help fits 80×24. */
 	readonly helpGroup?: string;
+	/** Only on a board at a past moment (`board --at`): the live board neither matches nor lists it (keyTableFor). */
+	readonly isPastOnly?: boolean;
 };
 
 const BROWSE: readonly BoardMode[] = ['list', 'queue'];
 const VIEWS: readonly BoardMode[] = ['list', 'queue', 'timeline', 'log'];
+/** Where a past board steps through time: wherever the ledger is shown, not in a prompt, question or help. */
+const STEPPING: readonly BoardMode[] = ['list', 'queue', 'effects', 'timeline', 'decisions'];
 const EVERYWHERE: readonly BoardMode[] = ['list', 'queue', 'effects', 'timeline', 'log', 'help', 'decisions', 'question'];
 
 /**
@@ -343,7 +353,66 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		inBar: false,
 		helpGroup: 'answer',
 	},
+	{
+		command: BoardCommand.eventBack,
+		keys: ['['],
+		label: '[',
+		description: 'at a past moment (board --at): one event back',
+		modes: STEPPING,
+		inBar: false,
+		isPastOnly: true,
+	},
+	{
+		command: BoardCommand.eventForward,
+		keys: [']'],
+		label: ']',
+		description: '] one event forward (after the newest: now)',
+		modes: STEPPING,
+		inBar: false,
+		isPastOnly: true,
+		helpWith: BoardCommand.eventBack,
+	},
+	{
+		command: BoardCommand.minuteBack,
+		keys: ['{'],
+		label: '{',
+		description: 'at a past moment: one minute back',
+		modes: STEPPING,
+		inBar: false,
+		isPastOnly: true,
+	},
+	{
+		command: BoardCommand.minuteForward,
+		keys: ['}'],
+		label: '}',
+		description: '} one minute forward (within a minute of the clock: now)',
+		modes: STEPPING,
+		inBar: false,
+		isPastOnly: true,
+		helpWith: BoardCommand.minuteBack,
+	},
+	{
+		command: BoardCommand.toNow,
+		keys: ['>'],
+		label: '>',
+		description: 'at a past moment: straight to now (the board then follows the ledger, still read-only)',
+		modes: STEPPING,
+		inBar: false,
+		isPastOnly: true,
+	},
 ];
+
+/**
+ * The key table in force: a past board's (`board --at`) has its stepping keys, first (so `?` lists
+ * them first, and a short terminal cuts other keys before them; no live key shares theirs), the
+ * live board's has not.
+ */
+export function keyTableFor(isPast: boolean): readonly KeyBinding[] {
+	return isPast ? PAST_KEY_TABLE : LIVE_KEY_TABLE;
+}
+
+const LIVE_KEY_TABLE = KEY_TABLE.filter(binding => binding.isPastOnly !== true);
+const PAST_KEY_TABLE = [...KEY_TABLE.filter(binding => binding.isPastOnly === true), ...LIVE_KEY_TABLE];
 
 /** The parts of Ink's `Key` the matcher reads. */
 export type KeyLike = {
@@ -412,7 +481,7 @@ export function matchBinding(
 	input: string,
 	key: KeyLike,
 	mode: BoardMode,
-	table: readonly KeyBinding[] = KEY_TABLE,
+	table: readonly KeyBinding[] = LIVE_KEY_TABLE,
 ): KeyBinding | undefined {
 	const name = keyName(input, key);
 	return table.find(binding => binding.modes.includes(mode) && binding.keys.includes(name));
@@ -425,7 +494,7 @@ export type HelpLine = {readonly keys: string; readonly description: string};
  * The `?` help from the table: each key on one line only. Bindings that share a key (k moves up,
  * and acknowledges in Needs you) share a line; unbuilt features say so.
  */
-export function helpLines(table: readonly KeyBinding[] = KEY_TABLE): HelpLine[] {
+export function helpLines(table: readonly KeyBinding[] = LIVE_KEY_TABLE): HelpLine[] {
 	const lines: {keys: Set<string>; bindings: KeyBinding[]}[] = [];
 	for (const binding of table) {
 		const line = lines.find(
@@ -521,7 +590,7 @@ function shortFor(binding: KeyBinding, mode: BoardMode): string {
 export function helpBar(
 	mode: BoardMode,
 	disabled: ReadonlySet<BoardCommand> = new Set(),
-	table: readonly KeyBinding[] = KEY_TABLE,
+	table: readonly KeyBinding[] = LIVE_KEY_TABLE,
 	hidden: ReadonlySet<BoardCommand> = new Set(),
 ): BarItem[] {
 	return table

@@ -57,6 +57,8 @@ export type ScreenView = {
 	readonly header: {readonly counts: string; readonly sort: string; readonly burn?: string | null};
 	/** Lines under the header that stay until the board is closed: the ledger file was replaced or failed its integrity check, hook events were dropped. */
 	readonly alerts: readonly string[];
+	/** On a board at a past moment (`board --at`): the line under the header naming the moment; absent on the live board. */
+	readonly past?: {readonly text: string; readonly isNow: boolean} | null;
 	/** The ledger the board shows, cut to fit, or null when the caller did not name one. */
 	readonly ledger: string | null;
 	readonly isWideRows: boolean;

@@ -17,6 +17,7 @@ import {familyOf, helpersRunningLabel, helpersSummary, type FamilyFacts} from '.
 import {shippedPriceTable, type PriceTable} from '../price-table.ts';
 import {burnOf, formatBurn} from '../burn.ts';
 import {isUnseen} from '../seen.ts';
+import type {PastView} from './past-moment.ts';
 
 /** One task row, every cell preformatted. */
 export type TaskRowView = {
@@ -79,6 +80,8 @@ export type BoardOptions = {
 	readonly prices?: PriceTable;
 	/** Whose looks count for seen and unseen (docs/tmux.md); without a person nothing is marked unseen. */
 	readonly person?: string;
+	/** The moment a board at a past moment shows (`board --at`, past-moment.ts); absent on the live board. */
+	readonly past?: PastView;
 };
 
 /** Ended tasks stay on the board for a day, as in `controlroom snapshot`, unless configured (docs/config.md). */

@@ -1,6 +1,6 @@
 import {terminalSafe} from '../../terminal-text.ts';
 import {budgetWords, defaultHeadroom} from '../decisions-view.ts';
-import {BoardCommand, fitBar, helpBar} from '../keymap.ts';
+import {BoardCommand, fitBar, helpBar, keyTableFor} from '../keymap.ts';
 import type {ScreenView} from '../screen-view.ts';
 import {ledgerHeaderLabel, selectHeader} from '../selectors.ts';
 import {SORT_LABELS} from '../sort.ts';
@@ -87,7 +87,7 @@ function barOf(input: PanelInput, disabled: ReadonlySet<BoardCommand>, hidden: S
 	// A stop's question has nothing to scroll.
 	if (state.mode === 'confirm' && !state.approval) hidden.add(BoardCommand.up);
 	// While a question is open, tab from Held effects goes on to Decisions, not back to the lanes.
-	const items = helpBar(state.mode, disabled, undefined, hidden).map(item =>
+	const items = helpBar(state.mode, disabled, keyTableFor(input.options.past !== undefined), hidden).map(item =>
 		item.command === BoardCommand.focus && state.mode === 'effects' && openQuestions.length > 0
 			? {...item, label: 'decisions'}
 			: item,

@@ -1,4 +1,4 @@
-import {BoardCommand, helpLines, type HelpLine} from '../keymap.ts';
+import {BoardCommand, helpLines, keyTableFor, type HelpLine} from '../keymap.ts';
 import type {HelpScreen} from '../screen-view.ts';
 import {layoutTable, type TableColumn} from '../table-layout.ts';
 import type {BoardPanel} from './panel.ts';
@@ -46,5 +46,7 @@ export function fitHelp(lines: readonly HelpLine[], rows: number, width: number)
 export const HELP: BoardPanel = {
 	name: 'help',
 	commands: [BoardCommand.help],
-	view: ({state, available, width}) => ({view: {help: state.mode === 'help' ? fitHelp(helpLines(), available, width) : null}}),
+	view: ({state, available, width, options}) => ({
+		view: {help: state.mode === 'help' ? fitHelp(helpLines(keyTableFor(options.past !== undefined)), available, width) : null},
+	}),
 };

@@ -5,6 +5,7 @@ import {HELD_EFFECTS} from './effects.ts';
 import {HELP} from './help.ts';
 import {LANES} from './lanes.ts';
 import {LOG} from './log.ts';
+import {MOMENT} from './moment.ts';
 import {NEEDS_YOU} from './needs-you.ts';
 import type {BoardPanel} from './panel.ts';
 import {QUESTION} from './question.ts';
@@ -29,4 +30,5 @@ export const PANELS: readonly BoardPanel[] = [
 	TIMELINE,
 	LOG,
 	HELP,
+	MOMENT,
 ];

@@ -14,6 +14,9 @@ export const SIDE_BY_SIDE_COLUMNS = 100;
 const HEADER_LINES = 1;
 const FOOTER_LINES = 2;
 
+/** The header, and under it a past board's line saying which moment it shows (panels/moment.ts). */
+const headerLines = (options: BoardOptions): number => HEADER_LINES + (options.past ? 1 : 0);
+
 /** Needs you's rows: its title and every lane's heading, items and "more" line, at most a third of the rows. */
 function queueHeight(lanes: readonly QueueLaneView[], available: number): number {
 	const needed =
@@ -62,7 +65,7 @@ export function boardInput(
 		pending,
 	);
 	const alerts = selectAlerts(state);
-	const available = Math.max(4, height - HEADER_LINES - alerts.length - FOOTER_LINES);
+	const available = Math.max(4, height - headerLines(options) - alerts.length - FOOTER_LINES);
 	const queue = selectQueue(state.queue, state.tasks, now, pending);
 	const held = selectHeldEffects(state.orders, now, state.marked, state.effectIndex, state.mode === 'effects');
 	const isSideBySide = width >= SIDE_BY_SIDE_COLUMNS;
@@ -77,5 +80,5 @@ export function boardInput(
 
 /** The rows a full-body view (a timeline, a log) has between the header and the footer. */
 export function bodyRows(input: PanelInput): number {
-	return input.height - HEADER_LINES - FOOTER_LINES;
+	return input.height - headerLines(input.options) - FOOTER_LINES;
 }
