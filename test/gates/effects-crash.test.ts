@@ -151,6 +151,18 @@ upstreams:
 			(JSON.parse(listed.stdout) as {effects: {id: string; state: string}[]}).effects.map(effect => [effect.id, effect.state]),
 		);
 		expect(states).toEqual({'slow/slow_append#1': 'outcome unknown', 'slow/append_line#2': 'held'});
+		// The order's own timeline (its events carry its id) shows what happened, as docs/effects.md says
+		const timeline = runCli(['timeline', 'o-wait', '--ledger', ledger]);
+		expect(timeline.status, timeline.stderr).toBe(0);
+		expect(timeline.stdout).toMatch(/^o-wait {2}work order of worker-9/);
+		expect(timeline.stdout).toContain('started slow/slow_append#1 (sent upstream)');
+		expect(timeline.stdout).toContain('outcome unknown slow/slow_append#1');
+		expect(JSON.parse(runCli(['timeline', 'o-wait', '--json', '--ledger', ledger]).stdout)).toMatchObject({
+			order: {id: 'o-wait', worker: 'worker-9'},
+		});
+		expect(runCli(['timeline', 'o-nope', '--ledger', ledger]).stderr).toBe(
+			`controlroom: timeline: no task or work order 'o-nope' in ${ledger}\n`,
+		);
 
 		// And a person who now approves again, knowing, runs it once
 		const again = runAsPerson(['effects', 'approve', 'o-wait', '--ledger', ledger]);

@@ -1,3 +1,4 @@
+import {foldOrders, ORDER_EVENT_TYPES, type OrderEvent} from '../../core/effects/fold.ts';
 import {familyLines, familyNames, type FamilyNames} from '../../core/family.ts';
 import {storedTypeOf, type LedgerEvent} from '../../core/events.ts';
 import {toSnapshotTask, type SnapshotTask} from '../../core/snapshot.ts';
@@ -12,12 +13,12 @@ import {openReadingLedger} from '../reading-ledger.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {withFleet} from '../fleet-context.ts';
 import type {CommandHelp} from '../help.ts';
-import {printTimelineText} from '../print-timeline.ts';
+import {printTimelineText, timelineLine} from '../print-timeline.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['timeline TASK [--json] [--stall SECONDS]', 'timeline TASK [--json] --ledger postgres://... [--host NAME]'],
 	description: `Prints one task's timeline, event by event, heartbeats folded. TASK is an id, a unique id prefix,
-or a session id. Opens a read-only ledger read-only. On a fleet ledger (--ledger postgres://...,
+or a session id; a work order's id (docs/effects.md) prints the order's events. Opens a read-only ledger read-only. On a fleet ledger (--ledger postgres://...,
 docs/fleet.md) it prints the task as its host recorded it.`,
 	options: [
 		['--json', 'timeline JSON version 1 (docs/snapshot.md)'],
@@ -47,7 +48,10 @@ docs/fleet.md) it prints the task as its host recorded it.`,
 };
 
 type Found = {
-	readonly view: SnapshotTask;
+	/** The task; null for a work order, whose events carry its id (docs/effects.md). */
+	readonly view: SnapshotTask | null;
+	/** The work order, when TASK named one and no task. */
+	readonly order?: {readonly id: string; readonly worker: string | null};
 	readonly events: readonly LedgerEvent[];
 	readonly now: number;
 	/** The parent and helpers, where the ledger holds them (a local ledger). */
@@ -67,8 +71,15 @@ function findLocally(ledgerFlag: string | undefined, ref: string, stallSeconds: 
 	const ledger = openReadingLedger(ledgerFlag);
 	try {
 		const task = resolveForCommand('timeline', ledger, ref);
-		if (!task) throw new CliError(`timeline: no task '${ref}' in ${ledger.path}`);
 		const now = Date.now();
+		if (!task) {
+			// A work order is no task, but its events carry its id: `timeline o-42` shows them.
+			const events = ledger.reader.eventsOf(ref);
+			const orderEvents = events.filter(isOrderEvent);
+			const order = orderEvents.length > 0 ? foldOrders(orderEvents).get(ref) : undefined;
+			if (!order) throw new CliError(`timeline: no task or work order '${ref}' in ${ledger.path}`);
+			return {view: null, order: {id: order.id, worker: order.worker}, events, now};
+		}
 		const parent = task.parentId === null ? null : (ledger.reader.task(task.parentId) ?? null);
 		const family = familyNames(task, parent, ledger.reader.helpersOf(task.id));
 		return {view: toSnapshotTask(task, now, stallSeconds, hostName()), events: ledger.reader.eventsOf(task.id), now, family};
@@ -76,6 +87,8 @@ function findLocally(ledgerFlag: string | undefined, ref: string, stallSeconds: 
 		ledger.close();
 	}
 }
+
+const isOrderEvent = (event: LedgerEvent): event is OrderEvent => (ORDER_EVENT_TYPES as readonly string[]).includes(event.type);
 
 function jsonEntries(entries: readonly TimelineEntry[]) {
 	return entries.map(entry =>
@@ -104,10 +117,26 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const isFleet = isFleetUrl(values.ledger);
 	if (values.host !== undefined && !isFleet)
 		throw new CliError('timeline: --host applies to a fleet ledger (--ledger postgres://...)', USAGE_EXIT);
-	const {view, events, now, family} = isFleet
+	const {view, order, events, now, family} = isFleet
 		? await findOnFleet(values.ledger as string, ref, values.host, stallSeconds)
 		: findLocally(values.ledger, ref, stallSeconds);
 	const entries = foldHeartbeats(events);
+	if (view === null) {
+		const worker = order?.worker ?? null;
+		if (values.json)
+			out(terminalSafeJson({version: 1, generatedAt: new Date(now).toISOString(), order, entries: jsonEntries(entries)}, 2));
+		else
+			out(
+				[
+					terminalSafe(
+						`${order?.id ?? ref}  work order${worker === null ? '' : ` of ${worker}`}  (its effects: controlroom effects list ${order?.id ?? ref})`,
+					),
+					'',
+					...entries.map(timelineLine),
+				].join('\n'),
+			);
+		return 0;
+	}
 	if (values.json) {
 		const tree = family === undefined ? {} : {family};
 		out(
