@@ -76,6 +76,8 @@ export type SnapshotTask = {
 	children?: string[];
 	/** Helpers under it, at any depth, still alive (the 15-minute cutoff applies). */
 	helpersActive?: number;
+	/** Helpers under it, at any depth, alive or not. */
+	helpersTotal?: number;
 	/** What it reads: `active (1 helper running)` while helpers work, else its status and health. */
 	state?: string;
 	/** Own tokens plus every descendant's, each answer counted once. */
@@ -90,22 +92,47 @@ export type SnapshotTask = {
 	seen: boolean | null;
 };
 
-/** A snapshot task with its place in the tree. */
-export function withFamily(task: SnapshotTask, facts: FamilyFacts | undefined): SnapshotTask {
-	if (!facts) return task;
+/**
+ * A task's health and lane with its helpers counted: its helpers working is its own sign of life,
+ * so a parent waiting on them is not stalled (docs/tree-and-cost.md).
+ */
+export function carriedByHelpers(
+	task: {readonly status: Status; readonly health: Health | null; readonly lane: BoardLane},
+	facts: Pick<FamilyFacts, 'helpersActive'> | undefined,
+): {readonly health: Health | null; readonly lane: BoardLane} {
+	const isCarried = facts !== undefined && helpersRunningLabel(facts.helpersActive) !== null && task.health === 'stalled';
+	return isCarried ? {health: 'active', lane: laneOf(task.status, 'active')} : {health: task.health, lane: task.lane};
+}
+
+/**
+ * A task as snapshot JSON lists it: its view at `now`, whether `seen`, and its place in the tree.
+ * Built as one object, its tree's fields set on it: a snapshot of 100,000 helpers copies no task twice.
+ */
+export function snapshotTaskOf(
+	task: Task & {readonly host?: string},
+	now: number,
+	stallSeconds: number | undefined,
+	host: string | null,
+	facts: FamilyFacts | undefined,
+	seen: boolean | null,
+): SnapshotTask {
+	const view = toSnapshotTask(task, now, stallSeconds, host);
+	view.seen = seen;
+	if (!facts) return view;
 	const running = helpersRunningLabel(facts.helpersActive);
-	// Its helpers working is its own sign of life: a parent waiting on them is not stalled.
-	const isCarried = running !== null && task.health === 'stalled';
-	return {
-		...task,
-		...(isCarried ? {health: 'active' as const, lane: laneOf(task.status, 'active')} : {}),
-		children: [...facts.children],
-		helpersActive: facts.helpersActive,
-		state: running ?? (task.health === null ? task.status : task.health),
-		treeTokens: {...facts.treeTokens},
-		cost: facts.cost,
-		treeCost: facts.treeCost,
-	};
+	const state = running ?? (view.health === null ? view.status : view.health);
+	const carried = carriedByHelpers(view, facts);
+	view.health = carried.health;
+	view.lane = carried.lane;
+	// The tree's fields, listed after `seen` (docs/snapshot.md).
+	view.children = [...facts.children];
+	view.helpersActive = facts.helpersActive;
+	view.helpersTotal = facts.helpersTotal;
+	view.state = state;
+	view.treeTokens = {...facts.treeTokens};
+	view.cost = facts.cost;
+	view.treeCost = facts.treeCost;
+	return view;
 }
 
 /** Token counts, and whether the total misses model calls the transcript does not show (docs/snapshot.md). */
@@ -222,6 +249,16 @@ export type SnapshotHost = {name: string; id: string; lastSyncedAt: string; last
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
+/** A task's health and lane at `now`, its helpers not counted (see `carriedByHelpers`). */
+export function healthAndLane(
+	task: Pick<Task, 'status' | 'lastSeenAt' | 'stallSeconds'>,
+	now: number,
+	stallSeconds = DEFAULT_STALL_SECONDS,
+): {readonly health: Health | null; readonly lane: BoardLane} {
+	const health = deriveHealth(task.status, task.lastSeenAt, now, task.stallSeconds ?? stallSeconds);
+	return {health, lane: laneOf(task.status, health)};
+}
+
 /** The JSON view of one task at time `now`. */
 export function toSnapshotTask(
 	task: Task & {readonly host?: string},
@@ -229,7 +266,7 @@ export function toSnapshotTask(
 	stallSeconds = DEFAULT_STALL_SECONDS,
 	host: string | null = null,
 ): SnapshotTask {
-	const health = deriveHealth(task.status, task.lastSeenAt, now, task.stallSeconds ?? stallSeconds);
+	const {health, lane} = healthAndLane(task, now, stallSeconds);
 	return {
 		id: task.id,
 		host: task.host ?? host,
@@ -255,7 +292,7 @@ export function toSnapshotTask(
 		lastEventAt: new Date(task.lastEventAt).toISOString(),
 		lastSeenAt: new Date(task.lastSeenAt).toISOString(),
 		idleSeconds: Math.max(0, Math.floor((now - task.lastSeenAt) / 1000)),
-		lane: laneOf(task.status, health),
+		lane,
 		tmux: task.tmux ? {socket: task.tmux.socket, pane: task.tmux.pane} : null,
 		seen: null,
 	};
@@ -275,6 +312,8 @@ export type SnapshotInput = {
 	readonly effects?: readonly SnapshotEffect[];
 	readonly disagreements?: readonly SnapshotDisagreement[];
 	readonly decisions?: readonly SnapshotDecision[];
+	/** Tasks listed only in their parent's `children` (a folded helper), for `counts.stalled` and `unseen`. */
+	readonly folded?: readonly {readonly health: Health | null; readonly seen: boolean | null}[];
 	/** Whose looks the tasks' `seen` is about. */
 	readonly seenBy?: string | null;
 };
@@ -284,7 +323,8 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
 	const host = input.host ?? null;
 	const tasks = [...input.tasks];
 	const counts = Object.fromEntries(LISTED_STATUSES.map(status => [status, input.statusCounts[status] ?? 0])) as SnapshotCounts;
-	counts.stalled = tasks.filter(task => task.health === 'stalled').length;
+	const folded = input.folded ?? [];
+	counts.stalled = [...tasks, ...folded].filter(task => task.health === 'stalled').length;
 	return {
 		version: 1,
 		generatedAt: new Date(input.now).toISOString(),
@@ -310,6 +350,6 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
 		decisions: [...(input.decisions ?? [])],
 		...(input.hosts ? {hosts: [...input.hosts]} : {}),
 		seenBy: input.seenBy ?? null,
-		unseen: tasks.filter(task => task.seen === false).length,
+		unseen: [...tasks, ...folded].filter(task => task.seen === false).length,
 	};
 }

@@ -36,6 +36,13 @@ export type LedgerReader = {
 	resolveTask(ref: string): Task | undefined;
 	/** Tasks not ended, plus those that ended at or after `endedSince` (all when null). */
 	tasksForView(endedSince: number | null): Task[];
+	/**
+	 * The tasks the human queue reads from the failed window on (src/core/human-queue.ts): those that
+	 * failed since `since` (each a signal), and the runs that ended done after one of them in its
+	 * folder or of its title (a success answers only those). A window of 100,000 helpers that
+	 * ended done, and no failure, reads none of them.
+	 */
+	queueTasksSince(since: number): Task[];
 	/** Tasks in one of the given statuses. */
 	tasksWithStatus(statuses: readonly Status[]): Task[];
 	/** Tasks whose recorded PID is this one, newest first (at most a few: PIDs are reused over time). */
@@ -142,6 +149,14 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 	const bySession = db.prepare('SELECT doc FROM tasks WHERE session_id = ? LIMIT 6').pluck();
 	const forView = db.prepare('SELECT doc FROM tasks WHERE ended_at IS NULL OR ended_at >= ? ORDER BY created_at DESC').pluck();
 	const allTasks = db.prepare('SELECT doc FROM tasks ORDER BY created_at DESC').pluck();
+	const failedSince = db.prepare(`SELECT doc FROM tasks WHERE status = 'failed' AND ended_at >= ?`).pluck();
+	// Only a run in a failure's folder, or of its title, that ended after it can answer it.
+	const answering = db
+		.prepare(
+			`SELECT doc FROM tasks WHERE status = 'done' AND ended_at > @after
+				AND (cwd IN (SELECT value FROM json_each(@cwds)) OR title IN (SELECT value FROM json_each(@titles)))`,
+		)
+		.pluck();
 	const withStatus = preparedByLength(db, marks => `SELECT doc FROM tasks WHERE status IN (${marks})`);
 	const withPid = db.prepare('SELECT doc FROM tasks WHERE pid = ? ORDER BY created_at DESC LIMIT 8').pluck();
 	const counts = db.prepare('SELECT status, COUNT(*) AS n FROM tasks GROUP BY status');
@@ -247,6 +262,15 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 			return undefined;
 		},
 		tasksForView: endedSince => parseDocs(endedSince === null ? allTasks.all() : forView.all(endedSince)),
+		queueTasksSince: since => {
+			const failed = parseDocs(failedSince.all(since));
+			if (failed.length === 0) return failed;
+			const after = Math.min(...failed.map(task => task.endedAt ?? since));
+			const texts = (pick: (task: Task) => string | null): string =>
+				JSON.stringify([...new Set(failed.flatMap(task => pick(task) ?? []))]);
+			const successes = parseDocs(answering.all({after, cwds: texts(task => task.cwd), titles: texts(task => task.title)}));
+			return [...failed, ...successes];
+		},
 		tasksWithStatus: statuses =>
 			statuses.length === 0
 				? []

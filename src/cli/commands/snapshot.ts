@@ -143,11 +143,14 @@ export async function run(argv: readonly string[]): Promise<number> {
 	// --all lists every task, whatever window a flag, the config file or the default would give.
 	const windowMs = values.all ? null : settings.endedWindow;
 	const {stallSeconds} = settings;
+	// The text shows helpers folded under their parent, as the board does: unless a --fail-on lane
+	// must see each of them, they are not built at all (100,000 helpers of one session are one row).
+	const foldHelpers = !values.json && failOn.length === 0;
 	const snapshot = isFleetUrl(values.ledger)
 		? await withFleet(values.ledger, 'snapshot', fleet =>
-				readFleetSnapshot(fleet, {now: Date.now(), windowMs, stallSeconds, person}),
+				readFleetSnapshot(fleet, {now: Date.now(), windowMs, stallSeconds, person, foldHelpers}),
 			)
-		: readLocal(values.ledger, windowMs, stallSeconds, person);
+		: readLocal(values.ledger, windowMs, stallSeconds, person, foldHelpers);
 	const ledger = isFleetUrl(values.ledger) ? `fleet ${redactUrl(values.ledger)}` : undefined;
 	const width = process.stdout.isTTY ? process.stdout.columns : undefined;
 	out(values.json ? terminalSafeJson(snapshot, 2) : printSnapshotText(snapshot, {width, ledger}));
@@ -160,7 +163,13 @@ export async function run(argv: readonly string[]): Promise<number> {
 	return matches.length > 0 ? 1 : 0;
 }
 
-function readLocal(ledgerFlag: string | undefined, windowMs: number | null, stallSeconds: number, person: string): Snapshot {
+function readLocal(
+	ledgerFlag: string | undefined,
+	windowMs: number | null,
+	stallSeconds: number,
+	person: string,
+	foldHelpers: boolean,
+): Snapshot {
 	const ledger = openReadingLedger(ledgerFlag);
 	try {
 		return readSnapshot(ledger.reader, {
@@ -171,6 +180,7 @@ function readLocal(ledgerFlag: string | undefined, windowMs: number | null, stal
 			isApproverAlive,
 			prices: loadPriceTable(),
 			person,
+			foldHelpers,
 		});
 	} finally {
 		ledger.close();

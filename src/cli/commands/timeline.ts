@@ -18,8 +18,9 @@ import {printTimelineText, timelineLine} from '../print-timeline.ts';
 export const help: CommandHelp = {
 	synopsis: ['timeline TASK [--json] [--stall SECONDS]', 'timeline TASK [--json] --ledger postgres://... [--host NAME]'],
 	description: `Prints one task's timeline, event by event, heartbeats folded. TASK is an id, a unique id prefix,
-or a session id; a work order's id (docs/effects.md) prints the order's events. Opens a read-only ledger read-only. On a fleet ledger (--ledger postgres://...,
-docs/fleet.md) it prints the task as its host recorded it.`,
+or a session id; a work order's id (docs/effects.md) prints the order's events. Opens a read-only
+ledger read-only. On a fleet ledger (--ledger postgres://..., docs/fleet.md) it prints the task as
+its host recorded it.`,
 	options: [
 		['--json', 'timeline JSON version 1 (docs/snapshot.md)'],
 		['--host NAME', 'on a fleet ledger: the host whose task to show, where several hosts have a matching one'],

@@ -302,7 +302,8 @@ export function selectScreen(
 	const {width, height} = size;
 	const pending = state.pending ?? new Map<string, readonly string[]>();
 	const lanesView = selectLanes(
-		state.tasks.values(),
+		// The map itself: what does not change with the clock is kept while it is the same map.
+		state.tasks,
 		now,
 		{
 			filter: state.filter,

@@ -20,5 +20,6 @@ export async function readFleetSnapshot(fleet: FleetLedger, query: Omit<Snapshot
 		isFleet: true,
 		...(query.person === undefined ? {} : {person: query.person}),
 		...(query.stallSeconds === undefined ? {} : {stallSeconds: query.stallSeconds}),
+		...(query.foldHelpers ? {foldHelpers: true} : {}),
 	});
 }
