@@ -109,6 +109,8 @@ export type LedgerReader = {
 	tasksById(ids: readonly string[]): Task[];
 	/** This ledger's random host id, made once by migration 3 (docs/fleet.md). */
 	hostId(): string;
+	/** This ledger's secret, made once by migration 5: never shown; keys are derived from it (src/ledger/secrets.ts). */
+	secret(): string;
 	eventCount(): number;
 	rejects(limit: number): RejectRow[];
 	rejectCount(): number;
@@ -226,6 +228,7 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 	const docsById = preparedByLength(db, marks => `SELECT doc FROM tasks WHERE id IN (${marks})`);
 	const idRange = db.prepare('SELECT doc FROM tasks WHERE id > ? AND id < ? LIMIT 10000').pluck();
 	const host = db.prepare('SELECT id FROM host').pluck();
+	const secret = db.prepare(`SELECT value FROM ledger_meta WHERE name = 'ledger_secret'`).pluck();
 	const rejectRows = db.prepare(
 		'SELECT id, at, origin, line, reason, raw, raw_bytes AS rawBytes FROM rejects ORDER BY id DESC LIMIT ?',
 	);
@@ -357,6 +360,7 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 			return tasks;
 		},
 		hostId: () => host.get() as string,
+		secret: () => secret.get() as string,
 		eventCount: () => eventTotal.get() as number,
 		rejects: limit => rejectRows.all(limit) as RejectRow[],
 		rejectCount: () => rejectTotal.get() as number,
