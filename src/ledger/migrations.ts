@@ -117,18 +117,6 @@ const MIGRATIONS: readonly Migration[] = [
 			`);
 		},
 	},
-	{
-		version: 5,
-		up(db) {
-			// The ledger's own secret, made once: the keys its telemetry receiver asks agents for and
-			// its host ships to the fleet with are derived from it (src/ledger/secrets.ts; docs/otel.md,
-			// docs/fleet.md). It lives in the ledger, which only its owner can read.
-			db.exec(`
-				CREATE TABLE IF NOT EXISTS ledger_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-				INSERT OR IGNORE INTO ledger_meta (name, value) VALUES ('ledger_secret', lower(hex(randomblob(32))));
-			`);
-		},
-	},
 ];
 
 /** The newest schema version this build knows. */

@@ -109,8 +109,8 @@ export type LedgerReader = {
 	tasksById(ids: readonly string[]): Task[];
 	/** This ledger's random host id, made once by migration 3 (docs/fleet.md). */
 	hostId(): string;
-	/** This ledger's secret, made once by migration 5: never shown; keys are derived from it (src/ledger/secrets.ts). */
-	secret(): string;
+	/** This ledger's secret, once one is made (src/ledger/secrets.ts): never shown; keys are derived from it. */
+	secret(): string | undefined;
 	eventCount(): number;
 	rejects(limit: number): RejectRow[];
 	rejectCount(): number;
@@ -360,7 +360,7 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 			return tasks;
 		},
 		hostId: () => host.get() as string,
-		secret: () => secret.get() as string,
+		secret: () => secret.get() as string | undefined,
 		eventCount: () => eventTotal.get() as number,
 		rejects: limit => rejectRows.all(limit) as RejectRow[],
 		rejectCount: () => rejectTotal.get() as number,

@@ -53,6 +53,8 @@ export type LedgerWriter = {
 	transaction<T>(fn: () => T): T;
 	/** Adds to a named counter (e.g. events dropped because even the spool failed). */
 	bump(counter: string, by?: number): void;
+	/** Makes the ledger's secret where it has none yet (src/ledger/secrets.ts); one made before stays. */
+	makeSecret(): void;
 	/** Moves a transcript's read cursor (call inside the transaction that appends its tokens). */
 	saveTranscriptCursor(cursor: TranscriptCursorWrite): void;
 };
@@ -78,6 +80,10 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 		`INSERT INTO transcript_cursors (path, task_id, offset, last_message_id, updated_at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT(path) DO UPDATE SET task_id = excluded.task_id, offset = excluded.offset,
 			last_message_id = excluded.last_message_id, updated_at = excluded.updated_at`,
+	);
+	// Random, made in SQLite like the host id (migration 4), and never replaced.
+	const insertSecret = db.prepare(
+		`INSERT OR IGNORE INTO ledger_meta (name, value) VALUES ('ledger_secret', lower(hex(randomblob(32))))`,
 	);
 	const bumpCounter = db.prepare(
 		'INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value',
@@ -154,6 +160,9 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 		transaction: fn => (db.inTransaction ? db.transaction(fn)() : runImmediate(fn)),
 		bump(counter, by = 1) {
 			bumpCounter.run(counter, by);
+		},
+		makeSecret() {
+			insertSecret.run();
 		},
 		saveTranscriptCursor(cursor) {
 			upsertCursor.run(cursor.path, cursor.taskId, cursor.offset, cursor.lastMessageId, cursor.at);

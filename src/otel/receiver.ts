@@ -153,7 +153,7 @@ function refuse(response: ServerResponse, status: number, message: string, code 
  */
 function isInvited(ledger: Ledger, request: IncomingMessage): boolean {
 	const given = request.headers[OTEL_KEY_HEADER];
-	return isSameKey(typeof given === 'string' ? given : undefined, ledgerKey(ledger.reader, 'otel'));
+	return isSameKey(typeof given === 'string' ? given : undefined, ledgerKey(ledger, 'otel'));
 }
 
 /** Refuses a request without the key, before its body is read: 401, counted in the ledger. */

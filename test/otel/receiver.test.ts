@@ -96,7 +96,7 @@ afterEach(async () => {
 async function start(): Promise<{ledger: Ledger; url: string; key: string}> {
 	ledger = openLedger(join(scratchDir('cr-otel-recv-'), 'ledger.db'));
 	receiver = await startReceiver(ledger, 0, {prices: shippedPriceTable(), onReport: () => undefined, onError: () => undefined});
-	key = ledgerKey(ledger.reader, 'otel');
+	key = ledgerKey(ledger, 'otel');
 	return {ledger, url: receiver.url, key};
 }
 
@@ -248,7 +248,7 @@ describe('otel receive', () => {
 			on: [onLedgerChange(box.ledgerFile)],
 		});
 		receiver = await startReceiver(seen, 0, {prices: shippedPriceTable(), onReport: () => undefined, onError: () => undefined});
-		key = ledgerKey(seen.reader, 'otel');
+		key = ledgerKey(seen, 'otel');
 		// When its telemetry (with the key, naming it) says it took a million tokens
 		const told = apiRequest('req_big', [], {task: task.id, session: 'held-session', inputTokens: 1_000_000});
 		expect((await post(receiver.url, JSON.stringify(told))).status).toBe(200);

@@ -251,7 +251,7 @@ function installTelemetry(
 	const ledger = openCommandLedger(undefined, {mode: 'create'});
 	let key: string;
 	try {
-		key = ledgerKey(ledger.reader, 'otel');
+		key = ledgerKey(ledger, 'otel');
 	} finally {
 		ledger.close();
 	}

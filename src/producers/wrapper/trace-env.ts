@@ -20,7 +20,7 @@ export function agentTraceEnv(
 	const result: Record<string, string> = {};
 	if (options.trace) result['TRACEPARENT'] = traceparentOf({traceId: options.trace.traceId, spanId: taskSpanId(taskId)});
 	if (options.otelEndpoint && options.agent !== 'codex') {
-		const key = ledgerKey(options.ledger.reader, 'otel');
+		const key = ledgerKey(options.ledger, 'otel');
 		for (const [name, value] of Object.entries(claudeTelemetryEnv(options.otelEndpoint, key))) {
 			const mine = own[name];
 			// The endpoint and the switch are run's to set; the user's own choice wins for the rest,
