@@ -4,6 +4,7 @@
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
+import {noImportCircle} from './lint/no-import-circle.js';
 
 /** Packages that do I/O or draw: src/core imports none of them. */
 const IO_PACKAGES = [
@@ -23,11 +24,14 @@ function restrict(...groups) {
 	return ['error', {patterns: groups.map(([group, message, extra = {}]) => ({...(group ? {group} : {}), message, ...extra}))}];
 }
 
-/** The floors between src/core and src/cli, bottom up (docs/architecture.md): each imports only from below it. */
+/**
+ * The floors between src/core and src/cli, bottom up (docs/architecture.md), each with the folders
+ * it may not import: those above it, and for producers, handoff and otel (one floor) each other.
+ */
 const MIDDLE_FLOORS = {
 	ledger: ['producers', 'handoff', 'otel', 'gates', 'disagreements', 'fleet'],
-	producers: ['gates', 'disagreements', 'fleet'],
-	handoff: ['gates', 'disagreements', 'fleet'],
+	producers: ['handoff', 'otel', 'gates', 'disagreements', 'fleet'],
+	handoff: ['producers', 'otel', 'gates', 'disagreements', 'fleet'],
 	otel: ['producers', 'handoff', 'gates', 'disagreements', 'fleet'],
 	gates: ['disagreements', 'fleet'],
 	disagreements: ['fleet'],
@@ -48,10 +52,26 @@ function middleFloor(floor, ...extra) {
 			: [
 					[
 						null,
-						`src/${floor} imports nothing above it (${above.map(name => `src/${name}`).join(', ')}): move the code up, or pass what it needs in as a parameter.`,
+						`src/${floor} imports nothing above it or beside it (${above.map(name => `src/${name}`).join(', ')}): move the code up, or pass what it needs in as a parameter.`,
 						{regex: `^(\\.\\./)+(${above.join('|')})/`},
 					],
 				]),
+		...extra,
+	);
+}
+
+/** What the board's components and hooks may not import: they render and dispatch, from src/core and the feed interface. */
+function uiRules(...extra) {
+	return restrict(
+		[
+			['better-sqlite3', 'pg', 'execa', 'fs-ext-extra-prebuilt'],
+			'components and hooks only render and dispatch; adapters live under src/.',
+		],
+		[
+			null,
+			'The board reaches the ledger only through its feed interface (src/ledger/board-feed.ts); everything else comes from src/core (and never src/otel).',
+			{regex: 'src/(ledger/(?!board-feed\\.ts$)|producers/|gates/|handoff/|otel/|disagreements/|fleet/|cli/)'},
+		],
 		...extra,
 	);
 }
@@ -120,6 +140,8 @@ export default tseslint.config(
 			),
 		},
 	},
+	// The board's rules stay small enough to read whole: a panel is a module (docs/architecture.md, "A panel").
+	{files: ['src/core/board/**/*.ts'], rules: {'max-lines-per-function': ['error', {max: 60}]}},
 	{files: ['src/ledger/**/*.ts'], rules: {'no-restricted-imports': middleFloor('ledger')}},
 	// The local store (src/ledger itself, not its fleet folder) never reaches the PostgreSQL one.
 	{files: ['src/ledger/*.ts'], rules: {'no-restricted-imports': middleFloor('ledger', NO_PG_STORE)}},
@@ -138,21 +160,23 @@ export default tseslint.config(
 			]),
 		},
 	},
+	{files: ['components/**/*.tsx'], rules: {'no-restricted-imports': uiRules()}},
+	// hooks/ sits under components/: a hook never imports a component.
 	{
-		files: ['components/**/*.tsx', 'hooks/**/*.ts'],
+		files: ['hooks/**/*.ts'],
 		rules: {
-			'no-restricted-imports': restrict(
-				[
-					['better-sqlite3', 'pg', 'execa', 'fs-ext-extra-prebuilt'],
-					'components and hooks only render and dispatch; adapters live under src/.',
-				],
-				[
-					null,
-					'The board reaches the ledger only through its feed interface (src/ledger/board-feed.ts); everything else comes from src/core.',
-					{regex: 'src/(ledger/(?!board-feed\\.ts$)|producers/|gates/|handoff/|disagreements/|fleet/|cli/)'},
-				],
-			),
+			'no-restricted-imports': uiRules([
+				null,
+				'hooks/ is the floor under components/: a hook never imports a component (pass what it needs in).',
+				{regex: '^(\\.\\./)+components/'},
+			]),
 		},
+	},
+	// No import circle anywhere in src/, components/ and hooks/ (lint/no-import-circle.js).
+	{
+		files: ['src/**/*.{ts,tsx}', 'components/**/*.tsx', 'hooks/**/*.ts'],
+		plugins: {controlroom: {rules: {'no-import-circle': noImportCircle}}},
+		rules: {'controlroom/no-import-circle': 'error'},
 	},
 	{
 		files: ['**/*.{js,mjs}'],

@@ -1,6 +1,7 @@
 import {Box, Text} from 'ink';
 import type {ScreenView} from '../src/core/board/screen.ts';
 import {ApprovalPanel} from './ApprovalPanel.tsx';
+import {BlockPanel} from './BlockPanel.tsx';
 import {DecisionsPanel} from './DecisionsPanel.tsx';
 import {Footer} from './Footer.tsx';
 import {HeldEffectsPanel} from './HeldEffectsPanel.tsx';
@@ -50,6 +51,9 @@ export function BoardView({screen}: Props) {
 					</Box>
 				)}
 				{screen.decisions ? <DecisionsPanel decisions={screen.decisions} width={width} /> : null}
+				{screen.blocks.map(block => (
+					<BlockPanel key={block.name} block={block} width={width} />
+				))}
 			</Box>
 		);
 	}

@@ -10,6 +10,7 @@ import {holdLabelledLock} from '../producers/admission.ts';
 import {watchLedger} from '../producers/ledger-watch.ts';
 import {CliError, USAGE_EXIT} from './errors.ts';
 import {packageVersion} from './package-root.ts';
+import {retryDelayMs} from '../core/backoff.ts';
 
 /**
  * The export loop behind `otel export` and `sync --otel-endpoint` (docs/otel.md, "Export"): one
@@ -18,9 +19,6 @@ import {packageVersion} from './package-root.ts';
  * for the ledger to grow. Written once so both commands keep the same cursor the same way.
  */
 
-/** A collector that is down is tried again after 0.5 s, doubling to 10 s. */
-const FIRST_RETRY_MS = 500;
-const LAST_RETRY_MS = 10_000;
 /** With follow, the longest wait between passes when the ledger says nothing. */
 const FOLLOW_POLL_MS = 5000;
 
@@ -135,7 +133,7 @@ export async function exportLedger(ledger: Ledger, target: ExportTarget, options
 			wake = done;
 			signal.addEventListener('abort', done, {once: true});
 		});
-	let retryMs = FIRST_RETRY_MS;
+	let failures = 0;
 	let wasDown = false;
 	try {
 		while (!signal.aborted) {
@@ -146,13 +144,13 @@ export async function exportLedger(ledger: Ledger, target: ExportTarget, options
 				if (!options.follow) return {state: 'failed', message, cursor: pass.cursor};
 				if (!wasDown) notes.down(message);
 				wasDown = true;
-				await sleep(retryMs, undefined, {signal}).catch(() => undefined);
-				retryMs = Math.min(retryMs * 2, LAST_RETRY_MS);
+				failures += 1;
+				await sleep(retryDelayMs(failures), undefined, {signal}).catch(() => undefined);
 				continue;
 			}
 			if (wasDown) notes.back(pass.cursor);
 			wasDown = false;
-			retryMs = FIRST_RETRY_MS;
+			failures = 0;
 			if (pass.state === 'idle') {
 				if (!options.follow) return {state: 'done'};
 				await pause(FOLLOW_POLL_MS);

@@ -30,7 +30,10 @@ export async function resumeFromLedger(ledger: Ledger, taskId: string, notice: (
 	const argv = registered?.argv ?? [];
 	if (!registered || !hold || !hold.args || argv.length === 0)
 		throw new CliError(`--resume: task ${task.id} is not a held Claude run (controlroom run -- claude -p ...)`);
-	const started = ledger.reader.latestEventsOf(task.id, [EventType.started], 1)[0]?.data;
+	// The latest wrapper's own start: the agent's hooks record starts of their own, with no wrapper in them.
+	const started = ledger.reader
+		.latestEventsOf(task.id, [EventType.started], 50)
+		.find(event => typeof event.data.wrapperPid === 'number')?.data;
 	const wrapper = started?.wrapperPid ?? registered.wrapperPid;
 	const wrapperStart = started?.wrapperStartTime ?? registered.wrapperStartTime;
 	if (wrapper !== process.pid && stillRuns(wrapper, wrapperStart))
@@ -47,8 +50,9 @@ export async function resumeFromLedger(ledger: Ledger, taskId: string, notice: (
 		title: registered.title ?? null,
 		steps: registered.steps ?? null,
 		budget: registered.budget ?? task.budget ?? 0,
+		budgetCovers: registered.budgetCovers === 'session' ? 'session' : 'run',
 		agent,
-		role: registered.role === 'reviewer' ? 'reviewer' : 'worker',
+		role: registered.role === 'reviewer' || registered.role === 'tripwire' ? registered.role : 'worker',
 		cwd: registered.cwd ?? process.cwd(),
 		wait: true,
 		slots: 2,

@@ -106,6 +106,25 @@ export function isHeadless(args: readonly string[]): boolean {
 	return splitWords(args).some(word => word.kind === 'option' && (word.name === '-p' || word.name === '--print'));
 }
 
+/**
+ * Whether the command line carries on a session Claude already has (`--resume`, `--continue`, their
+ * short forms): its transcript and Claude's own count then hold earlier runs (docs/tree-and-cost.md).
+ */
+export function resumesSession(args: readonly string[]): boolean {
+	return hasOption(args, '-r', '--resume', '-c', '--continue');
+}
+
+/** The value of a one-value option (`--x v` or `--x=v`), the last one given; null when absent. */
+export function optionValue(args: readonly string[], name: string): string | null {
+	let value: string | null = null;
+	for (const word of splitWords(args)) {
+		if (word.kind !== 'option' || word.name !== name) continue;
+		const [first, second] = word.words;
+		value = first?.includes('=') ? first.slice(first.indexOf('=') + 1) : (second ?? null);
+	}
+	return value;
+}
+
 /** Whether an option is on the command line (any spelling: `--x`, `--x=v`). */
 export function hasOption(args: readonly string[], ...names: readonly string[]): boolean {
 	return splitWords(args).some(word => word.kind === 'option' && names.includes(word.name));

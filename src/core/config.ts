@@ -1,6 +1,7 @@
 // zod/mini: snapshot and timeline load only the mini API (src/ledger/payload-schema.ts); the
 // classic one would add about 20 ms to their start for one small object.
 import * as z from 'zod/mini';
+import {POLICY_TOKENS} from './contract/policy-values.ts';
 import {parseDuration} from './duration.ts';
 import {
 	belowMinimum,
@@ -30,6 +31,7 @@ const KIND_SCHEMAS = {
 	duration,
 	names: z.array(z.string().check(z.trim(), z.minLength(1))).check(z.minLength(1)),
 	onOff: z.boolean(),
+	requirements: z.array(z.string().check(z.refine(value => POLICY_TOKENS.includes(value)))),
 } as const satisfies Record<SettingKind, z.ZodMiniType>;
 
 /** What a value of each kind looks like in the file, for the line that refuses one. */
@@ -37,6 +39,7 @@ const FILE_EXPECTED: Readonly<Record<SettingKind, string>> = {
 	...EXPECTED,
 	duration: 'a duration like "90m", "24h" or "7d"',
 	names: 'a list of process names like ["claude", "codex"]',
+	requirements: `a list of policy values like ["authority", "trace"] (${POLICY_TOKENS.join(', ')})`,
 };
 
 type FileShape = {[K in SettingKey]: z.ZodMiniOptional<(typeof KIND_SCHEMAS)[(typeof SETTINGS)[K]['kind']]>};

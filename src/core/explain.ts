@@ -5,7 +5,7 @@ import {statusLabel} from './labels.ts';
 import type {PidFate, StampFate} from './process-tree.ts';
 import {toSnapshotTask, type SnapshotTask} from './snapshot.ts';
 import {DEFAULT_STALL_SECONDS, isEnded} from './status.ts';
-import {applyEvent, isSessionAtRest, type Task} from './task.ts';
+import {applyEvent, isSessionAtRest, isWaitingForPerson, type Task} from './task.ts';
 import {describeEvent} from './timeline.ts';
 
 /** The things the board shows about a task, each explained. */
@@ -286,6 +286,14 @@ function explainHealth(input: ExplainInput, view: SnapshotTask): Fact {
 		);
 	}
 	const threshold = task.stallSeconds ?? input.stallSeconds ?? DEFAULT_STALL_SECONDS;
+	if (isWaitingForPerson(task, input.now))
+		return fact(
+			'health',
+			view.health,
+			'derived',
+			signals,
+			`${last}; it waits for a person's answer, so its silence is never a stall${futureNote(task)}`,
+		);
 	return fact('health', view.health, 'derived', signals, `${last}; stalled after ${threshold}s of silence${futureNote(task)}`);
 }
 

@@ -1,3 +1,4 @@
+import {POLICY_TOKENS} from './contract/policy-values.ts';
 import {parseDuration} from './duration.ts';
 import {DEFAULT_STALL_SECONDS} from './status.ts';
 
@@ -15,6 +16,8 @@ type KindValues = {
 	/** Process names; as text, a comma-separated list. */
 	readonly names: readonly string[];
 	readonly onOff: boolean;
+	/** What a receiver requires of a contract (docs/contracts.md, "The receiver's policy"); as text, a comma-separated list. */
+	readonly requirements: readonly string[];
 };
 export type SettingKind = keyof KindValues;
 
@@ -115,6 +118,12 @@ export const SETTINGS = {
 		about: 'SIGTERM-to-SIGKILL grace of a wrapped run on a forwarded stop or a budget stop',
 		minimum: 0.05,
 	},
+	contractRequire: {
+		kind: 'requirements',
+		builtIn: [],
+		usedBy: ['contract check --require', 'take --require', 'run --require', 'mcp'],
+		about: "what a receiver requires of a contract beyond its kind's needs (the production fields, scope)",
+	},
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -158,6 +167,7 @@ export const EXPECTED: Readonly<Record<SettingKind, string>> = {
 	duration: 'a duration like 90m, 24h or 7d',
 	names: 'comma-separated process names',
 	onOff: 'true or false',
+	requirements: `comma-separated policy values (${POLICY_TOKENS.join(', ')})`,
 };
 
 /**
@@ -184,6 +194,13 @@ export function settingFromText(kind: SettingKind, text: string): KindValues[Set
 		}
 		case 'onOff':
 			return text === 'true' ? true : text === 'false' ? false : null;
+		case 'requirements': {
+			const values = text
+				.split(',')
+				.map(value => value.trim())
+				.filter(Boolean);
+			return values.every(value => POLICY_TOKENS.includes(value)) ? values : null;
+		}
 	}
 }
 

@@ -7,10 +7,11 @@ import type {Progress} from './progress.ts';
 import type {ReviewOutcome, ReviewRecord, VerdictRecord} from './review/reviews.ts';
 import type {VerdictKind} from './review/verdict.ts';
 import {deriveHealth, DEFAULT_STALL_SECONDS, LISTED_STATUSES, type Health, type ListedStatus, type Status} from './status.ts';
-import type {Task, TaskTelemetry} from './task.ts';
+import {isWaitingForPerson, type Task, type TaskTelemetry} from './task.ts';
 import type {Tokens} from './tokens.ts';
 import type {Cost} from './cost.ts';
 import {helpersRunningLabel, type FamilyFacts} from './family.ts';
+import {sessionSpendOf, type SessionSpend} from './session-spend.ts';
 
 /** The board's lanes, in screen order. */
 export const BOARD_LANES = ['running', 'stalled', 'lost', 'untracked', 'ended'] as const;
@@ -86,6 +87,12 @@ export type SnapshotTask = {
 	cost?: Cost;
 	/** The tree's: the agent's own figure where it reported one (`priced: reported`), else the table's. */
 	treeCost?: Cost;
+	/**
+	 * A run that resumed a Claude session: the session's figures, its earlier runs included (what it
+	 * had spent before, and with this run's tree); null for a run that began its session, whose
+	 * tokens and cost are the session's (docs/tree-and-cost.md, "Resumed sessions").
+	 */
+	session?: SessionSpend | null;
 	/** The tmux pane the agent runs in (server socket, pane id; docs/tmux.md), or null outside tmux. */
 	tmux: {socket: string; pane: string} | null;
 	/** Finished work: whether the snapshot's person (`seenBy`) has looked at it since it finished; null otherwise (docs/tmux.md). */
@@ -132,6 +139,7 @@ export function snapshotTaskOf(
 	view.treeTokens = {...facts.treeTokens};
 	view.cost = facts.cost;
 	view.treeCost = facts.treeCost;
+	view.session = sessionSpendOf(task, facts.treeTokens, facts.treeCost);
 	return view;
 }
 
@@ -251,11 +259,18 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
 
 /** A task's health and lane at `now`, its helpers not counted (see `carriedByHelpers`). */
 export function healthAndLane(
-	task: Pick<Task, 'status' | 'lastSeenAt' | 'stallSeconds'>,
+	task: Pick<Task, 'status' | 'lastSeenAt' | 'stallSeconds' | 'waitingOn'>,
 	now: number,
 	stallSeconds = DEFAULT_STALL_SECONDS,
 ): {readonly health: Health | null; readonly lane: BoardLane} {
-	const health = deriveHealth(task.status, task.lastSeenAt, now, task.stallSeconds ?? stallSeconds);
+	// A run waiting for a person is not stalled: it waits for you (docs/headless-holds.md).
+	const health = deriveHealth(
+		task.status,
+		task.lastSeenAt,
+		now,
+		task.stallSeconds ?? stallSeconds,
+		isWaitingForPerson(task, now),
+	);
 	return {health, lane: laneOf(task.status, health)};
 }
 
@@ -293,6 +308,7 @@ export function toSnapshotTask(
 		lastSeenAt: new Date(task.lastSeenAt).toISOString(),
 		idleSeconds: Math.max(0, Math.floor((now - task.lastSeenAt) / 1000)),
 		lane,
+		session: sessionSpendOf(task, task.tokens, null),
 		tmux: task.tmux ? {socket: task.tmux.socket, pane: task.tmux.pane} : null,
 		seen: null,
 	};

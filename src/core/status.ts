@@ -66,7 +66,10 @@ export function deriveHealth(
 	lastSeenAt: number,
 	now: number,
 	stallSeconds = DEFAULT_STALL_SECONDS,
+	isWaitingForPerson = false,
 ): Health | null {
 	if (!hasHealth(status)) return null;
+	// A task waiting for a person's answer is silent because of us, not stuck: never stalled (docs/board.md).
+	if (isWaitingForPerson) return 'active';
 	return now - lastSeenAt > stallSeconds * 1000 ? 'stalled' : 'active';
 }

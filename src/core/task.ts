@@ -1,7 +1,7 @@
 import {assertNever} from './assert-never.ts';
 import {EventType, type EventDataOf, type EventTypeName, type NewEvent} from './events.ts';
 import {isEnded, type Status} from './status.ts';
-import {addTokens, COST_STATE, UNKNOWN_TOKENS, type Tokens} from './tokens.ts';
+import {addTokens, CLAUDE_OUTPUT, COST_STATE, UNKNOWN_TOKENS, type Tokens} from './tokens.ts';
 import {makeProgress, withDeclaredTotal, type Progress} from './progress.ts';
 import {addUsageByModel, usageByModelOf, type UsageByModel} from './spend.ts';
 import {addBurn, type BurnBucket} from './burn.ts';
@@ -67,6 +67,18 @@ export type Task = {
 	readonly hasUnpricedTokens?: boolean;
 	/** The agent's own figure for its whole run, sub-agents included (a wrapped `claude -p` result). */
 	readonly reportedCost?: ReportedCost | null;
+	/**
+	 * A run that resumed a Claude session (`claude -p --resume`/`--continue`): what the session had
+	 * spent before this run, by Claude's own count (docs/tree-and-cost.md, "Resumed sessions").
+	 * Absent or null on a run that began its session.
+	 */
+	readonly sessionBefore?: SessionBefore | null;
+	/** The agent's own figure for its whole session, earlier runs included (a resumed `claude -p` result). */
+	readonly sessionReportedCost?: ReportedCost | null;
+	/** Some tokens were counted from a transcript: its later reads count only this run's lines. */
+	readonly hasTranscriptTokens?: boolean;
+	/** The token total is the agent's own output's (a `claude -p` result or stream), because no transcript counted any. */
+	readonly isTokensFromOutput?: boolean;
 	/** What it spent in each of its last minutes, for its burn rate (src/core/burn.ts). */
 	readonly burn?: readonly BurnBucket[];
 	/**
@@ -83,7 +95,32 @@ export type Task = {
 	readonly isTokensFromTelemetry?: boolean;
 	/** Who has looked at it since it finished, and when (src/core/seen.ts); absent until someone has. */
 	readonly seenBy?: SeenBy;
+	/**
+	 * Its questions that wait for a person's answer (docs/decisions.md), each until it is answered,
+	 * withdrawn, or its window passes: a task waiting for you is not stalled (its silence is yours).
+	 */
+	readonly waitingOn?: readonly WaitingQuestion[];
+	/** The latest stop asked of it (`controlroom stop`, the board's `s`): an end the stop causes is the stop's. */
+	readonly stopRequest?: {readonly at: number; readonly signal: string; readonly graceMs: number} | null;
 };
+
+/** How long after a stop request (beyond its grace) the session's own end is taken as the stop's doing. */
+const STOP_ENDS_WITHIN_MS = 10_000;
+
+/** The stop under way when this event came, or null: its processes' goodbye (SessionEnd, a failure) is the stop's end. */
+function stopUnderWay(task: Task, at: number): {readonly signal: string} | null {
+	const request = task.stopRequest ?? null;
+	if (request === null || at < request.at || at > request.at + request.graceMs + STOP_ENDS_WITHIN_MS) return null;
+	return request;
+}
+
+/** A question of the task that waits for a person: its id, and when it stops waiting (null: until answered). */
+export type WaitingQuestion = {readonly id: string; readonly expiresAt: number | null};
+
+/** Whether a person has a question of the task to answer at `now`. */
+export function isWaitingForPerson(task: Pick<Task, 'waitingOn'>, now: number): boolean {
+	return (task.waitingOn ?? []).some(question => question.expiresAt === null || question.expiresAt > now);
+}
 
 /** The agent's own telemetry on a task: requests counted, their tokens, the sum of their `cost_usd`. */
 export type TaskTelemetry = {
@@ -108,8 +145,22 @@ export type TaskTelemetry = {
  */
 export function withoutTelemetry<T extends Task>(task: T): T {
 	if (!task.isTokensFromTelemetry && (task.telemetry ?? null) === null) return task;
-	return {...task, tokens: task.isTokensFromTelemetry ? UNKNOWN_TOKENS : task.tokens, isTokensFromTelemetry: false, telemetry: null};
+	return {
+		...task,
+		tokens: task.isTokensFromTelemetry ? UNKNOWN_TOKENS : task.tokens,
+		isTokensFromTelemetry: false,
+		telemetry: null,
+	};
 }
+/** What a resumed session had spent before this run: Claude's last count of it (null: none was read). */
+export type SessionBefore = {
+	readonly transcript: string | null;
+	readonly input: number | null;
+	readonly output: number | null;
+	readonly costUsd: number | null;
+	/** The run's own lines were reached: later reads of the transcript count every line. */
+	readonly isInRun: boolean;
+};
 
 /** What an agent said its run cost. */
 export type ReportedCost = {readonly amount: number; readonly currency: string; readonly at: number};
@@ -175,6 +226,9 @@ function end(task: Task, status: Status, at: number, patch: Partial<Task>): Task
 	return {...task, ...patch, status, endedAt: at};
 }
 
+/** A hand-in whose contract names no acceptor, before a person names one (docs/contracts.md, "Acceptors"). */
+export const HANDED_IN_UNNAMED = 'handed in, waiting until a person names its acceptor';
+
 /**
  * What people and gates say about a task (the queue, reviews, send-backs) and a fleet request's
  * bookkeeping (a request may name a task this host does not have): never the task itself.
@@ -192,6 +246,8 @@ const ABOUT_A_TASK: ReadonlySet<EventTypeName> = new Set([
 	EventType.reviewConcluded,
 	EventType.workSentBack,
 	EventType.workAccepted,
+	EventType.evidenceLooked,
+	EventType.contractReady,
 	EventType.mediationOffer,
 	EventType.mediationConcluded,
 	EventType.planReviewRound,
@@ -333,6 +389,15 @@ function endSession(task: Task, event: NewEvent, reason: string | null): Task {
 	if (isHookOnWrapperTask(task, event) && isAgentsOwn) return {...task, isTurnOpen: false, error, sessionEndedAt};
 	// A stop is what ended it; the session's own goodbye that follows does not make it done.
 	if (task.status === 'stopped') return {...task, sessionEndedAt};
+	// Its goodbye while a stop ends it (folded before the stop records itself): stopped, not done or failed.
+	const stop = isAgentsOwn ? stopUnderWay(task, event.at) : null;
+	if (stop !== null)
+		return end(task, 'stopped', event.at, {
+			signal: stop.signal,
+			endReason: 'stopped (controlroom stop)',
+			isTurnOpen: false,
+			sessionEndedAt,
+		});
 	if (error !== null)
 		return end(task, 'failed', event.at, {exitCode: task.exitCode, endReason: reason, isTurnOpen: false, error, sessionEndedAt});
 	return end(task, 'done', event.at, {exitCode: null, endReason: reason, sessionEndedAt});
@@ -353,6 +418,11 @@ function exitTask(task: Task, data: EventDataOf<'task.exited'>, at: number): Tas
 function failTask(task: Task, event: NewEvent & {readonly type: 'task.failed'}): Task {
 	const error = event.data.error ?? task.error;
 	if (isHookOnWrapperTask(task, event)) return {...task, isTurnOpen: false, error: error ?? 'failed'};
+	if (task.status === 'stopped') return task;
+	// A failure the stop itself caused (an open turn or a dialog cut short): the stop's end.
+	const stop = stopUnderWay(task, event.at);
+	if (stop !== null)
+		return end(task, 'stopped', event.at, {signal: stop.signal, endReason: 'stopped (controlroom stop)', isTurnOpen: false});
 	return end(task, 'failed', event.at, {isTurnOpen: false, exitCode: event.data.exitCode ?? null, error});
 }
 
@@ -430,16 +500,22 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		case EventType.tokensReported: {
 			const byModel = usageByModelOf(event.data.byModel);
 			const hasTokens = (event.data.input ?? 0) > 0 || (event.data.output ?? 0) > 0;
+			const isFromOutput = event.data.from === CLAUDE_OUTPUT;
+			// The agent's own output counts only while nothing else has: its answers are in the transcript too.
+			if (isFromOutput && task.tokens.total !== null && !task.isTokensFromOutput && !task.isTokensFromTelemetry) return task;
+			// A transcript's count replaces the output's (and the telemetry's, docs/otel.md): the same answers, read exactly.
+			const isReplacing = !isFromOutput && task.isTokensFromOutput === true;
 			return {
 				...task,
-				// A hook's, transcript's or output's count replaces one that only the telemetry gave (docs/otel.md).
-				tokens: addTokens(task.isTokensFromTelemetry ? UNKNOWN_TOKENS : task.tokens, {
+				tokens: addTokens(task.isTokensFromTelemetry || isReplacing ? UNKNOWN_TOKENS : task.tokens, {
 					input: event.data.input ?? null,
 					output: event.data.output ?? null,
 				}),
 				isTokensFromTelemetry: false,
-				isTokensPartial: tokensPartialAfter(task.isTokensPartial, event.data),
-				spend: addUsageByModel(task.spend ?? null, byModel),
+				isTokensFromOutput: isFromOutput,
+				hasTranscriptTokens: (task.hasTranscriptTokens ?? false) || typeof event.data.transcript === 'string',
+				isTokensPartial: tokensPartialAfter(isReplacing ? false : task.isTokensPartial, event.data),
+				spend: addUsageByModel(isReplacing ? null : (task.spend ?? null), byModel),
 				hasUnpricedTokens: (task.hasUnpricedTokens ?? false) || (byModel === null && hasTokens),
 				burn: addBurn(task.burn, event.at, (event.data.input ?? 0) + (event.data.output ?? 0), byModel),
 			};
@@ -447,8 +523,12 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		case EventType.costReported: {
 			const {amount, currency} = event.data;
 			if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) return task;
-			return {...task, reportedCost: {amount, currency: currency ?? 'USD', at: event.at}};
+			const reported = {amount, currency: currency ?? 'USD', at: event.at};
+			// A resumed session's own figure covers its earlier runs too: kept apart, never the run's cost.
+			return event.data.scope === 'session' ? {...task, sessionReportedCost: reported} : {...task, reportedCost: reported};
 		}
+		case EventType.sessionBefore:
+			return {...task, sessionBefore: sessionBeforeAfter(task.sessionBefore ?? null, event.data)};
 		case EventType.telemetryRequest:
 			return withTelemetryRequest(task, event.data, event.at);
 		case EventType.telemetryTool:
@@ -487,19 +567,29 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		case EventType.claimTaken:
 			return isEnded(task.status) ? task : {...task, status: 'running', startedAt: task.startedAt ?? event.at};
 		case EventType.claimHandedIn:
-			return end(task, 'done', event.at, {endReason: `handed in, waiting for ${event.data.acceptor ?? 'its acceptor'}`});
+			return end(task, 'done', event.at, {
+				endReason: event.data.acceptor ? `handed in, waiting for ${event.data.acceptor}` : HANDED_IN_UNNAMED,
+			});
 		case EventType.claimPassedBack:
 			return end(task, 'stopped', event.at, {endReason: `passed back: ${event.data.reason ?? 'no reason'}`});
+		// An acceptor named after a hand-in: the hand-in now waits for that person.
+		case EventType.claimAcceptorNamed:
+			return task.status === 'done' && task.endReason === HANDED_IN_UNNAMED
+				? {...task, endReason: `handed in, waiting for ${event.data.acceptor ?? 'its acceptor'}`}
+				: task;
 		// Accepting a hand-in closes it: the claim then reads accepted everywhere (src/core/claim-state.ts).
 		case EventType.workAccepted:
 			return task.status === 'done' ? {...task, endReason: `accepted by ${event.data.by ?? 'a person'}`} : task;
+		case EventType.stopRequested:
+			return {...task, stopRequest: {at: event.at, signal: event.data.signal ?? 'SIGTERM', graceMs: event.data.graceMs ?? 0}};
 		// Events that only mark the task alive (or record a note) change nothing else in its row.
 		case EventType.heartbeat:
-		case EventType.stopRequested:
 		case EventType.needRaised:
 		case EventType.acknowledged:
 		case EventType.seen:
 		case EventType.claimProgressed:
+		case EventType.evidenceLooked:
+		case EventType.contractReady:
 		case EventType.fleetRequestReceived:
 		case EventType.fleetRequestHandled:
 		case EventType.outputKept:
@@ -514,13 +604,13 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		case EventType.planReviewRound:
 		case EventType.planReviewConcluded:
 		case EventType.disagreementOpened:
-		// A question is folded by src/core/decisions (docs/decisions.md), not by the task.
+		// A question is folded by src/core/decisions (docs/decisions.md); the task keeps only which wait for a person.
 		// falls through
 		case EventType.decisionAsked:
 		case EventType.decisionAnswered:
 		case EventType.decisionUsed:
 		case EventType.decisionWithdrawn:
-			return task;
+			return withQuestion(task, event);
 		// An order's events are folded by src/core/effects (an order id is not a task's); a refused
 		// attempt at a yes is about its target and is no sign of the target's own life.
 		case EventType.gateRefused:
@@ -566,6 +656,30 @@ function setStamps(task: Mutable<Task>, stamps: Stamps): void {
 	task.lastSeenAt = stamps.lastSeenAt;
 	task.lastSeenSeq = stamps.lastSeenSeq;
 	task.futureEvent = stamps.futureEvent;
+}
+
+/** Keeps which of the task's questions wait for a person: asked adds one, an answer, its use or its withdrawal ends it. */
+function withQuestion(task: Task, event: NewEvent): Task {
+	const id = typeof event.data['decisionId'] === 'string' ? event.data['decisionId'] : null;
+	if (id === null) return task;
+	const others = (task.waitingOn ?? []).filter(question => question.id !== id);
+	if (event.type !== EventType.decisionAsked)
+		return others.length === (task.waitingOn ?? []).length ? task : {...task, waitingOn: others};
+	const expiresAt = typeof event.data['expiresAt'] === 'number' ? event.data['expiresAt'] : null;
+	// The newest ten are plenty: a task asks one question at a time.
+	return {...task, waitingOn: [...others, {id, expiresAt}].slice(-10)};
+}
+
+/** A later read's count of the session before the run replaces an earlier one; a read that found none keeps it. */
+function sessionBeforeAfter(before: SessionBefore | null, data: EventDataOf<'task.session_before'>): SessionBefore {
+	const hasCount = typeof data.input === 'number' || typeof data.output === 'number';
+	return {
+		transcript: data.transcript ?? before?.transcript ?? null,
+		input: hasCount ? (data.input ?? null) : (before?.input ?? null),
+		output: hasCount ? (data.output ?? null) : (before?.output ?? null),
+		costUsd: hasCount ? (data.costUsd ?? null) : (before?.costUsd ?? null),
+		isInRun: (before?.isInRun ?? false) || data.reachedRun === true,
+	};
 }
 
 /**

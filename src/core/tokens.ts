@@ -10,6 +10,12 @@ export const UNKNOWN_TOKENS: Tokens = {input: null, output: null, total: null};
 /** The `from` of a tokens report that brings a Claude session's total to Claude's own count, its `cost-state` line (docs/hooks.md). */
 export const COST_STATE = 'cost-state';
 
+/**
+ * The `from` of a tokens report read from a `claude -p` run's own output (its stream's answers, or
+ * its result's usage): counted only while no transcript has counted the same answers (docs/wrapper.md).
+ */
+export const CLAUDE_OUTPUT = 'claude output';
+
 function addKnown(a: number | null, b: number | null): number | null {
 	if (a === null) return b;
 	if (b === null) return a;

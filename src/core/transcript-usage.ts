@@ -14,8 +14,12 @@ export type TranscriptUsage = {
 	readonly byModel: UsageByModel;
 };
 
-/** Claude's own count of a session's tokens, every model call of it (its `cost-state` line). */
-export type CostState = {readonly input: number; readonly output: number};
+/**
+ * Claude's own count of a session, every model call of it (its `cost-state` line): tokens, and
+ * its cost (`totalCostUSD`) when the line has one. A resumed session's line carries on from the
+ * one before: it is the session's count, not one process's.
+ */
+export type CostState = {readonly input: number; readonly output: number; readonly costUsd: number | null};
 
 export type UsageScan = {
 	readonly usage: TranscriptUsage;
@@ -31,6 +35,15 @@ export type UsageScan = {
 	readonly lastMessageId: string | null;
 	/** Lines that were not JSON; they are skipped, never guessed at. */
 	readonly badLines: number;
+	/**
+	 * With `notBefore`: the last `cost-state` line before the run's first line, Claude's count of the
+	 * session before this run (null when none was read).
+	 */
+	readonly costStateBefore: CostState | null;
+	/** With `notBefore`: whether this text reached the run's own lines (a line dated at or after it). */
+	readonly reachedRun: boolean;
+	/** With `notBefore`: lines of the session's earlier runs passed over, uncounted. */
+	readonly linesBefore: number;
 };
 
 export type ScanOptions = {
@@ -41,6 +54,12 @@ export type ScanOptions = {
 	 * their own transcript files, on the helper task.
 	 */
 	readonly skipSidechain: boolean;
+	/**
+	 * A run that resumed a session (ms since the epoch, its start): lines dated before it are the
+	 * session's earlier runs and are not counted, and `cost-state` lines before its first line give
+	 * `costStateBefore`. Null: every line counts (a session's own task, or text already in the run).
+	 */
+	readonly notBefore?: number | null;
 };
 
 function count(value: unknown): number {
@@ -60,17 +79,27 @@ function costStateOf(entry: Record<string, unknown>): CostState | null {
 	if (!models) return null;
 	let input = 0;
 	let output = 0;
+	const total = entry['totalCostUSD'];
+	const costUsd = typeof total === 'number' && Number.isFinite(total) && total >= 0 ? total : null;
 	for (const value of Object.values(models)) {
 		const model = record(value);
 		if (!model) continue;
 		input += count(model['inputTokens']) + count(model['cacheReadInputTokens']) + count(model['cacheCreationInputTokens']);
 		output += count(model['outputTokens']);
 	}
-	return {input, output};
+	return {input, output, costUsd};
+}
+
+/** A line's `timestamp` (ms), read without parsing the line, or null. */
+function timestampOf(line: string): number | null {
+	const at = /"timestamp":"([^"]{10,40})"/.exec(line);
+	if (!at) return null;
+	const ms = Date.parse(at[1] ?? '');
+	return Number.isFinite(ms) ? ms : null;
 }
 
 /** One answer's usage, its cache write split into the 1-hour part and the rest (priced at the 5-minute rate). */
-function answerUsage(usage: Record<string, unknown>): ModelUsage {
+export function answerUsage(usage: Record<string, unknown>): ModelUsage {
 	const written = count(usage['cache_creation_input_tokens']);
 	const oneHour = Math.min(written, count(record(usage['cache_creation'])?.['ephemeral_1h_input_tokens']));
 	return {
@@ -103,6 +132,11 @@ export function scanTranscriptText(text: string, options: ScanOptions): UsageSca
 	let compactions = 0;
 	let compactionsAfterCostState = 0;
 	let costState: CostState | null = null;
+	let costStateBefore: CostState | null = null;
+	const notBefore = options.notBefore ?? null;
+	// Until a line of the run is met, what is read belongs to the session's earlier runs.
+	let isInRun = notBefore === null;
+	let linesBefore = 0;
 	let lastAt: number | null = null;
 	const byModel: Record<string, ModelUsage> = {};
 	const noteTime = (entry: Record<string, unknown>): void => {
@@ -110,6 +144,11 @@ export function scanTranscriptText(text: string, options: ScanOptions): UsageSca
 		if (Number.isFinite(at) && (lastAt === null || at > lastAt)) lastAt = at;
 	};
 	for (const line of text.split('\n')) {
+		if (!isInRun) {
+			const at = timestampOf(line);
+			if (at !== null && notBefore !== null && at >= notBefore) isInRun = true;
+			else if (line !== '') linesBefore += 1;
+		}
 		// Cheap filter first: most lines (tool results, user turns) carry no usage.
 		const isCompaction = line.includes('"compact_boundary"');
 		const isCostState = line.includes('"cost-state"');
@@ -122,6 +161,11 @@ export function scanTranscriptText(text: string, options: ScanOptions): UsageSca
 			continue;
 		}
 		const entry = record(value);
+		if (!isInRun) {
+			// An earlier run's line: its `cost-state` is the session's count before this run; nothing else counts.
+			if (entry?.['type'] === 'cost-state') costStateBefore = costStateOf(entry) ?? costStateBefore;
+			continue;
+		}
 		if (entry?.['type'] === 'system' && entry['subtype'] === 'compact_boundary') {
 			noteTime(entry);
 			compactions += 1;
@@ -174,5 +218,8 @@ export function scanTranscriptText(text: string, options: ScanOptions): UsageSca
 		costState,
 		compactionsAfterCostState,
 		lastAt,
+		costStateBefore,
+		reachedRun: isInRun,
+		linesBefore,
 	};
 }

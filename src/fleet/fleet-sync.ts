@@ -1,3 +1,4 @@
+import {retryDelayMs} from '../core/backoff.ts';
 import {EventType} from '../core/events.ts';
 import type {Launcher} from '../gates/review/rerun.ts';
 import {describeFleetError, isUnreachable} from '../ledger/fleet/connection.ts';
@@ -12,9 +13,11 @@ import {ledgerKey} from '../ledger/secrets.ts';
 
 /** Events per shipped batch: one transaction each, small enough that a kill mid-batch loses little work. */
 export const DEFAULT_BATCH = 2000;
-/** The first pause after a failed pass; it doubles up to MAX_BACKOFF_MS. */
-const FIRST_BACKOFF_MS = 500;
-const MAX_BACKOFF_MS = 10_000;
+/**
+ * How often a sync writes the host's chain head to the fleet's anchors (docs/fleet.md, "The chain
+ * and anchors"): at the first pass that ships, then at most once a minute while it ships.
+ */
+export const FLEET_ANCHOR_INTERVAL_MS = 60_000;
 
 /** How a pass ended: shipped (or nothing to ship), the server out of reach, another sync holding this host, or an error to fix. */
 export type SyncState = 'synced' | 'unreachable' | 'locked' | 'failed';
@@ -93,6 +96,8 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 	// Rows beyond the resume point another writer put there, found at connecting: told with the next pass.
 	let foreignAhead = 0;
 	let failures = 0;
+	let anchoredSeq = 0;
+	let anchoredAt = Number.NEGATIVE_INFINITY;
 	const inFlight = new Map<number, Promise<void>>();
 	const finished: HandledRequest[] = [];
 
@@ -215,6 +220,8 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 				await drop();
 				host = {...host, id};
 				fleetSeq = 0;
+				anchoredSeq = 0;
+				anchoredAt = Number.NEGATIVE_INFINITY;
 			}
 			if (!client) {
 				const locked = await connect();
@@ -238,6 +245,14 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 				foreign += batch.foreign?.length ?? 0;
 				batches += 1;
 			}
+			if (fleetSeq > anchoredSeq && Date.now() - anchoredAt >= FLEET_ANCHOR_INTERVAL_MS) {
+				const head = ledger.reader.storedEventAt(fleetSeq)?.hash;
+				if (head) {
+					await active.writeAnchor(host.id, key, fleetSeq, head);
+					anchoredSeq = fleetSeq;
+					anchoredAt = Date.now();
+				}
+			}
 			const taken = (await active.pendingRequestsFor(host.id)).filter(take).map(request => request.id);
 			failures = 0;
 			return result('synced', null, taken);
@@ -250,7 +265,7 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 
 	return {
 		pass,
-		retryDelayMs: () => (failures === 0 ? 0 : Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (failures - 1))),
+		retryDelayMs: () => retryDelayMs(failures),
 		async close() {
 			await Promise.all(inFlight.values());
 			await drop();

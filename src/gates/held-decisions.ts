@@ -1,7 +1,7 @@
 import {decisionState} from '../core/decisions/fold.ts';
 import {readDecisions} from '../ledger/decisions.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
-import type {HeldDecisions, HeldQuestion} from '../producers/wrapper/held.ts';
+import type {HeldDecisions, HeldQuestion} from '../producers/wrapper/hold-options.ts';
 import {takeAnswer} from './decisions.ts';
 
 /**

@@ -116,7 +116,11 @@ function eventsOf(ledger: Ledger, facts: readonly TelemetryFact[], options: Tele
 	return {events, misnamed, claims};
 }
 
-export function writeTelemetry(ledger: Ledger, facts: readonly TelemetryFact[], options: TelemetryWriteOptions): TelemetryWriteResult {
+export function writeTelemetry(
+	ledger: Ledger,
+	facts: readonly TelemetryFact[],
+	options: TelemetryWriteOptions,
+): TelemetryWriteResult {
 	if (facts.length === 0) return {appended: 0, lastSeq: ledger.reader.lastSeq(), misnamed: 0, claims: 0};
 	const {events, misnamed, claims} = eventsOf(ledger, facts, options, options.now ?? Date.now());
 	return {...ledger.writer.append(events), misnamed, claims};

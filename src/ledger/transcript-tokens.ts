@@ -30,6 +30,17 @@ export type TranscriptRead = {
 	readonly compactionsAfterCostState: number;
 	/** When the newest line read was written: its own timestamp, else the file's modification time. */
 	readonly lastAt: number | null;
+	/**
+	 * A run joining a session it did not begin (a resume): the run's start, before which lines are
+	 * not its own; null when every line read counts (see runStartOf).
+	 */
+	readonly notBefore?: number | null;
+	/** With notBefore: Claude's count of the session before the run, when this read passed one. */
+	readonly costStateBefore?: CostState | null;
+	/** With notBefore: whether the read reached the run's own lines. */
+	readonly reachedRun?: boolean;
+	/** With notBefore: lines of earlier runs passed over. */
+	readonly linesBefore?: number;
 };
 
 /**
@@ -110,6 +121,21 @@ function nextLineStart(fd: number, from: number, size: number): number | null {
 const NOTHING = scanTranscriptText('', {lastMessageId: null, skipSidechain: true});
 
 /**
+ * Where a wrapped run's count of a transcript begins: a `controlroom run` is one run, and a
+ * session it resumed (`claude -p --resume`/`--continue`) was written to the same transcript by
+ * earlier runs, so lines dated before the run was registered are not its own (docs/tree-and-cost.md,
+ * "Resumed sessions"). Null once the run's own lines were reached, and for a session's own task
+ * (the session is the task) and a helper's transcript (all its own).
+ */
+function runStartOf(ledger: Ledger, target: TranscriptTarget): number | null {
+	if (!target.skipSidechain) return null;
+	const task = ledger.reader.task(target.taskId);
+	if (!task || task.source !== 'wrapper') return null;
+	if (task.hasTranscriptTokens === true || task.sessionBefore?.isInRun === true) return null;
+	return task.createdAt;
+}
+
+/**
  * Reads what was appended to a transcript since its stored cursor: complete lines only, at most
  * `maxBytes`. The file is opened only under the target's roots, with no link followed, and read
  * only when it is a regular file (agent-files.ts). A transcript that does not exist yet is noted at
@@ -151,9 +177,14 @@ export function readTranscriptSinceCursor(
 			if (skipTo === null) return null;
 			return {...base, fromOffset, toOffset: skipTo, lastMessageId: previousId, ...emptyScan(), lastAt: null};
 		}
+		const notBefore = runStartOf(ledger, target);
+		// Taking over another run's cursor: Claude's count as that run last read it is where this run begins.
+		const handedOver =
+			notBefore !== null && cursor && cursor.taskId !== target.taskId && !isReplaced ? savedCostState(cursor) : null;
 		const scan = scanTranscriptText(chunk.subarray(0, end).toString('utf8'), {
 			lastMessageId: previousId,
 			skipSidechain: target.skipSidechain,
+			notBefore,
 		});
 		return {
 			...base,
@@ -165,6 +196,10 @@ export function readTranscriptSinceCursor(
 			costState: scan.costState,
 			compactionsAfterCostState: scan.compactionsAfterCostState,
 			lastAt: scan.lastAt ?? Math.round(file.stats.mtimeMs),
+			notBefore,
+			costStateBefore: scan.costStateBefore ?? handedOver,
+			reachedRun: scan.reachedRun,
+			linesBefore: scan.linesBefore,
 		};
 	} finally {
 		closeSync(file.fd);
@@ -173,6 +208,23 @@ export function readTranscriptSinceCursor(
 
 function emptyScan(): Pick<TranscriptRead, 'usage' | 'compactions' | 'costState' | 'compactionsAfterCostState'> {
 	return {usage: NOTHING.usage, compactions: 0, costState: null, compactionsAfterCostState: 0};
+}
+
+/** The `cost-state` count a cursor saved, or null (none, or not a count). */
+function savedCostState(cursor: {readonly costState: string | null}): CostState | null {
+	if (cursor.costState === null) return null;
+	try {
+		const value = JSON.parse(cursor.costState) as Record<string, unknown>;
+		const number = (key: string): number | null =>
+			typeof value[key] === 'number' && Number.isFinite(value[key]) && (value[key] as number) >= 0
+				? (value[key] as number)
+				: null;
+		const input = number('input');
+		const output = number('output');
+		return input === null || output === null ? null : {input, output, costUsd: number('costUsd')};
+	} catch {
+		return null;
+	}
 }
 
 /** Whether a path not yet there would be under the target's roots (it is noted only then). */
@@ -207,11 +259,12 @@ function readHelpersFirst(ledger: Ledger, sessionTranscript: string, event: {at:
 }
 
 /**
- * The tokens counted so far for the session a transcript belongs to: its own reports (this path,
- * Claude's count settlements included) and its helpers' transcripts beside it, which Claude's
- * `cost-state` count includes too.
+ * The tokens this run has counted so far from a session's transcript: its own reports of that path
+ * (Claude's count settlements included) and its own helpers' transcripts beside it (their tasks'
+ * ids begin with the run's), which Claude's `cost-state` count includes too. A helper of an earlier
+ * run of the same session is that run's.
  */
-function countedForSession(ledger: Ledger, read: TranscriptRead): {input: number; output: number} {
+function countedForRun(ledger: Ledger, read: TranscriptRead): {input: number; output: number} {
 	let input = 0;
 	let output = 0;
 	for (const event of ledger.reader.eventsOf(read.taskId)) {
@@ -220,11 +273,17 @@ function countedForSession(ledger: Ledger, read: TranscriptRead): {input: number
 		output += event.data.output ?? 0;
 	}
 	for (const cursor of ledger.reader.transcriptsUnder(helpersFolderOf(read.path))) {
+		if (!cursor.taskId.startsWith(`${read.taskId}.`)) continue;
 		const helper = ledger.reader.task(cursor.taskId);
 		input += helper?.tokens.input ?? 0;
 		output += helper?.tokens.output ?? 0;
 	}
 	return {input, output};
+}
+
+/** A difference of two dollar figures, to the nano-dollar (0.018858 - 0.012572 is 0.006286, not 0.0062859999). */
+function usdBetween(now: number, before: number): number {
+	return Math.max(0, Math.round((now - before) * 1e9) / 1e9);
 }
 
 /**
@@ -244,22 +303,48 @@ export function commitTranscriptRead(ledger: Ledger, read: TranscriptRead, event
 		offset: read.toOffset,
 		lastMessageId: read.lastMessageId,
 		at: event.at,
+		costState: read.costState,
 	});
 	const key = `tokens:${read.path}:${read.cursorOffset ?? 'new'}>${read.fromOffset}-${read.toOffset}`;
 	const envelope = {taskId: read.taskId, at: event.at, source: event.source};
+	// A run that resumed a session: what the session spent before it is said once, and never counted here.
+	if ((read.notBefore ?? null) !== null && (read.costStateBefore || (read.linesBefore ?? 0) > 0)) {
+		const before = read.costStateBefore ?? null;
+		const data = {
+			transcript: read.path,
+			...(before ? {input: before.input, output: before.output, costUsd: before.costUsd} : {}),
+			reachedRun: read.reachedRun === true,
+		};
+		ledger.writer.append([newEvent(EventType.sessionBefore, data, {...envelope, dedupKey: `${key}:session-before`})]);
+	}
 	if (read.usage.messages > 0 || read.compactions > 0) {
 		const data = {...read.usage, transcript: read.path, ...(read.compactions > 0 ? {compactions: read.compactions} : {})};
 		ledger.writer.append([newEvent(EventType.tokensReported, data, {...envelope, dedupKey: key})]);
 	}
 	if (read.costState === null) return true;
 	readHelpersFirst(ledger, read.path, event);
-	const counted = countedForSession(ledger, read);
-	const missing = {
-		input: Math.max(0, read.costState.input - counted.input),
-		output: Math.max(0, read.costState.output - counted.output),
+	const counted = countedForRun(ledger, read);
+	const task = ledger.reader.task(read.taskId);
+	// Claude's count is the session's: a resumed run's share is what it grew by since the run began.
+	const before = task?.sessionBefore ?? null;
+	const runCount = {
+		input: read.costState.input - (before?.input ?? 0),
+		output: read.costState.output - (before?.output ?? 0),
 	};
-	const isPartial = ledger.reader.task(read.taskId)?.isTokensPartial === true;
-	if (missing.input === 0 && missing.output === 0 && !isPartial) return true;
+	const missing = {
+		input: Math.max(0, runCount.input - counted.input),
+		output: Math.max(0, runCount.output - counted.output),
+	};
+	const hasMissing = missing.input > 0 || missing.output > 0;
+	// Claude's own cost of the run: exact where the table cannot be (a resume, or calls no line shows).
+	const isResumed = before !== null && (before.input !== null || before.output !== null);
+	if ((isResumed || hasMissing) && read.costState.costUsd !== null && (!isResumed || before.costUsd !== null)) {
+		const amount = usdBetween(read.costState.costUsd, before?.costUsd ?? 0);
+		const cost = {amount, currency: 'USD', scope: 'tree', from: COST_STATE};
+		ledger.writer.append([newEvent(EventType.costReported, cost, {...envelope, dedupKey: `${key}:${COST_STATE}:cost`})]);
+	}
+	const isPartial = task?.isTokensPartial === true;
+	if (!hasMissing && !isPartial) return true;
 	const settlement = {
 		input: missing.input,
 		output: missing.output,

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type {NewEvent} from '../core/events.ts';
 import {applyEvent, type Task} from '../core/task.ts';
+import {chainHash, GENESIS} from './chain.ts';
 import {taskFromDoc} from './rows.ts';
 
 /** Most of a rejected input we keep: enough to see what it was, not a 10 MB copy. */
@@ -41,6 +42,8 @@ export type TranscriptCursorWrite = {
 	readonly offset: number;
 	readonly lastMessageId: string | null;
 	readonly at: number;
+	/** Claude's own count when this read passed a `cost-state` line; null keeps the one saved before. */
+	readonly costState?: {readonly input: number; readonly output: number; readonly costUsd: number | null} | null;
 };
 
 /** The only way anything is written to the ledger: named writes, statements prepared once. */
@@ -62,8 +65,10 @@ export type LedgerWriter = {
 /** Prepares the writer's statements once. */
 export function createLedgerWriter(db: Database.Database): LedgerWriter {
 	const insertEvent = db.prepare(
-		'INSERT OR IGNORE INTO events (task_id, type, at, source, data, dedup_key) VALUES (?, ?, ?, ?, ?, ?)',
+		'INSERT OR IGNORE INTO events (task_id, type, at, source, data, dedup_key, arrived_at, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
 	);
+	// The chain's head: the newest event's hash and arrival, read once per append inside its transaction.
+	const selectHead = db.prepare('SELECT hash, arrived_at FROM events ORDER BY seq DESC LIMIT 1').raw();
 	const selectTask = db.prepare('SELECT doc FROM tasks WHERE id = ?').pluck();
 	const upsertTask = db.prepare(`
 		INSERT INTO tasks (id, status, source, title, cwd, parent_id, session_id, pid, created_at, last_event_at, ended_at, last_seq, doc)
@@ -77,9 +82,10 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 		'INSERT OR IGNORE INTO rejects (at, origin, line, reason, raw, raw_bytes, dedup_key) VALUES (?, ?, ?, ?, ?, ?, ?)',
 	);
 	const upsertCursor = db.prepare(
-		`INSERT INTO transcript_cursors (path, task_id, offset, last_message_id, updated_at) VALUES (?, ?, ?, ?, ?)
+		`INSERT INTO transcript_cursors (path, task_id, offset, last_message_id, updated_at, cost_state) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT(path) DO UPDATE SET task_id = excluded.task_id, offset = excluded.offset,
-			last_message_id = excluded.last_message_id, updated_at = excluded.updated_at`,
+			last_message_id = excluded.last_message_id, updated_at = excluded.updated_at,
+			cost_state = COALESCE(excluded.cost_state, transcript_cursors.cost_state)`,
 	);
 	// Random, made in SQLite like the host id (migration 4), and never replaced.
 	const insertSecret = db.prepare(
@@ -92,23 +98,37 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 	function appendInside(events: readonly NewEvent[], options: AppendOptions = {}): AppendResult {
 		const touched = new Map<string, Task>();
 		const {legacyKeys} = options;
-		// When these events are recorded: an event dated later than this is folded at this time (task.ts).
-		const recordedAt = Date.now();
+		const head = selectHead.get() as [Buffer | null, number | null] | undefined;
+		let previous: Buffer = head?.[0] ?? GENESIS;
+		// When these events arrive in the ledger (docs/ledger.md, "Arrival"): never before the newest
+		// event's arrival, so arrival follows seq even when the clock steps back, and a moment selects
+		// a prefix of the ledger. An event dated later than this is folded at this time (task.ts).
+		const recordedAt = Math.max(Date.now(), head?.[1] ?? 0);
 		let appended = 0;
 		let lastSeq = 0;
 		for (let index = 0; index < events.length; index += 1) {
 			const event = events[index] as NewEvent;
 			const legacyKey = legacyKeys?.[index];
 			if (legacyKey && hasKey.get(legacyKey) !== undefined) continue;
-			const info = insertEvent.run(
-				event.taskId,
-				event.type,
-				event.at,
-				event.source,
-				JSON.stringify(event.data),
-				event.dedupKey ?? null,
-			);
+			const dedupKey = event.dedupKey ?? null;
+			// Looked up first: an insert its UNIQUE key ignores still uses up a seq (AUTOINCREMENT), and seqs
+			// must follow one another for a missing one to mean a deleted event (docs/ledger.md, "verify").
+			if (dedupKey !== null && hasKey.get(dedupKey) !== undefined) continue;
+			const data = JSON.stringify(event.data);
+			const content = {
+				taskId: event.taskId,
+				type: event.type,
+				at: event.at,
+				arrivedAt: recordedAt,
+				source: event.source,
+				data,
+				dedupKey,
+			};
+			const hash = chainHash(previous, content);
+			const info = insertEvent.run(event.taskId, event.type, event.at, event.source, data, dedupKey, recordedAt, hash);
+			// A key already there adds nothing, and the chain goes on from the same head.
 			if (info.changes === 0) continue;
+			previous = hash;
 			appended += 1;
 			lastSeq = Number(info.lastInsertRowid);
 			const doc = touched.has(event.taskId) ? undefined : (selectTask.get(event.taskId) as string | undefined);
@@ -165,7 +185,8 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 			insertSecret.run();
 		},
 		saveTranscriptCursor(cursor) {
-			upsertCursor.run(cursor.path, cursor.taskId, cursor.offset, cursor.lastMessageId, cursor.at);
+			const costState = cursor.costState ? JSON.stringify(cursor.costState) : null;
+			upsertCursor.run(cursor.path, cursor.taskId, cursor.offset, cursor.lastMessageId, cursor.at, costState);
 		},
 	};
 }

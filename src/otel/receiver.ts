@@ -43,7 +43,6 @@ export type ReceiveReport = {
 /** A request refused for want of the ledger's telemetry key (401): counted in the ledger for `doctor`. */
 export type RefusedReport = {readonly refused: true; readonly path: string; readonly total: number};
 
-
 /** What a receiver is told, besides the ledger it writes. */
 export type ReceiverOptions = {
 	/** Prices the reported costs are bounded by (docs/otel.md, "What a cost may be"). */
@@ -171,7 +170,12 @@ function refuseUninvited(ledger: Ledger, request: IncomingMessage, response: Ser
 	options.onRefused?.({refused: true, path: (request.url ?? '').split('?')[0]?.slice(0, 100) ?? '', total});
 }
 
-async function handle(ledger: Ledger, request: IncomingMessage, response: ServerResponse, options: ReceiverOptions): Promise<void> {
+async function handle(
+	ledger: Ledger,
+	request: IncomingMessage,
+	response: ServerResponse,
+	options: ReceiverOptions,
+): Promise<void> {
 	const path = (request.url ?? '').split('?')[0] ?? '';
 	const signal = SIGNALS[path];
 	if (request.method !== 'POST' || signal === undefined) {

@@ -120,6 +120,23 @@ export function processesWithEnv(name: string, value: string, procRoot = DEFAULT
 	return found;
 }
 
+/** The value of one variable in a process's environment, or null (not set, gone, or another user's). */
+export function envValueOf(pid: number, name: string, procRoot = DEFAULT_PROC_ROOT): string | null {
+	let environ: Buffer;
+	try {
+		environ = readFileSync(join(procRoot, String(pid), 'environ'));
+	} catch {
+		return null;
+	}
+	const needle = Buffer.from(`${name}=`);
+	for (let at = environ.indexOf(needle); at >= 0; at = environ.indexOf(needle, at + 1)) {
+		if (at > 0 && environ[at - 1] !== 0) continue;
+		const end = environ.indexOf(0, at);
+		return environ.subarray(at + needle.length, end < 0 ? environ.length : end).toString('utf8');
+	}
+	return null;
+}
+
 /** Live (non-zombie) members of a process group. */
 export function groupMembers(pgid: number, procRoot = DEFAULT_PROC_ROOT): ProcessInfo[] {
 	return [...readProcessTable(procRoot).values()].filter(process => process.pgid === pgid && process.state !== 'Z');

@@ -17,7 +17,8 @@ import type {Ledger, LedgerFileChange} from '../ledger/open-ledger.ts';
 import {spoolDir} from '../ledger/paths.ts';
 import {foldSpool} from '../ledger/spool.ts';
 import {catchUpTranscripts} from '../ledger/transcript-catch-up.ts';
-import {DEFAULT_PROC_ROOT, processAge, readArgv, readCwd, scanProcesses, type ProcessScan} from './proc-table.ts';
+import {DEFAULT_PROC_ROOT, envValueOf, processAge, readArgv, readCwd, scanProcesses, type ProcessScan} from './proc-table.ts';
+import {TASK_ID_ENV} from './task-id-env.ts';
 import {DEFAULT_AGENT_NAMES} from './reconcile-options.ts';
 import {namedByTask, processRecordOf, registeringWrapperOf} from './task-process.ts';
 
@@ -110,6 +111,12 @@ function gather(
 	};
 }
 
+/** Whether a process carries the id of a task of this ledger that a wrapper gave its child (CONTROLROOM_TASK_ID). */
+function isWrappedRunsAgent(ledger: Ledger, pid: number, procRoot: string): boolean {
+	const taskId = envValueOf(pid, TASK_ID_ENV, procRoot);
+	return taskId !== null && taskId !== '' && ledger.reader.task(taskId) !== undefined;
+}
+
 /**
  * Writes a plan: the discoveries as they are, and each guarded write only if its task is still as
  * the pass saw it, re-read inside the write transaction (a wrapper may have recorded the exit
@@ -177,7 +184,13 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 		...(options.untrackedUnder === undefined ? {} : {untrackedUnder: options.untrackedUnder}),
 		discoveryGraceMs: options.discoveryGraceMs ?? DISCOVERY_GRACE_MS,
 	});
-	const plan = planReconcile(facts);
+	const planned = planReconcile(facts);
+	// A wrapped run's own agent is never a stranger: while a stop or a budget stop ends it, its task has
+	// already ended (so it is no longer tracked), but the wrapper gave it the task's id.
+	const plan = {
+		...planned,
+		discovered: planned.discovered.filter(found => !isWrappedRunsAgent(ledger, found.process.pid, procRoot)),
+	};
 	const discoveries = plan.discovered.map(discovery =>
 		discoveredEvent(
 			discovery,

@@ -121,7 +121,9 @@ function text(value: unknown): string | null {
 function locate(ledger: Ledger, taskId: string): LogPlace {
 	const task = ledger.reader.task(taskId);
 	if (!task) return {kind: 'none', why: `task ${taskId} is not in the ledger`};
-	const [registered] = ledger.reader.latestEventsOf(taskId, [EventType.registered], 1);
+	// The wrapper's own registration: its agent's hooks record one too (SessionStart), which names no output.
+	const registrations = ledger.reader.latestEventsOf(taskId, [EventType.registered], 50);
+	const registered = registrations.find(event => text(event.data.output) !== null) ?? registrations.at(-1);
 	const output = text(registered?.data.output);
 	if (output) return {kind: 'output', path: output};
 	if (task.source === 'wrapper') {

@@ -102,6 +102,10 @@ export function followTranscripts(
 		}
 		for (const folder of byFolder.keys()) watchFolder(folder);
 	}
+	// Watched from the start, not from the first catch-up: a reconciler's first pass, which runs
+	// before its first catch-up, can take a second on a loaded machine, and an answer written meanwhile
+	// must find its watch there when the pass gives the event loop back.
+	refresh();
 	const refreshing = setInterval(refresh, REFRESH_MS);
 	refreshing.unref();
 	return {

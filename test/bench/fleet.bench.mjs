@@ -161,7 +161,9 @@ export default async function bench() {
 		tmux('new-session', '-d', '-s', 'fleet', '-x', '220', '-y', '45', `exec ${process.execPath} ${BIN} --ledger '${url}'`);
 		const boardStarted = performance.now();
 		await paneShows('fleet', `${before + 1} hosts`, 120_000);
-		console.log(`fleet board first frame (${before + 1} hosts): ${(performance.now() - boardStarted).toFixed(0)} ms`);
+		console.log(
+			`fleet board first frame (${before + 1} hosts): ${(performance.now() - boardStarted).toFixed(0)} ms (goal < 2000 ms)`,
+		);
 		// Only the probes: the paper-sized hosts' thousands of stalled tasks would push them off the screen
 		// The filter: `/` first, and the text once the prompt shows it (a burst typed at once is read
 		// as keys of the list when the board is busy drawing thousands of rows).

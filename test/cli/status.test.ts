@@ -66,6 +66,23 @@ describe('controlroom status (the sh entry and its summary file)', () => {
 		expect(json['ageSeconds']).toEqual(expect.any(Number));
 	});
 
+	it('on an ASCII terminal (LANG=C, TERM=dumb) hands the line to Node, which draws it in ASCII', () => {
+		const {env} = home();
+		expect(entry(['status'], env).stdout).toContain(' · ');
+		for (const ascii of [
+			{LANG: 'C', LC_ALL: 'C'},
+			{LANG: 'en_US.UTF-8', LC_ALL: '', TERM: 'dumb'},
+			{LANG: 'de_DE.ISO-8859-1', LC_ALL: '', LC_CTYPE: ''},
+		]) {
+			const line = entry(['status'], {...env, ...ascii});
+			expect(line, JSON.stringify(ascii)).toEqual({
+				status: 0,
+				stdout: 'needs you 1 | decisions 0 | running 0 | stalled 0 | lost 0 | today $0.00\n',
+				stderr: '',
+			});
+		}
+	});
+
 	it('says how old the summary is once it is older than 30 s', () => {
 		const {env, file} = home();
 		entry(['status'], env);
@@ -96,7 +113,7 @@ describe('controlroom status (the sh entry and its summary file)', () => {
 	// answer itself (Node's start alone is 50-90 ms, the budget's most).
 	it.each([
 		['a link (to /dev/zero)', 'a link', (file: string) => symlinkSync('/dev/zero', file)],
-		['a FIFO', 'a FIFO', (file: string) => spawnSync('mkfifo', [file])],
+		['a FIFO', 'a FIFO', (file: string) => spawnSync('sh', ['-c', 'mkfifo "$1"', 'sh', file])],
 		['a folder', 'a folder', (file: string) => mkdirSync(file)],
 		['16 MB in one line', 'over 4 KiB', (file: string) => writeFileSync(file, `v=1\nneeds=${'9'.repeat(16 << 20)}`)],
 	])(

@@ -1,6 +1,9 @@
 import {spawn} from 'node:child_process';
 import {afterAll, describe, expect} from 'vitest';
-import {waitFor} from '../helpers/wait-for.ts';
+import {BIN} from '../helpers/cli.ts';
+import {Tmux} from '../helpers/tmux.ts';
+import {onOutput, waitFor} from '../helpers/wait-for.ts';
+import {say, tui} from './tui.ts';
 import {Box, CLAUDE_AT, type SnapshotTask} from './box.ts';
 import {FakeServers} from './fake-servers.ts';
 import {aliveByPs, isAlive, processesOfTask, startTimeOf} from './processes.ts';
@@ -11,9 +14,11 @@ import {row, type Answer} from './table.ts';
 
 const fakes = new FakeServers();
 const boxes: Box[] = [];
+const tmux = new Tmux();
 afterAll(() => {
 	for (const box of boxes) box.close();
 	fakes.close();
+	tmux.kill();
 });
 
 const SLOW = 180_000;
@@ -188,6 +193,11 @@ describe.concurrent('stop', () => {
 			);
 			process.kill(session.pid!, 'SIGKILL');
 			await box.ended(claude);
+			// Its hooks still under way when it died (a spool hook runs beside its agent) write their events
+			// after it: folded after the envelope below, their own PID of the session would be the newest
+			// report. So every process of the session is gone, and what they wrote folded, first.
+			await waitFor(() => box.processes().length === 0, {what: "the session's hooks done", timeoutMs: 30_000});
+			box.peek();
 			const sleeper = spawn('sleep', ['300'], {detached: true, stdio: 'ignore'});
 			sleeper.unref();
 			try {
@@ -260,6 +270,55 @@ describe.concurrent('stop', () => {
 			expect(status?.signals.map(signal => signal.type)).toEqual(['task.stopped', 'agent.event']);
 			const board = box.board().get(task.id);
 			return {board: `${board?.lane}: ${board?.status}`, snapshot: `explain: ${status?.basis}: ${status?.note ?? ''}`};
+		},
+	);
+
+	row(
+		'S8',
+		'false',
+		'stop of an unwrapped TUI session in its permission dialog, a reconciler folding beside it: stopped in lanes, snapshot and explain',
+		SLOW,
+		async () => {
+			// Given the real TUI with hooks in a permission dialog, and a reconciler folding its hooks' events every second (as a board does)
+			const box = await hookedBox();
+			fakes.script('ROW-S8', [{tool: 'Bash', input: {command: 'touch asked-first', description: 'touch'}}, {text: 'done'}]);
+			const reconciler = box.start(process.execPath, [BIN, 'reconcile', '--interval', '1']);
+			await waitFor(() => reconciler.output().includes('reconciled:'), {
+				what: 'the reconciler running',
+				timeoutMs: 60_000,
+				on: [onOutput(reconciler.child.stdout!)],
+			});
+			await tui(tmux, box, 's8', await fakes.anthropic());
+			await say(tmux, 's8', 'ROW-S8 touch it');
+			const session = await waitFor(
+				() => {
+					const snapshot = box.peek();
+					const found = snapshot.tasks.find(task => task.source === 'claude');
+					const needs = snapshot.queue.lanes.find(lane => lane.name === 'needs');
+					return found && found.pid !== null && needs?.items.some(item => item.taskId === found.id) ? found : undefined;
+				},
+				{what: 'the session in its dialog, in Needs you', timeoutMs: 90_000, on: box.changes()},
+			);
+			// When it is stopped
+			const stop = await box.cli(['stop', session.id, '--grace', String(GRACE_S)]);
+			expect(stop.status, stop.stderr).toBe(0);
+			// Then it reads stopped everywhere, never failed (its goodbye on SIGTERM cut its open turn short)
+			const ended = await waitFor(
+				() => {
+					const task = box.peek({isFolded: false}).tasks.find(entry => entry.id === session.id);
+					return task && task.status !== 'running' ? task : undefined;
+				},
+				{what: 'the session ended', timeoutMs: 30_000, on: box.changes()},
+			);
+			expect(ended.status).toBe('stopped');
+			expect(await box.task(session.id)).toMatchObject({status: 'stopped', lane: 'ended'});
+			const explained = JSON.parse((await box.cli(['explain', session.id, '--json'])).stdout) as {
+				facts: {field: string; shows: string}[];
+			};
+			expect(explained.facts.find(fact => fact.field === 'status')?.shows).toMatch(/^stopped/);
+			const board = box.board().get(session.id);
+			expect(board?.status).toMatch(/^stopped/);
+			return {board: `${board?.lane}: ${board?.status}`, snapshot: said(await box.task(session.id))};
 		},
 	);
 });

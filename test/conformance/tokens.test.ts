@@ -1,8 +1,11 @@
-import {readFileSync, statSync} from 'node:fs';
+import {randomUUID} from 'node:crypto';
+import {existsSync, readFileSync, statSync} from 'node:fs';
+import {join} from 'node:path';
+import {CLAUDE_BIN} from '../helpers/realclients.ts';
 import {afterAll, describe, expect} from 'vitest';
 import {BIN} from '../helpers/cli.ts';
 import {Tmux} from '../helpers/tmux.ts';
-import {waitFor} from '../helpers/wait-for.ts';
+import {onOutput, waitFor} from '../helpers/wait-for.ts';
 import {Box, CLAUDE_AT, CODEX_AT} from './box.ts';
 import {FakeServers} from './fake-servers.ts';
 import {row} from './table.ts';
@@ -94,7 +97,13 @@ describe.concurrent('tokens', () => {
 		// Given the real TUI with hooks, and a reconciler running (it follows live transcripts)
 		const box = await hookedBox();
 		fakes.script('ROW-T1', [{text: 'hello from the idle session'}]);
-		box.start(process.execPath, [BIN, 'reconcile']);
+		const reconciler = box.start(process.execPath, [BIN, 'reconcile']);
+		// The promise is about a running reconciler: on a loaded machine its start can take longer than the TUI's answer
+		await waitFor(() => reconciler.output().includes('reconciled:'), {
+			what: 'the reconciler running (its first pass said)',
+			timeoutMs: 60_000,
+			on: [onOutput(reconciler.child.stdout!)],
+		});
 		await tui(tmux, box, 't1', await fakes.anthropic());
 		const session = await waitFor(() => box.peek().tasks.find(task => task.source === 'claude'), {
 			what: 'the TUI session registered',
@@ -298,4 +307,146 @@ describe.concurrent('tokens', () => {
 		const board = box.board().get(task?.id ?? '');
 		return {board: `${board?.status} · tokens ${board?.tokens}`, snapshot: `${task?.status}: ${task?.endReason}`};
 	});
+
+	row(
+		'T8',
+		'false',
+		'a resumed claude -p counts only its own turns: --budget 2000, one answer of 1,426 tokens, done with 1,426',
+		SLOW,
+		async () => {
+			// Given a wrapped claude -p that answered once (1,426 tokens) in a session of its own
+			const box = await hookedBox();
+			fakes.script('ROW-T8', [{text: 'first answer'}, {text: 'second answer'}]);
+			const port = await fakes.anthropic();
+			const session = randomUUID();
+			const claude = [CLAUDE_AT, box.dir, '-p', '--output-format', 'json', '--dangerously-skip-permissions'];
+			const first = box.run(['--agent', 'claude'], [...claude, '--session-id', session, 'ROW-T8 first'], {
+				FAKE_ANTHROPIC_PORT: String(port),
+			});
+			expect((await box.ended(first)).code).toBe(0);
+			// When a second run resumes that session with a budget of 2,000 and answers once more
+			const second = box.run(['--agent', 'claude', '--budget', '2000'], [...claude, '--resume', session, 'ROW-T8 again'], {
+				FAKE_ANTHROPIC_PORT: String(port),
+			});
+			expect((await box.ended(second)).code).toBe(0);
+			// Then it ends done with its own answer only: 1,426 tokens, Claude's own cost of that answer, the session beside it
+			const resumed = (await box.snapshot()).tasks.find(task => task.budget === 2000);
+			const truth = transcriptTotals(transcriptOf(box, resumed?.id ?? '') ?? '').costState;
+			expect(truth).toEqual({input: 2768, output: 84});
+			expect(resumed).toMatchObject({status: 'done', tokens: {input: 1384, output: 42, total: 1426, isPartial: false}});
+			expect(resumed?.treeCost).toMatchObject({amount: 0.006286, priced: 'reported'});
+			expect(resumed?.session).toMatchObject({
+				before: {input: 1384, output: 42, total: 1426, costUsd: 0.006286},
+				tokens: {total: 2852},
+				costUsd: 0.012572,
+			});
+			const board = box.board().get(resumed?.id ?? '');
+			return {
+				board: `${board?.status} · tokens ${board?.tokens}`,
+				snapshot: `${resumed?.status}, ${resumed?.tokens.total} tokens, $${resumed?.treeCost?.amount}; session ${resumed?.session?.tokens.total}`,
+			};
+		},
+	);
+
+	row(
+		'T9',
+		'false',
+		'--budget-covers session counts the resumed session: the same answer after 1,426 earlier tokens is over 2,000',
+		SLOW,
+		async () => {
+			const box = await hookedBox();
+			fakes.script('ROW-T9', [
+				{text: 'first answer'},
+				{tool: 'Bash', input: {command: 'echo two', description: 'two'}},
+				{text: 'done'},
+			]);
+			const port = await fakes.anthropic();
+			const session = randomUUID();
+			const claude = [CLAUDE_AT, box.dir, '-p', '--dangerously-skip-permissions'];
+			const first = box.run(['--agent', 'claude'], [...claude, '--session-id', session, 'ROW-T9 first'], {
+				FAKE_ANTHROPIC_PORT: String(port),
+			});
+			expect((await box.ended(first)).code).toBe(0);
+			const second = box.run(
+				['--agent', 'claude', '--budget', '2000', '--budget-covers', 'session', '--grace', '2'],
+				[...claude, '--resume', session, 'ROW-T9 again'],
+				{FAKE_ANTHROPIC_PORT: String(port)},
+			);
+			expect((await box.ended(second)).code).toBe(125);
+			const resumed = (await box.snapshot()).tasks.find(task => task.budget === 2000);
+			expect(resumed).toMatchObject({
+				status: 'stopped',
+				tokens: {total: 1426},
+				endReason: 'over budget: 2852 tokens > budget 2000 (the session, its earlier runs included)',
+			});
+			const board = box.board().get(resumed?.id ?? '');
+			return {board: `${board?.status} · tokens ${board?.tokens}`, snapshot: `${resumed?.status}: ${resumed?.endReason}`};
+		},
+	);
+
+	row(
+		'T10',
+		'false',
+		'a wrapped claude -p with no hooks has its tokens from its own output; a budget it could not count is refused',
+		SLOW,
+		async () => {
+			// Given no hooks installed at all
+			const box = new Box();
+			boxes.push(box);
+			fakes.script('ROW-TEN-JSON', [{text: 'hi'}]);
+			fakes.script('ROW-TEN-LAUNCHER', [{text: 'hi'}]);
+			fakes.script('ROW-TEN-STREAM', [
+				{tool: 'Bash', input: {command: 'echo one', description: 'one'}},
+				{tool: 'Bash', input: {command: 'echo two', description: 'two'}, usage: {input_tokens: 12_000}},
+				{text: 'done', delay_ms: 60_000},
+			]);
+			const port = {FAKE_ANTHROPIC_PORT: String(await fakes.anthropic())};
+			const claude = [CLAUDE_AT, box.dir, '-p', '--dangerously-skip-permissions'];
+			// A budget on text output: refused before anything is registered, with the reason (claude itself, whose settings the run can see)
+			const refused = await box.cli(['run', '--budget', '5000', '--', CLAUDE_BIN, '-p', 'ROW-TEN-TEXT hi'], {
+				HOME: join(box.dir, 'home'),
+				CLAUDE_CONFIG_DIR: join(box.dir, 'home', '.claude'),
+			});
+			expect(refused.status).toBe(64);
+			expect(refused.stderr).toMatch(
+				/--budget: this Claude run's tokens cannot be counted: no controlroom hooks .*text output names no tokens/,
+			);
+			expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+			expect(existsSync(box.ledgerFile) ? (await box.snapshot()).tasks : []).toHaveLength(0);
+			// Through a launcher with no --agent: it says once that nothing will be held, and runs
+			const launched = await box.cli(['run', '--title', 'launcher', '--', ...claude, 'ROW-TEN-LAUNCHER hi'], port);
+			expect(launched.status, launched.stderr).toBe(0);
+			const heldNotice = launched.stderr.split('\n').filter(line => line.includes('none of its tool calls will be held'));
+			expect(heldNotice).toEqual([
+				`controlroom: claude-at.sh is not claude and no --agent was given, so the agent is unknown: none of its tool calls will be held (--agent claude holds a headless Claude's; docs/headless-holds.md)`,
+			]);
+			// --output-format json: the result's usage
+			const json = box.run(
+				['--agent', 'claude', '--budget', '5000'],
+				[...claude, '--output-format', 'json', 'ROW-TEN-JSON hi'],
+				port,
+			);
+			expect((await box.ended(json)).code).toBe(0);
+			// stream-json: each answer as it streams, so the budget stops the run on the answer that crosses it
+			const stream = box.run(
+				['--agent', 'claude', '--budget', '5000', '--grace', '2'],
+				[...claude, '--output-format', 'stream-json', '--verbose', 'ROW-TEN-STREAM go'],
+				port,
+			);
+			expect((await box.ended(stream)).code).toBe(125);
+			const tasks = (await box.snapshot()).tasks.filter(task => task.title !== 'launcher');
+			expect(tasks).toHaveLength(2);
+			const done = tasks.find(task => task.status === 'done');
+			const stopped = tasks.find(task => task.status === 'stopped');
+			expect(done?.tokens).toMatchObject({input: 1384, output: 42});
+			expect(done?.treeCost).toMatchObject({amount: 0.006286, priced: 'reported'});
+			expect(stopped).toMatchObject({endReason: expect.stringMatching(/^over budget: \d+ tokens > budget 5000$/)});
+			expect(stopped?.tokens.input).toBe(1384 + 12_150);
+			const board = box.board();
+			return {
+				board: `json ${board.get(done?.id ?? '')?.tokens}; stream ${board.get(stopped?.id ?? '')?.status}`,
+				snapshot: `refused text; json ${done?.tokens.total}; stream ${stopped?.endReason}`,
+			};
+		},
+	);
 });

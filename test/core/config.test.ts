@@ -36,6 +36,11 @@ const SAMPLES: Record<string, {file: unknown; value: unknown; text: string}> = {
 	duration: {file: '90m', value: 90 * 60_000, text: '90m'},
 	names: {file: ['aider', 'goose'], value: ['aider', 'goose'], text: 'aider, goose'},
 	onOff: {file: false, value: false, text: 'false'},
+	requirements: {
+		file: ['authority', 'trace:exception'],
+		value: ['authority', 'trace:exception'],
+		text: 'authority, trace:exception',
+	},
 };
 
 function sample(key: SettingKey): {file: unknown; value: unknown; text: string} {

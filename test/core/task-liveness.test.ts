@@ -40,3 +40,45 @@ it('marks a session at rest only once a turn of it has completed', () => {
 	expect(isSessionAtRest(stopped!)).toBe(true);
 	expect(isSessionAtRest(applyEvent(stopped, event('UserPromptSubmit', 4000), 4)!)).toBe(false);
 });
+
+it('ends a hooked session stopped, not done or failed, when its goodbye is folded before the stop records itself', () => {
+	const event = (type: string, at: number, source: string, data: Record<string, unknown>) =>
+		({taskId: 'c-1', type, at, source, data}) as Parameters<typeof applyEvent>[1];
+	const prompted = applyEvent(started, event(EventType.agentEvent, 2000, 'claude', {event: 'UserPromptSubmit'}), 2);
+	const asked = applyEvent(prompted, event(EventType.stopRequested, 3000, 'board', {signal: 'SIGTERM', graceMs: 5000}), 3);
+	// Its SessionEnd on SIGTERM (a turn open, as in a permission dialog) lands before task.stopped
+	const goodbye = applyEvent(asked, event(EventType.ended, 3100, 'claude', {reason: 'other'}), 4);
+	expect(goodbye).toMatchObject({status: 'stopped', signal: 'SIGTERM'});
+	// A failure it reports as it dies is the stop's too
+	const failed = applyEvent(asked, event(EventType.failed, 3100, 'claude', {error: 'aborted'}), 4);
+	expect(failed).toMatchObject({status: 'stopped'});
+	// Long after a stop that did nothing (refused), the session's own end is its own again
+	const later = applyEvent(asked, event(EventType.ended, 3000 + 5000 + 60_000, 'claude', {reason: 'other'}), 4);
+	expect(later?.status).toBe('failed');
+});
+
+it('is never stalled while a question of it waits for a person', async () => {
+	const {deriveHealth} = await import('../../src/core/status.ts');
+	const {isWaitingForPerson} = await import('../../src/core/task.ts');
+	const asked = applyEvent(
+		started,
+		{
+			taskId: 'c-1',
+			type: EventType.decisionAsked,
+			at: 2000,
+			source: 'hold-hook',
+			data: {decisionId: 'd-1', kind: 'deferred', expiresAt: null},
+		},
+		2,
+	)!;
+	const hourLater = 2000 + 3_600_000;
+	expect(deriveHealth(asked.status, asked.lastSeenAt, hourLater, 600, isWaitingForPerson(asked, hourLater))).toBe('active');
+	const answered = applyEvent(
+		asked,
+		{taskId: 'c-1', type: EventType.decisionAnswered, at: 3000, source: 'cli', data: {decisionId: 'd-1', answer: 'allow'}},
+		3,
+	)!;
+	expect(deriveHealth(answered.status, answered.lastSeenAt, hourLater, 600, isWaitingForPerson(answered, hourLater))).toBe(
+		'stalled',
+	);
+});

@@ -159,6 +159,40 @@ describe('a held run stopped while it waits (real Claude Code)', () => {
 		},
 		SLOW,
 	);
+
+	it(
+		"with Claude's hooks installed: waiting for you is never stalled (--fail-on stalled passes), and stop ends the wait",
+		async () => {
+			// Given a held run whose agent's hooks also recorded its session (and their own start of it) on the task
+			const box = realClientBox({SCENARIO: 'script'});
+			installClaudeHooks(box);
+			const run = startHeld(box, [RM_BUILD, {text: 'cleaned'}]);
+			await question(run);
+			const id = taskOf(run);
+			// When it has been silent past a stall threshold of 1 s while it waits for a person
+			const snapshotAt = (...args: string[]) => box.cli(['snapshot', '--stall', '1', ...args]);
+			const waited = await waitFor(
+				() => {
+					const shown = JSON.parse(snapshotAt('--json').stdout) as {tasks: {id: string; idleSeconds: number}[]};
+					const task = shown.tasks.find(entry => entry.id === id);
+					return task && task.idleSeconds >= 2 ? task : undefined;
+				},
+				{what: 'the held run silent for 2 s', timeoutMs: 30_000},
+			);
+			// Then it is running and active, not stalled, and --fail-on stalled has nothing to report
+			expect(waited).toMatchObject({status: 'running', health: 'active', lane: 'running'});
+			expect(snapshotAt('--fail-on', 'stalled').status).toBe(0);
+			expect(box.cli(['explain', id ?? '']).stdout).toContain("it waits for a person's answer, so its silence is never a stall");
+			// And stop ends its wait: stopped, 143, nothing run
+			const stop = box.cli(['stop', id ?? '']);
+			expect(stop.status, stop.stderr).toBe(0);
+			expect(stop.stdout).toContain('it was waiting for a person');
+			expect(await run.done).toBe(143);
+			expect(box.snapshot().tasks.find(task => task['id'] === id)).toMatchObject({status: 'stopped'});
+			expect(existsSync(join(box.dir, 'project', 'build', 'f'))).toBe(true);
+		},
+		SLOW,
+	);
 });
 
 describe('--on-budget ask on a wrapped claude -p (real Claude Code)', () => {

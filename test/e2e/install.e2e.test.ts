@@ -106,6 +106,9 @@ beforeAll(() => {
 			'--prefer-offline',
 			'--no-audit',
 			'--no-fund',
+			// Production dependencies only, as any user's install: whatever the build bundles into
+			// dist/ is a devDependency and must not be needed here (docs/architecture.md, "Dependencies").
+			'--omit=dev',
 			'--allow-scripts=better-sqlite3,fs-ext-extra-prebuilt',
 			'--foreground-scripts',
 			tarball,
@@ -163,6 +166,43 @@ describe('installing the packed package', () => {
 		expect(result.status).toBe(0);
 		expect(JSON.parse(result.stdout)).toMatchObject({version: 1, tasks: [], counts: {running: 0}});
 		expect(readdirSync(home)).toContain('ledger.db');
+	});
+
+	it('installs only what runs: under 120 packages in the production tree, none of the bundled ones', () => {
+		const tree = execFileSync('npm', ['ls', '-g', '--prefix', prefix, '--all', '--parseable'], {
+			encoding: 'utf8',
+			env: installEnv(),
+		})
+			.split('\n')
+			.filter(line => line !== '');
+		expect(tree.length).toBeLessThan(120);
+		const installed = join(prefix, 'lib', 'node_modules', 'controlroom', 'node_modules');
+		// Bundled into dist/ by the build (package.json's build script lists what stays external).
+		for (const bundled of ['ink', 'react', 'zod', '@modelcontextprotocol/sdk', '@opentelemetry/api', 'string-width'])
+			expect(existsSync(join(installed, bundled)), bundled).toBe(false);
+		const bytes = Number(
+			execFileSync('du', ['-sb', join(prefix, 'lib', 'node_modules', 'controlroom')], {encoding: 'utf8'}).split('\t')[0],
+		);
+		console.log(`production install: ${tree.length} lines of npm ls --all --parseable, ${(bytes / 1e6).toFixed(1)} MB`);
+	});
+
+	it('records a real Claude Code hook event from the installed hook, and status and snapshot show its session', () => {
+		const home = join(scratchDir(), 'home');
+		const env = {...process.env, CONTROLROOM_HOME: home};
+		const bin = join(prefix, 'bin', 'controlroom');
+		const hook = spawnSync(bin, ['hook'], {
+			encoding: 'utf8',
+			env,
+			input: readFileSync(join(ROOT, 'test', 'fixtures', 'claude', 'SessionStart.json')),
+		});
+		expect({status: hook.status, stdout: hook.stdout, stderr: hook.stderr}).toEqual({status: 0, stdout: '', stderr: ''});
+		const snapshot = spawnSync(bin, ['snapshot', '--json'], {encoding: 'utf8', env});
+		expect(snapshot.stderr).toBe('');
+		const tasks = (JSON.parse(snapshot.stdout) as {tasks: {id: string; status: string}[]}).tasks;
+		expect(tasks).toEqual([expect.objectContaining({id: expect.stringMatching(/^c-[0-9a-f]{12}$/), status: 'running'})]);
+		const status = spawnSync(bin, ['status'], {encoding: 'utf8', env});
+		expect({status: status.status, stderr: status.stderr}).toEqual({status: 0, stderr: ''});
+		expect(status.stdout).toMatch(/^needs you 0 · decisions 0 · running 1 · stalled 0 · lost 0 · today /);
 	});
 
 	it(

@@ -45,4 +45,40 @@ describe('the log view of a real Claude Code session', () => {
 			ledger.close();
 		}
 	}, 120_000);
+
+	it("shows the output the wrapper kept of a run whose agent's hooks also registered it", () => {
+		// Given the real claude -p with controlroom's hooks installed, wrapped through a launcher (its output passes the wrapper)
+		const work = scratchDir('cr-rc-log-wrapped-');
+		const env = {
+			...process.env,
+			...requireRealClients(),
+			CONTROLROOM_HOME: join(work, 'cr'),
+			HOME: join(work, 'home'),
+			CLAUDE_CONFIG_DIR: join(work, 'home', '.claude'),
+		};
+		mkdirSync(env.CLAUDE_CONFIG_DIR, {recursive: true});
+		expect(runCli(['hooks', 'install', '--claude'], {env}).status).toBe(0);
+		const run = runCli(
+			['run', '--', realClientScript('claude-offline.sh'), work, '-p', 'run echo hi', '--dangerously-skip-permissions'],
+			{
+				env: {...env, SCENARIO: 'bash'},
+			},
+		);
+		expect(run.status, run.stderr).toBe(0);
+		expect(runCli(['reconcile', '--once'], {env}).status).toBe(0);
+		const ledger = openLedger(join(env.CONTROLROOM_HOME, 'ledger.db'));
+		try {
+			// The run's task holds the session its hooks registered
+			const task = ledger.reader.tasksForView(null).find(entry => entry.source === 'wrapper');
+			expect(task).toMatchObject({source: 'wrapper', sessionId: expect.any(String)});
+			// When the board's log reader opens it
+			let log: TaskLog | null = null;
+			createLogReader(ledger).watch(task?.id ?? '', read => (log = read))();
+			// Then it shows what the wrapper kept: claude's own answer on its stdout
+			expect(log).toMatchObject({source: 'output'});
+			expect((log as TaskLog | null)?.lines.join('\n')).toContain(run.stdout.trim().split('\n').at(-1) ?? 'no output');
+		} finally {
+			ledger.close();
+		}
+	}, 120_000);
 });

@@ -161,7 +161,7 @@ upstreams:
 			order: {id: 'o-wait', worker: 'worker-9'},
 		});
 		expect(runCli(['timeline', 'o-nope', '--ledger', ledger]).stderr).toBe(
-			`controlroom: timeline: no task or work order 'o-nope' in ${ledger}\n`,
+			`controlroom: timeline: no task 'o-nope' (nor work order) in ${ledger}\n`,
 		);
 
 		// And a person who now approves again, knowing, runs it once

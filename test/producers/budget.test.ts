@@ -1,4 +1,4 @@
-import {copyFileSync, mkdirSync, writeFileSync} from 'node:fs';
+import {mkdirSync, writeFileSync} from 'node:fs';
 import {fileURLToPath} from 'node:url';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
@@ -78,7 +78,8 @@ describe('budgets', () => {
 		const config = join(box.dir, 'claude');
 		mkdirSync(join(config, 'projects', '-repo'), {recursive: true});
 		const transcript = join(config, 'projects', '-repo', 'session.jsonl');
-		copyFileSync(fileURLToPath(new URL('../fixtures/transcripts/session.jsonl', import.meta.url)), transcript);
+		// (written by the agent once it runs: a transcript older than the run would be a resumed session's earlier runs)
+		const written = fileURLToPath(new URL('../fixtures/transcripts/session.jsonl', import.meta.url));
 		// When it runs under the wrapper with a budget its first turn already passes
 		const run = startCli(
 			[
@@ -93,6 +94,7 @@ describe('budgets', () => {
 				BIN,
 				transcript,
 				'sess-budget',
+				written,
 			],
 			{...box.env, CLAUDE_CONFIG_DIR: config},
 		);

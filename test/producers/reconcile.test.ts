@@ -122,6 +122,34 @@ describe('controlroom reconcile', () => {
 		});
 	});
 
+	it("never records a wrapped run's own agent as untracked while it shuts down after its task ended (a budget stop)", async () => {
+		// Given a run that has ended (as a budget stop records it before its agent is gone)
+		const box = sandbox();
+		expect(runCli(['run', '--ledger', box.ledgerFile, '--', 'true'], {env: box.env}).status).toBe(0);
+		const ledger = openLedger(box.ledgerFile);
+		open.push(ledger);
+		const [ended] = ledger.reader.tasksForView(null);
+		expect(ended?.status).toBe('done');
+		// When an agent process carrying that run's id (the wrapper gives it to its child) is still alive, and a stranger beside it
+		const start = (taskId: string) => {
+			const child = spawn(fakeCodex(box.dir), [], {
+				stdio: ['ignore', 'pipe', 'ignore'],
+				env: {...box.env, CONTROLROOM_TASK_ID: taskId},
+			});
+			pids.push(child.pid!);
+			return child;
+		};
+		const own = start(ended!.id);
+		const stranger = start('w-not-in-this-ledger');
+		await Promise.all([own, stranger].map(child => new Promise(resolve => child.stdout!.once('data', resolve))));
+		await pastDiscoveryGrace(own.pid!);
+		await pastDiscoveryGrace(stranger.pid!);
+		// Then a pass records the stranger as untracked, and never the run's own agent
+		const found = reconcile(box).discovered.map(entry => entry.pid);
+		expect(found).toContain(stranger.pid);
+		expect(found).not.toContain(own.pid);
+	});
+
 	it('never reports a wrapped agent, or agents its command started, as untracked', async () => {
 		const box = sandbox();
 		const codex = fakeCodex(box.dir);

@@ -115,7 +115,11 @@ describe('the hook reading token usage from the transcript', () => {
 		runHook(home, hookPayload('PostToolUse', transcript));
 		runHook(home, hookPayload('Stop', transcript));
 		// Then
-		expect(afterFirst).toEqual({offset: Buffer.byteLength(head), lastMessageId: 'msg_01AaAaAaAaAaAaAaAaAa01'});
+		expect(afterFirst).toMatchObject({
+			offset: Buffer.byteLength(head),
+			lastMessageId: 'msg_01AaAaAaAaAaAaAaAaAa01',
+			costState: null,
+		});
 		const events = tokenEvents(ledgerFile);
 		expect(events.map(event => [event.data['input'], event.data['output']])).toEqual([
 			[1503 + 12000, 120],

@@ -14,6 +14,7 @@ import {describeFleetError, isFleetUrl, redactUrl} from '../../ledger/fleet/conn
 import type {FleetFeed} from '../../ledger/fleet/fleet-feed.ts';
 import {hostName} from '../../ledger/host.ts';
 import {quickCheckInBackground} from '../../ledger/integrity-check.ts';
+import {createChainWatch} from '../../ledger/chain-watch.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {spoolDir} from '../../ledger/paths.ts';
 import {makePrivateDir} from '../../ledger/private-files.ts';
@@ -24,6 +25,7 @@ import {SIGNAL_EXITS} from '../signals.ts';
 import {createNotifier, DESKTOP_NOTIFY, type DesktopNotify} from '../board-notify.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
+import {shareInkCaches} from '../ink-caches.ts';
 import {loadPriceTable} from '../price-file.ts';
 import {openCommandLedger} from '../context.ts';
 import {packageRoot} from '../package-root.ts';
@@ -220,6 +222,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		// A long-lived process checks its ledger when it opens (issue 18); on its own thread, since a
 		// large ledger takes seconds.
 		checkIntegrity: () => quickCheckInBackground(ledger.path, join(packageRoot(), 'dist', 'ledger', 'integrity-worker.js')),
+		checkChain: createChainWatch(ledger, join(packageRoot(), 'dist', 'ledger', 'integrity-worker.js')),
 		// BEL is one byte that moves no cursor, so it can be written beside Ink's frames; tmux turns it into a window alert.
 		...(run.isBellOn === false ? {} : {bell: () => void process.stdout.write(BELL)}),
 		...notifierOf(run),
@@ -297,6 +300,8 @@ async function showAdapters(adapters: BoardAdapters): Promise<number> {
 	// Raw mode from the start: a key typed before Ink's input hook subscribes must not be echoed by
 	// the terminal into the frame (Ink turns it on in an effect, after the first frame).
 	process.stdin.setRawMode?.(true);
+	// Lines that did not change since the last frame are not tokenized and measured again.
+	shareInkCaches();
 	const app = render(createElement(ClockProvider, {intervalMs: 1000, children: createElement(App, {adapters})}), {
 		maxFps: 30,
 		// Ctrl-C is a key in the board's table (exit status 130), not Ink's exit 0.

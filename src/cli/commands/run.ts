@@ -1,12 +1,15 @@
 import {minimumOf} from '../../core/settings.ts';
 import {overTextLimit, TITLE_MAX_CHARS} from '../../core/text-limits.ts';
 import {existsSync, statSync} from 'node:fs';
-import {resolve} from 'node:path';
+import {basename, resolve} from 'node:path';
+import {isHeadless} from '../../core/claude-args.ts';
 import {controlroomHome} from '../../ledger/paths.ts';
 import {AGENT_KINDS, guessAgent, type AgentKind} from '../../producers/agent-kind.ts';
 import {HandoffError} from '../../handoff/claims.ts';
-import {prepareContractRun, type ContractRun} from '../../handoff/contract-run.ts';
-import {runWrapped} from '../../producers/wrapper/run.ts';
+import {prepareContractRun, recordTraceException, type ContractRun} from '../../handoff/contract-run.ts';
+import {receiverPolicy} from '../contract-policy.ts';
+import {newTaskId, runWrapped} from '../../producers/wrapper/run.ts';
+import {budgetCountProblem} from '../../producers/budget-countable.ts';
 import {lookupUser, runAsProblem, runAsUserProblem} from '../../producers/wrapper/run-as.ts';
 import {parseCommandArgs, positiveAmount, positiveInt, positiveSeconds} from '../args.ts';
 import {loadPriceTable} from '../price-file.ts';
@@ -40,8 +43,15 @@ config file (docs/config.md).`,
 			'--budget-usd AMOUNT',
 			'money budget of the whole tree, priced with the price table (docs/tree-and-cost.md); over it the child is stopped, exit 125; an unknown cost never crosses it',
 		],
+		[
+			'--budget-covers run|session',
+			"claude: what --budget and --budget-usd count when CMD resumes a session (--resume, --continue): this run's tree (default), or the session with its earlier runs (docs/tree-and-cost.md)",
+		],
 		['--agent codex|claude|generic', 'how to read the output (guessed from CMD)'],
-		['--role worker|reviewer', 'reviewers only read: they take no admission slot (default worker)'],
+		[
+			'--role worker|reviewer|tripwire',
+			"reviewers only read, and a contract's tripwires only check: neither takes an admission slot (default worker)",
+		],
 		['--cwd DIR', 'folder to run in (default: the current one)'],
 		['--no-wait', 'when every slot is held, exit 75 naming the holders instead of waiting'],
 		['--slots N', 'slots per repository (default 2, or CONTROLROOM_SLOTS, or slots)'],
@@ -53,7 +63,11 @@ config file (docs/config.md).`,
 		],
 		[
 			'--contract FILE',
-			"check a handoff contract first (invalid: exit 1, nothing registered or spawned), then put it into the agent's first turn: appended to the prompt of claude -p or codex exec, or wherever an argument says {{contract}} (docs/contracts.md)",
+			"check a handoff contract first (invalid: exit 1, nothing registered or spawned), then put it into the agent's first turn: appended to the prompt of claude -p or codex exec, or wherever an argument says {{contract}} (docs/contracts.md); its authority.needs_reapproval entries are held for a person when a claude -p run reaches them",
+		],
+		[
+			'--require LIST',
+			'with --contract: what the receiver requires of it, comma-separated: state, authority, evidence, guardrails, trace (or trace:exception), escalation, execution, delivery, stop_when, scope (default: contractRequire in the config file, else nothing)',
 		],
 		[
 			'--brief FILE',
@@ -65,6 +79,7 @@ config file (docs/config.md).`,
 		],
 		['--rerun-of TASK', "records that this run does TASK again (the review gate's fix runs and send-back; docs/review.md)"],
 		['--task-id ID', 'record the task under this id (refused if the ledger has it already)'],
+		['--parent TASK', "the task this run works for, which the ledger has (a claim's tripwires at hand-in): shown under it"],
 		[
 			'--resume TASK',
 			'carry on a held claude -p run whose wrapper is gone (killed, a restart): wait for the answer and resume its session as the same task',
@@ -149,6 +164,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		steps: {type: 'string'},
 		budget: {type: 'string'},
 		'budget-usd': {type: 'string'},
+		'budget-covers': {type: 'string'},
 		agent: {type: 'string'},
 		role: {type: 'string'},
 		cwd: {type: 'string'},
@@ -158,10 +174,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 		grace: {type: 'string'},
 		log: {type: 'string'},
 		contract: {type: 'string'},
+		require: {type: 'string'},
 		brief: {type: 'string'},
 		'rerun-of': {type: 'string'},
 		otel: {type: 'string'},
 		'task-id': {type: 'string'},
+		parent: {type: 'string'},
 		user: {type: 'string'},
 		policy: {type: 'string'},
 		'on-deny': {type: 'string'},
@@ -175,10 +193,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const titleTooLong = values.title === undefined ? null : overTextLimit('--title', values.title, TITLE_MAX_CHARS);
 	if (titleTooLong !== null) throw new CliError(titleTooLong, USAGE_EXIT);
 	let contractRun: ContractRun | null = null;
+	if (values.require !== undefined && values.contract === undefined)
+		throw new CliError('--require: says what a contract must hold; give it with --contract FILE', USAGE_EXIT);
 	if (values.contract !== undefined) {
 		// Validate before anything else touches the ledger or the process table: an invalid contract starts nothing.
 		try {
-			contractRun = prepareContractRun(values.contract, command, args);
+			contractRun = prepareContractRun(values.contract, command, args, {policy: receiverPolicy(values.require)});
 		} catch (error) {
 			if (error instanceof HandoffError) return printRefusal(error);
 			throw error;
@@ -207,6 +227,15 @@ export async function run(argv: readonly string[]): Promise<number> {
 		runGraceSeconds: positiveSeconds('grace', values.grace, minimumOf('runGraceSeconds')),
 	});
 	const agent = oneOf<AgentKind>('agent', values.agent, AGENT_KINDS) ?? guessAgent(command);
+	const budgetCovers = oneOf('budget-covers', values['budget-covers'], ['run', 'session'] as const) ?? 'run';
+	// A budget asked for that no count could ever reach is refused now, not found out after the money is spent.
+	// Only for `claude` itself: where a launcher's Claude reads its settings, only the launcher knows.
+	const countProblem =
+		agent === 'claude' && basename(command) === 'claude' && (values.budget !== undefined || values['budget-usd'] !== undefined)
+			? budgetCountProblem({args: contractRun?.args ?? args, cwd})
+			: null;
+	if (countProblem !== null)
+		throw new CliError(`--budget: this Claude run's tokens cannot be counted: ${countProblem}; nothing run`, USAGE_EXIT);
 	const onDeny = oneOf('on-deny', values['on-deny'], ['resume', 'stop'] as const) ?? 'resume';
 	const onBudget = oneOf('on-budget', values['on-budget'], ['stop', 'ask'] as const) ?? 'stop';
 	const ledgerFile = ledgerPath(values.ledger);
@@ -219,6 +248,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		onBudget,
 		policyFlag: values.policy,
 		ledgerFile,
+		needsReapproval: contractRun?.needsReapproval ?? [],
 	});
 	const options = {
 		command,
@@ -226,10 +256,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 		title: values.title ?? contractRun?.title ?? null,
 		steps: positiveInt('steps', values.steps) ?? null,
 		budget: settings.budgetTokens,
+		budgetCovers,
 		budgetUsd: positiveAmount('budget-usd', values['budget-usd']),
 		prices: loadPriceTable(),
 		agent,
-		role: oneOf('role', values.role, ['worker', 'reviewer'] as const) ?? 'worker',
+		role: oneOf('role', values.role, ['worker', 'reviewer', 'tripwire'] as const) ?? 'worker',
 		cwd,
 		wait: !values['no-wait'],
 		slots: settings.slots,
@@ -240,6 +271,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		notice: (line: string) => process.stderr.write(`controlroom: ${line}\n`),
 		taskId: taskId ?? null,
 		rerunOf: values['rerun-of'] ?? null,
+		parentId: values.parent ?? null,
 		argv: [command, ...args],
 		contract: values.contract === undefined ? null : resolve(values.contract),
 		contractSnapshot: contractRun?.snapshot ?? null,
@@ -248,7 +280,19 @@ export async function run(argv: readonly string[]): Promise<number> {
 		brief,
 		runAs,
 	};
-	if (contractRun) options.notice(`contract "${contractRun.title}" put into the first turn (${contractRun.placement})`);
+	// A launcher (a script that runs claude -p) hides the agent: say once that nothing will be held, and how to have it held.
+	if (values.agent === undefined && agent === 'generic' && isHeadless(args))
+		options.notice(
+			`${terminalSafe(basename(command))} is not claude and no --agent was given, so the agent is unknown: none of its tool calls will be held (--agent claude holds a headless Claude's; docs/headless-holds.md)`,
+		);
+	if (contractRun) {
+		for (const warning of contractRun.warnings) options.notice(terminalSafe(`contract ${warning.field}: ${warning.message}`));
+		options.notice(`contract "${contractRun.title}" put into the first turn (${contractRun.placement})`);
+		if (contractRun.needsReapproval.length > 0 && held === null)
+			options.notice(
+				`contract authority.needs_reapproval is not held for this agent: only a headless claude -p run is (docs/headless-holds.md)`,
+			);
+	}
 	// Swallow EPIPE on our own streams: a closed pager must not kill the wrapper while its child runs.
 	process.stdout.on('error', () => undefined);
 	process.stderr.on('error', () => undefined);
@@ -256,8 +300,15 @@ export async function run(argv: readonly string[]): Promise<number> {
 	try {
 		if (taskId !== undefined && ledger.reader.task(taskId))
 			throw new CliError(`--task-id: the ledger already has a task ${taskId}`, USAGE_EXIT);
+		if (values.parent !== undefined && !ledger.reader.task(values.parent))
+			throw new CliError(`--parent: the ledger has no task ${terminalSafe(values.parent)}`, USAGE_EXIT);
 		const runAsRefusal = runAs ? runAsProblem(runAs, ledger.path, process.getuid?.() ?? -1) : null;
 		if (runAsRefusal !== null) throw new CliError(`--user: ${runAsRefusal}; nothing run`, USAGE_EXIT);
+		if (contractRun?.traceException) {
+			// The policy's exception path: the run goes on, and a person sees that its trace starts here.
+			options.taskId ??= newTaskId();
+			recordTraceException(ledger, options.taskId, contractRun.traceException);
+		}
 		return await runWrapped({...options, ledger, hold: held ? {...held.hold, decisions: heldDecisionsOf(ledger)} : null});
 	} finally {
 		ledger.close();

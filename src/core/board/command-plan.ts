@@ -320,6 +320,76 @@ function planTree(screen: ScreenView, isOpen: boolean): BoardPlan {
 	return act([]);
 }
 
+/** What a planner reads: the state, the screen the key was pressed on, the binding, what the board can do, and when. */
+type PlanInput = {
+	readonly state: BoardState;
+	readonly screen: ScreenView;
+	readonly binding: KeyBinding;
+	readonly abilities: BoardAbilities;
+	readonly now: number;
+};
+
+/** Moving: the cursor, a page, an end, the focus, a tree. */
+const NAVIGATION_PLANS = {
+	[BoardCommand.down]: ({state, screen}) => act([step(state, screen, 1)]),
+	[BoardCommand.up]: ({state, screen}) => act([step(state, screen, -1)]),
+	[BoardCommand.pageDown]: ({state, screen}) => act([step(state, screen, screen.pageSize)]),
+	[BoardCommand.pageUp]: ({state, screen}) => act([step(state, screen, -screen.pageSize)]),
+	[BoardCommand.top]: ({state, screen}) => act([jump(state, screen, 'first')]),
+	[BoardCommand.bottom]: ({state, screen}) => act([jump(state, screen, 'last')]),
+	[BoardCommand.focus]: () => act([{type: 'toggle-focus'}]),
+	[BoardCommand.openTree]: ({screen}) => planTree(screen, true),
+	[BoardCommand.closeTree]: ({screen}) => planTree(screen, false),
+} satisfies Partial<Record<BoardCommand, (input: PlanInput) => BoardPlan>>;
+
+/** The views and the board itself: open, log, back, help, quit, filter, sort, a prompt. */
+const VIEW_PLANS = {
+	[BoardCommand.open]: ({state, screen}) => open(state, screen),
+	[BoardCommand.log]: ({state, screen}) => {
+		const taskId = commandTarget(state, screen);
+		return taskId === null ? refuse('no task selected') : act([{type: 'open-log', taskId}]);
+	},
+	[BoardCommand.back]: ({state}) => cancel(state),
+	[BoardCommand.cancel]: ({state}) => cancel(state),
+	[BoardCommand.help]: () => act([{type: 'toggle-help'}]),
+	[BoardCommand.quit]: () => act([], {kind: 'exit', status: QUIT_STATUS}),
+	[BoardCommand.interrupt]: () => act([], {kind: 'exit', status: INTERRUPT_STATUS}),
+	[BoardCommand.filter]: () => act([{type: 'start-prompt', kind: 'filter'}]),
+	[BoardCommand.sort]: () => act([{type: 'cycle-sort'}]),
+	[BoardCommand.submit]: ({state, abilities}) => planSubmit(state, abilities),
+} satisfies Partial<Record<BoardCommand, (input: PlanInput) => BoardPlan>>;
+
+/** Acting on a task, an entry of Needs you, a held effect or a question. */
+const ACTION_PLANS = {
+	[BoardCommand.stop]: ({state, screen, abilities}) => stop(state, screen, abilities),
+	[BoardCommand.jump]: ({state, screen, abilities}) => jumpToPane(state, screen, abilities),
+	[BoardCommand.confirm]: ({state, screen, abilities}) => confirm(state, screen, abilities),
+	[BoardCommand.acknowledge]: ({state, screen, now}) => {
+		const entry = state.mode === 'queue' ? screen.queueOrder[state.queueIndex] : undefined;
+		if (!entry) return refuse('k: nothing in Needs you to acknowledge');
+		return callAfter([], {kind: 'acknowledge', taskId: entry.taskId, signalAt: entry.at, now});
+	},
+	[BoardCommand.sendBack]: ({state, screen, abilities}) => sendBack(state, screen, abilities),
+	[BoardCommand.approve]: ({state, screen, abilities}) => {
+		const decisionId = decisionUnderCursor(state, screen);
+		if (decisionId !== null) return allowQuestion(state, decisionId, abilities);
+		if (state.mode === 'decisions' || state.mode === 'question') return refuse('a: no question under the cursor');
+		const refs = approvalTargets(state, screen);
+		return refs.length === 0 ? refuse('a: no held effects to approve') : act([{type: 'ask-approve', refs}]);
+	},
+	[BoardCommand.mark]: ({state, screen}) => {
+		const held = heldUnderCursor(state, screen);
+		return held ? act([{type: 'toggle-mark', ref: held}]) : refuse('space: no held effect under the cursor');
+	},
+} satisfies Partial<Record<BoardCommand, (input: PlanInput) => BoardPlan>>;
+
+/** Every command's planner: the Record type makes a command without one a type error. */
+const PLANS: Readonly<Record<BoardCommand, (input: PlanInput) => BoardPlan>> = {
+	...NAVIGATION_PLANS,
+	...VIEW_PLANS,
+	...ACTION_PLANS,
+};
+
 /**
  * What a key from the table does now: to which target, or why it is refused. `now` is when the
  * key was pressed (an acknowledgement is recorded at it).
@@ -332,70 +402,5 @@ export function planBoardCommand(
 	now: number,
 ): BoardPlan {
 	if (binding.notBuilt) return refuse(`${binding.label}: ${binding.notBuilt}`);
-	switch (binding.command) {
-		case BoardCommand.down:
-			return act([step(state, screen, 1)]);
-		case BoardCommand.up:
-			return act([step(state, screen, -1)]);
-		case BoardCommand.pageDown:
-			return act([step(state, screen, screen.pageSize)]);
-		case BoardCommand.pageUp:
-			return act([step(state, screen, -screen.pageSize)]);
-		case BoardCommand.top:
-			return act([jump(state, screen, 'first')]);
-		case BoardCommand.bottom:
-			return act([jump(state, screen, 'last')]);
-		case BoardCommand.focus:
-			return act([{type: 'toggle-focus'}]);
-		case BoardCommand.openTree:
-		case BoardCommand.closeTree:
-			return planTree(screen, binding.command === BoardCommand.openTree);
-		case BoardCommand.open:
-			return open(state, screen);
-		case BoardCommand.log: {
-			const taskId = commandTarget(state, screen);
-			return taskId === null ? refuse('no task selected') : act([{type: 'open-log', taskId}]);
-		}
-		case BoardCommand.back:
-		case BoardCommand.cancel:
-			return cancel(state);
-		case BoardCommand.help:
-			return act([{type: 'toggle-help'}]);
-		case BoardCommand.quit:
-			return act([], {kind: 'exit', status: QUIT_STATUS});
-		case BoardCommand.interrupt:
-			return act([], {kind: 'exit', status: INTERRUPT_STATUS});
-		case BoardCommand.filter:
-			return act([{type: 'start-prompt', kind: 'filter'}]);
-		case BoardCommand.sort:
-			return act([{type: 'cycle-sort'}]);
-		case BoardCommand.submit:
-			return planSubmit(state, abilities);
-		case BoardCommand.stop:
-			return stop(state, screen, abilities);
-		case BoardCommand.jump:
-			return jumpToPane(state, screen, abilities);
-		case BoardCommand.confirm:
-			return confirm(state, screen, abilities);
-		case BoardCommand.acknowledge: {
-			const entry = state.mode === 'queue' ? screen.queueOrder[state.queueIndex] : undefined;
-			if (!entry) return refuse('k: nothing in Needs you to acknowledge');
-			return callAfter([], {kind: 'acknowledge', taskId: entry.taskId, signalAt: entry.at, now});
-		}
-		case BoardCommand.sendBack:
-			return sendBack(state, screen, abilities);
-		case BoardCommand.approve: {
-			const decisionId = decisionUnderCursor(state, screen);
-			if (decisionId !== null) return allowQuestion(state, decisionId, abilities);
-			if (state.mode === 'decisions' || state.mode === 'question') return refuse('a: no question under the cursor');
-			const refs = approvalTargets(state, screen);
-			return refs.length === 0 ? refuse('a: no held effects to approve') : act([{type: 'ask-approve', refs}]);
-		}
-		case BoardCommand.mark: {
-			const held = heldUnderCursor(state, screen);
-			return held ? act([{type: 'toggle-mark', ref: held}]) : refuse('space: no held effect under the cursor');
-		}
-		default:
-			return assertNever(binding.command);
-	}
+	return PLANS[binding.command]({state, screen, binding, abilities, now});
 }

@@ -69,6 +69,29 @@ function outcomeTone(label: string): Tone {
 	return 'muted';
 }
 
+/** A held call's two lines: its id and age (`*` when marked), then its arguments summed up on one line. */
+function heldLines(
+	effect: {readonly id: string; readonly calledAt: number; readonly args: unknown},
+	ref: HeldEffectRef,
+	now: number,
+	isMarked: boolean,
+	isSelected: boolean,
+): HeldEffectsLine[] {
+	return [
+		{
+			kind: 'effect',
+			key: `e ${heldKey(ref)}`,
+			ref,
+			text: `${isMarked ? '*' : ' '} ${effect.id}  held ${formatDuration(now - effect.calledAt)}`,
+			isMarked,
+			isSelected,
+		},
+		// Ledger text (the agent's arguments): JSON keeps control characters escaped, and the
+		// terminal-safe function takes what JSON leaves raw.
+		{kind: 'args', key: `a ${heldKey(ref)}`, text: terminalSafe(summarizeArgs(effect.args, ARGS_SUMMARY))},
+	];
+}
+
 /**
  * The panel: held calls by order (tool, a one-line argument summary, age; marked ones with `*`),
  * then what happened lately (finished, failed, outcome unknown, rejected, expired, running).
@@ -103,18 +126,7 @@ export function selectHeldEffects(
 				const ref = {orderId: order.id, id: effect.id};
 				const index = held.length;
 				held.push(ref);
-				const isMarked = marked.has(heldKey(ref));
-				lines.push({
-					kind: 'effect',
-					key: `e ${heldKey(ref)}`,
-					ref,
-					text: `${isMarked ? '*' : ' '} ${effect.id}  held ${formatDuration(now - effect.calledAt)}`,
-					isMarked,
-					isSelected: isFocused && index === cursor,
-				});
-				// Ledger text (the agent's arguments): JSON keeps control characters escaped, and the
-				// terminal-safe function takes what JSON leaves raw.
-				lines.push({kind: 'args', key: `a ${heldKey(ref)}`, text: terminalSafe(summarizeArgs(effect.args, ARGS_SUMMARY))});
+				lines.push(...heldLines(effect, ref, now, marked.has(heldKey(ref)), isFocused && index === cursor));
 				continue;
 			}
 			const at = settledAt(effect, state) ?? effect.startedAt ?? effect.calledAt;

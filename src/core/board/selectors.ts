@@ -317,9 +317,51 @@ export function selectLanes(
 	const base = baseOf(tasks, now, options);
 	const prices = options.prices ?? shippedPriceTable();
 	const family = familyAt(base.tree, now);
+	const rowFor = rowMaker(base, family, now, options, pending);
 	const byLane = new Map<BoardLane, {task: Task; row: TaskRowView}[]>(BOARD_LANES.map(lane => [lane, []]));
+	for (const task of base.roots) {
+		const row = rowFor(task);
+		if (!matchesFilter(row, query.filter)) continue;
+		byLane.get(row.lane)?.push({task, row});
+	}
+	const ids = layoutIds(
+		[...byLane.values()].flatMap(entries => entries.map(entry => entry.task.id)),
+		base.allIds,
+		query.idCap ?? Number.MAX_SAFE_INTEGER,
+	);
+	const {lines, order, counts} = laneLines(byLane, rowFor, base.byId, family, ids, query);
+	const rows: RowLookup = {
+		get: id => {
+			const task = base.byId.get(id);
+			return task === undefined ? undefined : rowFor(task);
+		},
+		*[Symbol.iterator]() {
+			for (const task of base.shownTasks) yield [task.id, rowFor(task)] as [string, TaskRowView];
+		},
+	};
+	return {
+		lines,
+		order,
+		counts,
+		hosts: base.hosts,
+		idWidth: ids.width,
+		rows,
+		burn: recentBurn(base.burningAll, now, prices),
+		unseen: base.unseen.size,
+	};
+}
+
+/** Each task's row (burn, unseen and pending marks on), made the first time it is asked for and kept for this frame. */
+function rowMaker(
+	base: LanesBase,
+	family: ReturnType<typeof familyAt>,
+	now: number,
+	options: BoardOptions,
+	pending: ReadonlyMap<string, readonly string[]>,
+): (task: BoardTask) => TaskRowView {
+	const prices = options.prices ?? shippedPriceTable();
 	const made = new Map<string, TaskRowView>();
-	const rowFor = (task: BoardTask): TaskRowView => {
+	return task => {
 		const known = made.get(task.id);
 		if (known) return known;
 		const facts = family.get(task.id);
@@ -332,17 +374,17 @@ export function selectLanes(
 		made.set(task.id, row);
 		return row;
 	};
-	for (const task of base.roots) {
-		const row = rowFor(task);
-		if (!matchesFilter(row, query.filter)) continue;
-		byLane.get(row.lane)?.push({task, row});
-	}
-	const byId = base.byId;
-	const ids = layoutIds(
-		[...byLane.values()].flatMap(entries => entries.map(entry => entry.task.id)),
-		base.allIds,
-		query.idCap ?? Number.MAX_SAFE_INTEGER,
-	);
+}
+
+/** The lanes' lines in screen order (each lane's heading, then its rows, open trees' helpers beneath), and the cursor's order. */
+function laneLines(
+	byLane: ReadonlyMap<BoardLane, {task: Task; row: TaskRowView}[]>,
+	rowFor: (task: BoardTask) => TaskRowView,
+	byId: ReadonlyMap<string, BoardTask>,
+	family: ReturnType<typeof familyAt>,
+	ids: ReturnType<typeof layoutIds>,
+	query: LanesQuery,
+): {lines: LaneLine[]; order: string[]; counts: Record<BoardLane, number>} {
 	const lines: LaneLine[] = [];
 	const order: string[] = [];
 	const counts = {} as Record<BoardLane, number>;
@@ -357,8 +399,7 @@ export function selectLanes(
 		const shown = ids.shown.get(task.id);
 		const shownId = shown === undefined ? base.shownId : terminalSafe(shown);
 		const summary = facts && helpers > 0 ? helpersSummary(facts) : null;
-		const isLone = helpers === 0 && depth === 0;
-		if (isLone) {
+		if (helpers === 0 && depth === 0) {
 			// A task with no helpers is drawn as it always was: no copy of its row unless its id is cut.
 			lines.push({kind: 'row', row: shownId === base.shownId ? base : {...base, shownId}});
 		} else {
@@ -378,25 +419,7 @@ export function selectLanes(
 		lines.push({kind: 'lane', lane, title: LANE_TITLES[lane], count: entries.length});
 		for (const {task} of entries) pushRow(task, 0, lane, null);
 	}
-	const rows: RowLookup = {
-		get: id => {
-			const task = byId.get(id);
-			return task === undefined ? undefined : rowFor(task);
-		},
-		*[Symbol.iterator]() {
-			for (const task of base.shownTasks) yield [task.id, rowFor(task)] as [string, TaskRowView];
-		},
-	};
-	return {
-		lines,
-		order,
-		counts,
-		hosts: base.hosts,
-		idWidth: ids.width,
-		rows,
-		burn: recentBurn(base.burningAll, now, prices),
-		unseen: base.unseen.size,
-	};
+	return {lines, order, counts};
 }
 
 /**

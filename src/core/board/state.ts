@@ -93,6 +93,8 @@ export type BoardState = {
 	readonly dropped: number;
 	/** What `PRAGMA quick_check` found wrong with the ledger file when the board opened (empty: nothing, or not checked yet). */
 	readonly integrityProblems: readonly string[];
+	/** The first break the board's check of the hash chain found, in one line (null: it holds, or not checked yet). */
+	readonly chainBreak: string | null;
 	readonly isLoaded: boolean;
 	/** How many times a new entry came into Needs you since the board opened: each one rings the bell. */
 	readonly bells: number;
@@ -187,7 +189,9 @@ export type BoardAction =
 	| {readonly type: 'answer-taken'}
 	| {readonly type: 'notify'; readonly notice: Notice | null}
 	/** The background `PRAGMA quick_check` of the ledger answered. */
-	| {readonly type: 'integrity-checked'; readonly problems: readonly string[]};
+	| {readonly type: 'integrity-checked'; readonly problems: readonly string[]}
+	/** The board's own check of the hash chain found a break (docs/ledger.md, "verify"). */
+	| {readonly type: 'chain-broken'; readonly found: string};
 
 /** The board before the first read. */
 export function initialBoardState(): BoardState {
@@ -214,6 +218,7 @@ export function initialBoardState(): BoardState {
 		ledgerAlert: null,
 		dropped: 0,
 		integrityProblems: [],
+		chainBreak: null,
 		isLoaded: false,
 		bells: 0,
 		orders: {records: [], deadApprovers: []},
@@ -393,152 +398,168 @@ function commitPrompt(state: BoardState): BoardState {
 	return {...closed, pendingSendBack: {taskId: promptTaskId, reason}};
 }
 
+/** Each action's transition; the mapped type makes a missing action a type error, as an exhaustive switch would. */
+type Transitions = {
+	readonly [Type in BoardAction['type']]: (state: BoardState, action: Extract<BoardAction, {type: Type}>) => BoardState;
+};
+
+/** The lanes' slice: the cursor, trees, sort, and what the ledger read brings. */
+const LANES_TRANSITIONS = {
+	'ledger-read': (state, action) => readLedger(state, action),
+	move: (state, action) => move(state, action.delta, action.order),
+	'move-to': (state, action) => move(state, action.edge === 'first' ? -action.order.length : action.order.length, action.order),
+	select: (state, action) => ({...state, selectedId: action.taskId, selectedIndex: Math.max(0, action.index)}),
+	'set-tree': (state, action) => {
+		const open = new Set(state.openTrees ?? []);
+		if (action.isOpen) open.add(action.taskId);
+		else open.delete(action.taskId);
+		return {...state, openTrees: open, ...(action.select === undefined ? {} : {selectedId: action.select})};
+	},
+	// Tab goes round the panels that take a cursor: lanes, Needs you, Held effects, and Decisions while a question is open.
+	'toggle-focus': state => ({
+		...state,
+		mode:
+			state.mode === 'list'
+				? 'queue'
+				: state.mode === 'queue'
+					? 'effects'
+					: state.mode === 'effects' && state.decisions.length > 0
+						? 'decisions'
+						: 'list',
+	}),
+	'cycle-sort': state => ({...state, sort: nextSortOrder(state.sort)}),
+	'ask-stop': (state, action) => ({
+		...state,
+		mode: 'confirm',
+		previousMode: state.mode,
+		confirmTaskId: action.taskId,
+		notice: null,
+	}),
+} satisfies Partial<Transitions>;
+
+/** The timeline's and the log's slices: opened over the lanes, scrolled, read live. */
+const VIEW_TRANSITIONS = {
+	scroll: (state, action) => scroll(state, action.delta, action.max),
+	'scroll-to': (state, action) =>
+		scroll(state, action.edge === 'first' ? -Number.MAX_SAFE_INTEGER : Number.MAX_SAFE_INTEGER, action.max),
+	'open-timeline': (state, action) => ({
+		...state,
+		mode: 'timeline',
+		// Opened from Needs you or Held effects, the lane cursor stays where it was.
+		selectedId: state.mode === 'queue' || state.mode === 'effects' ? state.selectedId : action.taskId,
+		timeline: {taskId: action.taskId, events: action.events, scroll: 0, returnMode: returnModeOf(state)},
+		notice: null,
+		question: null,
+	}),
+	'open-log': (state, action) => ({
+		...state,
+		mode: 'log',
+		log: {
+			taskId: action.taskId,
+			view: null,
+			fromEnd: 0,
+			returnMode: state.mode === 'timeline' ? 'timeline' : returnModeOf(state),
+		},
+		notice: null,
+	}),
+	'log-read': (state, action) =>
+		state.log?.taskId !== action.taskId ? state : {...state, log: {...state.log, view: action.log}},
+	back: state => back(state),
+	'toggle-help': state => (state.mode === 'help' ? back(state) : {...state, mode: 'help', previousMode: state.mode}),
+} satisfies Partial<Transitions>;
+
+/** The prompt's slice: the filter, a send-back's or a deny's reason, a headroom. */
+const PROMPT_TRANSITIONS = {
+	'start-prompt': (state, action) => ({
+		...state,
+		mode: 'input',
+		previousMode: state.mode,
+		prompt: {
+			kind: action.kind,
+			text: action.kind === 'filter' ? state.filter : '',
+			...(action.orderId === undefined ? {} : {orderId: action.orderId}),
+			...(action.decisionId === undefined ? {} : {decisionId: action.decisionId}),
+		},
+		promptTaskId: action.taskId ?? null,
+		notice: null,
+	}),
+	'prompt-edit': (state, action) =>
+		state.prompt
+			? editPrompt(
+					state,
+					action.edit.kind === 'erase' ? [...state.prompt.text].slice(0, -1).join('') : state.prompt.text + action.edit.text,
+				)
+			: state,
+	'prompt-input': (state, action) => editPrompt(state, action.text),
+	'prompt-commit': state => commitPrompt(state),
+	'send-back-taken': state => ({...state, pendingSendBack: null}),
+	'answer-taken': state => ({...state, pendingAnswer: null}),
+	notify: (state, action) => ({...state, notice: action.notice}),
+	'integrity-checked': (state, action) => ({...state, integrityProblems: action.problems}),
+	'chain-broken': (state, action) => ({...state, chainBreak: action.found}),
+} satisfies Partial<Transitions>;
+
+/** Held effects' and the approval's slices: marks, and the approval waiting for y. */
+const EFFECTS_TRANSITIONS = {
+	'toggle-mark': (state, action) => {
+		const key = heldKey(action.ref);
+		const marked = new Set(state.marked);
+		if (marked.has(key)) marked.delete(key);
+		else marked.add(key);
+		return {...state, marked};
+	},
+	'ask-approve': (state, action) => ({
+		...state,
+		mode: 'confirm',
+		previousMode: state.mode,
+		approval: action.refs,
+		approvalScroll: 0,
+		approvalSeen: 0,
+		confirmTaskId: null,
+		notice: null,
+	}),
+} satisfies Partial<Transitions>;
+
+/** The question's slice: a question drawn whole, and the allow it waits on. */
+const QUESTION_TRANSITIONS = {
+	'open-question': (state, action) => ({
+		...state,
+		mode: 'question',
+		question: {id: action.id, scroll: 0, seen: 0, isConfirm: false, returnMode: returnModeOf(state)},
+		notice: null,
+	}),
+	'ask-allow': (state, action) => {
+		// From its drill-in, what was already scrolled past counts as shown.
+		const shown = state.mode === 'question' && state.question?.id === action.id ? state.question : null;
+		return {
+			...state,
+			mode: 'confirm',
+			previousMode: state.mode,
+			question: {
+				id: action.id,
+				scroll: shown?.scroll ?? 0,
+				seen: shown?.seen ?? 0,
+				isConfirm: true,
+				returnMode: shown?.returnMode ?? returnModeOf(state),
+			},
+			approval: null,
+			confirmTaskId: null,
+			notice: null,
+		};
+	},
+	'close-question': state => (state.question ? {...state, mode: state.question.returnMode, question: null} : state),
+} satisfies Partial<Transitions>;
+
+const TRANSITIONS: Transitions = {
+	...LANES_TRANSITIONS,
+	...VIEW_TRANSITIONS,
+	...PROMPT_TRANSITIONS,
+	...EFFECTS_TRANSITIONS,
+	...QUESTION_TRANSITIONS,
+};
+
 /** The board's one reducer: pure, so every transition is tested without Ink. */
 export function reduceBoard(state: BoardState, action: BoardAction): BoardState {
-	switch (action.type) {
-		case 'ledger-read':
-			return readLedger(state, action);
-		case 'move':
-			return move(state, action.delta, action.order);
-		case 'move-to':
-			return move(state, action.edge === 'first' ? -action.order.length : action.order.length, action.order);
-		case 'scroll':
-			return scroll(state, action.delta, action.max);
-		case 'scroll-to':
-			return scroll(state, action.edge === 'first' ? -Number.MAX_SAFE_INTEGER : Number.MAX_SAFE_INTEGER, action.max);
-		case 'select':
-			return {...state, selectedId: action.taskId, selectedIndex: Math.max(0, action.index)};
-		case 'set-tree': {
-			const open = new Set(state.openTrees ?? []);
-			if (action.isOpen) open.add(action.taskId);
-			else open.delete(action.taskId);
-			return {...state, openTrees: open, ...(action.select === undefined ? {} : {selectedId: action.select})};
-		}
-		case 'toggle-focus':
-			// Tab goes round the panels that take a cursor: lanes, Needs you, Held effects, and Decisions while a question is open.
-			return {
-				...state,
-				mode:
-					state.mode === 'list'
-						? 'queue'
-						: state.mode === 'queue'
-							? 'effects'
-							: state.mode === 'effects' && state.decisions.length > 0
-								? 'decisions'
-								: 'list',
-			};
-		case 'open-timeline':
-			return {
-				...state,
-				mode: 'timeline',
-				// Opened from Needs you or Held effects, the lane cursor stays where it was.
-				selectedId: state.mode === 'queue' || state.mode === 'effects' ? state.selectedId : action.taskId,
-				timeline: {taskId: action.taskId, events: action.events, scroll: 0, returnMode: returnModeOf(state)},
-				notice: null,
-				question: null,
-			};
-		case 'open-log':
-			return {
-				...state,
-				mode: 'log',
-				log: {
-					taskId: action.taskId,
-					view: null,
-					fromEnd: 0,
-					returnMode: state.mode === 'timeline' ? 'timeline' : returnModeOf(state),
-				},
-				notice: null,
-			};
-		case 'log-read':
-			if (state.log?.taskId !== action.taskId) return state;
-			return {...state, log: {...state.log, view: action.log}};
-		case 'back':
-			return back(state);
-		case 'toggle-help':
-			return state.mode === 'help' ? back(state) : {...state, mode: 'help', previousMode: state.mode};
-		case 'ask-stop':
-			return {...state, mode: 'confirm', previousMode: state.mode, confirmTaskId: action.taskId, notice: null};
-		case 'cycle-sort':
-			return {...state, sort: nextSortOrder(state.sort)};
-		case 'start-prompt':
-			return {
-				...state,
-				mode: 'input',
-				previousMode: state.mode,
-				prompt: {
-					kind: action.kind,
-					text: action.kind === 'filter' ? state.filter : '',
-					...(action.orderId === undefined ? {} : {orderId: action.orderId}),
-					...(action.decisionId === undefined ? {} : {decisionId: action.decisionId}),
-				},
-				promptTaskId: action.taskId ?? null,
-				notice: null,
-			};
-		case 'prompt-edit':
-			if (!state.prompt) return state;
-			return editPrompt(
-				state,
-				action.edit.kind === 'erase' ? [...state.prompt.text].slice(0, -1).join('') : state.prompt.text + action.edit.text,
-			);
-		case 'toggle-mark': {
-			const key = heldKey(action.ref);
-			const marked = new Set(state.marked);
-			if (marked.has(key)) marked.delete(key);
-			else marked.add(key);
-			return {...state, marked};
-		}
-		case 'ask-approve':
-			return {
-				...state,
-				mode: 'confirm',
-				previousMode: state.mode,
-				approval: action.refs,
-				approvalScroll: 0,
-				approvalSeen: 0,
-				confirmTaskId: null,
-				notice: null,
-			};
-		case 'open-question':
-			return {
-				...state,
-				mode: 'question',
-				question: {id: action.id, scroll: 0, seen: 0, isConfirm: false, returnMode: returnModeOf(state)},
-				notice: null,
-			};
-		case 'ask-allow': {
-			// From its drill-in, what was already scrolled past counts as shown.
-			const shown = state.mode === 'question' && state.question?.id === action.id ? state.question : null;
-			return {
-				...state,
-				mode: 'confirm',
-				previousMode: state.mode,
-				question: {
-					id: action.id,
-					scroll: shown?.scroll ?? 0,
-					seen: shown?.seen ?? 0,
-					isConfirm: true,
-					returnMode: shown?.returnMode ?? returnModeOf(state),
-				},
-				approval: null,
-				confirmTaskId: null,
-				notice: null,
-			};
-		}
-		case 'close-question':
-			return state.question ? {...state, mode: state.question.returnMode, question: null} : state;
-		case 'prompt-input':
-			return editPrompt(state, action.text);
-		case 'prompt-commit':
-			return commitPrompt(state);
-		case 'send-back-taken':
-			return {...state, pendingSendBack: null};
-		case 'answer-taken':
-			return {...state, pendingAnswer: null};
-		case 'notify':
-			return {...state, notice: action.notice};
-		case 'integrity-checked':
-			return {...state, integrityProblems: action.problems};
-		default:
-			return assertNever(action);
-	}
+	const transition = TRANSITIONS[action.type] as (state: BoardState, action: BoardAction) => BoardState;
+	return transition(state, action);
 }

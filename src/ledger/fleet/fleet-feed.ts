@@ -13,6 +13,7 @@ import {describeFleetError} from './connection.ts';
 import type {HostedTask} from './fleet-read-port.ts';
 import type {SkippedRow} from './fleet-reader.ts';
 import {openFleetLedger, type FleetLedger} from './open-fleet.ts';
+import {retryDelayMs} from '../../core/backoff.ts';
 
 /** The fleet board's feed: the board's synchronous feed, answered from what was fetched, plus its life cycle. */
 export type FleetFeed = BoardFeed & {
@@ -47,8 +48,6 @@ export type FleetOrderRef = {readonly key: string; readonly id: string; readonly
 
 /** Events read per round (one page); a burst is read over several rounds, one a frame. */
 const PAGE = 5000;
-const FIRST_RETRY_MS = 500;
-const MAX_RETRY_MS = 10_000;
 
 /**
  * A feed over the fleet ledger: the first read before the board starts; then every NOTIFY from the
@@ -188,7 +187,7 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 			await unlisten?.().catch(() => undefined);
 			unlisten = null;
 			await closing?.close().catch(() => undefined);
-			const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (failures - 1));
+			const delay = retryDelayMs(failures);
 			version += 1;
 			notice = {
 				text: `fleet: ${describeFleetError(error, url)}; retrying in ${(delay / 1000).toFixed(1)} s`,

@@ -163,17 +163,41 @@ const FLEET_MIGRATIONS: readonly FleetMigration[] = [
 		`,
 	},
 	{
+		// The flight recorder (docs/fleet.md, "The chain and anchors"): each event comes with its
+		// arrival in the host's ledger and its link in the host's hash chain, as the host wrote them;
+		// and each sync writes the host's chain head here from time to time. Events shipped before
+		// have neither (null). Anchors are append-only like events: with the host's role allowed to
+		// insert and read only (docs/fleet.md), what a host's user could rewrite on the host stays
+		// as it was here.
+		version: 4,
+		sql: `
+			ALTER TABLE controlroom.events ADD COLUMN arrived_at bigint, ADD COLUMN hash text;
+			CREATE TABLE controlroom.anchors (
+				host_id text NOT NULL REFERENCES controlroom.hosts (id),
+				seq bigint NOT NULL,
+				hash text NOT NULL,
+				anchored_at timestamptz NOT NULL DEFAULT now(),
+				PRIMARY KEY (host_id, seq)
+			);
+			CREATE TRIGGER anchors_append_only BEFORE UPDATE OR DELETE ON controlroom.anchors
+				FOR EACH ROW EXECUTE FUNCTION controlroom.refuse_change();
+			CREATE TRIGGER anchors_no_truncate BEFORE TRUNCATE ON controlroom.anchors
+				FOR EACH STATEMENT EXECUTE FUNCTION controlroom.refuse_change();
+		`,
+	},
+	{
 		// Each host's rows only under its own key (docs/fleet.md, "Who may write a host's rows"): a
 		// host registers the SHA-256 of its key (derived from its ledger's secret) when it first
 		// syncs, and the server takes rows of that host id only from a session that set the key
 		// (`controlroom.host_key`). Every row carries the hash of the key it was written with; rows
 		// shipped before this version carry none.
-		version: 4,
+		version: 5,
 		sql: `
 			ALTER TABLE controlroom.hosts ADD COLUMN key_hash text;
 			ALTER TABLE controlroom.events ADD COLUMN key_hash text;
 			ALTER TABLE controlroom.tasks ADD COLUMN key_hash text;
 			ALTER TABLE controlroom.rejects ADD COLUMN key_hash text;
+			ALTER TABLE controlroom.anchors ADD COLUMN key_hash text;
 
 			CREATE FUNCTION controlroom.session_key_hash() RETURNS text LANGUAGE sql STABLE AS $$
 				SELECT encode(sha256(convert_to(COALESCE(current_setting('controlroom.host_key', true), ''), 'UTF8')), 'hex')
@@ -200,6 +224,8 @@ const FLEET_MIGRATIONS: readonly FleetMigration[] = [
 			CREATE TRIGGER tasks_host_key_update AFTER UPDATE ON controlroom.tasks
 				REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION controlroom.check_host_key();
 			CREATE TRIGGER rejects_host_key AFTER INSERT ON controlroom.rejects
+				REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION controlroom.check_host_key();
+			CREATE TRIGGER anchors_host_key AFTER INSERT ON controlroom.anchors
 				REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION controlroom.check_host_key();
 
 			-- A host row is registered with its writer's own key; its key is set once (a host shipped

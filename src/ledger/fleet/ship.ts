@@ -238,10 +238,10 @@ async function insertEvents(
 	rows: readonly StoredEventRow[],
 ): Promise<{inserted: Set<number>}> {
 	const inserted = await client.query<{seq: number}>(
-		`INSERT INTO controlroom.events (host_id, seq, task_id, type, at, source, data, dedup_key, key_hash)
-		SELECT $1, seq, task_id, type, at, source, data, dedup_key, $9
-		FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[])
-			AS batch (seq, task_id, type, at, source, data, dedup_key)
+		`INSERT INTO controlroom.events (host_id, seq, task_id, type, at, source, data, dedup_key, arrived_at, hash, key_hash)
+		SELECT $1, seq, task_id, type, at, source, data, dedup_key, arrived_at, hash, $11
+		FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[])
+			AS batch (seq, task_id, type, at, source, data, dedup_key, arrived_at, hash)
 		ORDER BY seq
 		ON CONFLICT (host_id, seq) DO NOTHING
 		RETURNING seq`,
@@ -254,6 +254,8 @@ async function insertEvents(
 			column(rows, row => row.source),
 			column(rows, row => row.data),
 			column(rows, row => row.dedupKey),
+			column(rows, row => row.arrivedAt ?? null),
+			column(rows, row => row.hash ?? null),
 			key.hash,
 		],
 	);

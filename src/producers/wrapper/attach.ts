@@ -7,7 +7,8 @@ import {formatCost, type Cost} from '../../core/cost.ts';
 import {familyOf} from '../../core/family.ts';
 import {shippedPriceTable} from '../../core/price-table.ts';
 import type {OutputFinding} from '../agent-kind.ts';
-import {readAgentLine} from '../claude-result.ts';
+import {claudeOutputReader} from '../claude-result.ts';
+import {resumesSession} from '../../core/claude-args.ts';
 import {childTreeOf} from '../agent-tree.ts';
 import {endTree, type StopTarget, type TreeEnd} from '../stop.ts';
 import {followTranscripts, type TranscriptFollow} from '../transcript-follow.ts';
@@ -26,8 +27,13 @@ type OutputReader = (line: string) => OutputFinding[];
  * and is loaded before the spawn: the output listeners must be attached in the same tick as the
  * spawn, or early output could be missed.
  */
-export async function outputReaderFor(options: Pick<WrapperOptions, 'agent' | 'ledger'>): Promise<OutputReader> {
-	if (options.agent !== 'codex') return readAgentLine;
+export async function outputReaderFor(
+	options: Pick<WrapperOptions, 'agent' | 'ledger' | 'args' | 'argv'>,
+): Promise<OutputReader> {
+	// Every non-Codex run is read for Claude's output: a launcher script's name says nothing of what it runs.
+	// The command as given decides whether the session is older than the run (a held run's own resume is not).
+	if (options.agent !== 'codex')
+		return claudeOutputReader({isResumedSession: resumesSession(options.argv?.slice(1) ?? options.args)});
 	const {createOutputReader} = await import('../agent-output.ts');
 	return createOutputReader({agent: 'codex', previousThreadUsage: threadId => previousThreadUsage(options.ledger, threadId)});
 }
@@ -141,6 +147,16 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 			return {tokens, cost: null};
 		}
 	};
+	/** The session's earlier runs, when the budget covers the session and the run resumed one (its first read says what they spent). */
+	const sessionBefore = (): {tokens: number; costUsd: number | null} => {
+		if (options.budgetCovers !== 'session') return {tokens: 0, costUsd: 0};
+		try {
+			const before = ledger.reader.task(log.taskId)?.sessionBefore ?? null;
+			return {tokens: (before?.input ?? 0) + (before?.output ?? 0), costUsd: before === null ? 0 : before.costUsd};
+		} catch {
+			return {tokens: 0, costUsd: 0};
+		}
+	};
 	const taskTokens = (): Tokens => treeSpend().tokens;
 	// The run's own transcripts (a wrapped Claude's), watched: its tokens land as each answer is written.
 	let transcripts: TranscriptFollow | null = null;
@@ -155,10 +171,17 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 	};
 	/** Why the tree is over a budget (tokens, or money with --budget-usd), or null. */
 	const crossing = (): {readonly reason: string; readonly isMoney: boolean} | null => {
-		const total = freshTokens();
-		if (isOverBudget(total, budget)) return {reason: `${total.total} tokens > budget ${budget}`, isMoney: false};
+		const run = freshTokens();
+		const earlier = sessionBefore();
+		const total = earlier.tokens === 0 ? run : addTokens(run, {input: earlier.tokens, output: 0});
+		const scope = earlier.tokens === 0 ? '' : ' (the session, its earlier runs included)';
+		if (isOverBudget(total, budget)) return {reason: `${total.total} tokens > budget ${budget}${scope}`, isMoney: false};
 		if (budgetUsd === null) return null;
-		const {cost} = treeSpend();
+		const spent = treeSpend().cost;
+		const cost =
+			spent === null || spent.amount === null || earlier.costUsd === 0
+				? spent
+				: {...spent, amount: earlier.costUsd === null ? null : spent.amount + earlier.costUsd};
 		if (cost === null || cost.amount === null) {
 			// Unknown is never over (as unknown tokens): said once, so a person knows the money budget cannot act.
 			if (!isCostUnknownSaid && (total.total ?? 0) > 0) {

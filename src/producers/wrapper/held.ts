@@ -2,6 +2,7 @@ import {EventType} from '../../core/events.ts';
 import {terminalSafe} from '../../core/terminal-text.ts';
 import {OVER_BUDGET_EXIT, signalExitCode} from '../../core/wrapper-outcome.ts';
 import {watchLedger} from './hook-watch.ts';
+import type {HeldQuestion, HoldOptions} from './hold-options.ts';
 import type {WrapperOptions} from './options.ts';
 import type {TaskLog} from './record.ts';
 import type {SignalRelay} from './signals.ts';
@@ -13,44 +14,6 @@ import type {SignalRelay} from './signals.ts';
  * started), below the 128+N of signals.
  */
 export const DENIED_EXIT = 122;
-
-/** A question of a wrapped run that holds it: a deferred call, or its budget crossed. */
-export type HeldQuestion = {
-	readonly decisionId: string;
-	readonly kind: 'deferred' | 'budget';
-	readonly session: string | null;
-	readonly toolUseId: string | null;
-	readonly argsHash: string;
-	/** Answered and not carried out yet; null while it waits. */
-	readonly isAnswered: boolean;
-};
-
-/** An answer taken from the ledger: used once, by this wrapper. */
-export type TakenAnswer = {readonly answer: 'allow' | 'deny'; readonly reason: string | null; readonly headroom: number | null};
-
-/**
- * The decisions the wrapper needs, given by its caller (the producers never import the gates:
- * docs/architecture.md); the answer is taken through the person gate's one-use rule.
- */
-export type HeldDecisions = {
-	/** The task's question that holds it (open, or answered and not yet used), the oldest first. */
-	waiting(taskId: string): HeldQuestion | null;
-	/** Takes the answer for exactly this hash, once; null when another caller took it or the hash differs. */
-	take(decisionId: string, argsHash: string): TakenAnswer | null;
-};
-
-/** How a wrapped headless Claude run is held (docs/headless-holds.md). */
-export type HoldOptions = {
-	/** A denied call: resume the session with the reason (the agent adapts), or stop the task. */
-	readonly onDeny: 'resume' | 'stop';
-	/** The budget crossed: stop the run (exit 125), or pause it and ask. */
-	readonly onBudget: 'stop' | 'ask';
-	/** `claude -p`: a held call ends the process, and the wrapper waits and resumes it. */
-	readonly isHeadless: boolean;
-	/** CMD is `claude` itself (its prompt is its last positional), not a launcher that runs it. */
-	readonly isClaude: boolean;
-	readonly decisions: HeldDecisions;
-};
 
 /** What follows a held run's exit: resume its session carrying an answer, or end the task. */
 export type HeldNext =

@@ -3,7 +3,7 @@ import type {Writable} from 'node:stream';
 import {builtInOf} from '../../core/settings.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import type {AgentKind} from '../agent-kind.ts';
-import type {HoldOptions} from './held.ts';
+import type {HoldOptions} from './hold-options.ts';
 import type {RunAsUser} from './run-as.ts';
 
 // The built-in defaults live with the settings that override them (src/core/settings.ts, docs/config.md).
@@ -21,12 +21,17 @@ export type WrapperOptions = {
 	readonly title: string | null;
 	readonly steps: number | null;
 	readonly budget: number;
+	/**
+	 * What `budget` (and `budgetUsd`) count when the run resumed a Claude session: `run` (default)
+	 * what this run's tree spends, `session` the session's earlier runs too (docs/tree-and-cost.md).
+	 */
+	readonly budgetCovers?: 'run' | 'session';
 	/** A money budget over the tree (`--budget-usd`, in the price table's currency); null: none. */
 	readonly budgetUsd?: number | null;
 	/** Prices for the tree's cost (docs/tree-and-cost.md); the shipped table when absent. */
 	readonly prices?: PriceTable;
 	readonly agent: AgentKind;
-	readonly role: 'worker' | 'reviewer';
+	readonly role: 'worker' | 'reviewer' | 'tripwire';
 	readonly cwd: string;
 	readonly wait: boolean;
 	readonly slots: number;

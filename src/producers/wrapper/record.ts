@@ -77,6 +77,7 @@ export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: nu
 		cwd: options.cwd,
 		parentId: options.parentId ?? null,
 		budget: options.budget,
+		budgetCovers: options.budgetCovers ?? 'run',
 		steps: options.steps,
 		command: commandLineOf(options),
 		argv: [...(options.argv ?? [options.command, ...options.args])],

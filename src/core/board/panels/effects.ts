@@ -1,0 +1,41 @@
+import {BoardCommand} from '../keymap.ts';
+import type {ScreenView} from '../screen-view.ts';
+import type {BoardPanel} from './panel.ts';
+
+/**
+ * Side by side, Needs you takes half and Reviews and Held effects a quarter each; while calls are
+ * held, Held effects takes two fifths (Reviews one fifth), so a call's arguments can be read at
+ * 160 columns (64 cells for `path="CHANGELOG.md" content="## 0.2.0…"`). One column between panels.
+ */
+function panelWidths(width: number, isHolding: boolean): ScreenView['panelWidths'] {
+	const effects = Math.floor((width - 2) * (isHolding ? 0.4 : 0.25));
+	const reviews = Math.floor((width - 2) * (isHolding ? 0.2 : 0.25));
+	return {queue: width - effects - reviews - 2, reviews, effects};
+}
+
+/** Held effects: held calls by work order, then recent outcomes; space marks, a approves, x sends back. */
+export const HELD_EFFECTS: BoardPanel = {
+	name: 'held-effects',
+	commands: [BoardCommand.mark, BoardCommand.approve, BoardCommand.sendBack],
+	view({state, width, held, band, isSideBySide}) {
+		const isFocused = state.mode === 'effects';
+		const isEmpty = held.held.length === 0;
+		return {
+			view: {
+				isSideBySide,
+				panelWidths: panelWidths(width, !isEmpty),
+				effects: {
+					lines: held.lines,
+					heldCount: held.held.length,
+					markedCount: held.markedCount,
+					isFocused,
+					height: isSideBySide ? band.height : band.effectsLines,
+				},
+				effectOrder: held.held,
+			},
+			keys: {
+				off: isEmpty ? [BoardCommand.approve, BoardCommand.mark, ...(isFocused ? [BoardCommand.sendBack] : [])] : [],
+			},
+		};
+	},
+};
