@@ -86,10 +86,12 @@ installed there and of which kind, what waits in the spool, and whether the hook
 };
 
 /** What the installed commands run: this node and bin for the Node hook, the spool hook's script, all absolute. */
-function hookPaths(): {program: string[]; spoolScript: string} {
+function hookPaths(): {program: string[]; spoolScript: string; decision: {node: string; bin: string; script: string}} {
 	const root = packageRoot();
+	const bin = join(root, 'bin', 'controlroom');
 	return {
-		program: [process.execPath, join(root, 'bin', 'controlroom')],
+		program: [process.execPath, bin],
+		decision: {node: process.execPath, bin, script: join(root, 'dist', 'cli', 'decision-hook.sh')},
 		// The build copies it from src/producers/agent-hook/, so it ships in the package with dist/.
 		spoolScript: join(root, 'dist', 'producers', 'spool-hook.sh'),
 	};
@@ -108,7 +110,7 @@ function runInstall(
 	const paths = hookPaths();
 	if (agents.claude) {
 		const command = hookCommand(hookArgv(options.kind, paths, 'claude'));
-		const permission = permissionHookEntry(paths.program, options.windowSeconds);
+		const permission = permissionHookEntry(paths.decision, options.windowSeconds);
 		out(describeChange('claude', installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, command, [permission]), 'added'));
 	}
 	if (agents.codex) {
