@@ -1,3 +1,4 @@
+import type {SnapshotContract} from './contract/intake.ts';
 import {assertNever} from './assert-never.ts';
 import type {SnapshotDecision} from './decisions/view.ts';
 import {disagreementReason, type DisagreementKind, type DisagreementRecord} from './disagreements.ts';
@@ -244,6 +245,8 @@ export type Snapshot = {
 	disagreements: SnapshotDisagreement[];
 	/** The agents' questions: open ones, and those settled within the window (docs/decisions.md). */
 	decisions: SnapshotDecision[];
+	/** Contracts written through serve or an agent's mcp: drafts, ready, taken, handed in (docs/serve.md). */
+	contracts: SnapshotContract[];
 	/** On a fleet ledger only: every host that has synced, and how far (docs/fleet.md). */
 	hosts?: SnapshotHost[];
 	/** Whose looks the tasks' `seen` is about (docs/tmux.md, "Seen and unseen"); null when nobody's. */
@@ -330,6 +333,7 @@ export type SnapshotInput = {
 	readonly decisions?: readonly SnapshotDecision[];
 	/** Tasks listed only in their parent's `children` (a folded helper), for `counts.stalled` and `unseen`. */
 	readonly folded?: readonly {readonly health: Health | null; readonly seen: boolean | null}[];
+	readonly contracts?: readonly SnapshotContract[];
 	/** Whose looks the tasks' `seen` is about. */
 	readonly seenBy?: string | null;
 };
@@ -364,6 +368,7 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
 		effects: [...(input.effects ?? [])],
 		disagreements: [...(input.disagreements ?? [])],
 		decisions: [...(input.decisions ?? [])],
+		contracts: [...(input.contracts ?? [])],
 		...(input.hosts ? {hosts: [...input.hosts]} : {}),
 		seenBy: input.seenBy ?? null,
 		unseen: [...tasks, ...folded].filter(task => task.seen === false).length,

@@ -36,6 +36,7 @@ describe('controlroom --help and --version', () => {
 		expect(titles).toEqual([
 			'most used',
 			'watch',
+			'audit',
 			'run agents',
 			'answer',
 			'hand off',
@@ -58,7 +59,9 @@ describe('controlroom --help and --version', () => {
 		expect(text).toContain('controlroom explain TASK');
 	});
 
-	it('gives every command a help with its options, exit codes and at least one example', async () => {
+	// Compiles and loads every command's module in the test process: 11-15 s at load 20, and past
+	// vitest's 30 s default beside a type-check; nothing here waits for a moment, so the bound is wide.
+	it('gives every command a help with its options, exit codes and at least one example', {timeout: 120_000}, async () => {
 		// One process prints them all (`help --markdown`, what docs/cli.md is made of): the same
 		// modules and the same renderer that `COMMAND --help` uses, below, for a few commands.
 		const home = scratchDir('cr-home-');

@@ -119,19 +119,22 @@ describe("the receiver's policy: incomplete handoffs are invalid", {timeout: 120
 			'state,authority,evidence,guardrails,trace,escalation,execution,delivery',
 		);
 		expect(result.status).toBe(1);
-		expect(result.lines.filter(line => line.startsWith('error')).map(line => line.split(':')[0])).toEqual([
-			'error   state',
-			'error   authority',
-			'error   evidence',
-			'error   guardrails',
-			'error   trace',
-			'error   escalation',
-			'error   execution.operator',
-			'error   execution.test_command',
-			'error   execution.permissions',
-			'error   delivery.patch_revision',
-			'error   delivery.commands_and_results',
-			'error   delivery.untested_cases',
+		// Each line names the field and teaches what to write
+		const execution = 'write execution: operator, test_command and permissions';
+		const delivery = 'write delivery: patch_revision, commands_and_results and untested_cases';
+		expect(result.lines.filter(line => line.startsWith('error'))).toEqual([
+			"error   state: required by the receiver's policy (state): write state: what was tried, and which assumptions are confirmed or provisional",
+			"error   authority: required by the receiver's policy (authority): write authority: what the receiver may read, may write, and what needs re-approval",
+			"error   evidence: required by the receiver's policy (evidence): write evidence: pointers (a file in the repository, a commit, a URL) that back the next step",
+			"error   guardrails: required by the receiver's policy (guardrails): write guardrails: checks passed, checks still applying, tripwires",
+			"error   trace: required by the receiver's policy (trace): write trace: trace_id and parent_span",
+			"error   escalation: required by the receiver's policy (escalation): write escalation: what to do on contradictory evidence, partial success, an expired approval, low confidence",
+			`error   execution.operator: required by the receiver's policy (execution): ${execution}`,
+			`error   execution.test_command: required by the receiver's policy (execution): ${execution}`,
+			`error   execution.permissions: required by the receiver's policy (execution): ${execution}`,
+			`error   delivery.patch_revision: required by the receiver's policy (delivery): ${delivery}`,
+			`error   delivery.commands_and_results: required by the receiver's policy (delivery): ${delivery}`,
+			`error   delivery.untested_cases: required by the receiver's policy (delivery): ${delivery}`,
 		]);
 		expect(check(repo.place('shapes/guide-task-rate-limit.md', 'no-stop.md'), '--require', 'stop_when').lines).toContain(
 			"error   stop_when: required by the receiver's policy (stop_when): write stop_when: the conditions on which the worker stops and asks",

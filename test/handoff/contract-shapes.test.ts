@@ -196,11 +196,44 @@ describe('the portable five fields: outcome, scope, inputs, acceptance, stop_whe
 		expect(contract.title).toBeUndefined();
 	});
 
-	it.each(['portable-csv-delimiter.yaml', 'portable-empty-search.yaml'])('reads %s as a valid task', name => {
-		const checked = checkContractFile(placeShape(repo, name));
-		expect(checked).toMatchObject({isValid: true, shape: 'portable', kind: 'task', problems: [PORTABLE]});
-		expect(checked.contract?.context).toMatchObject({base_revision: repo.head});
-		expect(checked.contract?.acceptance?.checks.length).toBeGreaterThan(0);
+	it('reads a prose scope as prose and every input as context', () => {
+		const checked = checkContractFile(placeShape(repo, 'portable-csv-delimiter.yaml'));
+		expect(checked).toMatchObject({isValid: true, shape: 'portable', kind: 'task', problems: [PORTABLE], guesses: []});
+		const contract = checked.contract!;
+		expect(contract.kind === 'task' && contract.goal).toBe('Importing a semicolon-separated CSV reads its columns correctly');
+		expect(contract.context).toEqual({
+			base_revision: repo.head,
+			reproduction: 'import test/fixtures/semicolons.csv; every row lands in the first column',
+			expected: 'five columns per row',
+		});
+		expect(contract.scope).toEqual({allowed: 'the CSV import parser and its tests', excluded: 'the import UI, exports'});
+		expect(contract.acceptance?.checks).toEqual([
+			'`npm test -- csv-import` passes, with a test importing the semicolon fixture',
+			'comma-separated files import as they do today (the existing tests pass)',
+		]);
+		expect(contract.acceptance?.acceptors).toBeUndefined();
+		expect(contract.stop_when).toEqual(['a file mixes commas and semicolons and the intended reading is unclear']);
+		expect(contract.title).toBeUndefined();
+	});
+
+	it('reads a scope written as lists as lists', () => {
+		const checked = checkContractFile(placeShape(repo, 'portable-empty-search.yaml'));
+		expect(checked).toMatchObject({isValid: true, shape: 'portable', kind: 'task', problems: [PORTABLE], guesses: []});
+		const contract = checked.contract!;
+		expect(contract.kind === 'task' && contract.goal).toBe('An empty search box shows the recent items instead of an error page');
+		expect(contract.context).toEqual({
+			base_revision: repo.head,
+			reproduction: 'submit the search form with nothing typed; a 500 page appears',
+		});
+		expect(contract.scope).toEqual({
+			allowed: ['the search controller', 'its view', 'their tests'],
+			excluded: ['the search index', 'ranking'],
+		});
+		expect(contract.acceptance?.checks).toEqual([
+			'submitting an empty search answers 200 with the ten most recent items',
+			'`make check` exits 0',
+		]);
+		expect(contract.stop_when).toEqual(['recent items need a new database index']);
 	});
 
 	it('names a field as written: a bad revision under inputs is inputs.revision', () => {
@@ -350,6 +383,11 @@ describe('contract check and normalize, as a person runs them', {timeout: 120_00
 		const json = runCli(['contract', 'check', file, '--json']);
 		expect(json.status).toBe(1);
 		expect(json.stdout).not.toContain('Zq7Lm2Nx8');
+		const text = runCli(['contract', 'check', file]);
+		expect(text.stdout).toContain(
+			'\nerror   context.bucket_token: looks like a credential (GitHub token); remove it, the value is not shown\n',
+		);
+		expect(text.stdout).not.toContain('Zq7Lm2Nx8');
 		expect((JSON.parse(json.stdout) as {contract: {context: unknown}}).contract.context).toEqual({
 			repository: '.',
 			bucket_token: '(withheld: looks like a credential)',

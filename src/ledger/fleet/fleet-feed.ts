@@ -1,3 +1,4 @@
+import type {BoardContract} from '../../core/contract/intake.ts';
 import type {OrdersSnapshot} from '../../core/board/effects-view.ts';
 import type {PendingAction} from '../../core/board/state.ts';
 import {DEFAULT_ENDED_WINDOW_MS} from '../../core/board/selectors.ts';
@@ -67,6 +68,7 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 	const changedAt = new Map<string, number>();
 	let queue: HumanQueue = {lanes: [], total: 0};
 	let verdicts: readonly VerdictRecord[] = [];
+	let contracts: readonly BoardContract[] = [];
 	let orders: OrdersSnapshot = {records: [], deadApprovers: []};
 	let orderRefs: ReadonlyMap<string, BoardOrderRef> = new Map();
 	let pending: PendingAction[] = [];
@@ -112,6 +114,7 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 		const round = boardRound(hosts, {now, windowMs, isFleet: true});
 		queue = round.queue;
 		verdicts = round.verdicts;
+		contracts = round.contracts;
 		orders = round.orders;
 		orderRefs = round.orderRefs;
 	};
@@ -221,7 +224,7 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 		load() {
 			// A notice of the first read (a row skipped) is said with it: later polls say only newer ones.
 			const said = notice ? {notice: {tone: notice.tone, text: notice.text}} : {};
-			return {tasks: [...tasks.values()], queue, verdicts, orders, pending, lastSeq: version, isFull: true, ...said};
+			return {tasks: [...tasks.values()], queue, verdicts, contracts, orders, pending, lastSeq: version, isFull: true, ...said};
 		},
 		poll(lastSeq, _now, openTaskId = null): FeedBatch | null {
 			if (version <= lastSeq) return null;
@@ -237,6 +240,7 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 				tasks: changed,
 				queue,
 				verdicts,
+				contracts,
 				orders,
 				pending,
 				lastSeq: version,

@@ -1,4 +1,5 @@
 import {APPROVAL} from './approval.ts';
+import {CONTRACTS} from './contracts.ts';
 import {DECISIONS} from './decisions.ts';
 import {HELD_EFFECTS} from './effects.ts';
 import {HELP} from './help.ts';
@@ -22,6 +23,7 @@ export const PANELS: readonly BoardPanel[] = [
 	REVIEWS,
 	HELD_EFFECTS,
 	DECISIONS,
+	CONTRACTS,
 	APPROVAL,
 	QUESTION,
 	TIMELINE,
