@@ -4,7 +4,8 @@
 # board and the reconciler keep beside the ledger (docs/tmux.md, "Status line"). Every other
 # command, and a status it cannot answer (no summary yet, an option it does not know), goes to the
 # Node entry beside this file (bin/controlroom) with exec, so its arguments and exit code are
-# Node's own. Builtins only on the status path, plus one `date +%s` for the summary's age.
+# Node's own. Builtins only on the status path, plus one `head -c` that reads the summary (its size
+# bounded) and one `date +%s` for its age.
 
 node_entry() {
 	self=$0
@@ -69,7 +70,21 @@ else
 	dir=$HOME/.local/state/controlroom
 fi
 file=$dir/status
+# controlroom writes a small regular file (renamed into place): a link, a FIFO (whose open would
+# wait for a writer), a folder or a file over 4 KiB is not one of ours, and is answered in one line
+# without reading it. Only its first 4 KiB + 1 bytes are read, by one `head`, so a huge file or one
+# line without an end costs no more than the summary does.
+not_ours() {
+	printf 'controlroom: status: the summary file beside the ledger is %s, not one controlroom wrote; nothing read\n' "$1"
+	exit 1
+}
+if [ -h "$file" ]; then not_ours 'a link'; fi
+if [ -e "$file" ] && [ ! -f "$file" ]; then
+	if [ -p "$file" ]; then not_ours 'a FIFO'; elif [ -d "$file" ]; then not_ours 'a folder'; else not_ours 'not a regular file'; fi
+fi
 [ -r "$file" ] || node_entry status "$@"
+summary=$(head -c 4097 -- "$file") || node_entry status "$@"
+[ "${#summary}" -le 4096 ] || not_ours 'over 4 KiB'
 
 v= at= iso= needs= decisions= running= stalled= lost= cost= costtext= estimated= partial= until=
 while IFS='=' read -r key value; do
@@ -88,7 +103,9 @@ while IFS='=' read -r key value; do
 	partial) partial=$value ;;
 	until) until=$value ;;
 	esac
-done <"$file"
+done <<EOF
+$summary
+EOF
 # Only a whole file of ours is read here; anything else is Node's to answer (it writes a new one).
 [ "$v" = 1 ] || node_entry status "$@"
 for number in "$at" "$needs" "$decisions" "$running" "$stalled" "$lost" "$until"; do

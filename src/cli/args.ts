@@ -3,6 +3,7 @@ import {overTextLimit, REASON_MAX_CHARS} from '../core/text-limits.ts';
 import {parseArgs, type ParseArgsConfig} from 'node:util';
 import {nearestName} from '../core/did-you-mean.ts';
 import {CliError, USAGE_EXIT} from './errors.ts';
+import {fleetUrlHasPassword} from '../core/fleet.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -79,7 +80,21 @@ export function parseCommandArgs<T extends Options>(
 	const ledger = (parsed.values as {ledger?: string}).ledger;
 	if (ledger !== undefined && ledger.trim() === '')
 		throw new CliError('--ledger: expected the path of a ledger file, got an empty value', USAGE_EXIT);
+	if (ledger !== undefined) refusePasswordInUrl('--ledger', ledger);
 	return parsed;
+}
+
+/**
+ * Refuses a fleet URL that holds a password (`postgres://user:secret@host/db`, or `?password=`):
+ * a command line is there for every local user to read in `ps` (docs/fleet.md, "The password").
+ * One line naming where the password goes instead, never the password.
+ */
+export function refusePasswordInUrl(flag: string, url: string): void {
+	if (!fleetUrlHasPassword(url)) return;
+	throw new CliError(
+		`${flag}: the URL holds a password, which every local user can read in ps; leave it out and give it in PGPASSWORD, or in a password file (PGPASSFILE, else ~/.pgpass; mode 0600; lines host:port:database:user:password)`,
+		USAGE_EXIT,
+	);
 }
 
 /** The one TASK a command acts on (an id, a unique id prefix or a session id), never empty. */

@@ -1,11 +1,11 @@
 import type {Transport} from '@modelcontextprotocol/sdk/shared/transport.js';
 import {JSONRPCMessageSchema, type JSONRPCMessage} from '@modelcontextprotocol/sdk/types.js';
 
+import {JsonRpcIdScanner} from '../core/jsonrpc-id-scan.ts';
 import {MAX_MCP_REQUEST_BYTES} from '../core/mcp-limits.ts';
 
-/** What is kept of an oversized request: its first bytes (to name the tool) and its last (where the SDK writes the id). */
+/** What is kept of an oversized request: its first bytes, to name the tool (its id is found by a scan of the whole line). */
 const HEAD_BYTES = 4096;
-const TAIL_BYTES = 512;
 
 /** A request line over the limit, as much of it as is kept. */
 export type OversizedRequest = {
@@ -17,14 +17,6 @@ export type OversizedRequest = {
 	/** The start of the line, as text. */
 	readonly head: string;
 };
-
-function idOf(head: string, tail: string): string | number | null {
-	const match =
-		/"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")\s*}\s*$/.exec(tail) ??
-		/^\s*\{\s*"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")/.exec(head);
-	if (!match?.[1]) return null;
-	return JSON.parse(match[1]) as string | number;
-}
 
 const pick = (pattern: RegExp, text: string): string | null => pattern.exec(text)?.[1] ?? null;
 
@@ -41,7 +33,7 @@ export class BoundedStdioServerTransport implements Transport {
 	onmessage?: (message: JSONRPCMessage) => void;
 	private chunks: Buffer[] = [];
 	private length = 0;
-	private oversized: {bytes: number; head: Buffer; tail: Buffer} | null = null;
+	private oversized: {bytes: number; head: Buffer; ids: JsonRpcIdScanner} | null = null;
 	private readonly onData = (chunk: Buffer): void => this.take(chunk);
 	private readonly onError = (error: Error): void => this.onerror?.(error);
 
@@ -95,10 +87,8 @@ export class BoundedStdioServerTransport implements Transport {
 
 	private add(part: Buffer): void {
 		if (this.oversized) {
-			const {tail} = this.oversized;
 			this.oversized.bytes += part.length;
-			const joined = Buffer.concat([tail, part]);
-			this.oversized.tail = Buffer.from(joined.subarray(Math.max(0, joined.length - TAIL_BYTES)));
+			this.oversized.ids.feed(part);
 			return;
 		}
 		if (this.length + part.length <= this.maxBytes) {
@@ -106,13 +96,11 @@ export class BoundedStdioServerTransport implements Transport {
 			this.length += part.length;
 			return;
 		}
-		// Over the limit: keep the start and a rolling end, drop the rest as it comes.
+		// Over the limit: keep the start, scan for the id wherever it sits, drop the rest as it comes.
 		const all = Buffer.concat([...this.chunks, part]);
-		this.oversized = {
-			bytes: all.length,
-			head: Buffer.from(all.subarray(0, HEAD_BYTES)),
-			tail: Buffer.from(all.subarray(Math.max(0, all.length - TAIL_BYTES))),
-		};
+		const ids = new JsonRpcIdScanner();
+		ids.feed(all);
+		this.oversized = {bytes: all.length, head: Buffer.from(all.subarray(0, HEAD_BYTES)), ids};
 		this.chunks = [];
 		this.length = 0;
 	}
@@ -135,11 +123,11 @@ export class BoundedStdioServerTransport implements Transport {
 		}
 	}
 
-	private refuse(oversized: {bytes: number; head: Buffer; tail: Buffer}): void {
+	private refuse(oversized: {bytes: number; head: Buffer; ids: JsonRpcIdScanner}): void {
 		const head = oversized.head.toString('utf8');
 		const request: OversizedRequest = {
 			bytes: oversized.bytes,
-			id: idOf(head, oversized.tail.toString('utf8')),
+			id: oversized.ids.id(),
 			method: pick(/"method"\s*:\s*"([^"\\]{1,100})"/, head),
 			tool: pick(/"params"\s*:\s*\{\s*"name"\s*:\s*"([^"\\]{1,200})"/, head),
 			head,

@@ -75,7 +75,13 @@ export function holdOf(run: {
 	const policyFile = run.policyFlag === undefined ? defaultPolicyPath() : resolve(run.policyFlag);
 	const base = run.policyFlag === undefined && !existsSync(policyFile) ? DEFAULT_HOLD_POLICY : readPolicyFile(policyFile);
 	const policy = {...base, needsReapproval: [...base.needsReapproval, ...(run.needsReapproval ?? [])]};
-	const program = [process.execPath, join(packageRoot(), 'bin', 'controlroom')];
+	const root = packageRoot();
+	const program = {
+		node: process.execPath,
+		bin: join(root, 'bin', 'controlroom'),
+		// The build copies it from src/cli/, so it ships in the package with dist/.
+		script: join(root, 'dist', 'cli', 'decision-hook.sh'),
+	};
 	const hook = holdHookArgv(program, {ledger: run.ledgerFile, cwd: run.cwd, policy, onBudget: run.onBudget});
 	return {
 		args: [...run.args, '--settings', holdSettings(hook)],

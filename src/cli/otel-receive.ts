@@ -1,5 +1,6 @@
 import type {Ledger} from '../ledger/open-ledger.ts';
-import {startReceiver, type ReceiveReport, type Receiver} from '../otel/receiver.ts';
+import {startReceiver, type ReceiveReport, type Receiver, type RefusedReport} from '../otel/receiver.ts';
+import {loadPriceTable} from './price-file.ts';
 import {parseCommandArgs} from './args.ts';
 import {openCommandLedger, out} from './context.ts';
 import {CliError, USAGE_EXIT} from './errors.ts';
@@ -32,7 +33,12 @@ export async function startReceiverBeside(
 	onError: (message: string) => void,
 ): Promise<Receiver> {
 	try {
-		return await startReceiver(ledger, port, () => undefined, onError);
+		return await startReceiver(ledger, port, {
+			prices: loadPriceTable(),
+			onReport: () => undefined,
+			onRefused: report => onError(refusedLine(report)),
+			onError,
+		});
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
 			throw new CliError(`${command}: --otel-port: port ${port} on 127.0.0.1 is taken`, PORT_TAKEN_EXIT);
@@ -41,7 +47,14 @@ export async function startReceiverBeside(
 }
 
 function summary(report: ReceiveReport): string {
-	return `otel: ${report.signal}: ${report.records} records, ${report.appended} events recorded`;
+	const misnamed = report.misnamed ? `; ${report.misnamed} named a task of another session (put on their own)` : '';
+	const claims = report.claims ? `; ${report.claims} cost claim${report.claims === 1 ? '' : 's'} not counted` : '';
+	return `otel: ${report.signal}: ${report.records} records, ${report.appended} events recorded${misnamed}${claims}`;
+}
+
+/** One line for a request refused for want of the ledger's telemetry key (docs/otel.md). */
+function refusedLine(report: RefusedReport): string {
+	return `refused a request to ${terminalSafe(report.path)} without the ledger's telemetry key (401); ${report.total} refused so far (controlroom doctor counts them)`;
 }
 
 /** `controlroom otel receive`: until interrupted. */
@@ -57,9 +70,13 @@ export async function receive(argv: readonly string[]): Promise<number> {
 			else if (report.appended > 0) out(summary(report));
 		};
 		const onError = (message: string): void => void process.stderr.write(`controlroom: otel receive: ${message}\n`);
+		const onRefused = (report: RefusedReport): void => {
+			if (values.json) out(JSON.stringify(report));
+			else process.stderr.write(`controlroom: otel receive: ${refusedLine(report)}\n`);
+		};
 		let receiver;
 		try {
-			receiver = await startReceiver(ledger, port, onReport, onError);
+			receiver = await startReceiver(ledger, port, {prices: loadPriceTable(), onReport, onRefused, onError});
 		} catch (error) {
 			if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
 				throw new CliError(`otel receive: port ${port} on 127.0.0.1 is taken`, PORT_TAKEN_EXIT);

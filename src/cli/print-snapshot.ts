@@ -2,11 +2,19 @@ import {layoutColumns, layoutHeadings, layoutRow, type TaskRowCells} from '../co
 import {costCell} from '../core/board/selectors.ts';
 import {cellWidth} from '../core/cell-width.ts';
 import {summarizeArgs} from '../core/effects/view.ts';
+import {helpersSummary} from '../core/family.ts';
 import {formatDuration, formatKnown, formatProgress, formatTokens, UNKNOWN} from '../core/format.ts';
 import {LANE_TITLES, LANE_WORDS, statusLabel} from '../core/labels.ts';
 import {BOARD_LANES, type Snapshot, type SnapshotTask} from '../core/snapshot.ts';
 import {terminalSafe} from '../core/terminal-text.ts';
 import {cutForLine} from '../core/text-limits.ts';
+
+/** A parent's title as the board writes it folded: `▸ 3 helpers: 1 active, 2 ended · fix the parser`. */
+function treeTitle(task: SnapshotTask): string {
+	const title = task.title === null ? '—' : terminalSafe(task.title);
+	const summary = helpersSummary({helpersActive: task.helpersActive ?? 0, helpersTotal: task.helpersTotal ?? 0});
+	return summary === null ? title : `▸ ${summary} · ${title}`;
+}
 
 /** A snapshot task as the board's row cells, so the text and the board write a task the same way. */
 function rowOf(task: SnapshotTask, now: number): TaskRowCells {
@@ -14,7 +22,7 @@ function rowOf(task: SnapshotTask, now: number): TaskRowCells {
 		shownId: terminalSafe(task.id),
 		host: task.host === null ? null : terminalSafe(task.host),
 		pending: null,
-		title: task.title === null ? '—' : terminalSafe(task.title),
+		title: treeTitle(task),
 		source: terminalSafe(task.source),
 		status: task.state?.startsWith('active (') ? task.state : statusLabel(task),
 		age: task.startedAt ? formatDuration(now - Date.parse(task.startedAt)) : UNKNOWN,
@@ -41,7 +49,10 @@ export const DEFAULT_TEXT_WIDTH = 160;
 export function printSnapshotText(snapshot: Snapshot, options: SnapshotTextOptions = {}): string {
 	const now = Date.parse(snapshot.generatedAt);
 	const width = options.width ?? DEFAULT_TEXT_WIDTH;
-	const byLane = new Map(BOARD_LANES.map(lane => [lane, snapshot.tasks.filter(task => task.lane === lane)]));
+	// Helpers under a listed parent are folded into its row, as on the board.
+	const listed = new Set(snapshot.tasks.map(task => task.id));
+	const shown = snapshot.tasks.filter(task => task.parentId === null || task.parentId === task.id || !listed.has(task.parentId));
+	const byLane = new Map(BOARD_LANES.map(lane => [lane, shown.filter(task => task.lane === lane)]));
 	const fleet = snapshot.hosts;
 	const where = options.ledger === undefined ? '' : `  ${terminalSafe(options.ledger)}`;
 	const hostsLine =
@@ -57,10 +68,10 @@ export function printSnapshotText(snapshot: Snapshot, options: SnapshotTextOptio
 			...(snapshot.unseen > 0 ? [`unseen ${snapshot.unseen}`] : []),
 		].join(' · '),
 	];
-	const rows = snapshot.tasks.map(task => rowOf(task, now));
+	const rows = shown.map(task => rowOf(task, now));
 	const ids = rows.reduce((widest, row) => Math.max(widest, cellWidth(row.shownId)), 8);
 	const columns = layoutColumns(rows, width - 2, true, ids, fleet !== undefined);
-	const rowOfTask = new Map(snapshot.tasks.map((task, index) => [task, rows[index] as TaskRowCells]));
+	const rowOfTask = new Map(shown.map((task, index) => [task, rows[index] as TaskRowCells]));
 	if (rows.length > 0) lines.push('', `  ${layoutHeadings(columns).slice(2)}`);
 	for (const lane of BOARD_LANES) {
 		const tasks = byLane.get(lane) ?? [];

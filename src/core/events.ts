@@ -588,6 +588,10 @@ const DECLARED = {
 		cacheRead: count,
 		cacheCreation: count,
 		costUsd: count,
+		/** A reported cost its tokens cannot back (over `costCeilingUsd`): kept here, `costUsd` null, never summed. */
+		claimedCostUsd: count,
+		/** What the request's tokens could cost at most at the price table, where a claim was set aside (docs/otel.md). */
+		costCeilingUsd: count,
 		durationMs: count,
 		sessionId: text,
 		agentId: text,

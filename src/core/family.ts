@@ -64,16 +64,31 @@ function isAlive(task: FamilyMember, parent: FamilyMember | undefined, now: numb
 }
 
 /**
- * The tree over the tasks given: each task's helpers, how many are alive, and its own and its
- * tree's tokens and cost. A parent that is not among the tasks leaves its helpers as roots. A cycle
- * in the ids (a ledger edited by hand) is cut where it closes.
+ * The tree over a set of tasks as far as it does not change with the clock: who is under whom,
+ * and what each task and its tree spent. Only which helpers are alive changes as time passes
+ * (`familyAt`), and only tasks that have not ended can be alive, so a board holding 100,000 ended
+ * helpers builds this once per change of its tasks, not once a second.
  */
-export function familyOf(tasks: Iterable<FamilyMember>, options: FamilyOptions): Map<string, FamilyFacts> {
-	const cutoff = options.cutoffSeconds ?? HELPER_IDLE_CUTOFF_SECONDS;
+export type FamilyTree = {
+	/** Each task's facts with no helper alive (`helpersActive` 0, `isAliveHelper` false). */
+	readonly facts: ReadonlyMap<string, FamilyFacts>;
+	readonly byId: ReadonlyMap<string, FamilyMember>;
+	/** Tasks with a parent that have not ended: the only ones that can be alive helpers. */
+	readonly candidates: readonly FamilyMember[];
+};
+
+/**
+ * The tree over the tasks given: each task's helpers, and its own and its tree's tokens and cost.
+ * A parent that is not among the tasks leaves its helpers as roots. A cycle in the ids (a ledger
+ * edited by hand) is cut where it closes.
+ */
+export function familyTree(tasks: Iterable<FamilyMember>, options: Omit<FamilyOptions, 'cutoffSeconds'>): FamilyTree {
 	const byId = new Map<string, FamilyMember>();
 	for (const task of tasks) byId.set(task.id, task);
 	const children = new Map<string, string[]>();
+	const candidates: FamilyMember[] = [];
 	for (const task of byId.values()) {
+		if (task.parentId !== null && !isEnded(task.status)) candidates.push(task);
 		if (task.parentId === null || task.parentId === task.id || !byId.has(task.parentId)) continue;
 		const list = children.get(task.parentId);
 		if (list) list.push(task.id);
@@ -82,35 +97,29 @@ export function familyOf(tasks: Iterable<FamilyMember>, options: FamilyOptions):
 	const facts = new Map<string, FamilyFacts>();
 	const nothingReported = costOf({byModel: null, hasUnpricedTokens: false}, options.prices);
 	const visiting = new Set<string>();
-	type Rolled = {
-		tokens: Tokens;
-		isPartial: boolean;
-		spend: UsageByModel | null;
-		isUnpriced: boolean;
-		active: number;
-		total: number;
-	};
+	type Rolled = {tokens: Tokens; isPartial: boolean; spend: UsageByModel | null; isUnpriced: boolean; total: number};
+	const rolled = new Map<string, Rolled>();
+	const none: Rolled = {tokens: UNKNOWN_TOKENS, isPartial: false, spend: null, isUnpriced: false, total: 0};
 	const roll = (id: string): Rolled => {
+		const done = rolled.get(id);
+		if (done) return done;
 		const task = byId.get(id);
-		if (!task || visiting.has(id))
-			return {tokens: UNKNOWN_TOKENS, isPartial: false, spend: null, isUnpriced: false, active: 0, total: 0};
+		if (!task || visiting.has(id)) return none;
 		visiting.add(id);
 		let tokens = task.tokens;
 		let isPartial = task.isTokensPartial;
 		let spend = task.spend ?? null;
 		let isUnpriced = task.hasUnpricedTokens ?? false;
-		let active = 0;
 		let total = 0;
 		const kids = children.get(id) ?? [];
 		for (const kid of kids) {
-			const sub = facts.get(kid) ? fromFacts(kid) : roll(kid);
-			const child = byId.get(kid);
-			tokens = addTokens(tokens, {input: sub.tokens.input, output: sub.tokens.output});
+			const sub = roll(kid);
+			if (sub.tokens.input !== null || sub.tokens.output !== null)
+				tokens = addTokens(tokens, {input: sub.tokens.input, output: sub.tokens.output});
 			isPartial ||= sub.isPartial;
 			spend = addUsageByModel(spend, sub.spend);
 			isUnpriced ||= sub.isUnpriced;
 			total += 1 + sub.total;
-			active += sub.active + (child && isAlive(child, task, options.now, cutoff) ? 1 : 0);
 		}
 		visiting.delete(id);
 		// Nothing reported: unknown, one shared value (most of a history).
@@ -125,25 +134,67 @@ export function familyOf(tasks: Iterable<FamilyMember>, options: FamilyOptions):
 				? reportedCost(told.costUsd, 'USD', told.at ?? options.now, ownComputed)
 				: ownComputed;
 		// A task with no helpers (most of a history) is its own tree: priced once.
-		const treeComputed = kids.length === 0 ? own : costOf({byModel: spend, hasUnpricedTokens: isUnpriced}, options.prices);
+		const treeComputed =
+			kids.length === 0
+				? own
+				: spend === null && !isUnpriced
+					? nothingReported
+					: costOf({byModel: spend, hasUnpricedTokens: isUnpriced}, options.prices);
 		const reported = task.reportedCost ?? null;
-		const parent = task.parentId === null ? undefined : byId.get(task.parentId);
 		facts.set(id, {
 			children: kids,
-			helpersActive: active,
+			helpersActive: 0,
 			helpersTotal: total,
-			isAliveHelper: task.parentId !== null && isAlive(task, parent, options.now, cutoff),
+			isAliveHelper: false,
 			treeTokens: {...tokens, isPartial},
 			cost: own,
 			treeCost: reported === null ? treeComputed : reportedCost(reported.amount, reported.currency, reported.at, treeComputed),
 		});
-		rolled.set(id, {tokens, isPartial, spend, isUnpriced, active, total});
-		return {tokens, isPartial, spend, isUnpriced, active, total};
+		const result = {tokens, isPartial, spend, isUnpriced, total};
+		rolled.set(id, result);
+		return result;
 	};
-	const rolled = new Map<string, Rolled>();
-	const fromFacts = (id: string): Rolled => rolled.get(id) as Rolled;
-	for (const id of byId.keys()) if (!facts.has(id)) roll(id);
+	for (const id of byId.keys()) roll(id);
+	return {facts, byId, candidates};
+}
+
+/**
+ * The tree at `now`: each task's facts with its helpers alive counted. Only the tree's candidates
+ * (tasks that have not ended) are looked at: an alive helper counts for its parent and every task
+ * above it, as far as the tasks given go.
+ */
+export function familyAt(tree: FamilyTree, now: number, cutoffSeconds = HELPER_IDLE_CUTOFF_SECONDS): Map<string, FamilyFacts> {
+	const active = new Map<string, number>();
+	const alive = new Set<string>();
+	for (const task of tree.candidates) {
+		const parent = task.parentId === null ? undefined : tree.byId.get(task.parentId);
+		if (!isAlive(task, parent, now, cutoffSeconds)) continue;
+		alive.add(task.id);
+		// Counted for its parent when it sits under one (not its own parent), and up the tree from there.
+		if (!parent || parent.id === task.id) continue;
+		const seen = new Set<string>([task.id]);
+		for (let above: FamilyMember | undefined = parent; above && !seen.has(above.id);) {
+			seen.add(above.id);
+			active.set(above.id, (active.get(above.id) ?? 0) + 1);
+			above = above.parentId === null || above.parentId === above.id ? undefined : tree.byId.get(above.parentId);
+		}
+	}
+	if (active.size === 0 && alive.size === 0) return tree.facts as Map<string, FamilyFacts>;
+	const facts = new Map(tree.facts);
+	for (const id of new Set([...active.keys(), ...alive])) {
+		const base = facts.get(id);
+		if (base) facts.set(id, {...base, helpersActive: active.get(id) ?? 0, isAliveHelper: alive.has(id)});
+	}
 	return facts;
+}
+
+/**
+ * The tree over the tasks given: each task's helpers, how many are alive, and its own and its
+ * tree's tokens and cost. A parent that is not among the tasks leaves its helpers as roots. A cycle
+ * in the ids (a ledger edited by hand) is cut where it closes.
+ */
+export function familyOf(tasks: Iterable<FamilyMember>, options: FamilyOptions): Map<string, FamilyFacts> {
+	return familyAt(familyTree(tasks, options), options.now, options.cutoffSeconds ?? HELPER_IDLE_CUTOFF_SECONDS);
 }
 
 /** `active (1 helper running)`: what a task whose helpers still work reads instead of its own state; null when none do. */

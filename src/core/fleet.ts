@@ -20,3 +20,16 @@ export function hostLabels(hosts: readonly FleetHostRef[]): Map<string, string> 
 export function taskKey(task: {readonly id: string; readonly host?: string | undefined}): string {
 	return task.host === undefined ? task.id : `${task.host}/${task.id}`;
 }
+
+/** Whether a PostgreSQL URL carries a password: in its user part, or as a `password` parameter (libpq's). */
+export function fleetUrlHasPassword(url: string): boolean {
+	if (!/^postgres(ql)?:\/\//i.test(url)) return false;
+	let parsed: URL;
+	try {
+		parsed = new URL(url);
+	} catch {
+		// Unparsable: a `user:...@` before the host is still a password.
+		return /^postgres(ql)?:\/\/[^/@]*:[^/@]*@/i.test(url);
+	}
+	return parsed.password !== '' || parsed.searchParams.has('password');
+}

@@ -121,7 +121,7 @@ function failedReason(task: Task): string {
 /** What the signals are made from, as the ledger holds it. */
 export type SignalRows = {
 	readonly now: number;
-	/** Tasks not ended, or ended within the failed window. */
+	/** At least every task that failed, or ended done with exit 0, within the failed window (a store may give more). */
 	readonly recentTasks: readonly Task[];
 	/** The `need.raised` events (every one, or at least every one still current: see `LedgerReader.needsMaybeCurrent`). */
 	readonly needs: readonly EventOfType<'need.raised'>[];

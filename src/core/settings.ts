@@ -84,6 +84,12 @@ export const SETTINGS = {
 		about: 'the longest time between sync passes',
 		minimum: 0.05,
 	},
+	unsignedFleetApprovals: {
+		kind: 'onOff',
+		builtIn: false,
+		usedBy: ['sync --accept-unsigned-approvals', 'reconcile --accept-unsigned-approvals'],
+		about: "carry out a fleet board's approval of held effects though no person's key signed it (docs/fleet.md); off: refused",
+	},
 	budgetTokens: {
 		kind: 'count',
 		builtIn: 40_000_000,

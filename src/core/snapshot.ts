@@ -91,6 +91,8 @@ export type SnapshotTask = {
 	children?: string[];
 	/** Helpers under it, at any depth, still alive (the 15-minute cutoff applies). */
 	helpersActive?: number;
+	/** Helpers under it, at any depth, alive or not. */
+	helpersTotal?: number;
 	/** What it reads: `active (1 helper running)` while helpers work, else its status and health. */
 	state?: string;
 	/** Own tokens plus every descendant's, each answer counted once. */
@@ -111,27 +113,48 @@ export type SnapshotTask = {
 	seen: boolean | null;
 };
 
-/** A snapshot task with its place in the tree. */
-export function withFamily(
-	task: SnapshotTask,
+/**
+ * A task's health and lane with its helpers counted: its helpers working is its own sign of life,
+ * so a parent waiting on them is not stalled (docs/tree-and-cost.md).
+ */
+export function carriedByHelpers(
+	task: {readonly status: Status; readonly health: Health | null; readonly lane: BoardLane},
+	facts: Pick<FamilyFacts, 'helpersActive'> | undefined,
+): {readonly health: Health | null; readonly lane: BoardLane} {
+	const isCarried = facts !== undefined && helpersRunningLabel(facts.helpersActive) !== null && task.health === 'stalled';
+	return isCarried ? {health: 'active', lane: laneOf(task.status, 'active')} : {health: task.health, lane: task.lane};
+}
+
+/**
+ * A task as snapshot JSON lists it: its view at `now`, whether `seen`, and its place in the tree.
+ * Built as one object, its tree's fields set on it: a snapshot of 100,000 helpers copies no task twice.
+ */
+export function snapshotTaskOf(
+	task: Task & {readonly host?: string},
+	now: number,
+	stallSeconds: number | undefined,
+	host: string | null,
 	facts: FamilyFacts | undefined,
-	own?: Pick<Task, 'sessionBefore' | 'sessionReportedCost'>,
+	seen: boolean | null,
 ): SnapshotTask {
-	if (!facts) return task;
+	const view = toSnapshotTask(task, now, stallSeconds, host);
+	view.seen = seen;
+	if (!facts) return view;
 	const running = helpersRunningLabel(facts.helpersActive);
-	// Its helpers working is its own sign of life: a parent waiting on them is not stalled.
-	const isCarried = running !== null && task.health === 'stalled';
-	return {
-		...task,
-		...(isCarried ? {health: 'active' as const, lane: laneOf(task.status, 'active')} : {}),
-		children: [...facts.children],
-		helpersActive: facts.helpersActive,
-		state: running ?? (task.health === null ? task.status : task.health),
-		treeTokens: {...facts.treeTokens},
-		cost: facts.cost,
-		treeCost: facts.treeCost,
-		session: own ? sessionSpendOf(own, facts.treeTokens, facts.treeCost) : (task.session ?? null),
-	};
+	const state = running ?? (view.health === null ? view.status : view.health);
+	const carried = carriedByHelpers(view, facts);
+	view.health = carried.health;
+	view.lane = carried.lane;
+	// The tree's fields, listed after `seen` (docs/snapshot.md).
+	view.children = [...facts.children];
+	view.helpersActive = facts.helpersActive;
+	view.helpersTotal = facts.helpersTotal;
+	view.state = state;
+	view.treeTokens = {...facts.treeTokens};
+	view.cost = facts.cost;
+	view.treeCost = facts.treeCost;
+	view.session = sessionSpendOf(task, facts.treeTokens, facts.treeCost);
+	return view;
 }
 
 /** Token counts, and whether the total misses model calls the transcript does not show (docs/snapshot.md). */
@@ -256,12 +279,13 @@ function unfinishedOf(task: Pick<Task, 'status' | 'openHelpers'>): {helpersUnfin
 	return isEnded(task.status) && open > 0 ? {helpersUnfinished: open} : {};
 }
 
-/** What time changes of a task: its health, its lane and how long it has been silent, at `now`. */
-export function taskStateAt(
-	task: Task,
+/** A task's health and lane at `now`, its helpers not counted (see `carriedByHelpers`). */
+export function healthAndLane(
+	task: Pick<Task, 'status' | 'lastSeenAt' | 'stallSeconds' | 'waitingOn'>,
 	now: number,
 	stallSeconds = DEFAULT_STALL_SECONDS,
-): Pick<SnapshotTask, 'status' | 'health' | 'exitCode' | 'signal' | 'idleSeconds' | 'lane'> {
+): {readonly health: Health | null; readonly lane: BoardLane} {
+	// A run waiting for a person is not stalled: it waits for you (docs/headless-holds.md).
 	const health = deriveHealth(
 		task.status,
 		task.lastSeenAt,
@@ -269,13 +293,23 @@ export function taskStateAt(
 		task.stallSeconds ?? stallSeconds,
 		isWaitingForPerson(task, now),
 	);
+	return {health, lane: laneOf(task.status, health)};
+}
+
+/** What time changes of a task: its health, its lane and how long it has been silent, at `now`. */
+export function taskStateAt(
+	task: Task,
+	now: number,
+	stallSeconds = DEFAULT_STALL_SECONDS,
+): Pick<SnapshotTask, 'status' | 'health' | 'exitCode' | 'signal' | 'idleSeconds' | 'lane'> {
+	const {health, lane} = healthAndLane(task, now, stallSeconds);
 	return {
 		status: task.status,
 		health,
 		exitCode: task.exitCode,
 		signal: task.signal,
 		idleSeconds: Math.max(0, Math.floor((now - task.lastSeenAt) / 1000)),
-		lane: laneOf(task.status, health),
+		lane,
 	};
 }
 
@@ -334,6 +368,8 @@ export type SnapshotInput = {
 	readonly effects?: readonly SnapshotEffect[];
 	readonly disagreements?: readonly SnapshotDisagreement[];
 	readonly decisions?: readonly SnapshotDecision[];
+	/** Tasks listed only in their parent's `children` (a folded helper), for `counts.stalled` and `unseen`. */
+	readonly folded?: readonly {readonly health: Health | null; readonly seen: boolean | null}[];
 	readonly contracts?: readonly SnapshotContract[];
 	/** Whose looks the tasks' `seen` is about. */
 	readonly seenBy?: string | null;
@@ -344,7 +380,8 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
 	const host = input.host ?? null;
 	const tasks = [...input.tasks];
 	const counts = Object.fromEntries(LISTED_STATUSES.map(status => [status, input.statusCounts[status] ?? 0])) as SnapshotCounts;
-	counts.stalled = tasks.filter(task => task.health === 'stalled').length;
+	const folded = input.folded ?? [];
+	counts.stalled = [...tasks, ...folded].filter(task => task.health === 'stalled').length;
 	return {
 		version: 1,
 		generatedAt: new Date(input.now).toISOString(),
@@ -371,6 +408,6 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
 		contracts: [...(input.contracts ?? [])],
 		...(input.hosts ? {hosts: [...input.hosts]} : {}),
 		seenBy: input.seenBy ?? null,
-		unseen: tasks.filter(task => task.seen === false).length,
+		unseen: [...tasks, ...folded].filter(task => task.seen === false).length,
 	};
 }

@@ -1,5 +1,9 @@
 import {dayCostText, type DayCost} from './day-cost.ts';
-import type {Snapshot} from './snapshot.ts';
+import type {FamilyFacts} from './family.ts';
+import type {HumanQueue} from './human-queue.ts';
+import {carriedByHelpers, laneOf} from './snapshot.ts';
+import {deriveHealth, isListed} from './status.ts';
+import type {Task} from './task.ts';
 
 /**
  * The one-line summary tmux's status line shows (docs/tmux.md, "Status line"): what the board
@@ -20,16 +24,41 @@ export type StatusSummary = {
 	readonly dayEndsAt: number;
 };
 
-/** The summary of a snapshot, made at `now` (ms), with the cost of the day `now` falls in, which ends at `dayEndsAt` (ms). */
-export function statusSummary(snapshot: Snapshot, now: number, costToday: DayCost | null, dayEndsAt: number): StatusSummary {
-	const lane = (name: string) => snapshot.tasks.filter(task => task.lane === name).length;
+/** What the summary counts: Needs you and its Decisions lane, and the running, stalled and lost lanes. */
+export type SummaryCounts = Pick<StatusSummary, 'needs' | 'decisions' | 'running' | 'stalled' | 'lost'>;
+
+/**
+ * The summary's counts as the snapshot's lanes and queue have them (docs/tmux.md), from the queue
+ * and the tasks that can be in those lanes: the open ones and the lost ones of the window, with the
+ * tree over them (a stalled task whose helpers work is running). The ended tasks of the window,
+ * which a snapshot lists and these lanes never hold, are not needed.
+ */
+export function summaryCountsOf(
+	queue: HumanQueue,
+	tasks: readonly Task[],
+	family: ReadonlyMap<string, FamilyFacts>,
+	now: number,
+	stallSeconds?: number,
+): SummaryCounts {
+	const counts = {running: 0, stalled: 0, lost: 0};
+	for (const task of tasks) {
+		if (!isListed(task)) continue;
+		const health = deriveHealth(task.status, task.lastSeenAt, now, task.stallSeconds ?? stallSeconds);
+		const {lane} = carriedByHelpers({status: task.status, health, lane: laneOf(task.status, health)}, family.get(task.id));
+		if (lane === 'running' || lane === 'stalled' || lane === 'lost') counts[lane] += 1;
+	}
+	return {
+		needs: queue.total,
+		decisions: queue.lanes.find(entry => entry.name === 'decisions')?.total ?? 0,
+		...counts,
+	};
+}
+
+/** The summary of those counts, made at `now` (ms), with the cost of the day `now` falls in, which ends at `dayEndsAt` (ms). */
+export function statusSummary(counts: SummaryCounts, now: number, costToday: DayCost | null, dayEndsAt: number): StatusSummary {
 	return {
 		at: Math.floor(now / 1000),
-		needs: snapshot.queue.total,
-		decisions: snapshot.queue.lanes.find(entry => entry.name === 'decisions')?.total ?? 0,
-		running: lane('running'),
-		stalled: lane('stalled'),
-		lost: lane('lost'),
+		...counts,
 		costToday,
 		dayEndsAt: Math.floor(dayEndsAt / 1000),
 	};

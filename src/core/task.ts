@@ -138,8 +138,27 @@ export type TaskTelemetry = {
 	readonly costUsd: number | null;
 	/** When the newest request came (ms): the date its cost is as of. Absent on rows of an older build. */
 	readonly at?: number;
+	/** The session its first request named: a later record naming this task must name it too (docs/otel.md). */
+	readonly sessionId?: string | null;
+	/** Requests whose reported cost their tokens could not back: kept as claims, not in `costUsd`. */
+	readonly claims?: number;
 };
 
+/**
+ * A task as a budget counts it (docs/tree-and-cost.md): its tokens and cost as its hooks,
+ * transcripts and output told them, never its own telemetry's (a token count only the telemetry
+ * gave, the telemetry's cost), so a telemetry record can never stop a task or pause its calls:
+ * telemetry moves no task's status (docs/otel.md).
+ */
+export function withoutTelemetry<T extends Task>(task: T): T {
+	if (!task.isTokensFromTelemetry && (task.telemetry ?? null) === null) return task;
+	return {
+		...task,
+		tokens: task.isTokensFromTelemetry ? UNKNOWN_TOKENS : task.tokens,
+		isTokensFromTelemetry: false,
+		telemetry: null,
+	};
+}
 /** What a resumed session had spent before this run: Claude's last count of it (null: none was read). */
 export type SessionBefore = {
 	readonly transcript: string | null;
@@ -716,6 +735,7 @@ function tokensPartialAfter(isPartial: boolean, data: EventDataOf<'task.tokens_r
 function withTelemetryRequest(task: Task, data: EventDataOf<'telemetry.request'>, at: number): Task {
 	const before = task.telemetry ?? {requests: 0, input: 0, output: 0, costUsd: null};
 	const cost = data.costUsd ?? null;
+	const isClaim = data.claimedCostUsd !== undefined && data.claimedCostUsd !== null;
 	const telemetry: TaskTelemetry = {
 		requests: before.requests + 1,
 		input: before.input + (data.input ?? 0),
@@ -723,6 +743,8 @@ function withTelemetryRequest(task: Task, data: EventDataOf<'telemetry.request'>
 		// Rounded to the nano-dollar, so 2 × 0.006286 is 0.012572 and not 0.012572000000000001.
 		costUsd: cost === null ? before.costUsd : Math.round(((before.costUsd ?? 0) + cost) * 1e9) / 1e9,
 		at,
+		sessionId: before.sessionId ?? data.sessionId ?? null,
+		...(isClaim || (before.claims ?? 0) > 0 ? {claims: (before.claims ?? 0) + (isClaim ? 1 : 0)} : {}),
 	};
 	const countsTokens = task.isTokensFromTelemetry === true || task.tokens.total === null;
 	return {

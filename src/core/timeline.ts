@@ -89,6 +89,16 @@ function describePlanRound(data: EventDataOf<'plan.review_round'>): string {
 
 const known = (value: number | string | null | undefined, fallback: string): string => (value ?? fallback).toString();
 
+/** ` claims $123456.78 (its tokens could cost $0.0063 at most): not counted`, for a cost set aside as a claim. */
+function claimWords(data: {readonly claimedCostUsd?: number | null; readonly costCeilingUsd?: number | null}): string {
+	if (data.claimedCostUsd === undefined || data.claimedCostUsd === null) return '';
+	const ceiling =
+		data.costCeilingUsd === undefined || data.costCeilingUsd === null
+			? 'the price table cannot bound it'
+			: `its tokens could cost $${Number(data.costCeilingUsd.toPrecision(3))} at most`;
+	return ` claims $${data.claimedCostUsd} (${ceiling}): not counted`;
+}
+
 /** One line of text describing an event, for the timeline; safe to print to a terminal. */
 export function describeEvent(event: LedgerEvent): string {
 	return terminalSafe(describeRaw(event));
@@ -317,7 +327,7 @@ function describeRaw(event: LedgerEvent): string {
 			return clip(`${event.data.decisionId ?? '?'} no longer waiting: ${event.data.why ?? ''}`);
 		case EventType.telemetryRequest:
 			return clip(
-				`telemetry: request ${event.data.requestId ?? '?'} ${event.data.model ?? ''} ${event.data.input ?? '?'} in / ${event.data.output ?? '?'} out${event.data.costUsd === undefined || event.data.costUsd === null ? '' : ` $${event.data.costUsd}`}`,
+				`telemetry: request ${event.data.requestId ?? '?'} ${event.data.model ?? ''} ${event.data.input ?? '?'} in / ${event.data.output ?? '?'} out${event.data.costUsd === undefined || event.data.costUsd === null ? '' : ` $${event.data.costUsd}`}${claimWords(event.data)}`,
 			);
 		case EventType.telemetryTool:
 			return clip(

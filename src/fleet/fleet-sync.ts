@@ -8,7 +8,9 @@ import {connectForSync, type SyncConnection} from '../ledger/fleet/sync-connecti
 import type {HostIdentity} from '../ledger/host.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {carryOut} from './fleet-verbs.ts';
-import {checkSameHistory, shipBatch} from './ship.ts';
+import {resumeShipping, shipBatch} from './ship.ts';
+import {hostKeyOf, type HostKey} from '../ledger/fleet/ship.ts';
+import {ledgerKey} from '../ledger/secrets.ts';
 
 /** Events per shipped batch: one transaction each, small enough that a kill mid-batch loses little work. */
 export const DEFAULT_BATCH = 2000;
@@ -43,6 +45,12 @@ export type SyncPass = {
 	readonly escaped: number;
 	/** Rows the server refused all the same, kept in the fleet's rejects (the rest shipped). */
 	readonly refused: number;
+	/**
+	 * Rows the fleet holds under this host's id that it did not write (not with its key): at seqs
+	 * it shipped (this host's events there kept in the fleet's rejects) or beyond them, told once a
+	 * connection, never overwritten, never a reason to stop (docs/fleet.md).
+	 */
+	readonly foreign: number;
 	/** Requests carried out since the previous pass. */
 	readonly handled: readonly HandledRequest[];
 	/** Requests taken this pass (carried out in the background; their outcomes come in a later pass). */
@@ -61,6 +69,8 @@ export type FleetSyncOptions = {
 	readonly launcher: Launcher;
 	/** Called when something asks for a pass soon: a request for this host, a request carried out. */
 	readonly onWake?: () => void;
+	/** Carry out fleet approvals no person's key signed (off unless the host's owner chose it: docs/fleet.md). */
+	readonly acceptsUnsignedApprovals?: boolean;
 };
 
 /** Keeps one host's connection, lock and place in the fleet across passes. */
@@ -82,7 +92,10 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 	let host = options.host;
 	const batchSize = options.batchSize ?? DEFAULT_BATCH;
 	let client: SyncConnection | null = null;
+	let key: HostKey | null = null;
 	let fleetSeq = 0;
+	// Rows beyond the resume point another writer put there, found at connecting: told with the next pass.
+	let foreignAhead = 0;
 	let failures = 0;
 	// Contracts published on this connection up to this ledger seq (a new connection publishes all again).
 	let contractsSeq = 0;
@@ -107,9 +120,13 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 				return `another sync of host ${host.name} (id ${host.id}) holds its lock: ${holder}`;
 			}
 			await fresh.migrate();
-			await fresh.registerHost(host);
-			fleetSeq = await fresh.resumePoint(host.id);
-			await checkSameHistory(fresh, ledger, host, fleetSeq);
+			// The host's key, from its ledger's secret: the server takes this host's rows with it only.
+			const hostKey = hostKeyOf(ledgerKey(ledger, 'fleet'));
+			await fresh.registerHost(host, hostKey);
+			const resume = await resumeShipping(fresh, ledger, host, hostKey);
+			fleetSeq = resume.seq;
+			foreignAhead = resume.foreignAhead;
+			key = hostKey;
 			await fresh.listen({
 				onRequests: () => options.onWake?.(),
 				// A server that goes away ends the connection; the next pass reconnects.
@@ -165,7 +182,7 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 				dedupKey: receivedKey(host.id, request.id),
 			},
 		]);
-		const running = carryOut(ledger, request, options.launcher).then(result => {
+		const running = carryOut(ledger, request, options.launcher, options.acceptsUnsignedApprovals === true).then(result => {
 			record(request, result.outcome, result.message);
 			inFlight.delete(request.id);
 			options.onWake?.();
@@ -181,6 +198,7 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 		let batches = 0;
 		let escaped = 0;
 		let refused = 0;
+		let foreign = 0;
 		const result = (state: SyncState, message: string | null, taken: readonly number[] = []): SyncPass => ({
 			state,
 			shipped,
@@ -189,6 +207,7 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 			fleetSeq,
 			escaped,
 			refused,
+			foreign,
 			handled: finished.splice(0),
 			taken,
 			message,
@@ -216,15 +235,18 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 				}
 			}
 			const active = client as SyncConnection | null;
-			if (!active) throw new Error('Connection terminated');
+			if (!active || key === null) throw new Error('Connection terminated');
+			foreign += foreignAhead;
+			foreignAhead = 0;
 			for (;;) {
-				const batch = await shipBatch(active, ledger, host, fleetSeq, batchSize);
+				const batch = await shipBatch(active, ledger, host, key, fleetSeq, batchSize);
 				if (batch.lastSeq === fleetSeq) break;
 				fleetSeq = batch.lastSeq;
 				shipped += batch.shipped;
 				tasks += batch.tasks;
 				escaped += batch.escaped;
 				refused += batch.refused?.length ?? 0;
+				foreign += batch.foreign?.length ?? 0;
 				batches += 1;
 			}
 			const publishedUpTo = ledger.reader.lastSeq();
@@ -233,7 +255,7 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 			if (fleetSeq > anchoredSeq && Date.now() - anchoredAt >= FLEET_ANCHOR_INTERVAL_MS) {
 				const head = ledger.reader.storedEventAt(fleetSeq)?.hash;
 				if (head) {
-					await active.writeAnchor(host.id, fleetSeq, head);
+					await active.writeAnchor(host.id, key, fleetSeq, head);
 					anchoredSeq = fleetSeq;
 					anchoredAt = Date.now();
 				}

@@ -6,6 +6,7 @@ import type {Launcher} from '../gates/review/rerun.ts';
 import {sendBack} from '../gates/review/send-back.ts';
 import {ReviewGateError} from '../gates/review/subject.ts';
 import {acknowledgeSignal} from '../gates/acknowledge.ts';
+import {requirePerson} from '../gates/person-gate.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
 import {stopTask, type StopResult} from '../producers/stop.ts';
@@ -22,7 +23,18 @@ export type VerbContext = {
 	readonly taskId: string;
 	readonly launcher: Launcher;
 	readonly request: {readonly id: number; readonly requestedBy: string};
+	/** This host carries out approvals no person's key signed (its sync's --accept-unsigned-approvals). */
+	readonly acceptsUnsigned: boolean;
 };
+
+/**
+ * Why this host will not carry out an approval from the fleet: a yes that runs effects must be signed
+ * by the person's key (their passkey: docs/security.md), and this controlroom cannot check such a
+ * signature yet, so none is carried out unless the host's owner chose to take unsigned ones.
+ */
+export const UNSIGNED_APPROVAL =
+	"a fleet approval runs only when a person's key signed it, and this host cannot check one yet: approve on this host " +
+	'(its board or controlroom effects approve), or let its sync take unsigned approvals (--accept-unsigned-approvals, docs/fleet.md)';
 
 /** Who asked, as the fleet board's own check found it (docs/security.md): on every yes verb's request. */
 const askerSchema = z.optional(z.object({isPerson: z.boolean(), user: z.nullable(z.string()), reason: z.string()}));
@@ -85,6 +97,16 @@ export const FLEET_VERBS = {
 	// effects its held ones to run (all of them when none are named).
 	approve: verb(z.object({only: z.optional(z.array(z.string())), asker: askerSchema}), async (context, args) => {
 		const {taskId} = context;
+		if (!context.acceptsUnsigned) {
+			// Who asked is checked first, so an agent's attempt is refused and recorded as it always was.
+			requirePerson(context.ledger, {
+				verb: 'effects approve',
+				target: taskId,
+				source: 'fleet',
+				door: fleetDoor(context, args.asker),
+			});
+			return {outcome: 'refused', message: `${taskId}: nothing ran: ${UNSIGNED_APPROVAL}`};
+		}
 		const result = await approveEffects(context.ledger, taskId, {
 			source: 'fleet',
 			door: fleetDoor(context, args.asker),
@@ -134,6 +156,7 @@ export async function carryOut(
 		readonly requestedBy: string;
 	},
 	launcher: Launcher,
+	acceptsUnsigned = false,
 ): Promise<VerbOutcome> {
 	if (!isFleetVerb(request.verb)) {
 		return {outcome: 'refused', message: `this host's controlroom does not know the verb '${request.verb}' (upgrade it)`};
@@ -144,7 +167,7 @@ export async function carryOut(
 		return {outcome: 'refused', message: `${request.verb}: bad arguments (${args.error.message.split('\n')[0]})`};
 	try {
 		return await entry.run(
-			{ledger, taskId: request.taskId, launcher, request: {id: request.id, requestedBy: request.requestedBy}},
+			{ledger, taskId: request.taskId, launcher, request: {id: request.id, requestedBy: request.requestedBy}, acceptsUnsigned},
 			args.data,
 		);
 	} catch (error) {

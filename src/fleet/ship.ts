@@ -2,7 +2,7 @@ import {fleetJson, fleetObject, fleetText} from '../core/fleet-text.ts';
 import type {StoredEventRow} from '../core/events.ts';
 import type {Task} from '../core/task.ts';
 import {FleetError} from '../ledger/fleet/connection.ts';
-import type {WrittenBatch} from '../ledger/fleet/ship.ts';
+import type {FleetEventCopy, HostKey, WrittenBatch} from '../ledger/fleet/ship.ts';
 import type {SyncConnection} from '../ledger/fleet/sync-connection.ts';
 import type {HostIdentity} from '../ledger/host.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
@@ -15,35 +15,50 @@ export type BatchResult = WrittenBatch & {
 	readonly escaped: number;
 };
 
+/** Whether the fleet's copy of an event is the ledger's own at that seq. */
+function isOwn(ledger: Ledger, copy: FleetEventCopy & {seq: number}): boolean {
+	const stored = ledger.reader.storedEventAt(copy.seq);
+	const local = stored === undefined ? undefined : forTheFleet(stored).row;
+	return (
+		local !== undefined &&
+		copy.taskId === local.taskId &&
+		copy.type === local.type &&
+		copy.at === local.at &&
+		copy.data === local.data
+	);
+}
+
 /**
- * Refuses to ship when the server's copy of this host's history is not this ledger's: the same
- * host id with other events means the ledger file was copied from another machine (or restored
- * from an older backup), and shipping would interleave two histories under one id.
+ * Where shipping resumes (docs/fleet.md, "Who may write a host's rows"): after the last event shipped
+ * with this host's key, refused when the fleet's copy of it is not this ledger's (the same key with
+ * other events means the ledger file was copied from another machine, or restored from an older
+ * backup, and shipping would interleave two histories under one id). A host shipped before keys
+ * were kept resumes after its newest keyless row when that row is its own, else from its start:
+ * each seq another row holds is then told, never overwritten and never a reason to stop.
  */
-export async function checkSameHistory(
+export async function resumeShipping(
 	connection: SyncConnection,
 	ledger: Ledger,
 	host: HostIdentity,
-	fleetLast: number,
-): Promise<void> {
-	if (fleetLast === 0) return;
-	// The newest event the fleet holds (the resume point may be a row it refused, kept in its rejects).
-	const remote = await connection.lastEvent(host.id);
-	if (remote === undefined) return;
-	const stored = ledger.reader.storedEventAt(remote.seq);
-	const local = stored === undefined ? undefined : forTheFleet(stored).row;
-	const isSame =
-		local !== undefined &&
-		remote.taskId === local.taskId &&
-		remote.type === local.type &&
-		remote.at === local.at &&
-		remote.data === local.data;
-	if (!isSame) {
-		throw new FleetError(
-			`the fleet holds events of host id ${host.id} up to seq ${fleetLast} that this ledger (${ledger.path}) does not have: ` +
-				'was the ledger copied from another machine, or restored from an older copy? Each ledger needs its own host id; see docs/fleet.md',
-		);
+	key: HostKey,
+): Promise<{readonly seq: number; readonly foreignAhead: number}> {
+	const resume = await connection.resumeOf(host.id, key);
+	let seq = 0;
+	if (resume.keyed > 0) {
+		// The newest event the fleet holds with this key (the resume point may be a row it refused, kept in its rejects).
+		const remote = await connection.lastEvent(host.id, key.hash);
+		if (remote !== undefined && !isOwn(ledger, remote)) {
+			throw new FleetError(
+				`the fleet holds events of host id ${host.id} up to seq ${resume.keyed} that this ledger (${ledger.path}) does not have: ` +
+					'was the ledger copied from another machine, or restored from an older copy? Each ledger needs its own host id; see docs/fleet.md',
+			);
+		}
+		seq = resume.keyed;
+	} else if (resume.legacy !== undefined && isOwn(ledger, resume.legacy)) {
+		seq = resume.legacy.seq;
 	}
+	// Rows beyond what this ledger holds yet (those within it are found as each batch ships).
+	return {seq, foreignAhead: await connection.foreignAfter(host.id, Math.max(seq, ledger.reader.lastSeq()), key)};
 }
 
 /** An event as the fleet gets it: every text PostgreSQL can hold (src/core/fleet-text.ts), and whether that changed it. */
@@ -104,6 +119,7 @@ export async function shipBatch(
 	connection: SyncConnection,
 	ledger: Ledger,
 	host: HostIdentity,
+	key: HostKey,
 	afterSeq: number,
 	limit: number,
 ): Promise<BatchResult> {
@@ -115,5 +131,5 @@ export async function shipBatch(
 		stored,
 		ledger.reader.tasksById([...new Set(stored.map(row => row.taskId))]),
 	);
-	return {...(await connection.writeBatch(host, rows, tasks)), lastSeq: last.seq, escaped};
+	return {...(await connection.writeBatch(host, key, rows, tasks)), lastSeq: last.seq, escaped};
 }

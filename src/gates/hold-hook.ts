@@ -1,3 +1,4 @@
+import {withoutTelemetry} from '../core/task.ts';
 import {argsHash as hashOf} from '../core/decisions/args-hash.ts';
 import {decisionState, type DecisionRecord} from '../core/decisions/fold.ts';
 import {holdAction, preToolUseOutput, type CarriedAnswer, type HoldAction} from '../core/decisions/hold-action.ts';
@@ -65,7 +66,10 @@ function budgetFacts(ledger: Ledger, taskId: string, decisions: Map<string, Deci
 		if (decisionState(decision, now) === 'open') asked ??= decision.id;
 	}
 	// A budget covers the run's whole tree: its helpers' tokens count (docs/tree-and-cost.md).
-	const spent = ledger.reader.helpersOf(taskId).reduce((sum, helper) => addTokens(sum, helper.tokens), task.tokens);
+	// What only the telemetry told is not counted: telemetry pauses no call (docs/otel.md).
+	const spent = ledger.reader
+		.helpersOf(taskId)
+		.reduce((sum, helper) => addTokens(sum, withoutTelemetry(helper).tokens), withoutTelemetry(task).tokens);
 	return {spent: spent.total, budget: task.budget + headroom, asked};
 }
 

@@ -9,7 +9,7 @@ import type {LedgerReader} from './reader.ts';
  */
 export function localReadPort(reader: LedgerReader, label: string | null = null): ReadPort<'sync'> {
 	const queueRows = (request: RowsRequest): HostRows[] => {
-		const recentTasks = recentTasksOf(request, since => reader.tasksForView(since));
+		const recentTasks = recentTasksOf(request, since => reader.queueTasksSince(since));
 		const needs = reader.needsMaybeCurrent(request.answeredBySession);
 		const recentIds = new Set(recentTasks.map(task => task.id));
 		const missing = [...new Set(needs.map(need => need.taskId))].filter(id => !recentIds.has(id));

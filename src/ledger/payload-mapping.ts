@@ -39,9 +39,13 @@ export function sessionTaskId(source: AgentSource, sessionId: string): string {
 	return id;
 }
 
-/** The task id of a helper (subagent) of a session. */
+/**
+ * The task id of a helper (subagent) of a session: 12 hex digits of a hash of its agent id, as a
+ * session's. Six (before) merged helpers of one session once it had a few thousand of them: at
+ * 100,000 about 300 pairs shared an id (docs/tree-and-cost.md).
+ */
 export function helperTaskId(parentId: string, agentId: string): string {
-	return `${parentId}.${shortHash(agentId, 6)}`;
+	return `${parentId}.${shortHash(agentId)}`;
 }
 
 function firstLine(text: string): string {

@@ -45,6 +45,13 @@ export type LedgerReader = {
 	resolveTask(ref: string): Task | undefined;
 	/** Tasks not ended, plus those that ended at or after `endedSince` (all when null). */
 	tasksForView(endedSince: number | null): Task[];
+	/**
+	 * The tasks the human queue reads from the failed window on (src/core/human-queue.ts): those that
+	 * failed since `since` (each a signal), and the runs that ended done after one of them in its
+	 * folder or of its title (a success answers only those). A window of 100,000 helpers that
+	 * ended done, and no failure, reads none of them.
+	 */
+	queueTasksSince(since: number): Task[];
 	/** Tasks in one of the given statuses. */
 	tasksWithStatus(statuses: readonly Status[]): Task[];
 	/** Tasks whose recorded PID is this one, newest first (at most a few: PIDs are reused over time). */
@@ -125,6 +132,8 @@ export type LedgerReader = {
 	tasksById(ids: readonly string[]): Task[];
 	/** This ledger's random host id, made once by migration 3 (docs/fleet.md). */
 	hostId(): string;
+	/** This ledger's secret, once one is made (src/ledger/secrets.ts): never shown; keys are derived from it. */
+	secret(): string | undefined;
 	eventCount(): number;
 	rejects(limit: number): RejectRow[];
 	rejectCount(): number;
@@ -181,6 +190,14 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 		.prepare('SELECT doc FROM tasks WHERE ended_at IS NULL OR ended_at >= ? ORDER BY created_at DESC, id')
 		.pluck();
 	const allTasks = db.prepare('SELECT doc FROM tasks ORDER BY created_at DESC, id').pluck();
+	const failedSince = db.prepare(`SELECT doc FROM tasks WHERE status = 'failed' AND ended_at >= ?`).pluck();
+	// Only a run in a failure's folder, or of its title, that ended after it can answer it.
+	const answering = db
+		.prepare(
+			`SELECT doc FROM tasks WHERE status = 'done' AND ended_at > @after
+				AND (cwd IN (SELECT value FROM json_each(@cwds)) OR title IN (SELECT value FROM json_each(@titles)))`,
+		)
+		.pluck();
 	const withStatus = preparedByLength(db, marks => `SELECT doc FROM tasks WHERE status IN (${marks})`);
 	const withPid = db.prepare('SELECT doc FROM tasks WHERE pid = ? ORDER BY created_at DESC LIMIT 8').pluck();
 	const counts = db.prepare('SELECT status, COUNT(*) AS n FROM tasks GROUP BY status');
@@ -265,6 +282,7 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 	const docsById = preparedByLength(db, marks => `SELECT doc FROM tasks WHERE id IN (${marks})`);
 	const idRange = db.prepare('SELECT doc FROM tasks WHERE id > ? AND id < ? LIMIT 10000').pluck();
 	const host = db.prepare('SELECT id FROM host').pluck();
+	const secret = db.prepare(`SELECT value FROM ledger_meta WHERE name = 'ledger_secret'`).pluck();
 	const rejectRows = db.prepare(
 		'SELECT id, at, origin, line, reason, raw, raw_bytes AS rawBytes FROM rejects ORDER BY id DESC LIMIT ?',
 	);
@@ -300,6 +318,15 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 			return chosen?.task;
 		},
 		tasksForView: endedSince => parseDocs(endedSince === null ? allTasks.all() : forView.all(endedSince)),
+		queueTasksSince: since => {
+			const failed = parseDocs(failedSince.all(since));
+			if (failed.length === 0) return failed;
+			const after = Math.min(...failed.map(task => task.endedAt ?? since));
+			const texts = (pick: (task: Task) => string | null): string =>
+				JSON.stringify([...new Set(failed.flatMap(task => pick(task) ?? []))]);
+			const successes = parseDocs(answering.all({after, cwds: texts(task => task.cwd), titles: texts(task => task.title)}));
+			return [...failed, ...successes];
+		},
 		tasksWithStatus: statuses =>
 			statuses.length === 0
 				? []
@@ -441,6 +468,7 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 			return tasks;
 		},
 		hostId: () => host.get() as string,
+		secret: () => secret.get() as string | undefined,
 		eventCount: () => eventTotal.get() as number,
 		rejects: limit => rejectRows.all(limit) as RejectRow[],
 		rejectCount: () => rejectTotal.get() as number,

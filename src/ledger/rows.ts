@@ -30,7 +30,11 @@ export function eventFromRow(row: EventRow): LedgerEvent {
  * (applyEvent, inside the writer's transaction) writes it, so it is read back without a re-parse.
  */
 export function taskFromDoc(doc: string): Task {
-	const task = JSON.parse(doc) as Task;
+	return taskFromValue(JSON.parse(doc) as Task);
+}
+
+/** A task document already parsed (and, from another host, checked: src/ledger/fleet/task-doc.ts), with the fields older builds lack. */
+export function taskFromValue(task: Task): Task {
 	// Rows projected before `lastSeenAt` existed: their last event is the best sign of life they have.
 	const seen =
 		task.lastSeenAt === undefined

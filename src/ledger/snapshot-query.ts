@@ -20,6 +20,8 @@ export type SnapshotQuery = {
 	readonly prices?: PriceTable;
 	/** Whose looks each finished task's `seen` is about (docs/tmux.md). */
 	readonly person?: string;
+	/** List helpers whose parent is listed only in its `children` (the text snapshot, as the board folds them). */
+	readonly foldHelpers?: boolean;
 };
 
 /** Snapshot JSON v1 of the local ledger: a fleet of one host, read through the read port and made by snapshotOf. */
@@ -38,5 +40,6 @@ export function readSnapshot(reader: LedgerReader, query: SnapshotQuery): Snapsh
 		...(query.prices === undefined ? {} : {prices: query.prices}),
 		...(query.person === undefined ? {} : {person: query.person}),
 		...(query.stallSeconds === undefined ? {} : {stallSeconds: query.stallSeconds}),
+		...(query.foldHelpers ? {foldHelpers: true} : {}),
 	});
 }

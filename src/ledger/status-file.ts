@@ -2,9 +2,17 @@ import {renameSync, writeFileSync} from 'node:fs';
 import {dirname, join} from 'node:path';
 import {addSpendRows, dayCostOf, emptyDaySpend, localDayOf, type DaySpend} from '../core/day-cost.ts';
 import type {PriceTable} from '../core/price-table.ts';
-import {statusSummary, summaryFileText, type StatusSummary} from '../core/status-summary.ts';
+import {familyOf} from '../core/family.ts';
+import {SESSION_ANSWERED_SOURCES} from '../core/human-queue.ts';
+import {shippedPriceTable} from '../core/price-table.ts';
+import {hostGatesOf} from '../core/read-port/host-gates.ts';
+import {hostQueue} from '../core/read-port/host-queue.ts';
+import {isEnded, STATUSES} from '../core/status.ts';
+import {statusSummary, summaryCountsOf, summaryFileText, type StatusSummary, type SummaryCounts} from '../core/status-summary.ts';
+import type {Task} from '../core/task.ts';
+import {localReadPort} from './local-read-port.ts';
 import type {LedgerReader} from './reader.ts';
-import {readSnapshot, type SnapshotQuery} from './snapshot-query.ts';
+import type {SnapshotQuery} from './snapshot-query.ts';
 
 /** The summary file's name, beside the ledger (where the spool is): what the shell entry reads. */
 export const STATUS_FILE = 'status';
@@ -39,6 +47,41 @@ export function createDaySpendReader(): DaySpendReader {
 	};
 }
 
+/** The snapshot's window of ended tasks, which the summary's lost lane counts within. */
+const SUMMARY_WINDOW_MS = 24 * 3600 * 1000;
+
+/**
+ * The tasks the running, stalled and lost lanes are made of: the open ones, the lost ones of the
+ * window, and the tasks above the open ones (a helper alive under an ended one counts for the task
+ * above, as the snapshot's tree has it).
+ */
+function laneTasks(reader: LedgerReader, now: number): Task[] {
+	const tasks = new Map<string, Task>();
+	for (const task of reader.tasksWithStatus(OPEN_STATUSES)) tasks.set(task.id, task);
+	for (const task of reader.tasksWithStatus(['lost']))
+		if ((task.endedAt ?? now) >= now - SUMMARY_WINDOW_MS) tasks.set(task.id, task);
+	for (const task of [...tasks.values()]) {
+		for (let id = task.parentId; id !== null && !tasks.has(id);) {
+			const above = reader.task(id);
+			if (!above) break;
+			tasks.set(above.id, above);
+			id = above.parentId;
+		}
+	}
+	return [...tasks.values()];
+}
+
+/** The statuses a task runs in: its lane is running, stalled or untracked. */
+const OPEN_STATUSES = STATUSES.filter(status => !isEnded(status));
+
+/** The summary's counts: the queue as the snapshot's, the lanes over the tasks they can hold (src/core/status-summary.ts). */
+function readSummaryCounts(reader: LedgerReader, now: number, isApproverAlive: SnapshotQuery['isApproverAlive']): SummaryCounts {
+	const [rows] = localReadPort(reader).queueRows({now, answeredBySession: SESSION_ANSWERED_SOURCES});
+	const queue = rows ? hostQueue(rows, hostGatesOf(rows.gateEvents), now, {isApproverAlive}) : {lanes: [], total: 0};
+	const tasks = laneTasks(reader, now);
+	return summaryCountsOf(queue, tasks, familyOf(tasks, {now, prices: shippedPriceTable()}), now);
+}
+
 /**
  * Writes the status line's summary beside the ledger (docs/tmux.md, "Status line"): made from the
  * snapshot's counts and the local day's spend, written to a temporary name and renamed, so a reader
@@ -57,10 +100,9 @@ export function writeStatusSummary(
 	},
 ): StatusSummary {
 	const now = options.now ?? Date.now();
-	const query = {now, windowMs: 24 * 3600 * 1000, ...(options.isApproverAlive ? {isApproverAlive: options.isApproverAlive} : {})};
 	const spend = (options.daySpend ?? createDaySpendReader())(reader, now);
 	const cost = options.prices === null ? null : dayCostOf(spend, options.prices);
-	const summary = statusSummary(readSnapshot(reader, query), now, cost, spend.day.until);
+	const summary = statusSummary(readSummaryCounts(reader, now, options.isApproverAlive), now, cost, spend.day.until);
 	const file = statusFilePath(ledgerPath);
 	const temporary = `${file}.${process.pid}.tmp`;
 	writeFileSync(temporary, summaryFileText(summary), {mode: 0o600});

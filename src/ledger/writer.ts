@@ -56,6 +56,8 @@ export type LedgerWriter = {
 	transaction<T>(fn: () => T): T;
 	/** Adds to a named counter (e.g. events dropped because even the spool failed). */
 	bump(counter: string, by?: number): void;
+	/** Makes the ledger's secret where it has none yet (src/ledger/secrets.ts); one made before stays. */
+	makeSecret(): void;
 	/** Moves a transcript's read cursor (call inside the transaction that appends its tokens). */
 	saveTranscriptCursor(cursor: TranscriptCursorWrite): void;
 };
@@ -84,6 +86,10 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 		ON CONFLICT(path) DO UPDATE SET task_id = excluded.task_id, offset = excluded.offset,
 			last_message_id = excluded.last_message_id, updated_at = excluded.updated_at,
 			cost_state = COALESCE(excluded.cost_state, transcript_cursors.cost_state)`,
+	);
+	// Random, made in SQLite like the host id (migration 4), and never replaced.
+	const insertSecret = db.prepare(
+		`INSERT OR IGNORE INTO ledger_meta (name, value) VALUES ('ledger_secret', lower(hex(randomblob(32))))`,
 	);
 	const bumpCounter = db.prepare(
 		'INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = value + excluded.value',
@@ -174,6 +180,9 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 		transaction: fn => (db.inTransaction ? db.transaction(fn)() : runImmediate(fn)),
 		bump(counter, by = 1) {
 			bumpCounter.run(counter, by);
+		},
+		makeSecret() {
+			insertSecret.run();
 		},
 		saveTranscriptCursor(cursor) {
 			const costState = cursor.costState ? JSON.stringify(cursor.costState) : null;

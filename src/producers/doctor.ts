@@ -1,5 +1,6 @@
 import {existsSync, lstatSync, readdirSync, statfsSync} from 'node:fs';
 import {dirname, join} from 'node:path';
+import {OTEL_REFUSED_COUNTER} from '../ledger/counters.ts';
 import {droppedEvents} from '../ledger/drop-markers.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {controlroomHome, spoolDir} from '../ledger/paths.ts';
@@ -166,6 +167,18 @@ function dropped(ledger: Ledger | null, dir: string): Check {
 			};
 }
 
+/** Requests the telemetry receiver refused (no key, or another ledger's): each one someone not invited sending. */
+function telemetryRefused(ledger: Ledger | null): Check {
+	const refused = ledger === null ? 0 : ledger.reader.counter(OTEL_REFUSED_COUNTER);
+	return refused === 0
+		? {name: 'telemetry refused', state: 'ok', detail: 'none'}
+		: {
+				name: 'telemetry refused',
+				state: 'problem',
+				detail: `${refused} request(s) to the telemetry receiver came without this ledger's telemetry key and were refused (401), nothing recorded: something controlroom did not point there is sending (docs/otel.md)`,
+			};
+}
+
 /** Where the drops are counted: in the ledger, and as markers the next fold counts. */
 export function describeDropped(counted: number, waiting: number): string {
 	return `${counted} counted in the ledger, ${waiting} drop marker${waiting === 1 ? '' : 's'} waiting in the spool for a fold`;
@@ -205,6 +218,7 @@ export function diagnose(ledger: Examined, env: NodeJS.ProcessEnv = process.env,
 		...backlog(dir, now),
 		rejected(dir),
 		dropped(open, dir),
+		telemetryRefused(open),
 		...hooks(env),
 	];
 }

@@ -7,7 +7,10 @@
 //   through the whole CLI (how it ran before);
 // - the permission hook, from its start to its end on a question whose agent is gone (it loads,
 //   opens the ledger, asks, sees the agent gone, withdraws, ends), both ways too;
-// - `node -e 0` and the record hook (`controlroom hook`, bundled) as the floors;
+// - both again through their shell path (src/cli/decision-hook.sh), as the wrapper and `hooks
+//   install` run them: the hold hook for the same ordinary call, the permission hook with no ledger
+//   to ask in (the calls answered with no Node start);
+// - `node -e 0`, `sh -c :` and the record hook (`controlroom hook`, bundled) as the floors;
 // - with BENCH_BASELINE_BIN=PATH (bin/controlroom of another build, say the commit before this
 //   bench, built in a copy of the tree), both hooks of that build too.
 // Never fails on timing.
@@ -26,6 +29,15 @@ const ROUNDS = Number(process.env.BENCH_DECISION_HOOK_ROUNDS ?? 15);
 const BASELINE_BIN = process.env.BENCH_BASELINE_BIN;
 /** The built-in policy holds `rm -rf`, not the fixture's `echo hi`: the ordinary call. */
 const POLICY = Buffer.from('{}', 'utf8').toString('base64url');
+const SCRIPT = fileURLToPath(new URL('../../dist/cli/decision-hook.sh', import.meta.url));
+/** What src/core/decisions/hold-quick-args.ts tells the shell path of the built-in policy (test/cli/decision-hook-sh.test.ts checks the words). */
+const QUICK_ARGS = [
+	...['rm', 'push', '--hard', 'clean', 'branch', 'checkout', 'sudo', 'mkfs', 'dd', 'shred', 'chmod', 'chown', 'curl', 'wget']
+		.concat(['publish', 'kubectl', 'terraform'])
+		.flatMap(word => ['--bash', word]),
+	'--writes',
+	'held',
+];
 
 /** `node -e` running the whole CLI's main with these words: the path every verb but `hook` took before. */
 function viaWholeCli(words) {
@@ -60,8 +72,15 @@ export default async function bench() {
 		// A CLAUDE_PID that is no process: the permission hook asks, sees its agent gone, withdraws and ends.
 		const permissionEnv = {...base, CLAUDE_PID: '999999999'};
 		const permissionWords = ['permission-hook', '--window', '5'];
+		const noLedgerEnv = {...permissionEnv, CONTROLROOM_HOME: join(home, 'none')};
+		const shellWords = (verb, quick, words) => [SCRIPT, process.execPath, BIN, verb, ...quick, '--', ...words.slice(1)];
 		const runs = {
 			'node -e 0': () => timed(process.execPath, ['-e', '0'], '', base),
+			'sh -c :': () => timed('/bin/sh', ['-c', ':'], '', base),
+			'hold hook, shell path': () => timed('/bin/sh', shellWords('hold-hook', QUICK_ARGS, holdWords), PRE_TOOL_USE, holdEnv),
+			'permission hook, no ledger': () => timed(process.execPath, [BIN, ...permissionWords], PERMISSION, noLedgerEnv),
+			'permission hook, no ledger, shell path': () =>
+				timed('/bin/sh', shellWords('permission-hook', [], permissionWords), PERMISSION, noLedgerEnv),
 			'record hook': () => timed(process.execPath, [BIN, 'hook'], PRE_TOOL_USE, base),
 			'hold hook': () => timed(process.execPath, [BIN, ...holdWords], PRE_TOOL_USE, holdEnv),
 			'hold hook, whole CLI': () => timed(process.execPath, viaWholeCli(holdWords), PRE_TOOL_USE, holdEnv),
@@ -91,6 +110,12 @@ export default async function bench() {
 				`hold hook / whole CLI: ${ratio(m['hold hook'], m['hold hook, whole CLI'])}; ` +
 				`permission hook / whole CLI: ${ratio(m['permission hook'], m['permission hook, whole CLI'])}; ` +
 				`record hook / node -e 0: ${ratio(m['record hook'], m['node -e 0'])}`,
+		);
+		console.log(
+			`shell path / node -e 0: hold hook ${ratio(m['hold hook, shell path'], m['node -e 0'])} ` +
+				`(Node hold hook ${ratio(m['hold hook'], m['node -e 0'])}), ` +
+				`permission hook with no ledger ${ratio(m['permission hook, no ledger, shell path'], m['node -e 0'])} ` +
+				`(Node ${ratio(m['permission hook, no ledger'], m['node -e 0'])}); sh -c : ${ratio(m['sh -c :'], m['node -e 0'])}`,
 		);
 		if (BASELINE_BIN) {
 			console.log(

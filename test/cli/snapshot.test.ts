@@ -162,7 +162,7 @@ describe('snapshot', () => {
 			],
 			[['snapshot', '--since', 'soon'], "controlroom: --since: expected a duration like 90m, 24h or 7d, got 'soon'"],
 			[['snapshot', '--since', '1h', '--all'], 'controlroom: snapshot: --since and --all exclude each other'],
-			[['timeline', 'nope'], `controlroom: timeline: no task 'nope' in ${db}`],
+			[['timeline', 'nope'], `controlroom: timeline: no task 'nope' (nor work order) in ${db}`],
 		];
 		for (const [args, message] of cases) {
 			const result = runCli([...args, '--ledger', db]);

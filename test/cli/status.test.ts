@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process';
-import {mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs';
+import {mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {describe, expect, it} from 'vitest';
@@ -16,6 +16,13 @@ function home(): {env: NodeJS.ProcessEnv; file: string} {
 	// One failed run: one entry in Needs you.
 	expect(runCli(['run', '--title', 'fails', '--', 'sh', '-c', 'exit 3'], {env}).status).toBe(3);
 	return {env, file: join(dir, 'status')};
+}
+
+/** A command run to its end (killed after 10 s, so a hang fails rather than waits), with its wall time. */
+function timedRun(file: string, args: readonly string[], env: NodeJS.ProcessEnv) {
+	const started = performance.now();
+	const result = spawnSync(file, args, {env, encoding: 'utf8', timeout: 10_000});
+	return {result, ms: performance.now() - started};
 }
 
 function entry(args: readonly string[], env: NodeJS.ProcessEnv) {
@@ -100,6 +107,36 @@ describe('controlroom status (the sh entry and its summary file)', () => {
 		expect(run.stdout).toBe('needs you 1 · decisions 0 · running 0 · stalled 0 · lost 0 · today $0.00\n');
 		expect(readFileSync(file, 'utf8')).toContain('\nneeds=1\n');
 	});
+
+	// Each a file no controlroom writes; a FIFO's open would wait for a writer, /dev/zero and a line of
+	// 16 MB without an end would be read byte by byte (minutes). PATH without node: the shell must
+	// answer itself (Node's start alone is 50-90 ms, the budget's most).
+	it.each([
+		['a link (to /dev/zero)', 'a link', (file: string) => symlinkSync('/dev/zero', file)],
+		['a FIFO', 'a FIFO', (file: string) => spawnSync('sh', ['-c', 'mkfifo "$1"', 'sh', file])],
+		['a folder', 'a folder', (file: string) => mkdirSync(file)],
+		['16 MB in one line', 'over 4 KiB', (file: string) => writeFileSync(file, `v=1\nneeds=${'9'.repeat(16 << 20)}`)],
+	])(
+		'a summary file that is %s gets one line from the shell within 100 ms beyond a bare sh start, and no Node',
+		(what, words, make) => {
+			const {env, file} = home();
+			entry(['status'], env);
+			rmSync(file);
+			make(file);
+			const noNode = {...env, PATH: '/usr/bin:/bin'};
+			const bare = timedRun('/bin/sh', ['-c', 'head -c 1 /dev/null; date +%s > /dev/null'], noNode);
+			const run = timedRun(SH_ENTRY, ['status'], noNode);
+			expect(run.result.status, run.result.stderr).toBe(1);
+			expect(run.result.stdout).toBe(
+				`controlroom: status: the summary file beside the ledger is ${words}, not one controlroom wrote; nothing read\n`,
+			);
+			expect(run.result.stderr).toBe('');
+			console.log(
+				`status, summary file ${what}: ${run.ms.toFixed(1)} ms (a bare sh with head and date: ${bare.ms.toFixed(1)} ms)`,
+			);
+			expect(run.ms - bare.ms).toBeLessThan(100);
+		},
+	);
 
 	it('hands every other command, and options it does not know, to Node with their exit codes', () => {
 		const {env} = home();

@@ -24,7 +24,7 @@ describe('the agent’s telemetry on a task: tokens counted once, cost exact', (
 		task = tokens(task, 1384, 42);
 		task = request(task, {input: 1384, output: 42, costUsd: 0.006286});
 		expect(task.tokens).toEqual({input: 2768, output: 84, total: 2852});
-		expect(task.telemetry).toEqual({requests: 2, input: 2768, output: 84, costUsd: 0.012572, at});
+		expect(task.telemetry).toEqual({requests: 2, input: 2768, output: 84, costUsd: 0.012572, at, sessionId: null});
 	});
 
 	it('before any other count, the telemetry’s tokens stand; the first transcript count replaces them', () => {

@@ -4,6 +4,7 @@ import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {realClientBox, realClientScript, installClaudeHooks} from '../helpers/realclients.ts';
 import {otelClaudeRun, startOtelReceiver, type ReceiverChild} from '../helpers/otel-receiver.ts';
+import {onOutput, waitFor} from '../helpers/wait-for.ts';
 
 const CLAUDE = realClientScript('claude-offline.sh');
 const SLOW = 180_000;
@@ -68,10 +69,60 @@ describe('a wrapped claude -p with --otel, its telemetry received by controlroom
 				tokens: {input: 2768, output: 84, total: 2852},
 				telemetry: {requests: 2, input: 2768, output: 84, costUsd: 0.012572},
 			});
+			// Claude sent its key with every request: nothing of it was refused
+			expect(receiver.output()).not.toContain('refused');
+			// The forgery: a POST naming this task's id and its session, a cost of $123,456.78, without the key
+			const task = tasks[0] as {id: string; sessionId: string | null; telemetry: {sessionId?: string}};
+			const forged = forgedRequest(task.id, task.telemetry.sessionId ?? 'x', 123456.78);
+			const answer = await fetch(`${receiver.url}/v1/logs`, {
+				method: 'POST',
+				body: forged,
+				headers: {'content-type': 'application/json'},
+			});
+			expect(answer.status).toBe(401);
+			expect(box.snapshot().tasks).toEqual(tasks.map(before => ({...before, idleSeconds: expect.any(Number)})));
+			await waitFor(() => receiver?.output().includes('refused a request to /v1/logs'), {
+				what: 'the receiver to say it refused',
+				on: [onOutput(receiver.child.stderr)],
+			});
+			expect(box.cli(['doctor']).stdout).toMatch(/telemetry refused: 1 request\(s\) to the telemetry receiver came without/);
 		},
 		SLOW,
 	);
 });
+
+/** A Claude api_request record as a forger would write it, naming a task and a session. */
+function forgedRequest(taskId: string, sessionId: string, costUsd: number): string {
+	const attr = (key: string, value: string | number) => ({
+		key,
+		value: typeof value === 'number' ? {doubleValue: value} : {stringValue: value},
+	});
+	return JSON.stringify({
+		resourceLogs: [
+			{
+				resource: {attributes: [attr('controlroom.task_id', taskId)]},
+				scopeLogs: [
+					{
+						logRecords: [
+							{
+								timeUnixNano: `${Date.now()}000000`,
+								attributes: [
+									attr('event.name', 'api_request'),
+									attr('session.id', sessionId),
+									attr('model', 'claude-opus-5-5'),
+									attr('input_tokens', 1),
+									attr('output_tokens', 1),
+									attr('cost_usd', costUsd),
+									attr('request_id', 'req_forged'),
+								],
+							},
+						],
+					},
+				],
+			},
+		],
+	});
+}
 
 describe('hooks install --claude --otel URL', () => {
 	it(
@@ -88,6 +139,7 @@ describe('hooks install --claude --otel URL', () => {
 			expect(install.stdout).toContain('CLAUDE_CODE_ENABLE_TELEMETRY');
 			const settings = JSON.parse(readFileSync(join(claudeDir, 'settings.json'), 'utf8'));
 			expect(settings.env).toMatchObject({CLAUDE_CODE_ENABLE_TELEMETRY: '1', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url});
+			expect(settings.env.OTEL_EXPORTER_OTLP_HEADERS).toMatch(/^x-controlroom-otel=[0-9a-f]{64}$/);
 			expect(box.cli(['reconcile', '--once', '--agents', 'cr-no-such-agent']).status).toBe(0);
 			// Claude itself, not under run: only its settings file tells it where to send
 			const claude = spawn(CLAUDE, [box.dir, '-p', 'say hi', '--dangerously-skip-permissions'], {env: box.env, stdio: 'ignore'});

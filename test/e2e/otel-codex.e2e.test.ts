@@ -1,4 +1,4 @@
-import {mkdirSync, writeFileSync} from 'node:fs';
+import {mkdirSync, readFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {startOtelReceiver, type ReceiverChild} from '../helpers/otel-receiver.ts';
@@ -19,12 +19,12 @@ describe('codex exec 0.169 with [otel] pointing at controlroom otel receive', ()
 		async () => {
 			const box = realClientBox({SCENARIO: 'plan'});
 			receiver = await startOtelReceiver(box.env);
-			// The table docs/otel.md gives; codex-offline.sh keeps it and adds its fake provider
+			// hooks install --codex --otel writes the [otel] table with the receiver's key; codex-offline.sh
+			// keeps it and adds its fake provider
 			mkdirSync(join(box.dir, 'codex-home'), {recursive: true});
-			writeFileSync(
-				join(box.dir, 'codex-home', 'config.toml'),
-				`[otel]\nexporter = { otlp-http = { endpoint = "${receiver.url}/v1/logs", protocol = "json" } }\n`,
-			);
+			const install = box.cli(['hooks', 'install', '--codex', '--otel', receiver.url], {CODEX_HOME: join(box.dir, 'codex-home')});
+			expect(install.status, install.stderr).toBe(0);
+			expect(readFileSync(join(box.dir, 'codex-home', 'config.toml'), 'utf8')).toContain('headers = { "x-controlroom-otel" = "');
 			const run = box.cli([
 				'run',
 				'--agent',
@@ -52,6 +52,8 @@ describe('codex exec 0.169 with [otel] pointing at controlroom otel receive', ()
 			// The plan scenario's 4 responses of 2000 in / 60 out (the fake server's usage)
 			expect(task.telemetry).toMatchObject({requests: 4, input: 8000, output: 240});
 			expect(task.telemetry.costUsd).toBeNull();
+			// Nothing Codex sent was refused: its exporter carried the key
+			expect(receiver.output()).not.toContain('refused');
 			// The wrapper's count from `exec --json` stands; the telemetry's is beside it, equal
 			expect({input: task.tokens.input, output: task.tokens.output}).toEqual({
 				input: task.telemetry.input,

@@ -57,7 +57,7 @@ function rawServer(args: readonly string[], env: NodeJS.ProcessEnv) {
 			.split('\n')
 			.filter(Boolean)
 			.map(line => JSON.parse(line) as {id?: unknown});
-	const answerTo = (id: number) =>
+	const answerTo = (id: number | string) =>
 		waitFor(() => answers().find(answer => answer.id === id), {
 			what: `the answer to request ${id}`,
 			timeoutMs: 30_000,
@@ -76,13 +76,18 @@ function rawServer(args: readonly string[], env: NodeJS.ProcessEnv) {
 		await answerTo(0);
 		send({jsonrpc: '2.0', method: 'notifications/initialized'});
 	};
-	/** A tools/call line of `bytes` bytes, its id last (as the SDK's client writes it). */
-	const sendHuge = (id: number, tool: string, bytes: number): void => {
-		const head = `{"method":"tools/call","params":{"name":"${tool}","arguments":{"blob":"`;
-		const tail = `"}},"jsonrpc":"2.0","id":${id}}\n`;
+	/**
+	 * A tools/call line of `bytes` bytes, its id last (as the SDK's client writes it), first, or
+	 * between the method and the params (where other clients write it); an `"id"` inside the
+	 * arguments, and one inside a string, are not the request's.
+	 */
+	const sendHuge = (id: number | string, tool: string, bytes: number, where: 'last' | 'first' | 'middle' = 'last'): void => {
+		const idText = `"id":${JSON.stringify(id)}`;
+		const head = `{${where === 'first' ? `${idText},` : ''}"method":"tools/call",${where === 'middle' ? `${idText},` : ''}"params":{"name":"${tool}","arguments":{"id":99,"note":"\\"id\\":98","blob":"`;
+		const tail = `"}},"jsonrpc":"2.0"${where === 'last' ? `,${idText}` : ''}}\n`;
 		child.stdin.write(head + 'x'.repeat(bytes - head.length - tail.length + 1) + tail);
 	};
-	return {child, send, sendHuge, answerTo, initialize, stderr: () => stderr};
+	return {child, send, sendHuge, answerTo, answered: answers, initialize, stderr: () => stderr};
 }
 
 describe('bounds', {timeout: 120_000}, () => {
@@ -135,11 +140,18 @@ describe('bounds', {timeout: 120_000}, () => {
 			// Given our server on stdio, initialized
 			const raw = rawServer(server.args, env);
 			await raw.initialize();
-			// When one request is 11 MiB, then a normal one follows
+			// When one request is 11 MiB, its id last, then first, then in the middle (a string), then a normal one follows
 			raw.sendHuge(7, server.tool, MAX_MCP_REQUEST_BYTES + 1024 * 1024);
 			const huge = await raw.answerTo(7);
+			raw.sendHuge(5, server.tool, MAX_MCP_REQUEST_BYTES + 1024 * 1024, 'first');
+			const first = await raw.answerTo(5);
+			raw.sendHuge('mid-6', server.tool, MAX_MCP_REQUEST_BYTES + 1024 * 1024, 'middle');
+			const middle = await raw.answerTo('mid-6');
 			raw.send({jsonrpc: '2.0', id: 8, method: 'tools/list', params: {}});
 			const next = await raw.answerTo(8);
+			for (const answer of [first, middle]) expect(answer.error?.message).toContain('over the limit of 10485760 bytes');
+			// The ids inside the arguments got nothing
+			expect(raw.answered().some(answer => answer.id === 99 || answer.id === 98)).toBe(false);
 			raw.child.stdin.end();
 			await waitFor(() => raw.child.exitCode !== null, {what: `${server.name} to end`, on: [onExit(raw.child)]});
 			// Then the huge one was answered with an error naming the limit, and the next one served
@@ -147,7 +159,7 @@ describe('bounds', {timeout: 120_000}, () => {
 			expect(huge.error?.message).toContain('over the limit of 10485760 bytes');
 			expect(next.result).toBeDefined();
 			expect(raw.stderr()).toContain('over the limit');
-			counts.push(`${server.name}: 2 in, error ${huge.error?.code} then ${next.result ? 'a result' : 'nothing'}`);
+			counts.push(`${server.name}: 4 in, 3 errors ${huge.error?.code} then ${next.result ? 'a result' : 'nothing'}`);
 		}
 		// And each is recorded: a refused call of the order, a reject of the mcp server
 		const refused = eventsOf(ledgerFile, EventType.effectRefused);
@@ -157,10 +169,10 @@ describe('bounds', {timeout: 120_000}, () => {
 		process.stdout.write(
 			`oversized requests: ${counts.join('; ')}; ${refused.length} refused call recorded, ${rejects.length} mcp reject\n`,
 		);
-		expect(refused).toHaveLength(1);
+		expect(refused).toHaveLength(3);
 		expect(refused[0]?.data.reason).toMatch(/request of \d+ bytes is over the limit/);
 		expect(refused[0]?.size).toBeLessThan(2048);
-		expect(rejects).toHaveLength(1);
+		expect(rejects).toHaveLength(3);
 		expect(rejects[0]?.reason).toContain('progress');
 	});
 

@@ -114,8 +114,17 @@ upstreams:
 		);
 		expect(runCli(['ingest', history, '--ledger', host.ledgerFile], {env: host.env}).status).toBe(0);
 
-		// When the host syncs, and the held chain is approved from the fleet
-		const sync = startAs(host, ['sync', '--to', url, '--interval', '1', '--ledger', host.ledgerFile]);
+		// When the host syncs (taking unsigned fleet approvals, docs/fleet.md), and the held chain is approved from the fleet
+		const sync = startAs(host, [
+			'sync',
+			'--to',
+			url,
+			'--interval',
+			'1',
+			'--accept-unsigned-approvals',
+			'--ledger',
+			host.ledgerFile,
+		]);
 		background.push(sync);
 		await caughtUp(url, host);
 		const fleet = await openFleetLedger(url, 'test');

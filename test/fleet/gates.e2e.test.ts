@@ -4,6 +4,7 @@ import type {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {EventType} from '../../src/core/events.ts';
 import type {Snapshot} from '../../src/core/snapshot.ts';
+import {UNSIGNED_APPROVAL} from '../../src/fleet/fleet-verbs.ts';
 import {openFleetLedger, type FleetLedger} from '../../src/ledger/fleet/open-fleet.ts';
 import {runCli} from '../helpers/cli.ts';
 import {callTool, connectGateway, FS_SERVER, writeOrder} from '../helpers/effects.ts';
@@ -118,10 +119,22 @@ upstreams:
 		await client.close();
 	}
 	// The host's own sync loop, as it runs on that machine
-	const sync = startAs(host, ['sync', '--to', url, '--interval', '1', '--ledger', host.ledgerFile]);
+	await restartSync([]);
+}, 180_000);
+
+let sync: Started | null = null;
+
+/** Stops the host's sync (if one runs) and starts it again with these flags. */
+async function restartSync(flags: readonly string[]): Promise<void> {
+	if (sync) {
+		const running = sync;
+		running.child.kill('SIGTERM');
+		await running.done;
+	}
+	sync = startAs(host, ['sync', '--to', url, '--interval', '1', '--ledger', host.ledgerFile, ...flags]);
 	background.push(sync);
 	await shipped();
-}, 180_000);
+}
 
 afterAll(async () => {
 	await Promise.all(clients.map(client => client.close().catch(() => undefined)));
@@ -166,8 +179,16 @@ describe('the gates on a fleet', () => {
 		expect(needs.some(reason => reason.includes('refused: an agent asked to effects approve o-fleet'))).toBe(true);
 	}, 120_000);
 
-	it("approves a held effect from the fleet: the host's sync runs it once, and both ledgers record it", async () => {
+	it('approves a held effect from the fleet only where the host takes unsigned approvals: its sync runs it once, and both ledgers record it', async () => {
 		expect(existsSync(join(srv, 'out.txt'))).toBe(false);
+		// A person's approval that no key signed: refused by the host by default, nothing runs
+		expect(await askHost('o-fleet', 'approve', {})).toEqual({
+			outcome: 'refused',
+			message: `o-fleet: nothing ran: ${UNSIGNED_APPROVAL}`,
+		});
+		expect(existsSync(join(srv, 'out.txt'))).toBe(false);
+		// The host's owner opts in: its sync takes unsigned approvals
+		await restartSync(['--accept-unsigned-approvals']);
 		const answer = await askHost('o-fleet', 'approve', {});
 		expect(answer).toEqual({outcome: 'done', message: 'o-fleet: fs/write_file#1 finished'});
 		// The effect happened on the host ...

@@ -94,4 +94,79 @@ upstreams:
 		expect(types.filter(type => type === 'effect.outcome_unknown')).toHaveLength(1);
 		expect(record?.effects.find(effect => effect.id === 'slow/slow_append#2')?.finishedAt).toBeNull();
 	});
+
+	it('an approval waiting behind the lock re-reads the order: the effect before it ended outcome unknown, so the later one does not run', async () => {
+		// Given an order with a slow effect and a later one, and an approval stuck in the slow one's call
+		const dir = scratchDir('cr-effects-wait-');
+		const calls = join(dir, 'calls.log');
+		const out = join(dir, 'out.txt');
+		const ledger = freshLedgerFile(dir);
+		const order = writeOrder(
+			dir,
+			`order: o-wait
+worker: worker-9
+budget: {calls: 10}
+upstreams:
+  slow:
+    command: ${process.execPath}
+    args: [${SLOW_SERVER}]
+    env: {CALLS_LOG: ${calls}}
+    allow: [append_line, slow_append]
+`,
+		);
+		client = await connectGateway(order, ledger);
+		expect(
+			(await callTool(client, 'slow__slow_append', {file: out, line: 'b', release: join(dir, 'never')})).content[0]?.text,
+		).toBe('pending:slow/slow_append#1');
+		expect((await callTool(client, 'slow__append_line', {file: out, line: 'c'})).content[0]?.text).toBe(
+			'pending:slow/append_line#2',
+		);
+		const first = spawnAsPerson(['effects', 'approve', 'o-wait', '--ledger', ledger]);
+		await waitFor(() => existsSync(calls) && readFileSync(calls, 'utf8').includes('slow_append b'), {
+			what: 'the upstream to receive slow_append',
+			on: [onFileChange(calls)],
+			timeoutMs: 20_000,
+		});
+
+		// When a second approval of everything waits for the order's lock, and the first dies in its call
+		const second = spawnAsPerson(['effects', 'approve', 'o-wait', '--ledger', ledger]);
+		await waitFor(() => second.stderr().includes('waiting for another approval of o-wait to finish'), {
+			what: 'the second approval to wait for the lock',
+			on: [second.onStderr],
+			timeoutMs: 20_000,
+		});
+		process.kill(await first.pid(), 'SIGKILL');
+		await first.done;
+		const result = await second.done;
+
+		// Then the second records the first call as outcome unknown and runs nothing after it
+		expect(result.status, result.stdout + result.stderr).toBe(1);
+		expect(result.stdout).toContain('slow/slow_append#1: outcome unknown (started, never finished), not sent again');
+		expect(result.stdout).toContain(
+			"slow/append_line#2: not run (slow/slow_append#1 ended outcome unknown while this approval waited for the order's lock: check what it did, then approve again)",
+		);
+		expect(readFileSync(calls, 'utf8').trim().split('\n')).toEqual(['slow_append b']);
+		const listed = runCli(['effects', 'list', 'o-wait', '--json', '--ledger', ledger]);
+		const states = Object.fromEntries(
+			(JSON.parse(listed.stdout) as {effects: {id: string; state: string}[]}).effects.map(effect => [effect.id, effect.state]),
+		);
+		expect(states).toEqual({'slow/slow_append#1': 'outcome unknown', 'slow/append_line#2': 'held'});
+		// The order's own timeline (its events carry its id) shows what happened, as docs/effects.md says
+		const timeline = runCli(['timeline', 'o-wait', '--ledger', ledger]);
+		expect(timeline.status, timeline.stderr).toBe(0);
+		expect(timeline.stdout).toMatch(/^o-wait {2}work order of worker-9/);
+		expect(timeline.stdout).toContain('started slow/slow_append#1 (sent upstream)');
+		expect(timeline.stdout).toContain('outcome unknown slow/slow_append#1');
+		expect(JSON.parse(runCli(['timeline', 'o-wait', '--json', '--ledger', ledger]).stdout)).toMatchObject({
+			order: {id: 'o-wait', worker: 'worker-9'},
+		});
+		expect(runCli(['timeline', 'o-nope', '--ledger', ledger]).stderr).toBe(
+			`controlroom: timeline: no task 'o-nope' (nor work order) in ${ledger}\n`,
+		);
+
+		// And a person who now approves again, knowing, runs it once
+		const again = runAsPerson(['effects', 'approve', 'o-wait', '--ledger', ledger]);
+		expect(again.status, again.stdout + again.stderr).toBe(0);
+		expect(readFileSync(out, 'utf8')).toBe('c\n');
+	});
 });

@@ -64,6 +64,8 @@ function attempts(setup: Setup, socket: string): string {
 		`${clean} nohup ${approve} > ${at('nohup.err')} 2>&1; echo $? > ${at('nohup')}`,
 		`if (exec 3< /dev/tty) 2> /dev/null; then (${clean} ${approve} < /dev/tty) 2> ${at('dev-tty.err')}; echo $?; else echo no-tty; fi > ${at('dev-tty')}`,
 		`${clean} sh ${quote(script)} 2> ${at('script.err')}; echo $? > ${at('script')}`,
+		// A pty of its own that stays in the run's tree: script(1) not detached
+		`${clean} script -qec ${quote(`${approve} 2> ${at('pty.err')}; echo $? > ${at('pty')}`)} /dev/null`,
 		// Detached: the tmux server leaves the run's process tree, and its pane is a terminal
 		`${clean} tmux -L ${socket} new-session -d ${quote(`${approve} > ${at('tmux.err')} 2>&1; echo $? > ${at('tmux')}`)}`,
 	];
@@ -87,14 +89,14 @@ async function tmuxResult(setup: Setup): Promise<string> {
 const isRoot = process.getuid?.() === 0 && spawnSync('useradd', ['--help']).status === 0;
 
 describe('an agent approving its own held write from inside its run', () => {
-	it('is refused through env -u of every marker, setsid, nohup, /dev/tty and a script file; a detached tmux gets through', async () => {
+	it('is refused through env -u of every marker, setsid, nohup, /dev/tty, a script file and a pty of its own; a detached tmux gets through', async () => {
 		const setup = await heldWrite();
 		const socket = `cr-bypass-${process.pid}-same`;
 		tmuxSockets.push(socket);
 		// The run is on a person's terminal (script(1)), as an agent started from one would be
 		const run = runAsPerson(['run', '--ledger', setup.ledger, '--', 'sh', attempts(setup, socket)]);
 		expect(run.status, run.stderr).toBe(0);
-		for (const name of ['env-u', 'setsid', 'nohup', 'script']) {
+		for (const name of ['env-u', 'setsid', 'nohup', 'script', 'pty']) {
 			expect([name, result(setup, name)]).toEqual([name, '77']);
 			expect(readFileSync(join(setup.agentDir, `${name}.err`), 'utf8')).toMatch(
 				/^controlroom: effects approve o-self: refused: only a person at a terminal says yes, and /m,
@@ -107,6 +109,32 @@ describe('an agent approving its own held write from inside its run', () => {
 		expect(await tmuxResult(setup)).toBe('0');
 		expect(readFileSync(setup.target, 'utf8')).toBe('written by the agent\n');
 	}, 60_000);
+
+	// Detached ptys (docs/security.md): a session of its own, left by its parent so that nothing
+	// links it to the run, with a pty as its controlling terminal and itself in the foreground.
+	const detached = {
+		'setsid script': (command: string) => `setsid -f script -qec ${quote(command)} /dev/null`,
+		"Python's pty.spawn": (command: string) =>
+			`python3 -c ${quote('import os, pty, sys\nif os.fork(): os._exit(0)\nos.setsid()\npty.spawn(["sh", "-c", sys.argv[1]])')} ${quote(command)} < /dev/null > /dev/null 2>&1`,
+	};
+	for (const [name, detach] of Object.entries(detached)) {
+		it(`a detached pty (${name}) gets through in the same-uid mode: it answers as a person would`, async () => {
+			const setup = await heldWrite();
+			const clean = `env ${AGENT_ENV_MARKERS.map(marker => `-u ${marker}`).join(' ')}`;
+			const status = join(setup.agentDir, 'pty');
+			const approve = `${quote(process.execPath)} ${quote(BIN)} effects approve o-self --ledger ${quote(setup.ledger)}`;
+			const file = join(setup.agentDir, 'attempt.sh');
+			writeFileSync(file, `${clean} ${detach(`${approve} > ${quote(`${status}.err`)} 2>&1; echo $? > ${quote(status)}`)}\n`);
+			const run = runAsPerson(['run', '--ledger', setup.ledger, '--', 'sh', file]);
+			expect(run.status, run.stderr).toBe(0);
+			const answered = await waitFor(
+				() => (existsSync(status) && readFileSync(status, 'utf8').endsWith('\n') ? readFileSync(status, 'utf8').trim() : null),
+				{what: `the ${name} attempt to finish`, on: [onFileChange(status)], timeoutMs: 20_000},
+			);
+			expect(answered, readFileSync(`${status}.err`, 'utf8')).toBe('0');
+			expect(readFileSync(setup.target, 'utf8')).toBe('written by the agent\n');
+		}, 60_000);
+	}
 
 	it.runIf(isRoot)(
 		'in the strong mode (run --user) is refused every way, the detached tmux too; a person then approves it once',
@@ -142,7 +170,8 @@ describe('an agent approving its own held write from inside its run', () => {
 			} finally {
 				open.close();
 			}
-			for (const name of ['env-u', 'setsid', 'nohup', 'script']) expect([name, result(setup, name)]).not.toEqual([name, '0']);
+			for (const name of ['env-u', 'setsid', 'nohup', 'script', 'pty'])
+				expect([name, result(setup, name)]).not.toEqual([name, '0']);
 			expect(result(setup, 'dev-tty')).not.toBe('0');
 			const tmuxStatus = await tmuxResult(setup);
 			spawnSync('su', [user, '-s', '/bin/sh', '-c', `tmux -L ${socket} kill-server`]);

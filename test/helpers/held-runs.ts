@@ -25,6 +25,8 @@ export type HeldRunOptions = {
 	readonly extra?: readonly string[];
 	/** The agent's WORKDIR (claude-offline.sh's first argument); the box's folder by default. */
 	readonly dir?: string;
+	/** The Node the wrapper runs on (process.execPath by default). */
+	readonly node?: string;
 	/** A SCRIPT_FILE to use instead of writing `turns` to the box's turns.json. */
 	readonly scriptFile?: string;
 };
@@ -47,7 +49,7 @@ export function startHeld(
 	writeFileSync(join(dir, 'project', 'build', 'f'), 'x');
 	writeFileSync(join(dir, 'project', 'keep.txt'), 'x');
 	const child = spawn(
-		process.execPath,
+		options.node ?? process.execPath,
 		[
 			BIN,
 			'run',

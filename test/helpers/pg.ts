@@ -9,7 +9,7 @@ import {waitFor, type WaitOptions, type Wakeup} from './wait-for.ts';
 const SERVER_SCRIPT = fileURLToPath(new URL('../fixtures/pg/pg-server.sh', import.meta.url));
 
 /** A PostgreSQL server of the test's own (its own data folder and port), which it may stop and start. */
-export type PgServer = {readonly url: string; stop(): void; start(): void};
+export type PgServer = {readonly url: string; readonly dir: string; stop(): void; start(): void};
 
 /** A port nothing listens on now, on loopback. */
 export async function freePort(): Promise<number> {
@@ -32,7 +32,7 @@ export async function startPgServer(): Promise<PgServer> {
 	const port = await freePort();
 	const run = (...args: string[]): string => execFileSync('bash', [SERVER_SCRIPT, ...args], {encoding: 'utf8'}).trim();
 	const url = run('start', dir, String(port));
-	return {url, stop: () => void run('stop', dir), start: () => void run('start', dir, String(port))};
+	return {url, dir, stop: () => void run('stop', dir), start: () => void run('start', dir, String(port))};
 }
 
 let shared: Promise<PgServer> | undefined;

@@ -92,6 +92,14 @@ describe('hook payload mapping', () => {
 		});
 	});
 
+	it('gives each of 100,000 helpers of one session an id of its own', () => {
+		const parent = sessionTaskId('claude', SESSION);
+		const ids = new Set<string>();
+		// Distinct agent ids, one per helper
+		for (let index = 0; index < 100_000; index += 1) ids.add(helperTaskId(parent, `a${index.toString(16).padStart(16, '0')}`));
+		expect(ids.size).toBe(100_000);
+	});
+
 	it('takes progress from TodoWrite, Task events and Codex update_plan', () => {
 		const todos = [
 			{content: 'a', status: 'completed', activeForm: 'A'},

@@ -124,11 +124,15 @@ describe('controlroom hooks install --claude --project DIR', () => {
 		expect(Object.keys(hooks)).toEqual([...CLAUDE_EVENTS, 'PermissionRequest']);
 		// The PermissionRequest hook waits for the board, so its timeout is the window and a margin (docs/decisions.md)
 		expect(hooks['PermissionRequest']?.[0]?.hooks).toEqual([
-			{type: 'command', command: expect.stringMatching(/ permission-hook --window 600$/), timeout: 630},
+			{
+				type: 'command',
+				command: expect.stringMatching(/^'?\/bin\/sh'? \S*\/dist\/cli\/decision-hook\.sh'? .* permission-hook -- --window 600$/),
+				timeout: 630,
+			},
 		]);
 		hooksCli(['install', '--claude', '--project', project, '--decision-window', '120'], env);
 		expect((JSON.parse(readFileSync(settings, 'utf8')) as Settings).hooks['PermissionRequest']?.[0]?.hooks).toEqual([
-			{type: 'command', command: expect.stringMatching(/ permission-hook --window 120$/), timeout: 150},
+			{type: 'command', command: expect.stringMatching(/ permission-hook -- --window 120$/), timeout: 150},
 		]);
 		hooksCli(['uninstall', '--claude', '--project', project], env);
 		expect(JSON.parse(readFileSync(settings, 'utf8'))).toEqual({});

@@ -8,6 +8,7 @@ import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 import {invocation, packageRoot, packageVersion} from '../package-root.ts';
 import {DEMO_RECONCILE_MS, DEMO_STALL_SECONDS} from '../demo/timing.ts';
+import {loadPriceTable} from '../price-file.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['demo'],
@@ -63,12 +64,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const home = mkdtempSync(join(tmpdir(), 'controlroom-demo-'));
 	const ledger = openLedger(join(home, 'ledger.db'));
 	// The agents' own telemetry has a receiver, as \`board --otel-port\` runs one: on a free loopback port.
-	const receiver = await startReceiver(
-		ledger,
-		0,
-		() => undefined,
-		() => undefined,
-	);
+	const receiver = await startReceiver(ledger, 0, {
+		prices: loadPriceTable(),
+		onReport: () => undefined,
+		onRefused: () => undefined,
+		onError: () => undefined,
+	});
 	const demo = startDemo(join(packageRoot(), 'bin', 'controlroom'), home, ledger, receiver.url);
 	let status: number;
 	try {

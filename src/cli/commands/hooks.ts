@@ -32,13 +32,15 @@ import type {CommandHelp} from '../help.ts';
 import {packageRoot} from '../package-root.ts';
 import {otlpBaseUrl} from '../../core/otel/claude-telemetry.ts';
 import {terminalSafe} from '../../core/terminal-text.ts';
+import {installCodexTelemetry} from '../../producers/agent-hook/codex-telemetry.ts';
 import {installTelemetrySettings} from '../../producers/agent-hook/telemetry-settings.ts';
+import {ledgerKey} from '../../ledger/secrets.ts';
 
 export const help: CommandHelp = {
 	synopsis: [
 		'hooks install [--claude] [--codex] [--user | --project DIR [--create]] [--direct]',
 		'hooks install --claude --decision-window SECONDS',
-		'hooks install --claude --otel URL',
+		'hooks install [--claude] [--codex] --otel URL',
 		'hooks uninstall [--claude] [--codex] [--user | --project DIR]',
 		'hooks status [--project DIR]',
 	],
@@ -62,7 +64,7 @@ installed there and of which kind, what waits in the spool, and whether the hook
 		['--create', 'install: make the --project folder when it does not exist (else exit 64)'],
 		[
 			'--otel URL',
-			"also write Claude Code's telemetry settings into its settings' env, pointing at `controlroom otel receive` at URL (docs/otel.md)",
+			"also point the agents' telemetry at `controlroom otel receive` at URL, with the receiver's key: Claude Code's settings' env, Codex's [otel] table in config.toml (docs/otel.md)",
 		],
 		['--direct', 'install the Node hook (`controlroom hook`, writes the ledger itself) instead of the spool hook'],
 		[
@@ -84,10 +86,12 @@ installed there and of which kind, what waits in the spool, and whether the hook
 };
 
 /** What the installed commands run: this node and bin for the Node hook, the spool hook's script, all absolute. */
-function hookPaths(): {program: string[]; spoolScript: string} {
+function hookPaths(): {program: string[]; spoolScript: string; decision: {node: string; bin: string; script: string}} {
 	const root = packageRoot();
+	const bin = join(root, 'bin', 'controlroom');
 	return {
-		program: [process.execPath, join(root, 'bin', 'controlroom')],
+		program: [process.execPath, bin],
+		decision: {node: process.execPath, bin, script: join(root, 'dist', 'cli', 'decision-hook.sh')},
 		// The build copies it from src/producers/agent-hook/, so it ships in the package with dist/.
 		spoolScript: join(root, 'dist', 'producers', 'spool-hook.sh'),
 	};
@@ -106,7 +110,7 @@ function runInstall(
 	const paths = hookPaths();
 	if (agents.claude) {
 		const command = hookCommand(hookArgv(options.kind, paths, 'claude'));
-		const permission = permissionHookEntry(paths.program, options.windowSeconds);
+		const permission = permissionHookEntry(paths.decision, options.windowSeconds);
 		out(describeChange('claude', installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, command, [permission]), 'added'));
 	}
 	if (agents.codex) {
@@ -239,6 +243,42 @@ function runStatus(project: string | undefined): void {
 	for (const line of describeSpool(Date.now())) out(line);
 }
 
+/**
+ * `--otel URL`: the agents' telemetry settings, pointed at the receiver at URL with the receiver's
+ * key, which is the ledger's where the hooks write ($CONTROLROOM_HOME: made there if it is not yet).
+ */
+function installTelemetry(
+	targets: ReturnType<typeof installTargets>,
+	agents: {claude: boolean; codex: boolean},
+	otel: string,
+): void {
+	const ledger = openCommandLedger(undefined, {mode: 'create'});
+	let key: string;
+	try {
+		key = ledgerKey(ledger, 'otel');
+	} finally {
+		ledger.close();
+	}
+	if (agents.claude) {
+		const written = installTelemetrySettings(targets.claudeSettings, otel, key);
+		out(
+			written.changed.length === 0
+				? `claude: ${written.file}: telemetry settings already point at ${otel}`
+				: `claude: ${written.file}: set ${written.changed.join(', ')} (telemetry to ${otel}, with the receiver's key)`,
+		);
+	}
+	if (agents.codex) {
+		const written = installCodexTelemetry(join(targets.codexHome, 'config.toml'), otel, key);
+		out(
+			written.state === 'theirs'
+				? `codex: ${written.file}: has an [otel] table of its own, left as it is; to send here, remove it and run this again (docs/otel.md)`
+				: written.state === 'unchanged'
+					? `codex: ${written.file}: [otel] already points at ${otel}`
+					: `codex: ${written.file}: set [otel] (logs to ${otel}/v1/logs, with the receiver's key)`,
+		);
+	}
+}
+
 /** `--decision-window SECONDS`: how long the PermissionRequest hook waits for an answer from controlroom. */
 function decisionWindow(text: string | undefined): number {
 	if (text === undefined) return DEFAULT_DECISION_WINDOW_S;
@@ -299,20 +339,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 		if (verb !== 'install' && values.direct) throw new CliError('hooks: --direct goes with install', USAGE_EXIT);
 		if (verb !== 'install' && values['decision-window'] !== undefined)
 			throw new CliError('hooks: --decision-window goes with install', USAGE_EXIT);
-		if (values.otel !== undefined && (verb !== 'install' || !agents.claude))
-			throw new CliError('hooks: --otel goes with install, for Claude Code', USAGE_EXIT);
+		if (values.otel !== undefined && verb !== 'install') throw new CliError('hooks: --otel goes with install', USAGE_EXIT);
 		const otel = values.otel === undefined ? null : otlpBaseUrl(values.otel);
 		if (values.otel !== undefined && otel === null)
 			throw new CliError(`hooks: --otel: expected an http:// or https:// URL, got '${terminalSafe(values.otel)}'`, USAGE_EXIT);
 		if (verb === 'install') {
-			if (otel !== null) {
-				const written = installTelemetrySettings(targets.claudeSettings, otel);
-				out(
-					written.changed.length === 0
-						? `claude: ${written.file}: telemetry settings already point at ${otel}`
-						: `claude: ${written.file}: set ${written.changed.join(', ')} (telemetry to ${otel})`,
-				);
-			}
+			if (otel !== null) installTelemetry(targets, agents, otel);
 			runInstall(targets, agents, {
 				isProject: values.project !== undefined,
 				kind: values.direct ? 'direct' : 'spool',

@@ -12,7 +12,7 @@ import {settleDecisions} from '../../gates/decisions.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {createFleetSyncer} from '../../fleet/fleet-sync.ts';
 import {stopOnSignals} from '../signals.ts';
-import {parseCommandArgs, positiveSeconds} from '../args.ts';
+import {parseCommandArgs, positiveSeconds, refusePasswordInUrl} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -44,7 +44,8 @@ holds the reconciler up.`,
 			'--agents NAMES',
 			'comma-separated process names to look for instead of claude and codex (or CONTROLROOM_AGENT_NAMES, or agentNames)',
 		],
-		['--sync-to URL', 'a fleet ledger (postgres://...) to ship to after each pass'],
+		['--sync-to URL', 'a fleet ledger (postgres://..., no password in it) to ship to after each pass'],
+		['--accept-unsigned-approvals', "with --sync-to: carry out fleet approvals no person's key signed (docs/fleet.md)"],
 		[
 			'--otel-port N',
 			"also run `otel receive` on 127.0.0.1:N while it runs: the agents' own telemetry lands on their tasks (docs/otel.md)",
@@ -107,6 +108,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		agents: {type: 'string'},
 		json: {type: 'boolean'},
 		'sync-to': {type: 'string'},
+		'accept-unsigned-approvals': {type: 'boolean'},
 		'otel-port': {type: 'string'},
 	});
 	if (positionals.length > 0) throw new CliError(`reconcile: unexpected argument '${positionals[0]}'`, USAGE_EXIT);
@@ -114,9 +116,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 		reconcileIntervalSeconds: positiveSeconds('interval', values.interval, minimumOf('reconcileIntervalSeconds')),
 		// An --agents with no name in it (`--agents ,`) is as good as none.
 		agentNames: values.agents === undefined ? undefined : (settingFromText('names', values.agents) ?? undefined),
+		unsignedFleetApprovals: values['accept-unsigned-approvals'] === true ? true : undefined,
 	};
 	const syncTo = values['sync-to'];
 	if (syncTo !== undefined && !isFleetUrl(syncTo)) throw new CliError('reconcile: --sync-to expects postgres://...', USAGE_EXIT);
+	if (syncTo !== undefined) refusePasswordInUrl('--sync-to', syncTo);
 	const settings = commandSettings(flags);
 	const intervalMs = settings.reconcileIntervalSeconds * 1000;
 	const {agentNames} = settings;
@@ -135,7 +139,15 @@ export async function run(argv: readonly string[]): Promise<number> {
 		}
 	}
 	const syncer =
-		syncTo === undefined ? null : createFleetSyncer({url: syncTo, ledger, host: hostIdentity(ledger), launcher: selfLauncher()});
+		syncTo === undefined
+			? null
+			: createFleetSyncer({
+					url: syncTo,
+					ledger,
+					host: hostIdentity(ledger),
+					launcher: selfLauncher(),
+					acceptsUnsignedApprovals: settings.unsignedFleetApprovals,
+				});
 	let nextSyncAt = 0;
 	let lastState: string | null = null;
 	/** One sync after the pass, unless the previous one failed and its backoff has not passed. */

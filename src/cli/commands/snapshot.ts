@@ -152,13 +152,16 @@ export async function run(argv: readonly string[]): Promise<number> {
 	// --all lists every task, whatever window a flag, the config file or the default would give.
 	const windowMs = values.all ? null : settings.endedWindow;
 	const {stallSeconds} = settings;
+	// The text shows helpers folded under their parent, as the board does: unless a --fail-on lane
+	// must see each of them, they are not built at all (100,000 helpers of one session are one row).
+	const foldHelpers = !values.json && failOn.length === 0;
 	const snapshot = isFleetUrl(values.ledger)
 		? await withFleet(values.ledger, 'snapshot', fleet =>
 				at === undefined
-					? readFleetSnapshot(fleet, {now: Date.now(), windowMs, stallSeconds, person})
-					: readFleetSnapshotAt(fleet, fleetTime(at), {windowMs, stallSeconds, person}),
+					? readFleetSnapshot(fleet, {now: Date.now(), windowMs, stallSeconds, person, foldHelpers})
+					: readFleetSnapshotAt(fleet, fleetTime(at), {windowMs, stallSeconds, person, foldHelpers}),
 			)
-		: readLocal(values.ledger, windowMs, stallSeconds, person, at);
+		: readLocal(values.ledger, windowMs, stallSeconds, person, foldHelpers, at);
 	const ledger = isFleetUrl(values.ledger) ? `fleet ${redactUrl(values.ledger)}` : undefined;
 	const width = process.stdout.isTTY ? process.stdout.columns : undefined;
 	if (values.json) outJson(terminalSafeJson(snapshot, 2));
@@ -177,6 +180,7 @@ function readLocal(
 	windowMs: number | null,
 	stallSeconds: number,
 	person: string,
+	foldHelpers: boolean,
 	at: AtFlag | undefined,
 ): Snapshot {
 	const ledger = openReadingLedger(ledgerFlag);
@@ -191,6 +195,7 @@ function readLocal(
 			isApproverAlive: at === undefined ? isApproverAlive : () => true,
 			prices,
 			person,
+			foldHelpers,
 		});
 		if (at === undefined) return ledger.readAt(now => readSnapshot(ledger.reader, query(now)));
 		const moment = momentOf(ledger.reader, at);

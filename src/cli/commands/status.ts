@@ -30,7 +30,7 @@ it reads the ledger, writes the summary and prints it. docs/tmux.md has the tmux
 	],
 	exits: [
 		['0', 'printed'],
-		['1', 'the ledger cannot be read'],
+		['1', 'the ledger cannot be read, or the summary file is not one controlroom wrote (a link, a FIFO, a folder, over 4 KiB)'],
 		['64', 'bad command line, a fleet ledger, or no ledger at --ledger PATH'],
 		['78', 'the price file is wrong (docs/tree-and-cost.md)'],
 	],

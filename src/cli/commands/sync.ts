@@ -6,7 +6,7 @@ import {selfLauncher} from '../gate-call.ts';
 import {createFleetSyncer, type SyncPass} from '../../fleet/fleet-sync.ts';
 import {watchLedger} from '../../producers/ledger-watch.ts';
 import {stopOnSignals} from '../signals.ts';
-import {parseCommandArgs, positiveSeconds} from '../args.ts';
+import {parseCommandArgs, positiveSeconds, refusePasswordInUrl} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -32,7 +32,14 @@ holding the sync up, a fleet server that is down never holding the export up. On
 exports a ledger to an endpoint: when an \`otel export --follow\` (or another sync) already does,
 this sync says so once and waits to take over when it stops.`,
 	options: [
-		['--to URL', 'the fleet ledger, postgres://user@host:port/database (required)'],
+		[
+			'--to URL',
+			'the fleet ledger, postgres://user@host:port/database (required); never with a password in it: PGPASSWORD or a password file (PGPASSFILE, else ~/.pgpass, mode 0600)',
+		],
+		[
+			'--accept-unsigned-approvals',
+			"carry out a fleet board's approvals of held effects though no person's key signed them (off: refused; docs/fleet.md)",
+		],
 		['--once', 'one pass, then exit'],
 		['--interval SECONDS', "the longest time between passes (default 5, or the config file's syncIntervalSeconds)"],
 		['--otel-endpoint URL', 'also export the ledger as OTLP traces to this collector, http(s)://HOST:PORT (docs/otel.md)'],
@@ -42,7 +49,10 @@ this sync says so once and waits to take over when it stops.`,
 	exits: [
 		['0', 'synced (--once)'],
 		['1', 'the ledger or the fleet cannot be used (the message says why: a newer fleet schema, a copied ledger)'],
-		['64', 'bad command line (no --to postgres://..., --once with --interval), or no ledger at --ledger PATH'],
+		[
+			'64',
+			'bad command line (no --to postgres://..., a URL with a password, --once with --interval), or no ledger at --ledger PATH',
+		],
 		['69', 'with --once: the server cannot be reached, or the collector did not take the spans (the cursor stays)'],
 		[
 			'75',
@@ -76,6 +86,10 @@ function line(pass: SyncPass, hostName: string): string | null {
 			`${pass.escaped} rows with a NUL or an unpaired surrogate escaped for PostgreSQL (controlroom rejects lists them)`,
 		);
 	if (pass.refused > 0) parts.push(`${pass.refused} rows refused by the server, kept in controlroom.rejects`);
+	if (pass.foreign > 0)
+		parts.push(
+			`${pass.foreign} rows under this host's id not written with its key (another writer's): left as they are, this host's events at their seqs kept in controlroom.rejects`,
+		);
 	if (pass.taken.length > 0) parts.push(`took requests ${pass.taken.map(id => `#${id}`).join(', ')}`);
 	for (const done of pass.handled)
 		parts.push(`request #${done.requestId} ${done.verb} ${done.taskId}: ${done.outcome} (${done.message})`);
@@ -118,9 +132,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 		json: {type: 'boolean'},
 		'otel-endpoint': {type: 'string'},
 		'otel-protocol': {type: 'string'},
+		'accept-unsigned-approvals': {type: 'boolean'},
 	});
 	if (positionals.length > 0) throw new CliError(`sync: unexpected argument '${positionals[0]}'`, USAGE_EXIT);
 	if (!isFleetUrl(values.to)) throw new CliError('sync: --to postgres://... is required', USAGE_EXIT);
+	refusePasswordInUrl('--to', values.to);
 	if (values.once && values.interval !== undefined)
 		throw new CliError('sync: --once and --interval exclude each other', USAGE_EXIT);
 	if (isFleetUrl(values.ledger))
@@ -134,6 +150,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 			: exportTargetOf({endpoint: '--otel-endpoint', protocol: '--otel-protocol'}, otelEndpoint, values['otel-protocol']);
 	const settings = commandSettings({
 		syncIntervalSeconds: positiveSeconds('interval', values.interval, minimumOf('syncIntervalSeconds')),
+		unsignedFleetApprovals: values['accept-unsigned-approvals'] === true ? true : undefined,
 	});
 	const intervalMs = settings.syncIntervalSeconds * 1000;
 	const url = values.to;
@@ -142,7 +159,14 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const stopping = stopOnSignals();
 	let wake = new AbortController();
 	const poke = (): void => wake.abort();
-	const syncer = createFleetSyncer({url, ledger, host, onWake: poke, launcher: selfLauncher()});
+	const syncer = createFleetSyncer({
+		url,
+		ledger,
+		host,
+		onWake: poke,
+		launcher: selfLauncher(),
+		acceptsUnsignedApprovals: settings.unsignedFleetApprovals,
+	});
 	const unwatch = values.once ? null : watchLedger(ledger.path, poke);
 	// The export runs beside the sync loop, so neither's server holds the other up: it ends when the
 	// sync ends, and a ledger error in it ends the sync (docs/otel.md, "From sync").

@@ -1,3 +1,4 @@
+import {foldOrders, ORDER_EVENT_TYPES, type OrderEvent} from '../../core/effects/fold.ts';
 import {familyLines, familyNames, type FamilyNames} from '../../core/family.ts';
 import {storedTypeOf, type LedgerEvent} from '../../core/events.ts';
 import {toSnapshotTask, type SnapshotTask} from '../../core/snapshot.ts';
@@ -12,7 +13,7 @@ import {openReadingLedger} from '../reading-ledger.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {withFleet} from '../fleet-context.ts';
 import type {CommandHelp} from '../help.ts';
-import {printTimelineText} from '../print-timeline.ts';
+import {printTimelineText, timelineLine} from '../print-timeline.ts';
 import {AT_HELP, fleetTime, momentOf, parseAt, type AtFlag} from '../at-flag.ts';
 import {readerAsOf} from '../../ledger/reader-as-of.ts';
 
@@ -22,8 +23,9 @@ export const help: CommandHelp = {
 		'timeline TASK [--json] --ledger postgres://... [--host NAME] [--at TIME]',
 	],
 	description: `Prints one task's timeline, event by event, heartbeats folded. TASK is an id, a unique id prefix,
-a session id, or a task's title or its start. Opens a read-only ledger read-only. On a fleet ledger (--ledger postgres://...,
-docs/fleet.md) it prints the task as its host recorded it.`,
+a session id, or a task's title or its start; a work order's id (docs/effects.md) prints the order's events.
+Opens a read-only ledger read-only. On a fleet ledger (--ledger postgres://..., docs/fleet.md) it
+prints the task as its host recorded it.`,
 	options: [
 		AT_HELP,
 		['--json', 'timeline JSON version 1 (docs/snapshot.md)'],
@@ -50,7 +52,10 @@ docs/fleet.md) it prints the task as its host recorded it.`,
 };
 
 type Found = {
-	readonly view: SnapshotTask;
+	/** The task; null for a work order, whose events carry its id (docs/effects.md). */
+	readonly view: SnapshotTask | null;
+	/** The work order, when TASK named one and no task. */
+	readonly order?: {readonly id: string; readonly worker: string | null};
 	readonly events: readonly LedgerEvent[];
 	readonly now: number;
 	/** The parent and helpers, where the ledger holds them (a local ledger). */
@@ -85,13 +90,20 @@ function findLocally(ledgerFlag: string | undefined, ref: string, stallSeconds: 
 		const reader = moment === null ? ledger.reader : readerAsOf(ledger.reader, moment);
 		const found = resolveForCommand('timeline', ledger, ref);
 		const task = found === undefined ? undefined : reader.task(found.id);
+		const now = moment?.now ?? Date.now();
+		if (!task && !found) {
+			// A work order is no task, but its events carry its id: `timeline o-42` shows them.
+			const events = reader.eventsOf(ref);
+			const orderEvents = events.filter(isOrderEvent);
+			const order = orderEvents.length > 0 ? foldOrders(orderEvents).get(ref) : undefined;
+			if (order) return {view: null, order: {id: order.id, worker: order.worker}, events, now};
+		}
 		if (!task)
 			throw new CliError(
 				found && moment
 					? `timeline: task '${ref}' was not in ${ledger.path} yet at seq ${moment.seq}`
-					: `timeline: no task '${ref}' in ${ledger.path}`,
+					: `timeline: no task '${ref}' (nor work order) in ${ledger.path}`,
 			);
-		const now = moment?.now ?? Date.now();
 		const parent = task.parentId === null ? null : (reader.task(task.parentId) ?? null);
 		const family = familyNames(task, parent, reader.helpersOf(task.id));
 		return {view: toSnapshotTask(task, now, stallSeconds, hostName()), events: reader.eventsOf(task.id), now, family};
@@ -99,6 +111,8 @@ function findLocally(ledgerFlag: string | undefined, ref: string, stallSeconds: 
 		ledger.close();
 	}
 }
+
+const isOrderEvent = (event: LedgerEvent): event is OrderEvent => (ORDER_EVENT_TYPES as readonly string[]).includes(event.type);
 
 function jsonEntries(entries: readonly TimelineEntry[]) {
 	return entries.map(entry =>
@@ -129,10 +143,26 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const isFleet = isFleetUrl(values.ledger);
 	if (values.host !== undefined && !isFleet)
 		throw new CliError('timeline: --host applies to a fleet ledger (--ledger postgres://...)', USAGE_EXIT);
-	const {view, events, now, family} = isFleet
+	const {view, order, events, now, family} = isFleet
 		? await findOnFleet(values.ledger as string, ref, values.host, stallSeconds, at)
 		: findLocally(values.ledger, ref, stallSeconds, at);
 	const entries = foldHeartbeats(events);
+	if (view === null) {
+		const worker = order?.worker ?? null;
+		if (values.json)
+			outJson(terminalSafeJson({version: 1, generatedAt: new Date(now).toISOString(), order, entries: jsonEntries(entries)}, 2));
+		else
+			outText(
+				[
+					terminalSafe(
+						`${order?.id ?? ref}  work order${worker === null ? '' : ` of ${worker}`}  (its effects: controlroom effects list ${order?.id ?? ref})`,
+					),
+					'',
+					...entries.map(timelineLine),
+				].join('\n'),
+			);
+		return 0;
+	}
 	if (values.json) {
 		const tree = family === undefined ? {} : {family};
 		outJson(

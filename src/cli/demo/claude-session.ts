@@ -194,13 +194,18 @@ async function sendTelemetry(
 		typeof item === 'number' ? (Number.isInteger(item) ? {intValue: String(item)} : {doubleValue: item}) : {stringValue: item};
 	const attributes = (pairs: Record<string, string | number>) =>
 		Object.entries(pairs).map(([key, item]) => ({key, value: value(item)}));
-	const resource = Object.fromEntries(
-		(process.env['OTEL_RESOURCE_ATTRIBUTES'] ?? '')
-			.split(',')
-			.map(pair => pair.split('='))
-			.filter((pair): pair is [string, string] => pair.length === 2 && pair[0] !== '')
-			.map(([key, item]) => [key.trim(), decodeURIComponent(item.trim())]),
-	);
+	// `key=value,...` lists, as the OpenTelemetry exporters read them.
+	const pairsOf = (list: string | undefined): Record<string, string> =>
+		Object.fromEntries(
+			(list ?? '')
+				.split(',')
+				.map(pair => pair.split('='))
+				.filter((pair): pair is [string, string] => pair.length === 2 && pair[0] !== '')
+				.map(([key, item]) => [key.trim(), decodeURIComponent(item.trim())]),
+		);
+	const resource = pairsOf(process.env['OTEL_RESOURCE_ATTRIBUTES']);
+	// The headers the exporter sends with each request: the receiver's key among them (docs/otel.md).
+	const headers = pairsOf(process.env['OTEL_EXPORTER_OTLP_HEADERS']);
 	const record = {
 		timeUnixNano: `${Date.now()}000000`,
 		body: {stringValue: 'claude_code.api_request'},
@@ -229,7 +234,7 @@ async function sendTelemetry(
 	try {
 		await fetch(`${endpoint.replace(/\/+$/, '')}/v1/logs`, {
 			method: 'POST',
-			headers: {'content-type': 'application/json'},
+			headers: {...headers, 'content-type': 'application/json'},
 			body: JSON.stringify(body),
 			signal: AbortSignal.timeout(2000),
 		});

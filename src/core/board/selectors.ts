@@ -13,9 +13,9 @@ import {claimEnding} from '../claim-state.ts';
 import {terminalSafe} from '../terminal-text.ts';
 import {statusTone, type Tone} from './tone.ts';
 import {formatCost, type Cost} from '../cost.ts';
-import {familyOf, helpersRunningLabel, helpersSummary, type FamilyFacts} from '../family.ts';
+import {familyAt, familyTree, helpersRunningLabel, helpersSummary, type FamilyFacts, type FamilyTree} from '../family.ts';
 import {shippedPriceTable, type PriceTable} from '../price-table.ts';
-import {burnOf, formatBurn} from '../burn.ts';
+import {BURN_WINDOW_MINUTES, burnOf, formatBurn} from '../burn.ts';
 import {isUnseen} from '../seen.ts';
 import type {PastView} from './past-moment.ts';
 
@@ -165,7 +165,7 @@ export type LanesView = {
 	/** The id column's width for these rows. */
 	readonly idWidth: number;
 	/** Every task's row, helpers folded away included: the drill-down shows the same cells (cost, burn). */
-	readonly rows?: ReadonlyMap<string, TaskRowView>;
+	readonly rows?: RowLookup;
 	/** The whole board's burn rate over the last ten minutes, or null while nothing was spent. */
 	readonly burn?: string | null;
 	/** Finished tasks shown that the board's person has not looked at yet. */
@@ -182,65 +182,214 @@ export type LanesQuery = {
 	readonly openTrees?: ReadonlySet<string>;
 };
 
-/** Every shown task's row (burn, unseen and pending marks on), and the rows each lane lists (filtered, helpers beneath their parents). */
-function laneRows(
-	shownTasks: readonly BoardTask[],
-	family: ReturnType<typeof familyOf>,
+/** Rows looked up by task id, each made when it is first asked for; iterating makes every row. */
+export type RowLookup = {
+	get(id: string): TaskRowView | undefined;
+	[Symbol.iterator](): IterableIterator<[string, TaskRowView]>;
+};
+
+/** A task with spend in its burn buckets, and the newest minute it spent in. */
+type Burning = {readonly task: BoardTask; readonly lastMinute: number};
+
+/**
+ * What the lanes are made of that the clock does not change: which tasks are shown, the tree and
+ * its spend, who is unseen. Made once for a set of tasks (and again when an ended task leaves the
+ * window), so a board of 100,000 helpers folded under their parent pays for the rows it draws each
+ * second, not for every helper.
+ */
+type LanesBase = {
+	readonly shownTasks: readonly BoardTask[];
+	readonly byId: ReadonlyMap<string, BoardTask>;
+	readonly tree: FamilyTree;
+	/** The tasks of the lanes: every shown task but a helper whose parent is shown (drawn beneath it). */
+	readonly roots: readonly BoardTask[];
+	readonly allIds: readonly string[];
+	/** For each task with helpers, its tree's tasks with spend, newest minute first; and the whole board's. */
+	readonly burningUnder: ReadonlyMap<string, readonly Burning[]>;
+	readonly burningAll: readonly Burning[];
+	readonly unseen: ReadonlySet<string>;
+	readonly hosts: number;
+	/** The base is made again from this time on: the oldest ended task then leaves the window. */
+	readonly validUntil: number;
+};
+
+/** The base last made for a set of tasks (a board's tasks map), by what else it depends on. */
+const lanesBases = new WeakMap<object, {readonly key: string; readonly prices: PriceTable; readonly base: LanesBase}>();
+
+function lastMinuteOf(task: BoardTask): number {
+	let last = -Infinity;
+	for (const bucket of task.burn ?? []) if (bucket.minute > last) last = bucket.minute;
+	return last;
+}
+
+function lanesBase(all: readonly BoardTask[], now: number, options: BoardOptions): LanesBase {
+	const windowMs = options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS;
+	const endedSince = now - windowMs;
+	const prices = options.prices ?? shippedPriceTable();
+	let validUntil = Infinity;
+	const shownTasks = all.filter(task => {
+		if (!isListed(task)) return false;
+		if (task.endedAt === null) return true;
+		if (task.endedAt < endedSince) return false;
+		validUntil = Math.min(validUntil, task.endedAt + windowMs);
+		return true;
+	});
+	const byId = new Map(shownTasks.map(task => [task.id, task]));
+	// A helper whose parent is shown sits beneath it (docs/tree-and-cost.md); one whose parent is not is a task of its lane.
+	const roots = shownTasks.filter(task => task.parentId === null || task.parentId === task.id || !byId.has(task.parentId));
+	const burningAll: Burning[] = [];
+	const burningUnder = new Map<string, Burning[]>();
+	for (const task of shownTasks) {
+		const lastMinute = lastMinuteOf(task);
+		if (lastMinute === -Infinity) continue;
+		const burning = {task, lastMinute};
+		burningAll.push(burning);
+		// Its own tree and every tree above it (a cycle in the ids is cut where it closes).
+		const seen = new Set<string>();
+		for (
+			let at: BoardTask | undefined = task;
+			at && !seen.has(at.id);
+			at = at.parentId === null ? undefined : byId.get(at.parentId)
+		) {
+			seen.add(at.id);
+			const list = burningUnder.get(at.id);
+			if (list) list.push(burning);
+			else burningUnder.set(at.id, [burning]);
+		}
+	}
+	const newestFirst = (a: Burning, b: Burning): number => b.lastMinute - a.lastMinute;
+	burningAll.sort(newestFirst);
+	for (const list of burningUnder.values()) list.sort(newestFirst);
+	const person = options.person ?? null;
+	const hosts = new Set(shownTasks.flatMap(task => (task.host === undefined ? [] : [task.host])));
+	return {
+		shownTasks,
+		byId,
+		tree: familyTree(shownTasks, {now, prices}),
+		roots,
+		allIds: all.map(task => task.id),
+		burningUnder,
+		burningAll,
+		unseen: new Set(shownTasks.filter(task => isUnseen(task, person)).map(task => task.id)),
+		hosts: hosts.size,
+		validUntil,
+	};
+}
+
+/** The base for these tasks, made again only when they, the options or the window's edge changed. */
+function baseOf(tasks: Iterable<BoardTask> | ReadonlyMap<string, BoardTask>, now: number, options: BoardOptions): LanesBase {
+	if (!(tasks instanceof Map)) return lanesBase([...(tasks as Iterable<BoardTask>)], now, options);
+	const key = `${options.endedWindowMs ?? ''}\u0000${options.person ?? ''}`;
+	const prices = options.prices ?? shippedPriceTable();
+	const kept = lanesBases.get(tasks);
+	if (kept && kept.key === key && kept.prices === prices && now < kept.base.validUntil) return kept.base;
+	const base = lanesBase([...(tasks as ReadonlyMap<string, BoardTask>).values()], now, options);
+	lanesBases.set(tasks, {key, prices, base});
+	return base;
+}
+
+/** The burn of the tasks among `burning` that spent within the window at `now`. */
+function recentBurn(burning: readonly Burning[], now: number, prices: PriceTable): string | null {
+	const from = Math.floor(now / 60_000) - BURN_WINDOW_MINUTES + 1;
+	const recent: BoardTask[] = [];
+	for (const entry of burning) {
+		if (entry.lastMinute < from) break;
+		recent.push(entry.task);
+	}
+	return recent.length === 0 ? null : formatBurn(burnOf(recent, now, prices));
+}
+
+/**
+ * Sorts tasks into lanes, each lane in the chosen order (newest first unless told). Given the
+ * board's tasks map (rather than a list), what does not change with the clock is kept between calls
+ * for as long as the map is the same one.
+ */
+export function selectLanes(
+	tasks: Iterable<BoardTask> | ReadonlyMap<string, BoardTask>,
 	now: number,
 	query: LanesQuery,
-	options: BoardOptions,
-	pending: ReadonlyMap<string, readonly string[]>,
-) {
-	const hosts = new Set<string>();
-	const byLane = new Map<BoardLane, {task: Task; row: TaskRowView}[]>(BOARD_LANES.map(lane => [lane, []]));
-	const shownIds = new Set(shownTasks.map(task => task.id));
-	// A helper whose parent is shown sits beneath it (docs/tree-and-cost.md); one whose parent is not is a task of its lane.
-	const isNested = (task: Task): boolean => task.parentId !== null && task.parentId !== task.id && shownIds.has(task.parentId);
-	const rowOf = new Map<string, TaskRowView>();
+	options: BoardOptions = {},
+	pending: ReadonlyMap<string, readonly string[]> = new Map(),
+): LanesView {
+	const base = baseOf(tasks, now, options);
 	const prices = options.prices ?? shippedPriceTable();
-	const byIdAll = new Map(shownTasks.map(task => [task.id, task]));
-	const treeOf = (id: string, seen = new Set<string>()): Task[] => {
-		const task = byIdAll.get(id);
-		if (!task || seen.has(id)) return [];
-		seen.add(id);
-		return [task, ...(family.get(id)?.children ?? []).flatMap(kid => treeOf(kid, seen))];
-	};
-	let unseen = 0;
-	for (const task of shownTasks) {
-		const facts = family.get(task.id);
-		const hasHelpers = facts !== undefined && facts.children.length > 0;
-		// Most of a history spent nothing lately and has no helpers: no burn to work out.
-		const burn =
-			hasHelpers || (task.burn?.length ?? 0) > 0 ? formatBurn(burnOf(hasHelpers ? treeOf(task.id) : [task], now, prices)) : null;
-		const view = toRowView(task, now, options.stallSeconds, pending.get(taskKey(task)), task.id, facts);
-		const marked = isUnseen(task, options.person ?? null) ? {...view, isUnseen: true} : view;
-		if (marked.isUnseen) unseen += 1;
-		const row = burn === null ? marked : {...marked, burn};
-		if (task.host !== undefined) hosts.add(task.host);
-		rowOf.set(task.id, row);
-		if (isNested(task) || !matchesFilter(row, query.filter)) continue;
+	const family = familyAt(base.tree, now);
+	const rowFor = rowMaker(base, family, now, options, pending);
+	const byLane = new Map<BoardLane, {task: Task; row: TaskRowView}[]>(BOARD_LANES.map(lane => [lane, []]));
+	for (const task of base.roots) {
+		const row = rowFor(task);
+		if (!matchesFilter(row, query.filter)) continue;
 		byLane.get(row.lane)?.push({task, row});
 	}
-	return {byLane, rowOf, hosts: hosts.size, unseen, byId: byIdAll};
+	const ids = layoutIds(
+		[...byLane.values()].flatMap(entries => entries.map(entry => entry.task.id)),
+		base.allIds,
+		query.idCap ?? Number.MAX_SAFE_INTEGER,
+	);
+	const {lines, order, counts} = laneLines(byLane, rowFor, base.byId, family, ids, query);
+	const rows: RowLookup = {
+		get: id => {
+			const task = base.byId.get(id);
+			return task === undefined ? undefined : rowFor(task);
+		},
+		*[Symbol.iterator]() {
+			for (const task of base.shownTasks) yield [task.id, rowFor(task)] as [string, TaskRowView];
+		},
+	};
+	return {
+		lines,
+		order,
+		counts,
+		hosts: base.hosts,
+		idWidth: ids.width,
+		rows,
+		burn: recentBurn(base.burningAll, now, prices),
+		unseen: base.unseen.size,
+	};
+}
+
+/** Each task's row (burn, unseen and pending marks on), made the first time it is asked for and kept for this frame. */
+function rowMaker(
+	base: LanesBase,
+	family: ReturnType<typeof familyAt>,
+	now: number,
+	options: BoardOptions,
+	pending: ReadonlyMap<string, readonly string[]>,
+): (task: BoardTask) => TaskRowView {
+	const prices = options.prices ?? shippedPriceTable();
+	const made = new Map<string, TaskRowView>();
+	return task => {
+		const known = made.get(task.id);
+		if (known) return known;
+		const facts = family.get(task.id);
+		// Its tree's spend (its own, with no helpers) in the window; most of a history has none to work out.
+		const burning = base.burningUnder.get(task.id);
+		const burn = burning === undefined ? null : recentBurn(burning, now, prices);
+		const view = toRowView(task, now, options.stallSeconds, pending.get(taskKey(task)), task.id, facts);
+		const marked = base.unseen.has(task.id) ? {...view, isUnseen: true} : view;
+		const row = burn === null ? marked : {...marked, burn};
+		made.set(task.id, row);
+		return row;
+	};
 }
 
 /** The lanes' lines in screen order (each lane's heading, then its rows, open trees' helpers beneath), and the cursor's order. */
 function laneLines(
-	rows: ReturnType<typeof laneRows>,
-	family: ReturnType<typeof familyOf>,
+	byLane: ReadonlyMap<BoardLane, {task: Task; row: TaskRowView}[]>,
+	rowFor: (task: BoardTask) => TaskRowView,
+	byId: ReadonlyMap<string, BoardTask>,
+	family: ReturnType<typeof familyAt>,
 	ids: ReturnType<typeof layoutIds>,
 	query: LanesQuery,
-) {
-	const {byLane, rowOf, byId} = rows;
+): {lines: LaneLine[]; order: string[]; counts: Record<BoardLane, number>} {
 	const lines: LaneLine[] = [];
 	const order: string[] = [];
 	const counts = {} as Record<BoardLane, number>;
 	const openTrees = query.openTrees ?? new Set<string>();
 	// Helpers in the order they started, as the parent started them.
 	const compareHelpers = (a: Task, b: Task): number => a.createdAt - b.createdAt || a.id.localeCompare(b.id);
-	const pushRow = (task: Task, depth: number, lane: BoardLane, parentKey: string | null): void => {
-		const base = rowOf.get(task.id);
-		if (!base) return;
+	const pushRow = (task: BoardTask, depth: number, lane: BoardLane, parentKey: string | null): void => {
+		const base = rowFor(task);
 		const facts = family.get(task.id);
 		const helpers = facts?.children.length ?? 0;
 		const isOpen = helpers > 0 && openTrees.has(base.id);
@@ -268,29 +417,6 @@ function laneLines(
 		for (const {task} of entries) pushRow(task, 0, lane, null);
 	}
 	return {lines, order, counts};
-}
-
-/** Sorts tasks into lanes, each lane in the chosen order (newest first unless told). */
-export function selectLanes(
-	tasks: Iterable<BoardTask>,
-	now: number,
-	query: LanesQuery,
-	options: BoardOptions = {},
-	pending: ReadonlyMap<string, readonly string[]> = new Map(),
-): LanesView {
-	const endedSince = now - (options.endedWindowMs ?? DEFAULT_ENDED_WINDOW_MS);
-	const all = [...tasks];
-	const shownTasks = all.filter(task => isListed(task) && !(task.endedAt !== null && task.endedAt < endedSince));
-	const family = familyOf(shownTasks, {now, prices: options.prices ?? shippedPriceTable()});
-	const boardBurn = formatBurn(burnOf(shownTasks, now, options.prices ?? shippedPriceTable()));
-	const rows = laneRows(shownTasks, family, now, query, options, pending);
-	const ids = layoutIds(
-		[...rows.byLane.values()].flatMap(entries => entries.map(entry => entry.task.id)),
-		all.map(task => task.id),
-		query.idCap ?? Number.MAX_SAFE_INTEGER,
-	);
-	const {lines, order, counts} = laneLines(rows, family, ids, query);
-	return {lines, order, counts, hosts: rows.hosts, idWidth: ids.width, rows: rows.rowOf, burn: boardBurn, unseen: rows.unseen};
 }
 
 /**

@@ -81,3 +81,33 @@ export function planApproval(
 	}
 	return {toRun: problems.length > 0 ? [] : toRun, notes, problems, expired, unknown};
 }
+
+/** The effects whose outcome is unknown now: what a person asking for an approval could know of. */
+export function unknownIds(order: OrderRecord | null, now: number, isAlive: ApproverCheck = () => true): ReadonlySet<string> {
+	return new Set(
+		(order?.effects ?? []).filter(effect => effectState(effect, now, isAlive) === 'outcome unknown').map(effect => effect.id),
+	);
+}
+
+/**
+ * The effect that halts an approval that waited for the order's lock: the earliest effect whose
+ * outcome became unknown after the person asked (`askedUnknown`: those unknown then), when an
+ * effect of this approval comes after it. The approval that held the lock died in that call, so
+ * the later effects were approved on an order that no longer holds (docs/effects.md, "Approving,
+ * rejecting"); null when nothing changed so.
+ */
+export function haltingUnknown(
+	askedUnknown: ReadonlySet<string>,
+	current: OrderRecord,
+	toRun: readonly EffectRecord[],
+	now: number,
+	isAlive: ApproverCheck = () => true,
+): EffectRecord | null {
+	const last = toRun.reduce((highest, effect) => Math.max(highest, effect.seq), -Infinity);
+	const halting = current.effects
+		.filter(
+			effect => effect.seq < last && !askedUnknown.has(effect.id) && effectState(effect, now, isAlive) === 'outcome unknown',
+		)
+		.sort((a, b) => a.seq - b.seq);
+	return halting[0] ?? null;
+}

@@ -19,13 +19,30 @@ export function otlpBaseUrl(url: string): string | null {
 	return trimmed.replace(/\/+$/, '');
 }
 
-export function claudeTelemetryEnv(endpoint: string): Record<string, string> {
+/**
+ * The header the receiver asks every request for (docs/otel.md, "Only agents it invited"): the
+ * ledger's telemetry key, which controlroom gives only to the agents it points at its receiver.
+ */
+export const OTEL_KEY_HEADER = 'x-controlroom-otel';
+
+/** OTEL_EXPORTER_OTLP_HEADERS with our header set to `key`, the other pairs kept as they were. */
+export function headersWithKey(existing: string | undefined, key: string): string {
+	const kept = (existing ?? '')
+		.split(',')
+		.map(pair => pair.trim())
+		.filter(pair => pair !== '' && pair.split('=')[0]?.trim().toLowerCase() !== OTEL_KEY_HEADER);
+	return [...kept, `${OTEL_KEY_HEADER}=${key}`].join(',');
+}
+
+/** Claude's telemetry settings for a receiver at `endpoint` whose ledger's telemetry key is `key`. */
+export function claudeTelemetryEnv(endpoint: string, key: string): Record<string, string> {
 	return {
 		CLAUDE_CODE_ENABLE_TELEMETRY: '1',
 		OTEL_LOGS_EXPORTER: 'otlp',
 		OTEL_METRICS_EXPORTER: 'otlp',
 		OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
 		OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+		OTEL_EXPORTER_OTLP_HEADERS: headersWithKey(undefined, key),
 		OTEL_LOGS_EXPORT_INTERVAL: LOGS_INTERVAL_MS,
 		OTEL_METRIC_EXPORT_INTERVAL: METRICS_INTERVAL_MS,
 	};

@@ -18,7 +18,11 @@ export type RowsHost = {
  */
 export type HostRows = {
 	readonly host: RowsHost;
-	/** Tasks not ended, or ended within the failed window: the failures, and the successes that answer them. */
+	/**
+	 * The failures and the successes that answer them: at least every task that ended within the
+	 * failed window failed or done with exit 0 (the queue drops the rest anyway, and a store reading
+	 * only those skips a day of helpers that ended done); a board's held tasks give more.
+	 */
 	readonly recentTasks: readonly Task[];
 	/**
 	 * The `need.raised` events that may still be current, oldest first: every need from a source

@@ -55,7 +55,11 @@ export function coversRecent(since: number | null, now: number): boolean {
 	return since === null || since <= recentSince(now);
 }
 
-/** The recent tasks of a request: those among the caller's held tasks, else what `read` fetches from the failed window's start. */
+/**
+ * The recent tasks of a request: those among the caller's held tasks, else what `read` fetches from
+ * the failed window's start, which need only be the tasks the queue reads (failed, or done with exit
+ * 0: `LedgerReader.queueTasksSince`).
+ */
 export function recentTasksOf<T extends Task, Read>(request: RowsRequest<T>, read: (since: number) => Read): T[] | Read {
 	return request.heldTasks ? request.heldTasks.filter(task => isRecent(task, request.now)) : read(recentSince(request.now));
 }

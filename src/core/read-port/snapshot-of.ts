@@ -6,9 +6,10 @@ import {shownReviews} from '../review/reviews.ts';
 import {
 	buildSnapshot,
 	toSnapshotDisagreements,
-	toSnapshotTask,
+	carriedByHelpers,
+	healthAndLane,
+	snapshotTaskOf,
 	toSnapshotVerdicts,
-	withFamily,
 	type Snapshot,
 	type SnapshotDisagreement,
 	type SnapshotVerdict,
@@ -38,6 +39,11 @@ export type SnapshotOfQuery = {
 	readonly prices?: PriceTable;
 	/** Whose looks each finished task's `seen` is about (docs/tmux.md); none asked: every `seen` is null. */
 	readonly person?: string | null;
+	/**
+	 * List a helper whose parent is listed only in its parent's `children`, as the board folds it
+	 * (the text snapshot); `counts` and `unseen` still count every task.
+	 */
+	readonly foldHelpers?: boolean;
 };
 
 type Marked<T> = T & {host?: string};
@@ -104,11 +110,21 @@ export function snapshotOf(hosts: readonly SnapshotRows[], query: SnapshotOfQuer
 		{now: query.now, prices: query.prices ?? shippedPriceTable()},
 	);
 	const person = query.person ?? null;
+	const listedIds = new Set(listed.map(({task}) => task.id));
+	const isFolded = ({task}: HostedTask): boolean =>
+		query.foldHelpers === true && task.parentId !== null && task.parentId !== task.id && listedIds.has(task.parentId);
+	const shown = listed.filter(entry => !isFolded(entry));
+	// A folded helper is counted as a listed one would be, without being built.
+	const folded = listed.filter(isFolded).map(({task}) => ({
+		health: carriedByHelpers({status: task.status, ...healthAndLane(task, query.now, query.stallSeconds)}, family.get(task.id))
+			.health,
+		seen: seenState(task, person),
+	}));
 	return buildSnapshot({
-		tasks: listed.map(({task, host}) => ({
-			...withFamily(toSnapshotTask(task, query.now, query.stallSeconds, host.label), family.get(task.id), task),
-			seen: seenState(task, person),
-		})),
+		tasks: shown.map(({task, host}) =>
+			snapshotTaskOf(task, query.now, query.stallSeconds, host.label, family.get(task.id), seenState(task, person)),
+		),
+		...(folded.length === 0 ? {} : {folded}),
 		seenBy: person,
 		statusCounts: sumStatusCounts(hosts.map(rows => rows.statusCounts)),
 		queue: query.isFleet

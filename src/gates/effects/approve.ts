@@ -1,7 +1,7 @@
 import {ErrorCode, McpError, type CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import {createHash} from 'node:crypto';
 import {dirname, join} from 'node:path';
-import {planApproval} from '../../core/effects/approval.ts';
+import {haltingUnknown, planApproval, unknownIds} from '../../core/effects/approval.ts';
 import {effectState, type ApproverCheck, type EffectRecord, type OrderRecord} from '../../core/effects/fold.ts';
 import {reconcileReport, type ListedEffect} from '../../core/effects/reconcile.ts';
 import {resolveReferences} from '../../core/effects/refs.ts';
@@ -128,12 +128,19 @@ export async function approveEffects(ledger: Ledger, orderId: string, options: A
 		source: options.source,
 		...(options.door ? {door: options.door} : {}),
 	});
+	// What the person could know when they asked: an effect that turns out unknown while this
+	// approval waits for the lock (the approval holding it died in its call) halts the later ones.
+	const askedUnknown = unknownIds(
+		currentOrder(ledger, orderId) ?? null,
+		(options.now ?? Date.now)(),
+		options.isAlive ?? processIsAlive,
+	);
 	// One approval of an order at a time, across processes: effect #2 never starts while #1 is upstream.
 	const lock = await holdLock(approvalLockFile(ledger, orderId), () =>
 		options.onWait?.(`waiting for another approval of ${orderId} to finish: an order's held effects run one at a time`),
 	);
 	try {
-		return await approveHeld(ledger, orderId, options, person);
+		return await approveHeld(ledger, orderId, options, person, askedUnknown);
 	} finally {
 		lock.release();
 	}
@@ -150,6 +157,7 @@ async function approveHeld(
 	orderId: string,
 	options: ApproveOptions,
 	person: PersonActor,
+	askedUnknown: ReadonlySet<string>,
 ): Promise<ApprovalResult> {
 	const now = options.now ?? Date.now;
 	const isAlive = options.isAlive ?? processIsAlive;
@@ -159,7 +167,15 @@ async function approveHeld(
 		throw new ApprovalError(`no order ${orderId} in the ledger (a gateway records it when it opens)`);
 	const settled = recordSettled(ledger, orderId, options.source, now(), isAlive);
 	const order = currentOrder(ledger, orderId) ?? found;
-	const plan = planApproval(order, options.only ?? [], now(), isAlive);
+	const planned = planApproval(order, options.only ?? [], now(), isAlive);
+	const halt = haltingUnknown(askedUnknown, order, planned.toRun, now(), isAlive);
+	const halted = halt === null ? [] : planned.toRun.filter(effect => effect.seq > halt.seq);
+	const plan = halt === null ? planned : {...planned, toRun: planned.toRun.filter(effect => effect.seq < halt.seq)};
+	const haltedOutcomes: EffectOutcome[] = halted.map(effect => ({
+		id: effect.id,
+		outcome: 'not run',
+		detail: `${halt?.id ?? ''} ended outcome unknown while this approval waited for the order's lock: check what it did, then approve again`,
+	}));
 	const base = {orderId, notes: plan.notes, expired: settled.expired, unknown: settled.unknown};
 	const mismatches = options.report ? reconcileReport(order, options.report.listed, now(), isAlive) : [];
 	// The calls to run are checked against the order they were held under, before anything is sent.
@@ -176,7 +192,7 @@ async function approveHeld(
 		]);
 		return {...base, problems, outcomes: [], isSuccess: false};
 	}
-	if (loaded === null) return {...base, problems: [], outcomes: [], isSuccess: true};
+	if (loaded === null) return {...base, problems: [], outcomes: haltedOutcomes, isSuccess: haltedOutcomes.length === 0};
 	ledger.writer.append([
 		orderEvent(
 			EventType.orderApproved,
@@ -294,5 +310,6 @@ async function approveHeld(
 	} finally {
 		await Promise.all([...upstreams.values()].map(upstream => upstream.close().catch(() => undefined)));
 	}
+	outcomes.push(...haltedOutcomes);
 	return {...base, problems: [], outcomes, isSuccess: outcomes.every(outcome => outcome.outcome === 'finished')};
 }

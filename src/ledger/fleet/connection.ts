@@ -2,6 +2,8 @@
 // snapshot, stop on a local ledger) must not pay for loading it.
 import type pg from 'pg';
 import {loadWithGlobalsHidden} from '../../core/hidden-globals.ts';
+import {FleetError} from './fleet-error.ts';
+import {fleetPassword} from './pgpass.ts';
 
 /** Whether a `--ledger` or `--to` value names a PostgreSQL fleet ledger rather than a SQLite file. */
 export function isFleetUrl(value: string | undefined): value is string {
@@ -20,13 +22,7 @@ export function redactUrl(url: string): string {
 	}
 }
 
-/** A PostgreSQL failure in words a person can act on; never the URL's password. */
-export class FleetError extends Error {
-	constructor(message: string) {
-		super(message);
-		this.name = 'FleetError';
-	}
-}
+export {FleetError} from './fleet-error.ts';
 
 const NETWORK_CODES: Readonly<Record<string, string>> = {
 	ECONNREFUSED: 'connection refused',
@@ -72,7 +68,10 @@ const CONNECT_TIMEOUT_MS = 5000;
 export async function connectFleet(url: string, role: string): Promise<pg.Client> {
 	// pg builds a `Response` while loading to ask whether it runs on Cloudflare; on Node 20 that loads undici.
 	const {default: driver} = await loadWithGlobalsHidden(['Response'], () => import('pg'));
-	const client = new driver.Client({
+	// Why no password could be given, when the server asked for one: the driver, told nothing, fails
+	// with its own words (`client password must be a string`), so ours are kept and said instead.
+	let passwordProblem: string | null = null;
+	const client: pg.Client = new driver.Client({
 		connectionString: url,
 		application_name: `controlroom ${role} (pid ${process.pid})`.slice(0, 63),
 		connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
@@ -82,13 +81,31 @@ export async function connectFleet(url: string, role: string): Promise<pg.Client
 		// (200 ms of a ten-host snapshot's need query went to compiling it; docs/fleet.md).
 		options: '-c jit=off',
 	});
+	// Asked only when the server wants one: PGPASSWORD or the password file, never the URL (docs/fleet.md).
+	// Set on the client itself: given with connectionString, the driver's parse of the URL drops it.
+	const password = async (): Promise<string | undefined> => {
+		try {
+			return fleetPassword({
+				host: client.host,
+				port: client.port,
+				user: client.user ?? '',
+				database: client.database ?? client.user ?? '',
+			});
+		} catch (error) {
+			if (!(error instanceof FleetError)) throw error;
+			passwordProblem = error.message;
+			// Undefined tells the driver there is none.
+			return undefined;
+		}
+	};
+	(client as unknown as {password: typeof password}).password = password;
 	// A server that goes away emits 'error' on an idle client; the next query reports it instead.
 	client.on('error', () => undefined);
 	try {
 		await client.connect();
 	} catch (error) {
 		await client.end().catch(() => undefined);
-		throw error;
+		throw passwordProblem === null ? error : new FleetError(passwordProblem);
 	}
 	return client;
 }

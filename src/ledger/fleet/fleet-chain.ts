@@ -3,13 +3,18 @@ import type {FleetClient} from './connection.ts';
 /** A host's chain head at a moment, as the fleet keeps it (docs/fleet.md, "The chain and anchors"). */
 export type FleetAnchor = {readonly seq: number; readonly hash: string; readonly at: number};
 
-/** Writes a host's chain head; the same seq twice adds nothing. */
-export async function writeAnchor(client: FleetClient, hostId: string, seq: number, hash: string): Promise<void> {
-	await client.query('INSERT INTO controlroom.anchors (host_id, seq, hash) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
-		hostId,
-		seq,
-		hash,
-	]);
+/** Writes a host's chain head under its key's hash (docs/fleet.md, "Who may write a host's rows"); the same seq twice adds nothing. */
+export async function writeAnchor(
+	client: FleetClient,
+	hostId: string,
+	keyHash: string,
+	seq: number,
+	hash: string,
+): Promise<void> {
+	await client.query(
+		'INSERT INTO controlroom.anchors (host_id, seq, hash, key_hash) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+		[hostId, seq, hash, keyHash],
+	);
 }
 
 /** A host's anchors, oldest first. */

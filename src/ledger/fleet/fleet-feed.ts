@@ -4,6 +4,7 @@ import type {PendingAction} from '../../core/board/state.ts';
 import {DEFAULT_ENDED_WINDOW_MS} from '../../core/board/selectors.ts';
 import type {LedgerEvent} from '../../core/events.ts';
 import {taskKey} from '../../core/fleet.ts';
+import {terminalSafe} from '../../core/terminal-text.ts';
 import {SESSION_ANSWERED_SOURCES, type HumanQueue} from '../../core/human-queue.ts';
 import {boardRound, type BoardOrderRef} from '../../core/read-port/board-round.ts';
 import {coversRecent} from '../../core/read-port/read-port.ts';
@@ -11,6 +12,7 @@ import type {VerdictRecord} from '../../core/review/reviews.ts';
 import type {BoardFeed, FeedBatch} from '../board-feed.ts';
 import {describeFleetError} from './connection.ts';
 import type {HostedTask} from './fleet-read-port.ts';
+import type {SkippedRow} from './fleet-reader.ts';
 import {openFleetLedger, type FleetLedger} from './open-fleet.ts';
 import {retryDelayMs} from '../../core/backoff.ts';
 
@@ -81,6 +83,22 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 
 	const keep = (task: HostedTask, now: number): boolean => task.endedAt === null || task.endedAt >= now - windowMs;
 
+	// A row of another host that is no task is skipped by the reader: said once on the notice line.
+	const skipped = new Set<string>();
+	const skip = (row: SkippedRow): void => {
+		const key = `${row.hostId}\u0000${row.taskId}`;
+		if (skipped.has(key)) return;
+		skipped.add(key);
+		version += 1;
+		notice = {
+			text: terminalSafe(
+				`fleet: skipped ${row.taskId} on ${row.host}, a row that is not a task (${row.problem}); the board goes on (${skipped.size} skipped)`,
+			),
+			tone: 'error',
+			version,
+		};
+	};
+
 	/**
 	 * One board round (src/core/read-port/board-round.ts) over every host's rows: the queue, and each
 	 * host's reviews and work orders folded from its own events (as a local board folds them), keyed
@@ -119,7 +137,7 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 
 	const connect = async (): Promise<FleetLedger> => {
 		if (fleet) return fleet;
-		const open = await openFleetLedger(url, 'board');
+		const open = await openFleetLedger(url, 'board', skip);
 		fleet = open;
 		unlisten = await open.listen(change => {
 			// A listener that lost its connection hears nothing more: reconnect on the next round.
@@ -204,7 +222,9 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 			void round();
 		},
 		load() {
-			return {tasks: [...tasks.values()], queue, verdicts, contracts, orders, pending, lastSeq: version, isFull: true};
+			// A notice of the first read (a row skipped) is said with it: later polls say only newer ones.
+			const said = notice ? {notice: {tone: notice.tone, text: notice.text}} : {};
+			return {tasks: [...tasks.values()], queue, verdicts, contracts, orders, pending, lastSeq: version, isFull: true, ...said};
 		},
 		poll(lastSeq, _now, openTaskId = null): FeedBatch | null {
 			if (version <= lastSeq) return null;

@@ -78,7 +78,9 @@ export function createFleetReadPort(client: FleetClient, rows: FleetRows): ReadP
 
 	const queueRowsOf = async (hosts: readonly FleetHost[], request: RowsRequest<HostedTask>): Promise<HostRows[]> => {
 		const labels = labelsOf(hosts);
-		const recent = await recentTasksOf(request, since => rows.tasks('ended_at IS NULL OR ended_at >= $1', [since], labels));
+		const recent = await recentTasksOf(request, since =>
+			rows.tasks(`ended_at >= $1 AND (status = 'failed' OR (status = 'done' AND exit_code = 0))`, [since], labels),
+		);
 		const gateRows = await rows.events('type = ANY($1::text[])', [GATE_EVENT_TYPES]);
 		const needRows = await currentNeeds(request.answeredBySession);
 		const recentKeys = new Set(recent.map(task => `${task.hostId}\u0000${task.id}`));

@@ -6,7 +6,8 @@ import {hostLabels} from '../../core/fleet.ts';
 import type {ReadPort} from '../../core/read-port/read-port.ts';
 import {chooseByTitle, titleKey, TITLE_CANDIDATES} from '../../core/task-ref.ts';
 import {AmbiguousTaskError, likeEscaped} from '../reader.ts';
-import {eventFromRow, taskFromDoc} from '../rows.ts';
+import {eventFromRow} from '../rows.ts';
+import {fleetTaskOf} from './task-doc.ts';
 import type {FleetClient} from './connection.ts';
 import {createFleetReadPort, type EventRow, type FleetHost, type FleetRows, type HostedTask} from './fleet-read-port.ts';
 
@@ -46,8 +47,15 @@ export type FleetReader = ReadPort<'async', HostedTask> & {
 	changesSince(fleetSeq: number, limit: number): Promise<FleetChanges>;
 };
 
-/** The fleet reader over one connection. Host labels are read once per call that needs them. */
-export function createFleetReader(client: FleetClient): FleetReader {
+/** A row of another host that is no task (src/ledger/fleet/task-doc.ts): skipped, and said. */
+export type SkippedRow = {readonly hostId: string; readonly host: string; readonly taskId: string; readonly problem: string};
+
+/**
+ * The fleet reader over one connection. Host labels are read once per call that needs them. A task
+ * row that is not a task is skipped and handed to `onSkipped`: one host's bad row never stops a
+ * board or a snapshot of the whole fleet (docs/fleet.md, "Rows the fleet does not trust").
+ */
+export function createFleetReader(client: FleetClient, onSkipped: (row: SkippedRow) => void = () => undefined): FleetReader {
 	const rows: FleetRows = {
 		async hosts() {
 			const result = await client.query<{id: string; name: string; last_synced_at: Date; last_seq: number}>(
@@ -63,14 +71,19 @@ export function createFleetReader(client: FleetClient): FleetReader {
 			}));
 		},
 		async tasks(where, params, labels, order = '') {
-			const result = await client.query<{host_id: string; doc: string}>(
-				`SELECT host_id, doc FROM controlroom.tasks WHERE ${where} ${order}`,
+			const result = await client.query<{host_id: string; id: string; doc: string}>(
+				`SELECT host_id, id, doc FROM controlroom.tasks WHERE ${where} ${order}`,
 				params,
 			);
-			// The parsed document is this call's own object: adding the host to it saves a copy of thousands of tasks.
-			return result.rows.map(row =>
-				Object.assign(taskFromDoc(row.doc), {host: labels.get(row.host_id) ?? row.host_id, hostId: row.host_id}),
-			);
+			const tasks: HostedTask[] = [];
+			for (const row of result.rows) {
+				const host = labels.get(row.host_id) ?? row.host_id;
+				const read = fleetTaskOf(row.doc, row.id);
+				if ('problem' in read) onSkipped({hostId: row.host_id, host, taskId: row.id, problem: read.problem});
+				// The parsed document is this call's own object: adding the host to it saves a copy of thousands of tasks.
+				else tasks.push(Object.assign(read.task, {host, hostId: row.host_id}));
+			}
+			return tasks;
 		},
 		viewTasks(endedSince, labels) {
 			const order = 'ORDER BY created_at DESC, host_id, id';

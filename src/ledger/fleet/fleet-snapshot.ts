@@ -20,6 +20,7 @@ export async function readFleetSnapshot(fleet: FleetLedger, query: Omit<Snapshot
 		isFleet: true,
 		...(query.person === undefined ? {} : {person: query.person}),
 		...(query.stallSeconds === undefined ? {} : {stallSeconds: query.stallSeconds}),
+		...(query.foldHelpers ? {foldHelpers: true} : {}),
 	});
 }
 
@@ -38,5 +39,6 @@ export async function readFleetSnapshotAt(
 		isFleet: true,
 		...(query.person === undefined ? {} : {person: query.person}),
 		...(query.stallSeconds === undefined ? {} : {stallSeconds: query.stallSeconds}),
+		...(query.foldHelpers ? {foldHelpers: true} : {}),
 	});
 }

@@ -215,6 +215,66 @@ const FLEET_MIGRATIONS: readonly FleetMigration[] = [
 			CREATE INDEX contract_claims_by_contract ON controlroom.contract_claims (contract_id, id);
 		`,
 	},
+	{
+		// Each host's rows only under its own key (docs/fleet.md, "Who may write a host's rows"): a
+		// host registers the SHA-256 of its key (derived from its ledger's secret) when it first
+		// syncs, and the server takes rows of that host id only from a session that set the key
+		// (`controlroom.host_key`). Every row carries the hash of the key it was written with; rows
+		// shipped before this version carry none.
+		version: 6,
+		sql: `
+			ALTER TABLE controlroom.hosts ADD COLUMN key_hash text;
+			ALTER TABLE controlroom.events ADD COLUMN key_hash text;
+			ALTER TABLE controlroom.tasks ADD COLUMN key_hash text;
+			ALTER TABLE controlroom.rejects ADD COLUMN key_hash text;
+			ALTER TABLE controlroom.anchors ADD COLUMN key_hash text;
+
+			CREATE FUNCTION controlroom.session_key_hash() RETURNS text LANGUAGE sql STABLE AS $$
+				SELECT encode(sha256(convert_to(COALESCE(current_setting('controlroom.host_key', true), ''), 'UTF8')), 'hex')
+			$$;
+
+			-- Once per statement: a batch of 2000 rows costs one check, not 2000.
+			CREATE FUNCTION controlroom.check_host_key() RETURNS trigger LANGUAGE plpgsql AS $$
+			DECLARE
+				foreign_host text;
+			BEGIN
+				SELECT n.host_id INTO foreign_host FROM new_rows n LEFT JOIN controlroom.hosts h ON h.id = n.host_id
+					WHERE h.key_hash IS NULL OR h.key_hash <> controlroom.session_key_hash() OR n.key_hash IS DISTINCT FROM h.key_hash
+					LIMIT 1;
+				IF FOUND THEN
+					RAISE EXCEPTION USING ERRCODE = '42501',
+						MESSAGE = format('rows of host %s are written only with that host''s key (%s refused)', foreign_host, TG_TABLE_NAME);
+				END IF;
+				RETURN NULL;
+			END $$;
+			CREATE TRIGGER events_host_key AFTER INSERT ON controlroom.events
+				REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION controlroom.check_host_key();
+			CREATE TRIGGER tasks_host_key_insert AFTER INSERT ON controlroom.tasks
+				REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION controlroom.check_host_key();
+			CREATE TRIGGER tasks_host_key_update AFTER UPDATE ON controlroom.tasks
+				REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION controlroom.check_host_key();
+			CREATE TRIGGER rejects_host_key AFTER INSERT ON controlroom.rejects
+				REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION controlroom.check_host_key();
+			CREATE TRIGGER anchors_host_key AFTER INSERT ON controlroom.anchors
+				REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION controlroom.check_host_key();
+
+			-- A host row is registered with its writer's own key; its key is set once (a host shipped
+			-- before this version is claimed by its first sync after it), and only that key renames it.
+			CREATE FUNCTION controlroom.check_host_row() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN
+				IF TG_OP = 'INSERT' OR OLD.key_hash IS NULL THEN
+					IF NEW.key_hash IS NOT NULL AND NEW.key_hash <> controlroom.session_key_hash() THEN
+						RAISE EXCEPTION USING ERRCODE = '42501', MESSAGE = format('host %s is registered only with its own key', NEW.id);
+					END IF;
+				ELSIF NEW.key_hash IS DISTINCT FROM OLD.key_hash OR OLD.key_hash <> controlroom.session_key_hash() THEN
+					RAISE EXCEPTION USING ERRCODE = '42501', MESSAGE = format('host %s is changed only with its own key', OLD.id);
+				END IF;
+				RETURN NEW;
+			END $$;
+			CREATE TRIGGER hosts_key BEFORE INSERT OR UPDATE ON controlroom.hosts
+				FOR EACH ROW EXECUTE FUNCTION controlroom.check_host_row();
+		`,
+	},
 ];
 
 /** The newest fleet schema version this build knows. */

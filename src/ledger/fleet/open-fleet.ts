@@ -1,5 +1,5 @@
 import {connectFleet, redactUrl, type FleetClient} from './connection.ts';
-import {createFleetReader, type FleetReader} from './fleet-reader.ts';
+import {createFleetReader, type FleetReader, type SkippedRow} from './fleet-reader.ts';
 import {checkFleetSchema, FLEET_CHANNEL} from './migrations.ts';
 import {outcomeOf, pendingRequests, placeRequest, type FleetRequest, type NewRequest, type RequestOutcome} from './requests.ts';
 
@@ -25,8 +25,11 @@ export type FleetLedger = {
 	close(): Promise<void>;
 };
 
-/** Opens the fleet ledger at `url` for reading (it must exist and be this build's version). */
-export async function openFleetLedger(url: string, role: string): Promise<FleetLedger> {
+/**
+ * Opens the fleet ledger at `url` for reading (it must exist and be this build's version). A task
+ * row of a host that is not a task is skipped and handed to `onSkipped`.
+ */
+export async function openFleetLedger(url: string, role: string, onSkipped?: (row: SkippedRow) => void): Promise<FleetLedger> {
 	const client = await connectFleet(url, role);
 	try {
 		await checkFleetSchema(client, url);
@@ -37,7 +40,7 @@ export async function openFleetLedger(url: string, role: string): Promise<FleetL
 	const listeners: FleetClient[] = [];
 	return {
 		where: redactUrl(url),
-		reader: createFleetReader(client),
+		reader: createFleetReader(client, onSkipped),
 		pendingRequests: () => pendingRequests(client),
 		request: request => placeRequest(client, request),
 		outcomeOf: (hostId, requestId) => outcomeOf(client, hostId, requestId),

@@ -8,7 +8,17 @@ import {writeAnchor} from './fleet-chain.ts';
 import {describeLockHolder, tryLockHost} from './host-lock.ts';
 import {FLEET_CHANNEL, migrateFleet} from './migrations.ts';
 import {pendingRequestsFor, type FleetRequest} from './requests.ts';
-import {lastFleetEvent, registerHost, resumePoint, writeBatch, type FleetEventCopy, type WrittenBatch} from './ship.ts';
+import {
+	foreignAfter,
+	lastFleetEvent,
+	registerHost,
+	resumeOf,
+	writeBatch,
+	type FleetEventCopy,
+	type HostKey,
+	type Resume,
+	type WrittenBatch,
+} from './ship.ts';
 
 /** What the connection tells its sync between passes. */
 export type SyncNotices = {
@@ -28,18 +38,20 @@ export type SyncConnection = {
 	lockHost(hostId: string): Promise<string | null>;
 	/** Brings the fleet schema to this build's version (a first sync creates it). */
 	migrate(): Promise<void>;
-	/** Adds the host, or renames it when its name changed. */
-	registerHost(host: HostIdentity): Promise<void>;
-	/** The last seq of this host the fleet holds (0 for a new host): where shipping resumes. */
-	resumePoint(hostId: string): Promise<number>;
-	/** The fleet's copy of the newest of the host's events it holds, with its seq, if any. */
-	lastEvent(hostId: string): Promise<(FleetEventCopy & {seq: number}) | undefined>;
+	/** Sets this connection's key, and adds the host with it, or claims it, or renames it (a host under another key is refused). */
+	registerHost(host: HostIdentity, key: HostKey): Promise<void>;
+	/** Where shipping resumes: the last seq shipped with the host's key, and what else the fleet holds of the host. */
+	resumeOf(hostId: string, key: HostKey): Promise<Resume>;
+	/** Rows of the host after `seq` not written with its key. */
+	foreignAfter(hostId: string, seq: number, key: HostKey): Promise<number>;
+	/** The fleet's copy of the newest of the host's events written with this key hash (null: with none), with its seq. */
+	lastEvent(hostId: string, keyHash: string | null): Promise<(FleetEventCopy & {seq: number}) | undefined>;
 	/** Writes a batch of the host's events and the task rows they touched, in one transaction. */
-	writeBatch(host: HostIdentity, rows: readonly StoredEventRow[], tasks: readonly Task[]): Promise<WrittenBatch>;
+	writeBatch(host: HostIdentity, key: HostKey, rows: readonly StoredEventRow[], tasks: readonly Task[]): Promise<WrittenBatch>;
 	/** Publishes contracts written on the host, for any host's pickup (docs/fleet.md, "Contracts"). */
 	publishContracts(host: HostIdentity, contracts: readonly PublishedContract[]): Promise<void>;
-	/** Writes the host's chain head (an anchor: docs/fleet.md, "The chain and anchors"). */
-	writeAnchor(hostId: string, seq: number, hash: string): Promise<void>;
+	/** Writes the host's chain head with its key (an anchor: docs/fleet.md, "The chain and anchors"). */
+	writeAnchor(hostId: string, key: HostKey, seq: number, hash: string): Promise<void>;
 	/** Requests for the host that it has not answered yet, oldest first. */
 	pendingRequestsFor(hostId: string): Promise<FleetRequest[]>;
 	/** Listens on the fleet's channel (LISTEN) on this connection, and tells `notices` what it hears. */
@@ -55,11 +67,12 @@ export async function connectForSync(url: string, role: string): Promise<SyncCon
 			return (await tryLockHost(client, hostId)) ? null : await describeLockHolder(client, hostId);
 		},
 		migrate: () => migrateFleet(client),
-		registerHost: host => registerHost(client, host),
-		resumePoint: hostId => resumePoint(client, hostId),
-		lastEvent: hostId => lastFleetEvent(client, hostId),
-		writeBatch: (host, rows, tasks) => writeBatch(client, host, rows, tasks),
-		writeAnchor: (hostId, seq, hash) => writeAnchor(client, hostId, seq, hash),
+		registerHost: (host, key) => registerHost(client, host, key),
+		resumeOf: (hostId, key) => resumeOf(client, hostId, key),
+		foreignAfter: (hostId, seq, key) => foreignAfter(client, hostId, seq, key),
+		lastEvent: (hostId, keyHash) => lastFleetEvent(client, hostId, keyHash),
+		writeBatch: (host, key, rows, tasks) => writeBatch(client, host, key, rows, tasks),
+		writeAnchor: (hostId, key, seq, hash) => writeAnchor(client, hostId, key.hash, seq, hash),
 		pendingRequestsFor: hostId => pendingRequestsFor(client, hostId),
 		publishContracts: (host, contracts) => publishContracts(client, host, contracts),
 		async listen(notices) {

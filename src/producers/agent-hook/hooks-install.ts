@@ -236,14 +236,28 @@ export type FileChange = {
 export type HookEntry = {readonly event: string; readonly command: string; readonly timeoutSeconds: number};
 
 /**
- * Claude Code's PermissionRequest hook (docs/decisions.md): `NODE BIN permission-hook --window N`.
+ * Claude Code's PermissionRequest hook (docs/decisions.md): `/bin/sh decision-hook.sh NODE BIN
+ * permission-hook -- --window N`.
  * It waits, so its timeout is the window and a margin: at the timeout Claude ends it (SIGTERM)
  * and its dialog stays.
  */
-export function permissionHookEntry(program: readonly string[], windowSeconds: number): HookEntry {
+export function permissionHookEntry(
+	program: {readonly node: string; readonly bin: string; readonly script: string},
+	windowSeconds: number,
+): HookEntry {
 	return {
 		event: 'PermissionRequest',
-		command: hookCommand([...program, 'permission-hook', '--window', String(windowSeconds)]),
+		// The shell path answers what needs no ledger (src/cli/decision-hook.sh), Node the questions.
+		command: hookCommand([
+			'/bin/sh',
+			program.script,
+			program.node,
+			program.bin,
+			'permission-hook',
+			'--',
+			'--window',
+			String(windowSeconds),
+		]),
 		timeoutSeconds: windowSeconds + 30,
 	};
 }

@@ -1,3 +1,4 @@
+import {withoutTelemetry} from '../../core/task.ts';
 import {StringDecoder} from 'node:string_decoder';
 import type {Readable, Writable} from 'node:stream';
 import {EventType} from '../../core/events.ts';
@@ -136,7 +137,8 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 		try {
 			const own = ledger.reader.task(log.taskId);
 			if (!own) return {tokens, cost: null};
-			const facts = familyOf([own, ...ledger.reader.helpersOf(log.taskId)], {
+			// Telemetry moves no task's status: what only the telemetry told is not counted here (docs/otel.md).
+			const facts = familyOf([own, ...ledger.reader.helpersOf(log.taskId)].map(withoutTelemetry), {
 				now: Date.now(),
 				prices: options.prices ?? shippedPriceTable(),
 			}).get(own.id);

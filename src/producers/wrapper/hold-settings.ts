@@ -1,19 +1,31 @@
+import {quickHoldArgs} from '../../core/decisions/hold-quick-args.ts';
 import type {HoldPolicy} from '../../core/decisions/hold-policy.ts';
 import {hookCommand} from '../agent-hook/hooks-install.ts';
 
 /** Seconds Claude gives the hold hook: it answers in milliseconds, and a hook killed on a timeout is a fault Claude falls through. */
 const HOLD_HOOK_TIMEOUT_SECONDS = 30;
 
-/** The hold hook's argv: `controlroom hold-hook` with the run's policy, folder and budget mode. */
+/** The programs a decision hook runs: Node and bin/controlroom for the full check, and the shell script in front (decision-hook.sh). */
+export type DecisionHookProgram = {readonly node: string; readonly bin: string; readonly script: string};
+
+/**
+ * The hold hook's argv: the shell path (src/cli/decision-hook.sh), told what of the run's policy it
+ * can check itself, in front of `controlroom hold-hook` with the run's policy, folder and budget mode.
+ */
 export function holdHookArgv(
-	program: readonly string[],
+	program: DecisionHookProgram,
 	config: {readonly ledger: string; readonly cwd: string; readonly policy: HoldPolicy; readonly onBudget: 'stop' | 'ask'},
 ): string[] {
 	// The policy travels on the command line, fixed when the run starts: a file the agent could edit later is never read again.
 	const policy = Buffer.from(JSON.stringify(config.policy), 'utf8').toString('base64url');
 	return [
-		...program,
+		'/bin/sh',
+		program.script,
+		program.node,
+		program.bin,
 		'hold-hook',
+		...quickHoldArgs(config.policy),
+		'--',
 		'--ledger',
 		config.ledger,
 		'--cwd',

@@ -53,7 +53,8 @@ export function boardInput(
 	const pending = state.pending ?? new Map<string, readonly string[]>();
 	const isWideRows = width >= WIDE_ROW_COLUMNS;
 	const lanes = selectLanes(
-		state.tasks.values(),
+		// The map itself: what does not change with the clock is kept while it is the same map.
+		state.tasks,
 		now,
 		{
 			filter: state.filter,
