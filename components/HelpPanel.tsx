@@ -6,7 +6,8 @@ type Props = {readonly help: HelpScreen};
 
 /**
  * `?` help: every key from the one key table, with what it does (and what is not built yet), fitted
- * to the rows there are, each column a table of keys (docs/board.md, "Static tables"). The help
+ * to the rows there are, each column a table of keys (docs/board.md, "Static tables"); where it is
+ * taller than the screen, a window that scrolls, its last line saying which lines show. The help
  * bar below says how to close it.
  */
 export function HelpPanel({help}: Props) {
@@ -19,7 +20,7 @@ export function HelpPanel({help}: Props) {
 					</Box>
 				))}
 			</Box>
-			{help.more > 0 ? <Text dimColor>{`  ↓ ${help.more} more keys: a taller terminal lists them all`}</Text> : null}
+			{help.note === null ? null : <Text dimColor wrap="truncate-end">{`  ${help.note}`}</Text>}
 		</Box>
 	);
 }

@@ -73,25 +73,31 @@ export function useControlRoom(adapters: BoardAdapters): ControlRoomState & {rea
 		if (screen.selectedId === state.selectedId && screen.selectedIndex === state.selectedIndex) return;
 		dispatch({type: 'select', taskId: screen.selectedId, index: screen.selectedIndex});
 	}, [screen.selectedId, screen.selectedIndex, state.selectedId, state.selectedIndex]);
-	const onCommand = useBoardCommands(state, screen, dispatch, adapters, refresh);
-	useSendBack(state, dispatch, adapters, refresh);
-	usePendingAnswer(state, dispatch, adapters, refresh);
+	const isReadOnly = adapters.options.isReadOnly === true;
+	const onCommand = useBoardCommands(state, screen, dispatch, adapters, refresh, isReadOnly);
+	useSendBack(state, dispatch, adapters, refresh, screen.keys, isReadOnly);
+	usePendingAnswer(state, dispatch, adapters, refresh, screen.keys, isReadOnly);
 	// Each command key says the person is at the board: the finished task under the cursor is then
 	// seen. Text typed into a filter is not: the rows the cursor crosses while it narrows are not looked at.
 	// Counted as state, so the render that draws a command's effect is the one that sees its count.
 	const [presses, countPress] = useReducer((count: number) => count + 1, 0);
-	useKeymap(state.mode, {
-		onCommand: binding => {
-			countPress();
-			onCommand(binding);
+	useKeymap(
+		state.mode,
+		{
+			onCommand: binding => {
+				countPress();
+				onCommand(binding);
+			},
+			onEdit: edit => dispatch({type: 'prompt-edit', edit}),
 		},
-		onEdit: edit => dispatch({type: 'prompt-edit', edit}),
-	});
+		adapters.options.keyTable,
+	);
 	useMarkSeen(
 		presses,
 		screen.selectedId === null ? undefined : state.tasks.get(screen.selectedId),
 		adapters.options.person,
-		adapters.feed.markSeen,
+		// A shared screen's looks are nobody's: a read-only board marks nothing seen.
+		isReadOnly ? undefined : adapters.feed.markSeen,
 	);
 	return {state, screen, dispatch};
 }

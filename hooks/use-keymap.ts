@@ -2,6 +2,7 @@ import {useInput} from 'ink';
 import {useEffect, useReducer, useRef} from 'react';
 import {
 	BoardCommand,
+	KEY_TABLE,
 	keyName,
 	matchBinding,
 	splitKeys,
@@ -33,11 +34,11 @@ function isEditing(press: KeyPress): boolean {
  * straight to the reducer, which applies them in order, so a burst of Backspaces erases one
  * character each.
  */
-export function useKeymap(mode: BoardMode, handlers: Handlers, isActive = true): void {
+export function useKeymap(mode: BoardMode, handlers: Handlers, table: readonly KeyBinding[] = KEY_TABLE, isActive = true): void {
 	// Read the latest mode and handlers at key time: a key typed right after a render must not reach
 	// the previous render's handler (Ink re-subscribes useInput in a passive effect).
-	const latest = useRef({mode, handlers});
-	latest.current = {mode, handlers};
+	const latest = useRef({mode, handlers, table});
+	latest.current = {mode, handlers, table};
 	// Keys not yet read, and whether a command's render is still to come. The queue is drained once
 	// that render has committed; a timer is not enough: React's scheduler may yield on a loaded
 	// machine, and a due timer then runs first.
@@ -60,7 +61,7 @@ export function useKeymap(mode: BoardMode, handlers: Handlers, isActive = true):
 				);
 				continue;
 			}
-			const binding = matchBinding(press.input, press.key, now.mode);
+			const binding = matchBinding(press.input, press.key, now.mode, now.table);
 			if (!binding) continue;
 			now.handlers.onCommand(binding);
 			if (binding.command === BoardCommand.quit || binding.command === BoardCommand.interrupt) {

@@ -1,7 +1,7 @@
 import type {ApprovalView} from './approval-view.ts';
 import type {DecisionsPanelView} from './decisions-view.ts';
 import type {HeldEffectRef, HeldEffectsLine} from './effects-view.ts';
-import type {BarItem, BoardMode, HelpLine} from './keymap.ts';
+import type {BarItem, BoardMode, KeyWords} from './keymap.ts';
 import type {LogWindow, TaskLog} from './log-view.ts';
 import type {ReviewsView} from './reviews-view.ts';
 import type {RowColumns} from './row-layout.ts';
@@ -29,14 +29,22 @@ export type PanelBlock = {
 	readonly isFocused: boolean;
 };
 
-/** `?` help fitted to the rows under the header: in columns side by side, and cut when even that does not fit. */
+/** `?` help fitted to the rows under the header: one column, two side by side, or one that scrolls. */
 export type HelpScreen = {
+	/** The headings (`KEYS`, `WHAT IT DOES`) over the rows. */
 	readonly hasTitle: boolean;
-	readonly columns: readonly (readonly HelpLine[])[];
-	/** Each column as a table of keys and what they do, in terminal cells (drawn by ink-table). */
+	/** Each column as a table of keys and what they do, in terminal cells (drawn by ink-table); a row a line. */
 	readonly tables: readonly TableView[];
-	/** Keys left out for want of rows (said on the last line); 0 when all are listed. */
-	readonly more: number;
+	/** Where help is taller than the screen: the rows shown of how many, and how far it scrolls; null when it all shows. */
+	readonly window: {
+		readonly start: number;
+		readonly end: number;
+		readonly total: number;
+		readonly scrollMax: number;
+		readonly pageSize: number;
+	} | null;
+	/** The line under a window: which lines show, and the keys that scroll (`lines 1–19 of 34 · j/k scroll`). */
+	readonly note: string | null;
 };
 
 /** The log view as drawn. */
@@ -124,6 +132,10 @@ export type ScreenView = {
 	readonly blocks: readonly PanelBlock[];
 	readonly help: HelpScreen | null;
 	readonly bar: readonly BarItem[];
+	/** Each command's key in force, for the words that name one (`y allows this call once, n cancels`). */
+	readonly keys: KeyWords;
+	/** Opened with --read-only: the header says so, and no action key is offered. */
+	readonly isReadOnly: boolean;
 	readonly notice: Notice | null;
 	/** The filter in force, shown on the status line whatever the width; null when none. */
 	readonly filter: string | null;

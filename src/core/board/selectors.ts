@@ -7,6 +7,7 @@ import {DEFAULT_STALL_SECONDS, isEnded, isListed} from '../status.ts';
 import {taskKey} from '../fleet.ts';
 import type {Task} from '../task.ts';
 import type {BoardTask} from './state.ts';
+import type {KeyBinding} from './keymap.ts';
 import {layoutIds} from './ids.ts';
 import {compareTasks, type SortOrder} from './sort.ts';
 import {claimEnding} from '../claim-state.ts';
@@ -79,6 +80,10 @@ export type BoardOptions = {
 	readonly prices?: PriceTable;
 	/** Whose looks count for seen and unseen (docs/tmux.md); without a person nothing is marked unseen. */
 	readonly person?: string;
+	/** The key table in force: the config file's `keys` applied (key-config.ts); the built-in one when absent. */
+	readonly keyTable?: readonly KeyBinding[];
+	/** A board for a shared screen (`board --read-only`): help and the bar show no action key. */
+	readonly isReadOnly?: boolean;
 };
 
 /** Ended tasks stay on the board for a day, as in `controlroom snapshot`, unless configured (docs/config.md). */

@@ -12,12 +12,16 @@ function decisionsOf({state, now, width, available, openQuestions}: PanelInput) 
 /** Decisions: every question a person can answer, full width under the others while one is open. */
 export const DECISIONS: BoardPanel = {
 	name: 'decisions',
-	commands: [BoardCommand.approve, BoardCommand.sendBack, BoardCommand.open],
+	commands: [BoardCommand.approve, BoardCommand.sendBack, BoardCommand.open, BoardCommand.decisions],
 	rows: input => decisionsOf(input)?.height ?? 0,
 	view(input) {
 		return {
 			view: {decisions: decisionsOf(input), decisionOrder: input.openQuestions.map(decision => decision.id)},
-			keys: {on: input.state.mode === 'decisions' ? [BoardCommand.approve, BoardCommand.sendBack] : []},
+			keys: {
+				on: input.state.mode === 'decisions' ? [BoardCommand.approve, BoardCommand.sendBack] : [],
+				// d goes to Decisions: said in the bar only while a question waits there.
+				hidden: input.openQuestions.length === 0 ? [BoardCommand.decisions] : [],
+			},
 		};
 	},
 };

@@ -1,5 +1,6 @@
 import {decisionState} from '../../decisions/fold.ts';
 import {selectHeldEffects} from '../effects-view.ts';
+import {keyWordsOf} from '../keymap.ts';
 import {idColumnCap} from '../row-layout.ts';
 import {selectLanes, selectQueue, type BoardOptions, type QueueLaneView} from '../selectors.ts';
 import type {BoardState} from '../state.ts';
@@ -66,7 +67,8 @@ export function boardInput(
 	const queue = selectQueue(state.queue, state.tasks, now, pending);
 	const held = selectHeldEffects(state.orders, now, state.marked, state.effectIndex, state.mode === 'effects');
 	const isSideBySide = width >= SIDE_BY_SIDE_COLUMNS;
-	const shared = {state, now, width, height, options, isWideRows, isSideBySide, alerts, available, lanes, queue, held};
+	const keys = keyWordsOf(options.keyTable);
+	const shared = {state, now, width, height, options, keys, isWideRows, isSideBySide, alerts, available, lanes, queue, held};
 	return {
 		...shared,
 		openQuestions: state.decisions.filter(decision => decisionState(decision, now) === 'open'),
