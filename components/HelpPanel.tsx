@@ -1,6 +1,7 @@
 import {Box, Text} from 'ink';
 import type {HelpScreen} from '../src/core/board/screen.ts';
 import {CellTable} from './CellTable.tsx';
+import {useToneColor} from './theme.ts';
 
 type Props = {readonly help: HelpScreen};
 
@@ -11,12 +12,13 @@ type Props = {readonly help: HelpScreen};
  * bar below says how to close it.
  */
 export function HelpPanel({help}: Props) {
+	const toneColor = useToneColor();
 	return (
 		<Box flexDirection="column" flexGrow={1}>
 			<Box flexDirection="row" gap={2}>
 				{help.tables.map((table, index) => (
 					<Box key={index} flexDirection="column" flexShrink={0}>
-						<CellTable table={table} hasHeadings={help.hasTitle} keyColor="cyan" />
+						<CellTable table={table} hasHeadings={help.hasTitle} keyColor={toneColor('info')} />
 					</Box>
 				))}
 			</Box>

@@ -3,6 +3,7 @@ import type {LogReader} from '../src/core/board/log-view.ts';
 import {selectScreen, type ScreenView} from '../src/core/board/screen.ts';
 import type {NoticeSource} from '../src/core/board/notice-channel.ts';
 import type {BoardOptions} from '../src/core/board/selectors.ts';
+import type {Tone} from '../src/core/board/tone.ts';
 import {initialBoardState, reduceBoard, type BoardAction, type BoardState} from '../src/core/board/state.ts';
 import {useBell} from './use-bell.ts';
 import {useNotify, type Notify} from './use-notify.ts';
@@ -34,6 +35,8 @@ export type BoardAdapters = FeedSource &
 		readonly checkIntegrity?: () => Promise<readonly string[]>;
 		/** Notices of what runs beside the board (`--otel-port`'s receiver), for the notice line. */
 		readonly notices?: NoticeSource;
+		/** Each tone's colour: the config file's `colors` applied (src/core/board/palette.ts); the defaults when absent. */
+		readonly palette?: Readonly<Record<Tone, string>>;
 	};
 
 /** The board's state and the screen drawn from it. */

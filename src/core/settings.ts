@@ -15,6 +15,10 @@ type KindValues = {
 	/** Process names; as text, a comma-separated list. */
 	readonly names: readonly string[];
 	readonly onOff: boolean;
+	/** The board's keys: a command's name and the key or keys that replace its own (src/core/board/key-config.ts). */
+	readonly keys: Readonly<Record<string, string | readonly string[]>>;
+	/** The board's colours: a tone and its colour (src/core/board/palette.ts). */
+	readonly colors: Readonly<Record<string, string>>;
 };
 export type SettingKind = keyof KindValues;
 
@@ -73,6 +77,18 @@ export const SETTINGS = {
 		builtIn: true,
 		usedBy: ['board --no-bell'],
 		about: 'ring the terminal bell when a new entry comes into Needs you',
+	},
+	keys: {
+		kind: 'keys',
+		builtIn: {},
+		usedBy: ['board', 'demo'],
+		about: "the board's keys: a command's name and the keys that replace its own (? help shows the keys in force)",
+	},
+	colors: {
+		kind: 'colors',
+		builtIn: {},
+		usedBy: ['board', 'demo'],
+		about: "the board's colours: a tone (ok, warn, error, muted, info, accent) and its colour",
 	},
 	syncIntervalSeconds: {
 		kind: 'seconds',
@@ -152,6 +168,8 @@ export const EXPECTED: Readonly<Record<SettingKind, string>> = {
 	duration: 'a duration like 90m, 24h or 7d',
 	names: 'comma-separated process names',
 	onOff: 'true or false',
+	keys: 'an object of board commands and their keys, like {"approve": "A"}',
+	colors: 'an object of tones and colours, like {"warn": "#ff8800"}',
 };
 
 /**
@@ -178,6 +196,10 @@ export function settingFromText(kind: SettingKind, text: string): KindValues[Set
 		}
 		case 'onOff':
 			return text === 'true' ? true : text === 'false' ? false : null;
+		case 'keys':
+		case 'colors':
+			// Objects live in the file only: no flag or variable sets them.
+			return null;
 	}
 }
 

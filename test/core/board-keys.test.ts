@@ -119,7 +119,7 @@ describe('d', () => {
 
 describe('a read-only board (board --read-only)', () => {
 	const READ_ONLY: BoardAbilities = {...ALL_WIRED, isReadOnly: true};
-	const ACTIONS = [
+	const ACTIONS: readonly BoardCommand[] = [
 		BoardCommand.stop,
 		BoardCommand.approve,
 		BoardCommand.mark,

@@ -6,7 +6,12 @@ import {createElement} from 'react';
 import {App, type BoardAdapters} from '../../../components/App.tsx';
 import {ClockProvider} from '../../../components/ClockProvider.tsx';
 import {parseDuration} from '../../core/duration.ts';
+import {applyKeyRemaps} from '../../core/board/key-config.ts';
+import type {KeyBinding} from '../../core/board/keymap.ts';
 import {createNoticeChannel, type NoticeSource} from '../../core/board/notice-channel.ts';
+import {applyColors} from '../../core/board/palette.ts';
+import type {BoardOptions} from '../../core/board/selectors.ts';
+import type {Tone} from '../../core/board/tone.ts';
 import {acknowledgeSignal} from '../../gates/acknowledge.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {createBoardFeed} from '../../ledger/board-feed.ts';
@@ -23,7 +28,7 @@ import {createLogReader} from '../../producers/task-log.ts';
 import {SIGNAL_EXITS} from '../signals.ts';
 import {createNotifier, DESKTOP_NOTIFY, type DesktopNotify} from '../board-notify.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
-import {commandSettings} from '../config-file.ts';
+import {CONFIG_EXIT, commandSettings} from '../config-file.ts';
 import {shareInkCaches} from '../ink-caches.ts';
 import {loadPriceTable} from '../price-file.ts';
 import {openCommandLedger} from '../context.ts';
@@ -37,7 +42,7 @@ import type {Receiver} from '../../otel/receiver.ts';
 export const help: CommandHelp = {
 	synopsis: [
 		'[board] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS] [--no-bell]',
-		'[board] [--notify-command CMD] [--desktop-notify HOW] [--no-notify] [--as NAME]',
+		'[board] [--notify-command CMD] [--desktop-notify HOW] [--no-notify] [--as NAME] [--read-only]',
 		'[board] --otel-port N [--reconcile SECONDS] [...]',
 		'[board] --ledger postgres://... [--stall SECONDS] [--since DURATION] [--no-bell]',
 	],
@@ -73,6 +78,10 @@ receiver's errors show on the notice line.`,
 		['--no-notify', 'no notifications at all (neither desktop nor --notify-command); the bell is --no-bell'],
 		['--as NAME', 'whose looks mark finished tasks seen (default $USER; docs/tmux.md, "Seen and unseen")'],
 		[
+			'--read-only',
+			'for a shared screen: no key that acts (stop, approve, answer, send back, acknowledge), none in help or the bar; looking marks nothing seen',
+		],
+		[
 			'--otel-port N',
 			"run the OTLP/HTTP receiver on 127.0.0.1:N while the board is open (0 picks a free port, shown): the agents' telemetry lands on their tasks (not on a fleet ledger)",
 		],
@@ -90,6 +99,7 @@ receiver's errors show on the notice line.`,
 	],
 	examples: [
 		['controlroom', 'the board on your ledger ($CONTROLROOM_HOME/ledger.db)'],
+		['controlroom board --read-only', 'the board for a shared screen: it shows, no key acts'],
 		['controlroom --ledger ./ci-ledger.db --since 7d', "another ledger, with a week's ended tasks"],
 		['controlroom --ledger postgres://fleet.example/db', 'every host that syncs to the fleet ledger'],
 	],
@@ -127,7 +137,32 @@ export type BoardRun = {
 	readonly person?: string;
 	/** Notices of what runs beside the board (the `--otel-port` receiver) for its notice line. */
 	readonly notices?: NoticeSource;
+	/** The keys and colours in force (the config file's `keys` and `colors`; boardLook). */
+	readonly look?: BoardLook;
+	/** `--read-only`: no key that acts, for a shared screen. */
+	readonly isReadOnly?: boolean;
 };
+
+/** The board's keys and colours: the config file's `keys` and `colors` applied (docs/config.md, "Keys and colours"). */
+export type BoardLook = {readonly keyTable: readonly KeyBinding[]; readonly palette: Readonly<Record<Tone, string>>};
+
+/**
+ * The keys and colours in force, read before the board takes the screen: a wrong name is one line
+ * and exit 78 on the shell's screen (the file's check refuses it with its nearest name).
+ */
+export function boardLook(): BoardLook {
+	const {keys, colors} = commandSettings({keys: undefined, colors: undefined});
+	const table = applyKeyRemaps(keys);
+	if ('problem' in table) throw new CliError(`config: ${table.problem}`, CONFIG_EXIT);
+	const palette = applyColors(colors);
+	if ('problem' in palette) throw new CliError(`config: ${palette.problem}`, CONFIG_EXIT);
+	return {keyTable: table.table, palette: palette.palette};
+}
+
+/** The options every board takes from its run: the key table in force and whether it is read-only. */
+function lookOptions(run: BoardRun): Pick<BoardOptions, 'keyTable' | 'isReadOnly'> {
+	return {...(run.look ? {keyTable: run.look.keyTable} : {}), ...(run.isReadOnly === true ? {isReadOnly: true} : {})};
+}
 
 /** The notifier a board run asks for, writing its escape sequences beside Ink's frames. */
 function notifierOf(run: BoardRun): Pick<BoardAdapters, 'notify'> {
@@ -177,7 +212,9 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 			prices: loadPriceTable(),
 			...(run.stallSeconds === undefined ? {} : {stallSeconds: run.stallSeconds}),
 			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
+			...lookOptions(run),
 		},
+		...(run.look ? {palette: run.look.palette} : {}),
 		// What no key has asked for yet is loaded when it is first used: stopping, sending back, approving
 		// and the reconciler's pass (five seconds in) are no part of the first frame, and their modules
 		// cost more loading than drawing it (docs/board.md, "How it stays live").
@@ -239,7 +276,9 @@ function fleetAdapters(feed: FleetFeed, run: BoardRun, url: string): BoardAdapte
 			ledgerLabel: redactUrl(url),
 			...(run.stallSeconds === undefined ? {} : {stallSeconds: run.stallSeconds}),
 			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
+			...lookOptions(run),
 		},
+		...(run.look ? {palette: run.look.palette} : {}),
 		stop: async key => {
 			const {task, requestId} = await feed.request(key, 'stop', {});
 			return {
@@ -390,6 +429,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 			'no-notify': {type: 'boolean'},
 			as: {type: 'string'},
 			'otel-port': {type: 'string'},
+			'read-only': {type: 'boolean'},
 		},
 		false,
 	);
@@ -421,6 +461,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		isBellOn: settings.bell,
 		...(notify ? {notify} : {}),
 		...(values.as === undefined ? {} : {person: nonEmptyAs('board', values.as)}),
+		look: boardLook(),
+		...(values['read-only'] === true ? {isReadOnly: true} : {}),
 	};
 	if (isFleetUrl(values.ledger)) {
 		if (reconcileSeconds !== undefined)

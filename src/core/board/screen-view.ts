@@ -14,6 +14,15 @@ import type {Tone} from './tone.ts';
 
 /** The view models the board's panels are drawn from: plain data, tones and no colours, so any renderer can draw them. */
 
+/** A line of Needs you: a lane's heading, an entry (the cursor's is selected), or what more there is. */
+export type QueueLine = {
+	readonly key: string;
+	readonly kind: 'heading' | 'item' | 'more';
+	readonly lane: string;
+	readonly text: string;
+	readonly isSelected?: boolean;
+};
+
 /** One line of a plain panel: text already made safe, and the tone it is drawn in. */
 export type ToneLine = {readonly text: string; readonly tone: Tone | null};
 
@@ -84,10 +93,14 @@ export type ScreenView = {
 	readonly selected: TaskRowView | null;
 	readonly queue: {
 		readonly lanes: readonly QueueLaneView[];
+		/** The lines drawn under its title, fitted to its height (panels/needs-you.ts). */
+		readonly lines: readonly QueueLine[];
 		readonly total: number;
 		readonly selectedTaskId: string | null;
 		readonly isFocused: boolean;
 		readonly height: number;
+		/** After the title while it has the focus: what its keys do (`— k acknowledges, x sends back, tab moves on`). */
+		readonly hint: string;
 	};
 	readonly isSideBySide: boolean;
 	/** Side by side: the widths of Needs you, Reviews and Held effects (which widens while it holds calls). */
@@ -101,13 +114,15 @@ export type ScreenView = {
 		readonly markedCount: number;
 		readonly isFocused: boolean;
 		readonly height: number;
+		/** After the title: what its keys do with the focus, or how to give it the focus (`(tab to act)`). */
+		readonly hint: string;
 	};
 	/** Held effects in cursor order (space and x act on the one under the cursor). */
 	readonly effectOrder: readonly HeldEffectRef[];
 	/** An approval waiting for y: every call it would run, whole, wrapped, and scrolled to what fits. */
 	readonly approval: (ApprovalView & {readonly count: number}) | null;
 	/** DECISIONS: every question a person can answer, oldest first; null while none is open (the panel is not drawn). */
-	readonly decisions: DecisionsPanelView | null;
+	readonly decisions: (DecisionsPanelView & {readonly hint: string}) | null;
 	/** The open questions' ids in cursor order. */
 	readonly decisionOrder: readonly string[];
 	/** A question shown whole: its drill-in, or the allow confirmation (`isConfirm`) `y` waits on. */

@@ -1,12 +1,23 @@
 import {selectDecisionsPanel} from '../decisions-view.ts';
-import {BoardCommand} from '../keymap.ts';
+import {BoardCommand, type KeyWords} from '../keymap.ts';
 import type {BoardPanel, PanelInput} from './panel.ts';
 
 /** The Decisions panel, or null while no question is open: its title and a line a question, at most a quarter of the rows. */
-function decisionsOf({state, now, width, available, openQuestions}: PanelInput) {
+function decisionsOf({state, now, width, available, openQuestions, keys, options}: PanelInput) {
+	const isFocused = state.mode === 'decisions';
 	if (openQuestions.length === 0) return null;
 	const rows = Math.min(openQuestions.length, Math.max(1, Math.floor(available * 0.25)));
-	return selectDecisionsPanel(openQuestions, now, state.decisionIndex, state.mode === 'decisions', width, rows);
+	const panel = selectDecisionsPanel(openQuestions, now, state.decisionIndex, isFocused, width, rows);
+	return {...panel, hint: hintOf(keys, isFocused, options.isReadOnly === true)};
+}
+
+/** The title's words: its keys while it has the focus, or the key that gives it the focus. */
+function hintOf(keys: KeyWords, isFocused: boolean, isReadOnly: boolean): string {
+	const [open, allow, deny, go] = [BoardCommand.open, BoardCommand.approve, BoardCommand.sendBack, BoardCommand.decisions].map(
+		command => keys[command],
+	);
+	if (isReadOnly) return isFocused ? ` — ${open} shows it whole` : ` (${go} to read)`;
+	return isFocused ? ` — ${open} shows it whole, ${allow} allows, ${deny} denies` : ` (${go} to answer)`;
 }
 
 /** Decisions: every question a person can answer, full width under the others while one is open. */
