@@ -12,6 +12,7 @@ import {
 	type BoardMode,
 	type KeyBinding,
 } from '../../src/core/board/keymap.ts';
+import {wrapWords} from '../../src/core/board/panels/help.ts';
 import {selectScreen} from '../../src/core/board/screen.ts';
 import {reduceBoard, type BoardAction, type BoardState} from '../../src/core/board/state.ts';
 import type {DecisionRecord} from '../../src/core/decisions/fold.ts';
@@ -178,6 +179,20 @@ describe('a read-only board (board --read-only)', () => {
 });
 
 describe('? help', () => {
+	it('wraps what a key does between words, cutting only a word wider than its column (40×12)', () => {
+		expect(wrapWords('move down (in a confirmation, scroll it)', 27)).toEqual(['move down (in a', 'confirmation, scroll it)']);
+		expect(wrapWords('a b', 10)).toEqual(['a b']);
+		expect(wrapWords('abcdefghijkl xy', 5)).toEqual(['abcde', 'fghij', 'kl xy']);
+		expect(wrapWords('', 5)).toEqual(['']);
+		// Every key's words fit the column; where no word is wider than it, the lines rejoin to the words whole.
+		for (const width of [8, 12, 27, 60])
+			for (const line of helpLines(KEY_TABLE)) {
+				const parts = wrapWords(line.description, width);
+				for (const part of parts) expect(part.length).toBeLessThanOrEqual(width);
+				if (width >= 27) expect(parts.join(' ')).toBe(line.description);
+			}
+	});
+
 	it('scrolls with j, k, PgDn and g/G where it is taller than the screen, and only there', () => {
 		const small = {width: 80, height: 24};
 		const helpAt = (state: BoardState) => selectScreen(state, FIXED_NOW, small);

@@ -1,4 +1,4 @@
-import {wrapCells} from '../../cell-width.ts';
+import {cellWidth, wrapCells} from '../../cell-width.ts';
 import {bindingsShown, BoardCommand, helpLines, KEY_TABLE, keyWordsOf, type HelpLine, type KeyWords} from '../keymap.ts';
 import type {HelpScreen} from '../screen-view.ts';
 import {layoutTable, type TableColumn, type TableView} from '../table-layout.ts';
@@ -13,6 +13,28 @@ const HELP_TABLE: readonly TableColumn[] = [
 	{heading: 'WHAT IT DOES', grows: true},
 ];
 
+/**
+ * What a key does, in lines of at most `width` cells broken between words (help is prose: at 40
+ * columns `confirmatio` / `n` reads worse than a short line); only a word wider than a line is cut.
+ */
+export function wrapWords(text: string, width: number): string[] {
+	const lines: string[] = [];
+	let line = '';
+	for (const word of text.split(' ')) {
+		const joined = line === '' ? word : `${line} ${word}`;
+		if (cellWidth(joined) <= width) {
+			line = joined;
+			continue;
+		}
+		if (line !== '') lines.push(line);
+		const parts = wrapCells(word, width);
+		line = parts.pop() ?? '';
+		lines.push(...parts);
+	}
+	if (line !== '' || lines.length === 0) lines.push(line);
+	return lines;
+}
+
 /** Help's lines as table rows `width` cells wide: what a key does goes on over as many rows as it needs, never cut. */
 function wrappedTable(lines: readonly HelpLine[], width: number): TableView {
 	const laid = layoutTable(
@@ -22,7 +44,7 @@ function wrappedTable(lines: readonly HelpLine[], width: number): TableView {
 	);
 	const room = Math.max(8, laid.columns[1]?.width ?? width);
 	const rows = lines.flatMap(line =>
-		wrapCells(line.description, room).map((part, index) => [index === 0 ? line.keys : '', part]),
+		wrapWords(line.description, room).map((part, index) => [index === 0 ? line.keys : '', part]),
 	);
 	return {...laid, rows};
 }
