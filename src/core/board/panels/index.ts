@@ -1,5 +1,6 @@
 import {APPROVAL} from './approval.ts';
 import {DECISIONS} from './decisions.ts';
+import {FIRST_STEPS} from './first-steps.ts';
 import {HELD_EFFECTS} from './effects.ts';
 import {HELP} from './help.ts';
 import {LANES} from './lanes.ts';
@@ -22,6 +23,7 @@ export const PANELS: readonly BoardPanel[] = [
 	REVIEWS,
 	HELD_EFFECTS,
 	DECISIONS,
+	FIRST_STEPS,
 	APPROVAL,
 	QUESTION,
 	TIMELINE,
