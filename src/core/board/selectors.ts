@@ -313,7 +313,7 @@ export type LanesWindow = {
 };
 
 /** Says what hidden lines hold: rows per lane, or which lanes are empty. */
-function hiddenSummary(hidden: readonly LaneLine[], arrow: '↑' | '↓'): string | null {
+function hiddenSummary(hidden: readonly LaneLine[], arrow: '↑' | '↓' | '↕'): string | null {
 	if (hidden.length === 0) return null;
 	const rows = new Map<BoardLane, number>();
 	const emptyLanes: string[] = [];
@@ -350,8 +350,15 @@ export function windowLines(lines: readonly LaneLine[], selectedId: string | nul
 			below: hiddenSummary(lines.slice(end), '↓'),
 		};
 	}
-	// Too low for a line of its own to say what is hidden: the selected line alone.
-	return {lines: lines.slice(anchor, anchor + Math.max(1, height)), above: null, below: null};
+	// Too low for a line above and one below (40×12): the selected line, and one line saying what is
+	// hidden on both sides, so a small screen still says what it left out.
+	if (height >= 2)
+		return {
+			lines: lines.slice(anchor, anchor + 1),
+			above: null,
+			below: hiddenSummary([...lines.slice(0, anchor), ...lines.slice(anchor + 1)], '↕'),
+		};
+	return {lines: lines.slice(anchor, anchor + 1), above: null, below: null};
 }
 
 /** A Needs you entry, preformatted. */
