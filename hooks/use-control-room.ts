@@ -1,5 +1,6 @@
 import {useEffect, useReducer, useState, type Dispatch} from 'react';
 import type {LogReader} from '../src/core/board/log-view.ts';
+import {mouseAction} from '../src/core/board/mouse.ts';
 import {selectScreen, type ScreenView} from '../src/core/board/screen.ts';
 import type {NoticeSource} from '../src/core/board/notice-channel.ts';
 import type {BoardOptions} from '../src/core/board/selectors.ts';
@@ -92,6 +93,13 @@ export function useControlRoom(adapters: BoardAdapters): ControlRoomState & {rea
 				onCommand(binding);
 			},
 			onEdit: edit => dispatch({type: 'prompt-edit', edit}),
+			onMouse: report => {
+				const action = mouseAction(screen, report, adapters.options.keyTable);
+				if (action === null) return;
+				countPress();
+				if (action.kind === 'select') dispatch({type: 'select', taskId: action.taskId, index: action.index});
+				else onCommand(action.binding);
+			},
 		},
 		adapters.options.keyTable,
 	);

@@ -10,12 +10,15 @@ import {
 	type KeyBinding,
 	type KeyPress,
 } from '../src/core/board/keymap.ts';
+import {parseMouse, type MouseReport} from '../src/core/board/mouse.ts';
 
 type Handlers = {
 	/** A key from the table was pressed in the current mode. */
 	readonly onCommand: (binding: KeyBinding) => void;
 	/** Typing in a prompt: text to add, or one character to erase. */
 	readonly onEdit: (edit: {readonly kind: 'type'; readonly text: string} | {readonly kind: 'erase'}) => void;
+	/** A mouse report (board.ts turns reporting on unless the mouse is off): never read as keys. */
+	readonly onMouse?: (report: MouseReport) => void;
 };
 
 /** Whether a key press in a prompt is text (or Backspace) rather than a command. */
@@ -81,6 +84,13 @@ export function useKeymap(mode: BoardMode, handlers: Handlers, table: readonly K
 	});
 	useInput(
 		(input, key) => {
+			// A mouse report is one input (Ink parses the sequence whole); read as keys, its `[`, digits
+			// and `M` would be typed into a prompt. It acts only between keys, on the screen drawn.
+			const report = parseMouse(input);
+			if (report !== null) {
+				if (pending.current.length === 0 && !awaitingRender.current) latest.current.handlers.onMouse?.(report);
+				return;
+			}
 			pending.current.push(...splitKeys(input, key));
 			drain.current();
 		},

@@ -78,6 +78,12 @@ export const SETTINGS = {
 		usedBy: ['board --no-bell'],
 		about: 'ring the terminal bell when a new entry comes into Needs you',
 	},
+	mouse: {
+		kind: 'onOff',
+		builtIn: true,
+		usedBy: ['board --no-mouse', 'demo'],
+		about: "the board's mouse: a click selects a row, the wheel scrolls (off: the terminal selects text as usual)",
+	},
 	keys: {
 		kind: 'keys',
 		builtIn: {},

@@ -404,3 +404,28 @@ describe('the keys in force (the config file’s keys) and a read-only board', (
 		expect(await waitForFrame(board, 'KEYS')).not.toMatch(/\bs +stop the task/);
 	});
 });
+
+describe('the mouse', () => {
+	/** The 1-based terminal row of the line holding `text` in the frame drawn. */
+	const rowOf = (frame: string, text: string) => frame.split('\n').findIndex(line => line.includes(text)) + 1;
+
+	it('puts the cursor on the row clicked and moves it with the wheel, as the terminal reports them', async () => {
+		const board = await renderBoard();
+		const frame = await waitForFrame(board, '› t-queued');
+		board.stdin.write(`\u001B[<0;5;${rowOf(frame, 't-lost ')}M`);
+		await waitForFrame(board, '› t-lost');
+		board.stdin.write('\u001B[<64;5;3M');
+		await waitForFrame(board, '› t-stalled');
+	});
+
+	it('types nothing into a prompt when a report comes while it is open', async () => {
+		const board = await renderBoard();
+		board.stdin.write('/');
+		await waitForFrame(board, 'enter keep');
+		board.stdin.write('\u001B[<0;5;6M');
+		board.stdin.write('\u001B[<0;5;6m');
+		board.stdin.write('lost');
+		await waitForFrame(board, '/lost');
+		expect(board.lastFrame()).not.toContain('[<');
+	});
+});

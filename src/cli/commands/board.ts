@@ -42,7 +42,8 @@ import type {Receiver} from '../../otel/receiver.ts';
 export const help: CommandHelp = {
 	synopsis: [
 		'[board] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS] [--no-bell]',
-		'[board] [--notify-command CMD] [--desktop-notify HOW] [--no-notify] [--as NAME] [--read-only]',
+		'[board] [--notify-command CMD] [--desktop-notify HOW] [--no-notify] [--as NAME]',
+		'[board] [--read-only] [--no-mouse]',
 		'[board] --otel-port N [--reconcile SECONDS] [...]',
 		'[board] --ledger postgres://... [--stall SECONDS] [--since DURATION] [--no-bell]',
 	],
@@ -67,6 +68,10 @@ receiver's errors show on the notice line.`,
 			'how often the board runs a reconciler pass itself (default 5, or reconcileIntervalSeconds; not on a fleet ledger)',
 		],
 		['--no-bell', 'no terminal bell when a new entry comes into Needs you (or bell: false)'],
+		[
+			'--no-mouse',
+			'no mouse: the terminal selects text as usual (or mouse: false); with it, a click selects a row and the wheel scrolls',
+		],
 		[
 			'--notify-command CMD',
 			'run CMD (with sh -c) for each entry new to Needs you, the entry as one JSON line on stdin (docs/tmux.md)',
@@ -119,6 +124,10 @@ const LEAVE_ALT_SCREEN = '\u001B[2J\u001B[H\u001B[?25h\u001B[?1049l';
 /** The board ends on these as every long-running command does (src/cli/signals.ts). */
 const ENDING_SIGNALS = SIGNAL_EXITS;
 const BELL = '\u0007';
+// Mouse reports while the board has the screen: presses and the wheel (1000) in SGR form (1006),
+// which has no column limit and says which button was released.
+const MOUSE_ON = '\u001B[?1000h\u001B[?1006h';
+const MOUSE_OFF = '\u001B[?1006l\u001B[?1000l';
 
 /** How the board is opened. */
 export type BoardRun = {
@@ -141,6 +150,8 @@ export type BoardRun = {
 	readonly look?: BoardLook;
 	/** `--read-only`: no key that acts, for a shared screen. */
 	readonly isReadOnly?: boolean;
+	/** A click selects a row, the wheel scrolls (default on; `--no-mouse`, `mouse: false`). */
+	readonly isMouseOn?: boolean;
 };
 
 /** The board's keys and colours: the config file's `keys` and `colors` applied (docs/config.md, "Keys and colours"). */
@@ -331,9 +342,9 @@ function writeNow(text: string): void {
  * Ctrl-C, 128+N for a signal. Whichever way it ends, the terminal is given back as it was: main
  * screen, cursor shown, line editing back on.
  */
-async function showAdapters(adapters: BoardAdapters): Promise<number> {
+async function showAdapters(adapters: BoardAdapters, isMouseOn = true): Promise<number> {
 	// The board takes the alternate screen, as k9s and less do, so quitting gives the shell back as it was.
-	process.stdout.write(ENTER_ALT_SCREEN);
+	process.stdout.write(ENTER_ALT_SCREEN + (isMouseOn ? MOUSE_ON : ''));
 	// Raw mode from the start: a key typed before Ink's input hook subscribes must not be echoed by
 	// the terminal into the frame (Ink turns it on in an effect, after the first frame).
 	process.stdin.setRawMode?.(true);
@@ -362,7 +373,7 @@ async function showAdapters(adapters: BoardAdapters): Promise<number> {
 	} finally {
 		app.unmount();
 		process.stdin.setRawMode?.(false);
-		writeNow(LEAVE_ALT_SCREEN);
+		writeNow((isMouseOn ? MOUSE_OFF : '') + LEAVE_ALT_SCREEN);
 		for (const [signal, handler] of handlers) process.off(signal, handler);
 	}
 	return status;
@@ -370,7 +381,7 @@ async function showAdapters(adapters: BoardAdapters): Promise<number> {
 
 /** Shows the board on an open ledger until the person quits; returns the exit status. */
 export async function showBoard(ledger: Ledger, run: BoardRun = {}): Promise<number> {
-	return showAdapters(boardAdapters(ledger, run));
+	return showAdapters(boardAdapters(ledger, run), run.isMouseOn !== false);
 }
 
 /** The board on a fleet ledger: every host that syncs there, tailed through LISTEN/NOTIFY. */
@@ -391,7 +402,7 @@ async function showFleetBoard(url: string, run: BoardRun): Promise<number> {
 		throw new CliError(describeFleetError(error, url));
 	}
 	try {
-		return await showAdapters(fleetAdapters(feed, run, url));
+		return await showAdapters(fleetAdapters(feed, run, url), run.isMouseOn !== false);
 	} finally {
 		await feed.close();
 	}
@@ -430,6 +441,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 			as: {type: 'string'},
 			'otel-port': {type: 'string'},
 			'read-only': {type: 'boolean'},
+			'no-mouse': {type: 'boolean'},
 		},
 		false,
 	);
@@ -448,6 +460,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		reconcileIntervalSeconds: reconcileSeconds,
 		agentNames: undefined,
 		bell: values['no-bell'] === true ? false : undefined,
+		mouse: values['no-mouse'] === true ? false : undefined,
 	};
 	if (!process.stdin.isTTY || !process.stdout.isTTY) {
 		throw new CliError('board: needs a terminal (use `controlroom snapshot` in scripts and CI)', USAGE_EXIT);
@@ -459,6 +472,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		reconcileIntervalMs: settings.reconcileIntervalSeconds * 1000,
 		agentNames: settings.agentNames,
 		isBellOn: settings.bell,
+		isMouseOn: settings.mouse,
 		...(notify ? {notify} : {}),
 		...(values.as === undefined ? {} : {person: nonEmptyAs('board', values.as)}),
 		look: boardLook(),

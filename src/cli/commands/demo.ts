@@ -3,6 +3,7 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {openLedger} from '../../ledger/open-ledger.ts';
 import {parseCommandArgs} from '../args.ts';
+import {commandSettings} from '../config-file.ts';
 import {out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
@@ -59,6 +60,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 			reconcileIntervalMs: DEMO_RECONCILE_MS,
 			untrackedUnder: process.pid,
 			look,
+			isMouseOn: commandSettings({mouse: undefined}).mouse,
 			...(values['read-only'] === true ? {isReadOnly: true} : {}),
 		});
 	} finally {
