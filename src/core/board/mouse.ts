@@ -14,6 +14,7 @@ export type MouseReport = {
 	readonly isRelease: boolean;
 };
 
+// eslint-disable-next-line no-control-regex -- a report may still start with its ESC
 const SGR_REPORT = /^\u001B?\[<(\d{1,4});(\d{1,5});(\d{1,5})([Mm])$/;
 
 /** A mouse report in SGR form, or null for any other input. */

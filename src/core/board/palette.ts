@@ -16,16 +16,6 @@ export const DEFAULT_COLORS: Readonly<Record<Tone, string>> = {
 	accent: 'magenta',
 };
 
-/** What each tone is for, as docs/config.md says it. */
-export const TONE_USES: Readonly<Record<Tone, string>> = {
-	ok: 'running tasks, RUNNING, approvals and outcomes that went well',
-	warn: 'stalled tasks, STALLED, Needs you while it holds something, questions waiting for y',
-	error: 'lost and failed tasks, LOST, alerts, failed outcomes',
-	muted: 'ended tasks, RECENTLY ENDED, empty panels',
-	info: 'the title, the cursor, keys in help, untracked tasks, panel titles',
-	accent: 'the panel that has the focus, the prompt and the filter',
-};
-
 /** The colour names Ink's colour library knows (its foreground colours). */
 const NAMED = [
 	'black',
