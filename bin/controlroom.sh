@@ -28,6 +28,11 @@ node_entry() {
 }
 
 [ "$1" = status ] || node_entry "$@"
+# A terminal that cannot draw the format's symbols (TERM=dumb; a locale, the first of LC_ALL,
+# LC_CTYPE, LANG set, that is not UTF-8) gets Node's line, in ASCII (src/core/symbols.ts).
+[ "$TERM" != dumb ] || node_entry "$@"
+locale=${LC_ALL:-${LC_CTYPE:-$LANG}}
+case $locale in '' | *[Uu][Tt][Ff]-8* | *[Uu][Tt][Ff]8*) ;; *) node_entry "$@" ;; esac
 
 want=
 json=

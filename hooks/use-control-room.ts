@@ -9,7 +9,7 @@ import {initialBoardState, reduceBoard, type BoardAction, type BoardState} from 
 import {useBell} from './use-bell.ts';
 import {useNotify, type Notify} from './use-notify.ts';
 import {useBoardCommands, usePendingAnswer, useSendBack, type BoardActions} from './use-board-commands.ts';
-import {useIntegrityCheck} from './use-integrity-check.ts';
+import {useChainCheck, useIntegrityCheck} from './use-integrity-check.ts';
 import {useSideNotices} from './use-side-notices.ts';
 import {useInterval} from './use-interval.ts';
 import {useKeymap} from './use-keymap.ts';
@@ -34,6 +34,8 @@ export type BoardAdapters = FeedSource &
 		readonly notify?: Notify;
 		/** Checks the ledger file's integrity off the board's thread: the problems, empty when sound. */
 		readonly checkIntegrity?: () => Promise<readonly string[]>;
+		/** The board's own check of the hash chain: the break in one line, or null while it holds. */
+		readonly checkChain?: () => Promise<string | null>;
 		/** Notices of what runs beside the board (`--otel-port`'s receiver), for the notice line. */
 		readonly notices?: NoticeSource;
 		/** Each tone's colour: the config file's `colors` applied (src/core/board/palette.ts); the defaults when absent. */
@@ -66,6 +68,7 @@ export function useControlRoom(adapters: BoardAdapters): ControlRoomState & {rea
 		}),
 	);
 	useIntegrityCheck(adapters.checkIntegrity, dispatch);
+	useChainCheck(adapters.checkChain, dispatch);
 	useSideNotices(adapters.notices, dispatch);
 	useTaskLog(adapters.logs, state.log?.taskId ?? null, dispatch);
 	useBell(state.bells, adapters.bell);

@@ -31,3 +31,39 @@ export function useIntegrityCheck(check: (() => Promise<readonly string[]>) | un
 		};
 	}, [check, dispatch]);
 }
+
+/** How often the board checks what was appended to the chain since its last look. */
+const CHAIN_CHECK_MS = 10_000;
+
+/**
+ * The board's own check of the ledger's hash chain: the whole chain a second after the first frame
+ * (off the board's thread), then every ten seconds what was appended since. A break is put on the
+ * alert lines, in red, where it stays; the check then stops. One that could not run is a notice.
+ */
+export function useChainCheck(check: (() => Promise<string | null>) | undefined, dispatch: Dispatch<BoardAction>): void {
+	useEffect(() => {
+		if (!check) return;
+		let isMounted = true;
+		let timer: NodeJS.Timeout | undefined;
+		const look = (): void => {
+			check().then(
+				found => {
+					if (!isMounted) return;
+					if (found !== null) dispatch({type: 'chain-broken', found});
+					else timer = setTimeout(look, CHAIN_CHECK_MS);
+				},
+				(error: unknown) => {
+					if (!isMounted) return;
+					const why = error instanceof Error ? error.message : String(error);
+					dispatch({type: 'notify', notice: {tone: 'warn', text: `the ledger's chain check could not run: ${why}`}});
+					timer = setTimeout(look, CHAIN_CHECK_MS);
+				},
+			);
+		};
+		timer = setTimeout(look, AFTER_FIRST_FRAME_MS);
+		return () => {
+			isMounted = false;
+			clearTimeout(timer);
+		};
+	}, [check, dispatch]);
+}

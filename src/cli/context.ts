@@ -109,12 +109,9 @@ export function resolveForCommand(command: string, ledger: Ledger, ref: string):
 	try {
 		return ledger.reader.resolveTask(ref);
 	} catch (error) {
-		if (error instanceof AmbiguousTaskError) throw new CliError(`${command}: ${error.message}; give more of the id`);
+		if (error instanceof AmbiguousTaskError) throw new CliError(`${command}: ${error.message}`, USAGE_EXIT);
 		throw error;
 	}
 }
 
-/** Writes to stdout, leaving the process to exit once it is flushed. */
-export function out(text: string): void {
-	process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-}
+export {out, outJson, outText} from './output.ts';

@@ -1,7 +1,7 @@
 import {describeFleetError} from '../ledger/fleet/connection.ts';
 import {openFleetLedger, type FleetLedger} from '../ledger/fleet/open-fleet.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
-import {CliError} from './errors.ts';
+import {CliError, USAGE_EXIT} from './errors.ts';
 
 /**
  * Opens the fleet ledger a command names (`--ledger postgres://...`), runs `use`, and closes it. A
@@ -19,7 +19,7 @@ export async function withFleet<T>(url: string, role: string, use: (fleet: Fleet
 		return await use(fleet);
 	} catch (error) {
 		if (error instanceof CliError) throw error;
-		if (error instanceof AmbiguousTaskError) throw new CliError(error.message);
+		if (error instanceof AmbiguousTaskError) throw new CliError(error.message, USAGE_EXIT);
 		throw new CliError(describeFleetError(error, url));
 	} finally {
 		await fleet.close();

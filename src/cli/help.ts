@@ -13,6 +13,8 @@ export type CommandHelp = {
 	readonly exits: readonly (readonly [code: string, when: string])[];
 	/** `[command line, what it does]`; the command line starts with `controlroom`. */
 	readonly examples: readonly (readonly [command: string, what: string])[];
+	/** The values a placeholder takes (`LANE` of `--fail-on LANE`), which completion offers; TASK is the ledger's tasks. */
+	readonly choices?: Readonly<Record<string, readonly string[]>>;
 	/** Leave out the common `--ledger PATH` (a command that picks its own ledger). */
 	readonly hasNoLedger?: boolean;
 };
@@ -24,8 +26,8 @@ export const LEDGER_OPTION = [
 ] as const;
 const HELP_OPTION = ['-h, --help', 'print this help'] as const;
 
-/** Help lines are at most this wide, so they read in a 100-column terminal without wrapping. */
-export const HELP_COLUMNS = 100;
+/** Help lines are at most this wide, so every help reads whole in an 80-column terminal. */
+export const HELP_COLUMNS = 80;
 
 /** Word-wraps text to `width` columns, keeping its own line breaks. */
 function wrap(text: string, width: number): string[] {
@@ -42,6 +44,17 @@ function wrap(text: string, width: number): string[] {
 	});
 }
 
+/**
+ * A description as it is printed: its lines joined into paragraphs (a blank line separates two)
+ * and wrapped again to the help's width, so a description written at any width fits.
+ */
+export function reflow(text: string, width = HELP_COLUMNS): string {
+	return text
+		.split(/\n\s*\n/)
+		.map(paragraph => wrap(paragraph.replace(/\s*\n\s*/g, ' ').trim(), width).join('\n'))
+		.join('\n\n');
+}
+
 function table(rows: readonly (readonly [string, string])[], indent: string): string[] {
 	const width = Math.min(24, Math.max(...rows.map(([left]) => left.length)));
 	return rows.flatMap(([left, right]) => {
@@ -54,19 +67,75 @@ function table(rows: readonly (readonly [string, string])[], indent: string): st
 	});
 }
 
+/** Words of a command line, a quoted string kept whole (a break inside single quotes would change it). */
+function shellWords(line: string): string[] {
+	return line.match(/(?:[^\s'"]+|'[^']*'|"(?:[^"\\]|\\.)*")+/g) ?? [];
+}
+
+/**
+ * A command line wider than the help, broken between words with ` \` as a shell continues a line,
+ * each next line indented further: still one command when copied into a shell.
+ */
+function commandLines(first: string, line: string, next: string): string[] {
+	if (first.length + line.length <= HELP_COLUMNS) return [`${first}${line}`];
+	const lines: string[] = [];
+	let current = first;
+	for (const word of shellWords(line)) {
+		const isStart = current === first || current === next;
+		if (!isStart && current.length + 1 + word.length + 2 > HELP_COLUMNS) {
+			lines.push(`${current} \\`);
+			current = `${next}${word}`;
+		} else current = isStart ? `${current}${word}` : `${current} ${word}`;
+	}
+	return [...lines, current];
+}
+
+/** A synopsis's words, a bracketed group kept whole however nested: `[--user | --project DIR [--create]]` is one. */
+function synopsisWords(line: string): string[] {
+	const words: string[] = [];
+	let depth = 0;
+	for (const word of line.split(' ')) {
+		if (depth > 0) words[words.length - 1] += ` ${word}`;
+		else words.push(word);
+		depth += (word.match(/\[/g) ?? []).length - (word.match(/\]/g) ?? []).length;
+	}
+	return words;
+}
+
+/** A synopsis line wider than the help, broken between words and indented under its command. */
+function synopsisLines(lead: string, line: string): string[] {
+	if (lead.length + line.length <= HELP_COLUMNS) return [`${lead}${line}`];
+	const [name = ''] = line.split(' ');
+	const hang = ' '.repeat(lead.length + name.length + 1);
+	const lines: string[] = [];
+	let current = lead;
+	for (const word of synopsisWords(line)) {
+		if (current.trim() !== '' && current !== hang && current.length + 1 + word.length > HELP_COLUMNS) {
+			lines.push(current);
+			current = `${hang}${word}`;
+		} else current = current === lead || current === hang ? `${current}${word}` : `${current} ${word}`;
+	}
+	return [...lines, current];
+}
+
 /** The options a command's help lists: its own, then `--ledger` (unless it has none) and `--help`. */
 export function optionsOf(help: CommandHelp): readonly (readonly [string, string])[] {
 	return [...help.options, ...(help.hasNoLedger ? [] : [LEDGER_OPTION]), HELP_OPTION];
 }
 
-/** The text `controlroom COMMAND --help` prints. */
+/** What every command taking TASK says of it, in one place (docs/cli.md, "Naming a task"). */
+export const TASK_NOTE =
+	"TASK is a task's id or the start of one, a session id, or a task's title or the start of one, in any case ('fix export'); several matches are one line naming each, exit 64.";
+
+/** The text `controlroom COMMAND --help` prints: its usage, what it does, options, exit codes, and examples last. */
 export function renderHelp(help: CommandHelp): string {
 	const [first, ...others] = help.synopsis;
+	const takesTask = help.synopsis.some(line => /\bTASK\b/.test(line));
 	return [
-		`usage: controlroom ${first ?? ''}`,
-		...others.map(line => `       controlroom ${line}`),
+		...synopsisLines('usage: controlroom ', first ?? ''),
+		...others.flatMap(line => synopsisLines('       controlroom ', line)),
 		'',
-		help.description,
+		reflow(takesTask ? `${help.description}\n\n${TASK_NOTE}` : help.description),
 		'',
 		'options:',
 		...table(optionsOf(help), '  '),
@@ -75,7 +144,66 @@ export function renderHelp(help: CommandHelp): string {
 		...table(help.exits, '  '),
 		'',
 		'examples:',
-		...help.examples.flatMap(([command, what]) => [`  ${command}`, `      ${what}`]),
+		...help.examples.flatMap(([command, what]) => [
+			...commandLines('  ', command, '        '),
+			...wrap(what, HELP_COLUMNS - 6).map(line => `      ${line}`),
+		]),
+	].join('\n');
+}
+
+/** A group of commands in `controlroom --help`: what a person is doing, and the commands for it. */
+export type HelpGroup = {readonly title: string; readonly commands: readonly string[]};
+
+/**
+ * `controlroom --help`'s groups, by what a person is doing; the five most used come first. Every
+ * command is in exactly one group (a test checks it): a new command is added here, in its group.
+ */
+export const HELP_GROUPS: readonly HelpGroup[] = [
+	{title: 'most used', commands: ['board', 'run', 'snapshot', 'timeline', 'stop']},
+	{title: 'watch', commands: ['demo', 'explain', 'jump', 'status', 'workers']},
+	{title: 'audit', commands: ['verify', 'audit']},
+	{title: 'run agents', commands: ['reconcile', 'gateway', 'order']},
+	{title: 'answer', commands: ['decide', 'effects', 'review', 'send-back', 'ack', 'need', 'mediate', 'plan']},
+	{title: 'hand off', commands: ['contract', 'take', 'progress', 'hand-in', 'pass-back', 'looked', 'accept', 'work', 'mcp']},
+	{title: 'fleet', commands: ['sync', 'otel']},
+	{title: 'set up', commands: ['hooks', 'doctor', 'config', 'completion', 'ingest', 'rejects']},
+	{title: 'run by the agents, not by hand', commands: ['hook', 'hold-hook', 'permission-hook']},
+];
+
+/** One group's lines: each command and its summary, the summary wrapped under itself. */
+function groupLines(group: HelpGroup, summaries: Readonly<Record<string, string>>, width: number): string[] {
+	return [
+		`${group.title}:`,
+		...group.commands.flatMap(name => {
+			const [first = '', ...rest] = wrap(summaries[name] ?? '', HELP_COLUMNS - width - 4);
+			return [`  ${name.padEnd(width)}  ${first}`, ...rest.map(line => `${' '.repeat(width + 4)}${line}`)];
+		}),
+	];
+}
+
+/** What `controlroom --help` prints: the commands by what a person is doing, the five most used first. */
+export function renderOverview(summaries: Readonly<Record<string, string>>): string {
+	const width = Math.max(...Object.keys(summaries).map(name => name.length));
+	return [
+		'usage: controlroom [COMMAND] [OPTIONS]',
+		'       controlroom --version',
+		'',
+		...wrap(
+			'A terminal control room for coding agents: who runs, who is stuck, who died, what it cost. Without a command it opens the board.',
+			HELP_COLUMNS,
+		),
+		...HELP_GROUPS.flatMap(group => ['', ...groupLines(group, summaries, width)]),
+		'',
+		...wrap(
+			"Every command takes --help: its options, exit codes and an example. Every command that reads or writes a ledger takes --ledger PATH (default $CONTROLROOM_HOME/ledger.db; not demo, contract, hooks, config). TASK is an id, an id's start, a session id or a title's start ('fix export'). Ctrl-C ends a command with 130. Exit codes: docs/cli.md. Defaults for some flags: ~/.config/controlroom/config.json (controlroom config). Shell completion: controlroom completion bash|zsh|fish. Something wrong? controlroom doctor; why a task shows what it shows: controlroom explain TASK.",
+			HELP_COLUMNS,
+		),
+		'',
+		'examples:',
+		'  controlroom demo                     the board on simulated agents (q quits)',
+		'  controlroom hooks install            every Claude Code, Codex session reports',
+		'  controlroom run --title "fix export" -- codex exec "fix the export"',
+		"  controlroom stop 'fix export'        stop that task, named by its title",
 	].join('\n');
 }
 
@@ -93,8 +221,9 @@ export const EXIT_CODES: readonly (readonly [code: string, meaning: string])[] =
 	],
 	[
 		'64',
-		'the command line is wrong (EX_USAGE): an unknown command or option, a missing or bad value, a --ledger that is empty, a folder, in a folder that does not exist, or (for commands that need one) where no ledger is; nothing was written',
+		'the command line is wrong (EX_USAGE): an unknown command or option, a missing or bad value, a --ledger that is empty, a folder, in a folder that does not exist, or (for commands that need one) where no ledger is, a file to write (or a --project) in a folder that does not exist (no command creates a folder it was given unless told to, as hooks install --create is), a TASK that names several tasks; nothing was written',
 	],
+	['66', 'verify --against: the anchors file it names does not exist (EX_NOINPUT); nothing was checked'],
 	['69', 'sync --once: the fleet server cannot be reached (EX_UNAVAILABLE)'],
 	[
 		'75',
@@ -143,6 +272,27 @@ export function renderReference(overviewText: string, entries: readonly Referenc
 		'| code | meaning |',
 		'|---|---|',
 		...EXIT_CODES.map(([code, meaning]) => `| ${code} | ${meaning} |`),
+		'',
+		'## Naming a task',
+		'',
+		'Every command that takes TASK looks it up the same way (`src/core/task-ref.ts`), first match wins:',
+		'',
+		'1. the task id, whole;',
+		'2. the start of one task id (`w-3f2c`);',
+		'3. a session id (a Claude Code or Codex session the task records);',
+		"4. a task's title, whole, in any case and without the spaces around it (`'fix export'`);",
+		"5. the start of a title (`'fix exp'`).",
+		'',
+		'A whole title wins over the titles it begins. Where a title (or its start) matches several tasks and',
+		"exactly one of them is still running, it is that one (`stop 'fix export'` means the run going on, not",
+		"last week's run of the same title). Otherwise several matches at any step are one line naming each",
+		'candidate with its title (five, then how many more), and exit 64:',
+		'',
+		'```text',
+		'controlroom: stop: task \'fix\' is ambiguous: it matches w-9c1e2f "fix export", w-41d0aa "fix import"; give more of the id or the title',
+		'```',
+		'',
+		"Completion (`controlroom completion bash|zsh|fish`) offers the ledger's task ids with their titles.",
 		'',
 		...entries.flatMap(entry => [
 			`## \`controlroom ${entry.name}\``,

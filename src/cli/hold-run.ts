@@ -54,6 +54,8 @@ export function holdOf(run: {
 	readonly onBudget: 'stop' | 'ask';
 	readonly policyFlag: string | undefined;
 	readonly ledgerFile: string;
+	/** A contract's authority.needs_reapproval: held on top of the policy (docs/contracts.md). */
+	readonly needsReapproval?: readonly string[];
 }): {readonly args: string[]; readonly hold: Omit<HoldOptions, 'decisions'>} | null {
 	const headless = run.agent === 'claude' && isHeadless(run.args);
 	if (!headless && run.onDeny === 'stop')
@@ -71,7 +73,8 @@ export function holdOf(run: {
 	if (headless && hasOption(run.args, '--no-session-persistence'))
 		throw new CliError('--no-session-persistence: a held call is resumed from the saved session', USAGE_EXIT);
 	const policyFile = run.policyFlag === undefined ? defaultPolicyPath() : resolve(run.policyFlag);
-	const policy = run.policyFlag === undefined && !existsSync(policyFile) ? DEFAULT_HOLD_POLICY : readPolicyFile(policyFile);
+	const base = run.policyFlag === undefined && !existsSync(policyFile) ? DEFAULT_HOLD_POLICY : readPolicyFile(policyFile);
+	const policy = {...base, needsReapproval: [...base.needsReapproval, ...(run.needsReapproval ?? [])]};
 	const program = [process.execPath, join(packageRoot(), 'bin', 'controlroom')];
 	const hook = holdHookArgv(program, {ledger: run.ledgerFile, cwd: run.cwd, policy, onBudget: run.onBudget});
 	return {

@@ -4,7 +4,7 @@ import {LedgerFromFutureError} from '../ledger/migrations.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
 import {NOT_A_PERSON_EXIT, NotAPersonError} from '../core/actor.ts';
 import {CliError, USAGE_EXIT} from './errors.ts';
-import {renderHelp, renderReference, type CommandHelp} from './help.ts';
+import {renderHelp, renderOverview, renderReference, type CommandHelp} from './help.ts';
 import {packageVersion} from './package-root.ts';
 import {nearestName} from '../core/did-you-mean.ts';
 
@@ -21,6 +21,14 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 	snapshot: {summary: 'print the board once (text or --json), for CI', load: () => import('./commands/snapshot.ts')},
 	timeline: {summary: "print one task's timeline", load: () => import('./commands/timeline.ts')},
 	explain: {summary: 'say why a task shows what it shows, signal by signal', load: () => import('./commands/explain.ts')},
+	verify: {
+		summary: "check the ledger's hash chain: name the first event edited, deleted, inserted, moved or cut",
+		load: () => import('./commands/verify.ts'),
+	},
+	audit: {
+		summary: 'export every event with its actor, proof and chain link, for your own log store (audit export)',
+		load: () => import('./commands/audit.ts'),
+	},
 	run: {summary: 'run an agent command as a recorded task (wrapper)', load: () => import('./commands/run.ts')},
 	sync: {
 		summary: 'ship this ledger to a fleet ledger on PostgreSQL, carry out fleet requests',
@@ -45,7 +53,7 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		load: () => import('./commands/hold-hook.ts'),
 	},
 	contract: {
-		summary: 'check a handoff contract, or write a template (contract check|new|template)',
+		summary: 'check a handoff contract in any shape, normalize it, make it ready, or write a template',
 		load: () => import('./commands/contract.ts'),
 	},
 	take: {summary: 'claim a contract (exclusive; a 30-minute lease)', load: () => import('./commands/take.ts')},
@@ -56,6 +64,10 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		load: () => import('./commands/pass-back.ts'),
 	},
 	work: {summary: 'list claims: held, stalled, handed in, passed back', load: () => import('./commands/work.ts')},
+	looked: {
+		summary: "say you looked at a hand-in's screenshots (a UI line is accepted only after)",
+		load: () => import('./commands/looked.ts'),
+	},
 	mcp: {summary: 'serve the claim verbs to agents over stdio (MCP)', load: () => import('./commands/mcp.ts')},
 	mediate: {
 		summary: 'settle a value disagreement between agents from their positions (deterministic)',
@@ -123,31 +135,9 @@ const DEFAULT_COMMAND = 'board';
 /** Commands that draw the board in the terminal. */
 const INTERACTIVE_COMMANDS = new Set(['board', 'demo']);
 
-/** What `controlroom --help` prints: every command with its summary. */
+/** What `controlroom --help` prints: every command with its summary, in its group (src/cli/help.ts). */
 export function overview(): string {
-	const width = Math.max(...Object.keys(COMMANDS).map(name => name.length));
-	const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
-	return [
-		'usage: controlroom [COMMAND] [OPTIONS]',
-		'       controlroom --version',
-		'',
-		'A terminal control room for coding agents: who runs, who is stuck, who died, what it cost.',
-		'Without a command it opens the board.',
-		'',
-		'commands:',
-		...lines,
-		'',
-		'Every command takes --help, which lists its options, exit codes and examples; every command',
-		'that reads or writes a ledger takes --ledger PATH (default $CONTROLROOM_HOME/ledger.db; not',
-		'demo, contract, hooks, config). Ctrl-C ends a command with 130. Exit codes: docs/cli.md.',
-		'Defaults for some flags: ~/.config/controlroom/config.json (controlroom config; docs/config.md).',
-		'Shell completion: controlroom completion bash|zsh|fish.',
-		'',
-		'examples:',
-		'  controlroom demo                                  the board on simulated agents (q quits)',
-		'  controlroom hooks install                         record every Claude Code and Codex session',
-		'  controlroom run --title "fix export" -- codex exec "fix the export"',
-	].join('\n');
+	return renderOverview(Object.fromEntries(Object.entries(COMMANDS).map(([name, command]) => [name, command.summary])));
 }
 
 /** docs/cli.md, from every command's help (`controlroom help --markdown`). */
@@ -169,7 +159,7 @@ function asksForHelp(argv: readonly string[]): boolean {
 }
 
 function describeUnexpected(error: unknown): string {
-	if (error instanceof LedgerFromFutureError || error instanceof AmbiguousTaskError) return error.message;
+	if (error instanceof LedgerFromFutureError) return error.message;
 	const code = (error as {code?: unknown}).code;
 	if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') {
 		return `the ledger file is damaged (${code}: ${(error as Error).message}); nothing more was written to it. controlroom doctor names the damage; keep a copy of the file before repairing it (docs/ledger.md)`;
@@ -266,6 +256,11 @@ export async function main(argv: readonly string[]): Promise<number> {
 		if (error instanceof CliError) {
 			process.stderr.write(`controlroom: ${terminalSafe(error.message)}\n`);
 			return error.exitCode;
+		}
+		// TASK named several tasks, wherever it was looked up: the command line names no one task.
+		if (error instanceof AmbiguousTaskError) {
+			process.stderr.write(`controlroom: ${terminalSafe(error.message)}\n`);
+			return USAGE_EXIT;
 		}
 		// Whichever gate refused an agent's yes, it is one line and one exit status (docs/security.md).
 		if (error instanceof NotAPersonError) {

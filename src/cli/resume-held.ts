@@ -52,7 +52,7 @@ export async function resumeFromLedger(ledger: Ledger, taskId: string, notice: (
 		budget: registered.budget ?? task.budget ?? 0,
 		budgetCovers: registered.budgetCovers === 'session' ? 'session' : 'run',
 		agent,
-		role: registered.role === 'reviewer' ? 'reviewer' : 'worker',
+		role: registered.role === 'reviewer' || registered.role === 'tripwire' ? registered.role : 'worker',
 		cwd: registered.cwd ?? process.cwd(),
 		wait: true,
 		slots: 2,

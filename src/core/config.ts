@@ -3,6 +3,7 @@
 import * as z from 'zod/mini';
 import {applyKeyRemaps} from './board/key-config.ts';
 import {applyColors} from './board/palette.ts';
+import {POLICY_TOKENS} from './contract/policy-values.ts';
 import {parseDuration} from './duration.ts';
 import {
 	belowMinimum,
@@ -34,6 +35,7 @@ const KIND_SCHEMAS = {
 	onOff: z.boolean(),
 	keys: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
 	colors: z.record(z.string(), z.string()),
+	requirements: z.array(z.string().check(z.refine(value => POLICY_TOKENS.includes(value)))),
 } as const satisfies Record<SettingKind, z.ZodMiniType>;
 
 /** What a value of each kind looks like in the file, for the line that refuses one. */
@@ -41,6 +43,7 @@ const FILE_EXPECTED: Readonly<Record<SettingKind, string>> = {
 	...EXPECTED,
 	duration: 'a duration like "90m", "24h" or "7d"',
 	names: 'a list of process names like ["claude", "codex"]',
+	requirements: `a list of policy values like ["authority", "trace"] (${POLICY_TOKENS.join(', ')})`,
 };
 
 type FileShape = {[K in SettingKey]: z.ZodMiniOptional<(typeof KIND_SCHEMAS)[(typeof SETTINGS)[K]['kind']]>};

@@ -202,15 +202,58 @@ const DECLARED = {
 		actor: text,
 		passedBack: anything,
 		checks: z.optional(z.array(z.string())),
+		/** Role → person: who accepts (a claim recorded before acceptors had duties and lines has only this). */
 		acceptors: z.optional(z.record(z.string(), z.string())),
+		/** Name → duty and the acceptance lines they accept (null: every line), docs/contracts.md "Acceptors". */
+		acceptorTerms: z.optional(
+			z.record(z.string(), z.looseObject({duty: text, lines: z.optional(z.nullable(z.array(z.number())))})),
+		),
+		/** Who named the acceptor when the contract names none: a person's `take --for` or `contract ready`. */
+		acceptorNamedBy: text,
 		operator: text,
+		/** The acceptance lines (from 1) whose evidence is a screenshot a person marks looked at. */
+		screenshots: z.optional(z.array(z.number())),
+		/** The receiver's policy the claim was taken under (docs/contracts.md); its hand-in is judged by it. */
+		policy: z.optional(z.array(z.string())),
 		/** The contract's sha256 and text as checked at the take (as for a run's `task.registered`). */
 		contractDigest: text,
 		contractText: text,
+		/** The tripwires run before the take, each a wrapped task (docs/contracts.md, "Tripwires"). */
+		tripwires: anything,
 	}),
+	/** A person named who accepts a claim whose contract names nobody (`contract ready FILE` after the take). */
+	claimAcceptorNamed: declare('claim.acceptor_named', {acceptor: text, by: text}),
 	/** On every claim verb: `holder` who held the claim, `actor` who acted (absent in ledgers written before it was recorded). */
 	claimProgressed: declare('claim.progressed', {note: text, holder: text, actor: text}),
-	claimHandedIn: declare('claim.handed_in', {acceptor: text, evidenceFile: text, evidence: anything, holder: text, actor: text}),
+	claimHandedIn: declare('claim.handed_in', {
+		/** Who accepts it; null while nobody is named (the hand-in waits until a person names one). */
+		acceptor: text,
+		evidenceFile: text,
+		evidence: anything,
+		holder: text,
+		actor: text,
+		/** Files the change touched outside the contract's scope, each with why (docs/contracts.md, "Scope against the change"). */
+		outsideScope: anything,
+		/** Why the change was not compared with the scope (no base revision, review.commit not in the repository). */
+		scopeNote: text,
+		/** The tripwires run at the hand-in, each a wrapped task. */
+		tripwires: anything,
+	}),
+	/** A person marked a hand-in's screenshot looked at (`controlroom looked`): by its content hash. */
+	evidenceLooked: declare('evidence.looked', {sha256: text, line: count, file: text, by: text, osUser: text, uid: count}),
+	/**
+	 * A person said a contract is ready and who accepts it (`contract ready`), on `contract-KEY`: a
+	 * contract's own record, no task. `acceptor` null when the contract names its acceptors itself.
+	 */
+	contractReady: declare('contract.ready', {
+		contract: text,
+		contractKey: text,
+		contractDigest: text,
+		acceptor: text,
+		by: text,
+		osUser: text,
+		uid: count,
+	}),
 	claimPassedBack: declare('claim.passed_back', {reason: text, holder: text, actor: text}),
 	/** This host's sync took a request made from a fleet board (docs/fleet.md), before carrying it out. */
 	fleetRequestReceived: declare('fleet.request_received', {requestId: count, verb: text, requestedBy: text, requestedAt: count}),
@@ -604,6 +647,10 @@ export type StoredEventRow = {
 	readonly source: string;
 	readonly data: string;
 	readonly dedupKey: string | null;
+	/** When it arrived in the ledger (null: recorded before arrival was kept). */
+	readonly arrivedAt?: number | null;
+	/** Its link in the ledger's hash chain, as hex (docs/ledger.md, "The hash chain"). */
+	readonly hash?: string | null;
 };
 
 /** Whether this build declares the type. */

@@ -1,3 +1,4 @@
+import {POLICY_TOKENS} from './contract/policy-values.ts';
 import {parseDuration} from './duration.ts';
 import {DEFAULT_STALL_SECONDS} from './status.ts';
 
@@ -19,6 +20,8 @@ type KindValues = {
 	readonly keys: Readonly<Record<string, string | readonly string[]>>;
 	/** The board's colours: a tone and its colour (src/core/board/palette.ts). */
 	readonly colors: Readonly<Record<string, string>>;
+	/** What a receiver requires of a contract (docs/contracts.md, "The receiver's policy"); as text, a comma-separated list. */
+	readonly requirements: readonly string[];
 };
 export type SettingKind = keyof KindValues;
 
@@ -131,6 +134,12 @@ export const SETTINGS = {
 		about: 'SIGTERM-to-SIGKILL grace of a wrapped run on a forwarded stop or a budget stop',
 		minimum: 0.05,
 	},
+	contractRequire: {
+		kind: 'requirements',
+		builtIn: [],
+		usedBy: ['contract check --require', 'take --require', 'run --require', 'mcp'],
+		about: "what a receiver requires of a contract beyond its kind's needs (the production fields, scope)",
+	},
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -176,6 +185,7 @@ export const EXPECTED: Readonly<Record<SettingKind, string>> = {
 	onOff: 'true or false',
 	keys: 'an object of board commands and their keys, like {"approve": "A"}',
 	colors: 'an object of tones and colours, like {"warn": "#ff8800"}',
+	requirements: `comma-separated policy values (${POLICY_TOKENS.join(', ')})`,
 };
 
 /**
@@ -206,6 +216,13 @@ export function settingFromText(kind: SettingKind, text: string): KindValues[Set
 		case 'colors':
 			// Objects live in the file only: no flag or variable sets them.
 			return null;
+		case 'requirements': {
+			const values = text
+				.split(',')
+				.map(value => value.trim())
+				.filter(Boolean);
+			return values.every(value => POLICY_TOKENS.includes(value)) ? values : null;
+		}
 	}
 }
 

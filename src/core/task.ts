@@ -207,6 +207,9 @@ function end(task: Task, status: Status, at: number, patch: Partial<Task>): Task
 	return {...task, ...patch, status, endedAt: at};
 }
 
+/** A hand-in whose contract names no acceptor, before a person names one (docs/contracts.md, "Acceptors"). */
+export const HANDED_IN_UNNAMED = 'handed in, waiting until a person names its acceptor';
+
 /**
  * What people and gates say about a task (the queue, reviews, send-backs) and a fleet request's
  * bookkeeping (a request may name a task this host does not have): never the task itself.
@@ -224,6 +227,8 @@ const ABOUT_A_TASK: ReadonlySet<EventTypeName> = new Set([
 	EventType.reviewConcluded,
 	EventType.workSentBack,
 	EventType.workAccepted,
+	EventType.evidenceLooked,
+	EventType.contractReady,
 	EventType.mediationOffer,
 	EventType.mediationConcluded,
 	EventType.planReviewRound,
@@ -543,9 +548,16 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		case EventType.claimTaken:
 			return isEnded(task.status) ? task : {...task, status: 'running', startedAt: task.startedAt ?? event.at};
 		case EventType.claimHandedIn:
-			return end(task, 'done', event.at, {endReason: `handed in, waiting for ${event.data.acceptor ?? 'its acceptor'}`});
+			return end(task, 'done', event.at, {
+				endReason: event.data.acceptor ? `handed in, waiting for ${event.data.acceptor}` : HANDED_IN_UNNAMED,
+			});
 		case EventType.claimPassedBack:
 			return end(task, 'stopped', event.at, {endReason: `passed back: ${event.data.reason ?? 'no reason'}`});
+		// An acceptor named after a hand-in: the hand-in now waits for that person.
+		case EventType.claimAcceptorNamed:
+			return task.status === 'done' && task.endReason === HANDED_IN_UNNAMED
+				? {...task, endReason: `handed in, waiting for ${event.data.acceptor ?? 'its acceptor'}`}
+				: task;
 		// Accepting a hand-in closes it: the claim then reads accepted everywhere (src/core/claim-state.ts).
 		case EventType.workAccepted:
 			return task.status === 'done' ? {...task, endReason: `accepted by ${event.data.by ?? 'a person'}`} : task;
@@ -557,6 +569,8 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		case EventType.acknowledged:
 		case EventType.seen:
 		case EventType.claimProgressed:
+		case EventType.evidenceLooked:
+		case EventType.contractReady:
 		case EventType.fleetRequestReceived:
 		case EventType.fleetRequestHandled:
 		case EventType.outputKept:

@@ -172,7 +172,19 @@ function describeRaw(event: LedgerEvent): string {
 		case EventType.claimProgressed:
 			return clip(`progress: ${event.data.note ?? ''}`);
 		case EventType.claimHandedIn:
-			return clip(`handed in, waiting for ${event.data.acceptor ?? 'its acceptor'}`);
+			return clip(
+				event.data.acceptor
+					? `handed in, waiting for ${event.data.acceptor}`
+					: 'handed in, waiting until a person names its acceptor',
+			);
+		case EventType.claimAcceptorNamed:
+			return clip(`acceptor named: ${event.data.acceptor ?? '?'} (by ${event.data.by ?? 'a person'})`);
+		case EventType.evidenceLooked:
+			return clip(
+				`screenshot looked at by ${event.data.by ?? 'a person'}${event.data.line ? ` (line ${event.data.line})` : ''}: sha256 ${(event.data.sha256 ?? '?').slice(0, 12)}`,
+			);
+		case EventType.contractReady:
+			return clip(`ready${event.data.acceptor ? `; ${event.data.acceptor} accepts it` : ''} (by ${event.data.by ?? 'a person'})`);
 		case EventType.claimPassedBack:
 			return clip(`passed back: ${event.data.reason ?? ''}`);
 		case EventType.fleetRequestReceived:

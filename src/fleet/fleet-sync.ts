@@ -11,6 +11,12 @@ import {checkSameHistory, shipBatch} from './ship.ts';
 
 /** Events per shipped batch: one transaction each, small enough that a kill mid-batch loses little work. */
 export const DEFAULT_BATCH = 2000;
+/**
+ * How often a sync writes the host's chain head to the fleet's anchors (docs/fleet.md, "The chain
+ * and anchors"): at the first pass that ships, then at most once a minute while it ships.
+ */
+export const FLEET_ANCHOR_INTERVAL_MS = 60_000;
+
 /** How a pass ended: shipped (or nothing to ship), the server out of reach, another sync holding this host, or an error to fix. */
 export type SyncState = 'synced' | 'unreachable' | 'locked' | 'failed';
 
@@ -77,6 +83,8 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 	let client: SyncConnection | null = null;
 	let fleetSeq = 0;
 	let failures = 0;
+	let anchoredSeq = 0;
+	let anchoredAt = Number.NEGATIVE_INFINITY;
 	const inFlight = new Map<number, Promise<void>>();
 	const finished: HandledRequest[] = [];
 
@@ -193,6 +201,8 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 				await drop();
 				host = {...host, id};
 				fleetSeq = 0;
+				anchoredSeq = 0;
+				anchoredAt = Number.NEGATIVE_INFINITY;
 			}
 			if (!client) {
 				const locked = await connect();
@@ -212,6 +222,14 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 				escaped += batch.escaped;
 				refused += batch.refused?.length ?? 0;
 				batches += 1;
+			}
+			if (fleetSeq > anchoredSeq && Date.now() - anchoredAt >= FLEET_ANCHOR_INTERVAL_MS) {
+				const head = ledger.reader.storedEventAt(fleetSeq)?.hash;
+				if (head) {
+					await active.writeAnchor(host.id, fleetSeq, head);
+					anchoredSeq = fleetSeq;
+					anchoredAt = Date.now();
+				}
 			}
 			const taken = (await active.pendingRequestsFor(host.id)).filter(take).map(request => request.id);
 			failures = 0;

@@ -9,7 +9,17 @@ import {gatherActorFacts} from '../producers/actor-facts.ts';
 // around it in the code: no flag, no variable, no parameter that skips the check.
 
 /** The verbs only a person may answer with. */
-export type YesVerb = 'effects approve' | 'effects reject' | 'accept' | 'ack' | 'send-back' | 'review' | 'decide';
+export type YesVerb =
+	| 'effects approve'
+	| 'effects reject'
+	| 'accept'
+	| 'ack'
+	| 'send-back'
+	| 'review'
+	| 'decide'
+	| 'contract ready'
+	| 'take --for'
+	| 'looked';
 
 /** One ask for a yes: the verb, what it is about (a task, an order, a queue entry), and the door it came through. */
 export type YesRequest = {

@@ -4,7 +4,9 @@ import {EventType} from '../core/events.ts';
 import type {QueueItem, QueueLane} from '../core/human-queue.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {acknowledgeEntry as recordAcknowledgement, loadHumanQueue} from '../ledger/queue.ts';
+import {AmbiguousTaskError} from '../ledger/reader.ts';
 import {requirePerson} from './person-gate.ts';
+import {handedInScreenshots, implementersOf, lookedSince} from './screenshots-looked.ts';
 import {isWaitingHandIn} from './review/send-back.ts';
 import {ReviewGateError} from './review/subject.ts';
 
@@ -32,17 +34,23 @@ export function raiseNeedByHand(
 	return {taskId};
 }
 
-/** A queue entry found by its task id or a unique prefix of it. */
+/** A queue entry found by its task id or a unique prefix of it, else by the task its title (or session) names. */
 function queueEntry(ledger: Ledger, ref: string, now: number): {readonly lane: QueueLane; readonly item: QueueItem} {
 	const entries = loadHumanQueue(ledger.reader, now, {limit: Number.MAX_SAFE_INTEGER}).lanes.flatMap(lane =>
 		lane.items.map(item => ({lane: lane.name, item})),
 	);
 	const exact = entries.filter(entry => entry.item.taskId === ref);
-	const matches = exact.length > 0 ? exact : entries.filter(entry => entry.item.taskId.startsWith(ref));
+	const byPrefix = exact.length > 0 ? exact : entries.filter(entry => entry.item.taskId.startsWith(ref));
+	// No entry's id begins so: TASK may be a task's title (or a session id), named as every command names one.
+	const named = byPrefix.length > 0 || ref.trim() === '' ? null : ledger.reader.resolveTask(ref);
+	const matches = named ? entries.filter(entry => entry.item.taskId === named.id) : byPrefix;
 	const [match] = matches;
 	if (!match) throw new ReviewGateError(`nothing in the queue for '${ref}' (controlroom snapshot lists it)`);
 	if (matches.length > 1) {
-		throw new ReviewGateError(`'${ref}' is ambiguous: it matches ${matches.map(entry => entry.item.taskId).join(', ')}`);
+		throw new AmbiguousTaskError(
+			ref,
+			matches.map(entry => ({id: entry.item.taskId, title: ledger.reader.task(entry.item.taskId)?.title ?? null, endedAt: null})),
+		);
 	}
 	return match;
 }
@@ -63,18 +71,6 @@ export function acknowledgeEntry(
 	return {taskId: item.taskId, lane, reason: item.reason};
 }
 
-/** Every name that did the work of a claim: its operator, its holder, and whoever acted on it. */
-function implementersOf(ledger: Ledger, taskId: string): string[] {
-	const names: string[] = [];
-	for (const event of ledger.reader.eventsOf(taskId)) {
-		if (event.type === EventType.claimTaken)
-			names.push(event.data.operator ?? '', event.data.holder ?? '', event.data.actor ?? '');
-		if (event.type === EventType.claimProgressed || event.type === EventType.claimHandedIn)
-			names.push(event.data.holder ?? '', event.data.actor ?? '');
-	}
-	return names.filter(name => name.trim() !== '');
-}
-
 /** The names the ledger knows as workers: claim holders and the workers of work orders. */
 function workerNames(ledger: Ledger): string[] {
 	const claims = ledger.reader.eventsOfType([EventType.claimTaken]).map(event => event.data.holder ?? '');
@@ -83,6 +79,26 @@ function workerNames(ledger: Ledger): string[] {
 }
 
 const sameName = (a: string, b: string): boolean => a.trim().toLowerCase() === b.trim().toLowerCase();
+
+/**
+ * Why a waiting hand-in cannot be accepted yet, or null: nobody is named to accept it (its contract
+ * names no acceptor and no person said they accept it), or a screenshot a UI line asks for has not
+ * been looked at since the hand-in.
+ */
+function notYetAcceptable(ledger: Ledger, taskId: string): string | null {
+	const [handedIn] = ledger.reader.latestEventsOf(taskId, [EventType.claimHandedIn], 1);
+	const [named] = ledger.reader.latestEventsOf(taskId, [EventType.claimAcceptorNamed], 1);
+	const [taken] = ledger.reader.latestEventsOf(taskId, [EventType.claimTaken], 1);
+	if (handedIn && !handedIn.data.acceptor && !named)
+		return `${taskId}: nobody is named to accept it yet: its contract names no acceptor; controlroom contract ready ${taken?.data.contract ?? 'FILE'} names you`;
+	const lines = new Set(taken?.data.screenshots ?? []);
+	const {at, shots} = handedInScreenshots(ledger, taskId);
+	const looked = lookedSince(ledger, taskId, at ?? 0);
+	const unseen = shots.filter(shot => lines.has(shot.line) && !looked.has(shot.sha256));
+	if (unseen.length === 0) return null;
+	const which = unseen.map(shot => `line ${shot.line}: ${shot.kept}`).join('; ');
+	return `${taskId}: a screenshot the acceptance asks for has not been looked at (${which}): look at it, then controlroom looked ${taskId}`;
+}
 
 /**
  * Accepts a hand-in that waits for its acceptor (`controlroom accept TASK`): only a person, and
@@ -108,6 +124,8 @@ export function acceptHandIn(
 	if (!isWaitingHandIn(ledger, task)) {
 		throw new ReviewGateError(`${task.id} is not a hand-in waiting for its acceptor (${task.endReason ?? task.status})`);
 	}
+	const waiting = notYetAcceptable(ledger, task.id);
+	if (waiting !== null) throw new ReviewGateError(waiting);
 	const osUser = person.user ?? 'unknown';
 	const by = request.as?.trim() || osUser;
 	for (const name of new Set([by, osUser])) {

@@ -1,12 +1,13 @@
 import {createHash} from 'node:crypto';
 import {dirname, resolve} from 'node:path';
+import type {ReceiverPolicy} from '../core/contract/policy.ts';
 import {checkContract, type ContractVerdict} from '../core/contract/rules.ts';
-import {ContractParseError, parseContractSource, readContractFile, type ContractDocument} from './contract-file.ts';
+import {ContractParseError, MAX_CONTRACT_BYTES, parseContractSource, readContractText} from './contract-file.ts';
 import {createRepositoryFacts} from './repository-facts.ts';
 
 /**
- * A checked contract file: the verdict, plus where the file was and in which form, and the text
- * that was checked with its sha256 (what a run or a claim snapshots: docs/contracts.md).
+ * A checked contract: the verdict, plus where it came from and in which form, and the text that
+ * was checked with its sha256 (what a run or a claim snapshots: docs/contracts.md).
  */
 export type CheckedContract = ContractVerdict & {
 	readonly file: string;
@@ -20,44 +21,82 @@ export function contractDigest(source: string): string {
 	return createHash('sha256').update(source).digest('hex');
 }
 
-function checked(path: string, read: () => ContractDocument & {readonly source: string}): CheckedContract {
+/** A contract's text, wherever it came from: a file, a snapshot in the ledger, a chat through a connector. */
+export type ContractText = {
+	readonly text: string;
+	/** Where it came from, for messages: a file's path, or a name such as `chat:…`. Its extension chooses the form. */
+	readonly name: string;
+	/** The form, when the name does not say it (`.md` is Markdown, another extension YAML, none: the text's first line). */
+	readonly format?: 'yaml' | 'markdown';
+	/** The folder a relative `context.repository` (or none) is read from: the file's folder, or the receiver's. */
+	readonly baseDir: string;
+};
+
+export type CheckContractOptions = {
+	/** What the receiver requires (docs/contracts.md, "The receiver's policy"). */
+	readonly policy?: ReceiverPolicy;
+};
+
+function unreadable(file: string, message: string): CheckedContract {
+	return {
+		kind: null,
+		contract: null,
+		isValid: false,
+		file,
+		format: null,
+		source: null,
+		digest: null,
+		shape: null,
+		canonical: null,
+		guesses: [],
+		problems: [{severity: 'error', field: '(file)', message}],
+	};
+}
+
+/**
+ * Checks a contract's text in any shape: the one entry point every door uses (a file, `take`,
+ * `run --contract`, a snapshot, text from a chat). Text that cannot be read as a contract at all
+ * (too long, a NUL byte, not YAML) is one `(file)` problem, not a throw.
+ */
+export function checkContractText(input: ContractText, options: CheckContractOptions = {}): CheckedContract {
+	if (Buffer.byteLength(input.text) > MAX_CONTRACT_BYTES)
+		return unreadable(input.name, `${input.name}: is too large (the limit is ${MAX_CONTRACT_BYTES} bytes)`);
 	try {
-		const {format, document, source} = read();
+		const {format, document} = parseContractSource(input.text, input.name, input.format);
 		return {
-			...checkContract(document, createRepositoryFacts(dirname(path))),
-			file: path,
+			...checkContract(document, createRepositoryFacts(input.baseDir), {format, policy: options.policy}),
+			file: input.name,
 			format,
-			source,
-			digest: contractDigest(source),
+			source: input.text,
+			digest: contractDigest(input.text),
 		};
 	} catch (error) {
 		if (!(error instanceof ContractParseError)) throw error;
-		return {
-			kind: null,
-			contract: null,
-			isValid: false,
-			file: path,
-			format: null,
-			source: null,
-			digest: null,
-			problems: [{severity: 'error', field: '(file)', message: error.message}],
-		};
+		return unreadable(input.name, error.message);
 	}
 }
 
 /**
- * Reads and checks a contract file. A file that does not parse is one `(file)` problem, not a
- * throw, so every caller (CLI, take, run, MCP) reports it the same way.
+ * Reads and checks a contract file (no link followed, no FIFO waited on, bounded, strict UTF-8:
+ * docs/security.md). A file that cannot be read is one `(file)` problem, so every caller (CLI,
+ * take, run, MCP) reports it the same way.
  */
-export function checkContractFile(file: string): CheckedContract {
+export function checkContractFile(file: string, options: CheckContractOptions = {}): CheckedContract {
 	const path = resolve(file);
-	return checked(path, () => readContractFile(path));
+	let text: string;
+	try {
+		text = readContractText(path);
+	} catch (error) {
+		if (!(error instanceof ContractParseError)) throw error;
+		return unreadable(path, error.message);
+	}
+	return checkContractText({text, name: path, baseDir: dirname(path)}, options);
 }
 
 /** Checks a contract's text as it was snapshotted from `file`, the same way as the file itself. */
-export function checkContractSnapshot(source: string, file: string): CheckedContract {
+export function checkContractSnapshot(source: string, file: string, options: CheckContractOptions = {}): CheckedContract {
 	const path = resolve(file);
-	return checked(path, () => ({...parseContractSource(source, path), source}));
+	return checkContractText({text: source, name: path, baseDir: dirname(path)}, options);
 }
 
 /**

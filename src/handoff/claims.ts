@@ -2,16 +2,35 @@ import {createHash} from 'node:crypto';
 import {realpathSync} from 'node:fs';
 import {resolve} from 'node:path';
 import {claimEnding, type ClaimEnding} from '../core/claim-state.ts';
-import {acceptanceLines, acceptorsOf, operatorOf} from '../core/contract/model.ts';
-import {checkEvidence, type HandInTerms} from '../core/contract/evidence.ts';
-import type {ContractProblem} from '../core/contract/rules.ts';
+import {dirname} from 'node:path';
+import {screenshotLines, type Guess} from '../core/contract/markers.ts';
+import {
+	acceptanceLines,
+	acceptorRoles,
+	acceptorsOf,
+	operatorOf,
+	titleOf,
+	type Acceptor,
+	type Contract,
+} from '../core/contract/model.ts';
+import {checkEvidence, type EvidenceFacts, type HandInTerms} from '../core/contract/evidence.ts';
+import {NO_POLICY, parsePolicy, policyList, type ReceiverPolicy} from '../core/contract/policy.ts';
+import type {ContractProblem} from '../core/contract/problems.ts';
+import {filesOutsideScope, hasScopeGlobs, scopeGlobsOf, type OutsideScope} from '../core/contract/scope.ts';
 import {EventType, type EventOfType, type NewEvent} from '../core/events.ts';
 import {toSnapshotTask} from '../core/snapshot.ts';
 import {isEnded} from '../core/status.ts';
 import type {Task} from '../core/task.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
-import {checkContractFile, unreadContract} from './check-contract.ts';
+import {checkContractFile, checkContractSnapshot, unreadContract, type CheckedContract} from './check-contract.ts';
 import {ContractParseError, parseYaml, readContractText} from './contract-file.ts';
+import {HandoffError, isSameName} from './handoff-error.ts';
+import {namedAcceptorOf} from './ready.ts';
+import {changedFiles, commitExists, repositoryDir} from './repository-facts.ts';
+import {keepScreenshot} from './screenshots.ts';
+import {runTripwires, type TripwireOutcome, type TripwireRunner} from './tripwires.ts';
+
+export {HandoffError} from './handoff-error.ts';
 
 /** A claim's lease: silence longer than this makes it stalled (docs/contracts.md, "Claims": 30 min). */
 export const CLAIM_LEASE_SECONDS = 1800;
@@ -21,16 +40,6 @@ export const CLAIM_ROLE = 'claim';
 const MAX_OUTPUT_CHARS = 4000;
 /** The largest evidence file read: outputs are cut to MAX_OUTPUT_CHARS each anyway (docs/contracts.md, "Limits"). */
 const MAX_EVIDENCE_BYTES = 4 * 1024 * 1024;
-
-/** A refusal the caller can act on, with one problem per field. */
-export class HandoffError extends Error {
-	readonly problems: readonly ContractProblem[];
-	constructor(message: string, problems: readonly ContractProblem[] = []) {
-		super(message);
-		this.name = 'HandoffError';
-		this.problems = problems;
-	}
-}
 
 /**
  * Who is acting, and through which door (cli or mcp). `identity` is a worker's name (MCP `--as`,
@@ -50,11 +59,6 @@ export function actorName(actor: Actor): string {
 	return actor.identity ?? process.env['USER'] ?? 'unknown';
 }
 
-/** Names are compared as people write them: case and surrounding spaces do not matter (as for acceptors). */
-export function isSameName(a: string, b: string): boolean {
-	return a.trim().toLowerCase() === b.trim().toLowerCase();
-}
-
 /** A worker acting on a claim someone else holds: refused, naming the holder, and kept in rejects. */
 class NotHolderError extends HandoffError {}
 
@@ -66,6 +70,27 @@ export type TakeResult = {
 	readonly passedBack: {readonly by: string; readonly reason: string} | null;
 	readonly checks: readonly string[];
 	readonly leaseSeconds: number;
+	/** Who accepts the work: the contract's acceptors, or the person who named themselves; empty while nobody is named. */
+	readonly acceptors: readonly string[];
+	/** The tripwires run before the take (each a wrapped task), all passed. */
+	readonly tripwires: readonly TripwireOutcome[];
+	/** Warnings about the contract (a vague line, tool-specific wording): taken all the same. */
+	readonly warnings: readonly ContractProblem[];
+	/** What the writer marked as guesses or provisional: the taker checks these first. */
+	readonly guesses: readonly Guess[];
+};
+
+/** What else a take is given: the receiver's policy, who hands it over, how tripwires run. */
+export type TakeOptions = {
+	/** What the receiver requires of the contract (docs/contracts.md, "The receiver's policy"). */
+	readonly policy?: ReceiverPolicy;
+	/**
+	 * A person taking the contract for a worker (`take --for`): when the contract names no acceptor,
+	 * this person accepts the work. The caller has checked that a person asks (docs/security.md).
+	 */
+	readonly handedOverBy?: string | null;
+	/** Runs a tripwire through the wrapper; without one, tripwires are not run (and the take says so). */
+	readonly runTripwire?: TripwireRunner;
 };
 
 /**
@@ -90,32 +115,68 @@ function holderOf(ledger: Ledger, taskId: string): string {
 	return taken?.data.holder ?? 'unknown';
 }
 
+/** Refuses an invalid contract, keeping the refusal in rejects. */
+function refuseInvalid(actor: Actor, file: string, checked: CheckedContract): never {
+	const errors = checked.problems.filter(problem => problem.severity === 'error');
+	recordReject(actor, `take ${checked.file}`, errors);
+	const unread = unreadContract(checked);
+	throw unread === null
+		? new HandoffError(`${file}: invalid contract; not taken`, errors)
+		: new HandoffError(`${unread}; not taken`);
+}
+
+/** The name a person is recorded under as the one who accepts, with the duty that says why. */
+const HANDED_OVER_DUTY = 'handed the work over; reviews it against the acceptance lines';
+
 /**
- * Takes a contract: validates it, then decides inside one immediate transaction, so of two takers
- * at once exactly one wins; the other learns who holds it.
+ * Who accepts a claim: the contract's acceptors; when it names none, the person who takes it for a
+ * worker, else the one named with `contract ready`; else nobody yet (the hand-in then waits).
+ */
+function acceptorTermsOf(
+	ledger: Ledger,
+	contract: Contract,
+	key: string,
+	handedOverBy: string | null,
+): {readonly acceptors: Readonly<Record<string, Acceptor>>; readonly namedBy: string | null} {
+	const own = acceptorsOf(contract);
+	if (Object.keys(own).length > 0) return {acceptors: own, namedBy: null};
+	const named = handedOverBy !== null ? {name: handedOverBy, by: handedOverBy} : namedAcceptorOf(ledger, key);
+	if (named === null) return {acceptors: {}, namedBy: null};
+	return {acceptors: {[named.name]: {duty: HANDED_OVER_DUTY, lines: null}}, namedBy: named.by};
+}
+
+/**
+ * Takes a contract: checks it (with the receiver's policy), runs its tripwires, then decides inside
+ * one immediate transaction, so of two takers at once exactly one wins; the other learns who holds it.
  */
 export function takeContract(
 	actor: Actor,
 	file: string,
 	holderHint: string | null,
 	leaseSeconds = CLAIM_LEASE_SECONDS,
+	options: TakeOptions = {},
 ): TakeResult {
-	const checked = checkContractFile(file);
-	if (!checked.isValid || checked.contract === null) {
-		const errors = checked.problems.filter(problem => problem.severity === 'error');
-		recordReject(actor, `take ${checked.file}`, errors);
-		const unread = unreadContract(checked);
-		throw unread === null
-			? new HandoffError(`${file}: invalid contract; not taken`, errors)
-			: new HandoffError(`${unread}; not taken`);
-	}
+	const policy = options.policy ?? NO_POLICY;
+	const checked = checkContractFile(file, {policy});
+	if (!checked.isValid || checked.contract === null) refuseInvalid(actor, file, checked);
 	const contract = checked.contract;
 	if (actor.identity && holderHint !== null && !isSameName(holderHint, actor.identity))
 		throw new HandoffError(`${actor.identity} cannot take a contract for ${holderHint}: a worker takes only for itself`);
 	const holder = holderHint ?? actor.identity ?? operatorOf(contract) ?? process.env['USER'] ?? 'unknown';
 	const key = contractKey(checked.file);
+	const title = titleOf(contract);
+	const {acceptors, namedBy} = acceptorTermsOf(actor.ledger, contract, key, options.handedOverBy ?? null);
+	if (Object.keys(acceptors).some(name => isSameName(name, holder)))
+		throw new HandoffError(`${file}: ${holder} would both do and accept this work: whoever does the work cannot accept it`);
+	const repository = repositoryDir(dirname(checked.file), contract);
+	const tripped = runTripwires(contract, repository, options.runTripwire, {verb: 'take', parentId: null, title});
+	if (tripped.problems.length > 0) {
+		recordReject(actor, `take ${checked.file}`, tripped.problems);
+		throw new HandoffError(`${file}: a tripwire tripped; not taken`, tripped.problems);
+	}
 	const checks = acceptanceLines(contract);
 	const now = actor.now ?? Date.now;
+	const exception = policy.orphanTrace === 'exception' && contract.trace !== undefined && !contract.trace.parent_span?.trim();
 	return actor.ledger.writer.transaction(() => {
 		const latest = actor.ledger.reader.latestClaimOf(key);
 		const previous = latest ? actor.ledger.reader.task(latest.taskId) : undefined;
@@ -134,21 +195,14 @@ export function takeContract(
 		const passedBack = passed && latest ? {by: holderOf(actor.ledger, latest.taskId), reason: passed.data.reason ?? ''} : null;
 		const taskId = `claim-${key}-${(latest?.count ?? 0) + 1}`;
 		const at = now();
-		const terms: HandInTerms = {checks, acceptors: acceptorsOf(contract), operator: operatorOf(contract)};
+		const terms: HandInTerms = {checks, acceptors: acceptorRoles(acceptors), operator: operatorOf(contract)};
 		actor.ledger.writer.append([
 			{
 				taskId,
 				type: EventType.registered,
 				at,
 				source: actor.source,
-				data: {
-					title: contract.title,
-					source: actor.source,
-					role: CLAIM_ROLE,
-					cwd: null,
-					stallSeconds: leaseSeconds,
-					command: null,
-				},
+				data: {title, source: actor.source, role: CLAIM_ROLE, cwd: null, stallSeconds: leaseSeconds, command: null},
 			},
 			{
 				taskId,
@@ -164,12 +218,45 @@ export function takeContract(
 					passedBack,
 					...terms,
 					checks: [...checks],
+					acceptorTerms: {...acceptors},
+					acceptorNamedBy: namedBy,
+					screenshots: screenshotLines(checks),
+					policy: policyList(policy),
 					contractDigest: checked.digest,
 					contractText: checked.source,
+					tripwires: tripped.outcomes,
 				},
 			},
+			// A trace with no parent, taken on the exception path the policy allows: recorded, and a person sees it.
+			...(exception
+				? [
+						{
+							taskId,
+							type: EventType.needRaised,
+							at,
+							source: actor.source,
+							data: {
+								lane: 'needs',
+								kind: 'exception',
+								message: `trace ${contract.trace?.trace_id ?? ''} has no parent span: taken as a new root trace (exception path)`,
+								actor: actorName(actor),
+							},
+						},
+					]
+				: []),
 		]);
-		return {taskId, holder, title: contract.title, passedBack, checks, leaseSeconds};
+		return {
+			taskId,
+			holder,
+			title,
+			passedBack,
+			checks,
+			leaseSeconds,
+			acceptors: Object.keys(acceptors),
+			tripwires: tripped.outcomes,
+			warnings: checked.problems.filter(problem => problem.severity === 'warning'),
+			guesses: checked.guesses,
+		};
 	});
 }
 
@@ -247,9 +334,40 @@ export function passBack(actor: Actor, ref: string, reason: string): Task {
 	]);
 }
 
-function termsOf(ledger: Ledger, taskId: string): HandInTerms {
+/** What a hand-in is judged by, as recorded at the take (and any acceptor named since). */
+type ClaimTerms = {
+	readonly terms: HandInTerms;
+	readonly policy: ReceiverPolicy;
+	/** The contract as it was taken (its snapshot), for its scope and tripwires; null for a claim taken before snapshots. */
+	readonly contract: Contract | null;
+	readonly contractFile: string | null;
+};
+
+function claimTermsOf(ledger: Ledger, taskId: string, holder: string): ClaimTerms {
 	const [taken] = ledger.reader.latestEventsOf(taskId, [EventType.claimTaken], 1);
-	return {checks: taken?.data.checks ?? [], acceptors: taken?.data.acceptors ?? {}, operator: taken?.data.operator ?? null};
+	const data = taken?.data;
+	const [named] = ledger.reader.latestEventsOf(taskId, [EventType.claimAcceptorNamed], 1);
+	const recorded = data?.acceptors ?? {};
+	const fromReady = Object.keys(recorded).length === 0 && data?.contractKey ? namedAcceptorOf(ledger, data.contractKey) : null;
+	const late = named?.data.acceptor ?? fromReady?.name ?? null;
+	const acceptors = Object.keys(recorded).length > 0 || late === null ? recorded : {[late]: late};
+	const parsed = parsePolicy(data?.policy ?? []);
+	const snapshot =
+		typeof data?.contractText === 'string' && typeof data.contract === 'string'
+			? checkContractSnapshot(data.contractText, data.contract).contract
+			: null;
+	return {
+		terms: {
+			checks: data?.checks ?? [],
+			acceptors,
+			operator: data?.operator ?? null,
+			screenshots: data?.screenshots ?? [],
+			holder,
+		},
+		policy: 'policy' in parsed ? parsed.policy : NO_POLICY,
+		contract: snapshot,
+		contractFile: data?.contract ?? null,
+	};
 }
 
 function readEvidence(file: string): unknown {
@@ -269,22 +387,135 @@ function clipOutputs<T>(value: T): T {
 	return value;
 }
 
-export type HandInResult = {readonly taskId: string; readonly acceptor: string};
+export type HandInResult = {
+	readonly taskId: string;
+	/** Who accepts it; null while nobody is named (the hand-in waits until a person names one). */
+	readonly acceptor: string | null;
+	/** Files the change touched outside the contract's scope. */
+	readonly outsideScope: readonly OutsideScope[];
+	readonly tripwires: readonly TripwireOutcome[];
+	/** What the hand-in was told but not refused for (files outside the scope, a scope not compared). */
+	readonly warnings: readonly ContractProblem[];
+};
+
+/** What else a hand-in is given. */
+export type HandInOptions = {
+	/** The evidence itself (the MCP tool's `evidence`), instead of a file. */
+	readonly evidence?: unknown;
+	/** Runs a tripwire through the wrapper; without one, tripwires are not run. */
+	readonly runTripwire?: TripwireRunner;
+};
 
 /**
- * Hands in a claim with an evidence file. Refused unless every acceptance line has passing
- * evidence and `uncertainty` is present; accepted work waits for its acceptor in the human queue.
+ * The change against the contract's scope: the files between its base revision and the hand-in's
+ * patch revision (review.commit) outside scope.allowed, under scope.excluded, or outside
+ * authority.may_write. Errors when the policy requires the scope, else warnings; a scope that
+ * cannot be compared says why.
  */
-export function handIn(actor: Actor, ref: string, evidenceFile: string): HandInResult {
+function scopeProblems(
+	contract: Contract,
+	repository: string | null,
+	patch: string,
+	policy: ReceiverPolicy,
+): {readonly outside: OutsideScope[]; readonly problems: ContractProblem[]; readonly note: string | null} {
+	const globs = scopeGlobsOf(contract);
+	if (!hasScopeGlobs(globs)) return {outside: [], problems: [], note: null};
+	const isRequired = policy.requires.has('scope');
+	const severity = isRequired ? 'error' : 'warning';
+	// Not compared: recorded with the hand-in; refused only when the receiver requires the scope.
+	const notCompared = (why: string) => {
+		const note = `the change was not compared with the scope: ${why}`;
+		return {
+			outside: [],
+			note,
+			problems: isRequired
+				? [
+						{
+							severity: 'error' as const,
+							field: 'review.commit',
+							message: `${note}; the receiver's policy (scope) needs it compared`,
+						},
+					]
+				: [],
+		};
+	};
+	const base = typeof contract.context === 'object' ? contract.context.base_revision : undefined;
+	if (repository === null) return notCompared("the contract's repository is not on this machine");
+	if (base === undefined) return notCompared('the contract has no base revision');
+	if (!commitExists(repository, patch)) return notCompared(`${patch} is not a commit in the repository`);
+	const files = changedFiles(repository, base, patch);
+	if (files === null) return notCompared(`git cannot tell what changed between ${base} and ${patch}`);
+	const outside = filesOutsideScope(files, globs);
+	return {
+		outside,
+		note: null,
+		problems: outside.map(({file, reason}) => ({
+			severity,
+			field: 'change',
+			message: `${file}: outside the scope (${reason})${isRequired ? "; the receiver's policy (scope) refuses it" : ''}`,
+		})),
+	};
+}
+
+/** The queue line a hand-in raises: who it waits for, and what left the scope. */
+function waitingMessage(acceptor: string | null, contractFile: string | null, outside: readonly OutsideScope[]): string {
+	const who =
+		acceptor === null
+			? `until a person names its acceptor (controlroom contract ready ${contractFile ?? 'FILE'})`
+			: `for ${acceptor}`;
+	const files = outside.map(item => item.file);
+	const shown = files.length > 3 ? `${files.slice(0, 3).join(', ')} and ${files.length - 3} more` : files.join(', ');
+	return `hand-in waits ${who}${files.length > 0 ? `; ${files.length} file${files.length === 1 ? '' : 's'} outside the scope: ${shown}` : ''}`;
+}
+
+/**
+ * Hands in a claim with evidence (a file, or given inline). Refused unless every acceptance line
+ * has evidence that shows it done and `uncertainty` is present, no tripwire trips, and (with the
+ * scope policy) the change stays in scope; accepted work waits for its acceptor in the human queue,
+ * or, when the contract names nobody, until a person names one.
+ */
+export function handIn(actor: Actor, ref: string, evidenceFile: string | null, options: HandInOptions = {}): HandInResult {
 	// Whose claim it is comes before what the evidence says: another's claim is refused as such.
-	keepingImpersonation(actor, () => claimFor(actor, ref, 'hand it in'));
-	const document = readEvidence(evidenceFile);
-	const outcome = keepingImpersonation(actor, () =>
-		actor.ledger.writer.transaction<HandInResult | {taskId: string; problems: readonly ContractProblem[]}>(() => {
+	const {task: claimed, holder: claimHolder} = keepingImpersonation(actor, () => claimFor(actor, ref, 'hand it in'));
+	const document = options.evidence !== undefined ? options.evidence : readEvidence(evidenceFile ?? '');
+	const claim = claimTermsOf(actor.ledger, claimed.id, claimHolder);
+	const baseDir = claim.contractFile === null ? process.cwd() : dirname(claim.contractFile);
+	const repository = claim.contract === null ? null : repositoryDir(baseDir, claim.contract);
+	const evidenceDir = evidenceFile === null ? process.cwd() : dirname(resolve(evidenceFile));
+	const facts: EvidenceFacts = {
+		...(repository === null ? {} : {commitExists: (revision: string) => commitExists(repository, revision)}),
+		keepScreenshot: file => keepScreenshot(actor.ledger.path, evidenceDir, file),
+	};
+	const verdict = checkEvidence(document, claim.terms, facts);
+	const problems: ContractProblem[] = [...verdict.problems];
+	let outside: OutsideScope[] = [];
+	let scopeNote: string | null = null;
+	let tripwires: readonly TripwireOutcome[] = [];
+	if (verdict.evidence !== null && claim.contract !== null) {
+		const scope = scopeProblems(claim.contract, repository, verdict.evidence.review.commit, claim.policy);
+		outside = scope.outside;
+		scopeNote = scope.note;
+		problems.push(...scope.problems);
+		if (!problems.some(problem => problem.severity === 'error')) {
+			const run = runTripwires(claim.contract, repository, options.runTripwire, {
+				verb: 'hand-in',
+				parentId: claimed.id,
+				title: titleOf(claim.contract),
+			});
+			tripwires = run.outcomes;
+			problems.push(...run.problems);
+		}
+	}
+	const evidenceName = evidenceFile === null ? '(evidence given inline)' : resolve(evidenceFile);
+	if (verdict.evidence === null || problems.some(problem => problem.severity === 'error')) {
+		recordReject(actor, `hand-in ${claimed.id} ${evidenceName}`, problems);
+		throw new HandoffError(`hand-in of ${claimed.id} refused`, problems);
+	}
+	const evidence = verdict.evidence;
+	const acceptor = verdict.acceptor;
+	return keepingImpersonation(actor, () =>
+		actor.ledger.writer.transaction(() => {
 			const {task, holder} = claimFor(actor, ref, 'hand it in');
-			const {evidence, problems} = checkEvidence(document, termsOf(actor.ledger, task.id));
-			if (evidence === null || problems.length > 0) return {taskId: task.id, problems};
-			const acceptor = evidence.review.acceptor;
 			const at = (actor.now ?? Date.now)();
 			actor.ledger.writer.append([
 				{
@@ -292,25 +523,39 @@ export function handIn(actor: Actor, ref: string, evidenceFile: string): HandInR
 					type: EventType.claimHandedIn,
 					at,
 					source: actor.source,
-					data: {acceptor, evidenceFile: resolve(evidenceFile), evidence: clipOutputs(evidence), holder, actor: actorName(actor)},
+					data: {
+						acceptor,
+						evidenceFile: evidenceName,
+						evidence: clipOutputs(evidence),
+						holder,
+						actor: actorName(actor),
+						outsideScope: outside,
+						scopeNote,
+						tripwires,
+					},
 				},
 				{
 					taskId: task.id,
 					type: EventType.needRaised,
 					at,
 					source: actor.source,
-					data: {lane: 'waiting', kind: 'hand-in', message: `hand-in waits for ${acceptor}`, actor: actorName(actor)},
+					data: {
+						lane: 'waiting',
+						kind: 'hand-in',
+						message: waitingMessage(acceptor, claim.contractFile, outside),
+						actor: actorName(actor),
+					},
 				},
 			]);
-			return {taskId: task.id, acceptor};
+			return {
+				taskId: task.id,
+				acceptor,
+				outsideScope: outside,
+				tripwires,
+				warnings: problems.filter(problem => problem.severity === 'warning'),
+			};
 		}),
 	);
-	if ('problems' in outcome) {
-		// Outside the transaction: a refusal must not roll back its own record.
-		recordReject(actor, `hand-in ${outcome.taskId} ${resolve(evidenceFile)}`, outcome.problems);
-		throw new HandoffError(`hand-in of ${outcome.taskId} refused`, outcome.problems);
-	}
-	return outcome;
 }
 
 /**

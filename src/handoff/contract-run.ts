@@ -1,14 +1,18 @@
 import {basename} from 'node:path';
 import {stringify} from 'yaml';
-import type {Contract} from '../core/contract/model.ts';
+import type {Guess} from '../core/contract/markers.ts';
+import {asList, inCanonicalOrder, titleOf, type Contract} from '../core/contract/model.ts';
+import type {ReceiverPolicy} from '../core/contract/policy.ts';
 import {checkContractFile, unreadContract} from './check-contract.ts';
-import {HandoffError} from './claims.ts';
+import {HandoffError} from './handoff-error.ts';
+import {EventType} from '../core/events.ts';
+import type {Ledger} from '../ledger/open-ledger.ts';
+
+import {contractTrace} from '../core/otel/trace-context.ts';
 
 /** Where the rendered contract goes in the agent's command line. */
 export const CONTRACT_TOKEN = '{{contract}}';
 /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN); stay well under it. */
-import {contractTrace} from '../core/otel/trace-context.ts';
-
 const MAX_PROMPT_BYTES = 100 * 1024;
 
 export type ContractRun = {
@@ -21,20 +25,40 @@ export type ContractRun = {
 	readonly snapshot: ContractSnapshot;
 	/** The contract's `trace` field as the run's parent (docs/otel.md); null when it has none. */
 	readonly trace: {readonly traceId: string; readonly parentSpanId: string | null} | null;
+	/** `authority.needs_reapproval`: what the run holds for a person when it reaches it (docs/headless-holds.md). */
+	readonly needsReapproval: readonly string[];
+	/** A trace without a parent span taken on the policy's exception path: the line to record, or null. */
+	readonly traceException: string | null;
+	/** The contract's warnings: shown, not refused. */
+	readonly warnings: readonly {readonly field: string; readonly message: string}[];
 };
 
 /** A contract's text and its sha256, as recorded when a run started or a claim was taken. */
 export type ContractSnapshot = {readonly text: string; readonly digest: string};
 
-/** The contract as the agent's first turn reads it: a short instruction, then the canonical YAML. */
-export function renderContract(contract: Contract, file: string): string {
+/** A list under a heading, for the first turn; nothing when empty. */
+function listed(heading: string, items: readonly string[]): string[] {
+	return items.length === 0 ? [] : ['', heading, ...items.map(item => `- ${item.replace(/\s+/g, ' ').trim()}`)];
+}
+
+/**
+ * The contract as the agent's first turn reads it: a short instruction; what the writer marked as
+ * guesses (or provisional), to check first; the constraints, which hold throughout; then the
+ * canonical YAML, so every shape arrives the same way.
+ */
+export function renderContract(contract: Contract, file: string, guesses: readonly Guess[] = []): string {
 	const lines = [
 		`You have been handed a ${contract.kind} contract (${file}). Work only within it.`,
 		'Stop and say so when a stop_when line applies; never guess past a gap.',
 		'Hand in evidence for every acceptance line: before, change, after (real exit codes), uncertainty, review.',
+		...listed(
+			'Check this first: the writer marked these as guesses or provisional, not facts; confirm each before you rely on it:',
+			guesses.map(guess => `${guess.field}: ${guess.text}`),
+		),
+		...listed('Constraints: these hold throughout the work:', asList(contract.constraints)),
 		'',
 		'```yaml',
-		stringify(contract).trimEnd(),
+		stringify(inCanonicalOrder(contract)).trimEnd(),
 		'```',
 	];
 	return lines.join('\n');
@@ -90,11 +114,16 @@ export function injectContract(
 }
 
 /**
- * Validates a contract before anything runs, then injects it into the agent's command line. An
- * invalid contract throws with one problem per field, and nothing is spawned.
+ * Validates a contract before anything runs (with the receiver's policy), then injects it into the
+ * agent's command line. An invalid contract throws with one problem per field, and nothing is spawned.
  */
-export function prepareContractRun(file: string, command: string, args: readonly string[]): ContractRun {
-	const checked = checkContractFile(file);
+export function prepareContractRun(
+	file: string,
+	command: string,
+	args: readonly string[],
+	options: {readonly policy?: ReceiverPolicy} = {},
+): ContractRun {
+	const checked = checkContractFile(file, {policy: options.policy});
 	const unread = unreadContract(checked);
 	if (unread !== null) throw new HandoffError(`--contract: ${unread}; nothing was started`);
 	if (!checked.isValid || checked.contract === null) {
@@ -103,11 +132,29 @@ export function prepareContractRun(file: string, command: string, args: readonly
 			checked.problems.filter(problem => problem.severity === 'error'),
 		);
 	}
-	const injected = injectContract(command, args, renderContract(checked.contract, checked.file));
+	const contract = checked.contract;
+	const injected = injectContract(command, args, renderContract(contract, checked.file, checked.guesses));
+	const isOrphan =
+		options.policy?.orphanTrace === 'exception' && contract.trace !== undefined && !contract.trace.parent_span?.trim();
 	return {
 		...injected,
-		title: checked.contract.title,
+		title: titleOf(contract),
 		snapshot: {text: checked.source ?? '', digest: checked.digest ?? ''},
-		trace: contractTrace(checked.contract.trace),
+		trace: contractTrace(contract.trace),
+		needsReapproval: contract.authority?.needs_reapproval ?? [],
+		traceException: isOrphan
+			? `trace ${contract.trace?.trace_id ?? ''} has no parent span: the run starts a new root trace (exception path)`
+			: null,
+		warnings: checked.problems.filter(problem => problem.severity === 'warning'),
 	};
+}
+
+/**
+ * Records that a run's contract has a trace with no parent span, taken on the policy's exception
+ * path (`trace:exception`): a need on the run's task, so a person sees where the trace starts.
+ */
+export function recordTraceException(ledger: Ledger, taskId: string, message: string): void {
+	ledger.writer.append([
+		{taskId, type: EventType.needRaised, at: Date.now(), source: 'wrapper', data: {lane: 'needs', kind: 'exception', message}},
+	]);
 }

@@ -3,6 +3,8 @@ import {NEED_MAX_CHARS} from '../core/text-limits.ts';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import type {Ledger} from '../ledger/open-ledger.ts';
+import type {ReceiverPolicy} from '../core/contract/policy.ts';
+import type {TripwireRunner} from './tripwires.ts';
 import {handIn, HandoffError, listWork, passBack, raiseNeed, recordProgress, takeContract, type Actor} from './claims.ts';
 
 const task = z.string().min(1).describe('the claim task id (or a unique prefix) that take returned');
@@ -36,6 +38,10 @@ export type HandoffServerOptions = {
 	readonly beforeCall?: () => void;
 	/** The run of the agent that started this server, under `controlroom run`: it may raise needs on it. */
 	readonly ownTask?: string | null;
+	/** What this receiver requires of a contract it takes (docs/contracts.md, "The receiver's policy"). */
+	readonly policy?: ReceiverPolicy;
+	/** Runs a contract's tripwires through the wrapper at take and hand-in. */
+	readonly runTripwire?: TripwireRunner;
 };
 
 /**
@@ -79,9 +85,16 @@ export function createHandoffServer(
 		},
 		({file, as, lease_minutes: leaseMinutes}) =>
 			call(() => {
-				const taken = takeContract(actor, file, as ?? null, leaseMinutes === undefined ? undefined : leaseMinutes * 60);
+				const taken = takeContract(actor, file, as ?? null, leaseMinutes === undefined ? undefined : leaseMinutes * 60, {
+					policy: options.policy,
+					runTripwire: options.runTripwire,
+				});
 				const first = taken.passedBack ? `passed back by ${taken.passedBack.by}: ${taken.passedBack.reason}\n` : '';
-				return ok(`${first}${taken.holder} took "${taken.title}" as ${taken.taskId}`, {...taken});
+				const warnings = [
+					...taken.warnings.map(problem => `\nwarning ${problem.field}: ${problem.message}`),
+					...taken.guesses.map(guess => `\ncheck first ${guess.field}: ${guess.text}`),
+				].join('');
+				return ok(`${first}${taken.holder} took "${taken.title}" as ${taken.taskId}${warnings}`, {...taken});
 			}),
 	);
 	server.registerTool(
@@ -95,13 +108,24 @@ export function createHandoffServer(
 	server.registerTool(
 		'hand_in',
 		{
-			description: `Hand in a claim ${identity} holds, with an evidence file (before, change, after per acceptance line with real exit codes, uncertainty, review).`,
-			inputSchema: {task, evidence_file: z.string().min(1).describe('path of the evidence YAML or JSON file')},
+			description: `Hand in a claim ${identity} holds, with evidence (before, change, after per acceptance line, uncertainty, review): an evidence file, or the same fields as evidence. An after entry is a command (command, exit_code, output), tests: {passed, failed}, a commit, a pull_request, or a screenshot file.`,
+			inputSchema: {
+				task,
+				evidence_file: z.string().min(1).optional().describe('path of the evidence YAML or JSON file'),
+				evidence: z
+					.record(z.string(), z.unknown())
+					.optional()
+					.describe('the evidence itself, instead of a file: {before, change, after, uncertainty, review}'),
+			},
 		},
-		({task: ref, evidence_file: file}) =>
+		({task: ref, evidence_file: file, evidence}) =>
 			call(() => {
-				const result = handIn(actor, ref, file);
-				return ok(`handed in ${result.taskId}; waiting for ${result.acceptor}`, {...result});
+				if ((file === undefined) === (evidence === undefined))
+					throw new HandoffError('hand_in: give evidence_file or evidence (one of them)');
+				const result = handIn(actor, ref, file ?? null, {evidence, runTripwire: options.runTripwire});
+				const waiting = result.acceptor ?? 'a person to name its acceptor';
+				const warnings = result.warnings.map(problem => `\nwarning ${problem.field}: ${problem.message}`).join('');
+				return ok(`handed in ${result.taskId}; waiting for ${waiting}${warnings}`, {...result});
 			}),
 	);
 	server.registerTool(

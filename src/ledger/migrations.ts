@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import {chainEventsFromStart} from './chain-backfill.ts';
 
 /** One forward step of the schema. Shipped entries are never edited; new ones are appended. */
 type Migration = {readonly version: number; readonly up: (db: Database.Database) => void};
@@ -128,6 +129,32 @@ const MIGRATIONS: readonly Migration[] = [
 				db.exec('ALTER TABLE transcript_cursors ADD COLUMN cost_state TEXT');
 		},
 	},
+	{
+		version: 6,
+		up(db) {
+			// The flight recorder (docs/ledger.md, "The hash chain", "Arrival"): each event carries
+			// when it arrived in the ledger and its link in a SHA-256 chain, written with it. An
+			// existing ledger is chained from its first event now, so what came before is covered
+			// from this moment on (ledger_meta names the moment and the first seq); its events keep
+			// no arrival time (null: it was never recorded). The update trigger is set aside only
+			// while the chain is written into the rows it already had.
+			// Idempotent, as versions 3 and 4 are. A ledger that already has its chain (made by a build
+			// whose version 5 was this one) is never chained again: that would make a link for whatever
+			// was changed in it since, and say it was chained now.
+			const columns = new Set((db.prepare('PRAGMA table_info(events)').all() as {name: string}[]).map(column => column.name));
+			if (!columns.has('arrived_at')) db.exec('ALTER TABLE events ADD COLUMN arrived_at INTEGER');
+			const isChained = columns.has('hash');
+			if (!isChained) db.exec('ALTER TABLE events ADD COLUMN hash BLOB');
+			db.exec('DROP TRIGGER IF EXISTS events_refuse_update; DROP TRIGGER IF EXISTS events_need_a_link;');
+			if (!isChained) chainEventsFromStart(db);
+			db.exec(`
+				CREATE TRIGGER events_refuse_update BEFORE UPDATE ON events
+					BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
+				CREATE TRIGGER events_need_a_link BEFORE INSERT ON events WHEN NEW.hash IS NULL OR length(NEW.hash) <> 32
+					BEGIN SELECT RAISE(ABORT, 'every event carries its link in the chain'); END;
+			`);
+		},
+	},
 ];
 
 /** The newest schema version this build knows. */
@@ -158,6 +185,17 @@ function repairFleetBranchLedger(db: Database.Database, start: number): void {
 	if (hasMeta === undefined) MIGRATIONS[2]?.up(db);
 }
 
+/**
+ * A ledger made by a build whose version 5 was the hash chain (before the transcripts' cost_state
+ * took that number) reports version 5 and holds the chain but not cost_state. Version 5 is
+ * idempotent, so it is run when its column is missing; version 6 then finds the chain there.
+ */
+function repairEarlyChainLedger(db: Database.Database, start: number): void {
+	if (start !== 5) return;
+	const columns = db.prepare('PRAGMA table_info(transcript_cursors)').all() as {name: string}[];
+	if (!columns.some(column => column.name === 'cost_state')) MIGRATIONS[4]?.up(db);
+}
+
 /** Runs every pending migration in one immediate transaction; refuses a schema from the future. */
 export function migrate(db: Database.Database): void {
 	assertMonotonic();
@@ -168,10 +206,12 @@ export function migrate(db: Database.Database): void {
 		// Re-read inside the write lock: another process may have migrated meanwhile.
 		const start = db.pragma('user_version', {simple: true}) as number;
 		if (start > SCHEMA_VERSION) throw new LedgerFromFutureError(start);
+		// First: later migrations (the chain's) keep what they note in ledger_meta.
+		repairFleetBranchLedger(db, start);
+		repairEarlyChainLedger(db, start);
 		for (const migration of MIGRATIONS) {
 			if (migration.version > start) migration.up(db);
 		}
-		repairFleetBranchLedger(db, start);
 		db.pragma(`user_version = ${SCHEMA_VERSION}`);
 	}).immediate();
 }

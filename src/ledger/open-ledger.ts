@@ -6,6 +6,7 @@ import {holdersOf, identityAt, isHeldHere, isSameFile, whereOpen, type FileIdent
 import {clearHandover, noteHandover, oldNameHolders} from './ledger-handover.ts';
 import {LedgerFromFutureError, migrate, SCHEMA_VERSION} from './migrations.ts';
 import {makePrivateDir, PRIVATE_FILE_MODE} from './private-files.ts';
+import {readAtNow} from './read-at-now.ts';
 import {createLedgerReader, type LedgerReader} from './reader.ts';
 import {createLedgerWriter, type LedgerWriter} from './writer.ts';
 
@@ -67,6 +68,12 @@ export type Ledger = {
 	 * its new name. Says what happened; null when nothing changed.
 	 */
 	verifyFile(): LedgerFileChange | null;
+	/**
+	 * Reads a view that is exactly the ledger at `now` (read-at-now.ts): every event that arrived by
+	 * `now` is seen and none after, so `--at now` later selects exactly these events. The write lock
+	 * is held only while the view is opened and `now` taken, never while `read` runs.
+	 */
+	readAt<T>(read: (now: number) => T): T;
 	/** SQLite's `PRAGMA quick_check`: an empty list when the file is sound, else the problems (the first ten). */
 	quickCheck(): string[];
 	close(): void;
@@ -383,6 +390,7 @@ export function openLedger(file: string, options: OpenOptions = {}): Ledger {
 			const nowIn = options.onMove !== 'stay' && existsSync(file) ? file : seen.movedTo;
 			return reopen({kind: 'moved', path: heldAs, movedTo: seen.movedTo, nowIn});
 		},
+		readAt: read => readAtNow(current.db, current.name, busyTimeoutMs, read),
 		quickCheck() {
 			const rows = current.db.pragma('quick_check(10)', {simple: false}) as {quick_check: string}[];
 			if (rows.length === 1 && rows[0]?.quick_check === 'ok') return [];

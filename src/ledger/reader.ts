@@ -3,6 +3,8 @@ import {SPEND_EVENT_TYPES, type SpendRow} from '../core/day-cost.ts';
 import {EventType, type EventOfType, type EventTypeName, type LedgerEvent, type StoredEventRow} from '../core/events.ts';
 import {STATUSES, type Status} from '../core/status.ts';
 import type {Task} from '../core/task.ts';
+import {ambiguityText, chooseByTitle, titleKey, TITLE_CANDIDATES, type TaskRefCandidate} from '../core/task-ref.ts';
+import type {ChainRow, ChainFacts} from './chain-rows.ts';
 import {eventFromRow, taskFromDoc, type EventRow} from './rows.ts';
 
 export type RejectRow = {
@@ -39,7 +41,7 @@ export type TranscriptCursor = {
 /** Every read the rest of the program makes of the ledger: named reads, statements prepared once. */
 export type LedgerReader = {
 	task(id: string): Task | undefined;
-	/** Finds a task by exact id, unique id prefix, or session id; throws a clear error on ambiguity. */
+	/** Finds a task by exact id, unique id prefix, session id, then title or its start (docs/cli.md, "Naming a task"); throws a clear error on ambiguity. */
 	resolveTask(ref: string): Task | undefined;
 	/** Tasks not ended, plus those that ended at or after `endedSince` (all when null). */
 	tasksForView(endedSince: number | null): Task[];
@@ -105,6 +107,20 @@ export type LedgerReader = {
 	storedEventsSince(afterSeq: number, limit: number): StoredEventRow[];
 	/** The one stored event at `seq`, if any: sync compares it with the fleet's copy. */
 	storedEventAt(seq: number): StoredEventRow | undefined;
+	/** Events after `afterSeq` up to `upToSeq`, oldest first, at most `limit`, with their links in the chain: what verify reads. */
+	chainRows(afterSeq: number, upToSeq: number, limit: number): ChainRow[];
+	/** Where the chain starts and how far seqs were handed out (docs/ledger.md, "The hash chain"). */
+	chainFacts(): ChainFacts;
+	/** The last seq whose event had arrived by `at` (0: none had): arrival follows seq (writer.ts). */
+	seqArrivedBy(at: number): number;
+	/** The tasks that have an event after `afterSeq`: what a fold as of that seq must fold again (reader-as-of.ts). */
+	taskIdsAfter(afterSeq: number): string[];
+	/** One task's events up to `upToSeq`, oldest first, each with when it arrived (null: before arrival was kept). */
+	eventsArrivedOf(taskId: string, upToSeq: number): {readonly event: LedgerEvent; readonly arrivedAt: number | null}[];
+	/** Events of the given types up to `upToSeq`, oldest first (a past view's gate and need rows). */
+	eventsOfTypeUpTo<T extends EventTypeName>(types: readonly T[], upToSeq: number): EventOfType<T>[];
+	/** When the event at `seq` arrived (its producer's time for one recorded before arrival was kept), or null. */
+	arrivalOf(seq: number): number | null;
 	/** Task rows by id, as the projection holds them (sync ships those a batch touched). */
 	tasksById(ids: readonly string[]): Task[];
 	/** This ledger's random host id, made once by migration 3 (docs/fleet.md). */
@@ -117,12 +133,20 @@ export type LedgerReader = {
 	hasLegacyLineKeys(): boolean;
 };
 
+/** `text` for a LIKE pattern with `\` as its escape: its own `%`, `_` and `\` match themselves. */
+export function likeEscaped(text: string): string {
+	return text.replace(/[\\%_]/g, match => `\\${match}`);
+}
+
+type ChainRawRow = [number, string, string, number, number | null, string, Buffer, string | null, Buffer | null];
+
 /** How many of the newest events `preToolUseOf` looks through. */
 const TOOL_CALL_WINDOW = 20_000;
 
+/** TASK named several tasks: the one line lists them (docs/cli.md, "Naming a task"). */
 export class AmbiguousTaskError extends Error {
-	constructor(ref: string, matches: readonly string[]) {
-		super(`task '${ref}' is ambiguous: it matches ${matches.slice(0, 5).join(', ')}${matches.length > 5 ? ', ...' : ''}`);
+	constructor(ref: string, matches: readonly TaskRefCandidate[]) {
+		super(ambiguityText(ref, matches));
 	}
 }
 
@@ -147,8 +171,16 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 	const byId = db.prepare('SELECT doc FROM tasks WHERE id = ?').pluck();
 	const byPrefix = db.prepare('SELECT doc FROM tasks WHERE id >= ? AND id < ? || char(1114111) LIMIT 6').pluck();
 	const bySession = db.prepare('SELECT doc FROM tasks WHERE session_id = ? LIMIT 6').pluck();
-	const forView = db.prepare('SELECT doc FROM tasks WHERE ended_at IS NULL OR ended_at >= ? ORDER BY created_at DESC').pluck();
-	const allTasks = db.prepare('SELECT doc FROM tasks ORDER BY created_at DESC').pluck();
+	// LIKE folds ASCII case, as titleKey does; the candidates are checked again in chooseByTitle.
+	const byTitle = db
+		.prepare(
+			`SELECT doc FROM tasks WHERE title LIKE ? ESCAPE '\\' ORDER BY ended_at IS NULL DESC, created_at DESC LIMIT ${TITLE_CANDIDATES}`,
+		)
+		.pluck();
+	const forView = db
+		.prepare('SELECT doc FROM tasks WHERE ended_at IS NULL OR ended_at >= ? ORDER BY created_at DESC, id')
+		.pluck();
+	const allTasks = db.prepare('SELECT doc FROM tasks ORDER BY created_at DESC, id').pluck();
 	const withStatus = preparedByLength(db, marks => `SELECT doc FROM tasks WHERE status IN (${marks})`);
 	const withPid = db.prepare('SELECT doc FROM tasks WHERE pid = ? ORDER BY created_at DESC LIMIT 8').pluck();
 	const counts = db.prepare('SELECT status, COUNT(*) AS n FROM tasks GROUP BY status');
@@ -211,12 +243,24 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 	);
 	const last = db.prepare('SELECT COALESCE(MAX(seq), 0) FROM events').pluck();
 	const eventTotal = db.prepare('SELECT COUNT(*) FROM events').pluck();
-	const storedSince = db.prepare(
-		'SELECT seq, task_id AS taskId, type, at, source, data, dedup_key AS dedupKey FROM events WHERE seq > ? ORDER BY seq LIMIT ?',
-	);
-	const storedAt = db.prepare(
-		'SELECT seq, task_id AS taskId, type, at, source, data, dedup_key AS dedupKey FROM events WHERE seq = ?',
-	);
+	const stored = `SELECT seq, task_id AS taskId, type, at, source, data, dedup_key AS dedupKey, arrived_at AS arrivedAt,
+		CASE WHEN hash IS NULL THEN NULL ELSE lower(hex(hash)) END AS hash FROM events`;
+	const storedSince = db.prepare(`${stored} WHERE seq > ? ORDER BY seq LIMIT ?`);
+	const storedAt = db.prepare(`${stored} WHERE seq = ?`);
+	const chainSince = db
+		.prepare(
+			// data as a blob: its UTF-8 bytes are hashed as they are, without a decode and an encode.
+			`SELECT seq, task_id, type, at, arrived_at, source, CAST(data AS BLOB), dedup_key, hash FROM events
+			WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
+		)
+		.raw();
+	const issued = db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'events'`).pluck();
+	const firstSeq = db.prepare('SELECT MIN(seq) FROM events').pluck();
+	const arrivalAt = db.prepare('SELECT COALESCE(arrived_at, at) FROM events WHERE seq <= ? ORDER BY seq DESC LIMIT 1').pluck();
+	const touchedAfter = db.prepare('SELECT DISTINCT task_id FROM events WHERE seq > ?').pluck();
+	const arrivedOf = db.prepare('SELECT *, arrived_at AS arrivedAt FROM events WHERE task_id = ? AND seq <= ? ORDER BY seq');
+	const ofTypeUpTo = preparedByLength(db, marks => `SELECT * FROM events WHERE type IN (${marks}) AND seq <= ? ORDER BY seq`);
+	const arrivalAtSeq = db.prepare('SELECT COALESCE(arrived_at, at) FROM events WHERE seq = ?').pluck();
 	const docsById = preparedByLength(db, marks => `SELECT doc FROM tasks WHERE id IN (${marks})`);
 	const idRange = db.prepare('SELECT doc FROM tasks WHERE id > ? AND id < ? LIMIT 10000').pluck();
 	const host = db.prepare('SELECT id FROM host').pluck();
@@ -247,13 +291,12 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 			for (const docs of [byPrefix.all(ref, ref), bySession.all(ref)]) {
 				const tasks = parseDocs(docs);
 				if (tasks.length === 1) return tasks[0];
-				if (tasks.length > 1)
-					throw new AmbiguousTaskError(
-						ref,
-						tasks.map(task => task.id),
-					);
+				if (tasks.length > 1) throw new AmbiguousTaskError(ref, tasks);
 			}
-			return undefined;
+			// Then a title, whole or its start (any case): the candidates here, the choice in src/core.
+			const chosen = chooseByTitle(ref, parseDocs(byTitle.all(`${likeEscaped(titleKey(ref))}%`)));
+			if (chosen !== null && 'ambiguous' in chosen) throw new AmbiguousTaskError(ref, chosen.ambiguous);
+			return chosen?.task;
 		},
 		tasksForView: endedSince => parseDocs(endedSince === null ? allTasks.all() : forView.all(endedSince)),
 		tasksWithStatus: statuses =>
@@ -326,6 +369,54 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 		lastSeq: () => last.get() as number,
 		storedEventsSince: (afterSeq, limit) => storedSince.all(afterSeq, limit) as StoredEventRow[],
 		storedEventAt: seq => storedAt.get(seq) as StoredEventRow | undefined,
+		chainRows: (afterSeq, upToSeq, limit) =>
+			(chainSince.all(afterSeq, upToSeq, limit) as ChainRawRow[]).map(
+				([seq, taskId, type, at, arrivedAt, source, data, dedupKey, hash]) => ({
+					seq,
+					taskId,
+					type,
+					at,
+					arrivedAt,
+					source,
+					data,
+					dedupKey,
+					hash,
+				}),
+			),
+		chainFacts() {
+			const since = metaValue.get('chain_since') as string | undefined;
+			const from = metaValue.get('chain_from_seq') as string | undefined;
+			return {
+				fromSeq: from === undefined ? ((firstSeq.get() as number | null) ?? 1) : Number(from),
+				since: since === undefined ? null : Number(since),
+				chainedUpTo: Number((metaValue.get('chained_up_to_seq') as string | undefined) ?? 0),
+				issuedSeq: (issued.get() as number | undefined) ?? 0,
+				lastSeq: last.get() as number,
+			};
+		},
+		seqArrivedBy(at) {
+			// Arrival never goes back as seq goes up (writer.ts), so the last event that had arrived is found by halving.
+			let low = 0;
+			let high = last.get() as number;
+			while (low < high) {
+				const middle = Math.ceil((low + high) / 2);
+				const arrived = arrivalAt.get(middle) as number | undefined;
+				if (arrived !== undefined && arrived <= at) low = middle;
+				else high = middle - 1;
+			}
+			return low;
+		},
+		taskIdsAfter: afterSeq => touchedAfter.all(afterSeq) as string[],
+		eventsArrivedOf: (taskId, upToSeq) =>
+			(arrivedOf.all(taskId, upToSeq) as (EventRow & {arrivedAt: number | null})[]).map(row => ({
+				event: eventFromRow(row),
+				arrivedAt: row.arrivedAt,
+			})),
+		eventsOfTypeUpTo: (types, upToSeq) =>
+			types.length === 0
+				? []
+				: parseRows(ofTypeUpTo(types.length).all(...types, upToSeq)).filter(event => isOfType(event, types)),
+		arrivalOf: seq => (arrivalAtSeq.get(seq) as number | undefined) ?? null,
 		tasksById(ids) {
 			const tasks: Task[] = [];
 			// SQLite allows 32,766 bound values; a batch's tasks are read in chunks well below that.

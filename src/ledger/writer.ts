@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type {NewEvent} from '../core/events.ts';
 import {applyEvent, type Task} from '../core/task.ts';
+import {chainHash, GENESIS} from './chain.ts';
 import {taskFromDoc} from './rows.ts';
 
 /** Most of a rejected input we keep: enough to see what it was, not a 10 MB copy. */
@@ -62,8 +63,10 @@ export type LedgerWriter = {
 /** Prepares the writer's statements once. */
 export function createLedgerWriter(db: Database.Database): LedgerWriter {
 	const insertEvent = db.prepare(
-		'INSERT OR IGNORE INTO events (task_id, type, at, source, data, dedup_key) VALUES (?, ?, ?, ?, ?, ?)',
+		'INSERT OR IGNORE INTO events (task_id, type, at, source, data, dedup_key, arrived_at, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
 	);
+	// The chain's head: the newest event's hash and arrival, read once per append inside its transaction.
+	const selectHead = db.prepare('SELECT hash, arrived_at FROM events ORDER BY seq DESC LIMIT 1').raw();
 	const selectTask = db.prepare('SELECT doc FROM tasks WHERE id = ?').pluck();
 	const upsertTask = db.prepare(`
 		INSERT INTO tasks (id, status, source, title, cwd, parent_id, session_id, pid, created_at, last_event_at, ended_at, last_seq, doc)
@@ -89,23 +92,37 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 	function appendInside(events: readonly NewEvent[], options: AppendOptions = {}): AppendResult {
 		const touched = new Map<string, Task>();
 		const {legacyKeys} = options;
-		// When these events are recorded: an event dated later than this is folded at this time (task.ts).
-		const recordedAt = Date.now();
+		const head = selectHead.get() as [Buffer | null, number | null] | undefined;
+		let previous: Buffer = head?.[0] ?? GENESIS;
+		// When these events arrive in the ledger (docs/ledger.md, "Arrival"): never before the newest
+		// event's arrival, so arrival follows seq even when the clock steps back, and a moment selects
+		// a prefix of the ledger. An event dated later than this is folded at this time (task.ts).
+		const recordedAt = Math.max(Date.now(), head?.[1] ?? 0);
 		let appended = 0;
 		let lastSeq = 0;
 		for (let index = 0; index < events.length; index += 1) {
 			const event = events[index] as NewEvent;
 			const legacyKey = legacyKeys?.[index];
 			if (legacyKey && hasKey.get(legacyKey) !== undefined) continue;
-			const info = insertEvent.run(
-				event.taskId,
-				event.type,
-				event.at,
-				event.source,
-				JSON.stringify(event.data),
-				event.dedupKey ?? null,
-			);
+			const dedupKey = event.dedupKey ?? null;
+			// Looked up first: an insert its UNIQUE key ignores still uses up a seq (AUTOINCREMENT), and seqs
+			// must follow one another for a missing one to mean a deleted event (docs/ledger.md, "verify").
+			if (dedupKey !== null && hasKey.get(dedupKey) !== undefined) continue;
+			const data = JSON.stringify(event.data);
+			const content = {
+				taskId: event.taskId,
+				type: event.type,
+				at: event.at,
+				arrivedAt: recordedAt,
+				source: event.source,
+				data,
+				dedupKey,
+			};
+			const hash = chainHash(previous, content);
+			const info = insertEvent.run(event.taskId, event.type, event.at, event.source, data, dedupKey, recordedAt, hash);
+			// A key already there adds nothing, and the chain goes on from the same head.
 			if (info.changes === 0) continue;
+			previous = hash;
 			appended += 1;
 			lastSeq = Number(info.lastInsertRowid);
 			const doc = touched.has(event.taskId) ? undefined : (selectTask.get(event.taskId) as string | undefined);

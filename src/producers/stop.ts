@@ -3,6 +3,7 @@ import {EventType} from '../core/events.ts';
 import {isEnded} from '../core/status.ts';
 import type {Task} from '../core/task.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
+import {AmbiguousTaskError} from '../ledger/reader.ts';
 import {agentTreeOf, type AgentTree, type RefusedStamp, type TreeProcess} from './agent-tree.ts';
 import {processStartTime, readProcess} from './proc-table.ts';
 import {decisionState} from '../core/decisions/fold.ts';
@@ -18,7 +19,7 @@ const RESCAN_EVERY_MS = 250;
 export const KILL_WAIT_MS = 3000;
 
 /** Why a task cannot be stopped. */
-export type StopRefusal = 'not-found' | 'ended' | 'pid-unknown' | 'gone' | 'pid-reused';
+export type StopRefusal = 'not-found' | 'ambiguous' | 'ended' | 'pid-unknown' | 'gone' | 'pid-reused';
 
 /** A wrapped run's child as the wrapper spawned it: its PID, the group it leads and its start time. */
 export type StopTarget = {readonly pid: number; readonly pgid: number | null; readonly startTime: number | null};
@@ -204,7 +205,8 @@ export async function stopTask(ledger: Ledger, ref: string, options: StopOptions
 	try {
 		task = ledger.reader.resolveTask(ref);
 	} catch (error) {
-		return {outcome: 'refused', taskId: null, reason: 'not-found', message: (error as Error).message};
+		const reason = error instanceof AmbiguousTaskError ? 'ambiguous' : 'not-found';
+		return {outcome: 'refused', taskId: null, reason, message: (error as Error).message};
 	}
 	if (!task) return {outcome: 'refused', taskId: null, reason: 'not-found', message: `no task matches '${ref}'`};
 	const taskId = task.id;

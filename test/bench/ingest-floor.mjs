@@ -2,10 +2,15 @@
 // line and inserts the same rows (the same events per line, one task row per touched task per
 // batch, keys of the real ones' shape and length) into a ledger with the same schema and indexes, in
 // batched transactions. No validation, no projection logic, no hashing: what parsing and SQLite alone cost. Run as its own process:
-//   node test/bench/ingest-floor.mjs HISTORY LEDGER   (LEDGER made by `controlroom ingest` of an empty file)
+//   node test/bench/ingest-floor.mjs HISTORY LEDGER [--hash]   (LEDGER made by `controlroom ingest` of an empty file)
+// Without --hash it writes the rows of the ledger before its chain (no arrival, no link: the trigger
+// that asks for one is dropped in this scratch ledger); with --hash it also chains each row as the
+// writer does (SHA-256 of the previous link, the row's envelope with its arrival, and its data), the floor the
+// chained ingest is held to.
 // Prints {"lines", "events", "tasks"} on stdout.
 import {openSync, readSync} from 'node:fs';
 import {StringDecoder} from 'node:string_decoder';
+import {createHash} from 'node:crypto';
 import Database from 'better-sqlite3';
 
 const BATCH_LINES = 2000;
@@ -64,11 +69,28 @@ function rowsOf(envelope, key, push) {
 	}
 }
 
-const [history, ledgerFile] = process.argv.slice(2);
+const [history, ledgerFile, mode] = process.argv.slice(2);
+const isHashing = mode === '--hash';
 const db = new Database(ledgerFile);
 db.pragma('journal_mode = WAL');
 db.pragma('synchronous = NORMAL');
-const insert = db.prepare('INSERT OR IGNORE INTO events (task_id, type, at, source, data, dedup_key) VALUES (?, ?, ?, ?, ?, ?)');
+if (!isHashing) db.exec('DROP TRIGGER IF EXISTS events_need_a_link');
+const plainInsert = db.prepare(
+	'INSERT OR IGNORE INTO events (task_id, type, at, source, data, dedup_key) VALUES (?, ?, ?, ?, ?, ?)',
+);
+const chainedInsert = db.prepare(
+	'INSERT OR IGNORE INTO events (task_id, type, at, source, data, dedup_key, arrived_at, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+);
+let previous = Buffer.alloc(32);
+const insert = {
+	run(taskId, type, at, source, data, key) {
+		if (!isHashing) return plainInsert.run(taskId, type, at, source, data, key);
+		const arrivedAt = Date.now();
+		const envelope = `{"arrivedAt":${arrivedAt},"at":${at},"dedupKey":${JSON.stringify(key)},"source":${JSON.stringify(source)},"taskId":${JSON.stringify(taskId)},"type":${JSON.stringify(type)}}\n`;
+		previous = createHash('sha256').update(previous).update(envelope).update(data).digest();
+		return chainedInsert.run(taskId, type, at, source, data, key, arrivedAt, previous);
+	},
+};
 const upsert = db.prepare(`
 	INSERT INTO tasks (id, status, source, title, cwd, parent_id, session_id, pid, created_at, last_event_at, ended_at, last_seq, doc)
 	VALUES (@id, @status, @source, NULL, @cwd, NULL, NULL, NULL, @at, @at, NULL, @seq, @doc)
@@ -133,4 +155,5 @@ for (const line of lines(history)) {
 }
 flush();
 db.close();
-process.stdout.write(`${JSON.stringify({lines: count, events, tasks: tasks.size})}\n`);
+const {user, system} = process.cpuUsage();
+process.stdout.write(`${JSON.stringify({lines: count, events, tasks: tasks.size, cpuMs: (user + system) / 1000})}\n`);

@@ -19,24 +19,29 @@ function timed(args, dir) {
 	const started = process.hrtime.bigint();
 	const result = spawnSync(process.execPath, ['--import', RSS, BIN, ...args], {
 		encoding: 'utf8',
-		env: {...process.env, BENCH_RSS_FILE: rssFile},
+		env: {...process.env, BENCH_RSS_FILE: rssFile, BENCH_CPU_FILE: join(dir, 'cpu')},
 		maxBuffer: 1 << 30,
 	});
 	const ms = Number(process.hrtime.bigint() - started) / 1e6;
 	if (result.status !== 0) throw new Error(`${args[0]} failed: ${result.stderr}`);
-	return {ms, rssMb: Number(readFileSync(rssFile, 'utf8')) / 1024, stdout: result.stdout};
+	return {
+		ms,
+		cpuMs: Number(readFileSync(join(dir, 'cpu'), 'utf8')),
+		rssMb: Number(readFileSync(rssFile, 'utf8')) / 1024,
+		stdout: result.stdout,
+	};
 }
 
 const FLOOR = fileURLToPath(new URL('./ingest-floor.mjs', import.meta.url));
 
 /** The floor: the minimal loop, as its own process, on a fresh ledger with the same schema. */
-function floor(history, dir) {
+function floor(history, dir, mode = []) {
 	const ledger = join(dir, 'floor.db');
 	const empty = join(dir, 'empty.jsonl');
 	writeFileSync(empty, '');
 	timed(['ingest', empty, '--ledger', ledger], dir);
 	const started = process.hrtime.bigint();
-	const result = spawnSync(process.execPath, [FLOOR, history, ledger], {encoding: 'utf8'});
+	const result = spawnSync(process.execPath, [FLOOR, history, ledger, ...mode], {encoding: 'utf8'});
 	const ms = Number(process.hrtime.bigint() - started) / 1e6;
 	if (result.status !== 0) throw new Error(`floor failed: ${result.stderr}`);
 	rmSync(ledger, {force: true});
@@ -83,10 +88,23 @@ export default async function bench() {
 		);
 		const base = floor(history, dir);
 		const floorLoad = load();
+		const hashed = floor(history, dir, ['--hash']);
 		const linesPerSecond = lines / (ingest.ms / 1000);
 		const floorPerSecond = base.lines / (base.ms / 1000);
+		const hashedPerSecond = hashed.lines / (hashed.ms / 1000);
 		console.log(
 			`ingest: ${Math.round(linesPerSecond)} lines/s (goal >= 50,000); floor (minimal parse-and-insert loop, same run): ${Math.round(floorPerSecond)} lines/s; floor/ingest ${(floorPerSecond / linesPerSecond).toFixed(2)}× (goal <= 1.5×) (${floorLoad} after the floor)`,
+		);
+		console.log(
+			`chain: ingest/floor ${(linesPerSecond / floorPerSecond).toFixed(2)}× (goal >= 0.65×); floor that also chains each row ${Math.round(hashedPerSecond)} lines/s, ingest/that ${(linesPerSecond / hashedPerSecond).toFixed(2)}× (goal >= 0.7×) (${load()})`,
+		);
+		// The same ratios by CPU time (user and system of each process), which load shifts far less than the wall clock.
+		console.log(
+			`chain, by CPU time: ingest ${(ingest.cpuMs / 1000).toFixed(1)} s, floor ${(base.cpuMs / 1000).toFixed(1)} s, chaining floor ${(hashed.cpuMs / 1000).toFixed(1)} s; ingest/floor ${(base.cpuMs / ingest.cpuMs).toFixed(2)}× (goal >= 0.65×), ingest/chaining floor ${(hashed.cpuMs / ingest.cpuMs).toFixed(2)}× (goal >= 0.7×)`,
+		);
+		const verify = timed(['verify', '--ledger', db], dir);
+		console.log(
+			`verify: ${events} events in ${(verify.ms / 1000).toFixed(1)} s (goal < 10 s), ${(verify.cpuMs / 1000).toFixed(1)} s of CPU on its two threads, peak RSS ${verify.rssMb.toFixed(0)} MB (${load()})`,
 		);
 		console.log(`re-ingest (adds ${JSON.parse(again.stdout).appended}): ${(again.ms / 1000).toFixed(1)} s`);
 		console.log(

@@ -122,7 +122,18 @@ describe('controlroom config', () => {
 
 	it('refuses a bad command line with 64', () => {
 		expectOneLine(runCli(['config', 'edit']), 64, /config: expected show or path, got 'edit'/);
-		expectOneLine(runCli(['config', 'show', 'extra']), 64, /config: unexpected argument 'extra'/);
+		expectOneLine(runCli(['config', 'show', 'stallSeconds', 'extra']), 64, /config: unexpected argument 'extra'/);
+		expectOneLine(runCli(['config', 'path', 'stallSeconds']), 64, /config: unexpected argument 'stallSeconds'/);
+		// A key no setting has: one line with the nearest
+		expectOneLine(
+			runCli(['config', 'show', 'stalSeconds']),
+			64,
+			/config show: no setting 'stalSeconds' \(did you mean stallSeconds\?\); controlroom config lists them/,
+		);
+		const one = runCli(['config', 'show', 'stallSeconds', '--json']);
+		expect((JSON.parse(one.stdout) as {settings: {key: string}[]}).settings.map(setting => setting.key)).toEqual([
+			'stallSeconds',
+		]);
 		expectOneLine(runCli(['config', '--ledger', '/tmp/x.db']), 64, /config: takes no --ledger/);
 		expectOneLine(runCli(['config', 'path', '--json']), 64, /config: --json goes with show/);
 	});

@@ -97,8 +97,8 @@ describe('the mistakes a new user makes, each one line and an exit code', () => 
 		const ledger = ledgerWithTwoTasks();
 		expectOneLine(
 			runCli(['timeline', 'w-ab', '--ledger', ledger]),
-			1,
-			/timeline: task 'w-ab' is ambiguous: it matches w-ab01, w-ab02/,
+			64,
+			/timeline: task 'w-ab' is ambiguous: it matches w-ab01 "first", w-ab02 "second"; give more of the id or the title/,
 		);
 		expectOneLine(runCli(['timeline', '', '--ledger', ledger]), 64, /timeline: TASK is empty/);
 		expectOneLine(runCli(['stop', '', '--ledger', ledger]), 64, /stop: TASK is empty/);

@@ -1,8 +1,10 @@
 import {readdirSync, readFileSync} from 'node:fs';
 import {describe, expect, it} from 'vitest';
-import {EXIT_CODES, HELP_COLUMNS, renderHelp} from '../../src/cli/help.ts';
+import {EXIT_CODES, HELP_COLUMNS, HELP_GROUPS, renderHelp} from '../../src/cli/help.ts';
 import {COMMANDS, overview} from '../../src/cli/main.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
+
+expect(HELP_COLUMNS).toBe(80);
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {version: string};
 const NAMES = Object.keys(COMMANDS);
@@ -23,7 +25,43 @@ describe('controlroom --help and --version', () => {
 		expect(NAMES).toContain('hook');
 	});
 
-	it('gives every command a help with its options, exit codes and at least one example', async () => {
+	it('groups the commands by what a person is doing, the five most used first, each command once, within 80 columns', () => {
+		const text = runCli(['--help']).stdout;
+		// Every command is in exactly one group, and every name a group gives is a command
+		const grouped = HELP_GROUPS.flatMap(group => group.commands);
+		expect([...grouped].sort()).toEqual([...NAMES].sort());
+		expect(new Set(grouped).size).toBe(grouped.length);
+		// The groups, in this order, the five most used first
+		const titles = [...text.matchAll(/^([a-z][a-z ,]+):$/gm)].map(match => match[1]);
+		expect(titles).toEqual([
+			'most used',
+			'watch',
+			'audit',
+			'run agents',
+			'answer',
+			'hand off',
+			'fleet',
+			'set up',
+			'run by the agents, not by hand',
+			'examples',
+		]);
+		expect(HELP_GROUPS[0]?.commands).toHaveLength(5);
+		expect(
+			text
+				.split('most used:\n')[1]
+				?.split('\n')
+				.slice(0, 5)
+				.map(line => line.trim().split(' ')[0]),
+		).toEqual(HELP_GROUPS[0]?.commands);
+		for (const line of text.split('\n')) expect([...line].length, line).toBeLessThanOrEqual(80);
+		// doctor and explain are named where a newcomer looks first
+		expect(text).toContain('Something wrong? controlroom doctor');
+		expect(text).toContain('controlroom explain TASK');
+	});
+
+	// Compiles and loads every command's module in the test process: 11-15 s at load 20, and past
+	// vitest's 30 s default beside a type-check; nothing here waits for a moment, so the bound is wide.
+	it('gives every command a help with its options, exit codes and at least one example', {timeout: 120_000}, async () => {
 		// One process prints them all (`help --markdown`, what docs/cli.md is made of): the same
 		// modules and the same renderer that `COMMAND --help` uses, below, for a few commands.
 		const home = scratchDir('cr-home-');
@@ -36,7 +74,15 @@ describe('controlroom --help and --version', () => {
 			expect(text, name).toMatch(/\nexit codes:\n {2}\S/);
 			expect(help.examples.length, name).toBeGreaterThan(0);
 			for (const [code] of help.exits) expect(EXIT_CODES.map(([known]) => known).concat('N')).toContain(code);
-			for (const line of text.split('\n')) expect(line.length, `${name}: ${line}`).toBeLessThanOrEqual(HELP_COLUMNS);
+			for (const line of text.split('\n')) expect([...line].length, `${name}: ${line}`).toBeLessThanOrEqual(HELP_COLUMNS);
+			// It ends with its examples: a command line that runs controlroom, then what it does
+			const [command = ''] = (text.split('\nexamples:\n')[1] ?? '').split(/\n {6}(?! )/);
+			expect(command, name).toMatch(/^ {2}\S/);
+			expect(command, name).toContain('controlroom');
+			expect(text.split('\nexamples:\n'), name).toHaveLength(2);
+			// What TASK may be is said once, the same for every command that takes one
+			if (help.synopsis.some(line => /\bTASK\b/.test(line)))
+				expect(text.replace(/\s+/g, ' '), name).toContain("a task's title or the start of one");
 		}
 		expect(readdirSync(home)).toEqual([]);
 	});

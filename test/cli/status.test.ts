@@ -59,6 +59,23 @@ describe('controlroom status (the sh entry and its summary file)', () => {
 		expect(json['ageSeconds']).toEqual(expect.any(Number));
 	});
 
+	it('on an ASCII terminal (LANG=C, TERM=dumb) hands the line to Node, which draws it in ASCII', () => {
+		const {env} = home();
+		expect(entry(['status'], env).stdout).toContain(' · ');
+		for (const ascii of [
+			{LANG: 'C', LC_ALL: 'C'},
+			{LANG: 'en_US.UTF-8', LC_ALL: '', TERM: 'dumb'},
+			{LANG: 'de_DE.ISO-8859-1', LC_ALL: '', LC_CTYPE: ''},
+		]) {
+			const line = entry(['status'], {...env, ...ascii});
+			expect(line, JSON.stringify(ascii)).toEqual({
+				status: 0,
+				stdout: 'needs you 1 | decisions 0 | running 0 | stalled 0 | lost 0 | today $0.00\n',
+				stderr: '',
+			});
+		}
+	});
+
 	it('says how old the summary is once it is older than 30 s', () => {
 		const {env, file} = home();
 		entry(['status'], env);

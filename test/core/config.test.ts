@@ -39,6 +39,11 @@ const SAMPLES: Record<string, {file: unknown; value: unknown; text: string}> = {
 	// Objects live in the file only: no variable sets them (text is never read).
 	keys: {file: {approve: 'A'}, value: {approve: 'A'}, text: ''},
 	colors: {file: {warn: '#ff8800'}, value: {warn: '#ff8800'}, text: ''},
+	requirements: {
+		file: ['authority', 'trace:exception'],
+		value: ['authority', 'trace:exception'],
+		text: 'authority, trace:exception',
+	},
 };
 
 function sample(key: SettingKey): {file: unknown; value: unknown; text: string} {

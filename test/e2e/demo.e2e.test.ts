@@ -1,5 +1,6 @@
 import {spawn, type ChildProcess} from 'node:child_process';
 import {existsSync, readFileSync, symlinkSync} from 'node:fs';
+import {loadavg} from 'node:os';
 import {join} from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {BIN, scratchDir} from '../helpers/cli.ts';
@@ -23,6 +24,13 @@ afterAll(() => {
 	if (decoy?.pid !== undefined && decoy.exitCode === null) decoy.kill('SIGKILL');
 });
 
+/** The rows whose tokens and cost the agents reported: `125k  $0.089`, `34k/30k  $0.048*`. */
+function spendRows(pane: string): {id: string}[] {
+	return [...pane.matchAll(/^[›● ] (\S+) .* \d+(?:\.\d+)?k(?:\/\S+)?\+? +\$\d+\.\d{3}\*? +\d+$/gm)].map(match => ({
+		id: match[1] ?? '',
+	}));
+}
+
 /** The path of the demo's scratch ledger, as its header names it. */
 function demoHome(pane: string): string {
 	const match = /controlroom (\S*controlroom-demo-\w+)\/ledger\.db/.exec(pane);
@@ -42,7 +50,26 @@ describe('the demo in tmux', () => {
 		// When the demo runs at 160×45
 		tmux.start('demo', 160, 45, {HOME: scratchDir('cr-home-')});
 		tmux.type('demo', `node ${BIN} demo`);
+		const launched = Date.now();
 		tmux.send('demo', 'Enter');
+		// Within 10 s its agents' spend shows as real agents report it (tokens and dollars on three rows
+		// or more, a helper tree, the burn rate) and a run that crossed its budget asks in Decisions.
+		const spend = await tmux.waitFor(
+			'demo',
+			current =>
+				spendRows(current).length >= 3 && /^DECISIONS \(1\)/m.test(current) && /claude \(budget\) +budget: /.test(current),
+			10_000,
+		);
+		console.log(
+			`demo: three rows with spend and the budget question ${spend.at - launched} ms after launch (load ${loadavg()[0]?.toFixed(1)})`,
+		);
+		expect(spendRows(spend.pane).map(row => row.id)).toEqual(expect.arrayContaining(['w-tests']));
+		expect(spend.pane).toMatch(/w-tests +run the test shards \(budget 30k\) .* \d+k\/30k +\$\d+\.\d{3}\*/);
+		await tmux.waitFor(
+			'demo',
+			current => /c-\w+ +▸ 2 helpers: 2 ended · add a retry/.test(current) && / burn \d/.test(current),
+			20_000,
+		);
 		// Its write is held, its review needs a person, and its own codex is found untracked.
 		const {pane} = await tmux.waitFor(
 			'demo',
@@ -69,11 +96,26 @@ describe('the demo in tmux', () => {
 		await tmux.waitFor('demo', current => /o-changelog: fs\/write_file#\d finished/.test(current), 30_000);
 		expect(readFileSync(join(home, 'work', 'release', 'CHANGELOG.md'), 'utf8')).toContain('## 0.2.0');
 
-		// x, in Needs you on the review, asks for a reason and sends the worker back
+		// a, in Needs you on the budget question, asks how many tokens to add; Enter gives what it offers,
+		// and the run resumes its session, runs the held call, and ends within it
 		tmux.send('demo', 'Escape');
 		await tmux.waitFor('demo', current => current.includes('tab queue'));
 		tmux.send('demo', 'Tab');
 		await tmux.waitFor('demo', current => current.includes('k ack'));
+		tmux.send('demo', 'a');
+		await tmux.waitFor('demo', current => /allow d-\w+ — 34300 spent of 30000, 34300 a turn; tokens to add/.test(current));
+		tmux.send('demo', 'Enter');
+		await tmux.waitFor('demo', current => /allowed d-\w+ with \+\d+ tokens: Bash for w-tests/.test(current));
+		const ended = await tmux.waitFor(
+			'demo',
+			current =>
+				/w-tests +run the test shards .* done .* \d+k\/30k +\$\d+\.\d{3}\*/.test(current) && !current.includes('DECISIONS ('),
+			30_000,
+		);
+		expect(ended.pane).not.toMatch(/claude asks \(budget\)/);
+
+		// x, in Needs you on the review, asks for a reason and sends the worker back
+		await tmux.waitFor('demo', current => /reviews \(1\).*\n +w-notes +waiting/.test(current));
 		tmux.send('demo', 'x');
 		await tmux.waitFor('demo', current => current.includes('send w-notes back — reason'));
 		tmux.type('demo', 'list Node 20 and 22');

@@ -37,6 +37,9 @@ describe('real Codex with controlroom hooks', () => {
 			installCodexHooks(box);
 			const run = spawnSync(CODEX, [box.dir, ...EXEC, 'say hi and track it in a plan'], {env: box.env, encoding: 'utf8'});
 			expect(run.status, run.stderr).toBe(0);
+			// Codex caps a SessionEnd hook at 3 s and reports a longer one on every run, as an error item.
+			expect(run.stdout).toContain('"type":"turn.completed"');
+			expect(`${run.stdout}${run.stderr}`).not.toMatch(/clamping .* hook timeout/);
 			reconcileOnce(box);
 			const {tasks} = box.snapshot();
 			expect(tasks).toHaveLength(1);

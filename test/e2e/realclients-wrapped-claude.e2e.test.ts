@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process';
-import {writeFileSync} from 'node:fs';
+import {chmodSync, mkdirSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {realClientBox, realClientScript, installClaudeHooks} from '../helpers/realclients.ts';
@@ -34,6 +34,28 @@ describe('a real Claude Code run under the wrapper, with hooks', () => {
 			expect(hookEvents.map((entry: {data: {event: string}}) => entry.data.event)).toEqual(
 				expect.arrayContaining(['SessionStart', 'Stop', 'SessionEnd']),
 			);
+		},
+		SLOW,
+	);
+
+	it(
+		"run -- claude -p --output-format json records Claude's own cost from its result, as the tree's reported cost",
+		() => {
+			// Given the real Claude Code as a command named `claude` (the wrapper knows an agent by its name)
+			const box = realClientBox({SCENARIO: 'bash'});
+			installClaudeHooks(box);
+			const claude = join(box.dir, 'bin', 'claude');
+			mkdirSync(join(box.dir, 'bin'));
+			writeFileSync(claude, `#!/bin/sh\nexec '${CLAUDE}' '${box.dir}' "$@"\n`);
+			chmodSync(claude, 0o755);
+			// When it runs headless under the wrapper
+			const run = box.cli(['run', '--', claude, '-p', 'say hi', '--output-format', 'json', '--dangerously-skip-permissions']);
+			expect(run.status, run.stderr).toBe(0);
+			// Then its result still reaches the terminal, and its cost is the task's, marked reported
+			const result = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as {total_cost_usd?: number};
+			expect(result.total_cost_usd).toEqual(expect.any(Number));
+			const [task] = box.snapshot().tasks;
+			expect(task).toMatchObject({status: 'done', treeCost: {amount: result.total_cost_usd, priced: 'reported'}});
 		},
 		SLOW,
 	);

@@ -10,6 +10,7 @@ import {callTool, connectGateway, MEMORY_SERVER, writeOrder} from '../helpers/ef
 import {freshLedgerFile} from '../helpers/ledger.ts';
 import {claudePayload} from '../helpers/payloads.ts';
 import {every, freshDatabase, onFleetNotice, query, stopOwnPgServer, waitForQuery} from '../helpers/pg.ts';
+import {chainHash} from '../../src/ledger/chain.ts';
 import {withRawDb} from '../helpers/raw-db.ts';
 import {killQuietly, type Started} from '../producers/helpers.ts';
 import {fleetEvents, hostIdOf, localEvents, startAs, type TestHost} from '../fleet/helpers.ts';
@@ -183,13 +184,22 @@ upstreams:
 		};
 		expect(runCli(['run', '--ledger', host.ledgerFile, '--title', 'before', '--', 'true'], {env: host.env}).status).toBe(0);
 		// (a row no controlroom writes: put there below the store, as damage or a foreign writer would)
-		withRawDb(host.ledgerFile, db =>
-			db
-				.prepare(
-					"INSERT INTO events (task_id, type, at, source, data) VALUES ('t-x', 'fleet.request_handled', 1, 'fleet', '{not json')",
-				)
-				.run(),
-		);
+		// (its link in the chain computed as the writer would, so only its data is wrong)
+		withRawDb(host.ledgerFile, db => {
+			const head = db.prepare('SELECT hash FROM events ORDER BY seq DESC LIMIT 1').pluck().get() as Buffer;
+			const row = {
+				taskId: 't-x',
+				type: 'fleet.request_handled',
+				at: 1,
+				arrivedAt: null,
+				source: 'fleet',
+				data: '{not json',
+				dedupKey: null,
+			};
+			db.prepare(
+				"INSERT INTO events (task_id, type, at, source, data, hash) VALUES ('t-x', 'fleet.request_handled', 1, 'fleet', '{not json', ?)",
+			).run(chainHash(head, row));
+		});
 		expect(runCli(['run', '--ledger', host.ledgerFile, '--title', 'after', '--', 'true'], {env: host.env}).status).toBe(0);
 
 		// When it syncs once

@@ -47,7 +47,11 @@ const CASES: readonly {name: string; file: string; plant: (path: string) => void
 	},
 ];
 
-/** Runs `controlroom ARGS` with its peak RSS and wall time measured (children/process-times.ts). */
+/**
+ * Runs `controlroom ARGS` with its wall time, and its CPU time, its own waits and its peak RSS as
+ * it reports them at exit (children/process-times.ts, on a pipe of its own). A run that hangs is
+ * killed after 20 s: its status is null, never 1.
+ */
 function measured(args: readonly string[], home: string) {
 	const started = performance.now();
 	const result = spawnSync(process.execPath, ['--import', childScript('process-times'), BIN, ...args], {
@@ -57,13 +61,20 @@ function measured(args: readonly string[], home: string) {
 	});
 	const wallMs = performance.now() - started;
 	const [, stdout, stderr, times] = result.output as (Buffer | null)[];
-	const {maxRssKiB} = JSON.parse(String(times ?? '{}')) as {maxRssKiB?: number};
+	const {cpuMs, waitedMs, maxRssKiB} = JSON.parse(String(times ?? '{}')) as {
+		cpuMs?: number;
+		waitedMs?: number;
+		maxRssKiB?: number;
+	};
 	return {
 		status: result.status,
 		stdout: String(stdout ?? ''),
 		stderr: String(stderr ?? ''),
 		wallMs,
-		rssMb: (maxRssKiB ?? NaN) / 1024,
+		// What the process itself spent: on a core, or waiting on its own (a file, a pipe, a FIFO's
+		// open), without the time it queued for a core behind other processes (docs/testing.md).
+		ownMs: (cpuMs ?? Number.NaN) + (waitedMs ?? Number.NaN),
+		rssMb: (maxRssKiB ?? Number.NaN) / 1024,
 	};
 }
 
@@ -82,10 +93,13 @@ describe('contracts an agent could have written', () => {
 			};
 			for (const [verb, result] of Object.entries(runs)) {
 				process.stdout.write(
-					`hostile contract ${file}: ${verb} exit ${result.status} in ${result.wallMs.toFixed(0)} ms, peak RSS ${result.rssMb.toFixed(0)} MB\n`,
+					`hostile contract ${file}: ${verb} exit ${result.status} in ${result.ownMs.toFixed(0)} ms of its own (${result.wallMs.toFixed(0)} ms wall), peak RSS ${result.rssMb.toFixed(0)} MB\n`,
 				);
 				expect(result.status, `${verb}: ${result.stderr}`).toBe(1);
-				expect(result.wallMs).toBeLessThan(2000);
+				// The 2 s is issue 26's promise, and it holds on what the process spends itself: a 200 MB
+				// read or a FIFO waited on is its own time; queueing for a core on a loaded machine is not
+				// (at load 14 the wall clock of a plain `contract check` passed 2 s).
+				expect(result.ownMs).toBeLessThan(2000);
 				expect(result.rssMb).toBeLessThan(200);
 				expect(result.stderr).not.toContain('    at ');
 				expect(result.stdout + result.stderr).not.toContain('the agent ran');

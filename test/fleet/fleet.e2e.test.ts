@@ -177,7 +177,10 @@ describe('a fleet of three hosts on one PostgreSQL', () => {
 			what: "beta's running task in the fleet",
 			on: [notices.wakeup, every(500)],
 		});
-		const stop = runCli(['stop', target.id, '--ledger', url, '--wait', '30'], {env: {...process.env, CONTROLROOM_HOST: 'desk'}});
+		// Named by the start of its title, as a person would (docs/cli.md, "Naming a task"): the fleet's own lookup
+		const stop = runCli(['stop', 'Beta Runn', '--ledger', url, '--wait', '30'], {
+			env: {...process.env, CONTROLROOM_HOST: 'desk'},
+		});
 		expect(stop.status, stop.stderr).toBe(0);
 		expect(stop.stdout).toContain(`beta: stopped ${target.id}: 1 process (${target.pgid}) ended by SIGTERM`);
 		await waitFor(() => !isAlive(target.pid!), {what: "beta's agent gone"});

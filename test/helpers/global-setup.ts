@@ -33,7 +33,7 @@ function requireTmux(): void {
 
 /** The pinned Claude Code and Codex CLIs (install.sh is idempotent: a quick check when they are there). */
 function installRealClients(): void {
-	say('the pinned agent CLIs (test/fixtures/realclients/install.sh; about 400 MB the first time)');
+	say('the pinned agent CLIs (test/fixtures/realclients/install.sh; 760 MB the first time)');
 	const result = spawnSync('bash', [REALCLIENTS_INSTALL], {cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit']});
 	if (result.status !== 0) throw new Error('installing the real agent CLIs failed (test/fixtures/realclients/install.sh)');
 	say(`agent CLIs in ${result.stdout.trim()}`);

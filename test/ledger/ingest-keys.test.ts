@@ -61,7 +61,8 @@ describe('ingest keys', () => {
 		openLedger(ledgerFile).close();
 		const origin = `ingest:${file}`;
 		withRawDb(ledgerFile, db => {
-			db.exec('DROP TABLE ledger_meta');
+			// A version 2 ledger: no ledger_meta, and events without a link in a chain.
+			db.exec('DROP TABLE ledger_meta; DROP TRIGGER events_need_a_link');
 			db.pragma('user_version = 2');
 			const insert = db.prepare('INSERT INTO events (task_id, type, at, source, data, dedup_key) VALUES (?, ?, ?, ?, ?, ?)');
 			const seen = new Map<string, number>();

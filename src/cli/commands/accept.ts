@@ -11,7 +11,9 @@ export const help: CommandHelp = {
 	description: `Accepts a hand-in that waits for its acceptor: it leaves the queue's waiting lane, and the
 acceptance (who, the OS user who said yes, and the note) is recorded on the claim, which then reads
 accepted in work, the board and JSON. Only a person at a terminal accepts, and never the one who
-did the work (its operator or holder). See docs/review.md and docs/security.md.`,
+did the work (its operator or holder). A hand-in whose contract names no acceptor waits until a
+person names one (controlroom contract ready FILE); a screenshot a UI acceptance line asks for must
+have been looked at first (controlroom looked TASK). See docs/contracts.md and docs/security.md.`,
 	options: [
 		['--as NAME', 'the person who accepts (default: the OS user); never a worker or the one who did the work'],
 		['--note TEXT', 'a note recorded with the acceptance'],
@@ -20,10 +22,10 @@ did the work (its operator or holder). See docs/review.md and docs/security.md.`
 		['0', 'accepted'],
 		[
 			'1',
-			'refused: no such task, not a hand-in waiting for its acceptor, already accepted, or NAME did the work or is a worker (one line says which)',
+			'refused: no such task, not a hand-in waiting for its acceptor, nobody named to accept it yet, a screenshot not looked at, already accepted, or NAME did the work or is a worker (one line says which)',
 		],
 		['77', 'refused: an agent asked (only a person at a terminal says yes; recorded, and shown on the board; docs/security.md)'],
-		['64', 'bad command line (no TASK), or no ledger at --ledger PATH'],
+		['64', 'bad command line (a TASK that matches several tasks, no TASK), or no ledger at --ledger PATH'],
 	],
 	examples: [['controlroom accept c-7f31 --note "checked the CSV by hand"', 'closes the hand-in c-7f31']],
 };

@@ -15,7 +15,7 @@ a unique prefix of one.`,
 		['0', 'acknowledged'],
 		['1', 'nothing in the queue for TASK'],
 		['77', 'refused: an agent asked (only a person at a terminal says yes; recorded, and shown on the board; docs/security.md)'],
-		['64', 'bad command line (no TASK), or no ledger at --ledger PATH'],
+		['64', 'bad command line (a TASK that matches several tasks, no TASK), or no ledger at --ledger PATH'],
 	],
 	examples: [['controlroom ack need-4e1a', 'acknowledges the need need-4e1a']],
 };

@@ -6,12 +6,8 @@ import {createElement} from 'react';
 import {App, type BoardAdapters} from '../../../components/App.tsx';
 import {ClockProvider} from '../../../components/ClockProvider.tsx';
 import {parseDuration} from '../../core/duration.ts';
-import {applyKeyRemaps} from '../../core/board/key-config.ts';
-import type {KeyBinding} from '../../core/board/keymap.ts';
 import {createNoticeChannel, type NoticeSource} from '../../core/board/notice-channel.ts';
-import {applyColors} from '../../core/board/palette.ts';
 import type {BoardOptions} from '../../core/board/selectors.ts';
-import type {Tone} from '../../core/board/tone.ts';
 import {acknowledgeSignal} from '../../gates/acknowledge.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {createBoardFeed} from '../../ledger/board-feed.ts';
@@ -19,6 +15,7 @@ import {describeFleetError, isFleetUrl, redactUrl} from '../../ledger/fleet/conn
 import type {FleetFeed} from '../../ledger/fleet/fleet-feed.ts';
 import {hostName} from '../../ledger/host.ts';
 import {quickCheckInBackground} from '../../ledger/integrity-check.ts';
+import {createChainWatch} from '../../ledger/chain-watch.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {spoolDir} from '../../ledger/paths.ts';
 import {makePrivateDir} from '../../ledger/private-files.ts';
@@ -28,7 +25,8 @@ import {createLogReader} from '../../producers/task-log.ts';
 import {SIGNAL_EXITS} from '../signals.ts';
 import {createNotifier, DESKTOP_NOTIFY, type DesktopNotify} from '../board-notify.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
-import {CONFIG_EXIT, commandSettings} from '../config-file.ts';
+import {boardLook, type BoardLook} from '../board-look.ts';
+import {commandSettings} from '../config-file.ts';
 import {shareInkCaches} from '../ink-caches.ts';
 import {loadPriceTable} from '../price-file.ts';
 import {openCommandLedger} from '../context.ts';
@@ -146,29 +144,13 @@ export type BoardRun = {
 	readonly person?: string;
 	/** Notices of what runs beside the board (the `--otel-port` receiver) for its notice line. */
 	readonly notices?: NoticeSource;
-	/** The keys and colours in force (the config file's `keys` and `colors`; boardLook). */
+	/** The keys and colours in force (the config file's `keys` and `colors`; board-look.ts). */
 	readonly look?: BoardLook;
 	/** `--read-only`: no key that acts, for a shared screen. */
 	readonly isReadOnly?: boolean;
 	/** A click selects a row, the wheel scrolls (default on; `--no-mouse`, `mouse: false`). */
 	readonly isMouseOn?: boolean;
 };
-
-/** The board's keys and colours: the config file's `keys` and `colors` applied (docs/config.md, "Keys and colours"). */
-export type BoardLook = {readonly keyTable: readonly KeyBinding[]; readonly palette: Readonly<Record<Tone, string>>};
-
-/**
- * The keys and colours in force, read before the board takes the screen: a wrong name is one line
- * and exit 78 on the shell's screen (the file's check refuses it with its nearest name).
- */
-export function boardLook(): BoardLook {
-	const {keys, colors} = commandSettings({keys: undefined, colors: undefined});
-	const table = applyKeyRemaps(keys);
-	if ('problem' in table) throw new CliError(`config: ${table.problem}`, CONFIG_EXIT);
-	const palette = applyColors(colors);
-	if ('problem' in palette) throw new CliError(`config: ${palette.problem}`, CONFIG_EXIT);
-	return {keyTable: table.table, palette: palette.palette};
-}
 
 /** The options every board takes from its run: the key table in force and whether it is read-only. */
 function lookOptions(run: BoardRun): Pick<BoardOptions, 'keyTable' | 'isReadOnly'> {
@@ -269,6 +251,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		// A long-lived process checks its ledger when it opens (issue 18); on its own thread, since a
 		// large ledger takes seconds.
 		checkIntegrity: () => quickCheckInBackground(ledger.path, join(packageRoot(), 'dist', 'ledger', 'integrity-worker.js')),
+		checkChain: createChainWatch(ledger, join(packageRoot(), 'dist', 'ledger', 'integrity-worker.js')),
 		// BEL is one byte that moves no cursor, so it can be written beside Ink's frames; tmux turns it into a window alert.
 		...(run.isBellOn === false ? {} : {bell: () => void process.stdout.write(BELL)}),
 		...notifierOf(run),

@@ -12,17 +12,20 @@ import {processRecordOf} from '../../producers/task-process.ts';
 import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {parseCommandArgs, positiveInt, taskArgument} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
-import {openCommandLedger, out, resolveForCommand} from '../context.ts';
+import {openCommandLedger, out, outJson, outText, resolveForCommand} from '../context.ts';
 import {CliError} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
+import {AT_HELP, momentOf, parseAt} from '../at-flag.ts';
+import {readerAsOf} from '../../ledger/reader-as-of.ts';
 
 export const help: CommandHelp = {
-	synopsis: ['explain TASK [--json] [--stall SECONDS]'],
+	synopsis: ['explain TASK [--json] [--stall SECONDS] [--at TIME|SEQ]'],
 	description: `For each thing the board shows about a task (status, health, PID, progress, tokens, lane, queue),
 the signal that set it: the ledger event, which producer sent it and how old it is, or the process
-table read now. Where two signals disagree it says 'disputed' and names both. TASK is an id, a
-unique id prefix, or a session id. Opens the ledger read-only.`,
+table read now. Where two signals disagree it says 'disputed' and names both. Opens the ledger
+read-only.`,
 	options: [
+		AT_HELP,
 		['--json', 'explain JSON version 1 (docs/snapshot.md)'],
 		[
 			'--stall SECONDS',
@@ -31,8 +34,11 @@ unique id prefix, or a session id. Opens the ledger read-only.`,
 	],
 	exits: [
 		['0', 'printed'],
-		['1', 'no such task, or TASK matches several (the message lists them), or the ledger cannot be read'],
-		['64', 'bad command line (no TASK, an empty one, a bad --stall), or no ledger at --ledger PATH'],
+		['1', 'no such task, or the ledger cannot be read'],
+		[
+			'64',
+			'bad command line (no TASK, an empty one, one that matches several tasks, a bad --stall), or no ledger at --ledger PATH',
+		],
 		['78', 'the config file or CONTROLROOM_STALL_SECONDS is wrong (docs/config.md)'],
 	],
 	examples: [
@@ -59,31 +65,48 @@ function printText(explanation: Explanation, now: number): string {
 
 /** `controlroom explain TASK`: reads the task's events, its queue entry and the process table now. */
 export async function run(argv: readonly string[]): Promise<number> {
-	const {values, positionals} = parseCommandArgs('explain', argv, {json: {type: 'boolean'}, stall: {type: 'string'}});
+	const {values, positionals} = parseCommandArgs('explain', argv, {
+		json: {type: 'boolean'},
+		stall: {type: 'string'},
+		at: {type: 'string'},
+	});
 	const ref = taskArgument('explain', positionals);
+	const at = parseAt(values.at);
 	const {stallSeconds} = commandSettings({stallSeconds: positiveInt('stall', values.stall)});
 	const ledger = openCommandLedger(values.ledger, {mode: 'read'});
 	try {
-		const task = resolveForCommand('explain', ledger, ref);
-		if (!task) throw new CliError(`explain: no task '${ref}' in ${ledger.path}`);
-		const now = Date.now();
-		const record = processRecordOf(ledger, task);
+		const moment = at === undefined ? null : momentOf(ledger.reader, at);
+		const reader = moment === null ? ledger.reader : readerAsOf(ledger.reader, moment);
+		const named = resolveForCommand('explain', ledger, ref);
+		const task = named === undefined ? undefined : reader.task(named.id);
+		if (!task)
+			throw new CliError(
+				named && moment
+					? `explain: task '${ref}' was not in ${ledger.path} yet at seq ${moment.seq}`
+					: `explain: no task '${ref}' in ${ledger.path}`,
+			);
+		const now = moment?.now ?? Date.now();
+		// The process table can only be read now: a past moment is explained from the ledger alone.
+		const record = moment === null ? processRecordOf(ledger, task) : null;
 		const explanation = explainTask({
 			task,
-			events: ledger.reader.eventsOf(task.id),
+			events: reader.eventsOf(task.id),
 			now,
 			stallSeconds,
-			queueEntry: loadQueueEntry(ledger.reader, now, task.id),
+			queueEntry: loadQueueEntry(reader, now, task.id),
 			process: record ? check(record.pid, record.startTime, now) : null,
 			wrapper: record ? check(record.wrapperPid, record.wrapperStartTime, now) : null,
-			recorded: recordedStampsOf(ledger, task).map(stamp => ({
-				pid: stamp.pid,
-				from: stamp.from,
-				fate: stampFate(stamp, readProcess(stamp.pid), (agent, process) => answersTo(agent, process)),
-			})),
+			recorded:
+				moment === null
+					? recordedStampsOf(ledger, task).map(stamp => ({
+							pid: stamp.pid,
+							from: stamp.from,
+							fate: stampFate(stamp, readProcess(stamp.pid), (agent, process) => answersTo(agent, process)),
+						}))
+					: [],
 		});
-		const parent = task.parentId === null ? null : (ledger.reader.task(task.parentId) ?? null);
-		const family = familyNames(task, parent, ledger.reader.helpersOf(task.id));
+		const parent = task.parentId === null ? null : (reader.task(task.parentId) ?? null);
+		const family = familyNames(task, parent, reader.helpersOf(task.id));
 		// The trace its spans are exported in, and the TRACEPARENT its agent got (docs/otel.md).
 		const found = traceOfTask(task.id, id => traceFactsOf(ledger, id));
 		const trace = {traceId: found.traceId, spanId: taskSpanId(task.id), parentSpanId: found.parentSpanId};
@@ -92,7 +115,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 				...item,
 				signals: item.signals.map(signal => ({...signal, at: new Date(signal.at).toISOString(), ageMs: now - signal.at})),
 			}));
-			out(
+			outJson(
 				terminalSafeJson(
 					{
 						version: 1,
@@ -108,7 +131,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 			);
 		} else {
 			const [heading = '', ...rest] = printText(explanation, now).split('\n');
-			out([heading, ...familyLines(family).map(line => terminalSafe(line)), ...rest].join('\n'));
+			outText([heading, ...familyLines(family).map(line => terminalSafe(line)), ...rest].join('\n'));
 			out(`trace    ${trace.traceId}  [span ${trace.spanId}${trace.parentSpanId ? `, parent ${trace.parentSpanId}` : ''}]`);
 		}
 		return 0;

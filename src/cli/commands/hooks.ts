@@ -1,5 +1,5 @@
-import {existsSync} from 'node:fs';
-import {join} from 'node:path';
+import {existsSync, mkdirSync, statSync} from 'node:fs';
+import {join, resolve} from 'node:path';
 import {formatDuration} from '../../core/format.ts';
 import {DEFAULT_DECISION_WINDOW_S} from '../../gates/permission-hook.ts';
 import {controlroomHome, spoolDir} from '../../ledger/paths.ts';
@@ -9,6 +9,7 @@ import {describeDropped} from '../../producers/doctor.ts';
 import {
 	CLAUDE_EVENTS,
 	CODEX_EVENTS,
+	CODEX_TIMEOUTS,
 	hookArgv,
 	hookCommand,
 	hookKind,
@@ -35,7 +36,7 @@ import {installTelemetrySettings} from '../../producers/agent-hook/telemetry-set
 
 export const help: CommandHelp = {
 	synopsis: [
-		'hooks install [--claude] [--codex] [--user | --project DIR] [--direct]',
+		'hooks install [--claude] [--codex] [--user | --project DIR [--create]] [--direct]',
 		'hooks install --claude --decision-window SECONDS',
 		'hooks install --claude --otel URL',
 		'hooks uninstall [--claude] [--codex] [--user | --project DIR]',
@@ -57,7 +58,8 @@ installed there and of which kind, what waits in the spool, and whether the hook
 		['--claude', "Claude Code's settings only"],
 		['--codex', "Codex's hooks.json and notify only"],
 		['--user', "Claude Code's user settings, $CLAUDE_CONFIG_DIR or ~/.claude settings.json (the default)"],
-		['--project DIR', "Claude Code's settings of the project in DIR"],
+		['--project DIR', "Claude Code's settings of the project in DIR, a folder that must exist"],
+		['--create', 'install: make the --project folder when it does not exist (else exit 64)'],
 		[
 			'--otel URL',
 			"also write Claude Code's telemetry settings into its settings' env, pointing at `controlroom otel receive` at URL (docs/otel.md)",
@@ -72,7 +74,7 @@ installed there and of which kind, what waits in the spool, and whether the hook
 	exits: [
 		['0', 'done (the lines say what changed, or that nothing had to)'],
 		['1', 'a settings file is not valid JSON or cannot be written (named; left untouched)'],
-		['64', 'bad command line: no verb, an unknown one, --user with --project'],
+		['64', 'bad command line: no verb, an unknown one, --user with --project, a --project folder that does not exist'],
 	],
 	examples: [
 		['controlroom hooks install', 'every Claude Code and Codex session reports in'],
@@ -111,7 +113,7 @@ function runInstall(
 		if (options.isProject) out(`codex: reads hooks only from $CODEX_HOME (${targets.codexHome}); installing there`);
 		const hooksFile = join(targets.codexHome, 'hooks.json');
 		const command = hookCommand(hookArgv(options.kind, paths, 'codex'));
-		out(describeChange('codex', installHooksFile(hooksFile, CODEX_EVENTS, command), 'added'));
+		out(describeChange('codex', installHooksFile(hooksFile, CODEX_EVENTS, command, [], CODEX_TIMEOUTS), 'added'));
 		const notify = installNotify(join(targets.codexHome, 'config.toml'), hookArgv(options.kind, paths, 'codex'));
 		if (notify.existing !== null) {
 			out(
@@ -247,6 +249,29 @@ function decisionWindow(text: string | undefined): number {
 	return value;
 }
 
+/**
+ * `--project DIR` names a project that exists: a typo must not become a new folder with settings
+ * in it and a yes. With `--create` (install) the folder is made, and the command says so.
+ */
+function projectFolder(project: string, create: boolean): void {
+	const folder = resolve(project);
+	let stat;
+	try {
+		stat = statSync(folder);
+	} catch {
+		stat = null;
+	}
+	if (stat?.isDirectory()) return;
+	if (stat !== null) throw new CliError(`hooks: --project ${terminalSafe(folder)} is not a folder`, USAGE_EXIT);
+	if (!create)
+		throw new CliError(
+			`hooks: --project ${terminalSafe(folder)}: no such folder; nothing was written (check the path, or add --create to make it)`,
+			USAGE_EXIT,
+		);
+	mkdirSync(folder, {recursive: true});
+	out(`hooks: created the folder ${folder} (--create)`);
+}
+
 /** `controlroom hooks install|uninstall|status`. */
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('hooks', argv, {
@@ -255,6 +280,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		user: {type: 'boolean'},
 		project: {type: 'string'},
 		direct: {type: 'boolean'},
+		create: {type: 'boolean'},
 		'decision-window': {type: 'string'},
 		otel: {type: 'string'},
 	});
@@ -265,6 +291,9 @@ export async function run(argv: readonly string[]): Promise<number> {
 	if (values.user && values.project !== undefined) throw new CliError('hooks: --user and --project are exclusive', USAGE_EXIT);
 	const both = !values.claude && !values.codex;
 	const agents = {claude: both || values.claude === true, codex: both || values.codex === true};
+	if (values.create && (verb !== 'install' || values.project === undefined))
+		throw new CliError('hooks: --create goes with install --project DIR', USAGE_EXIT);
+	if (values.project !== undefined) projectFolder(values.project, verb === 'install' && values.create === true);
 	const targets = installTargets(values.project !== undefined ? {project: values.project} : {});
 	try {
 		if (verb !== 'install' && values.direct) throw new CliError('hooks: --direct goes with install', USAGE_EXIT);

@@ -12,8 +12,7 @@ export const help: CommandHelp = {
 	synopsis: ['jump TASK'],
 	description: `Takes your tmux client to the pane the task's agent runs in, as t does on the board: selects its
 window and pane, and switches your client to its session when that is another one. Run it from a
-tmux pane; prefix B (the binding in docs/tmux.md) comes back to the pane you jumped from. TASK is
-an id, a unique id prefix or a session id. The pane is the one the agent's hooks or wrapper last
+tmux pane; prefix B (the binding in docs/tmux.md) comes back to the pane you jumped from. The pane is the one the agent's hooks or wrapper last
 reported; tmux keeps a pane's id when the pane is moved, so a moved pane is still found.`,
 	options: [],
 	exits: [
@@ -22,7 +21,7 @@ reported; tmux keeps a pane's id when the pane is moved, so a moved pane is stil
 			'1',
 			'refused, in one line: no such task, it does not run in tmux, you are not in tmux, another tmux server or host, the pane is gone, or no client shows your pane',
 		],
-		['64', 'bad command line (no TASK, a fleet ledger), or no ledger at --ledger PATH'],
+		['64', 'bad command line (no TASK, one that matches several tasks, a fleet ledger), or no ledger at --ledger PATH'],
 	],
 	examples: [['controlroom jump c-3f2a', "to the pane of session c-3f2a's agent"]],
 };

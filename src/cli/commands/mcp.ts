@@ -8,6 +8,8 @@ import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 import {packageVersion} from '../package-root.ts';
 import {workerIdentity} from '../worker-identity.ts';
+import {receiverPolicy} from '../contract-policy.ts';
+import {tripwireRunner} from '../tripwire-run.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['mcp --as NAME'],
@@ -17,7 +19,13 @@ progress, hand in, pass back or raise a need only on claims NAME holds (a need a
 CONTROLROOM_TASK_ID; anything else is a tool error naming why); every event it writes records NAME
 as its actor, and the queue names who raised a need. Stdout carries only the protocol; it
 runs until stdin closes. Register one server per agent, each with its own --as.`,
-	options: [['--as NAME', 'who the agent is (required; $CONTROLROOM_WORKER when not given)']],
+	options: [
+		['--as NAME', 'who the agent is (required; $CONTROLROOM_WORKER when not given)'],
+		[
+			'--require LIST',
+			'what this receiver requires of a contract it takes (default: contractRequire in the config file; docs/contracts.md)',
+		],
+	],
 	exits: [
 		['0', 'stdin closed (the agent went away)'],
 		['1', 'the ledger cannot be opened'],
@@ -30,11 +38,12 @@ runs until stdin closes. Register one server per agent, each with its own --as.`
 
 /** `controlroom mcp --as NAME`. */
 export async function run(argv: readonly string[]): Promise<number> {
-	const {values, positionals} = parseCommandArgs('mcp', argv, {as: {type: 'string'}});
+	const {values, positionals} = parseCommandArgs('mcp', argv, {as: {type: 'string'}, require: {type: 'string'}});
 	if (positionals.length > 0) throw new CliError('mcp: takes no arguments', USAGE_EXIT);
 	const identity = workerIdentity('mcp', values.as);
 	if (identity === null)
 		throw new CliError('mcp: --as NAME is required: who the agent is (or set CONTROLROOM_WORKER)', USAGE_EXIT);
+	const policy = receiverPolicy(values.require);
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing', onMove: 'stay'});
 	// The run of the agent that started this server, when it runs under `controlroom run`: its own task.
 	const ownTask = process.env['CONTROLROOM_TASK_ID']?.trim() || null;
@@ -51,7 +60,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 			),
 		error => say(`cannot reopen the ledger ${ledger.path} (${error.message}); the server goes on`),
 	);
-	const server = createHandoffServer(ledger, identity, packageVersion(), {beforeCall: fileWatch.check, ownTask});
+	const server = createHandoffServer(ledger, identity, packageVersion(), {
+		beforeCall: fileWatch.check,
+		ownTask,
+		policy,
+		runTripwire: tripwireRunner(ledger.path),
+	});
 	await serveOnStdio(server, request => {
 		fileWatch.check();
 		const what = `a request of ${request.bytes} bytes${request.tool ? ` (${request.tool})` : ''} from ${identity} is over the limit of ${MAX_MCP_REQUEST_BYTES} bytes, not read`;

@@ -13,7 +13,7 @@ that ack takes). It stays until acknowledged (controlroom ack, or k on the board
 	exits: [
 		['0', 'the need is in the queue (its id is printed)'],
 		['1', 'refused: no such task, an empty TEXT, or one over 4,000 characters'],
-		['64', 'bad command line (not exactly one TEXT), or no ledger at --ledger PATH'],
+		['64', 'bad command line (not exactly one TEXT, a --task that matches several tasks), or no ledger at --ledger PATH'],
 	],
 	examples: [
 		['controlroom need "decide which branch the release goes on"', 'a need of your own'],

@@ -9,6 +9,7 @@ import {parseCommandArgs, positiveInt} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
+import {outputFile} from '../output-path.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['order derive ORDER_FILE --worker NAME [--id ID] [--calls N] [--out FILE]'],
@@ -25,7 +26,7 @@ derivation on the parent order in the ledger; a gateway refuses a derived order 
 	exits: [
 		['0', 'derived'],
 		['1', 'the order file is invalid or cannot be read, or nothing would be left to derive'],
-		['64', 'bad command line, or no ledger at --ledger PATH (only run and ingest create one)'],
+		['64', 'bad command line, no ledger at --ledger PATH (only run and ingest create one), or no folder for --out FILE'],
 	],
 	examples: [['controlroom order derive o-42.yaml --worker sub-1 --out o-42.sub-1.yaml', "a sub-agent's order: reads only"]],
 };
@@ -74,10 +75,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 			? ''
 			: `# ${inferred.join(', ')}: staged by inference in ${parent.id}; the gateway hides and refuses every tool not annotated readOnlyHint: true.\n`;
 	const yaml = `# Derived from ${parent.id} (${loaded.file}) for ${worker}: no staged tools.\n${inferredNote}${stringify(workOrderDocument(derived))}`;
+	// Refused before the ledger records a derivation into a file that could not be written.
+	const target = values.out === undefined ? null : outputFile('order derive: --out', values.out);
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		const staged = parent.upstreams.flatMap(upstream => (upstream.staged ?? []).map(tool => `${upstream.name}/${tool}`));
-		const target = values.out === undefined ? null : resolve(values.out);
 		ledger.writer.append([
 			orderEvent(EventType.orderDerived, {child: derived.id, worker, file: target, staged}, parent.id, 'cli'),
 		]);

@@ -18,7 +18,7 @@ acts (recorded as $USER), for instance to free a stalled claim.`,
 	exits: [
 		['0', 'passed back; the contract is free to take'],
 		['1', 'refused: no such claim, it has ended, or NAME does not hold it (the holder is named)'],
-		['64', 'bad command line (no TASK, no --reason), or no ledger at --ledger PATH'],
+		['64', 'bad command line (a TASK that matches several tasks, no TASK, no --reason), or no ledger at --ledger PATH'],
 	],
 	examples: [
 		['controlroom pass-back claim-3f2c1e0a9b1d-1 --reason "needs a database I cannot reach"', 'frees the claim with its reason'],

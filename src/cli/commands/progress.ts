@@ -14,7 +14,7 @@ note only a claim it holds; without one, a person at the terminal acts (recorded
 	exits: [
 		['0', 'noted; the lease is renewed'],
 		['1', 'refused: no such claim, it has ended, or NAME does not hold it (the holder is named)'],
-		['64', 'bad command line (no TASK or note, an empty one), or no ledger at --ledger PATH'],
+		['64', 'bad command line (a TASK that matches several tasks, no TASK or note, an empty one), or no ledger at --ledger PATH'],
 	],
 	examples: [
 		['controlroom progress claim-3f2c1e0a9b1d-1 "query rewritten; tests next" --as worker-1', 'a note that renews the lease'],

@@ -1,3 +1,4 @@
+import {appendAnchorIfDue} from '../../ledger/anchors.ts';
 import {spawnResume} from '../spawn-resume.ts';
 import {minimumOf} from '../../core/settings.ts';
 import {setTimeout as sleep} from 'node:timers/promises';
@@ -30,7 +31,8 @@ export const help: CommandHelp = {
 	description: `Each pass: folds spool files into the ledger; marks running tasks whose process is gone with no
 exit as lost (a hook session whose last turn had completed ends instead, exit code unknown);
 records agent processes nobody registered (claude, codex, or --agents / CONTROLROOM_AGENT_NAMES) as
-untracked, ended (outcome unknown) when they vanish. Without --once it repeats every
+untracked, ended (outcome unknown) when they vanish; appends the chain's head to LEDGER.anchors
+when the last anchor there is five minutes old (docs/ledger.md, "Anchors"). Without --once it repeats every
 --interval seconds until interrupted (the board runs the same pass on its own timer). With
 --sync-to, each pass then ships the ledger to that fleet ledger and carries out its requests, as
 \`controlroom sync\` does (docs/fleet.md); a server out of reach is retried with backoff and never
@@ -149,6 +151,18 @@ export async function run(argv: readonly string[]): Promise<number> {
 			out(`synced: ${pass.shipped} events, ${pass.handled.length} requests carried out (seq ${pass.fleetSeq})`);
 		lastState = pass.state;
 	};
+	let anchorFailure: string | null = null;
+	/** The chain's head in the anchors file beside the ledger, every few minutes (docs/ledger.md, "Anchors"). */
+	const keepAnchor = (): void => {
+		try {
+			appendAnchorIfDue(ledger.reader, ledger.file, Date.now());
+			anchorFailure = null;
+		} catch (error) {
+			const why = (error as Error).message.split('\n')[0] ?? '';
+			if (why !== anchorFailure) process.stderr.write(`controlroom: could not write the ledger's anchor: ${why}\n`);
+			anchorFailure = why;
+		}
+	};
 	const stopping = stopOnSignals();
 	let exitCode = 0;
 	// Between passes, live sessions' transcripts are watched: tokens land as each answer is written.
@@ -160,6 +174,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		for (;;) {
 			const result = reconcileOnce(ledger, {agentNames, resumeHeld});
 			keepStatusSummary();
+			keepAnchor();
 			// Questions whose waiting hook died leave the queue (docs/decisions.md, "Crash safety").
 			settleDecisions(ledger);
 			transcripts?.catchUp();

@@ -37,7 +37,10 @@ them in its brief), then a second round; every reviewer must approve. See docs/r
 		],
 		['1', 'error: no such task, a worker that cannot be run again, an unreadable --report'],
 		['77', 'refused: an agent asked (only a person at a terminal says yes; recorded, and shown on the board; docs/security.md)'],
-		['64', 'bad command line (no TASK, no --reviewer, an empty one), or no ledger at --ledger PATH'],
+		[
+			'64',
+			'bad command line (a TASK that matches several tasks, no TASK, no --reviewer, an empty one), or no ledger at --ledger PATH',
+		],
 	],
 	examples: [
 		["controlroom review w-3f2a --reviewer 'cat >/dev/null; echo APPROVE'", 'a shell reviewer that approves'],

@@ -6,8 +6,9 @@ import {isHeadless} from '../../core/claude-args.ts';
 import {controlroomHome} from '../../ledger/paths.ts';
 import {AGENT_KINDS, guessAgent, type AgentKind} from '../../producers/agent-kind.ts';
 import {HandoffError} from '../../handoff/claims.ts';
-import {prepareContractRun, type ContractRun} from '../../handoff/contract-run.ts';
-import {runWrapped} from '../../producers/wrapper/run.ts';
+import {prepareContractRun, recordTraceException, type ContractRun} from '../../handoff/contract-run.ts';
+import {receiverPolicy} from '../contract-policy.ts';
+import {newTaskId, runWrapped} from '../../producers/wrapper/run.ts';
 import {budgetCountProblem} from '../../producers/budget-countable.ts';
 import {lookupUser, runAsProblem, runAsUserProblem} from '../../producers/wrapper/run-as.ts';
 import {parseCommandArgs, positiveAmount, positiveInt, positiveSeconds} from '../args.ts';
@@ -47,7 +48,10 @@ config file (docs/config.md).`,
 			"claude: what --budget and --budget-usd count when CMD resumes a session (--resume, --continue): this run's tree (default), or the session with its earlier runs (docs/tree-and-cost.md)",
 		],
 		['--agent codex|claude|generic', 'how to read the output (guessed from CMD)'],
-		['--role worker|reviewer', 'reviewers only read: they take no admission slot (default worker)'],
+		[
+			'--role worker|reviewer|tripwire',
+			"reviewers only read, and a contract's tripwires only check: neither takes an admission slot (default worker)",
+		],
 		['--cwd DIR', 'folder to run in (default: the current one)'],
 		['--no-wait', 'when every slot is held, exit 75 naming the holders instead of waiting'],
 		['--slots N', 'slots per repository (default 2, or CONTROLROOM_SLOTS, or slots)'],
@@ -59,7 +63,11 @@ config file (docs/config.md).`,
 		],
 		[
 			'--contract FILE',
-			"check a handoff contract first (invalid: exit 1, nothing registered or spawned), then put it into the agent's first turn: appended to the prompt of claude -p or codex exec, or wherever an argument says {{contract}} (docs/contracts.md)",
+			"check a handoff contract first (invalid: exit 1, nothing registered or spawned), then put it into the agent's first turn: appended to the prompt of claude -p or codex exec, or wherever an argument says {{contract}} (docs/contracts.md); its authority.needs_reapproval entries are held for a person when a claude -p run reaches them",
+		],
+		[
+			'--require LIST',
+			'with --contract: what the receiver requires of it, comma-separated: state, authority, evidence, guardrails, trace (or trace:exception), escalation, execution, delivery, stop_when, scope (default: contractRequire in the config file, else nothing)',
 		],
 		[
 			'--brief FILE',
@@ -71,6 +79,7 @@ config file (docs/config.md).`,
 		],
 		['--rerun-of TASK', "records that this run does TASK again (the review gate's fix runs and send-back; docs/review.md)"],
 		['--task-id ID', 'record the task under this id (refused if the ledger has it already)'],
+		['--parent TASK', "the task this run works for, which the ledger has (a claim's tripwires at hand-in): shown under it"],
 		[
 			'--resume TASK',
 			'carry on a held claude -p run whose wrapper is gone (killed, a restart): wait for the answer and resume its session as the same task',
@@ -165,10 +174,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 		grace: {type: 'string'},
 		log: {type: 'string'},
 		contract: {type: 'string'},
+		require: {type: 'string'},
 		brief: {type: 'string'},
 		'rerun-of': {type: 'string'},
 		otel: {type: 'string'},
 		'task-id': {type: 'string'},
+		parent: {type: 'string'},
 		user: {type: 'string'},
 		policy: {type: 'string'},
 		'on-deny': {type: 'string'},
@@ -182,10 +193,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const titleTooLong = values.title === undefined ? null : overTextLimit('--title', values.title, TITLE_MAX_CHARS);
 	if (titleTooLong !== null) throw new CliError(titleTooLong, USAGE_EXIT);
 	let contractRun: ContractRun | null = null;
+	if (values.require !== undefined && values.contract === undefined)
+		throw new CliError('--require: says what a contract must hold; give it with --contract FILE', USAGE_EXIT);
 	if (values.contract !== undefined) {
 		// Validate before anything else touches the ledger or the process table: an invalid contract starts nothing.
 		try {
-			contractRun = prepareContractRun(values.contract, command, args);
+			contractRun = prepareContractRun(values.contract, command, args, {policy: receiverPolicy(values.require)});
 		} catch (error) {
 			if (error instanceof HandoffError) return printRefusal(error);
 			throw error;
@@ -235,6 +248,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		onBudget,
 		policyFlag: values.policy,
 		ledgerFile,
+		needsReapproval: contractRun?.needsReapproval ?? [],
 	});
 	const options = {
 		command,
@@ -246,7 +260,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		budgetUsd: positiveAmount('budget-usd', values['budget-usd']),
 		prices: loadPriceTable(),
 		agent,
-		role: oneOf('role', values.role, ['worker', 'reviewer'] as const) ?? 'worker',
+		role: oneOf('role', values.role, ['worker', 'reviewer', 'tripwire'] as const) ?? 'worker',
 		cwd,
 		wait: !values['no-wait'],
 		slots: settings.slots,
@@ -257,6 +271,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		notice: (line: string) => process.stderr.write(`controlroom: ${line}\n`),
 		taskId: taskId ?? null,
 		rerunOf: values['rerun-of'] ?? null,
+		parentId: values.parent ?? null,
 		argv: [command, ...args],
 		contract: values.contract === undefined ? null : resolve(values.contract),
 		contractSnapshot: contractRun?.snapshot ?? null,
@@ -270,7 +285,14 @@ export async function run(argv: readonly string[]): Promise<number> {
 		options.notice(
 			`${terminalSafe(basename(command))} is not claude and no --agent was given, so the agent is unknown: none of its tool calls will be held (--agent claude holds a headless Claude's; docs/headless-holds.md)`,
 		);
-	if (contractRun) options.notice(`contract "${contractRun.title}" put into the first turn (${contractRun.placement})`);
+	if (contractRun) {
+		for (const warning of contractRun.warnings) options.notice(terminalSafe(`contract ${warning.field}: ${warning.message}`));
+		options.notice(`contract "${contractRun.title}" put into the first turn (${contractRun.placement})`);
+		if (contractRun.needsReapproval.length > 0 && held === null)
+			options.notice(
+				`contract authority.needs_reapproval is not held for this agent: only a headless claude -p run is (docs/headless-holds.md)`,
+			);
+	}
 	// Swallow EPIPE on our own streams: a closed pager must not kill the wrapper while its child runs.
 	process.stdout.on('error', () => undefined);
 	process.stderr.on('error', () => undefined);
@@ -278,8 +300,15 @@ export async function run(argv: readonly string[]): Promise<number> {
 	try {
 		if (taskId !== undefined && ledger.reader.task(taskId))
 			throw new CliError(`--task-id: the ledger already has a task ${taskId}`, USAGE_EXIT);
+		if (values.parent !== undefined && !ledger.reader.task(values.parent))
+			throw new CliError(`--parent: the ledger has no task ${terminalSafe(values.parent)}`, USAGE_EXIT);
 		const runAsRefusal = runAs ? runAsProblem(runAs, ledger.path, process.getuid?.() ?? -1) : null;
 		if (runAsRefusal !== null) throw new CliError(`--user: ${runAsRefusal}; nothing run`, USAGE_EXIT);
+		if (contractRun?.traceException) {
+			// The policy's exception path: the run goes on, and a person sees that its trace starts here.
+			options.taskId ??= newTaskId();
+			recordTraceException(ledger, options.taskId, contractRun.traceException);
+		}
 		return await runWrapped({...options, ledger, hold: held ? {...held.hold, decisions: heldDecisionsOf(ledger)} : null});
 	} finally {
 		ledger.close();

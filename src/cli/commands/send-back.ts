@@ -20,7 +20,7 @@ the reason shown first to its next taker. See docs/review.md.`,
 		['0', 'sent back'],
 		['1', 'refused: no such task, it is not waiting for a person, or it cannot be run again (one line says why)'],
 		['77', 'refused: an agent asked (only a person at a terminal says yes; recorded, and shown on the board; docs/security.md)'],
-		['64', 'bad command line (no TASK, no --reason), or no ledger at --ledger PATH'],
+		['64', 'bad command line (a TASK that matches several tasks, no TASK, no --reason), or no ledger at --ledger PATH'],
 	],
 	examples: [
 		['controlroom send-back w-3f2a --reason "keep the old CSV header"', 'the worker of w-3f2a runs again with the reason'],

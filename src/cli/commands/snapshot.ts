@@ -1,14 +1,14 @@
 import {parseDuration} from '../../core/duration.ts';
 import type {Snapshot} from '../../core/snapshot.ts';
 import {isFleetUrl, redactUrl} from '../../ledger/fleet/connection.ts';
-import {readFleetSnapshot} from '../../ledger/fleet/fleet-snapshot.ts';
+import {readFleetSnapshot, readFleetSnapshotAt} from '../../ledger/fleet/fleet-snapshot.ts';
 import {hostName} from '../../ledger/host.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
 import {readSnapshot} from '../../ledger/snapshot-query.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
 import {commandSettings} from '../config-file.ts';
-import {out} from '../context.ts';
+import {outJson, outText} from '../context.ts';
 import {openReadingLedger} from '../reading-ledger.ts';
 import {withFleet} from '../fleet-context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -16,12 +16,18 @@ import type {CommandHelp} from '../help.ts';
 import {printSnapshotText} from '../print-snapshot.ts';
 import {loadPriceTable} from '../price-file.ts';
 import {nonEmptyAs, personName} from '../person-name.ts';
+import {AT_HELP, fleetTime, momentOf, parseAt, type AtFlag} from '../at-flag.ts';
+import {readerAsOf} from '../../ledger/reader-as-of.ts';
+
+/** The lanes --fail-on takes. */
+const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed', 'reviews', 'decisions'] as const;
 
 export const help: CommandHelp = {
 	synopsis: [
 		'snapshot [--json] [--fail-on LANE]... [--since DURATION | --all] [--stall S]',
 		'snapshot [--json] [--fail-on LANE]... [--stall S] --ledger postgres://...',
 		'snapshot [--as NAME] ...',
+		'snapshot --at TIME|SEQ [--json] ...',
 	],
 	description: `Prints the board once, without a terminal, for scripts and CI: every task not ended plus those
 that ended within the window (default 24h); counts always cover the whole ledger. Opens a
@@ -38,6 +44,7 @@ syncs there, each task with its host (docs/fleet.md).`,
 			"how far back ended tasks are listed, like 90m, 24h or 7d (default 24h, or the config file's endedWindow)",
 		],
 		['--all', 'list every task the ledger holds'],
+		AT_HELP,
 		['--as NAME', 'whose looks `seen` and the `●` marks are about (default $USER; docs/tmux.md, "Seen and unseen")'],
 		[
 			'--stall S',
@@ -53,6 +60,7 @@ syncs there, each task with its host (docs/fleet.md).`,
 		['64', 'bad command line: an unknown flag, a bad value, a --ledger that names no ledger'],
 		['78', 'the config file is wrong (the line names it and the field; docs/config.md)'],
 	],
+	choices: {LANE: FAIL_LANES},
 	examples: [
 		['controlroom snapshot', 'the board once, as text'],
 		['controlroom snapshot --json --all > board.json', 'every task, as JSON'],
@@ -64,7 +72,6 @@ syncs there, each task with its host (docs/fleet.md).`,
 	],
 };
 
-const FAIL_LANES = ['needs-you', 'lost', 'stalled', 'failed', 'reviews', 'decisions'] as const;
 type FailLane = (typeof FAIL_LANES)[number];
 /** How many task ids a --fail-on line names before it says "and N more". */
 const NAMED_TASKS = 5;
@@ -122,9 +129,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 			all: {type: 'boolean'},
 			stall: {type: 'string'},
 			as: {type: 'string'},
+			at: {type: 'string'},
 		},
 		false,
 	);
+	const at = parseAt(values.at);
 	const person = personName(nonEmptyAs('snapshot', values.as));
 	if (values.since !== undefined && values.all) throw new CliError('snapshot: --since and --all exclude each other', USAGE_EXIT);
 	const failOn = [
@@ -145,12 +154,15 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const {stallSeconds} = settings;
 	const snapshot = isFleetUrl(values.ledger)
 		? await withFleet(values.ledger, 'snapshot', fleet =>
-				readFleetSnapshot(fleet, {now: Date.now(), windowMs, stallSeconds, person}),
+				at === undefined
+					? readFleetSnapshot(fleet, {now: Date.now(), windowMs, stallSeconds, person})
+					: readFleetSnapshotAt(fleet, fleetTime(at), {windowMs, stallSeconds, person}),
 			)
-		: readLocal(values.ledger, windowMs, stallSeconds, person);
+		: readLocal(values.ledger, windowMs, stallSeconds, person, at);
 	const ledger = isFleetUrl(values.ledger) ? `fleet ${redactUrl(values.ledger)}` : undefined;
 	const width = process.stdout.isTTY ? process.stdout.columns : undefined;
-	out(values.json ? terminalSafeJson(snapshot, 2) : printSnapshotText(snapshot, {width, ledger}));
+	if (values.json) outJson(terminalSafeJson(snapshot, 2));
+	else outText(printSnapshotText(snapshot, {width, ledger}));
 	const matches = failOn.flatMap(lane => {
 		const tasks = laneTasks(snapshot, lane);
 		const total = laneTotal(snapshot, lane, tasks);
@@ -160,18 +172,29 @@ export async function run(argv: readonly string[]): Promise<number> {
 	return matches.length > 0 ? 1 : 0;
 }
 
-function readLocal(ledgerFlag: string | undefined, windowMs: number | null, stallSeconds: number, person: string): Snapshot {
+function readLocal(
+	ledgerFlag: string | undefined,
+	windowMs: number | null,
+	stallSeconds: number,
+	person: string,
+	at: AtFlag | undefined,
+): Snapshot {
 	const ledger = openReadingLedger(ledgerFlag);
 	try {
-		return readSnapshot(ledger.reader, {
-			now: Date.now(),
+		const prices = loadPriceTable();
+		const query = (now: number) => ({
+			now,
 			windowMs,
 			stallSeconds,
 			host: hostName(),
-			isApproverAlive,
-			prices: loadPriceTable(),
+			// A past moment's processes cannot be asked: each is taken as alive then, as the ledger leaves it.
+			isApproverAlive: at === undefined ? isApproverAlive : () => true,
+			prices,
 			person,
 		});
+		if (at === undefined) return ledger.readAt(now => readSnapshot(ledger.reader, query(now)));
+		const moment = momentOf(ledger.reader, at);
+		return readSnapshot(readerAsOf(ledger.reader, moment), query(moment.now));
 	} finally {
 		ledger.close();
 	}

@@ -4,7 +4,7 @@ import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import {writeStatusSummary} from '../../ledger/status-file.ts';
 import {parseCommandArgs} from '../args.ts';
-import {out} from '../context.ts';
+import {outJson, outText} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {loadPriceTable} from '../price-file.ts';
 import type {CommandHelp} from '../help.ts';
@@ -49,7 +49,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const ledger = openReadingLedger(values.ledger, 'existing');
 	try {
 		const summary = writeStatusSummary(ledger.reader, ledger.path, {isApproverAlive, prices});
-		out(values.json ? statusJson(summary, 0) : terminalSafe(formatStatus(summary, values.format ?? DEFAULT_STATUS_FORMAT, 0)));
+		if (values.json) outJson(statusJson(summary, 0));
+		else outText(terminalSafe(formatStatus(summary, values.format ?? DEFAULT_STATUS_FORMAT, 0)));
 		return 0;
 	} finally {
 		ledger.close();

@@ -13,8 +13,7 @@ import type {CommandHelp} from '../help.ts';
 export const help: CommandHelp = {
 	synopsis: ['stop TASK [--grace SECONDS] [--json]', 'stop TASK --ledger postgres://... [--host NAME] [--wait SECONDS]'],
 	description: `Sends SIGTERM to the task's process group, waits up to --grace seconds, then SIGKILL, confirms no
-process of the group is left, and records the task as stopped. TASK is an id, a unique id prefix
-or a session id. A task whose PID no producer reported cannot be stopped: there is nothing to
+process of the group is left, and records the task as stopped. A task whose PID no producer reported cannot be stopped: there is nothing to
 signal. On a fleet ledger (--ledger postgres://..., docs/fleet.md) the stop is a request that the
 task's host carries out when its sync runs; the command waits for the host's answer.`,
 	options: [
@@ -30,17 +29,18 @@ task's host carries out when its sync runs; the command waits for the host's ans
 		['0', 'stopped'],
 		[
 			'1',
-			'could not stop it (the message says why: no such task, several match, already ended, PID unknown, process gone), or the ledger cannot be written (a fleet server out of reach)',
+			'could not stop it (the message says why: no such task, already ended, PID unknown, process gone), or the ledger cannot be written (a fleet server out of reach)',
 		],
 		[
 			'64',
-			'bad command line (no TASK, an empty one, a bad --grace, --host or --wait without a fleet ledger), or no ledger at --ledger PATH',
+			'bad command line (no TASK, an empty one, a TASK that matches several tasks, a bad --grace, --host or --wait without a fleet ledger), or no ledger at --ledger PATH',
 		],
 		['75', 'on a fleet ledger: the host has not answered within --wait (the request stays pending)'],
 	],
 	examples: [
 		['controlroom stop w-3f2c', 'stops the task whose id starts with w-3f2c'],
 		['controlroom stop w-3f2c --grace 0', 'kills it without waiting'],
+		["controlroom stop 'fix export'", 'stops the running task titled fix export'],
 		[
 			'controlroom stop w-3f2c --ledger postgres://fleet.example/db --host build-2',
 			"asks build-2's sync to stop its task w-3f2c",
@@ -132,6 +132,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		if (values.json) out(terminalSafeJson(result));
 		else if (result.outcome === 'stopped') out(terminalSafe(result.message));
 		else process.stderr.write(`controlroom: ${terminalSafe(result.message)}\n`);
+		if (result.outcome === 'refused' && result.reason === 'ambiguous') return USAGE_EXIT;
 		return result.outcome === 'stopped' ? 0 : 1;
 	} finally {
 		ledger.close();

@@ -6,7 +6,7 @@ import * as z from 'zod';
 import {serveOnStdio} from '../serve-stdio.ts';
 
 // The demo's upstream MCP server: the work order's one upstream, so the demo holds a real effect
-// and `a` on the board runs it (docs/board.md, "The demo"). It writes and reads files only inside
+// and `a` on the board runs it (docs/demo.md). It writes and reads files only inside
 // the demo's scratch folder; an installed package has no other MCP server to start.
 
 function text(message: string, isError = false): CallToolResult {

@@ -3,7 +3,7 @@ import {mkdirSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 
 // The demo's work for the gates, through the real binary: a write held by the effect gate (`a`
-// approves it) and a review that needs a person (`x` sends it back). docs/board.md, "The demo".
+// approves it) and a review that needs a person (`x` sends it back). docs/demo.md.
 
 /** The work order whose write the demo holds. */
 export const DEMO_ORDER = 'o-changelog';

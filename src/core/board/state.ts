@@ -93,6 +93,8 @@ export type BoardState = {
 	readonly dropped: number;
 	/** What `PRAGMA quick_check` found wrong with the ledger file when the board opened (empty: nothing, or not checked yet). */
 	readonly integrityProblems: readonly string[];
+	/** The first break the board's check of the hash chain found, in one line (null: it holds, or not checked yet). */
+	readonly chainBreak: string | null;
 	readonly isLoaded: boolean;
 	/** How many times a new entry came into Needs you since the board opened: each one rings the bell. */
 	readonly bells: number;
@@ -191,7 +193,9 @@ export type BoardAction =
 	| {readonly type: 'answer-taken'}
 	| {readonly type: 'notify'; readonly notice: Notice | null}
 	/** The background `PRAGMA quick_check` of the ledger answered. */
-	| {readonly type: 'integrity-checked'; readonly problems: readonly string[]};
+	| {readonly type: 'integrity-checked'; readonly problems: readonly string[]}
+	/** The board's own check of the hash chain found a break (docs/ledger.md, "verify"). */
+	| {readonly type: 'chain-broken'; readonly found: string};
 
 /** The board before the first read. */
 export function initialBoardState(): BoardState {
@@ -218,6 +222,7 @@ export function initialBoardState(): BoardState {
 		ledgerAlert: null,
 		dropped: 0,
 		integrityProblems: [],
+		chainBreak: null,
 		isLoaded: false,
 		bells: 0,
 		orders: {records: [], deadApprovers: []},
@@ -500,6 +505,7 @@ const PROMPT_TRANSITIONS = {
 	'answer-taken': state => ({...state, pendingAnswer: null}),
 	notify: (state, action) => ({...state, notice: action.notice}),
 	'integrity-checked': (state, action) => ({...state, integrityProblems: action.problems}),
+	'chain-broken': (state, action) => ({...state, chainBreak: action.found}),
 } satisfies Partial<Transitions>;
 
 /** Held effects' and the approval's slices: marks, and the approval waiting for y. */

@@ -65,3 +65,52 @@ export function describeRequirement(requirement: CommandRequirement): string {
 			return assertNever(requirement);
 	}
 }
+
+/** A tripwire the repository can run: a bare script or target, never a shell line (contracts can come from anywhere). */
+export type Tripwire =
+	| {readonly isRunnable: true; readonly argv: readonly string[]; readonly requirement: CommandRequirement}
+	| {readonly isRunnable: false; readonly why: string};
+
+const SHELL_SYNTAX = /[;&|<>$`\\(){}*?~'"]|\n/;
+const ONE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_:.-]*$/;
+const NOT_A_SCRIPT: Tripwire = {isRunnable: false, why: 'not a package.json script or a Makefile target'};
+const HAS_ARGUMENTS: Tripwire = {isRunnable: false, why: 'has arguments: only a bare script or target is run'};
+
+/**
+ * Reads a guardrail's tripwire: `npm run NAME`, `npm test`, `yarn NAME`, `pnpm NAME`, `bun run NAME`
+ * or `make TARGET`, with nothing else on the line (backticks around it are fine), is run at take
+ * and hand-in (docs/contracts.md, "Tripwires"); anything else is a condition for the agent to
+ * watch, never run.
+ */
+export function tripwireOf(text: string): Tripwire {
+	const line = text
+		.trim()
+		.replace(/^`([^`]*)`$/, '$1')
+		.trim();
+	const [program, ...args] = line.split(/\s+/);
+	if (program === undefined || !(program === 'make' || NPM_LIKE.has(program))) return NOT_A_SCRIPT;
+	if (SHELL_SYNTAX.test(line)) return {isRunnable: false, why: 'not a bare script or target (shell syntax is never run)'};
+	let requirement: CommandRequirement;
+	if (program === 'make') {
+		const [target] = args;
+		if (args.length !== 1 || target === undefined || !ONE_NAME.test(target))
+			return args.length === 0 ? NOT_A_SCRIPT : HAS_ARGUMENTS;
+		requirement = {kind: 'make-target', name: target};
+	} else {
+		const [verb, name] = args;
+		const script =
+			verb === 'run' || verb === 'run-script'
+				? args.length === 2
+					? name
+					: undefined
+				: args.length === 1 && verb !== undefined && (program !== 'npm' || SCRIPT_VERBS.has(verb))
+					? verb === 't'
+						? 'test'
+						: verb
+					: undefined;
+		if (script === undefined) return args.length > 2 || (args.length === 2 && verb !== 'run') ? HAS_ARGUMENTS : NOT_A_SCRIPT;
+		if (!ONE_NAME.test(script)) return HAS_ARGUMENTS;
+		requirement = {kind: 'npm-script', name: script};
+	}
+	return {isRunnable: true, argv: [program, ...args], requirement};
+}

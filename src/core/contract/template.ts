@@ -1,6 +1,7 @@
 import type {ContractKind} from './model.ts';
 
-const PRODUCTION = `# Optional production fields, any kind (delete what you do not use):
+const PRODUCTION = `# Optional production fields, any kind (uncomment what you use):
+# state: {tried: [...], confirmed: [...], provisional: [...]}
 # authority: {may_read: [...], may_write: [...], needs_reapproval: [...]}
 # evidence: [{pointer: "...", note: "..."}]
 # guardrails: {passed: [...], applying: [...], tripwires: [...]}
@@ -8,6 +9,8 @@ const PRODUCTION = `# Optional production fields, any kind (delete what you do n
 # escalation: {contradiction: "...", partial_success: "...", expired_approval: "...", low_confidence: "..."}
 `;
 
+// Every placeholder left in a field is an error (docs/contracts.md, "Placeholders"), so a
+// template writes what a kind does not need as comments: uncomment a line to use it.
 const YAML_TEMPLATES: Readonly<Record<ContractKind, string>> = {
 	task: `kind: task
 title: <one line naming the work>
@@ -15,14 +18,15 @@ goal: <the outcome, as someone would observe it>
 context:
   repository: .
   base_revision: <commit the work starts from>
-  reproduction: <how to see the current behaviour>
-  expected: <what should happen instead>
+  # reproduction: <how to see the current behaviour>
+  # expected: <what should happen instead>
+# constraints: [<what must not change, what to use or avoid>]
 scope:
   allowed: [<what may change>]
   excluded: [<what must not change>]
 execution:
   operator: <who does the work>
-  setup_command: <command the repository defines, e.g. npm ci>
+  # setup_command: <command the repository defines, e.g. npm ci>
   test_command: <command the repository defines, e.g. npm test>
   permissions: <access the operator has>
 acceptance:
@@ -35,7 +39,7 @@ stop_when:
 delivery:
   patch_revision: required
   commands_and_results: required
-  sample_output: <optional>
+  # sample_output: <optional>
   untested_cases: required
 `,
 	bug: `kind: bug
@@ -74,7 +78,9 @@ environment_specific:
 /** A contract template with `<...>` placeholders that `contract check` flags until each is filled in. */
 export function contractTemplate(kind: ContractKind, format: 'yaml' | 'markdown'): string {
 	const yaml = `${YAML_TEMPLATES[kind]}${PRODUCTION}`;
-	return format === 'yaml' ? yaml : `---\n${yaml}---\n\n## Notes\n\n<anything a reader needs that no field holds>\n`;
+	return format === 'yaml'
+		? yaml
+		: `---\n${yaml}---\n\n<!-- Sections fill fields too: ## Goal, ## Context (prose works), ## Constraints, ## Acceptance, ## Out of scope; mark what you are not sure of with (guess). -->\n`;
 }
 
 /** What an evidence template can be shaped by: the contract's acceptance lines and acceptors. */

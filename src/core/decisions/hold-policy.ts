@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import {globRegExp} from '../path-glob.ts';
 
 /**
  * The headless hold policy: which of a wrapped `claude -p` run's tool calls are deferred to a
@@ -12,6 +13,11 @@ export type HoldPolicy = {
 	readonly writeOutsideCwd: boolean;
 	/** MCP tools (`mcp__SERVER__TOOL`, `*` matches any run of characters) that only read; every other MCP tool is held. */
 	readonly mcpReadOnly: readonly string[];
+	/**
+	 * A contract's `authority.needs_reapproval` (docs/contracts.md): paths and globs whose writes are
+	 * held, commands (their words in order) and tool names whose calls are held.
+	 */
+	readonly needsReapproval: readonly string[];
 };
 
 /**
@@ -32,6 +38,7 @@ export const DEFAULT_HOLD_POLICY: HoldPolicy = {
 	],
 	writeOutsideCwd: true,
 	mcpReadOnly: [],
+	needsReapproval: [],
 };
 
 /** The tools that write one file, and the input field naming it. */
@@ -46,6 +53,7 @@ const policyFileSchema = z.strictObject({
 	bash: z.optional(z.array(z.string())),
 	writeOutsideCwd: z.optional(z.boolean()),
 	mcpReadOnly: z.optional(z.array(z.string())),
+	needsReapproval: z.optional(z.array(z.string())),
 });
 
 /** A policy file's text read into a policy: each key given replaces the default's; a problem is one line. */
@@ -60,7 +68,7 @@ export function parseHoldPolicy(text: string): {readonly policy: HoldPolicy} | {
 	if (!parsed.success) {
 		const issue = parsed.error.issues[0];
 		const where = issue && issue.path.length > 0 ? issue.path.join('.') : 'the file';
-		return {problem: `${where}: ${issue?.message ?? 'not a policy'} (keys: bash, writeOutsideCwd, mcpReadOnly)`};
+		return {problem: `${where}: ${issue?.message ?? 'not a policy'} (keys: bash, writeOutsideCwd, mcpReadOnly, needsReapproval)`};
 	}
 	for (const [index, pattern] of (parsed.data.bash ?? []).entries()) {
 		try {
@@ -74,6 +82,7 @@ export function parseHoldPolicy(text: string): {readonly policy: HoldPolicy} | {
 			bash: parsed.data.bash ?? DEFAULT_HOLD_POLICY.bash,
 			writeOutsideCwd: parsed.data.writeOutsideCwd ?? DEFAULT_HOLD_POLICY.writeOutsideCwd,
 			mcpReadOnly: parsed.data.mcpReadOnly ?? DEFAULT_HOLD_POLICY.mcpReadOnly,
+			needsReapproval: parsed.data.needsReapproval ?? DEFAULT_HOLD_POLICY.needsReapproval,
 		},
 	};
 }
@@ -87,8 +96,50 @@ export type HeldCall = {
 	readonly filePath: string | null;
 };
 
+/** The words of a command line, as a shell would split it roughly: enough to find a path in it. */
+const commandWords = (command: string): string[] =>
+	command
+		.split(/[\s;&|()<>'"`]+/)
+		.map(word => word.replace(/^\.\//, ''))
+		.filter(Boolean);
+
+/** An entry of needs_reapproval that names files (as a contract's scope does: a slash, a star or a dot, no spaces). */
+const isPathEntry = (entry: string): boolean => !/\s/.test(entry.trim()) && /[/*.?]/.test(entry) && !entry.startsWith('mcp__');
+
+/** Why a contract's needs_reapproval holds the call, or null (docs/contracts.md, "needs_reapproval"). */
+function reapprovalReason(entries: readonly string[], call: HeldCall): string | null {
+	const said = (entry: string) => `the contract says it needs re-approval (authority.needs_reapproval: ${entry})`;
+	const command = call.toolName === 'Bash' && typeof call.toolInput['command'] === 'string' ? call.toolInput['command'] : null;
+	const written = call.filePath !== null && call.toolName in FILE_WRITERS ? relativeTo(call.filePath, call.cwd) : null;
+	for (const raw of entries) {
+		const entry = raw
+			.trim()
+			.replace(/^`([^`]*)`$/, '$1')
+			.trim();
+		if (entry === '') continue;
+		if (
+			entry === call.toolName ||
+			(entry.includes('*') && call.toolName.startsWith('mcp__') && globMatches(entry, call.toolName))
+		)
+			return said(entry);
+		if (isPathEntry(entry)) {
+			const pattern = globRegExp(entry);
+			if (written !== null && pattern.test(written)) return `it writes ${written}: ${said(entry)}`;
+			if (command !== null && commandWords(command).some(word => pattern.test(word)))
+				return `the command touches ${entry}: ${said(entry)}`;
+		} else if (command !== null) {
+			const words = entry.split(/\s+/).map(word => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+			if (new RegExp(`(^|[^\\w-])${words.join('\\s+')}($|[^\\w-])`, 'i').test(command))
+				return `the command runs ${entry}: ${said(entry)}`;
+		}
+	}
+	return null;
+}
+
 /** Why a call is held, or null when the policy lets it through to the agent's own permissions. */
 export function holdReason(policy: HoldPolicy, call: HeldCall): string | null {
+	const reapproval = reapprovalReason(policy.needsReapproval ?? [], call);
+	if (reapproval !== null) return reapproval;
 	if (call.toolName === 'Bash') {
 		const command = call.toolInput['command'];
 		if (typeof command !== 'string') return null;
@@ -123,4 +174,10 @@ function isInside(path: string, folder: string): boolean {
 function globMatches(glob: string, name: string): boolean {
 	const source = glob.split('*').map(part => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
 	return new RegExp(`^${source.join('.*')}$`).test(name);
+}
+
+/** A path relative to a folder when it is inside it, else the path as it is. */
+function relativeTo(path: string, folder: string): string {
+	const base = folder.endsWith('/') ? folder : `${folder}/`;
+	return path.startsWith(base) ? path.slice(base.length) : path;
 }

@@ -34,6 +34,11 @@ export type PacketInput = {
 	readonly diff: {readonly base: string | null; readonly note: string | null; readonly files: readonly DiffFile[]};
 	/** What the previous round asked for (round 2 onward), so the reviewer can check it was done. */
 	readonly fixesAsked: readonly string[];
+	/**
+	 * The diff's files against the contract's scope (docs/contracts.md, "Scope against the change"):
+	 * those outside it, each with why; null when the contract names no paths (nothing to compare).
+	 */
+	readonly scope?: {readonly outside: readonly {readonly file: string; readonly reason: string}[]} | null;
 	readonly limitBytes?: number;
 };
 
@@ -87,6 +92,17 @@ function header(input: PacketInput): string[] {
 		'## Brief',
 		input.brief.path === null ? `none recorded${input.brief.note ? `: ${input.brief.note}` : ''}` : input.brief.path,
 		...(input.brief.path !== null && input.brief.note ? [`Note: ${input.brief.note}`] : []),
+		'',
+	];
+}
+
+function scopeSection(scope: PacketInput['scope']): string[] {
+	if (!scope) return [];
+	if (scope.outside.length === 0) return ['## Scope', "every file the change touched is inside the contract's scope", ''];
+	return [
+		'## Scope',
+		`${scope.outside.length} file${scope.outside.length === 1 ? '' : 's'} the change touched ${scope.outside.length === 1 ? 'is' : 'are'} outside the contract's scope: judge whether that was asked for`,
+		...scope.outside.map(item => `- ${item.file}: ${item.reason}`),
 		'',
 	];
 }
@@ -168,6 +184,7 @@ function render(input: PacketInput, shape: Shape, limitBytes: number): string {
 	const listed = input.diff.files.filter(file => shape.dropped.has(file.path));
 	const lines = [
 		...header(input),
+		...scopeSection(input.scope),
 		...fixesSection(input.fixesAsked),
 		...reportSection(input.report, shape.reportBytes),
 		...testsSection(input.tests, shape.testLines),

@@ -3,7 +3,8 @@ import {join} from 'node:path';
 import type {Writable} from 'node:stream';
 import {eventBody, EventType, type EventDataOf, type EventTypeName} from '../../core/events.ts';
 import {decideRound, MAX_ROUNDS, renderFixes, REVIEW_EXIT, type RoundVerdict} from '../../core/review/chain.ts';
-import {buildPacket, type Packet} from '../../core/review/packet.ts';
+import {filesOutsideScope, hasScopeGlobs, scopeGlobsOf} from '../../core/contract/scope.ts';
+import {buildPacket, type Packet, type PacketInput} from '../../core/review/packet.ts';
 import type {Verdict} from '../../core/review/verdict.ts';
 import {isEnded} from '../../core/status.ts';
 import {replaceOwnFile} from '../../ledger/agent-files.ts';
@@ -87,6 +88,20 @@ function reviewable(request: ReviewRequest): ReviewSubject {
 	return reviewSubject(request.ledger, task);
 }
 
+/**
+ * The change against the contract's scope, for the packet: a claim's as its hand-in compared it
+ * (base revision to review.commit), a run's from the diff the packet carries; null when the
+ * contract names no paths.
+ */
+function scopeOfChange(ledger: Ledger, subject: ReviewSubject, files: readonly string[]): PacketInput['scope'] {
+	const globs = subject.contract?.value ? scopeGlobsOf(subject.contract.value) : null;
+	if (globs === null || !hasScopeGlobs(globs)) return null;
+	const [handedIn] = ledger.reader.latestEventsOf(subject.task.id, [EventType.claimHandedIn], 1);
+	const recorded = handedIn?.data.outsideScope;
+	if (Array.isArray(recorded)) return {outside: recorded as {file: string; reason: string}[]};
+	return {outside: filesOutsideScope(files, globs)};
+}
+
 async function reviewRound(
 	request: ReviewRequest,
 	subject: ReviewSubject,
@@ -96,6 +111,12 @@ async function reviewRound(
 	const {reviewId, round} = state;
 	const report = collectReport(request.ledger, subject, state.runTaskId, request.reportFile);
 	const tests = collectTests(subject, request.testCommand);
+	const diff = collectDiff(subject.cwd, subject.baseRevision);
+	const scope = scopeOfChange(
+		request.ledger,
+		subject,
+		diff.files.map(file => file.path),
+	);
 	const packet = buildPacket({
 		taskId: subject.task.id,
 		title: subject.task.title,
@@ -105,7 +126,8 @@ async function reviewRound(
 		brief: subject.brief,
 		report,
 		tests,
-		diff: collectDiff(subject.cwd, subject.baseRevision),
+		diff,
+		scope,
 		fixesAsked: state.fixesAsked,
 		...(request.limitBytes === undefined ? {} : {limitBytes: request.limitBytes}),
 	});

@@ -1,6 +1,6 @@
 import {existsSync} from 'node:fs';
-import {dirname, resolve} from 'node:path';
-import type {Contract} from '../../core/contract/model.ts';
+import {dirname} from 'node:path';
+import {contextMapOf, type Contract} from '../../core/contract/model.ts';
 import {EventType, type EventDataOf} from '../../core/events.ts';
 import type {Task} from '../../core/task.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
@@ -8,6 +8,7 @@ import {AGENT_KINDS, type AgentKind} from '../../producers/agent-kind.ts';
 import {checkContractFile, checkContractSnapshot, contractDigest} from '../../handoff/check-contract.ts';
 import {AgentFileError, readAgentText} from '../../ledger/agent-files.ts';
 import {CLAIM_ROLE} from '../../handoff/claims.ts';
+import {repositoryDir} from '../../handoff/repository-facts.ts';
 
 export {ReviewGateError} from '../gate-error.ts';
 
@@ -145,12 +146,11 @@ export function reviewSubject(ledger: Ledger, task: Task): ReviewSubject {
 			snapshotOf(taken?.data.contractText, taken?.data.contractDigest),
 			'the claim was taken',
 		);
-		const context = contract?.value && 'context' in contract.value ? contract.value.context : null;
-		const repository = context && contract ? resolve(dirname(contract.file), context.repository) : null;
+		const repository = contract?.value ? repositoryDir(dirname(contract.file), contract.value) : null;
 		return {
 			task,
 			cwd: repository,
-			baseRevision: context?.base_revision ?? null,
+			baseRevision: (contract?.value ? contextMapOf(contract.value)?.base_revision : undefined) ?? null,
 			brief: {path: taken?.data.contract ?? null, note: contract?.changed ?? null},
 			contract,
 			evidence: handedIn?.data.evidence ?? null,

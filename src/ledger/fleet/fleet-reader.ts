@@ -1,7 +1,11 @@
+import type {Task} from '../../core/task.ts';
+import {snapshotRowsAtTime, taskAtTime} from './fleet-as-of.ts';
+import type {SnapshotRows} from '../../core/read-port/host-rows.ts';
 import type {LedgerEvent} from '../../core/events.ts';
 import {hostLabels} from '../../core/fleet.ts';
 import type {ReadPort} from '../../core/read-port/read-port.ts';
-import {AmbiguousTaskError} from '../reader.ts';
+import {chooseByTitle, titleKey, TITLE_CANDIDATES} from '../../core/task-ref.ts';
+import {AmbiguousTaskError, likeEscaped} from '../reader.ts';
 import {eventFromRow, taskFromDoc} from '../rows.ts';
 import type {FleetClient} from './connection.ts';
 import {createFleetReadPort, type EventRow, type FleetHost, type FleetRows, type HostedTask} from './fleet-read-port.ts';
@@ -24,12 +28,20 @@ export type FleetReader = ReadPort<'async', HostedTask> & {
 	hosts(): Promise<FleetHost[]>;
 	/** Tasks not ended, plus those ended at or after `endedSince` (all when null), newest first. */
 	tasksForView(endedSince: number | null): Promise<HostedTask[]>;
-	/** A task by id, unique id prefix or session id, optionally on one host; throws when several match. */
+	/** A task by id, unique id prefix, session id or title (docs/cli.md), optionally on one host; throws when several match. */
 	resolveTask(ref: string, hostLabel?: string): Promise<HostedTask | undefined>;
 	/** One task's events on its host, oldest first (seq is the host's own). */
 	eventsOf(hostId: string, taskId: string): Promise<LedgerEvent[]>;
 	/** The newest fleet_seq (0 when nothing was shipped). */
 	lastFleetSeq(): Promise<number>;
+	/** Each host's snapshot rows as they were at `time`, by the arrival each host recorded (fleet-as-of.ts). */
+	snapshotRowsAt(time: number, viewSince: number | null): Promise<SnapshotRows[]>;
+	/** One task of a host as it was at `time`, with its events up to then. */
+	taskAt(
+		hostId: string,
+		taskId: string,
+		time: number,
+	): Promise<{readonly task: Task; readonly events: readonly LedgerEvent[]} | undefined>;
 	/** Tasks touched by events after `fleetSeq`, at most `limit` events read. */
 	changesSince(fleetSeq: number, limit: number): Promise<FleetChanges>;
 };
@@ -78,6 +90,8 @@ export function createFleetReader(client: FleetClient): FleetReader {
 
 	return {
 		...createFleetReadPort(client, rows),
+		snapshotRowsAt: (time, viewSince) => snapshotRowsAtTime(client, rows, time, viewSince),
+		taskAt: (hostId, taskId, time) => taskAtTime(client, hostId, taskId, time),
 		hosts: rows.hosts,
 		tasksForView: async endedSince => rows.viewTasks(endedSince, await labelsNow()),
 		async resolveTask(ref, hostLabel) {
@@ -87,7 +101,7 @@ export function createFleetReader(client: FleetClient): FleetReader {
 			const labels = new Map(all.map(host => [host.id, host.label]));
 			const attempts: [string, unknown[]][] = [
 				['id = $1', [ref]],
-				[`id LIKE $1 || '%'`, [ref.replace(/[\\%_]/g, match => `\\${match}`)]],
+				[`id LIKE $1 || '%'`, [likeEscaped(ref)]],
 				['session_id = $1', [ref]],
 			];
 			for (const [where, params] of attempts) {
@@ -97,13 +111,18 @@ export function createFleetReader(client: FleetClient): FleetReader {
 					labels,
 				);
 				if (tasks.length === 1) return tasks[0];
-				if (tasks.length > 1)
-					throw new AmbiguousTaskError(
-						ref,
-						tasks.map(task => `${task.id} on ${task.host}`),
-					);
+				if (tasks.length > 1) throw new AmbiguousTaskError(ref, tasks);
 			}
-			return undefined;
+			// Then a title, whole or its start, as on the local ledger (chooseByTitle decides).
+			const titled = await rows.tasks(
+				`title ILIKE $1 || '%' AND host_id = ANY($2::text[])`,
+				[likeEscaped(titleKey(ref)), ids],
+				labels,
+				`ORDER BY ended_at IS NULL DESC, created_at DESC LIMIT ${TITLE_CANDIDATES}`,
+			);
+			const chosen = chooseByTitle(ref, titled);
+			if (chosen !== null && 'ambiguous' in chosen) throw new AmbiguousTaskError(ref, chosen.ambiguous);
+			return chosen?.task;
 		},
 		async eventsOf(hostId, taskId) {
 			return (await rows.events('host_id = $1 AND task_id = $2', [hostId, taskId])).map(eventFromRow);

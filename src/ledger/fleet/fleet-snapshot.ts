@@ -22,3 +22,21 @@ export async function readFleetSnapshot(fleet: FleetLedger, query: Omit<Snapshot
 		...(query.stallSeconds === undefined ? {} : {stallSeconds: query.stallSeconds}),
 	});
 }
+
+/** Snapshot JSON v1 of the fleet as it was at `time`: each host by its own arrival clock. */
+export async function readFleetSnapshotAt(
+	fleet: FleetLedger,
+	time: number,
+	query: Omit<SnapshotQuery, 'host' | 'now'>,
+): Promise<Snapshot> {
+	const now = time;
+	const since = query.windowMs === null ? null : now - query.windowMs;
+	const rows = await fleet.reader.snapshotRowsAt(now, since);
+	return snapshotOf(rows, {
+		now,
+		since,
+		isFleet: true,
+		...(query.person === undefined ? {} : {person: query.person}),
+		...(query.stallSeconds === undefined ? {} : {stallSeconds: query.stallSeconds}),
+	});
+}

@@ -162,6 +162,29 @@ const FLEET_MIGRATIONS: readonly FleetMigration[] = [
 				FOR EACH ROW EXECUTE FUNCTION controlroom.refuse_change();
 		`,
 	},
+	{
+		// The flight recorder (docs/fleet.md, "The chain and anchors"): each event comes with its
+		// arrival in the host's ledger and its link in the host's hash chain, as the host wrote them;
+		// and each sync writes the host's chain head here from time to time. Events shipped before
+		// have neither (null). Anchors are append-only like events: with the host's role allowed to
+		// insert and read only (docs/fleet.md), what a host's user could rewrite on the host stays
+		// as it was here.
+		version: 4,
+		sql: `
+			ALTER TABLE controlroom.events ADD COLUMN arrived_at bigint, ADD COLUMN hash text;
+			CREATE TABLE controlroom.anchors (
+				host_id text NOT NULL REFERENCES controlroom.hosts (id),
+				seq bigint NOT NULL,
+				hash text NOT NULL,
+				anchored_at timestamptz NOT NULL DEFAULT now(),
+				PRIMARY KEY (host_id, seq)
+			);
+			CREATE TRIGGER anchors_append_only BEFORE UPDATE OR DELETE ON controlroom.anchors
+				FOR EACH ROW EXECUTE FUNCTION controlroom.refuse_change();
+			CREATE TRIGGER anchors_no_truncate BEFORE TRUNCATE ON controlroom.anchors
+				FOR EACH STATEMENT EXECUTE FUNCTION controlroom.refuse_change();
+		`,
+	},
 ];
 
 /** The newest fleet schema version this build knows. */

@@ -120,10 +120,10 @@ async function inTransaction(
 
 async function insertEvents(client: FleetClient, hostId: string, rows: readonly StoredEventRow[]): Promise<number> {
 	const inserted = await client.query(
-		`INSERT INTO controlroom.events (host_id, seq, task_id, type, at, source, data, dedup_key)
-		SELECT $1, seq, task_id, type, at, source, data, dedup_key
-		FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[])
-			AS batch (seq, task_id, type, at, source, data, dedup_key)
+		`INSERT INTO controlroom.events (host_id, seq, task_id, type, at, source, data, dedup_key, arrived_at, hash)
+		SELECT $1, seq, task_id, type, at, source, data, dedup_key, arrived_at, hash
+		FROM unnest($2::bigint[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[])
+			AS batch (seq, task_id, type, at, source, data, dedup_key, arrived_at, hash)
 		ORDER BY seq
 		ON CONFLICT (host_id, seq) DO NOTHING`,
 		[
@@ -135,6 +135,8 @@ async function insertEvents(client: FleetClient, hostId: string, rows: readonly 
 			column(rows, row => row.source),
 			column(rows, row => row.data),
 			column(rows, row => row.dedupKey),
+			column(rows, row => row.arrivedAt ?? null),
+			column(rows, row => row.hash ?? null),
 		],
 	);
 	return inserted.rowCount ?? 0;

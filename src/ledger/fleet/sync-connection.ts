@@ -2,6 +2,7 @@ import type {StoredEventRow} from '../../core/events.ts';
 import type {Task} from '../../core/task.ts';
 import type {HostIdentity} from '../host.ts';
 import {connectFleet} from './connection.ts';
+import {writeAnchor} from './fleet-chain.ts';
 import {describeLockHolder, tryLockHost} from './host-lock.ts';
 import {FLEET_CHANNEL, migrateFleet} from './migrations.ts';
 import {pendingRequestsFor, type FleetRequest} from './requests.ts';
@@ -33,6 +34,8 @@ export type SyncConnection = {
 	lastEvent(hostId: string): Promise<(FleetEventCopy & {seq: number}) | undefined>;
 	/** Writes a batch of the host's events and the task rows they touched, in one transaction. */
 	writeBatch(host: HostIdentity, rows: readonly StoredEventRow[], tasks: readonly Task[]): Promise<WrittenBatch>;
+	/** Writes the host's chain head (an anchor: docs/fleet.md, "The chain and anchors"). */
+	writeAnchor(hostId: string, seq: number, hash: string): Promise<void>;
 	/** Requests for the host that it has not answered yet, oldest first. */
 	pendingRequestsFor(hostId: string): Promise<FleetRequest[]>;
 	/** Listens on the fleet's channel (LISTEN) on this connection, and tells `notices` what it hears. */
@@ -52,6 +55,7 @@ export async function connectForSync(url: string, role: string): Promise<SyncCon
 		resumePoint: hostId => resumePoint(client, hostId),
 		lastEvent: hostId => lastFleetEvent(client, hostId),
 		writeBatch: (host, rows, tasks) => writeBatch(client, host, rows, tasks),
+		writeAnchor: (hostId, seq, hash) => writeAnchor(client, hostId, seq, hash),
 		pendingRequestsFor: hostId => pendingRequestsFor(client, hostId),
 		async listen(notices) {
 			client.on('notification', message => {

@@ -44,6 +44,12 @@ export const CODEX_EVENTS = ['SessionStart', 'SessionEnd', 'UserPromptSubmit', '
 const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse', 'PostToolUseFailure']);
 /** Seconds the agent waits for the hook; it returns in milliseconds, this only bounds a pathological case. */
 const HOOK_TIMEOUT_SECONDS = 10;
+/**
+ * Codex 0.169 caps a SessionEnd hook at 3 s and says so on every run when a file asks for more
+ * (`clamping SessionEnd hook timeout to 3s in …/hooks.json`, an error item in `exec --json`, seen
+ * with the real CLI): its SessionEnd entry asks for exactly the cap.
+ */
+export const CODEX_TIMEOUTS: Readonly<Record<string, number>> = {SessionEnd: 3};
 const NOTIFY_COMMENT = '# added by `controlroom hooks install`; `controlroom hooks uninstall` removes it';
 
 /**
@@ -244,18 +250,23 @@ export function permissionHookEntry(program: readonly string[], windowSeconds: n
 
 /**
  * Adds our entry to each event (or refreshes its command and timeout), and the `extra` entries,
- * in one write, keeping every other entry as it is.
+ * in one write, keeping every other entry as it is. An event's timeout is `timeouts[event]` when
+ * given (an agent's own cap), else 10 s.
  */
 export function installHooksFile(
 	file: string,
 	events: readonly string[],
 	command: string,
 	extra: readonly HookEntry[] = [],
+	timeouts: Readonly<Record<string, number>> = {},
 ): FileChange {
 	const settings = readJsonFile(file) ?? {};
 	const hooks = {...hooksObject(settings, file)};
 	const changed: string[] = [];
-	const entries: HookEntry[] = [...events.map(event => ({event, command, timeoutSeconds: HOOK_TIMEOUT_SECONDS})), ...extra];
+	const entries: HookEntry[] = [
+		...events.map(event => ({event, command, timeoutSeconds: timeouts[event] ?? HOOK_TIMEOUT_SECONDS})),
+		...extra,
+	];
 	for (const {event, command: wanted, timeoutSeconds} of entries) {
 		const groups = groupsOf(hooks, event, file);
 		const mine = groups.flatMap(entriesOf).filter(isOurs);

@@ -31,7 +31,7 @@ export type WrapperOptions = {
 	/** Prices for the tree's cost (docs/tree-and-cost.md); the shipped table when absent. */
 	readonly prices?: PriceTable;
 	readonly agent: AgentKind;
-	readonly role: 'worker' | 'reviewer';
+	readonly role: 'worker' | 'reviewer' | 'tripwire';
 	readonly cwd: string;
 	readonly wait: boolean;
 	readonly slots: number;

@@ -29,7 +29,8 @@ import {runTrace, traceFactsOf} from '../../ledger/trace-facts.ts';
 import {traceOfTask} from '../../core/otel/trace-chain.ts';
 import {keepOutput, outputFileOf, prepareOutputDir, pruneOutputFiles, type OutputKeeper} from './output-file.ts';
 
-function newTaskId(): string {
+/** A wrapped run's task id, when none is given (`w-` and ten hex digits). */
+export function newTaskId(): string {
 	return `w-${randomBytes(5).toString('hex')}`;
 }
 

@@ -1,18 +1,19 @@
-import {isHeadless} from '../../core/claude-args.ts';
 import {accessSync, constants, statSync} from 'node:fs';
 import {delimiter, isAbsolute, join, resolve} from 'node:path';
 import type {Writable} from 'node:stream';
 import {execa} from 'execa';
+import {isHeadless} from '../../core/claude-args.ts';
 import {TASK_ID_ENV} from '../task-id-env.ts';
 import type {WrapperOptions} from './options.ts';
 import {agentTraceEnv} from './trace-env.ts';
 
 /**
  * Whether the child's output passes through the wrapper (to be read, or to go to `--log`). An
- * interactive Claude Code owns the terminal itself: its hooks report what it does.
+ * interactive Claude Code owns the terminal itself: its hooks report what it does. A headless one
+ * (`claude -p`) has no screen to own, and its last line is its result, with its own cost
+ * (`total_cost_usd`), which the wrapper reads (docs/tree-and-cost.md, "Reported").
  */
 export function isOutputPiped(options: Pick<WrapperOptions, 'agent' | 'args' | 'logFile' | 'stdout'>): boolean {
-	// An interactive Claude keeps the terminal; `claude -p` writes its answer (and its result's tokens) to a pipe like any program.
 	return options.agent !== 'claude' || isHeadless(options.args) || options.logFile !== null || (options.stdout ?? null) !== null;
 }
 

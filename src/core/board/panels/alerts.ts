@@ -15,7 +15,9 @@ function ledgerAlertText(alert: NonNullable<BoardState['ledgerAlert']>): string 
 }
 
 /** The alert lines: what the board must not let anyone miss. */
-export function selectAlerts(state: Pick<BoardState, 'ledgerAlert' | 'dropped' | 'integrityProblems'>): string[] {
+export function selectAlerts(
+	state: Pick<BoardState, 'ledgerAlert' | 'dropped' | 'integrityProblems'> & Partial<Pick<BoardState, 'chainBreak'>>,
+): string[] {
 	const alerts: string[] = [];
 	if (state.ledgerAlert) alerts.push(terminalSafe(ledgerAlertText(state.ledgerAlert)));
 	const [problem, ...more] = state.integrityProblems;
@@ -23,6 +25,13 @@ export function selectAlerts(state: Pick<BoardState, 'ledgerAlert' | 'dropped' |
 		alerts.push(
 			terminalSafe(
 				`the ledger failed its integrity check (PRAGMA quick_check): ${problem}${more.length > 0 ? ` (and ${more.length} more)` : ''}; controlroom doctor says more; keep a copy before anything writes to it`,
+			),
+		);
+	}
+	if (state.chainBreak) {
+		alerts.push(
+			terminalSafe(
+				`the ledger's hash chain is broken: ${state.chainBreak}; the record was changed after it was written (controlroom verify; keep a copy)`,
 			),
 		);
 	}
