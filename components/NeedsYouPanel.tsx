@@ -19,7 +19,7 @@ export function NeedsYouPanel({queue, width}: Props) {
 			>
 				{`NEEDS YOU (${queue.total})${queue.hint}`}
 			</Text>
-			{queue.lines.length === 0 ? <Text dimColor>{'   nothing needs you'}</Text> : null}
+			{queue.total === 0 && queue.height > 1 ? <Text dimColor>{'   nothing needs you'}</Text> : null}
 			{queue.lines.map(line => (
 				<Text
 					key={line.key}

@@ -130,6 +130,8 @@ describe('NeedsYouPanel', () => {
 		const lines = queueLines(lanes, null, 2);
 		expect(lines.map(line => line.text)).toEqual(['reviews-0  r', '+5 more: needs 5']);
 		expect(queueLines(lanes, null, 3).map(line => line.text)).toEqual(['reviews (1)', 'reviews-0  r', '+5 more: needs 5']);
+		// Never a heading at the bottom edge with its entries left out.
+		expect(queueLines(lanes, null, 4).map(line => line.text)).toEqual(['reviews (1)', 'reviews-0  r', '+5 more: needs 5']);
 		// The entry under the cursor stays in the window.
 		const around = queueLines(lanes, 'needs-1', 3).map(line => line.text);
 		expect(around).toContain('needs-1  r');
@@ -139,6 +141,15 @@ describe('NeedsYouPanel', () => {
 		).lastFrame();
 		expect(frame).toContain('reviews-0  r');
 		expect(frame).toContain('+5 more: needs 5');
+		// With no row under its title (Decisions has the focus on a short screen), its title alone.
+		expect(queueLines(lanes, null, 0)).toEqual([]);
+		const titleOnly = render(
+			<NeedsYouPanel
+				queue={{lanes, lines: [], total: 6, selectedTaskId: null, isFocused: false, height: 1, hint: ''}}
+				width={40}
+			/>,
+		).lastFrame();
+		expect(titleOnly).toBe('NEEDS YOU (6)');
 	});
 });
 

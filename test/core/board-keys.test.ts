@@ -116,6 +116,18 @@ describe('d', () => {
 	it('types into a prompt like any letter', () => {
 		expect(matchBinding('d', {}, 'input')).toBeUndefined();
 	});
+
+	it('brings Decisions onto a short screen (40×12), which leaves it out without the focus', () => {
+		const small = {width: 40, height: 12};
+		expect(selectScreen(withQuestion(), FIXED_NOW, small).decisions).toBeNull();
+		expect(selectScreen(withQuestion(), FIXED_NOW, {width: 80, height: 24}).decisions).not.toBeNull();
+		const {after} = pressIn(withQuestion(), 'd');
+		const screen = selectScreen(after, FIXED_NOW, small);
+		expect(screen.decisions?.isFocused).toBe(true);
+		expect(screen.decisions?.hint).toBe(' — enter shows it whole, a allows, x denies');
+		// Needs you gives its rows to it, down to its title, so everything fits the 12 rows.
+		expect(screen.queue.height).toBe(1);
+	});
 });
 
 describe('a read-only board (board --read-only)', () => {

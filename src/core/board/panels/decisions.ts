@@ -2,10 +2,15 @@ import {selectDecisionsPanel} from '../decisions-view.ts';
 import {BoardCommand, type KeyWords} from '../keymap.ts';
 import type {BoardPanel, PanelInput} from './panel.ts';
 
+/** Below this many rows the panel is drawn only with the focus. */
+const SHORT_SCREEN_ROWS = 16;
+
 /** The Decisions panel, or null while no question is open: its title and a line a question, at most a quarter of the rows. */
-function decisionsOf({state, now, width, available, openQuestions, keys, options}: PanelInput) {
+function decisionsOf({state, now, width, height, available, openQuestions, keys, options}: PanelInput) {
 	const isFocused = state.mode === 'decisions';
-	if (openQuestions.length === 0) return null;
+	// A short screen (40×12) leaves it out until d or tab gives it the focus: its questions are in
+	// Needs you's decisions lane, and its rows would push Needs you's title off the screen.
+	if (openQuestions.length === 0 || (height < SHORT_SCREEN_ROWS && !isFocused)) return null;
 	const rows = Math.min(openQuestions.length, Math.max(1, Math.floor(available * 0.25)));
 	const panel = selectDecisionsPanel(openQuestions, now, state.decisionIndex, isFocused, width, rows);
 	return {...panel, hint: hintOf(keys, isFocused, options.isReadOnly === true)};

@@ -26,12 +26,18 @@ function queueHeight(lanes: readonly QueueLaneView[], available: number): number
 	return Math.min(needed, Math.max(3, Math.floor(available * 0.35)));
 }
 
+/** Rows under the header below which a screen is short (a 40×12 terminal leaves 9). */
+const SHORT_AVAILABLE_ROWS = 13;
+
 /**
  * The band Needs you, Reviews and Held effects share. Side by side, Reviews and Held effects sit
  * beside Needs you; stacked, one line each below it, Held effects opening up while it has the focus.
  */
 function bandOf(input: Pick<PanelInput, 'state' | 'queue' | 'held' | 'available' | 'isSideBySide'>): PanelInput['band'] {
-	const queueLines = queueHeight(input.queue.lanes, input.available);
+	// On a short screen (40×12) Decisions with the focus takes Needs you's rows, down to its title:
+	// the question is the entry being answered, and both do not fit.
+	const isDecidingOnShort = input.state.mode === 'decisions' && input.available < SHORT_AVAILABLE_ROWS;
+	const queueLines = isDecidingOnShort ? 1 : queueHeight(input.queue.lanes, input.available);
 	const effectsNeeded = 1 + Math.max(1, input.held.lines.length);
 	const panelCap = Math.max(3, Math.floor(input.available * 0.35));
 	const isOpen = input.isSideBySide || input.state.mode === 'effects';

@@ -36,8 +36,10 @@ function leftOutLine(hidden: readonly QueueLine[], lanes: readonly QueueLaneView
  * that keeps the entry under the cursor, and whose last line says what it left out, lane by lane.
  */
 export function queueLines(lanes: readonly QueueLaneView[], selected: string | null, rows: number): QueueLine[] {
+	// No rows under its title (Decisions took them on a short screen): the title's count says it all.
+	if (rows <= 0) return [];
 	const lines = allLines(lanes, selected);
-	const room = Math.max(1, rows);
+	const room = rows;
 	if (lines.length <= room) return lines;
 	const shown = Math.max(1, room - 1);
 	// The cursor's entry (without a cursor, the first entry: the most pressing lane's), with its
@@ -51,8 +53,11 @@ export function queueLines(lanes: readonly QueueLaneView[], selected: string | n
 					lines.findIndex(line => line.kind === 'item'),
 				);
 	const start = Math.max(0, Math.min(at - Math.floor(shown / 2), lines.length - shown));
-	const window = lines.slice(start, start + shown);
-	const hidden = [...lines.slice(0, start), ...lines.slice(start + shown)];
+	let end = start + shown;
+	// A lane's heading at the bottom edge with its entries all left out says nothing: the last line counts them.
+	while (end - 1 > at && lines[end - 1]?.kind === 'heading') end -= 1;
+	const window = lines.slice(start, end);
+	const hidden = [...lines.slice(0, start), ...lines.slice(end)];
 	return [...window, leftOutLine(hidden, lanes)];
 }
 
