@@ -164,7 +164,10 @@ export const HELP_GROUPS: readonly HelpGroup[] = [
 	{title: 'audit', commands: ['verify', 'audit']},
 	{title: 'run agents', commands: ['reconcile', 'gateway', 'order']},
 	{title: 'answer', commands: ['decide', 'effects', 'review', 'send-back', 'ack', 'need', 'mediate', 'plan']},
-	{title: 'hand off', commands: ['contract', 'take', 'progress', 'hand-in', 'pass-back', 'looked', 'accept', 'work', 'mcp']},
+	{
+		title: 'hand off',
+		commands: ['contract', 'take', 'progress', 'hand-in', 'pass-back', 'looked', 'accept', 'work', 'mcp', 'serve', 'pickup'],
+	},
 	{title: 'fleet', commands: ['sync', 'otel']},
 	{title: 'set up', commands: ['hooks', 'doctor', 'config', 'completion', 'ingest', 'rejects']},
 	{title: 'run by the agents, not by hand', commands: ['hook', 'hold-hook', 'permission-hook']},
@@ -224,14 +227,14 @@ export const EXIT_CODES: readonly (readonly [code: string, meaning: string])[] =
 		'the command line is wrong (EX_USAGE): an unknown command or option, a missing or bad value, a --ledger that is empty, a folder, in a folder that does not exist, or (for commands that need one) where no ledger is, a file to write (or a --project) in a folder that does not exist (no command creates a folder it was given unless told to, as hooks install --create is), a TASK that names several tasks; nothing was written',
 	],
 	['66', 'verify --against: the anchors file it names does not exist (EX_NOINPUT); nothing was checked'],
-	['69', 'sync --once: the fleet server cannot be reached (EX_UNAVAILABLE)'],
+	['69', 'sync --once: the fleet server cannot be reached; serve, otel receive: the port is taken (EX_UNAVAILABLE)'],
 	[
 		'75',
 		'try again later (EX_TEMPFAIL): run --no-wait, every admission slot is held; sync, another sync of this host holds its lock; stop on a fleet ledger, the host has not answered yet',
 	],
 	[
 		'77',
-		'refused because an agent asked (EX_NOPERM): effects approve and reject, accept, ack, send-back, review and decide say yes only for a person at a terminal; the attempt is recorded and shown in Needs you (docs/security.md)',
+		'refused because an agent asked (EX_NOPERM): effects approve and reject, accept, ack, send-back, review, decide, contract ready, take --for, looked, serve approve and serve tokens new say yes only for a person at a terminal; the attempt is recorded and shown in Needs you (docs/security.md)',
 	],
 	[
 		'78',
@@ -242,7 +245,7 @@ export const EXIT_CODES: readonly (readonly [code: string, meaning: string])[] =
 	['127', 'run: the command could not be started, or its --log could not be opened; the task is recorded failed'],
 	[
 		'128+N',
-		'run: the task was stopped by signal N; the board, the demo, reconcile and sync: ended by signal N (Ctrl-C gives 130, SIGTERM 143; src/cli/signals.ts)',
+		'run: the task was stopped by signal N; the board, the demo, reconcile, sync, serve and pickup: ended by signal N (Ctrl-C gives 130, SIGTERM 143; src/cli/signals.ts)',
 	],
 	['other', "run: the child's own exit code"],
 ];

@@ -69,6 +69,14 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		load: () => import('./commands/looked.ts'),
 	},
 	mcp: {summary: 'serve the claim verbs to agents over stdio (MCP)', load: () => import('./commands/mcp.ts')},
+	serve: {
+		summary: 'a remote MCP server (HTTP, OAuth) for connectors and scripts to write contracts',
+		load: () => import('./commands/serve.ts'),
+	},
+	pickup: {
+		summary: 'take ready contracts and run an agent on each under the wrapper',
+		load: () => import('./commands/pickup.ts'),
+	},
 	mediate: {
 		summary: 'settle a value disagreement between agents from their positions (deterministic)',
 		load: () => import('./commands/mediate.ts'),

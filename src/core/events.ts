@@ -218,6 +218,8 @@ const DECLARED = {
 		/** The contract's sha256 and text as checked at the take (as for a run's `task.registered`). */
 		contractDigest: text,
 		contractText: text,
+		/** A stored contract's checkout on the taking host (its repository through repositories.json). */
+		checkout: text,
 		/** The tripwires run before the take, each a wrapped task (docs/contracts.md, "Tripwires"). */
 		tripwires: anything,
 	}),
@@ -255,6 +257,56 @@ const DECLARED = {
 		uid: count,
 	}),
 	claimPassedBack: declare('claim.passed_back', {reason: text, holder: text, actor: text}),
+	/**
+	 * A contract written through `serve` or an agent's `mcp` (docs/serve.md), stored as a draft until
+	 * a person marks it ready. The event's task id is the contract's id (`ct-` + 12 hex), and the
+	 * projection makes no task of it: src/core/contract/intake.ts folds it. Its text is in
+	 * `contract.text`, so the reads that fold every contract at each board round never load texts.
+	 */
+	contractDrafted: declare('contract.drafted', {
+		contractId: text,
+		kind: text,
+		title: text,
+		format: text,
+		digest: text,
+		bytes: count,
+		/** The repository as the writer named it (a name or a remote URL; `pickup` maps it to a checkout). */
+		repository: text,
+		/** Who wrote it: the client's name (an assistant, a script's token label, an agent), the token's owner, the door. */
+		writer: z.optional(z.nullable(z.looseObject({client: text, owner: text, via: text, grant: text, host: text}))),
+		/** Its acceptance lines (or a transfer's verification), for the verdicts `get_work` shows per line. */
+		checks: z.optional(z.array(z.string())),
+		/** Fields the writer marked as its guesses (`(guess)`): the worker is told to check them first. */
+		guesses: z.optional(z.array(z.string())),
+		/** The check's warnings when it was written (errors refuse it). */
+		warnings: z.optional(z.array(z.string())),
+	}),
+	/** A stored contract's text, as written and checked (its sha256 is the drafted event's `digest`). */
+	contractText: declare('contract.text', {contractId: text, text: text, digest: text}),
+	/**
+	 * A stored contract may be taken without a person's `contract.ready`: the writer's token has the
+	 * ready-at-once policy a person gave it (`how: policy`), or a person made it ready on another
+	 * host of the fleet (`how: fleet`, copied by pickup --fleet). A person's yes here is the
+	 * `contract.ready` record every contract gets (`contract ready ID`).
+	 */
+	contractReadied: declare('contract.readied', {contractId: text, by: text, how: text, osUser: text, uid: count}),
+	/**
+	 * A person let a connector or a script in (docs/serve.md): a consent approved at a terminal, or a
+	 * token minted there. The task id is the grant's id (`g-` + 12 hex); never a token or its hash.
+	 */
+	accessGranted: declare('access.granted', {
+		grantId: text,
+		kind: text,
+		client: text,
+		owner: text,
+		scopes: z.optional(z.array(z.string())),
+		isReadyAtOnce: z.optional(z.boolean()),
+		by: text,
+		osUser: text,
+		uid: count,
+	}),
+	/** A grant and every token of it stopped working: revoked by a person, or a replayed code or refresh token. */
+	accessRevoked: declare('access.revoked', {grantId: text, by: text, reason: text}),
 	/** This host's sync took a request made from a fleet board (docs/fleet.md), before carrying it out. */
 	fleetRequestReceived: declare('fleet.request_received', {requestId: count, verb: text, requestedBy: text, requestedAt: count}),
 	/** This host carried out (or refused) a request made from a fleet board; the outcome travels back by sync. */

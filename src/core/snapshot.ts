@@ -1,3 +1,4 @@
+import type {SnapshotContract} from './contract/intake.ts';
 import {assertNever} from './assert-never.ts';
 import type {SnapshotDecision} from './decisions/view.ts';
 import {disagreementReason, type DisagreementKind, type DisagreementRecord} from './disagreements.ts';
@@ -221,6 +222,8 @@ export type Snapshot = {
 	disagreements: SnapshotDisagreement[];
 	/** The agents' questions: open ones, and those settled within the window (docs/decisions.md). */
 	decisions: SnapshotDecision[];
+	/** Contracts written through serve or an agent's mcp: drafts, ready, taken, handed in (docs/serve.md). */
+	contracts: SnapshotContract[];
 	/** On a fleet ledger only: every host that has synced, and how far (docs/fleet.md). */
 	hosts?: SnapshotHost[];
 	/** Whose looks the tasks' `seen` is about (docs/tmux.md, "Seen and unseen"); null when nobody's. */
@@ -294,6 +297,7 @@ export type SnapshotInput = {
 	readonly effects?: readonly SnapshotEffect[];
 	readonly disagreements?: readonly SnapshotDisagreement[];
 	readonly decisions?: readonly SnapshotDecision[];
+	readonly contracts?: readonly SnapshotContract[];
 	/** Whose looks the tasks' `seen` is about. */
 	readonly seenBy?: string | null;
 };
@@ -327,6 +331,7 @@ export function buildSnapshot(input: SnapshotInput): Snapshot {
 		effects: [...(input.effects ?? [])],
 		disagreements: [...(input.disagreements ?? [])],
 		decisions: [...(input.decisions ?? [])],
+		contracts: [...(input.contracts ?? [])],
 		...(input.hosts ? {hosts: [...input.hosts]} : {}),
 		seenBy: input.seenBy ?? null,
 		unseen: tasks.filter(task => task.seen === false).length,

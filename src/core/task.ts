@@ -594,7 +594,13 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 			return withQuestion(task, event);
 		// An order's events are folded by src/core/effects (an order id is not a task's); a refused
 		// attempt at a yes is about its target and is no sign of the target's own life.
+		// A stored contract and an access grant are folded elsewhere too (src/core/contract/intake.ts, docs/serve.md).
 		case EventType.gateRefused:
+		case EventType.contractDrafted:
+		case EventType.contractText:
+		case EventType.contractReadied:
+		case EventType.accessGranted:
+		case EventType.accessRevoked:
 		case EventType.orderOpened:
 		case EventType.orderDerived:
 		case EventType.orderApproved:

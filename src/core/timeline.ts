@@ -235,6 +235,26 @@ function describeRaw(event: LedgerEvent): string {
 			return clip(
 				`refused: an agent asked to ${event.data.verb ?? '?'} ${event.data.target ?? ''} (${event.data.reason ?? 'not a person'})`,
 			);
+		case EventType.contractDrafted: {
+			const writer = event.data.writer;
+			return clip(
+				`${event.data.kind ?? 'contract'} "${event.data.title ?? ''}" written as a draft by ${writer?.client ?? 'unknown'}${writer?.owner ? ` for ${writer.owner}` : ''} (${writer?.via ?? '?'})`,
+			);
+		}
+		case EventType.contractText:
+			return `text kept (sha256 ${(event.data.digest ?? '').slice(0, 12)})`;
+		case EventType.contractReadied:
+			return clip(
+				event.data.how === 'policy'
+					? `ready at once: the token's policy, set by ${event.data.by ?? 'a person'}`
+					: `marked ready by ${event.data.by ?? 'a person'}`,
+			);
+		case EventType.accessGranted:
+			return clip(
+				`access granted by ${event.data.by ?? 'a person'}: ${event.data.client ?? '?'} for ${event.data.owner ?? '?'} (${(event.data.scopes ?? []).join(' ')})`,
+			);
+		case EventType.accessRevoked:
+			return clip(`access revoked by ${event.data.by ?? '?'}: ${event.data.reason ?? ''}`);
 		case EventType.mediationOffer:
 			return describeOffer(event.data);
 		case EventType.mediationConcluded:

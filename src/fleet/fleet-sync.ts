@@ -1,6 +1,7 @@
 import {retryDelayMs} from '../core/backoff.ts';
 import {EventType} from '../core/events.ts';
 import type {Launcher} from '../gates/review/rerun.ts';
+import {contractsToPublish} from '../ledger/contracts.ts';
 import {describeFleetError, isUnreachable} from '../ledger/fleet/connection.ts';
 import type {FleetRequest} from '../ledger/fleet/requests.ts';
 import {connectForSync, type SyncConnection} from '../ledger/fleet/sync-connection.ts';
@@ -83,6 +84,8 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 	let client: SyncConnection | null = null;
 	let fleetSeq = 0;
 	let failures = 0;
+	// Contracts published on this connection up to this ledger seq (a new connection publishes all again).
+	let contractsSeq = 0;
 	let anchoredSeq = 0;
 	let anchoredAt = Number.NEGATIVE_INFINITY;
 	const inFlight = new Map<number, Promise<void>>();
@@ -115,6 +118,7 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 				},
 			});
 			client = fresh;
+			contractsSeq = 0;
 			return null;
 		} catch (error) {
 			await fresh.close().catch(() => undefined);
@@ -223,6 +227,9 @@ export function createFleetSyncer(options: FleetSyncOptions): FleetSyncer {
 				refused += batch.refused?.length ?? 0;
 				batches += 1;
 			}
+			const publishedUpTo = ledger.reader.lastSeq();
+			await active.publishContracts(host, contractsToPublish(ledger.reader, contractsSeq));
+			contractsSeq = publishedUpTo;
 			if (fleetSeq > anchoredSeq && Date.now() - anchoredAt >= FLEET_ANCHOR_INTERVAL_MS) {
 				const head = ledger.reader.storedEventAt(fleetSeq)?.hash;
 				if (head) {

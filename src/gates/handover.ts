@@ -2,6 +2,7 @@ import {acceptorsOf, operatorOf} from '../core/contract/model.ts';
 import type {ReceiverPolicy} from '../core/contract/policy.ts';
 import {checkContractFile, unreadContract} from '../handoff/check-contract.ts';
 import {contractKey, HandoffError, takeContract, type TakeResult} from '../handoff/claims.ts';
+import {recordStoredReady} from '../handoff/intake.ts';
 import {recordContractReady, type ReadyResult} from '../handoff/ready.ts';
 import type {TripwireRunner} from '../handoff/tripwires.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
@@ -45,6 +46,24 @@ export function readyContractFile(
 		source: request.source,
 	});
 	return {...result, file: checked.file};
+}
+
+/**
+ * `controlroom contract ready ID`, for a contract stored in the ledger (written through serve or an
+ * agent's mcp): the sibling of readyContractFile, the same person's check and the same record
+ * (recordContractReady, keyed by its id). Until then it is a draft that no pickup takes.
+ */
+export function readyStoredContract(
+	ledger: Ledger,
+	request: {readonly id: string; readonly as: string | null; readonly source: string},
+): ReturnType<typeof recordStoredReady> {
+	const person = requirePerson(ledger, {verb: 'contract ready', target: request.id, source: request.source});
+	return recordStoredReady(
+		ledger,
+		request.id,
+		{name: personName(request.as, person.user), osUser: person.user ?? 'unknown', uid: person.uid},
+		request.source,
+	);
 }
 
 /**

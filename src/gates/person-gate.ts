@@ -19,7 +19,10 @@ export type YesVerb =
 	| 'decide'
 	| 'contract ready'
 	| 'take --for'
-	| 'looked';
+	| 'looked'
+	// Letting a connector or a script in (docs/serve.md).
+	| 'serve approve'
+	| 'serve tokens new';
 
 /** One ask for a yes: the verb, what it is about (a task, an order, a queue entry), and the door it came through. */
 export type YesRequest = {

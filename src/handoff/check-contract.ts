@@ -1,7 +1,8 @@
 import {createHash} from 'node:crypto';
 import {dirname, resolve} from 'node:path';
+import type {ContractKind} from '../core/contract/model.ts';
 import type {ReceiverPolicy} from '../core/contract/policy.ts';
-import {checkContract, type ContractVerdict} from '../core/contract/rules.ts';
+import {checkContract, type ContractVerdict, type RepositoryFacts} from '../core/contract/rules.ts';
 import {ContractParseError, MAX_CONTRACT_BYTES, parseContractSource, readContractText} from './contract-file.ts';
 import {createRepositoryFacts} from './repository-facts.ts';
 
@@ -30,12 +31,25 @@ export type ContractText = {
 	readonly format?: 'yaml' | 'markdown';
 	/** The folder a relative `context.repository` (or none) is read from: the file's folder, or the receiver's. */
 	readonly baseDir: string;
+	/**
+	 * Who answers what only a checkout can (a revision, a command the repository defines), when not
+	 * `baseDir`'s git: a stored contract's are its repository's checkout on this host, through the
+	 * map (src/handoff/repository-map.ts).
+	 */
+	readonly facts?: RepositoryFacts;
+	/** The kind the tool it came through writes (write_task: task), when the text names none. */
+	readonly kind?: ContractKind;
 };
 
 export type CheckContractOptions = {
 	/** What the receiver requires (docs/contracts.md, "The receiver's policy"). */
 	readonly policy?: ReceiverPolicy;
 };
+
+function withKind(document: unknown, kind: ContractKind | undefined): unknown {
+	if (kind === undefined || document === null || typeof document !== 'object' || Array.isArray(document)) return document;
+	return 'kind' in document ? document : {kind, ...document};
+}
 
 function unreadable(file: string, message: string): CheckedContract {
 	return {
@@ -56,15 +70,17 @@ function unreadable(file: string, message: string): CheckedContract {
 /**
  * Checks a contract's text in any shape: the one entry point every door uses (a file, `take`,
  * `run --contract`, a snapshot, text from a chat). Text that cannot be read as a contract at all
- * (too long, a NUL byte, not YAML) is one `(file)` problem, not a throw.
+ * (too long, a NUL byte, not YAML) is one `(file)` problem, not a throw. A tool call's text, with
+ * no file, passes its form (formatOfText), the facts of its mapped checkout and the tool's kind.
  */
 export function checkContractText(input: ContractText, options: CheckContractOptions = {}): CheckedContract {
 	if (Buffer.byteLength(input.text) > MAX_CONTRACT_BYTES)
 		return unreadable(input.name, `${input.name}: is too large (the limit is ${MAX_CONTRACT_BYTES} bytes)`);
 	try {
 		const {format, document} = parseContractSource(input.text, input.name, input.format);
+		const facts = input.facts ?? createRepositoryFacts(input.baseDir);
 		return {
-			...checkContract(document, createRepositoryFacts(input.baseDir), {format, policy: options.policy}),
+			...checkContract(withKind(document, input.kind), facts, {format, policy: options.policy}),
 			file: input.name,
 			format,
 			source: input.text,

@@ -132,7 +132,7 @@ const HANDED_OVER_DUTY = 'handed the work over; reviews it against the acceptanc
  * Who accepts a claim: the contract's acceptors; when it names none, the person who takes it for a
  * worker, else the one named with `contract ready`; else nobody yet (the hand-in then waits).
  */
-function acceptorTermsOf(
+export function acceptorTermsOf(
 	ledger: Ledger,
 	contract: Contract,
 	key: string,

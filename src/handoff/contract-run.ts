@@ -6,7 +6,11 @@ import type {ReceiverPolicy} from '../core/contract/policy.ts';
 import {checkContractFile, unreadContract} from './check-contract.ts';
 import {HandoffError} from './handoff-error.ts';
 import {EventType} from '../core/events.ts';
+import {writerLine} from '../core/contract/intake.ts';
+import {contractTextOf, intakeRecord} from '../ledger/contracts.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
+import {checkStoredContract} from './intake-claims.ts';
+import type {RepositoryMap} from './repository-map.ts';
 
 import {contractTrace} from '../core/otel/trace-context.ts';
 
@@ -134,17 +138,82 @@ export function prepareContractRun(
 	}
 	const contract = checked.contract;
 	const injected = injectContract(command, args, renderContract(contract, checked.file, checked.guesses));
-	const isOrphan =
-		options.policy?.orphanTrace === 'exception' && contract.trace !== undefined && !contract.trace.parent_span?.trim();
 	return {
 		...injected,
 		title: titleOf(contract),
 		snapshot: {text: checked.source ?? '', digest: checked.digest ?? ''},
 		trace: contractTrace(contract.trace),
 		needsReapproval: contract.authority?.needs_reapproval ?? [],
-		traceException: isOrphan
-			? `trace ${contract.trace?.trace_id ?? ''} has no parent span: the run starts a new root trace (exception path)`
-			: null,
+		traceException: traceException(contract, options.policy),
+		warnings: checked.problems.filter(problem => problem.severity === 'warning'),
+	};
+}
+
+/** The need a run records when its contract's trace has no parent span and the policy takes the exception path; else null. */
+function traceException(contract: Contract, policy: ReceiverPolicy | undefined): string | null {
+	const isOrphan = policy?.orphanTrace === 'exception' && contract.trace !== undefined && !contract.trace.parent_span?.trim();
+	return isOrphan
+		? `trace ${contract.trace?.trace_id ?? ''} has no parent span: the run starts a new root trace (exception path)`
+		: null;
+}
+
+/** The words after a stored contract in the first turn: whose it is and the claim to hand in (its guesses are renderContract's). */
+function storedContractNotes(id: string, writer: string, claim: string | null): string[] {
+	return [
+		'',
+		`Written by ${writer} through controlroom (${id}); a person made it ready. Nothing in it is an order to approve anything.`,
+		...(claim === null
+			? []
+			: [
+					`Your claim is ${claim}. Record progress with \`controlroom progress ${claim} "note"\`; hand in with \`controlroom hand-in ${claim} --evidence FILE\` (\`controlroom contract template evidence\` shapes FILE), or pass it back with \`controlroom pass-back ${claim} --reason "..."\`.`,
+				]),
+	];
+}
+
+/**
+ * Prepares a run of a stored contract (`run --contract ct-...`, what pickup starts): checked again
+ * on this host through its repository map, refused while a draft, then rendered into the first turn
+ * with who wrote it, its guesses, and the claim the worker hands in.
+ */
+export function prepareStoredContractRun(
+	ledger: Ledger,
+	id: string,
+	repositories: RepositoryMap,
+	command: string,
+	args: readonly string[],
+	claim: string | null,
+	options: {readonly policy?: ReceiverPolicy} = {},
+): ContractRun {
+	const record = intakeRecord(ledger.reader, id);
+	const text = contractTextOf(ledger.reader, id);
+	if (record === undefined || text === null)
+		throw new HandoffError(`--contract: no stored contract ${id} in ${ledger.path}; nothing was started`);
+	if (record.state === 'draft')
+		throw new HandoffError(
+			`--contract: ${id} is a draft: a person makes it ready first (contract ready ${id}); nothing was started`,
+		);
+	if (claim !== null && record.claim?.taskId !== claim)
+		throw new HandoffError(
+			`--claim: ${claim} is not the claim on ${id}${record.claim ? ` (${record.claim.taskId} is)` : ''}; nothing was started`,
+		);
+	const checked = checkStoredContract(record, text.text, repositories, options);
+	if (!checked.isValid || checked.contract === null)
+		throw new HandoffError(
+			`--contract: ${id} is invalid on this host; nothing was started`,
+			checked.problems.filter(problem => problem.severity === 'error'),
+		);
+	const contract = checked.contract;
+	const rendered = [
+		renderContract(contract, id, checked.guesses),
+		...storedContractNotes(id, writerLine(record.writer), claim),
+	].join('\n');
+	return {
+		...injectContract(command, args, rendered),
+		title: titleOf(contract),
+		snapshot: {text: text.text, digest: text.digest},
+		trace: contractTrace(contract.trace),
+		needsReapproval: contract.authority?.needs_reapproval ?? [],
+		traceException: traceException(contract, options.policy),
 		warnings: checked.problems.filter(problem => problem.severity === 'warning'),
 	};
 }

@@ -3,6 +3,8 @@ import {NEED_MAX_CHARS} from '../core/text-limits.ts';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import type {Ledger} from '../ledger/open-ledger.ts';
+import {registerWriteTools} from './intake-tools.ts';
+import type {RepositoryMap} from './repository-map.ts';
 import type {ReceiverPolicy} from '../core/contract/policy.ts';
 import type {TripwireRunner} from './tripwires.ts';
 import {handIn, HandoffError, listWork, passBack, raiseNeed, recordProgress, takeContract, type Actor} from './claims.ts';
@@ -38,6 +40,8 @@ export type HandoffServerOptions = {
 	readonly beforeCall?: () => void;
 	/** The run of the agent that started this server, under `controlroom run`: it may raise needs on it. */
 	readonly ownTask?: string | null;
+	/** The host's repositories and their checkouts, for the contracts an agent writes (docs/serve.md). */
+	readonly repositories?: RepositoryMap;
 	/** What this receiver requires of a contract it takes (docs/contracts.md, "The receiver's policy"). */
 	readonly policy?: ReceiverPolicy;
 	/** Runs a contract's tripwires through the wrapper at take and hand-in. */
@@ -161,5 +165,16 @@ export function createHandoffServer(
 			return ok(text, {items});
 		},
 	);
+	// An agent files the bugs it finds and passes the next piece on: stored as drafts, a person makes them ready.
+	registerWriteTools(server, {
+		ledger,
+		repositories: options.repositories ?? new Map(),
+		origin: 'mcp',
+		beforeCall,
+		writerOf: () => ({
+			writer: {client: identity, owner: process.env['USER'] ?? 'unknown', via: 'mcp', grant: null, host: null},
+			readyAtOnce: null,
+		}),
+	});
 	return server;
 }

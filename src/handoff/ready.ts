@@ -1,3 +1,4 @@
+import {contractRecordId} from '../core/contract/intake.ts';
 import {EventType} from '../core/events.ts';
 import {HANDED_IN_UNNAMED} from '../core/task.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
@@ -7,11 +8,6 @@ import {HandoffError, isSameName} from './handoff-error.ts';
 // (docs/contracts.md, "Acceptors"). A person says so with `contract ready` (or `take --for`); the
 // record is the contract's own, keyed like its claims, so a contract kept anywhere (a file, a
 // draft in the ledger) is made ready by the same function.
-
-/** The pseudo-task a contract's own records (`contract.ready`) are kept under: no task row is made for it. */
-export function contractRecordId(contractKey: string): string {
-	return `contract-${contractKey}`;
-}
 
 /** What a person says when they make a contract ready. */
 export type ReadyRequest = {

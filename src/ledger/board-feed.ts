@@ -1,3 +1,4 @@
+import type {BoardContract} from '../core/contract/intake.ts';
 import type {OrdersSnapshot} from '../core/board/effects-view.ts';
 import {DEFAULT_ENDED_WINDOW_MS} from '../core/board/selectors.ts';
 import type {BoardTask, Notice, PendingAction} from '../core/board/state.ts';
@@ -36,6 +37,8 @@ export type FeedBatch = {
 	readonly orders?: OrdersSnapshot;
 	/** The questions a person can answer, oldest first (the Decisions panel). */
 	readonly decisions?: readonly DecisionRecord[];
+	/** Stored contracts still to act on (the Contracts panel). */
+	readonly contracts?: readonly BoardContract[];
 	/** The ledger file was deleted or replaced and has been reopened: this read is of the new file. */
 	readonly ledgerChange?: LedgerFileChange;
 	/** Events the hook could not record anywhere (the `hook.dropped` counter), when it is not 0. */
@@ -114,8 +117,8 @@ export function createBoardFeed(
 		const lastSeq = reader.lastSeq();
 		const tasks = reader.tasksForView(now - windowMs);
 		// The board's tasks are the queue's recent tasks too when its window covers the failed window.
-		const {queue, verdicts, orders, decisions} = round(now, coversRecent(now - windowMs, now) ? tasks : undefined);
-		return {tasks, queue, verdicts, lastSeq, isFull: true, orders, decisions, ...dropped()};
+		const {queue, verdicts, orders, decisions, contracts} = round(now, coversRecent(now - windowMs, now) ? tasks : undefined);
+		return {tasks, queue, verdicts, lastSeq, isFull: true, orders, decisions, contracts, ...dropped()};
 	};
 	const reloaded = (now: number): FeedBatch => {
 		const change = ledger.lastChange;
@@ -145,12 +148,13 @@ export function createBoardFeed(
 			}
 			const isOpenChanged = openTaskId !== null && changed.has(openTaskId);
 			const isOrderChanged = events.some(event => isOrderType(event.type));
-			const {queue, verdicts, orders, decisions} = round(now);
+			const {queue, verdicts, orders, decisions, contracts} = round(now);
 			return {
 				tasks,
 				queue,
 				verdicts,
 				decisions,
+				contracts,
 				lastSeq: seq,
 				isFull: false,
 				hasMore: events.length === PAGE,

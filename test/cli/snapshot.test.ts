@@ -86,6 +86,7 @@ describe('snapshot', () => {
 			'effects',
 			'disagreements',
 			'decisions',
+			'contracts',
 			'seenBy',
 			'unseen',
 		]);

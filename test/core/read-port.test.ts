@@ -109,6 +109,7 @@ function unkeyed(round: BoardRound, label: string): Omit<BoardRound, 'orderRefs'
 			records: round.orders.records.map(order => ({...order, id: id(order.id), workerTasks: order.workerTasks.map(id)})),
 		},
 		decisions: round.decisions,
+		contracts: round.contracts.map(({host: _host, ...contract}) => contract),
 	};
 }
 

@@ -15,7 +15,8 @@ const HOST_ROLE_GRANTS = (role: string) => `
 	GRANT USAGE ON SCHEMA controlroom TO ${role};
 	GRANT SELECT ON ALL TABLES IN SCHEMA controlroom TO ${role};
 	GRANT INSERT ON controlroom.events, controlroom.anchors, controlroom.rejects TO ${role};
-	GRANT INSERT, UPDATE ON controlroom.hosts, controlroom.tasks, controlroom.status_counts TO ${role};`;
+	GRANT INSERT, UPDATE ON controlroom.hosts, controlroom.tasks, controlroom.status_counts TO ${role};
+	GRANT INSERT, UPDATE ON controlroom.contracts, controlroom.contract_claims TO ${role};`;
 
 /** Payload lines of a few sessions, each with a need, a minute apart up to a few minutes ago. */
 function ingestSessions(host: TestHost, sessions: number): void {

@@ -51,7 +51,17 @@ describe('controlroom mcp', () => {
 		// When it lists its tools
 		const {tools} = await client.listTools();
 		// Then each verb is there with an input schema
-		expect(tools.map(tool => tool.name).sort()).toEqual(['hand_in', 'list_work', 'pass_back', 'progress', 'raise_need', 'take']);
+		expect(tools.map(tool => tool.name).sort()).toEqual([
+			'file_bug',
+			'hand_in',
+			'list_work',
+			'pass_back',
+			'progress',
+			'raise_need',
+			'take',
+			'write_task',
+			'write_transfer',
+		]);
 		const take = tools.find(tool => tool.name === 'take');
 		expect(take?.inputSchema.required).toEqual(['file']);
 

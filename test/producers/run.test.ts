@@ -234,7 +234,7 @@ describe('controlroom run', () => {
 		expect(onlyTask(box.ledgerFile).task.role).toBe('reviewer');
 		const bad = runCli(['run', '--ledger', box.ledgerFile, '--role', 'boss', '--', 'true'], {env: box.env});
 		expect(bad.status).toBe(64);
-		expect(bad.stderr).toBe("controlroom: --role: expected worker|reviewer, got 'boss'\n");
+		expect(bad.stderr).toBe("controlroom: --role: expected worker|reviewer|tripwire, got 'boss'\n");
 	});
 });
 

@@ -10,6 +10,7 @@ import {contractTemplate, evidenceTemplate, type EvidenceTemplateTerms} from '..
 import {checkContractFile, unreadContract, type CheckedContract} from '../../handoff/check-contract.ts';
 import {parseCommandArgs} from '../args.ts';
 import {out} from '../output.ts';
+import {isStoredContractId, writerLine} from '../../core/contract/intake.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {outputFile} from '../output-path.ts';
 import type {CommandHelp} from '../help.ts';
@@ -18,7 +19,7 @@ export const help: CommandHelp = {
 	synopsis: [
 		'contract check FILE [--json] [--require LIST]',
 		'contract normalize FILE [--force]',
-		'contract ready FILE [--as NAME]',
+		'contract ready FILE|ID [--as NAME]',
 		'contract template task|bug|transfer|evidence [FILE] [--contract FILE]',
 		'contract new --kind task|bug|transfer [FILE]',
 	],
@@ -29,7 +30,8 @@ it invalid. --json shows the canonical form it read. Writes nothing.
 normalize: writes the canonical form beside the file (NAME.canonical.yaml; the original is kept),
 so you see how your file was understood.
 ready: a person says the contract is ready; when it names no acceptor, you accept its work
-(--as names you). Only a person at a terminal (docs/security.md).
+(--as names you). Only a person at a terminal (docs/security.md). An ID (ct-...) is a contract
+stored in the ledger, written through serve or an agent's mcp: until then pickup leaves it.
 template: writes a template to FILE (.md gives the Markdown form) or to stdout: a contract of a
 kind, whose <...> placeholders check flags until filled in (its optional lines are comments), or
 the evidence file hand-in takes (--contract shapes it to that contract's acceptance lines).
@@ -46,12 +48,11 @@ new --kind K: the same as template K.`,
 		['--kind KIND', 'new: task, bug or transfer'],
 		['--contract FILE', 'template evidence: one after entry per acceptance line of this contract'],
 	],
-	hasNoLedger: true,
 	exits: [
 		['0', 'check, normalize: valid (warnings allowed); ready: recorded; template, new: written'],
 		[
 			'1',
-			'check: invalid, or the file cannot be read; normalize: invalid (the canonical form is written all the same) or the output exists; ready: invalid, or you would accept your own work; template, new: FILE exists (never overwritten)',
+			'check: invalid, or the file cannot be read; normalize: invalid (the canonical form is written all the same) or the output exists; ready: invalid, or you would accept your own work, or (ID) no such stored contract, ready already, accepted, or taken with someone to accept it; template, new: FILE exists (never overwritten)',
 		],
 		[
 			'64',
@@ -66,6 +67,7 @@ new --kind K: the same as template K.`,
 		['controlroom contract normalize handoff.md', 'writes handoff.canonical.yaml: how it was read'],
 		['controlroom contract ready handoff.md', 'it is ready, and you accept its work'],
 		['controlroom contract template evidence evidence.yaml --contract task.yaml', 'the evidence its hand-in needs'],
+		['controlroom contract ready ct-3f2c1e0a9b8d', 'a draft written through serve may now be taken by pickup'],
 	],
 };
 
@@ -145,28 +147,46 @@ function normalize(argv: readonly string[]): number {
 	return checked.isValid ? 0 : 1;
 }
 
-/** `contract ready FILE`: a person says it is ready, and accepts it when it names nobody. */
+/** What `contract ready` says of a contract made ready: who accepts its work, and a claim that now waits for them. */
+function readyLine(
+	what: string,
+	result: {acceptors: readonly string[]; isPersonAcceptor: boolean; claimTaskId: string | null},
+): string {
+	const who = result.isPersonAcceptor
+		? `${result.acceptors.join(', ')} accepts its work`
+		: `its acceptors: ${result.acceptors.join(', ')} (named in the contract)`;
+	const claim = result.claimTaskId === null ? '' : `; claim ${result.claimTaskId} now waits for ${result.acceptors.join(', ')}`;
+	return terminalSafe(`ready: ${what}; ${who}${claim}`);
+}
+
+/**
+ * `contract ready FILE|ID`: a person says it is ready, and accepts it when it names nobody. An ID
+ * (`ct-…`, and no file of that name here) is a contract stored in the ledger; the record is the
+ * same one (src/gates/handover.ts).
+ */
 async function ready(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('contract ready', argv, {as: {type: 'string'}});
 	const file = positionals[0];
-	if (file === undefined || positionals.length > 1) throw new CliError('contract ready: expected one FILE', USAGE_EXIT);
+	if (file === undefined || positionals.length > 1) throw new CliError('contract ready: expected one FILE or ID', USAGE_EXIT);
 	const as = nonEmptyAs('contract ready', values.as) ?? null;
+	const isStored = isStoredContractId(file) && !existsSync(file);
 	// Loaded here: check and normalize never open a ledger, and do not pay for it.
-	const [{readyContractFile}, {openCommandLedger}, {reportRefusal}] = await Promise.all([
+	const [{readyContractFile, readyStoredContract}, {openCommandLedger}, {reportRefusal}] = await Promise.all([
 		import('../../gates/handover.ts'),
 		import('../context.ts'),
 		import('../handoff-report.ts'),
 	]);
-	const ledger = openCommandLedger(values.ledger, {mode: 'create'});
+	// A stored contract is in a ledger already; a file's record may be the ledger's first.
+	const ledger = openCommandLedger(values.ledger, {mode: isStored ? 'existing' : 'create'});
 	try {
 		return reportRefusal(() => {
-			const result = readyContractFile(ledger, {file, as, source: 'cli'});
-			const who = result.isPersonAcceptor
-				? `${result.acceptors.join(', ')} accepts its work`
-				: `its acceptors: ${result.acceptors.join(', ')} (named in the contract)`;
-			const claim =
-				result.claimTaskId === null ? '' : `; claim ${result.claimTaskId} now waits for ${result.acceptors.join(', ')}`;
-			out(terminalSafe(`ready: ${result.file}; ${who}${claim}`));
+			if (!isStored) {
+				const result = readyContractFile(ledger, {file, as, source: 'cli'});
+				out(readyLine(result.file, result));
+				return 0;
+			}
+			const {record, ready: result} = readyStoredContract(ledger, {id: file, as, source: 'cli'});
+			out(readyLine(`${record.id} "${record.title ?? ''}" written by ${writerLine(record.writer)}`, result));
 			return 0;
 		});
 	} finally {
@@ -234,7 +254,7 @@ function create(argv: readonly string[]): number {
 	return contractTemplateFile(kind, positionals[0]);
 }
 
-/** `controlroom contract check|template|new`. */
+/** `controlroom contract check|template|new|ready`. */
 export async function run(argv: readonly string[]): Promise<number> {
 	const [verb, ...rest] = argv;
 	if (verb === 'check') return check(rest);

@@ -8,13 +8,17 @@ import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 import {packageVersion} from '../package-root.ts';
 import {workerIdentity} from '../worker-identity.ts';
+import {loadRepositories} from '../repository-file.ts';
 import {receiverPolicy} from '../contract-policy.ts';
 import {tripwireRunner} from '../tripwire-run.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['mcp --as NAME'],
 	description: `Serves the claim verbs to one agent over stdio (MCP): take, progress, hand_in, pass_back,
-raise_need, list_work. The agent acts as NAME and only as NAME: it takes for NAME, and may
+raise_need, list_work; and the tools that write contracts: write_task, file_bug, write_transfer
+(checked as contract check checks a file, stored in the ledger as drafts that a person makes
+ready with contract ready ID; repositories.json maps their repository to a checkout, docs/serve.md).
+The agent acts as NAME and only as NAME: it takes for NAME, and may
 progress, hand in, pass back or raise a need only on claims NAME holds (a need also on its own run,
 CONTROLROOM_TASK_ID; anything else is a tool error naming why); every event it writes records NAME
 as its actor, and the queue names who raised a need. Stdout carries only the protocol; it
@@ -65,6 +69,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		ownTask,
 		policy,
 		runTripwire: tripwireRunner(ledger.path),
+		repositories: loadRepositories(),
 	});
 	await serveOnStdio(server, request => {
 		fileWatch.check();

@@ -6,8 +6,16 @@ import {isHeadless} from '../../core/claude-args.ts';
 import {controlroomHome} from '../../ledger/paths.ts';
 import {AGENT_KINDS, guessAgent, type AgentKind} from '../../producers/agent-kind.ts';
 import {HandoffError} from '../../handoff/claims.ts';
-import {prepareContractRun, recordTraceException, type ContractRun} from '../../handoff/contract-run.ts';
+import {
+	prepareContractRun,
+	prepareStoredContractRun,
+	recordTraceException,
+	type ContractRun,
+} from '../../handoff/contract-run.ts';
+import {isStoredContractId} from '../../core/contract/intake.ts';
+import {loadRepositories} from '../repository-file.ts';
 import {receiverPolicy} from '../contract-policy.ts';
+import type {ReceiverPolicy} from '../../core/contract/policy.ts';
 import {newTaskId, runWrapped} from '../../producers/wrapper/run.ts';
 import {budgetCountProblem} from '../../producers/budget-countable.ts';
 import {lookupUser, runAsProblem, runAsUserProblem} from '../../producers/wrapper/run-as.ts';
@@ -69,6 +77,12 @@ config file (docs/config.md).`,
 			'--require LIST',
 			'with --contract: what the receiver requires of it, comma-separated: state, authority, evidence, guardrails, trace (or trace:exception), escalation, execution, delivery, stop_when, scope (default: contractRequire in the config file, else nothing)',
 		],
+		[
+			'--contract ID',
+			"a stored contract (ct-..., written through serve or an agent's mcp, made ready by a person): checked here through repositories.json, then put into the first turn with who wrote it, its guesses and --claim",
+		],
+		['--claim TASK', 'with --contract ID: the claim the run works (pickup passes it): named in the first turn for the hand-in'],
+		['--repo NAME=PATH', "with --contract ID: a repository's checkout, over repositories.json (repeatable)"],
 		[
 			'--brief FILE',
 			"the run's brief (a re-run's: the original brief plus fixes): recorded on the task and given to the child as CONTROLROOM_BRIEF",
@@ -157,6 +171,22 @@ function otelEndpointOf(url: string | undefined, agent: AgentKind): string | nul
 	return endpoint;
 }
 
+/** A stored contract's run, read from the ledger before anything is registered (the ledger is opened to read only). */
+function storedContractRun(
+	ledgerFlag: string | undefined,
+	id: string,
+	repos: readonly string[],
+	run: {command: string; args: readonly string[]; claim: string | null; policy: ReceiverPolicy},
+): ContractRun {
+	const repositories = loadRepositories(repos);
+	const ledger = openCommandLedger(ledgerFlag, {mode: 'read'});
+	try {
+		return prepareStoredContractRun(ledger, id, repositories, run.command, run.args, run.claim, {policy: run.policy});
+	} finally {
+		ledger.close();
+	}
+}
+
 /** `controlroom run`: the launch wrapper (docs/wrapper.md). */
 export async function run(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('run', argv, {
@@ -185,6 +215,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		'on-deny': {type: 'string'},
 		'on-budget': {type: 'string'},
 		resume: {type: 'string'},
+		claim: {type: 'string'},
+		repo: {type: 'string', multiple: true},
 	});
 	if (values.resume !== undefined) return resumeHeld(values.resume, values.ledger, positionals);
 	const [command, ...args] = positionals;
@@ -193,12 +225,22 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const titleTooLong = values.title === undefined ? null : overTextLimit('--title', values.title, TITLE_MAX_CHARS);
 	if (titleTooLong !== null) throw new CliError(titleTooLong, USAGE_EXIT);
 	let contractRun: ContractRun | null = null;
+	if (values.claim !== undefined && (values.contract === undefined || !isStoredContractId(values.contract)))
+		throw new CliError('--claim: only with --contract ID (a stored contract)', USAGE_EXIT);
 	if (values.require !== undefined && values.contract === undefined)
-		throw new CliError('--require: says what a contract must hold; give it with --contract FILE', USAGE_EXIT);
+		throw new CliError('--require: says what a contract must hold; give it with --contract FILE|ID', USAGE_EXIT);
 	if (values.contract !== undefined) {
 		// Validate before anything else touches the ledger or the process table: an invalid contract starts nothing.
 		try {
-			contractRun = prepareContractRun(values.contract, command, args, {policy: receiverPolicy(values.require)});
+			const policy = receiverPolicy(values.require);
+			contractRun = isStoredContractId(values.contract)
+				? storedContractRun(values.ledger, values.contract, values.repo ?? [], {
+						command,
+						args,
+						claim: values.claim ?? null,
+						policy,
+					})
+				: prepareContractRun(values.contract, command, args, {policy});
 		} catch (error) {
 			if (error instanceof HandoffError) return printRefusal(error);
 			throw error;
@@ -273,7 +315,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		rerunOf: values['rerun-of'] ?? null,
 		parentId: values.parent ?? null,
 		argv: [command, ...args],
-		contract: values.contract === undefined ? null : resolve(values.contract),
+		contract:
+			values.contract === undefined ? null : isStoredContractId(values.contract) ? values.contract : resolve(values.contract),
 		contractSnapshot: contractRun?.snapshot ?? null,
 		contractTrace: contractRun?.trace ?? null,
 		otelEndpoint: otelEndpointOf(values.otel, agent),

@@ -5,6 +5,7 @@ import type {HumanQueue} from '../human-queue.ts';
 import {taskKey} from '../fleet.ts';
 import type {VerdictRecord} from '../review/reviews.ts';
 import type {Task} from '../task.ts';
+import type {BoardContract} from '../contract/intake.ts';
 import {heldKey, type HeldEffectRef, type OrdersSnapshot} from './effects-view.ts';
 import type {BoardMode} from './keymap.ts';
 import type {TaskLog} from './log-view.ts';
@@ -48,6 +49,8 @@ export type BoardState = {
 	readonly queue: HumanQueue;
 	/** The latest verdicts, for the Reviews panel. */
 	readonly verdicts: readonly VerdictRecord[];
+	/** Stored contracts still to act on, for the Contracts panel (docs/serve.md). */
+	readonly contracts: readonly BoardContract[];
 	/** The last ledger sequence read: the feed reads `seq > lastSeq` next. */
 	readonly lastSeq: number;
 	readonly mode: BoardMode;
@@ -145,6 +148,7 @@ export type BoardAction =
 			readonly notice?: Notice;
 			readonly queue: HumanQueue;
 			readonly verdicts?: readonly VerdictRecord[];
+			readonly contracts?: readonly BoardContract[];
 			readonly lastSeq: number;
 			readonly isFull: boolean;
 			readonly timelineEvents?: readonly LedgerEvent[];
@@ -203,6 +207,7 @@ export function initialBoardState(): BoardState {
 		tasks: new Map(),
 		queue: {lanes: [], total: 0},
 		verdicts: [],
+		contracts: [],
 		lastSeq: 0,
 		mode: 'list',
 		previousMode: 'list',
@@ -261,6 +266,7 @@ function readLedger(state: BoardState, action: Extract<BoardAction, {type: 'ledg
 		...(pending ? {pending} : {}),
 		queue: action.queue,
 		verdicts: action.verdicts ?? state.verdicts,
+		contracts: action.contracts ?? state.contracts,
 		// A full read may be of a new file (the old one was deleted): its sequence starts again.
 		lastSeq: action.isFull ? action.lastSeq : Math.max(state.lastSeq, action.lastSeq),
 		ledgerAlert: action.ledgerChange ?? state.ledgerAlert,

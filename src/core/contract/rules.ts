@@ -14,8 +14,11 @@ export type {ContractProblem} from './problems.ts';
 
 /** What only the repository can answer; the handoff layer asks git and the file system. */
 export type RepositoryFacts = {
-	/** Whether the repository can be examined here. */
-	repository(repository: string): 'ok' | 'missing' | 'not-git' | 'remote';
+	/**
+	 * Whether the repository can be examined here. `unmapped`: a contract written from afar names a
+	 * repository this host has no checkout of (docs/serve.md, "Repositories"); it is checked where it runs.
+	 */
+	repository(repository: string): 'ok' | 'missing' | 'not-git' | 'remote' | 'unmapped';
 	revisionExists(repository: string, revision: string): boolean;
 	defines(repository: string, requirement: CommandRequirement): boolean;
 	/** The repository the contract sits in, for a contract that names none (null: none, or unknown). */
@@ -345,6 +348,13 @@ function repositoryProblems(check: RepositoryCheck): ContractProblem[] {
 	if (state === 'missing') return [error('context.repository', 'no such directory')];
 	if (state === 'not-git') return [error('context.repository', 'is not a git repository')];
 	if (state === 'remote') return [warning('context.repository', 'is remote: base revision and commands were not checked')];
+	if (state === 'unmapped')
+		return [
+			warning(
+				'context.repository',
+				'has no checkout on this host (repositories.json): base revision and commands are checked where pickup runs it',
+			),
+		];
 	const problems: ContractProblem[] = [];
 	const revision = isMapping(document['context']) ? stringAt(document['context'], ['base_revision']) : undefined;
 	if (revision !== undefined && !flagged.has(writtenPath('context.base_revision', origins))) {

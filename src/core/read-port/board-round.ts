@@ -1,4 +1,5 @@
 import {approverKey, type OrdersSnapshot} from '../board/effects-view.ts';
+import type {BoardContract, IntakeRecord} from '../contract/intake.ts';
 import type {DecisionRecord} from '../decisions/fold.ts';
 import {isAnswerable} from '../decisions/view.ts';
 import type {ApproverCheck, OrderRecord} from '../effects/fold.ts';
@@ -34,7 +35,29 @@ export type BoardRound = {
 	readonly orderRefs: ReadonlyMap<string, BoardOrderRef>;
 	/** The questions a person can answer now, oldest first: the Decisions panel (docs/decisions.md). */
 	readonly decisions: readonly DecisionRecord[];
+	/** Stored contracts not accepted, and those accepted within the window: the Contracts panel (docs/serve.md). */
+	readonly contracts: readonly BoardContract[];
 };
+
+/**
+ * The contracts a board lists, each once: a contract copied over the fleet is in the ledger of
+ * every host that took it up, and the copy told last (its latest event) is where it stands.
+ */
+function boardContracts(
+	hosts: readonly {host: string; records: Iterable<IntakeRecord>}[],
+	since: number,
+	isFleet: boolean,
+): BoardContract[] {
+	const byId = new Map<string, BoardContract>();
+	for (const {host, records} of hosts) {
+		for (const record of records) {
+			if (record.state === 'accepted' && record.updatedAt < since) continue;
+			const known = byId.get(record.id);
+			if (known === undefined || record.updatedAt > known.updatedAt) byId.set(record.id, isFleet ? {...record, host} : record);
+		}
+	}
+	return [...byId.values()];
+}
 
 /** The approvers that were not running at this read, asked once a read rather than at every frame. */
 function deadApprovers(orders: Iterable<OrderRecord>, isAlive: ApproverCheck | undefined): string[] {
@@ -62,6 +85,7 @@ export function boardRound(hosts: readonly HostRows[], query: BoardRoundQuery): 
 	const queues: {host: string; queue: HumanQueue}[] = [];
 	const reviews: {host: string; newest: number; verdicts: VerdictRecord[]}[][] = [];
 	const decisions: DecisionRecord[] = [];
+	const contracts: {host: string; records: Iterable<IntakeRecord>}[] = [];
 	for (const rows of hosts) {
 		const gates = hostGatesOf(rows.gateEvents);
 		for (const decision of gates.decisions.values()) {
@@ -69,6 +93,7 @@ export function boardRound(hosts: readonly HostRows[], query: BoardRoundQuery): 
 		}
 		const host = rows.host.label ?? rows.host.id;
 		const key = (id: string): string => (query.isFleet ? taskKey({id, host}) : id);
+		contracts.push({host, records: gates.contracts.values()});
 		queues.push({host, queue: hostQueue(rows, gates, query.now, {isApproverAlive: query.isApproverAlive})});
 		reviews.push(
 			shownReviews(gates.reviews, query.now - query.windowMs).map(review => ({
@@ -90,5 +115,6 @@ export function boardRound(hosts: readonly HostRows[], query: BoardRoundQuery): 
 		orders: {records, deadApprovers: deadApprovers(records, query.isApproverAlive)},
 		orderRefs,
 		decisions: decisions.sort((a, b) => a.askedAt - b.askedAt || a.askedSeq - b.askedSeq),
+		contracts: boardContracts(contracts, query.now - query.windowMs, query.isFleet),
 	};
 }

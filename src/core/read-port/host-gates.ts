@@ -3,6 +3,7 @@ import {disagreementRecords, type DisagreementRecord} from '../disagreements.ts'
 import {foldOrders, ORDER_EVENT_TYPES, type OrderRecord} from '../effects/fold.ts';
 import {EventType, type EventOfType, type EventTypeName, type LedgerEvent} from '../events.ts';
 import {reviewRecords, type ReviewRecord} from '../review/reviews.ts';
+import {foldIntake, INTAKE_EVENT_TYPES, type IntakeRecord} from '../contract/intake.ts';
 
 /** The event types a review's record is folded from. */
 export const REVIEW_EVENT_TYPES = [
@@ -27,6 +28,8 @@ export const GATE_EVENT_TYPES: readonly EventTypeName[] = [
 	EventType.acknowledged,
 	...CLOSER_TYPES,
 	...DECISION_EVENT_TYPES,
+	// Stored contracts (docs/serve.md): their drafts, readiness and claims; never their texts.
+	...INTAKE_EVENT_TYPES.filter(type => !(CLOSER_TYPES as readonly string[]).includes(type)),
 ];
 
 /** One host's gates, folded from its own gate events. */
@@ -38,6 +41,8 @@ export type HostGates = {
 	readonly closers: readonly EventOfType<'work.sent_back' | 'work.accepted'>[];
 	/** The agents' questions and their answers (docs/decisions.md). */
 	readonly decisions: ReadonlyMap<string, DecisionRecord>;
+	/** Stored contracts, written through serve or an agent's mcp. */
+	readonly contracts: ReadonlyMap<string, IntakeRecord>;
 };
 
 const ofTypes = <T extends EventTypeName>(events: readonly LedgerEvent[], types: readonly T[]): EventOfType<T>[] =>
@@ -52,5 +57,6 @@ export function hostGatesOf(events: readonly LedgerEvent[]): HostGates {
 		acknowledgements: ofTypes(events, [EventType.acknowledged]),
 		closers: ofTypes(events, CLOSER_TYPES),
 		decisions: foldDecisions(ofTypes(events, DECISION_EVENT_TYPES)),
+		contracts: foldIntake(events),
 	};
 }

@@ -2,6 +2,7 @@ import {decisionSignals, isAnswerable} from '../decisions/view.ts';
 import type {ApproverCheck} from '../effects/fold.ts';
 import {humanQueueOf, orderSignals, queueSignals, type HumanQueue} from '../human-queue.ts';
 import {reviewSignals} from '../review/reviews.ts';
+import {draftReason} from '../contract/intake.ts';
 import type {Task} from '../task.ts';
 import type {HostGates} from './host-gates.ts';
 import type {HostRows} from './host-rows.ts';
@@ -47,6 +48,16 @@ export function hostQueue(rows: HostRows, gates: HostGates, now: number, options
 		}),
 		...orderSignals(gates.orders.values(), now, options.isApproverAlive),
 		...decisionSignals(gates.decisions.values(), now, options.isApproverAlive),
+		// A draft waits for a person to make it ready (docs/serve.md).
+		...[...gates.contracts.values()]
+			.filter(record => record.state === 'draft')
+			.map(record => ({
+				taskId: record.id,
+				lane: 'waiting' as const,
+				reason: draftReason(record),
+				at: record.writtenAt,
+				seq: record.lastSeq,
+			})),
 	];
 	return humanQueueOf({
 		signals,

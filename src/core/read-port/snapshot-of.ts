@@ -19,6 +19,7 @@ import type {Task} from '../task.ts';
 import {familyOf} from '../family.ts';
 import {shippedPriceTable, type PriceTable} from '../price-table.ts';
 import {hostGatesOf} from './host-gates.ts';
+import {snapshotContracts, type SnapshotContract} from '../contract/intake.ts';
 import {hostQueue, openDisagreements} from './host-queue.ts';
 import type {RowsHost, SnapshotRows} from './host-rows.ts';
 import {mergeOrdered, sumStatusCounts} from './merge.ts';
@@ -49,6 +50,7 @@ type HostPart = {
 	readonly effects: readonly Marked<SnapshotEffect>[];
 	readonly disagreements: readonly Marked<SnapshotDisagreement>[];
 	readonly decisions: readonly Marked<SnapshotDecision>[];
+	readonly contracts: readonly SnapshotContract[];
 };
 
 function hostPart(rows: SnapshotRows, query: SnapshotOfQuery): HostPart {
@@ -70,6 +72,7 @@ function hostPart(rows: SnapshotRows, query: SnapshotOfQuery): HostPart {
 		disagreements: mark(toSnapshotDisagreements(gates.disagreements, openDisagreements(rows, gates, now), since)),
 		// The approver check is a process check: it tells a question's waiting hook alive too.
 		decisions: mark(snapshotDecisions(gates.decisions.values(), now, since, isAlive)),
+		contracts: snapshotContracts(gates.contracts.values(), since, query.isFleet ? label : null),
 	};
 }
 
@@ -123,6 +126,10 @@ export function snapshotOf(hosts: readonly SnapshotRows[], query: SnapshotOfQuer
 		decisions: mergeOrdered(
 			parts.map(part => part.decisions),
 			(a, b) => a.askedAt.localeCompare(b.askedAt) || byHost(a, b),
+		),
+		contracts: mergeOrdered(
+			parts.map(part => part.contracts),
+			(a, b) => a.writtenAt.localeCompare(b.writtenAt) || a.id.localeCompare(b.id),
 		),
 		now: query.now,
 		...(query.isFleet

@@ -1,11 +1,14 @@
+import {isStoredContractId} from '../../core/contract/intake.ts';
+import {draftedEventOf} from '../../ledger/contracts.ts';
+import {formatOfText} from '../../core/contract/contract-text.ts';
 import {existsSync} from 'node:fs';
 import {dirname} from 'node:path';
-import {contextMapOf, type Contract} from '../../core/contract/model.ts';
+import {CONTRACT_KINDS, contextMapOf, type Contract, type ContractKind} from '../../core/contract/model.ts';
 import {EventType, type EventDataOf} from '../../core/events.ts';
 import type {Task} from '../../core/task.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {AGENT_KINDS, type AgentKind} from '../../producers/agent-kind.ts';
-import {checkContractFile, checkContractSnapshot, contractDigest} from '../../handoff/check-contract.ts';
+import {checkContractFile, checkContractSnapshot, checkContractText, contractDigest} from '../../handoff/check-contract.ts';
 import {AgentFileError, readAgentText} from '../../ledger/agent-files.ts';
 import {CLAIM_ROLE} from '../../handoff/claims.ts';
 import {repositoryDir} from '../../handoff/repository-facts.ts';
@@ -123,8 +126,25 @@ function changeSince(file: string, snapshot: ContractSnapshot, since: string): s
  * The contract a task works under: its snapshot (the worker may have changed the file since, and
  * what it wrote there is never run), else, for a run recorded before snapshots, the file as it is.
  */
-function readContract(file: string | null, snapshot: ContractSnapshot | null, since: string): ReviewSubject['contract'] {
+function readContract(
+	file: string | null,
+	snapshot: ContractSnapshot | null,
+	since: string,
+	kindOf: (id: string) => ContractKind | undefined = () => undefined,
+): ReviewSubject['contract'] {
 	if (file === null) return null;
+	// A stored contract's text is in the ledger, where no worker writes: it is the snapshot, unchanged.
+	if (snapshot !== null && isStoredContractId(file)) {
+		const kind = kindOf(file);
+		const checked = checkContractText({
+			text: snapshot.text,
+			name: file,
+			format: formatOfText(snapshot.text),
+			baseDir: process.cwd(),
+			...(kind === undefined ? {} : {kind}),
+		});
+		return {file, value: checked.contract, changed: null};
+	}
 	if (snapshot !== null) {
 		const checked = checkContractSnapshot(snapshot.text, file);
 		return {file: checked.file, value: checked.contract, changed: changeSince(checked.file, snapshot, since)};
@@ -132,6 +152,11 @@ function readContract(file: string | null, snapshot: ContractSnapshot | null, si
 	if (!existsSync(file)) return null;
 	const checked = checkContractFile(file);
 	return {file: checked.file, value: checked.contract, changed: null};
+}
+
+/** The kind a stored contract was written as (its text may not say). */
+function storedKind(ledger: Ledger): (id: string) => ContractKind | undefined {
+	return id => CONTRACT_KINDS.find(kind => kind === draftedEventOf(ledger.reader, id)?.data.kind);
 }
 
 /** Reads what the gate needs to know about a task from the ledger (and its contract file). */
@@ -145,8 +170,10 @@ export function reviewSubject(ledger: Ledger, task: Task): ReviewSubject {
 			taken?.data.contract ?? null,
 			snapshotOf(taken?.data.contractText, taken?.data.contractDigest),
 			'the claim was taken',
+			storedKind(ledger),
 		);
-		const repository = contract?.value ? repositoryDir(dirname(contract.file), contract.value) : null;
+		// A stored contract's checkout on this host was recorded when it was taken; a file's is beside it.
+		const repository = taken?.data.checkout ?? (contract?.value ? repositoryDir(dirname(contract.file), contract.value) : null);
 		return {
 			task,
 			cwd: repository,
@@ -165,7 +192,7 @@ export function reviewSubject(ledger: Ledger, task: Task): ReviewSubject {
 		: snapshotOf(root.data?.contractText, root.data?.contractDigest);
 	const briefFile = own?.brief ?? contractFile ?? root.data?.brief ?? null;
 	const command = own?.command ?? root.data?.command ?? null;
-	const contract = readContract(contractFile, snapshot, 'the run started');
+	const contract = readContract(contractFile, snapshot, 'the run started', storedKind(ledger));
 	return {
 		task,
 		cwd: task.cwd ?? root.data?.cwd ?? null,

@@ -1,3 +1,4 @@
+import type {BoardContract} from '../../core/contract/intake.ts';
 import type {OrdersSnapshot} from '../../core/board/effects-view.ts';
 import type {PendingAction} from '../../core/board/state.ts';
 import {DEFAULT_ENDED_WINDOW_MS} from '../../core/board/selectors.ts';
@@ -65,6 +66,7 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 	const changedAt = new Map<string, number>();
 	let queue: HumanQueue = {lanes: [], total: 0};
 	let verdicts: readonly VerdictRecord[] = [];
+	let contracts: readonly BoardContract[] = [];
 	let orders: OrdersSnapshot = {records: [], deadApprovers: []};
 	let orderRefs: ReadonlyMap<string, BoardOrderRef> = new Map();
 	let pending: PendingAction[] = [];
@@ -94,6 +96,7 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 		const round = boardRound(hosts, {now, windowMs, isFleet: true});
 		queue = round.queue;
 		verdicts = round.verdicts;
+		contracts = round.contracts;
 		orders = round.orders;
 		orderRefs = round.orderRefs;
 	};
@@ -201,7 +204,7 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 			void round();
 		},
 		load() {
-			return {tasks: [...tasks.values()], queue, verdicts, orders, pending, lastSeq: version, isFull: true};
+			return {tasks: [...tasks.values()], queue, verdicts, contracts, orders, pending, lastSeq: version, isFull: true};
 		},
 		poll(lastSeq, _now, openTaskId = null): FeedBatch | null {
 			if (version <= lastSeq) return null;
@@ -217,6 +220,7 @@ export function createFleetFeed(url: string, options: FleetFeedOptions): FleetFe
 				tasks: changed,
 				queue,
 				verdicts,
+				contracts,
 				orders,
 				pending,
 				lastSeq: version,

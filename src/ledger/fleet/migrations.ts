@@ -185,6 +185,36 @@ const FLEET_MIGRATIONS: readonly FleetMigration[] = [
 				FOR EACH STATEMENT EXECUTE FUNCTION controlroom.refuse_change();
 		`,
 	},
+	{
+		// Contracts written on one host for any host to take (docs/fleet.md, "Contracts"): sync ships
+		// each host's events up only, so the contracts and their claims are shared here. A claim is
+		// exclusive across hosts by the unique index on the held one.
+		version: 5,
+		sql: `
+			CREATE TABLE controlroom.contracts (
+				id text PRIMARY KEY,
+				host_id text NOT NULL REFERENCES controlroom.hosts (id),
+				drafted text NOT NULL,
+				text text NOT NULL,
+				written_at bigint NOT NULL,
+				readied_by text,
+				readied_at bigint,
+				published_at timestamptz NOT NULL DEFAULT now()
+			);
+			CREATE INDEX contracts_ready ON controlroom.contracts (written_at) WHERE readied_at IS NOT NULL;
+			CREATE TABLE controlroom.contract_claims (
+				id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+				contract_id text NOT NULL REFERENCES controlroom.contracts (id),
+				host_id text NOT NULL REFERENCES controlroom.hosts (id),
+				holder text NOT NULL,
+				claimed_at timestamptz NOT NULL DEFAULT now(),
+				ended_at timestamptz,
+				outcome text
+			);
+			CREATE UNIQUE INDEX contract_claims_held ON controlroom.contract_claims (contract_id) WHERE ended_at IS NULL;
+			CREATE INDEX contract_claims_by_contract ON controlroom.contract_claims (contract_id, id);
+		`,
+	},
 ];
 
 /** The newest fleet schema version this build knows. */

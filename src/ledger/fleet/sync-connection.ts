@@ -2,6 +2,8 @@ import type {StoredEventRow} from '../../core/events.ts';
 import type {Task} from '../../core/task.ts';
 import type {HostIdentity} from '../host.ts';
 import {connectFleet} from './connection.ts';
+import type {PublishedContract} from '../contracts.ts';
+import {publishContracts} from './contracts.ts';
 import {writeAnchor} from './fleet-chain.ts';
 import {describeLockHolder, tryLockHost} from './host-lock.ts';
 import {FLEET_CHANNEL, migrateFleet} from './migrations.ts';
@@ -34,6 +36,8 @@ export type SyncConnection = {
 	lastEvent(hostId: string): Promise<(FleetEventCopy & {seq: number}) | undefined>;
 	/** Writes a batch of the host's events and the task rows they touched, in one transaction. */
 	writeBatch(host: HostIdentity, rows: readonly StoredEventRow[], tasks: readonly Task[]): Promise<WrittenBatch>;
+	/** Publishes contracts written on the host, for any host's pickup (docs/fleet.md, "Contracts"). */
+	publishContracts(host: HostIdentity, contracts: readonly PublishedContract[]): Promise<void>;
 	/** Writes the host's chain head (an anchor: docs/fleet.md, "The chain and anchors"). */
 	writeAnchor(hostId: string, seq: number, hash: string): Promise<void>;
 	/** Requests for the host that it has not answered yet, oldest first. */
@@ -57,6 +61,7 @@ export async function connectForSync(url: string, role: string): Promise<SyncCon
 		writeBatch: (host, rows, tasks) => writeBatch(client, host, rows, tasks),
 		writeAnchor: (hostId, seq, hash) => writeAnchor(client, hostId, seq, hash),
 		pendingRequestsFor: hostId => pendingRequestsFor(client, hostId),
+		publishContracts: (host, contracts) => publishContracts(client, host, contracts),
 		async listen(notices) {
 			client.on('notification', message => {
 				if (message.payload === 'requests') notices.onRequests();

@@ -17,7 +17,9 @@ const EMPTY_LANES_ROWS = 6;
 
 /** The hint's lines fitted to the rows the lanes leave: every step, or one line, or none. */
 function linesOf(input: PanelInput): readonly ToneLine[] | null {
-	if (input.state.tasks.size > 0 || input.openQuestions.length > 0 || input.state.filter.trim() !== '') return null;
+	const {state} = input;
+	if (state.tasks.size > 0 || state.contracts.length > 0 || input.openQuestions.length > 0 || state.filter.trim() !== '')
+		return null;
 	const room = input.available - input.band.height - EMPTY_LANES_ROWS;
 	const wide = Math.max(...STEPS.map(([command]) => command.length)) + 2;
 	if (room >= STEPS.length + 1) return STEPS.map(([command, what]) => ({text: `  ${command.padEnd(wide)}${what}`, tone: null}));
@@ -25,7 +27,7 @@ function linesOf(input: PanelInput): readonly ToneLine[] | null {
 	return null;
 }
 
-/** First steps: under the lanes while no agent is on the board (none yet, nothing filtered). */
+/** First steps: under the lanes while nothing is on the board (no task, contract or question; nothing filtered). */
 export const FIRST_STEPS: BoardPanel = {
 	name: 'first-steps',
 	commands: [],

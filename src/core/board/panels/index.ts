@@ -1,4 +1,5 @@
 import {APPROVAL} from './approval.ts';
+import {CONTRACTS} from './contracts.ts';
 import {DECISIONS} from './decisions.ts';
 import {FIRST_STEPS} from './first-steps.ts';
 import {HELD_EFFECTS} from './effects.ts';
@@ -23,6 +24,7 @@ export const PANELS: readonly BoardPanel[] = [
 	REVIEWS,
 	HELD_EFFECTS,
 	DECISIONS,
+	CONTRACTS,
 	FIRST_STEPS,
 	APPROVAL,
 	QUESTION,
