@@ -61,7 +61,7 @@ describe('CLI habits', () => {
 		expect(zsh.startsWith('#compdef controlroom\n')).toBe(true);
 		expect(zsh).toContain("'snapshot:print the board once (text or --json), for CI'");
 		expect(zsh).toContain(
-			'[[ $PREFIX == -* ]] && { compadd -- --json --fail-on --since --all --as --stall --ledger --help; return; };',
+			'[[ $PREFIX == -* ]] && { compadd -- --json --fail-on --since --all --at --as --stall --ledger --help; return; };',
 		);
 		const fish = runCli(['completion', 'fish']).stdout;
 		expect(fish).toContain("complete -c controlroom -f -n '__fish_seen_subcommand_from effects' -a approve");
