@@ -1,6 +1,6 @@
 import {Box, Text} from 'ink';
 import type {PanelBlock} from '../src/core/board/screen-view.ts';
-import {toneColor} from './theme.ts';
+import {useToneColor} from './theme.ts';
 
 type Props = {readonly block: PanelBlock; readonly width: number};
 
@@ -9,6 +9,7 @@ type Props = {readonly block: PanelBlock; readonly width: number};
  * here, so a new panel needs no component of its own (docs/architecture.md, "A panel").
  */
 export function BlockPanel({block, width}: Props) {
+	const toneColor = useToneColor();
 	return (
 		<Box flexDirection="column" width={width} height={block.height} overflow="hidden">
 			<Text bold color={toneColor(block.isFocused ? 'accent' : 'info')} wrap="truncate-end">

@@ -13,12 +13,13 @@ import {QuestionPanel} from './QuestionPanel.tsx';
 import {ReviewsPanel} from './ReviewsPanel.tsx';
 import {TaskDetail} from './TaskRow.tsx';
 import {TimelinePanel} from './TimelinePanel.tsx';
-import {toneColor} from './theme.ts';
+import {useToneColor} from './theme.ts';
 
 type Props = {readonly screen: ScreenView};
 
 /** The whole board for one frame: header, lanes (or a timeline, a log, help), panels, footer. Renders only. */
 export function BoardView({screen}: Props) {
+	const toneColor = useToneColor();
 	const {width, height} = screen;
 	let body;
 	if (screen.log) {
@@ -62,16 +63,17 @@ export function BoardView({screen}: Props) {
 			<Box width={width}>
 				<Box flexGrow={1} flexShrink={1}>
 					<Text wrap="truncate-end">
-						<Text bold color="cyan">
+						<Text bold color={toneColor('info')}>
 							controlroom{' '}
 						</Text>
+						{screen.isReadOnly ? <Text color={toneColor('warn')}>{'read-only  '}</Text> : null}
 						{screen.ledger === null ? null : <Text dimColor>{`${screen.ledger}  `}</Text>}
 						<Text>{screen.header.counts}</Text>
 						{screen.header.burn ? <Text dimColor>{` · ${screen.header.burn}`}</Text> : null}
 					</Text>
 				</Box>
 				<Box flexShrink={0} marginLeft={1}>
-					<Text color="cyan">{screen.header.sort}</Text>
+					<Text color={toneColor('info')}>{screen.header.sort}</Text>
 				</Box>
 			</Box>
 			{screen.past ? (

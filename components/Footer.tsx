@@ -1,7 +1,7 @@
 import {Box, Text} from 'ink';
 import {cellWidth} from '../src/core/cell-width.ts';
 import type {ScreenView} from '../src/core/board/screen.ts';
-import {toneColor} from './theme.ts';
+import {useToneColor} from './theme.ts';
 
 type Props = {readonly screen: Pick<ScreenView, 'bar' | 'notice' | 'prompt' | 'confirm' | 'filter' | 'width'>};
 
@@ -10,6 +10,7 @@ type Props = {readonly screen: Pick<ScreenView, 'bar' | 'notice' | 'prompt' | 'c
  * typed, or a question, or else the filter in force (first, so no width hides it) and the last notice.
  */
 export function Footer({screen}: Props) {
+	const toneColor = useToneColor();
 	const {prompt, confirm, notice, bar, filter} = screen;
 	// A notice wider than the screen (a refusal at 80 columns) takes the help bar's line too, until
 	// the next key replaces it: a reason cut in the middle says nothing.

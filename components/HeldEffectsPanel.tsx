@@ -1,6 +1,6 @@
 import {Box, Text} from 'ink';
 import type {ScreenView} from '../src/core/board/screen.ts';
-import {toneColor} from './theme.ts';
+import {useToneColor} from './theme.ts';
 
 type Props = {
 	readonly effects: ScreenView['effects'];
@@ -14,6 +14,7 @@ type Props = {
  * with the focus (tab), space marks, `a` approves, `x` sends the order back.
  */
 export function HeldEffectsPanel({effects, width, isCompact}: Props) {
+	const toneColor = useToneColor();
 	const title = `HELD EFFECTS (${effects.heldCount})${effects.markedCount > 0 ? ` · ${effects.markedCount} marked` : ''}`;
 	const titleColor = effects.isFocused ? toneColor('accent') : toneColor(effects.heldCount > 0 ? 'warn' : 'muted');
 	if (isCompact) {
@@ -22,7 +23,7 @@ export function HeldEffectsPanel({effects, width, isCompact}: Props) {
 		const args = effects.lines[index + 1]?.kind === 'args' ? `  ${effects.lines[index + 1]?.text ?? ''}` : '';
 		return (
 			<Text wrap="truncate-end" bold={effects.heldCount > 0} color={titleColor}>
-				{`${title}${effects.heldCount > 0 ? ' (tab to act)' : ''}: ${first ? first.text.trim() : 'none'}${args}`}
+				{`${title}${effects.hint}: ${first ? first.text.trim() : 'none'}${args}`}
 			</Text>
 		);
 	}
@@ -30,7 +31,7 @@ export function HeldEffectsPanel({effects, width, isCompact}: Props) {
 	return (
 		<Box flexDirection="column" width={width} height={effects.height} overflow="hidden">
 			<Text bold color={titleColor} wrap="truncate-end">
-				{`${title}${effects.isFocused ? ' — space marks, a approves, x sends back' : ''}`}
+				{`${title}${effects.hint}`}
 			</Text>
 			{shown.length === 0 ? (
 				<Text dimColor wrap="truncate-end">

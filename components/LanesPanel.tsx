@@ -2,7 +2,7 @@ import {Box, Text} from 'ink';
 import type {ScreenView} from '../src/core/board/screen.ts';
 import {laneTone} from '../src/core/board/tone.ts';
 import {TaskRow} from './TaskRow.tsx';
-import {toneColor} from './theme.ts';
+import {useToneColor} from './theme.ts';
 
 type Props = {
 	readonly lanes: ScreenView['lanes'];
@@ -13,6 +13,7 @@ type Props = {
 
 /** The lanes: running, stalled, lost, untracked, recently ended, windowed to the screen. */
 export function LanesPanel({lanes, selectedId, isFocused}: Props) {
+	const toneColor = useToneColor();
 	return (
 		<Box flexDirection="column" flexShrink={0}>
 			<Text dimColor bold wrap="truncate-end">

@@ -1,11 +1,12 @@
 import {Box, Text} from 'ink';
 import type {ScreenView} from '../src/core/board/screen.ts';
-import {toneColor} from './theme.ts';
+import {useToneColor} from './theme.ts';
 
 type Props = {readonly log: NonNullable<ScreenView['log']>};
 
 /** The log view: the newest lines of a task's output (or an agent session's last messages), following new ones. */
 export function LogPanel({log}: Props) {
+	const toneColor = useToneColor();
 	const {row} = log;
 	const position =
 		log.total === 0

@@ -1,5 +1,6 @@
 import {Box, Text} from 'ink';
 import type {ScreenView} from '../src/core/board/screen.ts';
+import {useToneColor} from './theme.ts';
 
 type Props = {readonly question: NonNullable<ScreenView['question']>};
 
@@ -8,10 +9,11 @@ type Props = {readonly question: NonNullable<ScreenView['question']>};
  * allows it, every argument in full, wrapped and escaped; when longer than the screen it scrolls.
  */
 export function QuestionPanel({question}: Props) {
+	const toneColor = useToneColor();
 	const {id, isConfirm, lines, start, total, scrollMax} = question;
 	return (
 		<Box flexDirection="column" flexGrow={1} overflow="hidden">
-			<Text bold color="yellow" wrap="truncate-end">
+			<Text bold color={toneColor('warn')} wrap="truncate-end">
 				{isConfirm
 					? `ALLOW ${id}: the agent runs exactly this call, once`
 					: `QUESTION ${id}: a allows (shown whole first), x denies, enter opens its task`}

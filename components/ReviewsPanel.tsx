@@ -1,6 +1,6 @@
 import {Box, Text} from 'ink';
 import type {ReviewsView} from '../src/core/board/reviews-view.ts';
-import {toneColor} from './theme.ts';
+import {useToneColor} from './theme.ts';
 
 type Props = {
 	readonly reviews: ReviewsView;
@@ -13,6 +13,7 @@ type Props = {
 
 /** Reviews: the latest verdicts, newest first, INVALID and STOPPED as such, a disagreement labelled. */
 export function ReviewsPanel({reviews, width, height, isCompact}: Props) {
+	const toneColor = useToneColor();
 	if (isCompact) {
 		const first = reviews.rows[0];
 		return (

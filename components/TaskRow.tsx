@@ -2,7 +2,7 @@ import {Text} from 'ink';
 import {memo} from 'react';
 import {layoutRow, type RowColumns} from '../src/core/board/row-layout.ts';
 import type {TaskRowView} from '../src/core/board/selectors.ts';
-import {toneColor} from './theme.ts';
+import {useToneColor} from './theme.ts';
 
 type Props = {
 	readonly row: TaskRowView;
@@ -13,10 +13,11 @@ type Props = {
 
 /** One task: id, title, source, status and health, age, idle, progress, tokens against budget, PID; `●` and bold while unseen. */
 function TaskRowInner({row, isSelected, columns}: Props) {
+	const toneColor = useToneColor();
 	const layout = layoutRow(row, columns);
 	return (
 		<Text wrap="truncate-end" bold={isSelected || row.isUnseen === true}>
-			<Text color="cyan">{isSelected ? '› ' : row.isUnseen ? '● ' : '  '}</Text>
+			<Text color={toneColor('info')}>{isSelected ? '› ' : row.isUnseen ? '● ' : '  '}</Text>
 			{layout.before}
 			<Text color={toneColor(row.tone)}>{layout.status}</Text>
 			{layout.after}

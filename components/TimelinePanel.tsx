@@ -2,12 +2,13 @@ import {Box, Text} from 'ink';
 import type {ScreenView} from '../src/core/board/screen.ts';
 import type {TableView} from '../src/core/board/table-layout.ts';
 import {CellTable} from './CellTable.tsx';
-import {toneColor} from './theme.ts';
+import {useToneColor} from './theme.ts';
 
 type Props = {readonly timeline: NonNullable<ScreenView['timeline']>};
 
 /** The drill-down: the task, its contract and evidence where the ledger holds them, and its events with heartbeats folded. */
 export function TimelinePanel({timeline}: Props) {
+	const toneColor = useToneColor();
 	const {row} = timeline;
 	return (
 		<Box flexDirection="column" flexGrow={1}>

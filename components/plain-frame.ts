@@ -13,7 +13,7 @@ import {layoutRow} from '../src/core/board/row-layout.ts';
 import {cellWidth} from '../src/core/cell-width.ts';
 import type {PanelBlock, ScreenView} from '../src/core/board/screen-view.ts';
 import {laneTone, type Tone} from '../src/core/board/tone.ts';
-import {toneColor} from './theme.ts';
+import {DEFAULT_COLORS} from '../src/core/board/palette.ts';
 
 /** One text as Ink writes it: at column `x` of row `y`, already cut and styled. */
 export type PlainPiece = {readonly x: number; readonly y: number; readonly text: string};
@@ -54,7 +54,8 @@ function squash(children: readonly Span[]): string {
 }
 
 /** Where the frame is being written, and the pieces so far. */
-type Pen = {readonly pieces: PlainPiece[]};
+/** Where the pieces go, and each tone's colour in force (the config file's `colors`, palette.ts). */
+type Pen = {readonly pieces: PlainPiece[]; readonly palette: Readonly<Record<Tone, string>>};
 
 /**
  * One <Text> of one line at (x, y), `width` cells wide: cut at the end when it is wider
@@ -142,7 +143,6 @@ function clippedColumn(
 }
 
 const line = (style: Style, wrap: 'wrap' | 'truncate-end', ...children: Span[]) => ({style, wrap, children});
-const color = (tone: Tone): string => toneColor(tone);
 
 /** The header: the name, the ledger, the counts and the burn rate cut to what the sort order leaves. */
 function header(pen: Pen, screen: ScreenView): void {
@@ -172,7 +172,7 @@ function lanes(pen: Pen, screen: ScreenView, y: number): number {
 		...view.lines.map(entry => {
 			if (entry.kind === 'lane') {
 				return line(
-					{bold: true, color: color(laneTone(entry.lane))},
+					{bold: true, color: pen.palette[laneTone(entry.lane)]},
 					'wrap',
 					`${entry.title} (${entry.count})`,
 					entry.count === 0 ? nested({dim: true}, '  none') : null,
@@ -186,7 +186,7 @@ function lanes(pen: Pen, screen: ScreenView, y: number): number {
 				'truncate-end',
 				nested({color: 'cyan'}, isSelected ? '› ' : row.isUnseen ? '● ' : '  '),
 				layout.before,
-				nested({color: color(row.tone)}, layout.status),
+				nested({color: pen.palette[row.tone]}, layout.status),
 				layout.after,
 			);
 		}),
@@ -227,7 +227,7 @@ function needsYou(pen: Pen, screen: ScreenView, box: {x: number; y: number; widt
 		if (lane.more > 0) lines.push(line({dim: true}, 'truncate-end', `   +${lane.more} more`));
 	}
 	if (lines.length === 0) lines.push(line({dim: true}, 'truncate-end', '   nothing needs you'));
-	const titleColor = queue.isFocused ? color('accent') : color(queue.total > 0 ? 'warn' : 'muted');
+	const titleColor = queue.isFocused ? pen.palette['accent'] : pen.palette[queue.total > 0 ? 'warn' : 'muted'];
 	const title = `NEEDS YOU (${queue.total})${queue.isFocused ? ' — k acknowledges, x sends back, tab moves on' : ''}`;
 	clippedColumn(pen, {...box, height: queue.height}, [
 		line({bold: true, color: titleColor}, 'wrap', title),
@@ -251,7 +251,7 @@ function reviews(
 			{},
 			'truncate-end',
 			nested({bold: true, dim: !first}, `REVIEWS (${view.total})`),
-			first ? nested({color: color(first.tone)}, ` ${first.text}`) : nested({dim: true}, ' no verdicts yet'),
+			first ? nested({color: pen.palette[first.tone]}, ` ${first.text}`) : nested({dim: true}, ' no verdicts yet'),
 			view.total > 1 ? nested({dim: true}, `  +${view.total - 1} more`) : null,
 		);
 		return;
@@ -262,7 +262,7 @@ function reviews(
 	clippedColumn(pen, box, [
 		line({bold: true, dim: view.total === 0}, 'wrap', `REVIEWS (${view.total})`),
 		...(view.total === 0 ? [line({dim: true}, 'truncate-end', '   no verdicts yet')] : []),
-		...shown.map(row => line({color: color(row.tone)}, 'truncate-end', `   ${row.text}`)),
+		...shown.map(row => line({color: pen.palette[row.tone]}, 'truncate-end', `   ${row.text}`)),
 		...(more > 0 ? [line({dim: true}, 'wrap', `   +${more} more`)] : []),
 	]);
 }
@@ -271,7 +271,7 @@ function reviews(
 function heldEffects(pen: Pen, screen: ScreenView, box: {x: number; y: number; width: number}, isCompact: boolean): number {
 	const {effects} = screen;
 	const title = `HELD EFFECTS (${effects.heldCount})${effects.markedCount > 0 ? ` · ${effects.markedCount} marked` : ''}`;
-	const titleColor = effects.isFocused ? color('accent') : color(effects.heldCount > 0 ? 'warn' : 'muted');
+	const titleColor = effects.isFocused ? pen.palette['accent'] : pen.palette[effects.heldCount > 0 ? 'warn' : 'muted'];
 	if (isCompact) {
 		const index = effects.lines.findIndex(entry => entry.kind === 'effect' || entry.kind === 'outcome');
 		const first = effects.lines[index];
@@ -300,11 +300,11 @@ function heldEffects(pen: Pen, screen: ScreenView, box: {x: number; y: number; w
 					? line({dim: true}, 'truncate-end', `      ${entry.text}`)
 					: entry.kind === 'effect'
 						? line(
-								{inverse: entry.isSelected, ...(entry.isMarked ? {color: color('accent')} : {})},
+								{inverse: entry.isSelected, ...(entry.isMarked ? {color: pen.palette['accent']} : {})},
 								'truncate-end',
 								`  ${entry.text}`,
 							)
-						: line({color: color(entry.tone)}, 'truncate-end', `  ${entry.text}`),
+						: line({color: pen.palette[entry.tone]}, 'truncate-end', `  ${entry.text}`),
 		),
 	]);
 	return effects.height;
@@ -334,7 +334,7 @@ function decisions(pen: Pen, screen: ScreenView, y: number): number {
 	const shown = view.lines.length < view.count ? ` · ${view.start + 1}–${view.start + view.lines.length} shown` : '';
 	clippedColumn(pen, {x: 0, y, width: screen.width, height: view.height}, [
 		line(
-			{bold: true, color: view.isFocused ? color('accent') : color('warn')},
+			{bold: true, color: view.isFocused ? pen.palette['accent'] : pen.palette['warn']},
 			'truncate-end',
 			`DECISIONS (${view.count})${shown}${view.isFocused ? ' — enter shows it whole, a allows, x denies' : ' (tab to answer)'}`,
 		),
@@ -348,8 +348,8 @@ function decisions(pen: Pen, screen: ScreenView, y: number): number {
 /** BlockPanel: a title and toned lines. */
 function block(pen: Pen, screen: ScreenView, panel: PanelBlock, y: number): number {
 	clippedColumn(pen, {x: 0, y, width: screen.width, height: panel.height}, [
-		line({bold: true, color: color(panel.isFocused ? 'accent' : 'info')}, 'truncate-end', panel.title),
-		...panel.lines.map(entry => line(entry.tone === null ? {} : {color: color(entry.tone)}, 'truncate-end', entry.text)),
+		line({bold: true, color: pen.palette[panel.isFocused ? 'accent' : 'info']}, 'truncate-end', panel.title),
+		...panel.lines.map(entry => line(entry.tone === null ? {} : {color: pen.palette[entry.tone]}, 'truncate-end', entry.text)),
 	]);
 	return panel.height;
 }
@@ -362,7 +362,7 @@ function footer(pen: Pen, screen: ScreenView, y: number): void {
 	if (!confirm && notice && cellWidth(filterText + notice.text) > width) throw new NotDrawnHere('a notice Ink would wrap');
 	const at = {x: 0, y, width};
 	if (confirm) {
-		text(pen, at, {color: color('warn'), bold: true}, 'truncate-end', confirm);
+		text(pen, at, {color: pen.palette['warn'], bold: true}, 'truncate-end', confirm);
 	} else if (filter !== null || notice) {
 		text(
 			pen,
@@ -371,8 +371,12 @@ function footer(pen: Pen, screen: ScreenView, y: number): void {
 			'truncate-end',
 			filter === null
 				? null
-				: nested({bold: true, color: color('accent')}, `/${filter}`, nested({dim: true}, ` (esc clears)${notice ? '  ' : ''}`)),
-			notice ? nested({color: color(notice.tone)}, notice.text) : null,
+				: nested(
+						{bold: true, color: pen.palette['accent']},
+						`/${filter}`,
+						nested({dim: true}, ` (esc clears)${notice ? '  ' : ''}`),
+					),
+			notice ? nested({color: pen.palette[notice.tone]}, notice.text) : null,
 		);
 	} else {
 		text(pen, at, {}, 'wrap', ' ');
@@ -398,13 +402,22 @@ const FOOTER_LINES = 2;
  * The pieces of the first frame as BoardView draws `screen` (the lanes and the panels under them),
  * or null when this screen is one it leaves to Ink.
  */
-export function plainFrame(screen: ScreenView): readonly PlainPiece[] | null {
+export function plainFrame(
+	screen: ScreenView,
+	palette: Readonly<Record<Tone, string>> = DEFAULT_COLORS,
+): readonly PlainPiece[] | null {
 	if (screen.log || screen.timeline || screen.help || screen.approval || screen.question) return null;
-	const pen: Pen = {pieces: []};
+	const pen: Pen = {pieces: [], palette};
 	try {
 		header(pen, screen);
 		screen.alerts.forEach((alert, index) =>
-			text(pen, {x: 0, y: 1 + index, width: screen.width}, {color: color('error'), bold: true}, 'truncate-end', `⚠ ${alert}`),
+			text(
+				pen,
+				{x: 0, y: 1 + index, width: screen.width},
+				{color: pen.palette['error'], bold: true},
+				'truncate-end',
+				`⚠ ${alert}`,
+			),
 		);
 		const top = 1 + screen.alerts.length;
 		const bottom = screen.height - FOOTER_LINES;

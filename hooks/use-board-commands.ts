@@ -20,7 +20,7 @@ import {
 	type BoardPlan,
 } from '../src/core/board/command-plan.ts';
 import type {HeldEffectRef} from '../src/core/board/effects-view.ts';
-import type {KeyBinding} from '../src/core/board/keymap.ts';
+import type {KeyBinding, KeyWords} from '../src/core/board/keymap.ts';
 import type {ScreenView} from '../src/core/board/screen.ts';
 import type {BoardAction, BoardState, Notice} from '../src/core/board/state.ts';
 import type {BoardFeed} from '../src/ledger/board-feed.ts';
@@ -55,13 +55,16 @@ export type BoardActions = {
 
 type Wiring = {
 	readonly dispatch: Dispatch<BoardAction>;
+	/** Each command's key in force, for the status line's words. */
+	readonly words: KeyWords;
 	readonly actions: BoardActions;
 	readonly refresh: () => void;
 	readonly exit: (status: number) => void;
 };
 
-function abilitiesOf(actions: BoardActions): BoardAbilities {
+function abilitiesOf(actions: BoardActions, isReadOnly: boolean): BoardAbilities {
 	return {
+		isReadOnly,
 		canStop: actions.stop !== undefined,
 		...(actions.stopUnavailable === undefined ? {} : {stopUnavailable: actions.stopUnavailable}),
 		canSendBack: actions.sendBack !== undefined,
@@ -104,7 +107,7 @@ function perform(call: BoardCall, actions: BoardActions): CallAnswer | Promise<C
 }
 
 /** Makes the call and shows what it came to; the board reads the ledger again either way. */
-function runCall(call: BoardCall, {dispatch, actions, refresh}: Wiring): void {
+function runCall(call: BoardCall, {dispatch, actions, refresh, words}: Wiring): void {
 	const settled = (notice: Notice) => {
 		dispatch({type: 'notify', notice});
 		refresh();
@@ -113,12 +116,12 @@ function runCall(call: BoardCall, {dispatch, actions, refresh}: Wiring): void {
 		const answer = perform(call, actions);
 		if (answer instanceof Promise)
 			void answer.then(
-				done => settled(callAnsweredNotice(done)),
-				(error: unknown) => settled(callFailedNotice(call, error)),
+				done => settled(callAnsweredNotice(done, words)),
+				(error: unknown) => settled(callFailedNotice(call, error, words)),
 			);
-		else settled(callAnsweredNotice(answer));
+		else settled(callAnsweredNotice(answer, words));
 	} catch (error) {
-		settled(callFailedNotice(call, error));
+		settled(callFailedNotice(call, error, words));
 	}
 }
 
@@ -142,23 +145,37 @@ function carryOut(plan: BoardPlan, wiring: Wiring): void {
  * Carries out a send-back the reason prompt committed (the reducer holds it as pending, so the
  * reason is the whole text typed, even when the last keys and Enter came in one burst).
  */
-export function useSendBack(state: BoardState, dispatch: Dispatch<BoardAction>, actions: BoardActions, refresh: () => void) {
+export function useSendBack(
+	state: BoardState,
+	dispatch: Dispatch<BoardAction>,
+	actions: BoardActions,
+	refresh: () => void,
+	words: KeyWords,
+	isReadOnly = false,
+) {
 	const {exit} = useApp();
 	const pending = state.pendingSendBack;
 	useEffect(() => {
-		const plan = planPendingSendBack({pendingSendBack: pending}, abilitiesOf(actions));
-		if (plan) carryOut(plan, {dispatch, actions, refresh, exit});
-	}, [pending, dispatch, actions, refresh, exit]);
+		const plan = planPendingSendBack({pendingSendBack: pending}, abilitiesOf(actions, isReadOnly), words);
+		if (plan) carryOut(plan, {dispatch, actions, refresh, exit, words});
+	}, [pending, dispatch, actions, refresh, exit, words, isReadOnly]);
 }
 
 /** Carries out an answer to a question the prompt committed (held by the reducer, so it is the whole text typed). */
-export function usePendingAnswer(state: BoardState, dispatch: Dispatch<BoardAction>, actions: BoardActions, refresh: () => void) {
+export function usePendingAnswer(
+	state: BoardState,
+	dispatch: Dispatch<BoardAction>,
+	actions: BoardActions,
+	refresh: () => void,
+	words: KeyWords,
+	isReadOnly = false,
+) {
 	const {exit} = useApp();
 	const {pendingAnswer, decisions} = state;
 	useEffect(() => {
-		const plan = planPendingAnswer({pendingAnswer, decisions}, abilitiesOf(actions));
-		if (plan) carryOut(plan, {dispatch, actions, refresh, exit});
-	}, [pendingAnswer, decisions, dispatch, actions, refresh, exit]);
+		const plan = planPendingAnswer({pendingAnswer, decisions}, abilitiesOf(actions, isReadOnly), words);
+		if (plan) carryOut(plan, {dispatch, actions, refresh, exit, words});
+	}, [pendingAnswer, decisions, dispatch, actions, refresh, exit, words, isReadOnly]);
 }
 
 /** Turns a key from the table into the plan core makes of it, and carries that out. */
@@ -168,12 +185,19 @@ export function useBoardCommands(
 	dispatch: Dispatch<BoardAction>,
 	actions: BoardActions,
 	refresh: () => void,
+	isReadOnly = false,
 ) {
 	const {exit} = useApp();
 	const clock = useClock();
 	return useCallback(
 		(binding: KeyBinding) =>
-			carryOut(planBoardCommand(state, screen, binding, abilitiesOf(actions), clock.now()), {dispatch, actions, refresh, exit}),
-		[state, screen, dispatch, actions, refresh, exit, clock],
+			carryOut(planBoardCommand(state, screen, binding, abilitiesOf(actions, isReadOnly), clock.now()), {
+				dispatch,
+				actions,
+				refresh,
+				exit,
+				words: screen.keys,
+			}),
+		[state, screen, dispatch, actions, refresh, exit, clock, isReadOnly],
 	);
 }

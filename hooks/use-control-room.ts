@@ -1,9 +1,11 @@
 import {useEffect, useReducer, useState, type Dispatch} from 'react';
 import type {LogReader} from '../src/core/board/log-view.ts';
 import {openingBoard, type BoardOpening} from '../src/core/board/opening.ts';
+import {mouseAction} from '../src/core/board/mouse.ts';
 import type {ScreenView} from '../src/core/board/screen.ts';
 import type {NoticeSource} from '../src/core/board/notice-channel.ts';
 import type {BoardOptions} from '../src/core/board/selectors.ts';
+import type {Tone} from '../src/core/board/tone.ts';
 import {reduceBoard, type BoardAction, type BoardState} from '../src/core/board/state.ts';
 import {useBell} from './use-bell.ts';
 import {useNotify, type Notify} from './use-notify.ts';
@@ -15,7 +17,7 @@ import {useKeymap} from './use-keymap.ts';
 import {useMarkSeen} from './use-mark-seen.ts';
 import {usePastMoment} from './use-past-moment.ts';
 import type {PastBoardFeed} from '../src/ledger/board-feed.ts';
-import {keyTableFor} from '../src/core/board/keymap.ts';
+import {KEY_TABLE, keyTableFor} from '../src/core/board/keymap.ts';
 import {useLedgerFeed, type FeedSource} from './use-ledger-feed.ts';
 import {useScreen} from './use-screen.ts';
 import {useTaskLog} from './use-task-log.ts';
@@ -42,6 +44,8 @@ export type BoardAdapters = FeedSource &
 		readonly notices?: NoticeSource;
 		/** A board at a past moment (`board --at`): its feed, which steps through time; read-only. */
 		readonly past?: PastBoardFeed;
+		/** Each tone's colour: the config file's `colors` applied (src/core/board/palette.ts); the defaults when absent. */
+		readonly palette?: Readonly<Record<Tone, string>>;
 	};
 
 /** The board's state and the screen drawn from it. */
@@ -83,9 +87,10 @@ export function useControlRoom(
 		if (screen.selectedId === state.selectedId && screen.selectedIndex === state.selectedIndex) return;
 		dispatch({type: 'select', taskId: screen.selectedId, index: screen.selectedIndex});
 	}, [screen.selectedId, screen.selectedIndex, state.selectedId, state.selectedIndex]);
-	const onCommand = useBoardCommands(state, screen, dispatch, adapters, refresh);
-	useSendBack(state, dispatch, adapters, refresh);
-	usePendingAnswer(state, dispatch, adapters, refresh);
+	const isReadOnly = adapters.options.isReadOnly === true;
+	const onCommand = useBoardCommands(state, screen, dispatch, adapters, refresh, isReadOnly);
+	useSendBack(state, dispatch, adapters, refresh, screen.keys, isReadOnly);
+	usePendingAnswer(state, dispatch, adapters, refresh, screen.keys, isReadOnly);
 	// Each command key says the person is at the board: the finished task under the cursor is then
 	// seen. Text typed into a filter is not: the rows the cursor crosses while it narrows are not looked at.
 	// Counted as state, so the render that draws a command's effect is the one that sees its count.
@@ -100,15 +105,23 @@ export function useControlRoom(
 				onCommand(binding);
 			},
 			onEdit: edit => dispatch({type: 'prompt-edit', edit}),
+			onMouse: report => {
+				const action = mouseAction(screen, report, adapters.options.keyTable);
+				if (action === null) return;
+				countPress();
+				if (action.kind === 'select') dispatch({type: 'select', taskId: action.taskId, index: action.index});
+				// A past board answers a click on an acting key as it answers the key.
+				else if (!past.take(action.binding)) onCommand(action.binding);
+			},
 		},
-		true,
-		keyTableFor(adapters.past !== undefined),
+		keyTableFor(adapters.past !== undefined, adapters.options.keyTable ?? KEY_TABLE),
 	);
 	useMarkSeen(
 		presses,
 		screen.selectedId === null ? undefined : state.tasks.get(screen.selectedId),
 		adapters.options.person,
-		adapters.feed.markSeen,
+		// A shared screen's looks are nobody's: a read-only board marks nothing seen.
+		isReadOnly ? undefined : adapters.feed.markSeen,
 	);
 	return {state, screen, dispatch};
 }

@@ -2,6 +2,7 @@ import {useInput} from 'ink';
 import {useEffect, useReducer, useRef} from 'react';
 import {
 	BoardCommand,
+	KEY_TABLE,
 	keyName,
 	matchBinding,
 	splitKeys,
@@ -9,12 +10,15 @@ import {
 	type KeyBinding,
 	type KeyPress,
 } from '../src/core/board/keymap.ts';
+import {parseMouse, type MouseReport} from '../src/core/board/mouse.ts';
 
 type Handlers = {
 	/** A key from the table was pressed in the current mode. */
 	readonly onCommand: (binding: KeyBinding) => void;
 	/** Typing in a prompt: text to add, or one character to erase. */
 	readonly onEdit: (edit: {readonly kind: 'type'; readonly text: string} | {readonly kind: 'erase'}) => void;
+	/** A mouse report (board.ts turns reporting on unless the mouse is off): never read as keys. */
+	readonly onMouse?: (report: MouseReport) => void;
 };
 
 /** Whether a key press in a prompt is text (or Backspace) rather than a command. */
@@ -33,7 +37,7 @@ function isEditing(press: KeyPress): boolean {
  * straight to the reducer, which applies them in order, so a burst of Backspaces erases one
  * character each.
  */
-export function useKeymap(mode: BoardMode, handlers: Handlers, isActive = true, table?: readonly KeyBinding[]): void {
+export function useKeymap(mode: BoardMode, handlers: Handlers, table: readonly KeyBinding[] = KEY_TABLE, isActive = true): void {
 	// Read the latest mode and handlers at key time: a key typed right after a render must not reach
 	// the previous render's handler (Ink re-subscribes useInput in a passive effect).
 	const latest = useRef({mode, handlers, table});
@@ -80,6 +84,13 @@ export function useKeymap(mode: BoardMode, handlers: Handlers, isActive = true, 
 	});
 	useInput(
 		(input, key) => {
+			// A mouse report is one input (Ink parses the sequence whole); read as keys, its `[`, digits
+			// and `M` would be typed into a prompt. It acts only between keys, on the screen drawn.
+			const report = parseMouse(input);
+			if (report !== null) {
+				if (pending.current.length === 0 && !awaitingRender.current) latest.current.handlers.onMouse?.(report);
+				return;
+			}
 			pending.current.push(...splitKeys(input, key));
 			drain.current();
 		},

@@ -1,5 +1,5 @@
 import {useCallback, useMemo, useState, type Dispatch} from 'react';
-import type {KeyBinding} from '../src/core/board/keymap.ts';
+import {keyWordOf, type KeyBinding} from '../src/core/board/keymap.ts';
 import {pastRefusal, STEP_OF, stepMoment, type PastMoment} from '../src/core/board/past-moment.ts';
 import type {BoardOptions} from '../src/core/board/selectors.ts';
 import type {BoardAction} from '../src/core/board/state.ts';
@@ -37,7 +37,7 @@ export function usePastMoment(
 			if (step !== undefined) {
 				const result = stepMoment(past.moment(), step, past.index, Date.now());
 				if ('stays' in result) {
-					dispatch({type: 'notify', notice: {tone: 'info', text: `${binding.label}: ${result.stays}`}});
+					dispatch({type: 'notify', notice: {tone: 'info', text: `${keyWordOf(binding)}: ${result.stays}`}});
 					return true;
 				}
 				dispatch({type: 'ledger-read', ...past.moveTo(result.moment, openTaskId)});

@@ -15,7 +15,7 @@ const HIDE_CURSOR = '\u001B[?25l';
 export function drawFirstFrame(adapters: BoardAdapters, write: (text: string) => void): BoardOpening {
 	const now = Date.now();
 	const opening = openingBoard(adapters.feed.load(now), now, terminalSizeOf(process.stdout), adapters.options);
-	const pieces = plainFrame(opening.screen);
+	const pieces = plainFrame(opening.screen, adapters.palette);
 	if (pieces !== null) write(`${HIDE_CURSOR}${plainFrameText(pieces)}`);
 	return opening;
 }

@@ -1,6 +1,8 @@
 // zod/mini: snapshot and timeline load only the mini API (src/ledger/payload-schema.ts); the
 // classic one would add about 20 ms to their start for one small object.
 import * as z from 'zod/mini';
+import {applyKeyRemaps} from './board/key-config.ts';
+import {applyColors} from './board/palette.ts';
 import {POLICY_TOKENS} from './contract/policy-values.ts';
 import {parseDuration} from './duration.ts';
 import {
@@ -31,6 +33,8 @@ const KIND_SCHEMAS = {
 	duration,
 	names: z.array(z.string().check(z.trim(), z.minLength(1))).check(z.minLength(1)),
 	onOff: z.boolean(),
+	keys: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
+	colors: z.record(z.string(), z.string()),
 	requirements: z.array(z.string().check(z.refine(value => POLICY_TOKENS.includes(value)))),
 } as const satisfies Record<SettingKind, z.ZodMiniType>;
 
@@ -134,7 +138,16 @@ export function parseConfigText(path: string, text: string): ConfigFile {
 		throw new ConfigError(`${where}: expected a JSON object of settings like {"stallSeconds": 900}, got ${jsonKind(raw)}`);
 	const parsed = configFileSchema.safeParse(raw);
 	if (!parsed.success) throw new ConfigError(`${where}: ${describeIssues(parsed.error.issues, raw as Record<string, unknown>)}`);
-	return {path, values: parsed.data as Partial<SettingValues>};
+	const values = parsed.data as Partial<SettingValues>;
+	// The board's keys and colours are read as the board reads them: a name it does not know is refused
+	// here, with the nearest. They are checked as JSON.parse gave them (the same shape, as the schema
+	// passed): a "__proto__" there is an own name to refuse, where the schema's copy would drop it.
+	const given = raw as Partial<SettingValues>;
+	const keys = given.keys === undefined ? null : applyKeyRemaps(given.keys);
+	if (keys !== null && 'problem' in keys) throw new ConfigError(`${where}: ${keys.problem}`);
+	const colors = given.colors === undefined ? null : applyColors(given.colors);
+	if (colors !== null && 'problem' in colors) throw new ConfigError(`${where}: ${colors.problem}`);
+	return {path, values};
 }
 
 /** Where a setting's value came from, strongest first. */

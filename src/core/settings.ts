@@ -16,6 +16,10 @@ type KindValues = {
 	/** Process names; as text, a comma-separated list. */
 	readonly names: readonly string[];
 	readonly onOff: boolean;
+	/** The board's keys: a command's name and the key or keys that replace its own (src/core/board/key-config.ts). */
+	readonly keys: Readonly<Record<string, string | readonly string[]>>;
+	/** The board's colours: a tone and its colour (src/core/board/palette.ts). */
+	readonly colors: Readonly<Record<string, string>>;
 	/** What a receiver requires of a contract (docs/contracts.md, "The receiver's policy"); as text, a comma-separated list. */
 	readonly requirements: readonly string[];
 };
@@ -76,6 +80,24 @@ export const SETTINGS = {
 		builtIn: true,
 		usedBy: ['board --no-bell'],
 		about: 'ring the terminal bell when a new entry comes into Needs you',
+	},
+	mouse: {
+		kind: 'onOff',
+		builtIn: true,
+		usedBy: ['board --no-mouse', 'demo'],
+		about: "the board's mouse: a click selects a row, the wheel scrolls (off: the terminal selects text as usual)",
+	},
+	keys: {
+		kind: 'keys',
+		builtIn: {},
+		usedBy: ['board', 'demo'],
+		about: "the board's keys: a command's name and the keys that replace its own (? help shows the keys in force)",
+	},
+	colors: {
+		kind: 'colors',
+		builtIn: {},
+		usedBy: ['board', 'demo'],
+		about: "the board's colours: a tone (ok, warn, error, muted, info, accent) and its colour",
 	},
 	syncIntervalSeconds: {
 		kind: 'seconds',
@@ -167,6 +189,8 @@ export const EXPECTED: Readonly<Record<SettingKind, string>> = {
 	duration: 'a duration like 90m, 24h or 7d',
 	names: 'comma-separated process names',
 	onOff: 'true or false',
+	keys: 'an object of board commands and their keys, like {"approve": "A"}',
+	colors: 'an object of tones and colours, like {"warn": "#ff8800"}',
 	requirements: `comma-separated policy values (${POLICY_TOKENS.join(', ')})`,
 };
 
@@ -194,6 +218,10 @@ export function settingFromText(kind: SettingKind, text: string): KindValues[Set
 		}
 		case 'onOff':
 			return text === 'true' ? true : text === 'false' ? false : null;
+		case 'keys':
+		case 'colors':
+			// Objects live in the file only: no flag or variable sets them.
+			return null;
 		case 'requirements': {
 			const values = text
 				.split(',')

@@ -25,6 +25,7 @@ export const SYMBOLS = {
 	left: {unicode: '←', ascii: '<'},
 	up: {unicode: '↑', ascii: '^'},
 	down: {unicode: '↓', ascii: 'v'},
+	upDown: {unicode: '↕', ascii: '|'},
 	barFull: {unicode: '█', ascii: '#'},
 	barEmpty: {unicode: '░', ascii: '.'},
 	times: {unicode: '×', ascii: 'x'},

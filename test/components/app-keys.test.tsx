@@ -3,6 +3,7 @@ import {afterEach, describe, expect, it, vi} from 'vitest';
 import {join} from 'node:path';
 import {App, type BoardAdapters} from '../../components/App.tsx';
 import {ClockProvider} from '../../components/ClockProvider.tsx';
+import {applyKeyRemaps} from '../../src/core/board/key-config.ts';
 import {EventType} from '../../src/core/events.ts';
 import {createBoardFeed} from '../../src/ledger/board-feed.ts';
 import {acknowledgeEntry} from '../../src/ledger/queue.ts';
@@ -364,5 +365,67 @@ describe('board keys', () => {
 		]);
 		other.close();
 		await waitForFrame(board, 'arrived later');
+	});
+});
+
+describe('the keys in force (the config file’s keys) and a read-only board', () => {
+	function remapped(remaps: Parameters<typeof applyKeyRemaps>[0]) {
+		const result = applyKeyRemaps(remaps);
+		if ('problem' in result) throw new Error(result.problem);
+		return result.table;
+	}
+
+	it('acts on the remapped key, not the built-in one, and ? help lists the key in force', async () => {
+		const board = await renderBoard({options: {keyTable: remapped({stop: 'S', help: 'H'})}});
+		board.stdin.write('j');
+		await waitForFrame(board, '› t-quiet');
+		board.stdin.write('s');
+		board.stdin.write('?');
+		// Neither s nor ? is bound any more: the board is still on the lanes, with no notice.
+		board.stdin.write('j');
+		await waitForFrame(board, '› t-progress');
+		expect(board.lastFrame()).not.toContain('stopping is not wired');
+		board.stdin.write('S');
+		await waitForFrame(board, 'S: stopping is not wired in this test');
+		board.stdin.write('H');
+		const help = await waitForFrame(board, 'KEYS');
+		expect(help).toMatch(/\bS +stop the task/);
+		expect(help).not.toMatch(/\bs +stop the task/);
+	});
+
+	it('says read-only in the header and refuses an action key, saying why', async () => {
+		const board = await renderBoard({options: {isReadOnly: true}});
+		expect(board.lastFrame()).toContain('read-only');
+		board.stdin.write('j');
+		await waitForFrame(board, '› t-quiet');
+		board.stdin.write('s');
+		await waitForFrame(board, 's: this board is read-only');
+		board.stdin.write('?');
+		expect(await waitForFrame(board, 'KEYS')).not.toMatch(/\bs +stop the task/);
+	});
+});
+
+describe('the mouse', () => {
+	/** The 1-based terminal row of the line holding `text` in the frame drawn. */
+	const rowOf = (frame: string, text: string) => frame.split('\n').findIndex(line => line.includes(text)) + 1;
+
+	it('puts the cursor on the row clicked and moves it with the wheel, as the terminal reports them', async () => {
+		const board = await renderBoard();
+		const frame = await waitForFrame(board, '› t-queued');
+		board.stdin.write(`\u001B[<0;5;${rowOf(frame, 't-lost ')}M`);
+		await waitForFrame(board, '› t-lost');
+		board.stdin.write('\u001B[<64;5;3M');
+		await waitForFrame(board, '› t-stalled');
+	});
+
+	it('types nothing into a prompt when a report comes while it is open', async () => {
+		const board = await renderBoard();
+		board.stdin.write('/');
+		await waitForFrame(board, 'enter keep');
+		board.stdin.write('\u001B[<0;5;6M');
+		board.stdin.write('\u001B[<0;5;6m');
+		board.stdin.write('lost');
+		await waitForFrame(board, '/lost');
+		expect(board.lastFrame()).not.toContain('[<');
 	});
 });

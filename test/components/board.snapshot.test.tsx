@@ -2,6 +2,7 @@ import {renderToString} from 'ink';
 import {render} from 'ink-testing-library';
 import {expect, it} from 'vitest';
 import {BoardView} from '../../components/BoardView.tsx';
+import stringWidth from 'string-width';
 import {helpLines} from '../../src/core/board/keymap.ts';
 import {fixtureScreen} from '../helpers/board-state.ts';
 
@@ -42,27 +43,60 @@ it('reflows when the terminal grows: wide rows carry tokens and PID inline', () 
 	for (const lane of ['STALLED (1)', 'LOST (1)', 'UNTRACKED (1)', 'RECENTLY ENDED (3)']) expect(frame).toContain(lane);
 });
 
-it('fits ? help into the rows there are: every key on its own line at 80×24, and says how many are left out when even that is too short', () => {
-	const keys = helpLines().map(line => line.keys);
-	for (const [width, height] of [
-		[80, 24],
-		[160, 45],
-		[120, 20],
-	] as const) {
-		const frame = renderToString(<BoardView screen={fixtureScreen({width, height}, {type: 'toggle-help'})} />, {columns: width});
+/** `?` help drawn at a size, scrolled `scroll` lines down. */
+function helpFrame(width: number, height: number, scroll = 0): string {
+	const actions = [{type: 'toggle-help'} as const, ...(scroll > 0 ? [{type: 'scroll', delta: scroll, max: 1000} as const] : [])];
+	return renderToString(<BoardView screen={fixtureScreen({width, height}, ...actions)} />, {columns: width});
+}
+
+it('fits ? help at 160×45 whole: every key on one line, what each does never cut', () => {
+	const frame = helpFrame(160, 45);
+	const lines = frame.split('\n');
+	expect(lines.length).toBeLessThanOrEqual(45);
+	expect(Math.max(...lines.map(line => stringWidth(line)))).toBeLessThanOrEqual(160);
+	for (const key of helpLines().map(line => line.keys))
+		expect(
+			frame.split(/\s{2,}/).filter(cell => cell.trim() === key),
+			key,
+		).toHaveLength(1);
+	// Five descriptions were cut with … at 160 columns: now they wrap onto a second line.
+	expect(frame).not.toContain('…');
+	expect(frame).toContain('KEYS');
+	expect(frame).not.toMatch(/lines \d+–\d+ of/);
+	expect(lines.at(-1)).toContain('esc close');
+});
+
+it.each([
+	[80, 24],
+	[120, 20],
+	[80, 16],
+	[40, 12],
+] as const)('fits ? help at %i×%i in a window that scrolls to every key, never cut', (width, height) => {
+	const seen = new Map<string, number>();
+	const text: string[] = [];
+	for (let scroll = 0; scroll < 80; scroll += 1) {
+		const frame = helpFrame(width, height, scroll);
 		const lines = frame.split('\n');
-		expect(lines.length).toBeLessThanOrEqual(height);
-		// Each key starts one line or one column, and no line was drawn over another.
-		for (const key of keys)
-			expect(
-				frame.split(/\s{2,}/).filter(cell => cell.trim() === key),
-				`${key} at ${width}×${height}`,
-			).toHaveLength(1);
-		expect(lines.at(-1)).toContain('esc close');
+		expect(lines.length, frame).toBeLessThanOrEqual(height);
+		expect(Math.max(...lines.map(line => stringWidth(line))), frame).toBeLessThanOrEqual(width);
+		// The header may be cut at 40 columns; help's own lines never are.
+		expect(lines.slice(1).join('\n'), frame).not.toContain('…');
+		const note = frame.match(/lines (\d+)–(\d+) of (\d+)/);
+		expect(note, frame).not.toBeNull();
+		const [, first, last, total] = note!.map(Number);
+		// The window's first line, once: the rows between help's title and its note.
+		if (!seen.has(String(first))) {
+			seen.set(String(first), last!);
+			text.push(frame);
+		}
+		if (last === total) break;
 	}
-	const short = renderToString(<BoardView screen={fixtureScreen({width: 80, height: 16}, {type: 'toggle-help'})} />, {
-		columns: 80,
-	});
-	expect(short.split('\n').length).toBeLessThanOrEqual(16);
-	expect(short).toMatch(new RegExp(`↓ ${keys.length - 12} more keys`));
+	// Every key shows in some window.
+	const all = text.join('\n');
+	for (const key of helpLines().map(line => line.keys))
+		expect(
+			all.split(/\s{2,}/).some(cell => cell.trim() === key),
+			`${key} at ${width}×${height}`,
+		).toBe(true);
+	expect(helpFrame(width, height).split('\n').at(-1)).toContain('esc close');
 });

@@ -1,4 +1,4 @@
-import {renderToString} from 'ink';
+import {renderToString, Text} from 'ink';
 import {render} from 'ink-testing-library';
 import {describe, expect, it} from 'vitest';
 import {Footer} from '../../components/Footer.tsx';
@@ -9,7 +9,11 @@ import {NeedsYouPanel} from '../../components/NeedsYouPanel.tsx';
 import {ReviewsPanel} from '../../components/ReviewsPanel.tsx';
 import {TaskDetail, TaskRow} from '../../components/TaskRow.tsx';
 import {TimelinePanel} from '../../components/TimelinePanel.tsx';
+import {ThemeContext, useToneColor} from '../../components/theme.ts';
+import {applyColors} from '../../src/core/board/palette.ts';
+import {TONES} from '../../src/core/board/tone.ts';
 import {helpLines} from '../../src/core/board/keymap.ts';
+import {queueLines} from '../../src/core/board/panels/needs-you.ts';
 import {fitHelp} from '../../src/core/board/screen.ts';
 import {selectReviews} from '../../src/core/board/reviews-view.ts';
 import {layoutColumns} from '../../src/core/board/row-layout.ts';
@@ -81,7 +85,10 @@ describe('NeedsYouPanel', () => {
 
 	it('says so when nothing needs the person', () => {
 		const frame = render(
-			<NeedsYouPanel queue={{lanes: [], total: 0, selectedTaskId: null, isFocused: false, height: 4}} width={60} />,
+			<NeedsYouPanel
+				queue={{lanes: [], lines: [], total: 0, selectedTaskId: null, isFocused: false, height: 4, hint: ''}}
+				width={60}
+			/>,
 		).lastFrame();
 		expect(frame).toContain('nothing needs you');
 	});
@@ -96,13 +103,53 @@ describe('NeedsYouPanel', () => {
 			lane: 'needs',
 			text: `t-${index}  r  1m ago`,
 		}));
+		const lanes = [{name: 'needs', items, more: 4}];
 		const frame = render(
 			<NeedsYouPanel
-				queue={{lanes: [{name: 'needs', items, more: 4}], total: 9, selectedTaskId: null, isFocused: false, height: 10}}
+				queue={{lanes, lines: queueLines(lanes, null, 9), total: 9, selectedTaskId: null, isFocused: false, height: 10, hint: ''}}
 				width={60}
 			/>,
 		).lastFrame();
 		expect(frame).toContain('+4 more');
+	});
+
+	it('says what it left out when its lanes are taller than its rows (a 40×12 board)', () => {
+		const item = (lane: string, index: number) => ({
+			taskId: `${lane}-${index}`,
+			title: '',
+			reason: 'r',
+			age: 'waiting 1m',
+			at: index,
+			lane,
+			text: `${lane}-${index}  r`,
+		});
+		const lanes = [
+			{name: 'reviews', items: [item('reviews', 0)], more: 0},
+			{name: 'needs', items: [item('needs', 0), item('needs', 1)], more: 3},
+		];
+		const lines = queueLines(lanes, null, 2);
+		expect(lines.map(line => line.text)).toEqual(['reviews-0  r', '+5 more: needs 5']);
+		expect(queueLines(lanes, null, 3).map(line => line.text)).toEqual(['reviews (1)', 'reviews-0  r', '+5 more: needs 5']);
+		// Never a heading at the bottom edge with its entries left out.
+		expect(queueLines(lanes, null, 4).map(line => line.text)).toEqual(['reviews (1)', 'reviews-0  r', '+5 more: needs 5']);
+		// The entry under the cursor stays in the window.
+		const around = queueLines(lanes, 'needs-1', 3).map(line => line.text);
+		expect(around).toContain('needs-1  r');
+		expect(around.at(-1)).toMatch(/^\+\d+ more: /);
+		const frame = render(
+			<NeedsYouPanel queue={{lanes, lines, total: 6, selectedTaskId: null, isFocused: false, height: 3, hint: ''}} width={40} />,
+		).lastFrame();
+		expect(frame).toContain('reviews-0  r');
+		expect(frame).toContain('+5 more: needs 5');
+		// With no row under its title (Decisions has the focus on a short screen), its title alone.
+		expect(queueLines(lanes, null, 0)).toEqual([]);
+		const titleOnly = render(
+			<NeedsYouPanel
+				queue={{lanes, lines: [], total: 6, selectedTaskId: null, isFocused: false, height: 1, hint: ''}}
+				width={40}
+			/>,
+		).lastFrame();
+		expect(titleOnly).toBe('NEEDS YOU (6)');
 	});
 });
 
@@ -128,7 +175,7 @@ describe('Reviews and Held effects panels', () => {
 		expect(
 			render(<ReviewsPanel reviews={selectReviews([], FIXED_NOW)} width={40} height={3} isCompact={false} />).lastFrame(),
 		).toContain('no verdicts yet');
-		const none = {lines: [], heldCount: 0, markedCount: 0, isFocused: false, height: 3};
+		const none = {lines: [], heldCount: 0, markedCount: 0, isFocused: false, height: 3, hint: ''};
 		expect(render(<HeldEffectsPanel effects={none} width={40} isCompact />).lastFrame()).toContain('HELD EFFECTS (0): none');
 		expect(render(<HeldEffectsPanel effects={none} width={40} isCompact={false} />).lastFrame()).toContain('nothing held');
 	});
@@ -219,5 +266,25 @@ describe('HelpPanel and Footer', () => {
 		const frame = renderToString(<Footer screen={screen} />, {columns: 80});
 		expect(frame.split('\n')).toHaveLength(2);
 		expect(frame.replace(/\n/g, ' ').replace(/ +/g, ' ')).toContain(text);
+	});
+});
+
+describe('the colours in force (the config file’s colors)', () => {
+	function ToneProbe() {
+		const toneColor = useToneColor();
+		return <Text>{TONES.map(tone => `${tone}=${toneColor(tone)}`).join(' ')}</Text>;
+	}
+
+	it('draws each tone in the colour the board provides, and in its default without one', () => {
+		const palette = applyColors({warn: '#ff8800'});
+		if ('problem' in palette) throw new Error(palette.problem);
+		const given = render(
+			<ThemeContext.Provider value={palette.palette}>
+				<ToneProbe />
+			</ThemeContext.Provider>,
+		).lastFrame();
+		expect(given).toContain('warn=#ff8800');
+		expect(given).toContain('ok=green');
+		expect(render(<ToneProbe />).lastFrame()).toContain('warn=yellow');
 	});
 });

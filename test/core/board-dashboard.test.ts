@@ -192,6 +192,14 @@ describe('a clean screen', () => {
 		expect(confirmStopText(task, 80)).toContain('“a very long');
 	});
 
+	it('says what a window of two lines leaves out on both sides in one line (40×12)', () => {
+		const {lines} = selectLanes(tasks.values(), FIXED_NOW, {filter: ''});
+		const window = windowLines(lines, 't-lost', 2);
+		expect(window.lines.map(line => (line.kind === 'row' ? line.row.id : line.title))).toEqual(['t-lost']);
+		expect(window.above).toBeNull();
+		expect(window.below).toMatch(/^↕ \d+ more: RUNNING \d+ · STALLED 1 · UNTRACKED 1 · RECENTLY ENDED 3$/);
+	});
+
 	it('never draws a ↑ or ↓ line without a row in the window, at any height', () => {
 		const {lines} = selectLanes(tasks.values(), FIXED_NOW, {filter: ''});
 		for (let height = 2; height < lines.length; height += 1) {
@@ -200,7 +208,7 @@ describe('a clean screen', () => {
 				expect(window.lines.some(line => line.kind === 'row')).toBe(true);
 				const last = window.lines.at(-1);
 				if (window.below) expect(last?.kind === 'lane' && last.count > 0).toBe(false);
-				if (window.below) expect(window.below).toMatch(/^↓ (\d+ more: |.*: none$)/);
+				if (window.below) expect(window.below).toMatch(/^[↓↕] (\d+ more: |.*: none$)/);
 			}
 		}
 	});

@@ -1,4 +1,5 @@
 import {describe, expect, it} from 'vitest';
+import {keysShown} from '../../src/core/board/key-labels.ts';
 import {BoardCommand, helpBar, helpLines, KEY_TABLE, matchBinding} from '../../src/core/board/keymap.ts';
 import {selectScreen} from '../../src/core/board/screen.ts';
 import {selectLanes, selectQueue, stopBlockedReason, toRowView, windowLines} from '../../src/core/board/selectors.ts';
@@ -236,7 +237,7 @@ describe('key table', () => {
 		const keys = lines.flatMap(line => parts(line.keys));
 		expect(keys).toEqual([...new Set(keys)]);
 		for (const binding of KEY_TABLE) {
-			for (const part of parts(binding.label)) expect(keys).toContain(part);
+			for (const part of keysShown(binding.keys)) expect(keys).toContain(part);
 		}
 		expect(lines.find(line => line.keys === 'k/↑')?.description).toBe(
 			'move up; in Needs you, k acknowledges the entry under the cursor',

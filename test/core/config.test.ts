@@ -36,6 +36,9 @@ const SAMPLES: Record<string, {file: unknown; value: unknown; text: string}> = {
 	duration: {file: '90m', value: 90 * 60_000, text: '90m'},
 	names: {file: ['aider', 'goose'], value: ['aider', 'goose'], text: 'aider, goose'},
 	onOff: {file: false, value: false, text: 'false'},
+	// Objects live in the file only: no variable sets them (text is never read).
+	keys: {file: {approve: 'A'}, value: {approve: 'A'}, text: ''},
+	colors: {file: {warn: '#ff8800'}, value: {warn: '#ff8800'}, text: ''},
 	requirements: {
 		file: ['authority', 'trace:exception'],
 		value: ['authority', 'trace:exception'],
@@ -113,7 +116,10 @@ describe('the config file schema', () => {
 			`config ${PATH}: stalSeconds: not a setting (did you mean stallSeconds?); controlroom config lists them`,
 		);
 		expect(refusal('{"StallSeconds": 900}')).toMatch(/StallSeconds: not a setting \(did you mean stallSeconds\?\)/);
-		expect(refusal('{"colour": "red"}')).toBe(`config ${PATH}: colour: not a setting; controlroom config lists them`);
+		expect(refusal('{"colour": "red"}')).toBe(
+			`config ${PATH}: colour: not a setting (did you mean colors?); controlroom config lists them`,
+		);
+		expect(refusal('{"theme": "dark"}')).toBe(`config ${PATH}: theme: not a setting; controlroom config lists them`);
 		// JSON.parse makes "__proto__" an own key: refused like any other, and Object.prototype is untouched.
 		expect(refusal('{"__proto__": {"polluted": 1}}')).toMatch(/__proto__: not a setting/);
 		expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();

@@ -5,6 +5,7 @@ import type {BoardAdapters} from '../../../hooks/use-control-room.ts';
 import {parseDuration} from '../../core/duration.ts';
 import {loadWithGlobalsHidden} from '../../core/hidden-globals.ts';
 import {createNoticeChannel, type NoticeSource} from '../../core/board/notice-channel.ts';
+import type {BoardOptions} from '../../core/board/selectors.ts';
 import {acknowledgeSignal} from '../../gates/acknowledge.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
 import {createBoardFeed} from '../../ledger/board-feed.ts';
@@ -22,6 +23,7 @@ import {createLogReader} from '../../producers/task-log.ts';
 import {SIGNAL_EXITS} from '../signals.ts';
 import {createNotifier, DESKTOP_NOTIFY, type DesktopNotify} from '../board-notify.ts';
 import {parseCommandArgs, positiveInt} from '../args.ts';
+import {boardLook, type BoardLook} from '../board-look.ts';
 import {commandSettings} from '../config-file.ts';
 import {drawFirstFrame} from '../first-frame.ts';
 import {loadPriceTable} from '../price-file.ts';
@@ -40,6 +42,7 @@ export const help: CommandHelp = {
 	synopsis: [
 		'[board] [--stall SECONDS] [--since DURATION] [--reconcile SECONDS] [--no-bell]',
 		'[board] [--notify-command CMD] [--desktop-notify HOW] [--no-notify] [--as NAME]',
+		'[board] [--read-only] [--no-mouse]',
 		'[board] --otel-port N [--reconcile SECONDS] [...]',
 		'[board] --ledger postgres://... [--stall SECONDS] [--since DURATION] [--no-bell]',
 		'[board] --at TIME|SEQ [--stall SECONDS] [--since DURATION] [--as NAME]',
@@ -68,6 +71,10 @@ docs/flight-recorder.md, "The board at a past moment").`,
 		],
 		['--no-bell', 'no terminal bell when a new entry comes into Needs you (or bell: false)'],
 		[
+			'--no-mouse',
+			'no mouse: the terminal selects text as usual (or mouse: false); with it, a click selects a row and the wheel scrolls',
+		],
+		[
 			'--notify-command CMD',
 			'run CMD (with sh -c) for each entry new to Needs you, the entry as one JSON line on stdin (docs/tmux.md)',
 		],
@@ -77,6 +84,10 @@ docs/flight-recorder.md, "The board at a past moment").`,
 		],
 		['--no-notify', 'no notifications at all (neither desktop nor --notify-command); the bell is --no-bell'],
 		['--as NAME', 'whose looks mark finished tasks seen (default $USER; docs/tmux.md, "Seen and unseen")'],
+		[
+			'--read-only',
+			'for a shared screen: no key that acts (stop, approve, answer, send back, acknowledge), none in help or the bar; looking marks nothing seen',
+		],
 		[
 			'--otel-port N',
 			"run the OTLP/HTTP receiver on 127.0.0.1:N while the board is open (0 picks a free port, shown): the agents' telemetry lands on their tasks (not on a fleet ledger)",
@@ -99,6 +110,7 @@ docs/flight-recorder.md, "The board at a past moment").`,
 	],
 	examples: [
 		['controlroom', 'the board on your ledger ($CONTROLROOM_HOME/ledger.db)'],
+		['controlroom board --read-only', 'the board for a shared screen: it shows, no key acts'],
 		['controlroom --ledger ./ci-ledger.db --since 7d', "another ledger, with a week's ended tasks"],
 		['controlroom --ledger postgres://fleet.example/db', 'every host that syncs to the fleet ledger'],
 		['controlroom board --at 2026-05-01T03:12:00Z', 'the board as it was at 03:12 UTC, to step through'],
@@ -119,6 +131,10 @@ const LEAVE_ALT_SCREEN = '\u001B[2J\u001B[H\u001B[?25h\u001B[?1049l';
 /** The board ends on these as every long-running command does (src/cli/signals.ts). */
 const ENDING_SIGNALS = SIGNAL_EXITS;
 const BELL = '\u0007';
+// Mouse reports while the board has the screen: presses and the wheel (1000) in SGR form (1006),
+// which has no column limit and says which button was released.
+const MOUSE_ON = '\u001B[?1000h\u001B[?1006h';
+const MOUSE_OFF = '\u001B[?1006l\u001B[?1000l';
 
 /** How the board is opened. */
 export type BoardRun = {
@@ -137,7 +153,18 @@ export type BoardRun = {
 	readonly person?: string;
 	/** Notices of what runs beside the board (the `--otel-port` receiver) for its notice line. */
 	readonly notices?: NoticeSource;
+	/** The keys and colours in force (the config file's `keys` and `colors`; board-look.ts). */
+	readonly look?: BoardLook;
+	/** `--read-only`: no key that acts, for a shared screen. */
+	readonly isReadOnly?: boolean;
+	/** A click selects a row, the wheel scrolls (default on; `--no-mouse`, `mouse: false`). */
+	readonly isMouseOn?: boolean;
 };
+
+/** The options every board takes from its run: the key table in force and whether it is read-only. */
+function lookOptions(run: BoardRun): Pick<BoardOptions, 'keyTable' | 'isReadOnly'> {
+	return {...(run.look ? {keyTable: run.look.keyTable} : {}), ...(run.isReadOnly === true ? {isReadOnly: true} : {})};
+}
 
 /** The notifier a board run asks for, writing its escape sequences beside Ink's frames. */
 function notifierOf(run: BoardRun): Pick<BoardAdapters, 'notify'> {
@@ -187,7 +214,9 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 			prices: loadPriceTable(),
 			...(run.stallSeconds === undefined ? {} : {stallSeconds: run.stallSeconds}),
 			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
+			...lookOptions(run),
 		},
+		...(run.look ? {palette: run.look.palette} : {}),
 		// What no key has asked for yet is loaded when it is first used: stopping, sending back, approving
 		// and the reconciler's pass (five seconds in) are no part of the first frame, and their modules
 		// cost more loading than drawing it (docs/board.md, "How it stays live").
@@ -250,7 +279,9 @@ function fleetAdapters(feed: FleetFeed, run: BoardRun, url: string): BoardAdapte
 			ledgerLabel: redactUrl(url),
 			...(run.stallSeconds === undefined ? {} : {stallSeconds: run.stallSeconds}),
 			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
+			...lookOptions(run),
 		},
+		...(run.look ? {palette: run.look.palette} : {}),
 		stop: async key => {
 			const {task, requestId} = await feed.request(key, 'stop', {});
 			return {
@@ -304,9 +335,9 @@ function writeNow(text: string): void {
  * screen, cursor shown, line editing back on. The first frame is drawn before Ink loads
  * (docs/board.md, "The first frame"); Ink then draws the same frame over it and carries on.
  */
-async function showAdapters(adapters: BoardAdapters, time?: () => number): Promise<number> {
+async function showAdapters(adapters: BoardAdapters, isMouseOn = true, time?: () => number): Promise<number> {
 	// The board takes the alternate screen, as k9s and less do, so quitting gives the shell back as it was.
-	process.stdout.write(ENTER_ALT_SCREEN);
+	process.stdout.write(ENTER_ALT_SCREEN + (isMouseOn ? MOUSE_ON : ''));
 	// Raw mode from the start: a key typed before Ink's input hook subscribes must not be echoed by
 	// the terminal into the frame (Ink turns it on in an effect, after the first frame).
 	process.stdin.setRawMode?.(true);
@@ -340,7 +371,7 @@ async function showAdapters(adapters: BoardAdapters, time?: () => number): Promi
 		}
 	} finally {
 		process.stdin.setRawMode?.(false);
-		writeNow(LEAVE_ALT_SCREEN);
+		writeNow((isMouseOn ? MOUSE_OFF : '') + LEAVE_ALT_SCREEN);
 		for (const [signal, handler] of handlers) process.off(signal, handler);
 	}
 	return status;
@@ -348,7 +379,7 @@ async function showAdapters(adapters: BoardAdapters, time?: () => number): Promi
 
 /** Shows the board on an open ledger until the person quits; returns the exit status. */
 export async function showBoard(ledger: Ledger, run: BoardRun = {}): Promise<number> {
-	return showAdapters(boardAdapters(ledger, run));
+	return showAdapters(boardAdapters(ledger, run), run.isMouseOn !== false);
 }
 
 /** The board on a fleet ledger: every host that syncs there, tailed through LISTEN/NOTIFY. */
@@ -369,7 +400,7 @@ async function showFleetBoard(url: string, run: BoardRun): Promise<number> {
 		throw new CliError(describeFleetError(error, url));
 	}
 	try {
-		return await showAdapters(fleetAdapters(feed, run, url));
+		return await showAdapters(fleetAdapters(feed, run, url), run.isMouseOn !== false);
 	} finally {
 		await feed.close();
 	}
@@ -379,14 +410,20 @@ async function showFleetBoard(url: string, run: BoardRun): Promise<number> {
 async function showPastBoard(ledgerFlag: string | undefined, at: AtFlag, run: BoardRun): Promise<number> {
 	const ledger = openReadingLedger(ledgerFlag);
 	try {
-		const adapters = pastBoardAdapters(ledger, momentOf(ledger.reader, at), {
+		const past = pastBoardAdapters(ledger, momentOf(ledger.reader, at), {
 			ledgerLabel: homeAsTilde(ledger.path),
 			prices: loadPriceTable(),
 			person: personName(run.person),
 			...(run.stallSeconds === undefined ? {} : {stallSeconds: run.stallSeconds}),
 			...(run.endedWindowMs === undefined ? {} : {endedWindowMs: run.endedWindowMs}),
 		});
-		return await showAdapters(adapters, adapters.past.now);
+		// The keys and colours in force are the live board's (the config file's keys and colors).
+		const adapters = {
+			...past,
+			options: {...past.options, ...lookOptions(run)},
+			...(run.look ? {palette: run.look.palette} : {}),
+		};
+		return await showAdapters(adapters, run.isMouseOn !== false, adapters.past.now);
 	} finally {
 		ledger.close();
 	}
@@ -425,6 +462,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 			as: {type: 'string'},
 			'otel-port': {type: 'string'},
 			at: {type: 'string'},
+			'read-only': {type: 'boolean'},
+			'no-mouse': {type: 'boolean'},
 		},
 		false,
 	);
@@ -444,6 +483,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		reconcileIntervalSeconds: reconcileSeconds,
 		agentNames: undefined,
 		bell: values['no-bell'] === true ? false : undefined,
+		mouse: values['no-mouse'] === true ? false : undefined,
 	};
 	if (!process.stdin.isTTY || !process.stdout.isTTY) {
 		throw new CliError('board: needs a terminal (use `controlroom snapshot` in scripts and CI)', USAGE_EXIT);
@@ -455,8 +495,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 		reconcileIntervalMs: settings.reconcileIntervalSeconds * 1000,
 		agentNames: settings.agentNames,
 		isBellOn: settings.bell,
+		isMouseOn: settings.mouse,
 		...(notify ? {notify} : {}),
 		...(values.as === undefined ? {} : {person: nonEmptyAs('board', values.as)}),
+		look: boardLook(),
+		...(values['read-only'] === true ? {isReadOnly: true} : {}),
 	};
 	if (at !== undefined) {
 		if (isFleetUrl(values.ledger))

@@ -3,15 +3,17 @@ import {tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {openLedger} from '../../ledger/open-ledger.ts';
 import {parseCommandArgs} from '../args.ts';
+import {commandSettings} from '../config-file.ts';
 import {out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 import {invocation, packageRoot, packageVersion} from '../package-root.ts';
+import {boardLook} from '../board-look.ts';
 import {DEMO_RECONCILE_MS, DEMO_STALL_SECONDS} from '../demo/timing.ts';
 import {loadPriceTable} from '../price-file.ts';
 
 export const help: CommandHelp = {
-	synopsis: ['demo'],
+	synopsis: ['demo [--read-only]'],
 	description: `Starts simulated agents in a scratch ledger (a temporary CONTROLROOM_HOME) and opens the board
 on it. They report as real agents do, through the real wrapper, hooks, transcripts and telemetry
 receiver, so within seconds rows show tokens, dollars and the burn rate: a Claude Code session
@@ -25,6 +27,7 @@ processes show, and no agent CLI is needed: the demo's stand-ins play claude and
 Quitting stops them all and prints where the demo ledger was kept. Your own ledger is not
 touched. docs/demo.md.`,
 	options: [
+		['--read-only', 'the board as `board --read-only` shows it: no key that acts'],
 		['--files-upstream DIR', "used by the demo itself: serves DIR as its work order's MCP upstream"],
 		['--stand-in claude|codex', "used by the demo itself: its agents' stand-in for that CLI, given the CLI's own arguments"],
 	],
@@ -32,6 +35,7 @@ touched. docs/demo.md.`,
 	exits: [
 		['0', 'quit with q'],
 		['64', 'bad command line, or not a terminal'],
+		['78', 'the config file is wrong (a board key or colour it does not know: the line names it; docs/config.md)'],
 		['128+N', 'ended by signal N: Ctrl-C gives 130'],
 	],
 	examples: [['controlroom demo', 'the board, alive, in one command (q quits)']],
@@ -48,7 +52,7 @@ async function runStandIn(agent: string | undefined, argv: readonly string[]): P
 export async function run(argv: readonly string[]): Promise<number> {
 	// A stand-in takes the agent's own command line as it is: it is not parsed as the demo's.
 	if (argv[0] === '--stand-in') return runStandIn(argv[1], argv.slice(2));
-	const {values} = parseCommandArgs('demo', argv, {'files-upstream': {type: 'string'}}, false);
+	const {values} = parseCommandArgs('demo', argv, {'files-upstream': {type: 'string'}, 'read-only': {type: 'boolean'}}, false);
 	// The demo's own upstream for its work order (gate-work.ts), started by the gateway and by an approval.
 	if (values['files-upstream'] !== undefined) {
 		const {serveDemoFiles} = await import('../demo/files-upstream.ts');
@@ -59,6 +63,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		throw new CliError('demo: takes no --ledger; it runs on a scratch ledger of its own and says where it kept it', USAGE_EXIT);
 	if (!process.stdin.isTTY || !process.stdout.isTTY)
 		throw new CliError('demo: needs a terminal (it opens the board)', USAGE_EXIT);
+	// The keys and colours in force, checked before anything starts (a wrong name: one line, exit 78).
+	const look = boardLook();
 	// The agents start first, the board's modules load while they do: the first frame has something to show.
 	const [{startDemo}, {startReceiver}] = await Promise.all([import('../demo/agents.ts'), import('../../otel/receiver.ts')]);
 	const home = mkdtempSync(join(tmpdir(), 'controlroom-demo-'));
@@ -79,6 +85,9 @@ export async function run(argv: readonly string[]): Promise<number> {
 			stallSeconds: DEMO_STALL_SECONDS,
 			reconcileIntervalMs: DEMO_RECONCILE_MS,
 			untrackedUnder: process.pid,
+			look,
+			isMouseOn: commandSettings({mouse: undefined}).mouse,
+			...(values['read-only'] === true ? {isReadOnly: true} : {}),
 		});
 	} finally {
 		await demo.stop();

@@ -1,3 +1,4 @@
+import {BoardCommand, keyWordsOf, type KeyWords} from './keymap.ts';
 import {assertNever} from '../assert-never.ts';
 import type {HeldEffectRef} from './effects-view.ts';
 import type {Notice} from './state.ts';
@@ -82,7 +83,7 @@ export function callStartedNotice(call: BoardCall): Notice | null {
 }
 
 /** The status line once a call answered: the adapter's own words, in the tone of what happened. */
-export function callAnsweredNotice(answer: CallAnswer): Notice {
+export function callAnsweredNotice(answer: CallAnswer, w: KeyWords = keyWordsOf()): Notice {
 	switch (answer.kind) {
 		case 'stop': {
 			const {isStopped, isPending, message} = answer.outcome;
@@ -99,14 +100,14 @@ export function callAnsweredNotice(answer: CallAnswer): Notice {
 		case 'acknowledge':
 			return {tone: 'ok', text: answer.outcome ?? `acknowledged ${answer.taskId}`};
 		case 'jump':
-			return {tone: answer.outcome.isJumped ? 'ok' : 'warn', text: `t: ${answer.outcome.message}`};
+			return {tone: answer.outcome.isJumped ? 'ok' : 'warn', text: `${w[BoardCommand.jump]}: ${answer.outcome.message}`};
 		default:
 			return assertNever(answer);
 	}
 }
 
 /** The status line when a call threw: what failed, and the error's own message (never its stack). */
-export function callFailedNotice(call: BoardCall, error: unknown): Notice {
+export function callFailedNotice(call: BoardCall, error: unknown, w: KeyWords = keyWordsOf()): Notice {
 	const why = error instanceof Error ? error.message : String(error);
 	switch (call.kind) {
 		case 'stop':
@@ -114,15 +115,18 @@ export function callFailedNotice(call: BoardCall, error: unknown): Notice {
 		case 'send-back':
 			return {tone: 'error', text: `send back ${call.taskId} failed: ${why}`};
 		case 'send-back-order':
-			return {tone: 'error', text: `x: ${why}`};
+			return {tone: 'error', text: `${w[BoardCommand.sendBack]}: ${why}`};
 		case 'approve':
-			return {tone: 'error', text: `a: ${why}`};
+			return {tone: 'error', text: `${w[BoardCommand.approve]}: ${why}`};
 		case 'decide':
-			return {tone: 'error', text: `${call.answer === 'allow' ? 'a' : 'x'}: ${call.decisionId}: ${why}`};
+			return {
+				tone: 'error',
+				text: `${w[call.answer === 'allow' ? BoardCommand.approve : BoardCommand.sendBack]}: ${call.decisionId}: ${why}`,
+			};
 		case 'acknowledge':
-			return {tone: 'error', text: `k: acknowledging ${call.taskId} failed: ${why}`};
+			return {tone: 'error', text: `${w[BoardCommand.acknowledge]}: acknowledging ${call.taskId} failed: ${why}`};
 		case 'jump':
-			return {tone: 'error', text: `t: ${call.taskId}: ${why}`};
+			return {tone: 'error', text: `${w[BoardCommand.jump]}: ${call.taskId}: ${why}`};
 		default:
 			return assertNever(call);
 	}

@@ -2,7 +2,8 @@ import {assertNever} from '../assert-never.ts';
 import {callStartedNotice, type BoardCall} from './command-calls.ts';
 import {defaultHeadroom, parseHeadroom} from './decisions-view.ts';
 import {heldKey, type HeldEffectRef} from './effects-view.ts';
-import {BoardCommand, type KeyBinding} from './keymap.ts';
+import {labelOf} from './key-labels.ts';
+import {BoardCommand, keyWordOf, keyWordsOf, type KeyBinding, type KeyWords} from './keymap.ts';
 import {sendBackBlockedReason} from './reviews-view.ts';
 import type {ScreenView} from './screen.ts';
 import {stopBlockedReason} from './selectors.ts';
@@ -24,6 +25,8 @@ export type BoardAbilities = {
 	readonly canDecide?: boolean;
 	/** Jumping to an agent's tmux pane (docs/tmux.md). */
 	readonly canJump?: boolean;
+	/** A board for a shared screen (`board --read-only`): every action key is refused, saying so. */
+	readonly isReadOnly?: boolean;
 };
 
 /** The one step of a command outside the reducer. */
@@ -102,10 +105,11 @@ function questionOf(state: BoardState, screen: ScreenView) {
  * `y` allows it; a budget question asks how many tokens to add instead (its call still meets the
  * hold policy after).
  */
-function allowQuestion(state: BoardState, id: string, abilities: BoardAbilities): BoardPlan {
-	if (!abilities.canDecide) return refuse('a: answering questions is not available here');
+function allowQuestion(state: BoardState, id: string, abilities: BoardAbilities, w: KeyWords): BoardPlan {
+	if (!abilities.canDecide) return refuse(`${w[BoardCommand.approve]}: answering questions is not available here`);
 	const decision = state.decisions.find(candidate => candidate.id === id);
-	if (!decision) return refuse(`a: ${id} no longer waits for an answer (answered, withdrawn, or its hook is gone)`);
+	if (!decision)
+		return refuse(`${w[BoardCommand.approve]}: ${id} no longer waits for an answer (answered, withdrawn, or its hook is gone)`);
 	if (decision.kind === 'budget') return act([{type: 'start-prompt', kind: 'headroom', decisionId: id}]);
 	return act([{type: 'ask-allow', id}]);
 }
@@ -117,15 +121,16 @@ function approvalTargets(state: BoardState, screen: ScreenView): HeldEffectRef[]
 }
 
 /** j/k, PgUp/PgDn: a timeline or log scrolls; elsewhere the cursor moves through what the view lists. */
+/** The modes whose j/k scroll what is shown instead of moving a cursor. */
+const SCROLLED: ReadonlySet<BoardState['mode']> = new Set(['timeline', 'log', 'confirm', 'question', 'help']);
+
 function step(state: BoardState, screen: ScreenView, delta: number): BoardAction {
-	if (state.mode === 'timeline' || state.mode === 'log' || state.mode === 'confirm' || state.mode === 'question')
-		return {type: 'scroll', delta, max: screen.scrollMax};
+	if (SCROLLED.has(state.mode)) return {type: 'scroll', delta, max: screen.scrollMax};
 	return {type: 'move', delta, order: cursorOrder(state, screen)};
 }
 
 function jump(state: BoardState, screen: ScreenView, edge: 'first' | 'last'): BoardAction {
-	if (state.mode === 'timeline' || state.mode === 'log' || state.mode === 'confirm' || state.mode === 'question')
-		return {type: 'scroll-to', edge, max: screen.scrollMax};
+	if (SCROLLED.has(state.mode)) return {type: 'scroll-to', edge, max: screen.scrollMax};
 	return {type: 'move-to', edge, order: cursorOrder(state, screen)};
 }
 
@@ -137,25 +142,25 @@ function cursorOrder(state: BoardState, screen: ScreenView): readonly string[] {
 }
 
 /** Esc or n: what was cancelled is said, so nobody wonders whether it ran. */
-function cancel(state: BoardState): BoardPlan {
+function cancel(state: BoardState, w: KeyWords): BoardPlan {
 	const said: BoardAction[] = [];
 	if (state.mode === 'confirm') {
 		const what = state.approval
 			? 'approval cancelled: nothing ran'
 			: state.question?.isConfirm
-				? `a: cancelled; ${state.question.id} still waits, nothing was allowed`
+				? `${w[BoardCommand.approve]}: cancelled; ${state.question.id} still waits, nothing was allowed`
 				: 'stop cancelled';
 		said.push(notify({tone: 'info', text: what}));
 	}
 	if (state.mode === 'input' && state.prompt?.decisionId !== undefined) {
 		const nothing =
 			state.prompt.kind === 'headroom'
-				? 'a: cancelled; %s still waits, nothing was allowed'
-				: 'x: cancelled; %s still waits, nothing was denied';
+				? `${w[BoardCommand.approve]}: cancelled; %s still waits, nothing was allowed`
+				: `${w[BoardCommand.sendBack]}: cancelled; %s still waits, nothing was denied`;
 		said.push(notify({tone: 'info', text: nothing.replace('%s', state.prompt.decisionId)}));
 	}
 	if (state.mode === 'input' && state.promptTaskId !== null) {
-		said.push(notify({tone: 'info', text: `x: cancelled; ${state.promptTaskId} was not sent back`}));
+		said.push(notify({tone: 'info', text: `${w[BoardCommand.sendBack]}: cancelled; ${state.promptTaskId} was not sent back`}));
 	}
 	return act([...said, {type: 'back'}]);
 }
@@ -173,50 +178,60 @@ function open(state: BoardState, screen: ScreenView): BoardPlan {
 }
 
 function stop(state: BoardState, screen: ScreenView, abilities: BoardAbilities): BoardPlan {
+	const w = screen.keys;
 	const taskId = commandTarget(state, screen);
 	if (taskId === null) return refuse('no task selected');
 	// Checked on the task as it is now, in every view: an ended or lost task is refused at once, never asked about.
 	const task = state.tasks.get(taskId);
 	const blocked = task ? stopBlockedReason(task) : 'it is not on the board';
-	if (blocked) return refuse(`s: cannot stop ${taskId}: ${blocked}`);
-	if (!abilities.canStop) return refuse(`s: ${abilities.stopUnavailable ?? 'stop is not available'}`);
+	if (blocked) return refuse(`${w[BoardCommand.stop]}: cannot stop ${taskId}: ${blocked}`);
+	if (!abilities.canStop) return refuse(`${w[BoardCommand.stop]}: ${abilities.stopUnavailable ?? 'stop is not available'}`);
 	return act([{type: 'ask-stop', taskId}]);
 }
 
 /** t: to the agent's tmux pane; a task no hook or wrapper saw in tmux is refused at once (docs/tmux.md). */
 function jumpToPane(state: BoardState, screen: ScreenView, abilities: BoardAbilities): BoardPlan {
+	const w = screen.keys;
 	const taskId = commandTarget(state, screen);
-	if (taskId === null) return refuse('t: no task selected');
+	if (taskId === null) return refuse(`${w[BoardCommand.jump]}: no task selected`);
 	const task = state.tasks.get(taskId);
-	if (task && !task.tmux) return refuse(`t: ${taskId} does not run in tmux: its hooks and wrapper saw no TMUX`);
+	if (task && !task.tmux)
+		return refuse(`${w[BoardCommand.jump]}: ${taskId} does not run in tmux: its hooks and wrapper saw no TMUX`);
 	if (!abilities.canJump)
-		return refuse(`t: jump from the task's own host (\`controlroom jump ${taskId}\`): a fleet board's panes may be elsewhere`);
+		return refuse(
+			`${w[BoardCommand.jump]}: jump from the task's own host (\`controlroom jump ${taskId}\`): a fleet board's panes may be elsewhere`,
+		);
 	return callAfter([], {kind: 'jump', taskId});
 }
 
 /** y: runs what the question was about (an approval, or a stop). */
 function confirm(state: BoardState, screen: ScreenView, abilities: BoardAbilities): BoardPlan {
+	const w = screen.keys;
 	const closed: BoardAction[] = [{type: 'back'}];
 	if (state.question?.isConfirm) {
 		const {id, seen} = state.question;
-		if (!abilities.canDecide) return refuse('a: answering questions is not available here', closed);
+		if (!abilities.canDecide) return refuse(`${w[BoardCommand.approve]}: answering questions is not available here`, closed);
 		if (!state.decisions.some(decision => decision.id === id)) {
-			return refuse(`a: ${id} no longer waits for an answer (answered, withdrawn, or its hook is gone); nothing was allowed`, [
-				...closed,
-				{type: 'close-question'},
-			]);
+			return refuse(
+				`${w[BoardCommand.approve]}: ${id} no longer waits for an answer (answered, withdrawn, or its hook is gone); nothing was allowed`,
+				[...closed, {type: 'close-question'}],
+			);
 		}
 		const unseen = screen.question ? screen.question.scrollMax - seen : 0;
 		if (unseen > 0)
-			return refuse(`y: not yet: ${unseen} more line${unseen === 1 ? '' : 's'} of the call to read first (j or PgDn)`);
+			return refuse(
+				`${w[BoardCommand.confirm]}: not yet: ${unseen} more line${unseen === 1 ? '' : 's'} of the call to read first (${w[BoardCommand.down]} or ${w[BoardCommand.pageDown]})`,
+			);
 		return callAfter([...closed, {type: 'close-question'}], {kind: 'decide', decisionId: id, answer: 'allow', reason: null});
 	}
 	if (state.approval) {
-		if (!abilities.canApprove) return refuse('a: approving is not available here', closed);
+		if (!abilities.canApprove) return refuse(`${w[BoardCommand.approve]}: approving is not available here`, closed);
 		// Nobody approves what they were not shown: the whole of every call first.
 		const unseen = screen.approval ? screen.approval.scrollMax - state.approvalSeen : 0;
 		if (unseen > 0)
-			return refuse(`y: not yet: ${unseen} more line${unseen === 1 ? '' : 's'} of the calls to read first (j or PgDn)`);
+			return refuse(
+				`${w[BoardCommand.confirm]}: not yet: ${unseen} more line${unseen === 1 ? '' : 's'} of the calls to read first (${w[BoardCommand.down]} or ${w[BoardCommand.pageDown]})`,
+			);
 		return callAfter(closed, {kind: 'approve', refs: state.approval});
 	}
 	const taskId = state.confirmTaskId;
@@ -228,25 +243,29 @@ function confirm(state: BoardState, screen: ScreenView, abilities: BoardAbilitie
 
 /** x: in Held effects, the order under the cursor; elsewhere the selected task, once it waits for a person. */
 function sendBack(state: BoardState, screen: ScreenView, abilities: BoardAbilities): BoardPlan {
+	const w = screen.keys;
 	const decisionId = decisionUnderCursor(state, screen);
 	if (decisionId !== null) {
-		if (!abilities.canDecide) return refuse('x: answering questions is not available here');
+		if (!abilities.canDecide) return refuse(`${w[BoardCommand.sendBack]}: answering questions is not available here`);
 		if (!state.decisions.some(decision => decision.id === decisionId) && state.mode !== 'queue') {
-			return refuse(`x: ${decisionId} no longer waits for an answer (answered, withdrawn, or its hook is gone)`);
+			return refuse(
+				`${w[BoardCommand.sendBack]}: ${decisionId} no longer waits for an answer (answered, withdrawn, or its hook is gone)`,
+			);
 		}
 		return act([{type: 'start-prompt', kind: 'reason', decisionId}]);
 	}
-	if (state.mode === 'decisions' || state.mode === 'question') return refuse('x: no question under the cursor');
+	if (state.mode === 'decisions' || state.mode === 'question')
+		return refuse(`${w[BoardCommand.sendBack]}: no question under the cursor`);
 	if (state.mode === 'effects') {
 		const held = heldUnderCursor(state, screen);
-		if (!held) return refuse('x: no held order under the cursor');
+		if (!held) return refuse(`${w[BoardCommand.sendBack]}: no held order under the cursor`);
 		return act([{type: 'start-prompt', kind: 'reason', orderId: held.orderId}]);
 	}
 	const taskId = commandTarget(state, screen);
-	if (taskId === null) return refuse('x: no task selected');
+	if (taskId === null) return refuse(`${w[BoardCommand.sendBack]}: no task selected`);
 	const blocked = sendBackBlockedReason(state.tasks.get(taskId) ?? {id: taskId, status: 'done'}, state.queue);
-	if (blocked) return refuse(`x: ${blocked}`);
-	if (!abilities.canSendBack) return refuse('x: send back is not available here');
+	if (blocked) return refuse(`${w[BoardCommand.sendBack]}: ${blocked}`);
+	if (!abilities.canSendBack) return refuse(`${w[BoardCommand.sendBack]}: send back is not available here`);
 	return act([{type: 'start-prompt', kind: 'reason', taskId}]);
 }
 
@@ -254,15 +273,19 @@ function sendBack(state: BoardState, screen: ScreenView, abilities: BoardAbiliti
  * Enter in a prompt: a filter applies, a task's reason becomes the reducer's pending send-back;
  * a reason with an order sends that order's held effects back.
  */
-export function planSubmit(state: BoardState, abilities: BoardAbilities): BoardPlan {
+export function planSubmit(state: BoardState, abilities: BoardAbilities, w: KeyWords = keyWordsOf()): BoardPlan {
 	const prompt = state.prompt;
 	const committed: BoardAction[] = [{type: 'prompt-commit'}];
 	// An answer to a question is checked once the reducer holds the whole text (planPendingAnswer).
 	if (prompt?.decisionId !== undefined) return act(committed);
 	if (prompt?.kind !== 'reason' || prompt.orderId === undefined) return act(committed);
 	const reason = prompt.text.trim();
-	if (reason === '') return refuse(`x: not sent back: a reason is required (${prompt.orderId}'s worker reads it)`, committed);
-	if (!abilities.canSendBackOrder) return refuse('x: sending back is not available here', committed);
+	if (reason === '')
+		return refuse(
+			`${w[BoardCommand.sendBack]}: not sent back: a reason is required (${prompt.orderId}'s worker reads it)`,
+			committed,
+		);
+	if (!abilities.canSendBackOrder) return refuse(`${w[BoardCommand.sendBack]}: sending back is not available here`, committed);
 	return callAfter(committed, {kind: 'send-back-order', orderId: prompt.orderId, reason});
 }
 
@@ -274,6 +297,7 @@ export function planSubmit(state: BoardState, abilities: BoardAbilities): BoardP
 export function planPendingAnswer(
 	state: Pick<BoardState, 'pendingAnswer' | 'decisions'>,
 	abilities: BoardAbilities,
+	w: KeyWords = keyWordsOf(),
 ): BoardPlan | null {
 	const pending = state.pendingAnswer;
 	if (pending === null) return null;
@@ -282,24 +306,32 @@ export function planPendingAnswer(
 	if (kind === 'reason') {
 		const reason = text.trim();
 		if (reason === '')
-			return refuse(`x: not denied: a reason is required (the agent reads it); ${decisionId} still waits`, taken);
-		if (!abilities.canDecide) return refuse('x: answering questions is not available here', taken);
+			return refuse(
+				`${w[BoardCommand.sendBack]}: not denied: a reason is required (the agent reads it); ${decisionId} still waits`,
+				taken,
+			);
+		if (!abilities.canDecide) return refuse(`${w[BoardCommand.sendBack]}: answering questions is not available here`, taken);
 		return callAfter(taken, {kind: 'decide', decisionId, answer: 'deny', reason});
 	}
 	const decision = state.decisions.find(candidate => candidate.id === decisionId);
-	if (!decision) return refuse(`a: ${decisionId} no longer waits for an answer; nothing was allowed`, taken);
+	if (!decision)
+		return refuse(`${w[BoardCommand.approve]}: ${decisionId} no longer waits for an answer; nothing was allowed`, taken);
 	const headroom = parseHeadroom(text, defaultHeadroom(decision));
-	if (!headroom.ok) return refuse(`a: not allowed: ${headroom.why}; ${decisionId} still waits`, taken);
-	if (!abilities.canDecide) return refuse('a: answering questions is not available here', taken);
+	if (!headroom.ok) return refuse(`${w[BoardCommand.approve]}: not allowed: ${headroom.why}; ${decisionId} still waits`, taken);
+	if (!abilities.canDecide) return refuse(`${w[BoardCommand.approve]}: answering questions is not available here`, taken);
 	return callAfter(taken, {kind: 'decide', decisionId, answer: 'allow', reason: null, headroom: headroom.tokens});
 }
 
 /** The send-back the reason prompt committed (held by the reducer), taken once and carried out. */
-export function planPendingSendBack(state: Pick<BoardState, 'pendingSendBack'>, abilities: BoardAbilities): BoardPlan | null {
+export function planPendingSendBack(
+	state: Pick<BoardState, 'pendingSendBack'>,
+	abilities: BoardAbilities,
+	w: KeyWords = keyWordsOf(),
+): BoardPlan | null {
 	const pending = state.pendingSendBack;
 	if (pending === null) return null;
 	const taken: BoardAction[] = [{type: 'send-back-taken'}];
-	if (!abilities.canSendBack) return refuse('x: send back is not available here', taken);
+	if (!abilities.canSendBack) return refuse(`${w[BoardCommand.sendBack]}: send back is not available here`, taken);
 	return callAfter(taken, {kind: 'send-back', taskId: pending.taskId, reason: pending.reason});
 }
 
@@ -338,6 +370,11 @@ const NAVIGATION_PLANS = {
 	[BoardCommand.top]: ({state, screen}) => act([jump(state, screen, 'first')]),
 	[BoardCommand.bottom]: ({state, screen}) => act([jump(state, screen, 'last')]),
 	[BoardCommand.focus]: () => act([{type: 'toggle-focus'}]),
+	// d: to Decisions from wherever the person is reading (docs/decisions.md, "The board").
+	[BoardCommand.decisions]: ({screen}) =>
+		screen.decisionOrder.length === 0
+			? refuse(`${screen.keys[BoardCommand.decisions]}: no question waits for an answer (Decisions shows while one does)`)
+			: act([{type: 'focus-decisions'}]),
 	[BoardCommand.openTree]: ({screen}) => planTree(screen, true),
 	[BoardCommand.closeTree]: ({screen}) => planTree(screen, false),
 } satisfies Partial<Record<BoardCommand, (input: PlanInput) => BoardPlan>>;
@@ -349,14 +386,14 @@ const VIEW_PLANS = {
 		const taskId = commandTarget(state, screen);
 		return taskId === null ? refuse('no task selected') : act([{type: 'open-log', taskId}]);
 	},
-	[BoardCommand.back]: ({state}) => cancel(state),
-	[BoardCommand.cancel]: ({state}) => cancel(state),
+	[BoardCommand.back]: ({state, screen}) => cancel(state, screen.keys),
+	[BoardCommand.cancel]: ({state, screen}) => cancel(state, screen.keys),
 	[BoardCommand.help]: () => act([{type: 'toggle-help'}]),
 	[BoardCommand.quit]: () => act([], {kind: 'exit', status: QUIT_STATUS}),
 	[BoardCommand.interrupt]: () => act([], {kind: 'exit', status: INTERRUPT_STATUS}),
 	[BoardCommand.filter]: () => act([{type: 'start-prompt', kind: 'filter'}]),
 	[BoardCommand.sort]: () => act([{type: 'cycle-sort'}]),
-	[BoardCommand.submit]: ({state, abilities}) => planSubmit(state, abilities),
+	[BoardCommand.submit]: ({state, screen, abilities}) => planSubmit(state, abilities, screen.keys),
 } satisfies Partial<Record<BoardCommand, (input: PlanInput) => BoardPlan>>;
 
 /** Acting on a task, an entry of Needs you, a held effect or a question. */
@@ -365,27 +402,33 @@ const ACTION_PLANS = {
 	[BoardCommand.jump]: ({state, screen, abilities}) => jumpToPane(state, screen, abilities),
 	[BoardCommand.confirm]: ({state, screen, abilities}) => confirm(state, screen, abilities),
 	[BoardCommand.acknowledge]: ({state, screen, now}) => {
+		const w = screen.keys;
 		const entry = state.mode === 'queue' ? screen.queueOrder[state.queueIndex] : undefined;
-		if (!entry) return refuse('k: nothing in Needs you to acknowledge');
+		if (!entry) return refuse(`${w[BoardCommand.acknowledge]}: nothing in Needs you to acknowledge`);
 		return callAfter([], {kind: 'acknowledge', taskId: entry.taskId, signalAt: entry.at, now});
 	},
 	[BoardCommand.sendBack]: ({state, screen, abilities}) => sendBack(state, screen, abilities),
 	[BoardCommand.approve]: ({state, screen, abilities}) => {
+		const w = screen.keys;
 		const decisionId = decisionUnderCursor(state, screen);
-		if (decisionId !== null) return allowQuestion(state, decisionId, abilities);
-		if (state.mode === 'decisions' || state.mode === 'question') return refuse('a: no question under the cursor');
+		if (decisionId !== null) return allowQuestion(state, decisionId, abilities, w);
+		if (state.mode === 'decisions' || state.mode === 'question')
+			return refuse(`${w[BoardCommand.approve]}: no question under the cursor`);
 		const refs = approvalTargets(state, screen);
-		return refs.length === 0 ? refuse('a: no held effects to approve') : act([{type: 'ask-approve', refs}]);
+		return refs.length === 0
+			? refuse(`${w[BoardCommand.approve]}: no held effects to approve`)
+			: act([{type: 'ask-approve', refs}]);
 	},
 	[BoardCommand.mark]: ({state, screen}) => {
+		const w = screen.keys;
 		const held = heldUnderCursor(state, screen);
-		return held ? act([{type: 'toggle-mark', ref: held}]) : refuse('space: no held effect under the cursor');
+		return held ? act([{type: 'toggle-mark', ref: held}]) : refuse(`${w[BoardCommand.mark]}: no held effect under the cursor`);
 	},
 } satisfies Partial<Record<BoardCommand, (input: PlanInput) => BoardPlan>>;
 
 /** The stepping keys are a past board's own (board --at): its hook takes them before any plan (hooks/use-past-moment.ts). */
 const stepsOnlyInThePast = ({binding}: PlanInput): BoardPlan =>
-	refuse(`${binding.label}: steps through time on a board at a past moment (controlroom board --at TIME)`);
+	refuse(`${keyWordOf(binding)}: steps through time on a board at a past moment (controlroom board --at TIME)`);
 const MOMENT_PLANS = {
 	[BoardCommand.eventBack]: stepsOnlyInThePast,
 	[BoardCommand.eventForward]: stepsOnlyInThePast,
@@ -413,6 +456,9 @@ export function planBoardCommand(
 	abilities: BoardAbilities,
 	now: number,
 ): BoardPlan {
-	if (binding.notBuilt) return refuse(`${binding.label}: ${binding.notBuilt}`);
+	const key = labelOf(binding.keys);
+	if (binding.notBuilt) return refuse(`${key}: ${binding.notBuilt}`);
+	if (abilities.isReadOnly && binding.isAction)
+		return refuse(`${key}: this board is read-only (--read-only): it shows everything and changes nothing`);
 	return PLANS[binding.command]({state, screen, binding, abilities, now});
 }

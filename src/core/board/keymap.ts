@@ -1,3 +1,5 @@
+import {isCharacterKey, joinKeys, keysShown, labelOf} from './key-labels.ts';
+
 /** What the board can be doing; each mode has its own keys (one input handler is live at a time). */
 export const BOARD_MODES = [
 	'list',
@@ -47,6 +49,7 @@ export const BoardCommand = {
 	minuteBack: 'moment.minute-back',
 	minuteForward: 'moment.minute-forward',
 	toNow: 'moment.now',
+	decisions: 'view.decisions',
 } as const;
 export type BoardCommand = (typeof BoardCommand)[keyof typeof BoardCommand];
 
@@ -58,8 +61,6 @@ export type KeyBinding = {
 	 * return, escape, space, tab, backspace, ctrl+<letter>.
 	 */
 	readonly keys: readonly string[];
-	/** How help and the help bar write the keys. */
-	readonly label: string;
 	/** What `?` help says; a key shared with another binding gets one help line with both. */
 	readonly description: string;
 	readonly modes: readonly BoardMode[];
@@ -67,10 +68,15 @@ export type KeyBinding = {
 	readonly notBuilt?: string;
 	/** Shown in the help bar (the rest only in `?` help). */
 	readonly inBar: boolean;
+	/**
+	 * Changes something (the ledger, an agent, an answer): left out of a read-only board's help and
+	 * bar, and refused there (`board --read-only`).
+	 */
+	readonly isAction?: boolean;
 	/** The help bar's word for it, per mode where it differs; the description when absent. */
 	readonly short?: string | Partial<Record<BoardMode, string>>;
-	/** The help bar shows the words without the keys (`j/k move`). */
-	readonly isBarWordOnly?: boolean;
+	/** The help bar writes this command's keys with those of `barPair`'s before them (`j/k move`). */
+	readonly barPair?: BoardCommand;
 	/** `?` help writes it on the line of this command (a pair of keys, such as → and ←, is one line). */
 	readonly helpWith?: BoardCommand;
 	/** Bindings with the same group share one `?` help line (y/n), so help fits 80×24. */
@@ -83,6 +89,8 @@ const BROWSE: readonly BoardMode[] = ['list', 'queue'];
 const VIEWS: readonly BoardMode[] = ['list', 'queue', 'timeline', 'log'];
 /** Where a past board steps through time: wherever the ledger is shown, not in a prompt, question or help. */
 const STEPPING: readonly BoardMode[] = ['list', 'queue', 'effects', 'timeline', 'decisions'];
+/** Where the cursor moves or the view scrolls: `?` help scrolls too, where it is taller than the screen. */
+const SCROLLS: readonly BoardMode[] = [...VIEWS, 'help'];
 const EVERYWHERE: readonly BoardMode[] = ['list', 'queue', 'effects', 'timeline', 'log', 'help', 'decisions', 'question'];
 
 /**
@@ -94,85 +102,86 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	{
 		command: BoardCommand.down,
 		keys: ['down', 'j'],
-		label: 'j/↓',
 		description: 'move down (in a confirmation, scroll it)',
-		modes: [...VIEWS, 'effects', 'confirm', 'decisions', 'question'],
+		modes: [...SCROLLS, 'effects', 'confirm', 'decisions', 'question'],
 		inBar: false,
 	},
 	{
 		command: BoardCommand.acknowledge,
 		keys: ['k'],
-		label: 'k',
-		description: 'in Needs you, k acknowledges the entry under the cursor',
+		description: 'in Needs you, {keys} acknowledges the entry under the cursor',
 		modes: ['queue'],
 		inBar: true,
 		short: 'ack',
+		isAction: true,
 	},
 	{
 		command: BoardCommand.up,
 		keys: ['up', 'k'],
-		label: 'k/↑',
 		description: 'move up',
-		modes: [...VIEWS, 'effects', 'confirm', 'decisions', 'question'],
+		modes: [...SCROLLS, 'effects', 'confirm', 'decisions', 'question'],
 		inBar: true,
 		short: {
-			list: 'j/k move',
-			queue: '↑↓ move',
-			effects: 'j/k move',
-			timeline: 'j/k scroll',
-			log: 'j/k scroll',
-			confirm: 'j/k scroll',
-			decisions: 'j/k move',
-			question: 'j/k scroll',
+			list: 'move',
+			queue: 'move',
+			effects: 'move',
+			timeline: 'scroll',
+			log: 'scroll',
+			help: 'scroll',
+			confirm: 'scroll',
+			decisions: 'move',
+			question: 'scroll',
 		},
-		isBarWordOnly: true,
+		barPair: BoardCommand.down,
 	},
 	{
 		command: BoardCommand.pageDown,
 		keys: ['pagedown'],
-		label: 'PgDn',
 		description: 'one page down',
-		modes: [...VIEWS, 'confirm', 'question'],
+		modes: [...SCROLLS, 'confirm', 'question'],
 		inBar: false,
 	},
 	{
 		command: BoardCommand.pageUp,
 		keys: ['pageup'],
-		label: 'PgUp',
 		description: 'one page up',
-		modes: [...VIEWS, 'confirm', 'question'],
+		modes: [...SCROLLS, 'confirm', 'question'],
 		inBar: false,
 	},
 	{
 		command: BoardCommand.top,
 		keys: ['g', 'home'],
-		label: 'g/Home',
-		description: 'to the first row (the top of a timeline or log)',
-		modes: VIEWS,
+		description: 'to the first row (the top of a timeline, log or help)',
+		modes: SCROLLS,
 		inBar: false,
 	},
 	{
 		command: BoardCommand.bottom,
 		keys: ['G', 'end'],
-		label: 'G/End',
 		description: 'to the last row (the end of a log, which then follows new output)',
-		modes: VIEWS,
+		modes: SCROLLS,
 		inBar: false,
 		short: {log: 'follow'},
 	},
 	{
 		command: BoardCommand.focus,
 		keys: ['tab'],
-		label: 'tab',
 		description: 'switch between the lanes, Needs you, Held effects and Decisions (while a question is open)',
 		modes: [...BROWSE, 'effects', 'decisions'],
 		inBar: true,
 		short: {list: 'queue', queue: 'effects', effects: 'lanes', decisions: 'lanes'},
 	},
 	{
+		command: BoardCommand.decisions,
+		keys: ['d'],
+		description: 'to Decisions, the questions agents wait on (shown while one is open)',
+		modes: [...VIEWS, 'effects', 'question'],
+		inBar: true,
+		short: 'decisions',
+	},
+	{
 		command: BoardCommand.open,
 		keys: ['return'],
-		label: 'enter',
 		description: "open the task's timeline (in Held effects: the order's; on a question: the question whole, then its task's)",
 		modes: [...BROWSE, 'effects', 'decisions', 'question'],
 		inBar: true,
@@ -181,8 +190,7 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	{
 		command: BoardCommand.openTree,
 		keys: ['right'],
-		label: '→',
-		description: "→ opens the task's helpers beneath it",
+		description: "{keys} opens the task's helpers beneath it",
 		modes: ['list'],
 		inBar: false,
 		helpWith: BoardCommand.open,
@@ -190,8 +198,7 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	{
 		command: BoardCommand.closeTree,
 		keys: ['left'],
-		label: '←',
-		description: "← folds them back into one line (on a helper: its parent's)",
+		description: "{keys} folds them back into one line (on a helper: its parent's)",
 		modes: ['list'],
 		inBar: false,
 		helpWith: BoardCommand.open,
@@ -199,7 +206,6 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	{
 		command: BoardCommand.submit,
 		keys: ['return'],
-		label: 'enter',
 		description: 'in a prompt, keep what was typed',
 		modes: ['input'],
 		inBar: true,
@@ -208,7 +214,6 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	{
 		command: BoardCommand.log,
 		keys: ['l'],
-		label: 'l',
 		description: "show the task's output, live (for an agent session, its last messages)",
 		modes: ['list', 'queue', 'timeline'],
 		inBar: true,
@@ -217,7 +222,6 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	{
 		command: BoardCommand.jump,
 		keys: ['t'],
-		label: 't',
 		description: "to the agent's tmux pane (prefix B comes back, docs/tmux.md)",
 		modes: VIEWS,
 		inBar: true,
@@ -226,7 +230,6 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	{
 		command: BoardCommand.back,
 		keys: ['escape'],
-		label: 'esc',
 		description: 'go back: close the view, help or prompt, cancel a question, clear the filter',
 		modes: ['queue', 'effects', 'timeline', 'log', 'help', 'confirm', 'input', 'list', 'decisions', 'question'],
 		inBar: true,
@@ -246,54 +249,53 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	{
 		command: BoardCommand.stop,
 		keys: ['s'],
-		label: 's',
 		description: 'stop the task (asks first; needs a known PID)',
 		modes: VIEWS,
 		inBar: true,
 		short: 'stop',
+		isAction: true,
 	},
 	{
 		command: BoardCommand.approve,
 		keys: ['a'],
-		label: 'a',
 		description:
 			'approve held effects: those marked, else all (asks first, listing them); on a question, allow it (asks first, showing it whole; a budget asks for +tokens)',
 		modes: [...BROWSE, 'effects', 'decisions', 'question'],
 		inBar: true,
 		short: {list: 'approve', queue: 'approve', effects: 'approve', decisions: 'allow', question: 'allow'},
+		isAction: true,
 	},
 	{
 		command: BoardCommand.mark,
 		keys: ['space'],
-		label: 'space',
 		description: 'mark or unmark the held effect under the cursor',
 		modes: ['effects'],
 		inBar: true,
 		short: 'mark',
+		isAction: true,
 	},
 	{
 		command: BoardCommand.sendBack,
 		keys: ['x'],
-		label: 'x',
 		description: "in Held effects, send the order's held effects back (they are dropped)",
 		modes: ['effects'],
 		inBar: true,
 		short: 'send back',
+		isAction: true,
 	},
 	{
 		command: BoardCommand.sendBack,
 		keys: ['x'],
-		label: 'x',
 		description:
 			'send back with a reason: a review that needs you, a failed task, a hand-in; on a question, deny it with a reason',
 		modes: [...BROWSE, 'timeline', 'decisions', 'question'],
 		inBar: true,
 		short: {list: 'send back', queue: 'send back', timeline: 'send back', decisions: 'deny', question: 'deny'},
+		isAction: true,
 	},
 	{
 		command: BoardCommand.filter,
 		keys: ['/'],
-		label: '/',
 		description: 'filter by id, title, source or status, live as you type',
 		modes: BROWSE,
 		inBar: true,
@@ -302,7 +304,6 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	{
 		command: BoardCommand.sort,
 		keys: ['o'],
-		label: 'o',
 		description: 'sort the lanes: newest, longest idle, most tokens, title',
 		modes: BROWSE,
 		inBar: true,
@@ -311,7 +312,6 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	{
 		command: BoardCommand.help,
 		keys: ['?'],
-		label: '?',
 		description: 'show or hide this help',
 		modes: EVERYWHERE,
 		inBar: true,
@@ -320,7 +320,6 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	{
 		command: BoardCommand.quit,
 		keys: ['q'],
-		label: 'q',
 		description: 'quit (the terminal is restored)',
 		modes: EVERYWHERE,
 		inBar: true,
@@ -329,7 +328,6 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	{
 		command: BoardCommand.interrupt,
 		keys: ['ctrl+c'],
-		label: 'ctrl+c',
 		description: 'quit from anywhere, exit status 130',
 		modes: [...EVERYWHERE, 'confirm', 'input'],
 		inBar: false,
@@ -337,26 +335,25 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	{
 		command: BoardCommand.confirm,
 		keys: ['y'],
-		label: 'y',
 		description: 'yes, in a question',
 		modes: ['confirm'],
 		inBar: true,
 		short: 'yes',
 		helpGroup: 'answer',
+		isAction: true,
 	},
 	{
 		command: BoardCommand.cancel,
 		keys: ['n'],
-		label: 'n',
 		description: 'no, in a question',
 		modes: ['confirm'],
 		inBar: false,
 		helpGroup: 'answer',
+		isAction: true,
 	},
 	{
 		command: BoardCommand.eventBack,
 		keys: ['['],
-		label: '[',
 		description: 'at a past moment (board --at): one event back',
 		modes: STEPPING,
 		inBar: false,
@@ -365,7 +362,6 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	{
 		command: BoardCommand.eventForward,
 		keys: [']'],
-		label: ']',
 		description: '] one event forward (after the newest: now)',
 		modes: STEPPING,
 		inBar: false,
@@ -375,7 +371,6 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	{
 		command: BoardCommand.minuteBack,
 		keys: ['{'],
-		label: '{',
 		description: 'at a past moment: one minute back',
 		modes: STEPPING,
 		inBar: false,
@@ -384,7 +379,6 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	{
 		command: BoardCommand.minuteForward,
 		keys: ['}'],
-		label: '}',
 		description: '} one minute forward (within a minute of the clock: now)',
 		modes: STEPPING,
 		inBar: false,
@@ -394,7 +388,6 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 	{
 		command: BoardCommand.toNow,
 		keys: ['>'],
-		label: '>',
 		description: 'at a past moment: straight to now (the board then follows the ledger, still read-only)',
 		modes: STEPPING,
 		inBar: false,
@@ -405,10 +398,12 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 /**
  * The key table in force: a past board's (`board --at`) has its stepping keys, first (so `?` lists
  * them first, and a short terminal cuts other keys before them; no live key shares theirs), the
- * live board's has not.
+ * live board's has not. `table` is the one with the config file's `keys` applied (key-config.ts).
  */
-export function keyTableFor(isPast: boolean): readonly KeyBinding[] {
-	return isPast ? PAST_KEY_TABLE : LIVE_KEY_TABLE;
+export function keyTableFor(isPast: boolean, table: readonly KeyBinding[] = KEY_TABLE): readonly KeyBinding[] {
+	if (table === KEY_TABLE) return isPast ? PAST_KEY_TABLE : LIVE_KEY_TABLE;
+	const live = table.filter(binding => binding.isPastOnly !== true);
+	return isPast ? [...table.filter(binding => binding.isPastOnly === true), ...live] : live;
 }
 
 const LIVE_KEY_TABLE = KEY_TABLE.filter(binding => binding.isPastOnly !== true);
@@ -487,8 +482,19 @@ export function matchBinding(
 	return table.find(binding => binding.modes.includes(mode) && binding.keys.includes(name));
 }
 
+/** The bindings help and the help bar show: on a read-only board, none that acts (`isAction`). */
+export function bindingsShown(table: readonly KeyBinding[], isReadOnly = false): readonly KeyBinding[] {
+	return isReadOnly ? table.filter(binding => !binding.isAction) : table;
+}
+
 /** A line of `?` help. */
 export type HelpLine = {readonly keys: string; readonly description: string};
+
+/** What `?` help says a binding does: its description, its own keys where it names them (`{keys}`). */
+function describe(binding: KeyBinding): string {
+	const text = binding.description.replaceAll('{keys}', labelOf(binding.keys));
+	return binding.notBuilt ? `${text} — not built yet` : text;
+}
 
 /**
  * The `?` help from the table: each key on one line only. Bindings that share a key (k moves up,
@@ -513,13 +519,29 @@ export function helpLines(table: readonly KeyBinding[] = LIVE_KEY_TABLE): HelpLi
 	return lines.map(line => {
 		// The binding that works in more places leads the line: `k/↑ move up; in Needs you, k ...`.
 		const bindings = [...line.bindings].sort((a, b) => b.modes.length - a.modes.length);
-		// `k/↑` is two keys; `/` is one.
-		const labels = [...new Set(bindings.flatMap(binding => (binding.label === '/' ? ['/'] : binding.label.split('/'))))];
-		const descriptions = [
-			...new Set(bindings.map(binding => (binding.notBuilt ? `${binding.description} — not built yet` : binding.description))),
-		];
-		return {keys: labels.join('/'), description: descriptions.join('; ')};
+		const shown = [...new Set(bindings.flatMap(binding => keysShown(binding.keys)))];
+		return {keys: joinKeys(shown), description: [...new Set(bindings.map(describe))].join('; ')};
 	});
+}
+
+/** A binding's key as the status line names it: the first of its keys. */
+export function keyWordOf(binding: KeyBinding): string {
+	return keysShown(binding.keys)[0] ?? '';
+}
+
+/** Each command's key as the status line names it: the first of its keys (`a`, `j`, `PgDn`, `enter`). */
+export type KeyWords = Readonly<Record<BoardCommand, string>>;
+
+const wordsOfTable = new WeakMap<readonly KeyBinding[], KeyWords>();
+
+/** The words for every command's key in `table` (a remapped table names its own keys), made once a table. */
+export function keyWordsOf(table: readonly KeyBinding[] = KEY_TABLE): KeyWords {
+	const known = wordsOfTable.get(table);
+	if (known) return known;
+	const words = Object.fromEntries(Object.values(BoardCommand).map(command => [command, ''])) as Record<BoardCommand, string>;
+	for (const binding of [...table].reverse()) words[binding.command] = keysShown(binding.keys)[0] ?? '';
+	wordsOfTable.set(table, words);
+	return words;
 }
 
 /** An entry of the help bar. */
@@ -535,6 +557,7 @@ export type BarItem = {
 const BAR_GIVES_UP: readonly BoardCommand[] = [
 	BoardCommand.jump,
 	BoardCommand.sort,
+	BoardCommand.decisions,
 	BoardCommand.back,
 	BoardCommand.approve,
 	BoardCommand.sendBack,
@@ -550,6 +573,7 @@ const BAR_GIVES_UP: readonly BoardCommand[] = [
 
 /** In Held effects its own keys (mark, approve, send back) are what the bar is for: moving and Esc go first. */
 const EFFECTS_BAR_GIVES_UP: readonly BoardCommand[] = [
+	BoardCommand.decisions,
 	BoardCommand.back,
 	BoardCommand.up,
 	BoardCommand.open,
@@ -584,6 +608,27 @@ function shortFor(binding: KeyBinding, mode: BoardMode): string {
 }
 
 /**
+ * The keys a bar item writes: its own, or with those of its pair before them (`j/k move`); where
+ * one of the pair's letters means something else in the mode (`k` acknowledges in Needs you), the
+ * arrows (`↑↓ move`).
+ */
+function barKeys(binding: KeyBinding, mode: BoardMode, table: readonly KeyBinding[]): string {
+	const pair =
+		binding.barPair === undefined
+			? undefined
+			: table.find(other => other.command === binding.barPair && other.modes.includes(mode));
+	if (!pair) return labelOf(binding.keys);
+	const letter = (of: KeyBinding) =>
+		of.keys.find(
+			name => isCharacterKey(name) && table.find(other => other.modes.includes(mode) && other.keys.includes(name)) === of,
+		);
+	const [first, second] = [letter(pair), letter(binding)];
+	if (first !== undefined && second !== undefined) return `${first}/${second}`;
+	const arrows = [binding, pair].map(of => keysShown(of.keys.filter(name => !isCharacterKey(name)))[0] ?? '');
+	return arrows.join('');
+}
+
+/**
  * The help bar for a mode, from the table; `disabled` names commands that cannot act now (drawn
  * dim), `hidden` those that mean nothing now (not drawn).
  */
@@ -597,7 +642,7 @@ export function helpBar(
 		.filter(binding => binding.inBar && binding.modes.includes(mode) && !hidden.has(binding.command))
 		.map(binding => ({
 			command: binding.command,
-			keys: binding.isBarWordOnly ? '' : binding.label,
+			keys: barKeys(binding, mode, table),
 			label: shortFor(binding, mode),
 			isDisabled: disabled.has(binding.command) || binding.notBuilt !== undefined,
 			isNotBuilt: binding.notBuilt !== undefined,

@@ -1,4 +1,4 @@
-import {BoardCommand, type KeyBinding} from './keymap.ts';
+import {BoardCommand, keyWordOf, type KeyBinding} from './keymap.ts';
 
 /**
  * The moment a past board shows (`board --at`, docs/flight-recorder.md): the last event that had
@@ -97,7 +97,7 @@ export const PAST_REFUSED: readonly BoardCommand[] = Object.keys(REFUSED) as Boa
 export function pastRefusal(binding: KeyBinding): string | null {
 	const what = REFUSED[binding.command];
 	if (what === undefined) return null;
-	return `read-only, a past moment (board --at): ${binding.label} ${what}; controlroom without --at is the live board`;
+	return `read-only, a past moment (board --at): ${keyWordOf(binding)} ${what}; controlroom without --at is the live board`;
 }
 
 /** `2026-05-01T03:12:07.412Z`: the moment as `--at` takes it back (milliseconds only when not 0: events a step apart often share a second). */

@@ -1,7 +1,7 @@
 import type {ApprovalView} from './approval-view.ts';
 import type {DecisionsPanelView} from './decisions-view.ts';
 import type {HeldEffectRef, HeldEffectsLine} from './effects-view.ts';
-import type {BarItem, BoardMode, HelpLine} from './keymap.ts';
+import type {BarItem, BoardMode, KeyWords} from './keymap.ts';
 import type {LogWindow, TaskLog} from './log-view.ts';
 import type {ReviewsView} from './reviews-view.ts';
 import type {RowColumns} from './row-layout.ts';
@@ -13,6 +13,15 @@ import type {TimelineLineView, TimelineView} from './timeline-view.ts';
 import type {Tone} from './tone.ts';
 
 /** The view models the board's panels are drawn from: plain data, tones and no colours, so any renderer can draw them. */
+
+/** A line of Needs you: a lane's heading, an entry (the cursor's is selected), or what more there is. */
+export type QueueLine = {
+	readonly key: string;
+	readonly kind: 'heading' | 'item' | 'more';
+	readonly lane: string;
+	readonly text: string;
+	readonly isSelected?: boolean;
+};
 
 /** One line of a plain panel: text already made safe, and the tone it is drawn in. */
 export type ToneLine = {readonly text: string; readonly tone: Tone | null};
@@ -29,14 +38,22 @@ export type PanelBlock = {
 	readonly isFocused: boolean;
 };
 
-/** `?` help fitted to the rows under the header: in columns side by side, and cut when even that does not fit. */
+/** `?` help fitted to the rows under the header: one column, two side by side, or one that scrolls. */
 export type HelpScreen = {
+	/** The headings (`KEYS`, `WHAT IT DOES`) over the rows. */
 	readonly hasTitle: boolean;
-	readonly columns: readonly (readonly HelpLine[])[];
-	/** Each column as a table of keys and what they do, in terminal cells (drawn by ink-table). */
+	/** Each column as a table of keys and what they do, in terminal cells (drawn by ink-table); a row a line. */
 	readonly tables: readonly TableView[];
-	/** Keys left out for want of rows (said on the last line); 0 when all are listed. */
-	readonly more: number;
+	/** Where help is taller than the screen: the rows shown of how many, and how far it scrolls; null when it all shows. */
+	readonly window: {
+		readonly start: number;
+		readonly end: number;
+		readonly total: number;
+		readonly scrollMax: number;
+		readonly pageSize: number;
+	} | null;
+	/** The line under a window: which lines show, and the keys that scroll (`lines 1–19 of 34 · j/k scroll`). */
+	readonly note: string | null;
 };
 
 /** The log view as drawn. */
@@ -78,10 +95,14 @@ export type ScreenView = {
 	readonly selected: TaskRowView | null;
 	readonly queue: {
 		readonly lanes: readonly QueueLaneView[];
+		/** The lines drawn under its title, fitted to its height (panels/needs-you.ts). */
+		readonly lines: readonly QueueLine[];
 		readonly total: number;
 		readonly selectedTaskId: string | null;
 		readonly isFocused: boolean;
 		readonly height: number;
+		/** After the title while it has the focus: what its keys do (`— k acknowledges, x sends back, tab moves on`). */
+		readonly hint: string;
 	};
 	readonly isSideBySide: boolean;
 	/** Side by side: the widths of Needs you, Reviews and Held effects (which widens while it holds calls). */
@@ -95,13 +116,15 @@ export type ScreenView = {
 		readonly markedCount: number;
 		readonly isFocused: boolean;
 		readonly height: number;
+		/** After the title: what its keys do with the focus, or how to give it the focus (`(tab to act)`). */
+		readonly hint: string;
 	};
 	/** Held effects in cursor order (space and x act on the one under the cursor). */
 	readonly effectOrder: readonly HeldEffectRef[];
 	/** An approval waiting for y: every call it would run, whole, wrapped, and scrolled to what fits. */
 	readonly approval: (ApprovalView & {readonly count: number}) | null;
 	/** DECISIONS: every question a person can answer, oldest first; null while none is open (the panel is not drawn). */
-	readonly decisions: DecisionsPanelView | null;
+	readonly decisions: (DecisionsPanelView & {readonly hint: string}) | null;
 	/** The open questions' ids in cursor order. */
 	readonly decisionOrder: readonly string[];
 	/** A question shown whole: its drill-in, or the allow confirmation (`isConfirm`) `y` waits on. */
@@ -126,6 +149,10 @@ export type ScreenView = {
 	readonly blocks: readonly PanelBlock[];
 	readonly help: HelpScreen | null;
 	readonly bar: readonly BarItem[];
+	/** Each command's key in force, for the words that name one (`y allows this call once, n cancels`). */
+	readonly keys: KeyWords;
+	/** Opened with --read-only: the header says so, and no action key is offered. */
+	readonly isReadOnly: boolean;
 	readonly notice: Notice | null;
 	/** The filter in force, shown on the status line whatever the width; null when none. */
 	readonly filter: string | null;

@@ -7,6 +7,7 @@ import {DEFAULT_STALL_SECONDS, isEnded, isListed} from '../status.ts';
 import {taskKey} from '../fleet.ts';
 import type {Task} from '../task.ts';
 import type {BoardTask} from './state.ts';
+import type {KeyBinding} from './keymap.ts';
 import {layoutIds} from './ids.ts';
 import {compareTasks, type SortOrder} from './sort.ts';
 import {claimEnding} from '../claim-state.ts';
@@ -82,6 +83,10 @@ export type BoardOptions = {
 	readonly person?: string;
 	/** The moment a board at a past moment shows (`board --at`, past-moment.ts); absent on the live board. */
 	readonly past?: PastView;
+	/** The key table in force: the config file's `keys` applied (key-config.ts); the built-in one when absent. */
+	readonly keyTable?: readonly KeyBinding[];
+	/** A board for a shared screen (`board --read-only`): help and the bar show no action key. */
+	readonly isReadOnly?: boolean;
 };
 
 /** Ended tasks stay on the board for a day, as in `controlroom snapshot`, unless configured (docs/config.md). */
@@ -439,7 +444,7 @@ export type LanesWindow = {
 };
 
 /** Says what hidden lines hold: rows per lane, or which lanes are empty. */
-function hiddenSummary(hidden: readonly LaneLine[], arrow: '↑' | '↓'): string | null {
+function hiddenSummary(hidden: readonly LaneLine[], arrow: '↑' | '↓' | '↕'): string | null {
 	if (hidden.length === 0) return null;
 	const rows = new Map<BoardLane, number>();
 	const emptyLanes: string[] = [];
@@ -476,8 +481,15 @@ export function windowLines(lines: readonly LaneLine[], selectedId: string | nul
 			below: hiddenSummary(lines.slice(end), '↓'),
 		};
 	}
-	// Too low for a line of its own to say what is hidden: the selected line alone.
-	return {lines: lines.slice(anchor, anchor + Math.max(1, height)), above: null, below: null};
+	// Too low for a line above and one below (40×12): the selected line, and one line saying what is
+	// hidden on both sides, so a small screen still says what it left out.
+	if (height >= 2)
+		return {
+			lines: lines.slice(anchor, anchor + 1),
+			above: null,
+			below: hiddenSummary([...lines.slice(0, anchor), ...lines.slice(anchor + 1)], '↕'),
+		};
+	return {lines: lines.slice(anchor, anchor + 1), above: null, below: null};
 }
 
 /** A Needs you entry, preformatted. */

@@ -130,6 +130,8 @@ export type BoardState = {
 		readonly isConfirm: boolean;
 		readonly returnMode: BoardMode;
 	} | null;
+	/** How far `?` help is scrolled, where it is taller than the screen (80×24). */
+	readonly helpScroll: number;
 };
 
 /** Where a jump goes. */
@@ -161,6 +163,8 @@ export type BoardAction =
 	| {readonly type: 'scroll-to'; readonly edge: Edge; readonly max: number}
 	| {readonly type: 'select'; readonly taskId: string | null; readonly index: number}
 	| {readonly type: 'toggle-focus'}
+	/** `d`: the focus to Decisions, closing the view it was pressed in. */
+	| {readonly type: 'focus-decisions'}
 	/** Opens or folds a task's helpers; `select` moves the cursor (a fold from a helper lands on its parent). */
 	| {readonly type: 'set-tree'; readonly taskId: string; readonly isOpen: boolean; readonly select?: string}
 	| {readonly type: 'open-timeline'; readonly taskId: string; readonly events: readonly LedgerEvent[]}
@@ -235,6 +239,7 @@ export function initialBoardState(): BoardState {
 		decisions: [],
 		decisionIndex: 0,
 		question: null,
+		helpScroll: 0,
 	};
 }
 
@@ -314,6 +319,7 @@ function scroll(state: BoardState, delta: number, max: number): BoardState {
 	if (state.mode === 'timeline' && state.timeline) {
 		return {...state, timeline: {...state.timeline, scroll: bound(state.timeline.scroll + delta)}};
 	}
+	if (state.mode === 'help') return {...state, helpScroll: bound(state.helpScroll + delta)};
 	if (state.mode === 'confirm' && state.approval) {
 		const approvalScroll = bound(state.approvalScroll + delta);
 		return {...state, approvalScroll, approvalSeen: Math.max(state.approvalSeen, approvalScroll)};
@@ -433,6 +439,8 @@ const LANES_TRANSITIONS = {
 						? 'decisions'
 						: 'list',
 	}),
+	// d: whatever view it was pressed in closes; Esc from Decisions goes back to the lanes.
+	'focus-decisions': state => ({...state, mode: 'decisions', timeline: null, log: null, question: null, notice: null}),
 	'cycle-sort': state => ({...state, sort: nextSortOrder(state.sort)}),
 	'ask-stop': (state, action) => ({
 		...state,
@@ -471,7 +479,8 @@ const VIEW_TRANSITIONS = {
 	'log-read': (state, action) =>
 		state.log?.taskId !== action.taskId ? state : {...state, log: {...state.log, view: action.log}},
 	back: state => back(state),
-	'toggle-help': state => (state.mode === 'help' ? back(state) : {...state, mode: 'help', previousMode: state.mode}),
+	'toggle-help': state =>
+		state.mode === 'help' ? back(state) : {...state, mode: 'help', previousMode: state.mode, helpScroll: 0},
 } satisfies Partial<Transitions>;
 
 /** The prompt's slice: the filter, a send-back's or a deny's reason, a headroom. */

@@ -1,4 +1,4 @@
-import {BoardCommand} from '../keymap.ts';
+import {BoardCommand, type KeyWords} from '../keymap.ts';
 import type {ScreenView} from '../screen-view.ts';
 import type {BoardPanel} from './panel.ts';
 
@@ -13,13 +13,25 @@ function panelWidths(width: number, isHolding: boolean): ScreenView['panelWidths
 	return {queue: width - effects - reviews - 2, reviews, effects};
 }
 
+/**
+ * Held effects' title words: its keys while it has the focus; one line stacked, how to give it the
+ * focus while it holds calls (a read-only board has no keys that act on them).
+ */
+function hintOf(keys: KeyWords, isFocused: boolean, isStackedHolding: boolean, isReadOnly: boolean): string {
+	if (isReadOnly) return '';
+	if (isFocused)
+		return ` — ${keys[BoardCommand.mark]} marks, ${keys[BoardCommand.approve]} approves, ${keys[BoardCommand.sendBack]} sends back`;
+	return isStackedHolding ? ` (${keys[BoardCommand.focus]} to act)` : '';
+}
+
 /** Held effects: held calls by work order, then recent outcomes; space marks, a approves, x sends back. */
 export const HELD_EFFECTS: BoardPanel = {
 	name: 'held-effects',
 	commands: [BoardCommand.mark, BoardCommand.approve, BoardCommand.sendBack],
-	view({state, width, held, band, isSideBySide}) {
+	view({state, width, held, band, isSideBySide, keys, options}) {
 		const isFocused = state.mode === 'effects';
 		const isEmpty = held.held.length === 0;
+		const isReadOnly = options.isReadOnly === true;
 		return {
 			view: {
 				isSideBySide,
@@ -30,6 +42,7 @@ export const HELD_EFFECTS: BoardPanel = {
 					markedCount: held.markedCount,
 					isFocused,
 					height: isSideBySide ? band.height : band.effectsLines,
+					hint: hintOf(keys, isFocused, !isEmpty && !isSideBySide, isReadOnly),
 				},
 				effectOrder: held.held,
 			},

@@ -1,6 +1,7 @@
 import {APPROVAL} from './approval.ts';
 import {CONTRACTS} from './contracts.ts';
 import {DECISIONS} from './decisions.ts';
+import {FIRST_STEPS} from './first-steps.ts';
 import {HELD_EFFECTS} from './effects.ts';
 import {HELP} from './help.ts';
 import {LANES} from './lanes.ts';
@@ -25,6 +26,7 @@ export const PANELS: readonly BoardPanel[] = [
 	HELD_EFFECTS,
 	DECISIONS,
 	CONTRACTS,
+	FIRST_STEPS,
 	APPROVAL,
 	QUESTION,
 	TIMELINE,

@@ -1,5 +1,6 @@
 import {decisionState} from '../../decisions/fold.ts';
 import {selectHeldEffects} from '../effects-view.ts';
+import {keyWordsOf} from '../keymap.ts';
 import {idColumnCap} from '../row-layout.ts';
 import {selectLanes, selectQueue, type BoardOptions, type QueueLaneView} from '../selectors.ts';
 import type {BoardState} from '../state.ts';
@@ -28,12 +29,18 @@ function queueHeight(lanes: readonly QueueLaneView[], available: number): number
 	return Math.min(needed, Math.max(3, Math.floor(available * 0.35)));
 }
 
+/** Rows under the header below which a screen is short (a 40×12 terminal leaves 9). */
+const SHORT_AVAILABLE_ROWS = 13;
+
 /**
  * The band Needs you, Reviews and Held effects share. Side by side, Reviews and Held effects sit
  * beside Needs you; stacked, one line each below it, Held effects opening up while it has the focus.
  */
 function bandOf(input: Pick<PanelInput, 'state' | 'queue' | 'held' | 'available' | 'isSideBySide'>): PanelInput['band'] {
-	const queueLines = queueHeight(input.queue.lanes, input.available);
+	// On a short screen (40×12) Decisions with the focus takes Needs you's rows, down to its title:
+	// the question is the entry being answered, and both do not fit.
+	const isDecidingOnShort = input.state.mode === 'decisions' && input.available < SHORT_AVAILABLE_ROWS;
+	const queueLines = isDecidingOnShort ? 1 : queueHeight(input.queue.lanes, input.available);
 	const effectsNeeded = 1 + Math.max(1, input.held.lines.length);
 	const panelCap = Math.max(3, Math.floor(input.available * 0.35));
 	const isOpen = input.isSideBySide || input.state.mode === 'effects';
@@ -70,7 +77,8 @@ export function boardInput(
 	const queue = selectQueue(state.queue, state.tasks, now, pending);
 	const held = selectHeldEffects(state.orders, now, state.marked, state.effectIndex, state.mode === 'effects');
 	const isSideBySide = width >= SIDE_BY_SIDE_COLUMNS;
-	const shared = {state, now, width, height, options, isWideRows, isSideBySide, alerts, available, lanes, queue, held};
+	const keys = keyWordsOf(options.keyTable);
+	const shared = {state, now, width, height, options, keys, isWideRows, isSideBySide, alerts, available, lanes, queue, held};
 	return {
 		...shared,
 		openQuestions: state.decisions.filter(decision => decisionState(decision, now) === 'open'),

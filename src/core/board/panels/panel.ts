@@ -1,6 +1,6 @@
 import type {DecisionRecord} from '../../decisions/fold.ts';
 import type {selectHeldEffects} from '../effects-view.ts';
-import type {BoardCommand} from '../keymap.ts';
+import type {BoardCommand, KeyWords} from '../keymap.ts';
 import type {BoardOptions, LanesView, selectQueue} from '../selectors.ts';
 import type {ScreenView} from '../screen-view.ts';
 import type {BoardState} from '../state.ts';
@@ -15,6 +15,8 @@ export type PanelInput = {
 	readonly width: number;
 	readonly height: number;
 	readonly options: BoardOptions;
+	/** Each command's key in force (the config file's `keys` applied), for words that name a key. */
+	readonly keys: KeyWords;
 	/** Rows a row is drawn in one line (else a detail line under the lanes carries the rest). */
 	readonly isWideRows: boolean;
 	/** Needs you, Reviews and Held effects side by side (else stacked). */
