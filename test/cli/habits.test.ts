@@ -53,7 +53,7 @@ describe('CLI habits', () => {
 		expect(complete('controlroom', 'sn')).toEqual(['snapshot']);
 		expect(complete('controlroom', 'effects', '')).toEqual(expect.arrayContaining(['list', 'approve', 'reject']));
 		expect(complete('controlroom', 'snapshot', '--f')).toEqual(['--fail-on']);
-		expect(complete('controlroom', 'board', '--no-')).toEqual(['--no-bell', '--no-notify']);
+		expect(complete('controlroom', 'board', '--no-')).toEqual(['--no-bell', '--no-mouse', '--no-notify']);
 	});
 
 	it('prints zsh and fish scripts made from the same table, and refuses another shell', () => {
