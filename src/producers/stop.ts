@@ -122,8 +122,11 @@ export async function endTree(tree: AgentTree, graceMs: number): Promise<TreeEnd
 				const refusal = signal(process, 'SIGKILL');
 				if (refusal) refusedBy.set(process.pid, refusal);
 			}
+			const sizeBefore = known.size;
 			take(tree.rescan([...known.values()]));
-			aliveBefore = aliveNow().length;
+			// Those signalled and those just found count as alive, as at the start: one that dies at
+			// once is then an end to look behind, so the tree is looked at once more when it is gone.
+			aliveBefore = alive.length + known.size - sizeBefore;
 			deadline = Date.now() + KILL_WAIT_MS;
 		}
 		await sleep(CHECK_EVERY_MS);
