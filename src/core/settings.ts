@@ -146,6 +146,12 @@ export const SETTINGS = {
 		usedBy: ['contract check --require', 'take --require', 'run --require', 'mcp'],
 		about: "what a receiver requires of a contract beyond its kind's needs (the production fields, scope)",
 	},
+	passBackLimit: {
+		kind: 'count',
+		builtIn: 2,
+		usedBy: ['take', 'pass-back', 'send-back', 'pickup', 'mcp'],
+		about: 'passes back a contract may have since a person last handed it over; one more sends it to Needs you and refuses its next take',
+	},
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof SETTINGS;

@@ -46,6 +46,8 @@ export type HandoffServerOptions = {
 	readonly policy?: ReceiverPolicy;
 	/** Runs a contract's tripwires through the wrapper at take and hand-in. */
 	readonly runTripwire?: TripwireRunner;
+	/** Passes back a contract may have before it goes to Needs you (docs/config.md, `passBackLimit`). */
+	readonly passBackLimit?: number;
 };
 
 /**
@@ -92,6 +94,7 @@ export function createHandoffServer(
 				const taken = takeContract(actor, file, as ?? null, leaseMinutes === undefined ? undefined : leaseMinutes * 60, {
 					policy: options.policy,
 					runTripwire: options.runTripwire,
+					...(options.passBackLimit === undefined ? {} : {passBackLimit: options.passBackLimit}),
 				});
 				const first = taken.passedBack ? `passed back by ${taken.passedBack.by}: ${taken.passedBack.reason}\n` : '';
 				const warnings = [
@@ -138,7 +141,7 @@ export function createHandoffServer(
 			description: `Free a claim ${identity} holds and cannot finish; the reason is the first thing the next taker sees.`,
 			inputSchema: {task, reason: z.string().min(1)},
 		},
-		({task: ref, reason}) => call(() => noted('passed %s back; the contract is free to take', passBack(actor, ref, reason).id)),
+		({task: ref, reason}) => call(() => noted('passed %s back; the contract is free to take', passBack(actor, ref, reason, options.passBackLimit).id)),
 	);
 	server.registerTool(
 		'raise_need',

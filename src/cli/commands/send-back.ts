@@ -3,6 +3,7 @@ import {boundedText, parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
+import {commandSettings} from '../config-file.ts';
 import {gateCall, selfLauncher} from '../gate-call.ts';
 
 export const help: CommandHelp = {
@@ -38,10 +39,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 	if (ref === undefined || positionals.length > 1) throw new CliError('send-back: expected one TASK', USAGE_EXIT);
 	if (values.reason === undefined || values.reason.trim() === '') throw new CliError('send-back: --reason: required', USAGE_EXIT);
 	boundedText('--reason', values.reason);
+	const {passBackLimit} = commandSettings({passBackLimit: undefined});
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		const result = await gateCall(() =>
-			sendBack({ledger, ref, reason: values.reason ?? '', by: values.as ?? null, source: 'cli', launcher: selfLauncher()}),
+			sendBack({ledger, ref, reason: values.reason ?? '', by: values.as ?? null, source: 'cli', launcher: selfLauncher(), passBackLimit}),
 		);
 		if (values.json) out(JSON.stringify({version: 1, ...result}, null, 2));
 		else out(result.logPath ? `${result.message} (log: ${result.logPath})` : result.message);

@@ -9,6 +9,7 @@ import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {reportRefusal} from '../handoff-report.ts';
 import type {CommandHelp} from '../help.ts';
+import {commandSettings} from '../config-file.ts';
 import {workerIdentity} from '../worker-identity.ts';
 
 export const help: CommandHelp = {
@@ -35,7 +36,7 @@ person accepts the work (--as names them). Only a person at a terminal (docs/sec
 		['0', 'taken'],
 		[
 			'1',
-			'refused: held by someone (named), already handed in, a tripwire tripped, or the contract is invalid (its problems listed, one per line)',
+			'refused: held by someone (named), already handed in, passed back more than passBackLimit times (it waits in Needs you for a person: take --for), a tripwire tripped, or the contract is invalid (its problems listed, one per line)',
 		],
 		[
 			'64',
@@ -82,6 +83,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const leaseMinutes = positiveInt('lease', values.lease);
 	const leaseSeconds = leaseMinutes === undefined ? undefined : leaseMinutes * 60;
 	const policy = receiverPolicy(values.require);
+	const {passBackLimit} = commandSettings({passBackLimit: undefined});
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		return reportRefusal(() => {
@@ -99,7 +101,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 						})
 					: (() => {
 							const identity = workerIdentity('take', values.as);
-							return takeContract({ledger, source: 'cli', identity}, file, identity, leaseSeconds, {policy, runTripwire});
+							return takeContract({ledger, source: 'cli', identity}, file, identity, leaseSeconds, {
+								policy,
+								runTripwire,
+								passBackLimit,
+							});
 						})();
 			out(values.json ? terminalSafeJson({version: 1, ...taken}, 2) : takeText(taken));
 			return 0;

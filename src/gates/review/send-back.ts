@@ -6,6 +6,7 @@ import type {Task} from '../../core/task.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {loadReviews} from '../../ledger/reviews.ts';
 import {CLAIM_ROLE} from '../../handoff/claims.ts';
+import {contractKeyOfClaim, DEFAULT_PASS_BACK_LIMIT, passBackLimitNeed} from '../../handoff/pass-back-limit.ts';
 import {requirePerson} from '../person-gate.ts';
 import {prepareRerun, startRerun, type Launcher} from './rerun.ts';
 import {ReviewGateError, reviewSubject} from './subject.ts';
@@ -25,6 +26,8 @@ export type SendBackRequest = {
 	readonly door?: Door;
 	/** How to start `controlroom run` in the background for the worker's next run. */
 	readonly launcher: Launcher;
+	/** Passes back a contract may have before it goes to Needs you (docs/config.md, `passBackLimit`): a returned claim counts. */
+	readonly passBackLimit?: number;
 };
 
 export type SendBackResult = {
@@ -102,6 +105,14 @@ export function sendBack(request: SendBackRequest): SendBackResult {
 		request.ledger.writer.append([
 			{...base, type: EventType.workSentBack, data: {reason, by, from, claimReturned: true}},
 			{...base, type: EventType.claimPassedBack, data: {reason: `sent back by ${by}: ${reason}`, holder: by}},
+			...passBackLimitNeed(
+				request.ledger,
+				{taskId: task.id, contractKey: contractKeyOfClaim(request.ledger, task.id)},
+				at,
+				request.source,
+				by,
+				request.passBackLimit ?? DEFAULT_PASS_BACK_LIMIT,
+			),
 		]);
 		return {
 			taskId: task.id,

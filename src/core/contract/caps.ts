@@ -1,0 +1,31 @@
+/**
+ * The coordinator's cap on passes back (docs/contracts.md, "Caps"): a contract passed back more
+ * times than the limit since a person last handed it over stops going round. It goes to Needs you,
+ * and no worker takes it again until a person does (`take --for WORKER`).
+ */
+
+/** The kind of the need a contract over its cap raises, so views and stats can tell it from others. */
+export const PASS_BACK_LIMIT_NEED = 'pass-back-limit';
+
+/** True when `passBacks` passes back (since a person last handed the contract over) are past the limit. */
+export function isPastPassBackLimit(passBacks: number, limit: number): boolean {
+	return passBacks > limit;
+}
+
+/** What the need says, and what a refused take says after the contract's name. */
+export function passBackLimitText(passBacks: number, limit: number): string {
+	return `passed back ${passBacks} times (passBackLimit ${limit}): it waits in Needs you; a person hands it over with controlroom take --for WORKER FILE`;
+}
+
+/** A claim's entry in the count: whether a person handed it over (a fresh start) and whether it was passed back. */
+export type ClaimHistoryEntry = {readonly handedOverByPerson: boolean; readonly passedBack: boolean};
+
+/** Passes back since the latest claim a person handed over (that claim's own pass-back counts), oldest claim first. */
+export function passBacksSinceHandover(claims: readonly ClaimHistoryEntry[]): number {
+	let count = 0;
+	for (const claim of claims) {
+		if (claim.handedOverByPerson) count = 0;
+		if (claim.passedBack) count += 1;
+	}
+	return count;
+}
