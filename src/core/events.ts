@@ -212,6 +212,8 @@ const DECLARED = {
 		acceptorNamedBy: text,
 		/** The person who handed the contract over (`take --for`): a fresh start for the pass-back limit. */
 		handedOverBy: text,
+		/** How long the holder keeps it before it goes to Needs you (docs/contracts.md, "Caps"); absent in older ledgers. */
+		timeLimitSeconds: count,
 		operator: text,
 		/** The acceptance lines (from 1) whose evidence is a screenshot a person marks looked at. */
 		screenshots: z.optional(z.array(z.number())),

@@ -146,6 +146,12 @@ export const SETTINGS = {
 		usedBy: ['contract check --require', 'take --require', 'run --require', 'mcp'],
 		about: "what a receiver requires of a contract beyond its kind's needs (the production fields, scope)",
 	},
+	claimTimeLimit: {
+		kind: 'duration',
+		builtIn: 8 * 3_600_000,
+		usedBy: ['take --time-limit', 'pickup', 'mcp'],
+		about: 'how long one holder keeps a claim, progress or not, before the reconciler puts it in Needs you (the lease is silence; this is the whole hold)',
+	},
 	passBackLimit: {
 		kind: 'count',
 		builtIn: 2,

@@ -25,7 +25,7 @@ import type {Ledger} from '../ledger/open-ledger.ts';
 import {checkContractFile, checkContractSnapshot, unreadContract, type CheckedContract} from './check-contract.ts';
 import {ContractParseError, parseYaml, readContractText} from './contract-file.ts';
 import {HandoffError, isSameName} from './handoff-error.ts';
-import {contractKeyOfClaim, DEFAULT_PASS_BACK_LIMIT, passBackLimitNeed, passBackRefusal} from './pass-back-limit.ts';
+import {contractKeyOfClaim, DEFAULT_CLAIM_TIME_LIMIT_SECONDS, DEFAULT_PASS_BACK_LIMIT, passBackLimitNeed, passBackRefusal} from './pass-back-limit.ts';
 import {namedAcceptorOf} from './ready.ts';
 import {changedFiles, commitExists, repositoryDir} from './repository-facts.ts';
 import {keepScreenshot} from './screenshots.ts';
@@ -71,6 +71,8 @@ export type TakeResult = {
 	readonly passedBack: {readonly by: string; readonly reason: string} | null;
 	readonly checks: readonly string[];
 	readonly leaseSeconds: number;
+	/** How long the holder keeps it, progress or not, before it goes to Needs you (docs/contracts.md, "Caps"). */
+	readonly timeLimitSeconds: number;
 	/** Who accepts the work: the contract's acceptors, or the person who named themselves; empty while nobody is named. */
 	readonly acceptors: readonly string[];
 	/** The tripwires run before the take (each a wrapped task), all passed. */
@@ -94,6 +96,8 @@ export type TakeOptions = {
 	readonly runTripwire?: TripwireRunner;
 	/** Passes back allowed since a person last handed the contract over (docs/config.md, `passBackLimit`). */
 	readonly passBackLimit?: number;
+	/** How long the holder keeps the claim before it goes to Needs you (docs/config.md, `claimTimeLimit`). */
+	readonly timeLimitSeconds?: number;
 };
 
 /**
@@ -160,6 +164,7 @@ export function takeContract(
 	options: TakeOptions = {},
 ): TakeResult {
 	const policy = options.policy ?? NO_POLICY;
+	const timeLimitSeconds = options.timeLimitSeconds ?? DEFAULT_CLAIM_TIME_LIMIT_SECONDS;
 	const checked = checkContractFile(file, {policy});
 	if (!checked.isValid || checked.contract === null) refuseInvalid(actor, file, checked);
 	const contract = checked.contract;
@@ -227,6 +232,7 @@ export function takeContract(
 					acceptorTerms: {...acceptors},
 					acceptorNamedBy: namedBy,
 					handedOverBy: options.handedOverBy ?? null,
+					timeLimitSeconds,
 					screenshots: screenshotLines(checks),
 					policy: policyList(policy),
 					contractDigest: checked.digest,
@@ -259,6 +265,7 @@ export function takeContract(
 			passedBack,
 			checks,
 			leaseSeconds,
+			timeLimitSeconds,
 			acceptors: Object.keys(acceptors),
 			tripwires: tripped.outcomes,
 			warnings: checked.problems.filter(problem => problem.severity === 'warning'),

@@ -17,7 +17,7 @@ import {
 	type TakeResult,
 } from './claims.ts';
 import {isSameName} from './handoff-error.ts';
-import {DEFAULT_PASS_BACK_LIMIT, passBackRefusal} from './pass-back-limit.ts';
+import {DEFAULT_CLAIM_TIME_LIMIT_SECONDS, DEFAULT_PASS_BACK_LIMIT, passBackRefusal} from './pass-back-limit.ts';
 import {checkoutOf, mappedRepositoryFacts, type RepositoryMap} from './repository-map.ts';
 
 // Taking a stored contract (docs/serve.md, "pickup"): the same claim as `take FILE`, keyed by the
@@ -65,6 +65,7 @@ export function takeStoredContract(
 	repositories: RepositoryMap,
 	leaseSeconds = CLAIM_LEASE_SECONDS,
 	passBackLimit = DEFAULT_PASS_BACK_LIMIT,
+	timeLimitSeconds = DEFAULT_CLAIM_TIME_LIMIT_SECONDS,
 ): StoredTake {
 	if (!isStoredContractId(id)) throw new HandoffError(`'${id}' is not a stored contract's id`);
 	const now = actor.now ?? Date.now;
@@ -126,6 +127,7 @@ export function takeStoredContract(
 					contractDigest: text.digest,
 					contractText: text.text,
 					checkout,
+					timeLimitSeconds,
 				},
 			},
 		]);
@@ -136,6 +138,7 @@ export function takeStoredContract(
 			passedBack,
 			checks,
 			leaseSeconds,
+			timeLimitSeconds,
 			acceptors: Object.keys(acceptors),
 			tripwires: [],
 			warnings: checked.problems.filter(problem => problem.severity === 'warning'),

@@ -48,6 +48,8 @@ export type HandoffServerOptions = {
 	readonly runTripwire?: TripwireRunner;
 	/** Passes back a contract may have before it goes to Needs you (docs/config.md, `passBackLimit`). */
 	readonly passBackLimit?: number;
+	/** How long a holder keeps a claim before it goes to Needs you (docs/config.md, `claimTimeLimit`). */
+	readonly timeLimitSeconds?: number;
 };
 
 /**
@@ -95,6 +97,7 @@ export function createHandoffServer(
 					policy: options.policy,
 					runTripwire: options.runTripwire,
 					...(options.passBackLimit === undefined ? {} : {passBackLimit: options.passBackLimit}),
+					...(options.timeLimitSeconds === undefined ? {} : {timeLimitSeconds: options.timeLimitSeconds}),
 				});
 				const first = taken.passedBack ? `passed back by ${taken.passedBack.by}: ${taken.passedBack.reason}\n` : '';
 				const warnings = [

@@ -12,6 +12,9 @@ import type {Ledger} from '../ledger/open-ledger.ts';
 /** The built-in pass-back limit (docs/config.md, `passBackLimit`); the commands pass the configured one. */
 export const DEFAULT_PASS_BACK_LIMIT = builtInOf('passBackLimit');
 
+/** The built-in time limit of a claim, in seconds (docs/config.md, `claimTimeLimit`). */
+export const DEFAULT_CLAIM_TIME_LIMIT_SECONDS = builtInOf('claimTimeLimit') / 1000;
+
 /** Every claim of one contract, oldest first: whether a person handed it over and whether it was passed back. */
 function claimHistory(ledger: Ledger, contractKey: string): ClaimHistoryEntry[] {
 	const latest = ledger.reader.latestClaimOf(contractKey);

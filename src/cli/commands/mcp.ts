@@ -49,7 +49,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	if (identity === null)
 		throw new CliError('mcp: --as NAME is required: who the agent is (or set CONTROLROOM_WORKER)', USAGE_EXIT);
 	const policy = receiverPolicy(values.require);
-	const {passBackLimit} = commandSettings({passBackLimit: undefined});
+	const {passBackLimit, claimTimeLimit} = commandSettings({passBackLimit: undefined, claimTimeLimit: undefined});
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing', onMove: 'stay'});
 	// The run of the agent that started this server, when it runs under `controlroom run`: its own task.
 	const ownTask = process.env['CONTROLROOM_TASK_ID']?.trim() || null;
@@ -72,6 +72,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		policy,
 		runTripwire: tripwireRunner(ledger.path),
 		passBackLimit,
+		timeLimitSeconds: claimTimeLimit / 1000,
 		repositories: loadRepositories(),
 	});
 	await serveOnStdio(server, request => {

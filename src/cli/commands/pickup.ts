@@ -79,6 +79,8 @@ type Pickup = {
 	readonly fleet: FleetContracts | null;
 	/** Passes back a contract may have before it goes to Needs you (docs/config.md, `passBackLimit`). */
 	readonly passBackLimit: number;
+	/** How long a claim is held before it goes to Needs you (docs/config.md, `claimTimeLimit`). */
+	readonly timeLimitSeconds: number;
 };
 
 const BIN = (): string => join(packageRoot(), 'bin', 'controlroom');
@@ -157,7 +159,7 @@ async function work(pickup: Pickup, record: IntakeRecord): Promise<void> {
 	let take: StoredTake;
 	if (pickup.fleet !== null && !(await pickup.fleet.claim(record.id, pickup.holder))) return;
 	try {
-		take = takeStoredContract(pickup.actor, record.id, pickup.holder, pickup.repositories, undefined, pickup.passBackLimit);
+		take = takeStoredContract(pickup.actor, record.id, pickup.holder, pickup.repositories, undefined, pickup.passBackLimit, pickup.timeLimitSeconds);
 	} catch (error) {
 		// Taken here meanwhile (another pickup on this ledger): the fleet's claim is given up again.
 		if (pickup.fleet !== null) await pickup.fleet.release(record.id, pickup.holder, 'passed back');
@@ -238,7 +240,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const repositories = loadRepositories(repoFlags);
 	const host = hostname();
 	const holder = workerIdentity('pickup', values.as) ?? `pickup@${host}`;
-	const {passBackLimit} = commandSettings({passBackLimit: undefined});
+	const {passBackLimit, claimTimeLimit} = commandSettings({passBackLimit: undefined, claimTimeLimit: undefined});
 	const ledger = openCommandLedger(values.ledger, {mode: 'create', onMove: 'stay'});
 	const stopping = stopOnSignals();
 	const say = (line: string): void => out(`pickup: ${terminalSafe(line)}`);
@@ -259,6 +261,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		say,
 		fleet,
 		passBackLimit,
+		timeLimitSeconds: claimTimeLimit / 1000,
 	};
 	const running = new Map<string, Promise<void>>();
 	const perRepository = new Map<string, number>();

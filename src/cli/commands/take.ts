@@ -9,11 +9,12 @@ import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {reportRefusal} from '../handoff-report.ts';
 import type {CommandHelp} from '../help.ts';
+import {EXPECTED, settingFromText} from '../../core/settings.ts';
 import {commandSettings} from '../config-file.ts';
 import {workerIdentity} from '../worker-identity.ts';
 
 export const help: CommandHelp = {
-	synopsis: ['take FILE [--as NAME] [--lease MINUTES] [--require LIST] [--json]', 'take --for WORKER FILE [--as NAME]'],
+	synopsis: ['take FILE [--as NAME] [--lease MINUTES] [--time-limit DURATION] [--require LIST] [--json]', 'take --for WORKER FILE [--as NAME]'],
 	description: `Claims a contract (checked first, with the receiver's policy) for NAME: --as, else
 $CONTROLROOM_WORKER, else the contract's execution.operator, else $USER. Its tripwires that name a
 package.json script or a Makefile target are run first, each as a recorded task; one that fails
@@ -30,7 +31,11 @@ person accepts the work (--as names them). Only a person at a terminal (docs/sec
 			'what the receiver requires, comma-separated: state, authority, evidence, guardrails, trace (or trace:exception), escalation, execution, delivery, stop_when, scope (default: contractRequire in the config file)',
 		],
 		['--lease MINUTES', 'silence after which the claim shows as stalled (default 30)'],
-		['--json', '{version: 1, taskId, holder, title, passedBack, checks, leaseSeconds, acceptors, tripwires, warnings, guesses}'],
+		[
+			'--time-limit DURATION',
+			'how long the holder keeps it, progress or not, before it goes to Needs you: 90m, 8h (default: claimTimeLimit in the config file, 8h)',
+		],
+		['--json', '{version: 1, taskId, holder, title, passedBack, checks, leaseSeconds, timeLimitSeconds, acceptors, tripwires, warnings, guesses}'],
 	],
 	exits: [
 		['0', 'taken'],
@@ -40,7 +45,7 @@ person accepts the work (--as names them). Only a person at a terminal (docs/sec
 		],
 		[
 			'64',
-			'bad command line (no FILE, an empty --as, a bad --lease or --require), or no ledger at --ledger PATH (only run and ingest create one)',
+			'bad command line (no FILE, an empty --as, a bad --lease, --time-limit or --require), or no ledger at --ledger PATH (only run and ingest create one)',
 		],
 		['77', '--for: asked by an agent, not a person (recorded)'],
 	],
@@ -73,6 +78,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		as: {type: 'string'},
 		for: {type: 'string'},
 		lease: {type: 'string'},
+		'time-limit': {type: 'string'},
 		require: {type: 'string'},
 		json: {type: 'boolean'},
 	});
@@ -83,7 +89,11 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const leaseMinutes = positiveInt('lease', values.lease);
 	const leaseSeconds = leaseMinutes === undefined ? undefined : leaseMinutes * 60;
 	const policy = receiverPolicy(values.require);
-	const {passBackLimit} = commandSettings({passBackLimit: undefined});
+	const limitFlag = values['time-limit'];
+	const limitMs = limitFlag === undefined ? undefined : settingFromText('duration', limitFlag);
+	if (limitMs === null) throw new CliError(`take: --time-limit: expected ${EXPECTED.duration}, got '${limitFlag ?? ''}'`, USAGE_EXIT);
+	const {passBackLimit, claimTimeLimit} = commandSettings({passBackLimit: undefined, claimTimeLimit: limitMs});
+	const timeLimitSeconds = claimTimeLimit / 1000;
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		return reportRefusal(() => {
@@ -95,6 +105,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 							worker: values.for.trim(),
 							as: nonEmptyAs('take', values.as) ?? null,
 							leaseSeconds,
+							timeLimitSeconds,
 							policy,
 							runTripwire,
 							source: 'cli',
@@ -105,6 +116,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 								policy,
 								runTripwire,
 								passBackLimit,
+								timeLimitSeconds,
 							});
 						})();
 			out(values.json ? terminalSafeJson({version: 1, ...taken}, 2) : takeText(taken));

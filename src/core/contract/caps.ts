@@ -29,3 +29,28 @@ export function passBacksSinceHandover(claims: readonly ClaimHistoryEntry[]): nu
 	}
 	return count;
 }
+
+/** The kind of the need a claim held past its time limit raises. */
+export const TIME_LIMIT_NEED = 'claim-time-limit';
+
+/** A claim still held, as the time-limit rule reads it. */
+export type HeldClaim = {
+	readonly taskId: string;
+	readonly holder: string;
+	readonly takenAt: number;
+	/** Its time limit, recorded at the take; null for a claim taken before limits were recorded. */
+	readonly timeLimitSeconds: number | null;
+	/** Whether the time-limit need was raised on it already (it is raised once). */
+	readonly isRaised: boolean;
+};
+
+/**
+ * The need a claim held past its time limit raises, or null (not past it, raised already, or no
+ * limit recorded). Unlike the lease, progress does not renew it: it bounds how long one holder
+ * keeps the work, however busy, before a person looks (docs/contracts.md, "Caps").
+ */
+export function timeLimitNeed(claim: HeldClaim, now: number, formatMs: (ms: number) => string): string | null {
+	if (claim.isRaised || claim.timeLimitSeconds === null) return null;
+	if (now - claim.takenAt < claim.timeLimitSeconds * 1000) return null;
+	return `held by ${claim.holder} for ${formatMs(now - claim.takenAt)}, past its time limit of ${formatMs(claim.timeLimitSeconds * 1000)} (claimTimeLimit): a person decides whether it goes on`;
+}
