@@ -25,7 +25,7 @@ export function sendBackFromBoard(
 			source: 'board',
 			launcher: selfLauncher(),
 			// The file as it is now: a limit changed since the board started counts from the next x.
-			passBackLimit: commandSettings({passBackLimit: undefined}).passBackLimit,
+			...commandSettings({passBackLimit: undefined, failedRunLimit: undefined}),
 		});
 		return {isSentBack: true, message: result.message};
 	} catch (error) {

@@ -152,6 +152,12 @@ export const SETTINGS = {
 		usedBy: ['take --time-limit', 'pickup', 'mcp'],
 		about: 'how long one holder keeps a claim, progress or not, before the reconciler puts it in Needs you (the lease is silence; this is the whole hold)',
 	},
+	failedRunLimit: {
+		kind: 'count',
+		builtIn: 2,
+		usedBy: ['send-back', 'review'],
+		about: 'failed runs of one task (a run and the runs started again from it) after which it is not run again but waits in Needs you',
+	},
 	passBackLimit: {
 		kind: 'count',
 		builtIn: 2,

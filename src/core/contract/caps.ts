@@ -54,3 +54,16 @@ export function timeLimitNeed(claim: HeldClaim, now: number, formatMs: (ms: numb
 	if (now - claim.takenAt < claim.timeLimitSeconds * 1000) return null;
 	return `held by ${claim.holder} for ${formatMs(now - claim.takenAt)}, past its time limit of ${formatMs(claim.timeLimitSeconds * 1000)} (claimTimeLimit): a person decides whether it goes on`;
 }
+
+/** The kind of the need a chain of runs that failed too often raises. */
+export const FAILED_RUNS_NEED = 'failed-runs';
+
+/** True when a chain of runs has failed often enough that it is not run again (the default: twice). */
+export function isAtFailedRunLimit(failures: number, limit: number): boolean {
+	return failures >= limit;
+}
+
+/** Why a chain of runs is not run again: said by the refusal and the need. */
+export function failedRunsText(rootId: string, failures: number, limit: number): string {
+	return `the runs of ${rootId} failed ${failures} time${failures === 1 ? '' : 's'} (failedRunLimit ${limit}): not run again; it waits in Needs you for a person (start it afresh with controlroom run)`;
+}

@@ -13,6 +13,7 @@ import {requirePerson} from '../person-gate.ts';
 import {collectDiff, collectReport, collectTests} from './packet-sources.ts';
 import {prepareRerun, reviewFolder, runRerun} from './rerun.ts';
 import {runReviewer} from './run-reviewer.ts';
+import {DEFAULT_FAILED_RUN_LIMIT, failedRunsRefusal} from './failed-runs.ts';
 import {ReviewGateError, reviewSubject, type ReviewSubject} from './subject.ts';
 
 /** What `controlroom review` was asked to do. */
@@ -34,6 +35,8 @@ export type ReviewRequest = {
 	readonly notice: (line: string) => void;
 	readonly maxRounds?: number;
 	readonly limitBytes?: number;
+	/** Failed runs of the worker after which it is not run again (docs/config.md, `failedRunLimit`). */
+	readonly failedRunLimit?: number;
 };
 
 /** One reviewer's verdict in a round. */
@@ -232,6 +235,15 @@ export async function reviewTask(request: ReviewRequest): Promise<ReviewResult> 
 				const reason = `${decision.fixes.length} fixes asked for in round ${state.round}, but ${subject.notRerunnable ?? 'the worker cannot be run again'}`;
 				return conclude('needs-person', reason, 'fixes-left', decision.isDisagreement);
 			}
+			// A worker whose runs failed failedRunLimit times is not run a third time: a person decides.
+			const failed = failedRunsRefusal(
+				request.ledger,
+				subject.worker.rootId,
+				request.failedRunLimit ?? DEFAULT_FAILED_RUN_LIMIT,
+				request.source,
+				Date.now(),
+			);
+			if (failed !== null) return conclude('needs-person', failed, 'failed-runs', decision.isDisagreement);
 			const fixesText = renderFixes(decision.fixes, {kind: 'review', round: state.round});
 			const rerun = prepareRerun(request.ledger, subject.worker, fixesText, `fixes from review round ${state.round}`);
 			request.notice(

@@ -8,6 +8,7 @@ import {loadReviews} from '../../ledger/reviews.ts';
 import {CLAIM_ROLE} from '../../handoff/claims.ts';
 import {contractKeyOfClaim, DEFAULT_PASS_BACK_LIMIT, passBackLimitNeed} from '../../handoff/pass-back-limit.ts';
 import {requirePerson} from '../person-gate.ts';
+import {DEFAULT_FAILED_RUN_LIMIT, failedRunsRefusal} from './failed-runs.ts';
 import {prepareRerun, startRerun, type Launcher} from './rerun.ts';
 import {ReviewGateError, reviewSubject} from './subject.ts';
 
@@ -28,6 +29,8 @@ export type SendBackRequest = {
 	readonly launcher: Launcher;
 	/** Passes back a contract may have before it goes to Needs you (docs/config.md, `passBackLimit`): a returned claim counts. */
 	readonly passBackLimit?: number;
+	/** Failed runs after which a run is not started again (docs/config.md, `failedRunLimit`). */
+	readonly failedRunLimit?: number;
 };
 
 export type SendBackResult = {
@@ -127,6 +130,14 @@ export function sendBack(request: SendBackRequest): SendBackResult {
 	const subject = reviewSubject(request.ledger, task);
 	if (subject.worker === null)
 		throw new ReviewGateError(`cannot send ${task.id} back: ${subject.notRerunnable ?? 'it cannot be run again'}`);
+	const failed = failedRunsRefusal(
+		request.ledger,
+		subject.worker.rootId,
+		request.failedRunLimit ?? DEFAULT_FAILED_RUN_LIMIT,
+		request.source,
+		at,
+	);
+	if (failed !== null) throw new ReviewGateError(`cannot send ${task.id} back: ${failed}`);
 	const rerun = prepareRerun(request.ledger, subject.worker, renderFixes([reason], {kind: 'person', by}), 'sent back');
 	request.ledger.writer.append([
 		{
