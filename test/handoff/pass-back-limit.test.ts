@@ -5,7 +5,7 @@ import {PASS_BACK_LIMIT_NEED} from '../../src/core/contract/caps.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {loadHumanQueue} from '../../src/ledger/queue.ts';
 import {runCli, scratchDir, type CliResult} from '../helpers/cli.ts';
-import {makeContractRepo} from '../helpers/contract-repo.ts';
+import {COMPLETE_EVIDENCE, makeContractRepo} from '../helpers/contract-repo.ts';
 import {freshLedgerFile} from '../helpers/ledger.ts';
 import {runAsPerson} from '../helpers/person.ts';
 
@@ -18,6 +18,7 @@ function world(settings: Record<string, unknown> = {}) {
 	writeFileSync(config, JSON.stringify(settings));
 	const env = {CONTROLROOM_HOME: home, CONTROLROOM_CONFIG: config};
 	return {
+		repo,
 		ledger,
 		contract: repo.place('valid-task.yaml'),
 		cli: (...args: string[]) => runCli([...args, '--ledger', ledger], {env}),
@@ -97,6 +98,19 @@ describe('the pass-back limit (passBackLimit, default 2)', () => {
 		expect(cli('pass-back', claim, '--as', 'cy', '--reason', 'still stuck').status).toBe(0);
 		expect(capNeeds(ledger)).toHaveLength(1);
 		expect(claimOf(cli('take', contract, '--as', 'dee'))).toMatch(/-4$/);
+	});
+
+	it('a person sending a hand-in back counts as a pass-back: the third goes to Needs you', () => {
+		const {repo, ledger, contract, cli, person} = world();
+		takeAndPassBack(cli, contract, 'ana', 1);
+		takeAndPassBack(cli, contract, 'bo', 2);
+		const claim = claimOf(cli('take', contract, '--as', 'worker-1'));
+		const handed = cli('hand-in', claim, '--as', 'worker-1', '--evidence', repo.write('evidence.yaml', COMPLETE_EVIDENCE));
+		expect(handed.status, handed.stderr).toBe(0);
+		const sent = person('send-back', claim, '--reason', 'the export still drops closed orders', '--as', 'lee');
+		expect(sent.status, sent.stderr).toBe(0);
+		expect(capNeeds(ledger).map(need => need.taskId)).toEqual([claim]);
+		expect(cli('take', contract, '--as', 'dee').status).toBe(1);
 	});
 
 	it('honours passBackLimit from the config file', () => {

@@ -111,7 +111,8 @@ export function sendBack(request: SendBackRequest): SendBackResult {
 			...passBackLimitNeed(
 				request.ledger,
 				{taskId: task.id, contractKey: contractKeyOfClaim(request.ledger, task.id)},
-				at,
+				// After the send-back, which closes the task's entries up to its own time (src/core/human-queue.ts).
+				at + 1,
 				request.source,
 				by,
 				request.passBackLimit ?? DEFAULT_PASS_BACK_LIMIT,
