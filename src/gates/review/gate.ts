@@ -12,7 +12,7 @@ import type {Ledger} from '../../ledger/open-ledger.ts';
 import {requirePerson} from '../person-gate.ts';
 import {collectDiff, collectReport, collectTests} from './packet-sources.ts';
 import {prepareRerun, reviewFolder, runRerun} from './rerun.ts';
-import {runReviewer} from './run-reviewer.ts';
+import {readOnlyReviewer} from './read-only-reviewer.ts';
 import {DEFAULT_FAILED_RUN_LIMIT, failedRunsRefusal} from './failed-runs.ts';
 import {ReviewGateError, reviewSubject, type ReviewSubject} from './subject.ts';
 
@@ -150,11 +150,11 @@ async function reviewRound(
 	const verdicts = await Promise.all(
 		request.reviewers.map(async (command, index): Promise<ReviewerOutcome> => {
 			const reviewer = index + 1;
-			const result = await runReviewer({
+			const result = await readOnlyReviewer(subject.cwd ?? process.cwd(), cwd => ({
 				ledger: request.ledger,
 				command,
 				packetPath: path,
-				cwd: subject.cwd ?? process.cwd(),
+				cwd,
 				parentId: subject.task.id,
 				title: `review ${subject.task.id} round ${round} (reviewer ${reviewer})`,
 				env: {
@@ -165,7 +165,7 @@ async function reviewRound(
 				home: request.home,
 				stderr: request.output,
 				notice: request.notice,
-			});
+			}));
 			const verdict = result.verdict;
 			// Each verdict is on the ledger as soon as its reviewer ends: the board shows it at once.
 			record(EventType.reviewVerdict, {
