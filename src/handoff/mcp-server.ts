@@ -7,6 +7,7 @@ import {registerWriteTools} from './intake-tools.ts';
 import type {RepositoryMap} from './repository-map.ts';
 import type {ReceiverPolicy} from '../core/contract/policy.ts';
 import type {TripwireRunner} from './tripwires.ts';
+import {contractKeyOfClaim, DEFAULT_PASS_BACK_LIMIT, passBackRefusal} from './pass-back-limit.ts';
 import {handIn, HandoffError, listWork, passBack, raiseNeed, recordProgress, takeContract, type Actor} from './claims.ts';
 
 const task = z.string().min(1).describe('the claim task id (or a unique prefix) that take returned');
@@ -144,7 +145,13 @@ export function createHandoffServer(
 			description: `Free a claim ${identity} holds and cannot finish; the reason is the first thing the next taker sees.`,
 			inputSchema: {task, reason: z.string().min(1)},
 		},
-		({task: ref, reason}) => call(() => noted('passed %s back; the contract is free to take', passBack(actor, ref, reason, options.passBackLimit).id)),
+		({task: ref, reason}) =>
+			call(() => {
+				const {id} = passBack(actor, ref, reason, options.passBackLimit);
+				const key = contractKeyOfClaim(actor.ledger, id);
+				const capped = key === null ? null : passBackRefusal(actor.ledger, key, options.passBackLimit ?? DEFAULT_PASS_BACK_LIMIT);
+				return noted(`passed %s back; ${capped ?? 'the contract is free to take'}`, id);
+			}),
 	);
 	server.registerTool(
 		'raise_need',

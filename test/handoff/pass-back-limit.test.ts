@@ -64,7 +64,10 @@ describe('the pass-back limit (passBackLimit, default 2)', () => {
 		takeAndPassBack(cli, contract, 'bo', 2);
 		// Two passes back are within the limit: nothing in Needs you yet.
 		expect(capNeeds(ledger)).toEqual([]);
-		const third = takeAndPassBack(cli, contract, 'cy', 3);
+		const third = claimOf(cli('take', contract, '--as', 'cy'));
+		expect(cli('pass-back', third, '--as', 'cy', '--reason', 'attempt 3 could not finish').stdout.trim()).toBe(
+			`passed ${third} back; passed back 3 times (passBackLimit 2): it waits in Needs you; a person hands it over with controlroom take --for WORKER FILE`,
+		);
 		expect(capNeeds(ledger)).toEqual([
 			{
 				taskId: third,

@@ -1,4 +1,5 @@
 import {passBack} from '../../handoff/claims.ts';
+import {contractKeyOfClaim, passBackRefusal} from '../../handoff/pass-back-limit.ts';
 import {boundedText, parseCommandArgs, taskArgument} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
@@ -40,7 +41,9 @@ export async function run(argv: readonly string[]): Promise<number> {
 	try {
 		return reportRefusal(() => {
 			const task = passBack({ledger, source: 'cli', identity}, ref, values.reason ?? '', passBackLimit);
-			out(`passed ${task.id} back; the contract is free to take`);
+			const key = contractKeyOfClaim(ledger, task.id);
+			const capped = key === null ? null : passBackRefusal(ledger, key, passBackLimit);
+			out(`passed ${task.id} back; ${capped ?? 'the contract is free to take'}`);
 			return 0;
 		});
 	} finally {
