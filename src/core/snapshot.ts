@@ -301,7 +301,7 @@ export function taskStateAt(
 	task: Task,
 	now: number,
 	stallSeconds = DEFAULT_STALL_SECONDS,
-): Pick<SnapshotTask, 'status' | 'health' | 'exitCode' | 'signal' | 'idleSeconds' | 'lane'> {
+): Pick<SnapshotTask, 'status' | 'health' | 'exitCode' | 'signal' | 'idleSeconds' | 'lane' | 'helpersUnfinished'> {
 	const {health, lane} = healthAndLane(task, now, stallSeconds);
 	return {
 		status: task.status,
@@ -310,6 +310,8 @@ export function taskStateAt(
 		signal: task.signal,
 		idleSeconds: Math.max(0, Math.floor((now - task.lastSeenAt) / 1000)),
 		lane,
+		// The status cell says a session cut short with its helpers' work outstanding (labels.ts).
+		...unfinishedOf(task),
 	};
 }
 

@@ -232,9 +232,9 @@ describe('installing the packed package', () => {
 			pane => /^controlroom \S*controlroom-demo-\w+\/ledger\.db {2}running/m.test(pane) && pane.includes('bump dependencies'),
 			30_000,
 		);
-		// The finishing agent exits six seconds after it starts: the board shows it ended, still running
-		// itself (the demo's reviewers may end before it, so its own row is what is waited on).
-		await tmux.waitFor('demo', current => /bump dependencies \(finishes\) +wrapper +done /.test(current), 30_000);
+		// The crashing agent is killed eight seconds after the demo starts (src/cli/demo/agents.ts) and
+		// the reconciler finds it lost: the board shows that, still running itself.
+		await tmux.waitFor('demo', current => /migrate the orders table \(will crash\) +wrapper +lost /.test(current), 30_000);
 		expect(Date.now() - started).toBeGreaterThan(5000);
 		expect(tmux.foreground('demo')).toBe('node');
 		tmux.send('demo', 'q');
