@@ -1,6 +1,5 @@
 import {TIME_LIMIT_NEED, timeLimitNeed} from '../core/contract/caps.ts';
 import {EventType, type NewEvent} from '../core/events.ts';
-import {formatDuration} from '../core/format.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 
 /** The role claim tasks carry (src/handoff/claims.ts, CLAIM_ROLE; the handoff floor is not imported from here). */
@@ -29,7 +28,6 @@ export function overTimeClaimNeeds(ledger: Ledger, now: number): NewEvent[] {
 				isRaised: raised,
 			},
 			now,
-			formatDuration,
 		);
 		if (message === null) continue;
 		needs.push({

@@ -1,7 +1,10 @@
-/**
- * The coordinator's cap on passes back (docs/contracts.md, "Caps"): a contract passed back more
- * times than the limit since a person last handed it over stops going round. It goes to Needs you,
- * and no worker takes it again until a person does (`take --for WORKER`).
+import {formatDuration} from '../format.ts';
+
+/*
+ * The coordinator's caps, as pure rules (docs/contracts.md, "Caps"; docs/review.md): a contract
+ * passed back more times than its limit since a person last handed it over stops going round (it
+ * goes to Needs you, and no worker takes it until a person does, `take --for WORKER`); a claim
+ * held past its time limit goes to Needs you; a task whose runs failed twice is not run again.
  */
 
 /** The kind of the need a contract over its cap raises, so views and stats can tell it from others. */
@@ -49,10 +52,10 @@ export type HeldClaim = {
  * limit recorded). Unlike the lease, progress does not renew it: it bounds how long one holder
  * keeps the work, however busy, before a person looks (docs/contracts.md, "Caps").
  */
-export function timeLimitNeed(claim: HeldClaim, now: number, formatMs: (ms: number) => string): string | null {
+export function timeLimitNeed(claim: HeldClaim, now: number): string | null {
 	if (claim.isRaised || claim.timeLimitSeconds === null) return null;
 	if (now - claim.takenAt < claim.timeLimitSeconds * 1000) return null;
-	return `held by ${claim.holder} for ${formatMs(now - claim.takenAt)}, past its time limit of ${formatMs(claim.timeLimitSeconds * 1000)} (claimTimeLimit): a person decides whether it goes on`;
+	return `held by ${claim.holder} for ${formatDuration(now - claim.takenAt)}, past its time limit of ${formatDuration(claim.timeLimitSeconds * 1000)} (claimTimeLimit): a person decides whether it goes on`;
 }
 
 /** The kind of the need a chain of runs that failed too often raises. */
