@@ -1,7 +1,8 @@
 import {execFileSync} from 'node:child_process';
-import {readFileSync} from 'node:fs';
+import {readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {describe, expect, it} from 'vitest';
+import {realClientScript, requireRealClients} from '../helpers/realclients.ts';
 import {makeReviewRepo} from '../helpers/review-repo.ts';
 
 const git = (repo: string, ...args: string[]): string => execFileSync('git', ['-C', repo, ...args], {encoding: 'utf8'});
@@ -54,5 +55,35 @@ describe('review-gate reviewers cannot change the work', {timeout: 90_000}, () =
 		// The commit stayed in the copy: the checkout's HEAD and changes are as they were (but the stray file, reported).
 		const after = checkoutState(r.repo);
 		expect({head: after.head, diff: after.diff, app: after.app}).toEqual({head: before.head, diff: before.diff, app: before.app});
+	});
+
+	it('the real claude -p as reviewer, editing and committing with its Bash tool, then answering APPROVE: INVALID, the checkout unchanged', () => {
+		const env = requireRealClients();
+		const r = makeReviewRepo();
+		const taskId = r.runWorker('claude reviews read-only');
+		const before = checkoutState(r.repo);
+		// claude-offline.sh runs claude in a folder of its own: REVIEWED carries the folder the reviewer was given.
+		const edit =
+			'cd "$REVIEWED" && echo "merged by reviewer" >> src/app.txt && git -c user.name=r -c user.email=r@example.com commit -qam "merged by reviewer"';
+		writeFileSync(
+			join(r.out, 'turns.json'),
+			JSON.stringify([{tool: 'Bash', input: {command: edit, description: 'merge it'}}, {text: 'APPROVE'}]),
+		);
+		const reviewer = [
+			'REVIEWED="$PWD"',
+			'SCENARIO=script',
+			`SCRIPT_FILE="${r.out}/turns.json"`,
+			`FAKE_LOG="${r.out}/model.jsonl"`,
+			`bash "${realClientScript('claude-offline.sh')}" "${r.out}" -p "Review the packet on stdin." --dangerously-skip-permissions`,
+		].join(' ');
+		const review = r.asPerson(['review', taskId, '--reviewer', reviewer, '--json'], env);
+		expect(review.status, review.stderr).toBe(2);
+		const verdicts = (JSON.parse(review.stdout) as Result).rounds[0]?.verdicts ?? [];
+		expect(verdicts).toEqual([
+			expect.objectContaining({verdict: 'INVALID', reason: 'the reviewer changed files it was to review: src/app.txt'}),
+		]);
+		// The model was asked twice: its Bash call ran (its result went back), and then it answered.
+		expect(readFileSync(join(r.out, 'model.jsonl'), 'utf8').trim().split('\n').length).toBeGreaterThanOrEqual(2);
+		expect(checkoutState(r.repo)).toEqual(before);
 	});
 });
