@@ -25,7 +25,13 @@ import type {Ledger} from '../ledger/open-ledger.ts';
 import {checkContractFile, checkContractSnapshot, unreadContract, type CheckedContract} from './check-contract.ts';
 import {ContractParseError, parseYaml, readContractText} from './contract-file.ts';
 import {HandoffError, isSameName} from './handoff-error.ts';
-import {contractKeyOfClaim, DEFAULT_CLAIM_TIME_LIMIT_SECONDS, DEFAULT_PASS_BACK_LIMIT, passBackLimitNeed, passBackRefusal} from './pass-back-limit.ts';
+import {
+	contractKeyOfClaim,
+	DEFAULT_CLAIM_TIME_LIMIT_SECONDS,
+	DEFAULT_PASS_BACK_LIMIT,
+	passBackLimitNeed,
+	passBackRefusal,
+} from './pass-back-limit.ts';
 import {namedAcceptorOf} from './ready.ts';
 import {changedFiles, commitExists, repositoryDir} from './repository-facts.ts';
 import {keepScreenshot} from './screenshots.ts';
@@ -200,7 +206,9 @@ export function takeContract(
 			);
 		}
 		// Past the pass-back limit only a person hands the contract over again (docs/contracts.md, "Caps").
-		const capped = options.handedOverBy ? null : passBackRefusal(actor.ledger, key, options.passBackLimit ?? DEFAULT_PASS_BACK_LIMIT);
+		const capped = options.handedOverBy
+			? null
+			: passBackRefusal(actor.ledger, key, options.passBackLimit ?? DEFAULT_PASS_BACK_LIMIT);
 		if (capped !== null) throw new HandoffError(`${file}: ${capped}`);
 		const [passed] = latest ? actor.ledger.reader.latestEventsOf(latest.taskId, [EventType.claimPassedBack], 1) : [];
 		const passedBack = passed && latest ? {by: holderOf(actor.ledger, latest.taskId), reason: passed.data.reason ?? ''} : null;

@@ -42,7 +42,8 @@ describe('review-gate reviewers cannot change the work', {timeout: 90_000}, () =
 		const r = makeReviewRepo();
 		const taskId = r.runWorker('review me twice');
 		const before = checkoutState(r.repo);
-		const committing = 'git add -A >/dev/null && git -c user.name=r -c user.email=r@example.com commit -qm "merged by reviewer" && echo APPROVE';
+		const committing =
+			'git add -A >/dev/null && git -c user.name=r -c user.email=r@example.com commit -qm "merged by reviewer" && echo APPROVE';
 		const intoCheckout = `echo stray > "${r.repo}/test/stray.txt" && echo APPROVE`;
 		const review = r.asPerson(['review', taskId, '--reviewer', committing, '--reviewer', intoCheckout, '--json']);
 		expect(review.status, review.stderr).toBe(2);

@@ -39,8 +39,7 @@ describe("a claim's time limit (claimTimeLimit)", () => {
 			expect(needsLane(ledger, TAKEN_AT + 3 * HOUR)).toEqual([
 				expect.objectContaining({
 					taskId: taken.taskId,
-					reason:
-						'held by ana for 2h, past its time limit of 2h (claimTimeLimit): a person decides whether it goes on',
+					reason: 'held by ana for 2h, past its time limit of 2h (claimTimeLimit): a person decides whether it goes on',
 				}),
 			]);
 		} finally {

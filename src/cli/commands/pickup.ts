@@ -159,7 +159,15 @@ async function work(pickup: Pickup, record: IntakeRecord): Promise<void> {
 	let take: StoredTake;
 	if (pickup.fleet !== null && !(await pickup.fleet.claim(record.id, pickup.holder))) return;
 	try {
-		take = takeStoredContract(pickup.actor, record.id, pickup.holder, pickup.repositories, undefined, pickup.passBackLimit, pickup.timeLimitSeconds);
+		take = takeStoredContract(
+			pickup.actor,
+			record.id,
+			pickup.holder,
+			pickup.repositories,
+			undefined,
+			pickup.passBackLimit,
+			pickup.timeLimitSeconds,
+		);
 	} catch (error) {
 		// Taken here meanwhile (another pickup on this ledger): the fleet's claim is given up again.
 		if (pickup.fleet !== null) await pickup.fleet.release(record.id, pickup.holder, 'passed back');

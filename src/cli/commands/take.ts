@@ -14,7 +14,10 @@ import {commandSettings} from '../config-file.ts';
 import {workerIdentity} from '../worker-identity.ts';
 
 export const help: CommandHelp = {
-	synopsis: ['take FILE [--as NAME] [--lease MINUTES] [--time-limit DURATION] [--require LIST] [--json]', 'take --for WORKER FILE [--as NAME]'],
+	synopsis: [
+		'take FILE [--as NAME] [--lease MINUTES] [--time-limit DURATION] [--require LIST] [--json]',
+		'take --for WORKER FILE [--as NAME]',
+	],
 	description: `Claims a contract (checked first, with the receiver's policy) for NAME: --as, else
 $CONTROLROOM_WORKER, else the contract's execution.operator, else $USER. Its tripwires that name a
 package.json script or a Makefile target are run first, each as a recorded task; one that fails
@@ -35,7 +38,10 @@ person accepts the work (--as names them). Only a person at a terminal (docs/sec
 			'--time-limit DURATION',
 			'how long the holder keeps it, progress or not, before it goes to Needs you: 90m, 8h (default: claimTimeLimit in the config file, 8h)',
 		],
-		['--json', '{version: 1, taskId, holder, title, passedBack, checks, leaseSeconds, timeLimitSeconds, acceptors, tripwires, warnings, guesses}'],
+		[
+			'--json',
+			'{version: 1, taskId, holder, title, passedBack, checks, leaseSeconds, timeLimitSeconds, acceptors, tripwires, warnings, guesses}',
+		],
 	],
 	exits: [
 		['0', 'taken'],
@@ -91,7 +97,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const policy = receiverPolicy(values.require);
 	const limitFlag = values['time-limit'];
 	const limitMs = limitFlag === undefined ? undefined : settingFromText('duration', limitFlag);
-	if (limitMs === null) throw new CliError(`take: --time-limit: expected ${EXPECTED.duration}, got '${limitFlag ?? ''}'`, USAGE_EXIT);
+	if (limitMs === null)
+		throw new CliError(`take: --time-limit: expected ${EXPECTED.duration}, got '${limitFlag ?? ''}'`, USAGE_EXIT);
 	const {passBackLimit, claimTimeLimit} = commandSettings({passBackLimit: undefined, claimTimeLimit: limitMs});
 	const timeLimitSeconds = claimTimeLimit / 1000;
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});

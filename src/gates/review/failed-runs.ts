@@ -51,7 +51,13 @@ export function failedRunsRefusal(ledger: Ledger, rootId: string, limit: number,
 		.some(event => event.data.kind === FAILED_RUNS_NEED);
 	if (!raised)
 		ledger.writer.append([
-			{taskId: rootId, type: EventType.needRaised, at, source, data: {lane: 'needs', kind: FAILED_RUNS_NEED, message, actor: null}},
+			{
+				taskId: rootId,
+				type: EventType.needRaised,
+				at,
+				source,
+				data: {lane: 'needs', kind: FAILED_RUNS_NEED, message, actor: null},
+			},
 		]);
 	return message;
 }

@@ -22,10 +22,7 @@ function named(paths: readonly string[]): string {
  * either (a file written, a commit made) gets INVALID naming the changed paths, whatever it
  * answered. Outside a git work tree it runs in the folder itself, unchecked (as plan reviewers).
  */
-export async function readOnlyReviewer(
-	checkout: string,
-	runOf: (cwd: string) => ReviewerRun,
-): Promise<ReviewerResult> {
+export async function readOnlyReviewer(checkout: string, runOf: (cwd: string) => ReviewerRun): Promise<ReviewerResult> {
 	const snapshot = snapshotCheckout(checkout);
 	try {
 		const checkoutBefore = workTreeState(checkout);

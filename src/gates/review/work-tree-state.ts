@@ -75,7 +75,8 @@ export function changedPaths(before: WorkTreeState, after: WorkTreeState): strin
 	for (const path of new Set([...before.files.keys(), ...after.files.keys()]))
 		if (before.files.get(path) !== after.files.get(path)) changed.add(path);
 	if (before.head !== after.head) {
-		const committed = before.head && after.head ? git(after.root, ['diff', '--name-only', '--no-renames', '-z', before.head, after.head]) : null;
+		const committed =
+			before.head && after.head ? git(after.root, ['diff', '--name-only', '--no-renames', '-z', before.head, after.head]) : null;
 		for (const path of nulList(committed)) changed.add(path);
 		if (committed === null) changed.add(`HEAD (${before.head.slice(0, 12) || 'none'} → ${after.head.slice(0, 12) || 'none'})`);
 	}
