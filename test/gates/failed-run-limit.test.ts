@@ -7,6 +7,7 @@ import {loadHumanQueue} from '../../src/ledger/queue.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
 import {freshLedgerFile} from '../helpers/ledger.ts';
 import {runAsPerson} from '../helpers/person.ts';
+import {makeReviewRepo} from '../helpers/review-repo.ts';
 import {onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
 function world(settings: Record<string, unknown> = {}) {
@@ -77,5 +78,24 @@ describe('the failed-run limit (failedRunLimit, default 2)', () => {
 		const refused = person('send-back', 'w-once', '--reason', 'again');
 		expect(refused.status).toBe(1);
 		expect(refused.stderr).toContain('the runs of w-once failed 1 time (failedRunLimit 1)');
+	});
+
+	it('a review whose fixes would start a third run of a task that failed twice concludes needs-person instead', async () => {
+		const r = makeReviewRepo();
+		const failing = r.cli(['run', '--cwd', r.repo, '--task-id', 'w-fails', '--', 'sh', '-c', 'echo more >> src/app.txt; exit 3']);
+		expect(failing.status).toBe(3);
+		const sent = r.asPerson(['send-back', 'w-fails', '--reason', 'keep the header', '--json']);
+		expect(sent.status, sent.stderr).toBe(0);
+		const rerun = (JSON.parse(sent.stdout) as {rerunTaskId: string}).rerunTaskId;
+		await waitFor(() => r.task(rerun)?.status === 'failed', {
+			what: `${rerun} to fail`,
+			on: [onLedgerChange(r.ledger)],
+			timeoutMs: 30_000,
+		});
+		const review = r.asPerson(['review', rerun, '--reviewer', 'printf "1. handle the empty file\\n"']);
+		expect(review.status, review.stderr).toBe(2);
+		expect(review.stdout).toContain('the runs of w-fails failed 2 times (failedRunLimit 2): not run again');
+		expect(r.events(['review.fix_round'])).toEqual([]);
+		expect(r.events(['need.raised']).filter(event => event.data.kind === FAILED_RUNS_NEED)).toHaveLength(1);
 	});
 });
