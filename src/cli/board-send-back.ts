@@ -2,6 +2,8 @@ import {sendBack} from '../gates/review/send-back.ts';
 import {ReviewGateError} from '../gates/review/subject.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
+import {commandSettings} from './config-file.ts';
+import {CliError} from './errors.ts';
 import {selfLauncher} from './gate-call.ts';
 
 /**
@@ -22,10 +24,12 @@ export function sendBackFromBoard(
 			by: null,
 			source: 'board',
 			launcher: selfLauncher(),
+			// The file as it is now: a limit changed since the board started counts from the next x.
+			...commandSettings({passBackLimit: undefined, failedRunLimit: undefined}),
 		});
 		return {isSentBack: true, message: result.message};
 	} catch (error) {
-		if (error instanceof ReviewGateError || error instanceof AmbiguousTaskError)
+		if (error instanceof ReviewGateError || error instanceof AmbiguousTaskError || error instanceof CliError)
 			return {isSentBack: false, message: `x: ${error.message}`};
 		throw error;
 	}

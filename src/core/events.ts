@@ -210,6 +210,10 @@ const DECLARED = {
 		),
 		/** Who named the acceptor when the contract names none: a person's `take --for` or `contract ready`. */
 		acceptorNamedBy: text,
+		/** The person who handed the contract over (`take --for`): a fresh start for the pass-back limit. */
+		handedOverBy: text,
+		/** How long the holder keeps it before it goes to Needs you (docs/contracts.md, "Caps"); absent in older ledgers. */
+		timeLimitSeconds: count,
 		operator: text,
 		/** The acceptance lines (from 1) whose evidence is a screenshot a person marks looked at. */
 		screenshots: z.optional(z.array(z.number())),

@@ -146,6 +146,27 @@ export const SETTINGS = {
 		usedBy: ['contract check --require', 'take --require', 'run --require', 'mcp'],
 		about: "what a receiver requires of a contract beyond its kind's needs (the production fields, scope)",
 	},
+	claimTimeLimit: {
+		kind: 'duration',
+		builtIn: 8 * 3_600_000,
+		usedBy: ['take --time-limit', 'pickup', 'mcp'],
+		about:
+			'how long one holder keeps a claim, progress or not, before the reconciler puts it in Needs you (the lease is silence; this is the whole hold)',
+	},
+	failedRunLimit: {
+		kind: 'count',
+		builtIn: 2,
+		usedBy: ['send-back', 'review'],
+		about:
+			'failed runs of one task (a run and the runs started again from it) after which it is not run again but waits in Needs you',
+	},
+	passBackLimit: {
+		kind: 'count',
+		builtIn: 2,
+		usedBy: ['take', 'pass-back', 'send-back', 'pickup', 'mcp'],
+		about:
+			'passes back a contract may have since a person last handed it over; one more sends it to Needs you and refuses its next take',
+	},
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof SETTINGS;

@@ -9,7 +9,7 @@ import {replaceOwnFile} from '../ledger/agent-files.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {makePrivateDir} from '../ledger/private-files.ts';
 import {gatherEvidence, readPlan} from './plan-evidence.ts';
-import {workTreeFingerprint} from './work-tree-state.ts';
+import {workTreeFingerprint} from '../gates/review/work-tree-state.ts';
 
 const SOURCE = 'controlroom';
 

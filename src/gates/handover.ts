@@ -77,6 +77,7 @@ export function takeForWorker(
 		readonly worker: string;
 		readonly as: string | null;
 		readonly leaseSeconds?: number;
+		readonly timeLimitSeconds?: number;
 		readonly policy: ReceiverPolicy;
 		readonly runTripwire?: TripwireRunner;
 		readonly source: 'cli';
@@ -87,5 +88,6 @@ export function takeForWorker(
 		policy: request.policy,
 		handedOverBy: personName(request.as, person.user),
 		runTripwire: request.runTripwire,
+		...(request.timeLimitSeconds === undefined ? {} : {timeLimitSeconds: request.timeLimitSeconds}),
 	});
 }

@@ -25,6 +25,13 @@ import type {Ledger} from '../ledger/open-ledger.ts';
 import {checkContractFile, checkContractSnapshot, unreadContract, type CheckedContract} from './check-contract.ts';
 import {ContractParseError, parseYaml, readContractText} from './contract-file.ts';
 import {HandoffError, isSameName} from './handoff-error.ts';
+import {
+	contractKeyOfClaim,
+	DEFAULT_CLAIM_TIME_LIMIT_SECONDS,
+	DEFAULT_PASS_BACK_LIMIT,
+	passBackLimitNeed,
+	passBackRefusal,
+} from './pass-back-limit.ts';
 import {namedAcceptorOf} from './ready.ts';
 import {changedFiles, commitExists, repositoryDir} from './repository-facts.ts';
 import {keepScreenshot} from './screenshots.ts';
@@ -70,6 +77,8 @@ export type TakeResult = {
 	readonly passedBack: {readonly by: string; readonly reason: string} | null;
 	readonly checks: readonly string[];
 	readonly leaseSeconds: number;
+	/** How long the holder keeps it, progress or not, before it goes to Needs you (docs/contracts.md, "Caps"). */
+	readonly timeLimitSeconds: number;
 	/** Who accepts the work: the contract's acceptors, or the person who named themselves; empty while nobody is named. */
 	readonly acceptors: readonly string[];
 	/** The tripwires run before the take (each a wrapped task), all passed. */
@@ -91,6 +100,10 @@ export type TakeOptions = {
 	readonly handedOverBy?: string | null;
 	/** Runs a tripwire through the wrapper; without one, tripwires are not run (and the take says so). */
 	readonly runTripwire?: TripwireRunner;
+	/** Passes back allowed since a person last handed the contract over (docs/config.md, `passBackLimit`). */
+	readonly passBackLimit?: number;
+	/** How long the holder keeps the claim before it goes to Needs you (docs/config.md, `claimTimeLimit`). */
+	readonly timeLimitSeconds?: number;
 };
 
 /**
@@ -157,6 +170,7 @@ export function takeContract(
 	options: TakeOptions = {},
 ): TakeResult {
 	const policy = options.policy ?? NO_POLICY;
+	const timeLimitSeconds = options.timeLimitSeconds ?? DEFAULT_CLAIM_TIME_LIMIT_SECONDS;
 	const checked = checkContractFile(file, {policy});
 	if (!checked.isValid || checked.contract === null) refuseInvalid(actor, file, checked);
 	const contract = checked.contract;
@@ -191,6 +205,11 @@ export function takeContract(
 				`${file}: handed in by ${holderOf(actor.ledger, latest.taskId)} (claim ${latest.taskId}); ${previous.endReason ?? 'waiting for its acceptor'}`,
 			);
 		}
+		// Past the pass-back limit only a person hands the contract over again (docs/contracts.md, "Caps").
+		const capped = options.handedOverBy
+			? null
+			: passBackRefusal(actor.ledger, key, options.passBackLimit ?? DEFAULT_PASS_BACK_LIMIT);
+		if (capped !== null) throw new HandoffError(`${file}: ${capped}`);
 		const [passed] = latest ? actor.ledger.reader.latestEventsOf(latest.taskId, [EventType.claimPassedBack], 1) : [];
 		const passedBack = passed && latest ? {by: holderOf(actor.ledger, latest.taskId), reason: passed.data.reason ?? ''} : null;
 		const taskId = `claim-${key}-${(latest?.count ?? 0) + 1}`;
@@ -220,6 +239,8 @@ export function takeContract(
 					checks: [...checks],
 					acceptorTerms: {...acceptors},
 					acceptorNamedBy: namedBy,
+					handedOverBy: options.handedOverBy ?? null,
+					timeLimitSeconds,
 					screenshots: screenshotLines(checks),
 					policy: policyList(policy),
 					contractDigest: checked.digest,
@@ -252,6 +273,7 @@ export function takeContract(
 			passedBack,
 			checks,
 			leaseSeconds,
+			timeLimitSeconds,
 			acceptors: Object.keys(acceptors),
 			tripwires: tripped.outcomes,
 			warnings: checked.problems.filter(problem => problem.severity === 'warning'),
@@ -320,8 +342,11 @@ export function recordProgress(actor: Actor, ref: string, note: string): Task {
 	]);
 }
 
-/** Frees the claim; the reason is shown first to whoever takes the contract next. */
-export function passBack(actor: Actor, ref: string, reason: string): Task {
+/**
+ * Frees the claim; the reason is shown first to whoever takes the contract next. The pass-back
+ * past `limit` (docs/config.md, `passBackLimit`) also puts the contract in Needs you.
+ */
+export function passBack(actor: Actor, ref: string, reason: string, limit = DEFAULT_PASS_BACK_LIMIT): Task {
 	if (reason.trim() === '') throw new HandoffError('reason: required');
 	return appendToHeld(actor, ref, 'pass it back', ({task, holder}, at) => [
 		{
@@ -331,6 +356,14 @@ export function passBack(actor: Actor, ref: string, reason: string): Task {
 			source: actor.source,
 			data: {reason, holder, actor: actorName(actor)},
 		},
+		...passBackLimitNeed(
+			actor.ledger,
+			{taskId: task.id, contractKey: contractKeyOfClaim(actor.ledger, task.id)},
+			at,
+			actor.source,
+			actorName(actor),
+			limit,
+		),
 	]);
 }
 

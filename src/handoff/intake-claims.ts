@@ -17,6 +17,7 @@ import {
 	type TakeResult,
 } from './claims.ts';
 import {isSameName} from './handoff-error.ts';
+import {DEFAULT_CLAIM_TIME_LIMIT_SECONDS, DEFAULT_PASS_BACK_LIMIT, passBackRefusal} from './pass-back-limit.ts';
 import {checkoutOf, mappedRepositoryFacts, type RepositoryMap} from './repository-map.ts';
 
 // Taking a stored contract (docs/serve.md, "pickup"): the same claim as `take FILE`, keyed by the
@@ -63,6 +64,8 @@ export function takeStoredContract(
 	holder: string,
 	repositories: RepositoryMap,
 	leaseSeconds = CLAIM_LEASE_SECONDS,
+	passBackLimit = DEFAULT_PASS_BACK_LIMIT,
+	timeLimitSeconds = DEFAULT_CLAIM_TIME_LIMIT_SECONDS,
 ): StoredTake {
 	if (!isStoredContractId(id)) throw new HandoffError(`'${id}' is not a stored contract's id`);
 	const now = actor.now ?? Date.now;
@@ -77,6 +80,8 @@ export function takeStoredContract(
 			throw new HandoffError(
 				`${id} is ${record.state}: ${record.state === 'draft' ? 'a person has not made it ready' : 'not free to take'}`,
 			);
+		const capped = passBackRefusal(actor.ledger, id, passBackLimit);
+		if (capped !== null) throw new HandoffError(`${id}: ${capped}`);
 		const text = contractTextOf(actor.ledger.reader, id);
 		if (text === null) throw new HandoffError(`${id}: its text is not in this ledger`);
 		const checked = checkStoredContract(record, text.text, repositories);
@@ -122,6 +127,7 @@ export function takeStoredContract(
 					contractDigest: text.digest,
 					contractText: text.text,
 					checkout,
+					timeLimitSeconds,
 				},
 			},
 		]);
@@ -132,6 +138,7 @@ export function takeStoredContract(
 			passedBack,
 			checks,
 			leaseSeconds,
+			timeLimitSeconds,
 			acceptors: Object.keys(acceptors),
 			tripwires: [],
 			warnings: checked.problems.filter(problem => problem.severity === 'warning'),

@@ -7,6 +7,7 @@ import {registerWriteTools} from './intake-tools.ts';
 import type {RepositoryMap} from './repository-map.ts';
 import type {ReceiverPolicy} from '../core/contract/policy.ts';
 import type {TripwireRunner} from './tripwires.ts';
+import {contractKeyOfClaim, DEFAULT_PASS_BACK_LIMIT, passBackRefusal} from './pass-back-limit.ts';
 import {handIn, HandoffError, listWork, passBack, raiseNeed, recordProgress, takeContract, type Actor} from './claims.ts';
 
 const task = z.string().min(1).describe('the claim task id (or a unique prefix) that take returned');
@@ -46,6 +47,10 @@ export type HandoffServerOptions = {
 	readonly policy?: ReceiverPolicy;
 	/** Runs a contract's tripwires through the wrapper at take and hand-in. */
 	readonly runTripwire?: TripwireRunner;
+	/** Passes back a contract may have before it goes to Needs you (docs/config.md, `passBackLimit`). */
+	readonly passBackLimit?: number;
+	/** How long a holder keeps a claim before it goes to Needs you (docs/config.md, `claimTimeLimit`). */
+	readonly timeLimitSeconds?: number;
 };
 
 /**
@@ -92,6 +97,8 @@ export function createHandoffServer(
 				const taken = takeContract(actor, file, as ?? null, leaseMinutes === undefined ? undefined : leaseMinutes * 60, {
 					policy: options.policy,
 					runTripwire: options.runTripwire,
+					...(options.passBackLimit === undefined ? {} : {passBackLimit: options.passBackLimit}),
+					...(options.timeLimitSeconds === undefined ? {} : {timeLimitSeconds: options.timeLimitSeconds}),
 				});
 				const first = taken.passedBack ? `passed back by ${taken.passedBack.by}: ${taken.passedBack.reason}\n` : '';
 				const warnings = [
@@ -138,7 +145,13 @@ export function createHandoffServer(
 			description: `Free a claim ${identity} holds and cannot finish; the reason is the first thing the next taker sees.`,
 			inputSchema: {task, reason: z.string().min(1)},
 		},
-		({task: ref, reason}) => call(() => noted('passed %s back; the contract is free to take', passBack(actor, ref, reason).id)),
+		({task: ref, reason}) =>
+			call(() => {
+				const {id} = passBack(actor, ref, reason, options.passBackLimit);
+				const key = contractKeyOfClaim(actor.ledger, id);
+				const capped = key === null ? null : passBackRefusal(actor.ledger, key, options.passBackLimit ?? DEFAULT_PASS_BACK_LIMIT);
+				return noted(`passed %s back; ${capped ?? 'the contract is free to take'}`, id);
+			}),
 	);
 	server.registerTool(
 		'raise_need',

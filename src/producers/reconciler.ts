@@ -1,3 +1,4 @@
+import {raiseOverTimeClaims} from './claim-time-limits.ts';
 import type {NewEvent} from '../core/events.ts';
 import {decisionState} from '../core/decisions/fold.ts';
 import {agentNameOf, descendsFrom, pidFate, type ProcessInfo} from '../core/process-tree.ts';
@@ -215,6 +216,8 @@ export function reconcileOnce(ledger: Ledger, options: ReconcileOptions = {}): R
 	);
 	const written = applyPlan(ledger, plan, discoveries);
 	if (options.resumeHeld) resumeAnsweredHolds(ledger, facts, options.resumeHeld, now);
+	// A claim held past its time limit goes to Needs you (docs/contracts.md, "Caps").
+	raiseOverTimeClaims(ledger, now);
 	return {
 		spool: {
 			files: folded.files,

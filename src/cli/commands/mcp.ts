@@ -11,6 +11,7 @@ import {workerIdentity} from '../worker-identity.ts';
 import {loadRepositories} from '../repository-file.ts';
 import {receiverPolicy} from '../contract-policy.ts';
 import {tripwireRunner} from '../tripwire-run.ts';
+import {commandSettings} from '../config-file.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['mcp --as NAME'],
@@ -48,6 +49,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	if (identity === null)
 		throw new CliError('mcp: --as NAME is required: who the agent is (or set CONTROLROOM_WORKER)', USAGE_EXIT);
 	const policy = receiverPolicy(values.require);
+	const {passBackLimit, claimTimeLimit} = commandSettings({passBackLimit: undefined, claimTimeLimit: undefined});
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing', onMove: 'stay'});
 	// The run of the agent that started this server, when it runs under `controlroom run`: its own task.
 	const ownTask = process.env['CONTROLROOM_TASK_ID']?.trim() || null;
@@ -69,6 +71,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		ownTask,
 		policy,
 		runTripwire: tripwireRunner(ledger.path),
+		passBackLimit,
+		timeLimitSeconds: claimTimeLimit / 1000,
 		repositories: loadRepositories(),
 	});
 	await serveOnStdio(server, request => {

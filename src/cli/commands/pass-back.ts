@@ -1,16 +1,20 @@
 import {passBack} from '../../handoff/claims.ts';
+import {contractKeyOfClaim, passBackRefusal} from '../../handoff/pass-back-limit.ts';
 import {boundedText, parseCommandArgs, taskArgument} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {reportRefusal} from '../handoff-report.ts';
 import type {CommandHelp} from '../help.ts';
+import {commandSettings} from '../config-file.ts';
 import {workerIdentity} from '../worker-identity.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['pass-back TASK --reason "..." [--as NAME]'],
 	description: `Frees a claim; the reason is the first thing the next taker sees. A worker (--as NAME, or
 $CONTROLROOM_WORKER) may pass back only a claim it holds; without one, a person at the terminal
-acts (recorded as $USER), for instance to free a stalled claim.`,
+acts (recorded as $USER), for instance to free a stalled claim. The pass-back past passBackLimit
+(config file, default 2) puts the contract in Needs you: no worker takes it until a person hands it
+over with take --for.`,
 	options: [
 		['--reason TEXT', 'why it is passed back (required)'],
 		['--as NAME', 'who acts: refused unless NAME holds the claim'],
@@ -32,11 +36,14 @@ export async function run(argv: readonly string[]): Promise<number> {
 	if (values.reason === undefined || values.reason.trim() === '') throw new CliError('pass-back: --reason: required', USAGE_EXIT);
 	boundedText('--reason', values.reason);
 	const identity = workerIdentity('pass-back', values.as);
+	const {passBackLimit} = commandSettings({passBackLimit: undefined});
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		return reportRefusal(() => {
-			const task = passBack({ledger, source: 'cli', identity}, ref, values.reason ?? '');
-			out(`passed ${task.id} back; the contract is free to take`);
+			const task = passBack({ledger, source: 'cli', identity}, ref, values.reason ?? '', passBackLimit);
+			const key = contractKeyOfClaim(ledger, task.id);
+			const capped = key === null ? null : passBackRefusal(ledger, key, passBackLimit);
+			out(`passed ${task.id} back; ${capped ?? 'the contract is free to take'}`);
 			return 0;
 		});
 	} finally {

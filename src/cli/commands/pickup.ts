@@ -19,6 +19,7 @@ import {packageRoot} from '../package-root.ts';
 import {loadRepositories} from '../repository-file.ts';
 import {stopOnSignals} from '../signals.ts';
 import {workerIdentity} from '../worker-identity.ts';
+import {commandSettings} from '../config-file.ts';
 import {fleetContracts, type FleetContracts} from '../pickup-fleet.ts';
 import {describeFleetError} from '../../ledger/fleet/connection.ts';
 
@@ -76,6 +77,10 @@ type Pickup = {
 	readonly logDir: string;
 	readonly say: (line: string) => void;
 	readonly fleet: FleetContracts | null;
+	/** Passes back a contract may have before it goes to Needs you (docs/config.md, `passBackLimit`). */
+	readonly passBackLimit: number;
+	/** How long a claim is held before it goes to Needs you (docs/config.md, `claimTimeLimit`). */
+	readonly timeLimitSeconds: number;
 };
 
 const BIN = (): string => join(packageRoot(), 'bin', 'controlroom');
@@ -108,7 +113,7 @@ function passedBackByMe(record: IntakeRecord, holder: string): boolean {
 /** Passes a claim back with a reason; a claim already ended (the agent handed it in) is left alone. */
 function giveBack(pickup: Pickup, claim: string, reason: string): void {
 	try {
-		passBack(pickup.actor, claim, reason);
+		passBack(pickup.actor, claim, reason, pickup.passBackLimit);
 		pickup.say(`${claim} passed back: ${reason}`);
 	} catch (error) {
 		if (!(error instanceof HandoffError)) throw error;
@@ -154,7 +159,15 @@ async function work(pickup: Pickup, record: IntakeRecord): Promise<void> {
 	let take: StoredTake;
 	if (pickup.fleet !== null && !(await pickup.fleet.claim(record.id, pickup.holder))) return;
 	try {
-		take = takeStoredContract(pickup.actor, record.id, pickup.holder, pickup.repositories);
+		take = takeStoredContract(
+			pickup.actor,
+			record.id,
+			pickup.holder,
+			pickup.repositories,
+			undefined,
+			pickup.passBackLimit,
+			pickup.timeLimitSeconds,
+		);
 	} catch (error) {
 		// Taken here meanwhile (another pickup on this ledger): the fleet's claim is given up again.
 		if (pickup.fleet !== null) await pickup.fleet.release(record.id, pickup.holder, 'passed back');
@@ -235,6 +248,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const repositories = loadRepositories(repoFlags);
 	const host = hostname();
 	const holder = workerIdentity('pickup', values.as) ?? `pickup@${host}`;
+	const {passBackLimit, claimTimeLimit} = commandSettings({passBackLimit: undefined, claimTimeLimit: undefined});
 	const ledger = openCommandLedger(values.ledger, {mode: 'create', onMove: 'stay'});
 	const stopping = stopOnSignals();
 	const say = (line: string): void => out(`pickup: ${terminalSafe(line)}`);
@@ -254,6 +268,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		logDir,
 		say,
 		fleet,
+		passBackLimit,
+		timeLimitSeconds: claimTimeLimit / 1000,
 	};
 	const running = new Map<string, Promise<void>>();
 	const perRepository = new Map<string, number>();

@@ -8,6 +8,7 @@ import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
 import {gateCall} from '../gate-call.ts';
+import {commandSettings} from '../config-file.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['review TASK --reviewer CMD [--reviewer CMD2] [--test CMD] [--report FILE]'],
@@ -110,6 +111,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 	// The reviewers' and the fix run's own output must not mix with the result on stdout.
 	process.stdout.on('error', () => undefined);
 	process.stderr.on('error', () => undefined);
+	const {failedRunLimit} = commandSettings({failedRunLimit: undefined});
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		const result = await gateCall(() =>
@@ -123,6 +125,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 				source: 'cli',
 				output: process.stderr,
 				notice: line => process.stderr.write(`controlroom: ${line}\n`),
+				failedRunLimit,
 			}),
 		);
 		out(values.json ? JSON.stringify(toJson(result), null, 2) : printResult(result));

@@ -3,6 +3,7 @@ import {boundedText, parseCommandArgs} from '../args.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import type {CommandHelp} from '../help.ts';
+import {commandSettings} from '../config-file.ts';
 import {gateCall, selfLauncher} from '../gate-call.ts';
 
 export const help: CommandHelp = {
@@ -18,7 +19,10 @@ the reason shown first to its next taker. See docs/review.md.`,
 	],
 	exits: [
 		['0', 'sent back'],
-		['1', 'refused: no such task, it is not waiting for a person, or it cannot be run again (one line says why)'],
+		[
+			'1',
+			'refused: no such task, it is not waiting for a person, or it cannot be run again (one line says why; a task whose runs failed failedRunLimit times, default 2, waits in Needs you instead)',
+		],
 		['77', 'refused: an agent asked (only a person at a terminal says yes; recorded, and shown on the board; docs/security.md)'],
 		['64', 'bad command line (a TASK that matches several tasks, no TASK, no --reason), or no ledger at --ledger PATH'],
 	],
@@ -38,10 +42,20 @@ export async function run(argv: readonly string[]): Promise<number> {
 	if (ref === undefined || positionals.length > 1) throw new CliError('send-back: expected one TASK', USAGE_EXIT);
 	if (values.reason === undefined || values.reason.trim() === '') throw new CliError('send-back: --reason: required', USAGE_EXIT);
 	boundedText('--reason', values.reason);
+	const {passBackLimit, failedRunLimit} = commandSettings({passBackLimit: undefined, failedRunLimit: undefined});
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		const result = await gateCall(() =>
-			sendBack({ledger, ref, reason: values.reason ?? '', by: values.as ?? null, source: 'cli', launcher: selfLauncher()}),
+			sendBack({
+				ledger,
+				ref,
+				reason: values.reason ?? '',
+				by: values.as ?? null,
+				source: 'cli',
+				launcher: selfLauncher(),
+				passBackLimit,
+				failedRunLimit,
+			}),
 		);
 		if (values.json) out(JSON.stringify({version: 1, ...result}, null, 2));
 		else out(result.logPath ? `${result.message} (log: ${result.logPath})` : result.message);

@@ -9,10 +9,15 @@ import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {reportRefusal} from '../handoff-report.ts';
 import type {CommandHelp} from '../help.ts';
+import {EXPECTED, settingFromText} from '../../core/settings.ts';
+import {commandSettings} from '../config-file.ts';
 import {workerIdentity} from '../worker-identity.ts';
 
 export const help: CommandHelp = {
-	synopsis: ['take FILE [--as NAME] [--lease MINUTES] [--require LIST] [--json]', 'take --for WORKER FILE [--as NAME]'],
+	synopsis: [
+		'take FILE [--as NAME] [--lease MINUTES] [--time-limit DURATION] [--require LIST] [--json]',
+		'take --for WORKER FILE [--as NAME]',
+	],
 	description: `Claims a contract (checked first, with the receiver's policy) for NAME: --as, else
 $CONTROLROOM_WORKER, else the contract's execution.operator, else $USER. Its tripwires that name a
 package.json script or a Makefile target are run first, each as a recorded task; one that fails
@@ -29,17 +34,24 @@ person accepts the work (--as names them). Only a person at a terminal (docs/sec
 			'what the receiver requires, comma-separated: state, authority, evidence, guardrails, trace (or trace:exception), escalation, execution, delivery, stop_when, scope (default: contractRequire in the config file)',
 		],
 		['--lease MINUTES', 'silence after which the claim shows as stalled (default 30)'],
-		['--json', '{version: 1, taskId, holder, title, passedBack, checks, leaseSeconds, acceptors, tripwires, warnings, guesses}'],
+		[
+			'--time-limit DURATION',
+			'how long the holder keeps it, progress or not, before it goes to Needs you: 90m, 8h (default: claimTimeLimit in the config file, 8h)',
+		],
+		[
+			'--json',
+			'{version: 1, taskId, holder, title, passedBack, checks, leaseSeconds, timeLimitSeconds, acceptors, tripwires, warnings, guesses}',
+		],
 	],
 	exits: [
 		['0', 'taken'],
 		[
 			'1',
-			'refused: held by someone (named), already handed in, a tripwire tripped, or the contract is invalid (its problems listed, one per line)',
+			'refused: held by someone (named), already handed in, passed back more than passBackLimit times (it waits in Needs you for a person: take --for), a tripwire tripped, or the contract is invalid (its problems listed, one per line)',
 		],
 		[
 			'64',
-			'bad command line (no FILE, an empty --as, a bad --lease or --require), or no ledger at --ledger PATH (only run and ingest create one)',
+			'bad command line (no FILE, an empty --as, a bad --lease, --time-limit or --require), or no ledger at --ledger PATH (only run and ingest create one)',
 		],
 		['77', '--for: asked by an agent, not a person (recorded)'],
 	],
@@ -72,6 +84,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		as: {type: 'string'},
 		for: {type: 'string'},
 		lease: {type: 'string'},
+		'time-limit': {type: 'string'},
 		require: {type: 'string'},
 		json: {type: 'boolean'},
 	});
@@ -82,6 +95,12 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const leaseMinutes = positiveInt('lease', values.lease);
 	const leaseSeconds = leaseMinutes === undefined ? undefined : leaseMinutes * 60;
 	const policy = receiverPolicy(values.require);
+	const limitFlag = values['time-limit'];
+	const limitMs = limitFlag === undefined ? undefined : settingFromText('duration', limitFlag);
+	if (limitMs === null)
+		throw new CliError(`take: --time-limit: expected ${EXPECTED.duration}, got '${limitFlag ?? ''}'`, USAGE_EXIT);
+	const {passBackLimit, claimTimeLimit} = commandSettings({passBackLimit: undefined, claimTimeLimit: limitMs});
+	const timeLimitSeconds = claimTimeLimit / 1000;
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	try {
 		return reportRefusal(() => {
@@ -93,13 +112,19 @@ export async function run(argv: readonly string[]): Promise<number> {
 							worker: values.for.trim(),
 							as: nonEmptyAs('take', values.as) ?? null,
 							leaseSeconds,
+							timeLimitSeconds,
 							policy,
 							runTripwire,
 							source: 'cli',
 						})
 					: (() => {
 							const identity = workerIdentity('take', values.as);
-							return takeContract({ledger, source: 'cli', identity}, file, identity, leaseSeconds, {policy, runTripwire});
+							return takeContract({ledger, source: 'cli', identity}, file, identity, leaseSeconds, {
+								policy,
+								runTripwire,
+								passBackLimit,
+								timeLimitSeconds,
+							});
 						})();
 			out(values.json ? terminalSafeJson({version: 1, ...taken}, 2) : takeText(taken));
 			return 0;

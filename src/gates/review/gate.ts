@@ -12,7 +12,8 @@ import type {Ledger} from '../../ledger/open-ledger.ts';
 import {requirePerson} from '../person-gate.ts';
 import {collectDiff, collectReport, collectTests} from './packet-sources.ts';
 import {prepareRerun, reviewFolder, runRerun} from './rerun.ts';
-import {runReviewer} from './run-reviewer.ts';
+import {readOnlyReviewer} from './read-only-reviewer.ts';
+import {DEFAULT_FAILED_RUN_LIMIT, failedRunsRefusal} from './failed-runs.ts';
 import {ReviewGateError, reviewSubject, type ReviewSubject} from './subject.ts';
 
 /** What `controlroom review` was asked to do. */
@@ -34,6 +35,8 @@ export type ReviewRequest = {
 	readonly notice: (line: string) => void;
 	readonly maxRounds?: number;
 	readonly limitBytes?: number;
+	/** Failed runs of the worker after which it is not run again (docs/config.md, `failedRunLimit`). */
+	readonly failedRunLimit?: number;
 };
 
 /** One reviewer's verdict in a round. */
@@ -147,11 +150,11 @@ async function reviewRound(
 	const verdicts = await Promise.all(
 		request.reviewers.map(async (command, index): Promise<ReviewerOutcome> => {
 			const reviewer = index + 1;
-			const result = await runReviewer({
+			const result = await readOnlyReviewer(subject.cwd ?? process.cwd(), cwd => ({
 				ledger: request.ledger,
 				command,
 				packetPath: path,
-				cwd: subject.cwd ?? process.cwd(),
+				cwd,
 				parentId: subject.task.id,
 				title: `review ${subject.task.id} round ${round} (reviewer ${reviewer})`,
 				env: {
@@ -162,7 +165,7 @@ async function reviewRound(
 				home: request.home,
 				stderr: request.output,
 				notice: request.notice,
-			});
+			}));
 			const verdict = result.verdict;
 			// Each verdict is on the ledger as soon as its reviewer ends: the board shows it at once.
 			record(EventType.reviewVerdict, {
@@ -232,6 +235,15 @@ export async function reviewTask(request: ReviewRequest): Promise<ReviewResult> 
 				const reason = `${decision.fixes.length} fixes asked for in round ${state.round}, but ${subject.notRerunnable ?? 'the worker cannot be run again'}`;
 				return conclude('needs-person', reason, 'fixes-left', decision.isDisagreement);
 			}
+			// A worker whose runs failed failedRunLimit times is not run a third time: a person decides.
+			const failed = failedRunsRefusal(
+				request.ledger,
+				subject.worker.rootId,
+				request.failedRunLimit ?? DEFAULT_FAILED_RUN_LIMIT,
+				request.source,
+				Date.now(),
+			);
+			if (failed !== null) return conclude('needs-person', failed, 'failed-runs', decision.isDisagreement);
 			const fixesText = renderFixes(decision.fixes, {kind: 'review', round: state.round});
 			const rerun = prepareRerun(request.ledger, subject.worker, fixesText, `fixes from review round ${state.round}`);
 			request.notice(

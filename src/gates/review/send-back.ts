@@ -6,7 +6,9 @@ import type {Task} from '../../core/task.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {loadReviews} from '../../ledger/reviews.ts';
 import {CLAIM_ROLE} from '../../handoff/claims.ts';
+import {contractKeyOfClaim, DEFAULT_PASS_BACK_LIMIT, passBackLimitNeed} from '../../handoff/pass-back-limit.ts';
 import {requirePerson} from '../person-gate.ts';
+import {DEFAULT_FAILED_RUN_LIMIT, failedRunsRefusal} from './failed-runs.ts';
 import {prepareRerun, startRerun, type Launcher} from './rerun.ts';
 import {ReviewGateError, reviewSubject} from './subject.ts';
 
@@ -25,6 +27,10 @@ export type SendBackRequest = {
 	readonly door?: Door;
 	/** How to start `controlroom run` in the background for the worker's next run. */
 	readonly launcher: Launcher;
+	/** Passes back a contract may have before it goes to Needs you (docs/config.md, `passBackLimit`): a returned claim counts. */
+	readonly passBackLimit?: number;
+	/** Failed runs after which a run is not started again (docs/config.md, `failedRunLimit`). */
+	readonly failedRunLimit?: number;
 };
 
 export type SendBackResult = {
@@ -102,6 +108,15 @@ export function sendBack(request: SendBackRequest): SendBackResult {
 		request.ledger.writer.append([
 			{...base, type: EventType.workSentBack, data: {reason, by, from, claimReturned: true}},
 			{...base, type: EventType.claimPassedBack, data: {reason: `sent back by ${by}: ${reason}`, holder: by}},
+			...passBackLimitNeed(
+				request.ledger,
+				{taskId: task.id, contractKey: contractKeyOfClaim(request.ledger, task.id)},
+				// After the send-back, which closes the task's entries up to its own time (src/core/human-queue.ts).
+				at + 1,
+				request.source,
+				by,
+				request.passBackLimit ?? DEFAULT_PASS_BACK_LIMIT,
+			),
 		]);
 		return {
 			taskId: task.id,
@@ -116,6 +131,14 @@ export function sendBack(request: SendBackRequest): SendBackResult {
 	const subject = reviewSubject(request.ledger, task);
 	if (subject.worker === null)
 		throw new ReviewGateError(`cannot send ${task.id} back: ${subject.notRerunnable ?? 'it cannot be run again'}`);
+	const failed = failedRunsRefusal(
+		request.ledger,
+		subject.worker.rootId,
+		request.failedRunLimit ?? DEFAULT_FAILED_RUN_LIMIT,
+		request.source,
+		at,
+	);
+	if (failed !== null) throw new ReviewGateError(`cannot send ${task.id} back: ${failed}`);
 	const rerun = prepareRerun(request.ledger, subject.worker, renderFixes([reason], {kind: 'person', by}), 'sent back');
 	request.ledger.writer.append([
 		{
