@@ -133,6 +133,7 @@ export function readerAsOf(reader: LedgerReader, moment: Moment): LedgerReader {
 		storedEventsSince: (afterSeq, limit) => cut(reader.storedEventsSince(afterSeq, limit)),
 		storedEventAt: at => (at <= seq ? reader.storedEventAt(at) : undefined),
 		chainRows: (afterSeq, upToSeq, limit) => reader.chainRows(afterSeq, Math.min(upToSeq, seq), limit),
+		chainChunk: (afterSeq, upToSeq, limit) => reader.chainChunk(afterSeq, Math.min(upToSeq, seq), limit),
 		seqArrivedBy: at => Math.min(reader.seqArrivedBy(at), seq),
 		taskIdsAfter: afterSeq =>
 			afterSeq >= seq ? [] : [...new Set(reader.eventsSince(afterSeq, seq - afterSeq).map(e => e.taskId))],

@@ -4,7 +4,7 @@ import {EventType, type EventOfType, type EventTypeName, type LedgerEvent, type 
 import {STATUSES, type Status} from '../core/status.ts';
 import type {Task} from '../core/task.ts';
 import {ambiguityText, chooseByTitle, titleKey, TITLE_CANDIDATES, type TaskRefCandidate} from '../core/task-ref.ts';
-import type {ChainRow, ChainFacts} from './chain-rows.ts';
+import type {ChainChunk, ChainRow, ChainFacts} from './chain-rows.ts';
 import {eventFromRow, taskFromDoc, type EventRow} from './rows.ts';
 
 export type RejectRow = {
@@ -116,6 +116,8 @@ export type LedgerReader = {
 	storedEventAt(seq: number): StoredEventRow | undefined;
 	/** Events after `afterSeq` up to `upToSeq`, oldest first, at most `limit`, with their links in the chain: what verify reads. */
 	chainRows(afterSeq: number, upToSeq: number, limit: number): ChainRow[];
+	/** The same events as chainRows, in bulk: what verify hashes (null: none). */
+	chainChunk(afterSeq: number, upToSeq: number, limit: number): ChainChunk | null;
 	/** Where the chain starts and how far seqs were handed out (docs/ledger.md, "The hash chain"). */
 	chainFacts(): ChainFacts;
 	/** The last seq whose event had arrived by `at` (0: none had): arrival follows seq (writer.ts). */
@@ -146,6 +148,26 @@ export type LedgerReader = {
 export function likeEscaped(text: string): string {
 	return text.replace(/[\\%_]/g, match => `\\${match}`);
 }
+
+/**
+ * The events of chainRows in one row (chain-verify-fast.ts): each one's canonical envelope is the
+ * text canonicalEnvelope (chain.ts) writes, built here, where json_quote escapes as JSON.stringify
+ * does (tested on every character), after 32 bytes of room for the hash before it; only events whose
+ * columns have the types the writer gives them get one. Rows in an aggregate over an ordered
+ * subquery come in its order: the seqs are listed so that the check sees the order it hashed.
+ */
+const CHAIN_CHUNK_SQL = `SELECT count(*), group_concat(seq, ','), group_concat(length(preimage), ','),
+	CAST(group_concat(preimage, '') AS BLOB), CAST(group_concat(hash, '') AS BLOB), count(preimage),
+	sum(typeof(hash) = 'blob' AND length(hash) = 32)
+	FROM (SELECT seq, hash, CASE WHEN typeof(at) = 'integer' AND typeof(arrived_at) IN ('integer', 'null')
+			AND typeof(task_id) = 'text' AND typeof(type) = 'text' AND typeof(source) = 'text'
+			AND typeof(dedup_key) IN ('text', 'null') AND typeof(data) = 'text'
+		THEN CAST(zeroblob(32) || '{"arrivedAt":' || ifnull(arrived_at, 'null') || ',"at":' || at || ',"dedupKey":'
+			|| json_quote(dedup_key) || ',"source":' || json_quote(source) || ',"taskId":' || json_quote(task_id)
+			|| ',"type":' || json_quote(type) || '}' || char(10) || data AS BLOB) END AS preimage
+		FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?)`;
+
+type ChainChunkRow = [number, string, string, Buffer, Buffer, number, number | null];
 
 type ChainRawRow = [number, string, string, number, number | null, string, Buffer, string | null, Buffer | null];
 
@@ -272,6 +294,7 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 			WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
 		)
 		.raw();
+	const chainBulk = db.prepare(CHAIN_CHUNK_SQL).raw();
 	const issued = db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'events'`).pluck();
 	const firstSeq = db.prepare('SELECT MIN(seq) FROM events').pluck();
 	const arrivalAt = db.prepare('SELECT COALESCE(arrived_at, at) FROM events WHERE seq <= ? ORDER BY seq DESC LIMIT 1').pluck();
@@ -418,6 +441,11 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 					hash,
 				}),
 			),
+		chainChunk(afterSeq, upToSeq, limit) {
+			const [count, seqs, lengths, preimages, hashes, whole, linked] = chainBulk.get(afterSeq, upToSeq, limit) as ChainChunkRow;
+			if (count === 0) return null;
+			return {count, seqs, lengths, preimages, hashes: linked === count ? hashes : null, isWhole: whole === count};
+		},
 		chainFacts() {
 			const since = metaValue.get('chain_since') as string | undefined;
 			const from = metaValue.get('chain_from_seq') as string | undefined;
