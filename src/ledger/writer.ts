@@ -113,11 +113,15 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 		const recordedAt = Math.max(Date.now(), head?.[1] ?? 0);
 		let appended = 0;
 		let lastSeq = 0;
+		// Keys already there come in runs (a file read again): after the first, each key is looked up
+		// before its event is serialised and hashed, so a run of them costs a lookup each, not a hash.
+		let isLookingFirst = false;
 		for (let index = 0; index < events.length; index += 1) {
 			const event = events[index] as NewEvent;
 			const legacyKey = legacyKeys?.[index];
 			if (legacyKey && hasKey.get(legacyKey) !== undefined) continue;
 			const dedupKey = event.dedupKey ?? null;
+			if (isLookingFirst && dedupKey !== null && hasKey.get(dedupKey) !== undefined) continue;
 			const data = JSON.stringify(event.data);
 			const content = {
 				taskId: event.taskId,
@@ -134,7 +138,10 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 					? insertEvent.run(event.taskId, event.type, event.at, event.source, data, null, recordedAt, hash)
 					: insertKeyedEvent.run(event.taskId, event.type, event.at, event.source, data, dedupKey, recordedAt, hash, dedupKey);
 			// A key already there adds nothing, and the chain goes on from the same head.
-			if (info.changes === 0) continue;
+			if (info.changes === 0) {
+				isLookingFirst = true;
+				continue;
+			}
 			previous = hash;
 			appended += 1;
 			lastSeq = Number(info.lastInsertRowid);
