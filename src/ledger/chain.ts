@@ -44,8 +44,9 @@ export function canonicalEnvelope(row: ChainContent): string {
 	);
 }
 
-/** Where an event's bytes are laid out to be hashed in one call; grown for a larger event, kept while small. */
-let scratch = Buffer.allocUnsafe(64 * 1024);
+/** Where an event's bytes are laid out to be hashed in one call; made on first use (a hook that loads this module hashes nothing), grown for a larger event, kept while small. */
+let scratch: Buffer | null = null;
+const FIRST_BYTES = 64 * 1024;
 const KEPT_BYTES = 1 << 20;
 const LINE_BREAK = 10;
 
@@ -60,8 +61,9 @@ export function chainHash(previous: Uint8Array, row: ChainContent): Buffer {
 	const {data} = row;
 	// A UTF-16 code unit is at most 3 bytes of UTF-8.
 	const most = 32 + envelope.length * 3 + 1 + (typeof data === 'string' ? data.length * 3 : data.length);
+	scratch ??= Buffer.allocUnsafe(FIRST_BYTES);
 	const into = most <= scratch.length ? scratch : Buffer.allocUnsafe(most);
-	if (into !== scratch && most <= KEPT_BYTES) scratch = into;
+	if (most <= KEPT_BYTES) scratch = into;
 	into.set(previous, 0);
 	let end = 32 + into.write(envelope, 32, 'utf8');
 	into[end] = LINE_BREAK;
