@@ -67,13 +67,6 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 	const insertEvent = db.prepare(
 		'INSERT OR IGNORE INTO events (task_id, type, at, source, data, dedup_key, arrived_at, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
 	);
-	// A keyed event is inserted only when its key is not there yet, in the same statement: an insert its
-	// UNIQUE key ignores would still use up a seq (AUTOINCREMENT), and seqs must follow one another for
-	// a missing one to mean a deleted event (docs/ledger.md, "verify").
-	const insertKeyedEvent = db.prepare(
-		`INSERT OR IGNORE INTO events (task_id, type, at, source, data, dedup_key, arrived_at, hash)
-		SELECT ?, ?, ?, ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM events WHERE dedup_key = ?)`,
-	);
 	// The chain's head: the newest event's hash and arrival, read once per append inside its transaction.
 	const selectHead = db.prepare('SELECT hash, arrived_at FROM events ORDER BY seq DESC LIMIT 1').raw();
 	const selectTask = db.prepare('SELECT doc FROM tasks WHERE id = ?').pluck();
@@ -113,15 +106,14 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 		const recordedAt = Math.max(Date.now(), head?.[1] ?? 0);
 		let appended = 0;
 		let lastSeq = 0;
-		// Keys already there come in runs (a file read again): after the first, each key is looked up
-		// before its event is serialised and hashed, so a run of them costs a lookup each, not a hash.
-		let isLookingFirst = false;
 		for (let index = 0; index < events.length; index += 1) {
 			const event = events[index] as NewEvent;
 			const legacyKey = legacyKeys?.[index];
 			if (legacyKey && hasKey.get(legacyKey) !== undefined) continue;
 			const dedupKey = event.dedupKey ?? null;
-			if (isLookingFirst && dedupKey !== null && hasKey.get(dedupKey) !== undefined) continue;
+			// Looked up first: an insert its UNIQUE key ignores still uses up a seq (AUTOINCREMENT), and seqs
+			// must follow one another for a missing one to mean a deleted event (docs/ledger.md, "verify").
+			if (dedupKey !== null && hasKey.get(dedupKey) !== undefined) continue;
 			const data = JSON.stringify(event.data);
 			const content = {
 				taskId: event.taskId,
@@ -133,15 +125,9 @@ export function createLedgerWriter(db: Database.Database): LedgerWriter {
 				dedupKey,
 			};
 			const hash = chainHash(previous, content);
-			const info =
-				dedupKey === null
-					? insertEvent.run(event.taskId, event.type, event.at, event.source, data, null, recordedAt, hash)
-					: insertKeyedEvent.run(event.taskId, event.type, event.at, event.source, data, dedupKey, recordedAt, hash, dedupKey);
+			const info = insertEvent.run(event.taskId, event.type, event.at, event.source, data, dedupKey, recordedAt, hash);
 			// A key already there adds nothing, and the chain goes on from the same head.
-			if (info.changes === 0) {
-				isLookingFirst = true;
-				continue;
-			}
+			if (info.changes === 0) continue;
 			previous = hash;
 			appended += 1;
 			lastSeq = Number(info.lastInsertRowid);
