@@ -43,7 +43,9 @@ describe('the review measures', () => {
 		]);
 		const stats = foldStats([{hostId: 'h', events}], null, W49 + 24 * HOUR);
 		expect(stats.verdicts).toEqual({approve: 2, fix: 4, invalid: 1, stopped: 1, fixPerApprove: 2, invalidShare: 1 / 7});
-		expect(stats.weeks.map(week => [week.week, week.approve, week.fix, week.invalid, week.fixPerApprove, week.invalidShare])).toEqual([
+		expect(
+			stats.weeks.map(week => [week.week, week.approve, week.fix, week.invalid, week.fixPerApprove, week.invalidShare]),
+		).toEqual([
 			['2026-W48', 1, 1, 0, 1, 0],
 			['2026-W49', 1, 3, 1, 3, 0.2],
 		]);

@@ -1,9 +1,7 @@
 import type {LedgerEvent} from '../events.ts';
+import {MISSING_INFO_KIND} from './need-kinds.ts';
 import {needsYouSteps, sizeBetween, type HostedEvent} from './needs-you-size.ts';
 import {weekLabel, weeksBetween, weekStart} from './week.ts';
-
-/** The need kind a worker gives when what it was handed lacks something it needs (docs/stats.md). */
-export const MISSING_INFO_KIND = 'missing_info';
 
 /** Every event type the measures read: one read of the ledger gives them all. */
 export const STATS_EVENT_TYPES = [
@@ -84,19 +82,17 @@ function measuresOf(counts: VerdictCounts): ReviewMeasures {
 	};
 }
 
+/** Which count a verdict adds to: the four kinds of docs/review.md, as `review.verdict` records them. */
+const COUNTED: Readonly<Record<string, keyof VerdictCounts>> = {
+	APPROVE: 'approve',
+	FIX: 'fix',
+	INVALID: 'invalid',
+	STOPPED: 'stopped',
+};
+
 function countVerdict(counts: VerdictCounts, verdict: string | null | undefined): VerdictCounts {
-	switch (verdict) {
-		case 'APPROVE':
-			return {...counts, approve: counts.approve + 1};
-		case 'FIX':
-			return {...counts, fix: counts.fix + 1};
-		case 'INVALID':
-			return {...counts, invalid: counts.invalid + 1};
-		case 'STOPPED':
-			return {...counts, stopped: counts.stopped + 1};
-		default:
-			return counts;
-	}
+	const key = verdict == null ? undefined : COUNTED[verdict];
+	return key === undefined ? counts : {...counts, [key]: counts[key] + 1};
 }
 
 const keyOf = (hostId: string, event: LedgerEvent): string => `${hostId}\u0000${event.taskId}`;
@@ -147,7 +143,11 @@ function handoffMeasures(events: readonly HostedEvent[], isInWindow: (at: number
  * each host's oldest first) over the window from `since` (null: everything) to `now`. Pure: the
  * CLI, the snapshot and the board's panel all call this one fold.
  */
-export function foldStats(hosts: readonly {readonly hostId: string; readonly events: readonly LedgerEvent[]}[], since: number | null, now: number): Stats {
+export function foldStats(
+	hosts: readonly {readonly hostId: string; readonly events: readonly LedgerEvent[]}[],
+	since: number | null,
+	now: number,
+): Stats {
 	const events: HostedEvent[] = hosts
 		.flatMap(({hostId, events: list}) => list.map(event => ({hostId, event})))
 		.sort((a, b) => a.event.at - b.event.at || a.event.seq - b.event.seq);
@@ -165,7 +165,13 @@ export function foldStats(hosts: readonly {readonly hostId: string; readonly eve
 	const weeks = weeksBetween(from, now).map((start): WeekMeasures => {
 		const week = weekLabel(start);
 		const size = sizeBetween(steps, Math.max(start, from), Math.min(start + 7 * 24 * 3600_000, now));
-		return {week, start, ...measuresOf(weekly.get(week) ?? EMPTY_COUNTS), needsYouMax: size.max, needsYouOverFiveMs: size.overCapMs};
+		return {
+			week,
+			start,
+			...measuresOf(weekly.get(week) ?? EMPTY_COUNTS),
+			needsYouMax: size.max,
+			needsYouOverFiveMs: size.overCapMs,
+		};
 	});
 	const whole = sizeBetween(steps, from, now);
 	const current = steps.filter(step => step.at <= now).at(-1)?.size ?? 0;

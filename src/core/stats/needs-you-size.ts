@@ -14,32 +14,36 @@ type Entry = {readonly at: number; readonly expiresAt: number | null};
 
 const AGENT_SOURCES: ReadonlySet<string> = new Set(SESSION_ANSWERED_SOURCES);
 
-/** What an event does to its task's entry: opens one (newest signal per task, as the queue keeps), closes it, or nothing. */
-function effectOf(event: LedgerEvent): {open: Entry} | {closeUpTo: number} | null {
-	switch (event.type) {
-		case 'need.raised':
-			// A session's own notice is answered by its next activity, which this fold does not read (docs/stats.md).
-			return AGENT_SOURCES.has(event.source) ? null : {open: {at: event.at, expiresAt: null}};
-		case 'review.concluded':
-			return event.data.outcome === 'needs-person' ? {open: {at: event.at, expiresAt: null}} : null;
-		case 'disagreement.opened':
-			return {open: {at: event.at, expiresAt: null}};
-		case 'task.failed':
-			return {open: {at: event.at, expiresAt: event.at + FAILED_WINDOW_MS}};
-		case 'task.exited': {
-			const {exitCode, signal} = event.data;
-			const failed = typeof exitCode === 'number' && exitCode !== 0 && !signal;
-			return failed ? {open: {at: event.at, expiresAt: event.at + FAILED_WINDOW_MS}} : null;
-		}
-		case 'queue.acknowledged':
-			return {closeUpTo: event.data.signalAt ?? event.at};
-		case 'work.sent_back':
-		case 'work.accepted':
-		case 'review.started':
-			return {closeUpTo: event.at};
-		default:
-			return null;
-	}
+type Effect = {open: Entry} | {closeUpTo: number} | null;
+
+const opens = (at: number, expiresAt: number | null = null): Effect => ({open: {at, expiresAt}});
+
+/** A failure stays for the failed window, as on the board. */
+const failure = (at: number): Effect => opens(at, at + FAILED_WINDOW_MS);
+
+/** What each event type the fold reads does to its task's entry: opens one (newest signal per task, as the queue keeps), or closes it. */
+const EFFECTS: Partial<Record<string, (event: LedgerEvent & {type: string}) => Effect>> = {
+	// A session's own notice is answered by its next activity, which this fold does not read (docs/stats.md).
+	'need.raised': event => (AGENT_SOURCES.has(event.source) ? null : opens(event.at)),
+	'review.concluded': event =>
+		event.type === 'review.concluded' && event.data.outcome === 'needs-person' ? opens(event.at) : null,
+	'disagreement.opened': event => opens(event.at),
+	'task.failed': event => failure(event.at),
+	'task.exited': event => {
+		if (event.type !== 'task.exited') return null;
+		const {exitCode, signal} = event.data;
+		return typeof exitCode === 'number' && exitCode !== 0 && !signal ? failure(event.at) : null;
+	},
+	'queue.acknowledged': event => ({
+		closeUpTo: event.type === 'queue.acknowledged' ? (event.data.signalAt ?? event.at) : event.at,
+	}),
+	'work.sent_back': event => ({closeUpTo: event.at}),
+	'work.accepted': event => ({closeUpTo: event.at}),
+	'review.started': event => ({closeUpTo: event.at}),
+};
+
+function effectOf(event: LedgerEvent): Effect {
+	return EFFECTS[event.type]?.(event) ?? null;
 }
 
 /**
