@@ -2,6 +2,7 @@ import {describe, expect, it} from 'vitest';
 import type {LedgerEvent, NewEvent} from '../../src/core/events.ts';
 import {foldStats} from '../../src/core/stats/measures.ts';
 import {needsYouSteps, sizeBetween} from '../../src/core/stats/needs-you-size.ts';
+import {statsLines} from '../../src/core/stats/stats-text.ts';
 import {weekLabel, weekStart} from '../../src/core/stats/week.ts';
 import {event} from '../helpers/ledger.ts';
 
@@ -115,5 +116,23 @@ describe('handoffs and passes back', () => {
 		expect(stats.handoffs).toEqual({taken: 3, cameBackMissingInfo: 1});
 		expect(stats.missingInfoNeeds).toBe(3);
 		expect(stats.passesBack).toEqual({contracts: 2, total: 2, max: 2, byContract: [{contract: 'b', passes: 2}]});
+	});
+});
+
+describe('the measures as lines', () => {
+	it('fits 80 columns inside a border and shows what the JSON holds', () => {
+		const events = numbered([
+			verdict('w-1', 'APPROVE', W49),
+			verdict('w-2', 'FIX', W49 + 1),
+			verdict('w-3', 'INVALID', W49 + 2),
+			event('claim-a-1', 'claim.taken', {contractKey: 'a'}, W49 + 3),
+			event('claim-a-1', 'need.raised', {message: 'which?', kind: 'missing_info'}, W49 + 4),
+		]);
+		const lines = statsLines(foldStats([{hostId: 'h', events}], null, W49 + 30 * 24 * HOUR), {weeks: 2});
+		expect(Math.max(...lines.slice(0, 4).map(line => line.length))).toBeLessThanOrEqual(76);
+		expect(lines[0]).toBe('WEEK      APPROVE  FIX  INVALID  STOP  FIX/APPROVE  INVALID%  Q MAX  Q>5 FOR');
+		expect(lines).toContain('(3 earlier weeks in controlroom stats)');
+		expect(lines.find(line => line.startsWith('total'))).toMatch(/^total +1 +1 +1 +0 +1\.00 +33% +1 +0$/);
+		expect(lines).toContain('Handoffs: 1 taken, 1 came back asking for missing information (1 missing_info need)');
 	});
 });
