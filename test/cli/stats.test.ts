@@ -62,7 +62,7 @@ describe('controlroom stats', {timeout: 240_000}, () => {
 		// The table says the same on a terminal.
 		const text = r.cli(['stats']).stdout;
 		expect(text).toMatch(/^total +1 +3 +1 +0 +3\.00 +20% /m);
-		expect(text).toContain('Handoffs: 2 taken, 1 came back asking for missing information (3 missing_info needs)');
+		expect(text).toContain('Handoffs: 2 taken, 1 came back for missing information (3 missing_info needs)');
 	});
 
 	it('says what is wrong with a bad --since in one line, exit 64', () => {

@@ -133,6 +133,6 @@ describe('the measures as lines', () => {
 		expect(lines[0]).toBe('WEEK      APPROVE  FIX  INVALID  STOP  FIX/APPROVE  INVALID%  Q MAX  Q>5 FOR');
 		expect(lines).toContain('(3 earlier weeks in controlroom stats)');
 		expect(lines.find(line => line.startsWith('total'))).toMatch(/^total +1 +1 +1 +0 +1\.00 +33% +1 +0$/);
-		expect(lines).toContain('Handoffs: 1 taken, 1 came back asking for missing information (1 missing_info need)');
+		expect(lines).toContain('Handoffs: 1 taken, 1 came back for missing information (1 missing_info need)');
 	});
 });

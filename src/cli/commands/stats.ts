@@ -16,7 +16,7 @@ export const help: CommandHelp = {
 	description: `Is the process working? Prints the measures of docs/stats.md: review verdicts (APPROVE, FIX, INVALID,
 STOPPED), FIX per APPROVE and INVALID's share of the answers, a row a week (ISO weeks, in UTC);
 how many entries Needs you held at most and how long it held more than five; handoffs taken and
-how many came back asking for missing information (needs of kind missing_info); passes back per
+how many came back for missing information (needs of kind missing_info); passes back per
 contract. The board's stats panel and snapshot --json show the same figures. With --ledger
 postgres://... they cover every host of the fleet.`,
 	options: [

@@ -48,7 +48,7 @@ function columns(rows: readonly (readonly string[])[]): string[] {
  * week's time over five in days), so it fits 80 columns inside a panel's border.
  */
 export function statsLines(stats: Stats, options: {readonly weeks?: number} = {}): string[] {
-	const shown = options.weeks === undefined ? stats.weeks : stats.weeks.slice(-options.weeks);
+	const shown = options.weeks === undefined ? stats.weeks : stats.weeks.slice(stats.weeks.length - Math.max(0, options.weeks));
 	const hidden = stats.weeks.length - shown.length;
 	const rows = [
 		[...HEADINGS],
@@ -66,7 +66,7 @@ export function statsLines(stats: Stats, options: {readonly weeks?: number} = {}
 		...(hidden > 0 ? [`(${hidden} earlier week${hidden === 1 ? '' : 's'} in controlroom stats)`] : []),
 		...table.slice(1 + shown.length),
 		`Needs you (Q): ${stats.needsYou.now} now, at most ${stats.needsYou.max}, ${stats.needsYou.overFiveMs === 0 ? 'never over five' : `over five for ${formatDuration(stats.needsYou.overFiveMs)}`}`,
-		`Handoffs: ${handoffs.taken} taken, ${handoffs.cameBackMissingInfo} came back asking for missing information (${stats.missingInfoNeeds} missing_info need${stats.missingInfoNeeds === 1 ? '' : 's'})`,
+		`Handoffs: ${handoffs.taken} taken, ${handoffs.cameBackMissingInfo} came back for missing information (${stats.missingInfoNeeds} missing_info need${stats.missingInfoNeeds === 1 ? '' : 's'})`,
 		`Passes back: ${passesBack.total} over ${passesBack.contracts} contract${passesBack.contracts === 1 ? '' : 's'}, at most ${passesBack.max} of one${most === '' ? '' : ` (${most})`}`,
 	];
 }
