@@ -160,7 +160,7 @@ export type HelpGroup = {readonly title: string; readonly commands: readonly str
  */
 export const HELP_GROUPS: readonly HelpGroup[] = [
 	{title: 'most used', commands: ['board', 'run', 'snapshot', 'timeline', 'stop']},
-	{title: 'watch', commands: ['demo', 'explain', 'jump', 'status', 'workers']},
+	{title: 'watch', commands: ['demo', 'explain', 'jump', 'status', 'stats', 'workers']},
 	{title: 'audit', commands: ['verify', 'audit']},
 	{title: 'run agents', commands: ['reconcile', 'gateway', 'order']},
 	{title: 'answer', commands: ['decide', 'effects', 'review', 'send-back', 'ack', 'need', 'mediate', 'plan']},

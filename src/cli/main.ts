@@ -36,6 +36,7 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 	},
 	stop: {summary: 'stop a task: signal its process group, escalate, confirm', load: () => import('./commands/stop.ts')},
 	jump: {summary: "take your tmux client to the pane a task's agent runs in", load: () => import('./commands/jump.ts')},
+	stats: {summary: 'is the process working? verdicts, Needs you, handoffs, per week', load: () => import('./commands/stats.ts')},
 	status: {
 		summary: "one line for tmux's status line: needs you, decisions, running, stalled, lost, cost today",
 		load: () => import('./commands/status.ts'),
