@@ -166,7 +166,7 @@ export const HELP_GROUPS: readonly HelpGroup[] = [
 	{title: 'answer', commands: ['decide', 'effects', 'review', 'send-back', 'ack', 'need', 'mediate', 'plan']},
 	{
 		title: 'hand off',
-		commands: ['contract', 'take', 'progress', 'hand-in', 'pass-back', 'looked', 'accept', 'work', 'mcp', 'serve', 'pickup'],
+		commands: ['contract', 'handoff', 'take', 'progress', 'hand-in', 'pass-back', 'looked', 'accept', 'work', 'mcp', 'serve', 'pickup'],
 	},
 	{title: 'fleet', commands: ['sync', 'otel']},
 	{title: 'set up', commands: ['hooks', 'doctor', 'config', 'completion', 'ingest', 'rejects']},

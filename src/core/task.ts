@@ -258,6 +258,8 @@ const ABOUT_A_TASK: ReadonlySet<EventTypeName> = new Set([
 	EventType.workSentBack,
 	EventType.workAccepted,
 	EventType.evidenceLooked,
+	EventType.handoffWritten,
+	EventType.handoffTaken,
 	EventType.contractReady,
 	EventType.mediationOffer,
 	EventType.mediationConcluded,
@@ -620,6 +622,8 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		case EventType.seen:
 		case EventType.claimProgressed:
 		case EventType.evidenceLooked:
+		case EventType.handoffWritten:
+		case EventType.handoffTaken:
 		case EventType.contractReady:
 		case EventType.fleetRequestReceived:
 		case EventType.fleetRequestHandled:
