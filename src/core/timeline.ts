@@ -195,6 +195,8 @@ function describeRaw(event: LedgerEvent): string {
 			);
 		case EventType.handoffWritten:
 			return clip(`handoff written (${event.data.trigger ?? '?'}): ${event.data.path ?? '?'} sha256 ${(event.data.sha256 ?? '?').slice(0, 12)}`);
+		case EventType.handoffSkipped:
+			return clip(`no handoff: ${event.data.reason ?? ''}`);
 		case EventType.handoffTaken:
 			return clip(`handoff taken by ${event.data.by ?? '?'} (${event.data.how ?? '?'}): ${event.data.path ?? '?'}`);
 		case EventType.contractReady:

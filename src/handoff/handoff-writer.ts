@@ -132,10 +132,10 @@ export function handoffFactsOf(ledger: Ledger, task: Task, at: number): HandoffF
 	return facts;
 }
 
-/** `2026-12-03T17-32-37.428Z-c-d7db9fab3392.md`: sorts by time; the task id keeps two sessions apart. */
+/** `2026-12-03T17-32-37.428Z-c-d7db9fab3392.md` (`_2.md` for a second in the same millisecond, sorting after it): sorts by time; the task id keeps two sessions apart. */
 function handoffName(at: number, taskId: string, attempt: number): string {
 	const stamp = new Date(at).toISOString().replace(/:/g, '-');
-	return `${stamp}-${taskId}${attempt > 0 ? `-${attempt + 1}` : ''}.md`;
+	return `${stamp}-${taskId}${attempt > 0 ? `_${attempt + 1}` : ''}.md`;
 }
 
 /** Puts `text` at a new name in `folder`, never over a file that is there (a hard link fails on EEXIST). */

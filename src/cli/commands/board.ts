@@ -188,6 +188,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 	// Live sessions' transcripts, watched from the reconciler's first pass (docs/hooks.md, "Token usage").
 	let transcripts: TranscriptFollow | undefined;
 	let resumeHeld: ((taskId: string) => void) | undefined;
+	let handoffs: import('../../handoff/due-handoffs.ts').DueHandoffs | undefined;
 	const person = personName(run.person);
 	return {
 		feed: createBoardFeed(ledger, {
@@ -253,6 +254,11 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 			settleEffects(ledger);
 			// Questions whose waiting hook died (docs/decisions.md, "Crash safety").
 			settleDecisions(ledger);
+			// Sessions that ended get their handoff (docs/handoffs.md); not the demo's, whose folders are made up.
+			if (run.untrackedUnder === undefined) {
+				handoffs ??= (await import('../../handoff/due-handoffs.ts')).dueHandoffs(ledger);
+				handoffs.pass();
+			}
 			keepStatusSummary();
 		},
 		reconcileIntervalMs: run.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS,
