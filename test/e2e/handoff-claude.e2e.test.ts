@@ -31,14 +31,35 @@ function hookedRepository(): {box: RealClientBox; project: string} {
 	return {box, project};
 }
 
-function claude(box: RealClientBox, turns: unknown[], prompt: string): number | null {
+function claudeArgs(box: RealClientBox, turns: unknown[], prompt: string, log: string) {
 	const script = join(box.dir, `script-${Date.now()}-${Math.random()}.json`);
 	writeFileSync(script, JSON.stringify(turns));
-	const run = spawnSync(realClientScript('claude-offline.sh'), [box.dir, '-p', prompt, '--dangerously-skip-permissions'], {
-		env: {...box.env, SCENARIO: 'script', SCRIPT_FILE: script},
-		encoding: 'utf8',
-	});
-	return run.status;
+	return {
+		command: realClientScript('claude-offline.sh'),
+		args: [box.dir, '-p', prompt, '--dangerously-skip-permissions'],
+		env: {...box.env, SCENARIO: 'script', SCRIPT_FILE: script, FAKE_LOG: join(box.dir, log)},
+	};
+}
+
+function claude(box: RealClientBox, turns: unknown[], prompt: string, log = 'fake-anthropic.jsonl'): number | null {
+	const {command, args, env} = claudeArgs(box, turns, prompt, log);
+	return spawnSync(command, args, {env, encoding: 'utf8'}).status;
+}
+
+/** `claude` in the background: resolves with its exit status. */
+function claudeAsync(box: RealClientBox, turns: unknown[], prompt: string, log: string): Promise<number | null> {
+	const {command, args, env} = claudeArgs(box, turns, prompt, log);
+	return new Promise(resolve => spawn(command, args, {env, stdio: 'ignore'}).on('exit', code => resolve(code)));
+}
+
+/** Everything the model was sent in the first request a session made, as text (the fake server's log). */
+function firstRequest(box: RealClientBox, log: string): string {
+	const first = readFileSync(join(box.dir, log), 'utf8')
+		.split('\n')
+		.filter(Boolean)
+		.map(line => JSON.parse(line) as {url: string; body?: {messages?: unknown[]}})
+		.find(request => request.url.startsWith('/v1/messages') && request.body?.messages);
+	return JSON.stringify(first?.body?.messages ?? null);
 }
 
 function handoffFiles(project: string): string[] {
@@ -125,6 +146,43 @@ describe('the handoff of a hooked real claude -p session', () => {
 			expect(await Promise.all(passes)).toEqual([0, 0]);
 			expect(handoffFiles(project)).toHaveLength(1);
 			expect(handoffEvents(box).filter(row => row.type === 'handoff.written')).toHaveLength(1);
+		},
+		SLOW,
+	);
+
+	it(
+		'is given to the next session in its first request through the SessionStart hook, and marked taken; of two starting at once, one takes it',
+		async () => {
+			const {box, project} = hookedRepository();
+			expect(claude(box, FAIL_THEN_COMMIT, 'add a.txt', 'first.jsonl')).toBe(0);
+			// No reconciler runs: the next session's start writes the handoff, then takes it.
+			expect(claude(box, [{text: 'Reading the handoff.'}], 'go on', 'second.jsonl')).toBe(0);
+			const [file] = handoffFiles(project);
+			const text = readFileSync(file!, 'utf8');
+			const sent = JSON.parse(firstRequest(box, 'second.jsonl')) as unknown;
+			const sentText = JSON.stringify(sent);
+			expect(sentText).toContain('SessionStart hook additional context: controlroom: the handoff the previous session in this repository left');
+			expect(sentText).toContain(JSON.stringify(text.split('## Gotchas')[1]!.split('\n## ')[0]!).slice(1, -1));
+			const taken = handoffEvents(box).filter(row => row.type === 'handoff.taken');
+			expect(taken).toHaveLength(1);
+			expect(JSON.parse(taken[0]!.data)).toMatchObject({path: file, how: 'SessionStart'});
+			expect(taken[0]!.dedup_key).toBe(`handoff-taken:${file}`);
+			// Taken once: the session after it starts cold.
+			expect(claude(box, [{text: 'ok'}], 'again', 'third.jsonl')).toBe(0);
+			expect(firstRequest(box, 'third.jsonl')).not.toContain('controlroom: the handoff');
+
+			// A new handoff; two sessions start together: the ledger gives it to one.
+			const addB = JSON.parse(JSON.stringify(FAIL_THEN_COMMIT).replaceAll('a.txt', 'b.txt')) as unknown[];
+			expect(claude(box, addB, 'add b.txt', 'fourth.jsonl')).toBe(0);
+			expect(box.cli(['reconcile', '--once']).status).toBe(0);
+			const statuses = await Promise.all([
+				claudeAsync(box, [{text: 'one'}], 'one', 'racer-1.jsonl'),
+				claudeAsync(box, [{text: 'two'}], 'two', 'racer-2.jsonl'),
+			]);
+			expect(statuses).toEqual([0, 0]);
+			const given = ['racer-1.jsonl', 'racer-2.jsonl'].filter(log => firstRequest(box, log).includes('controlroom: the handoff'));
+			expect(given).toHaveLength(1);
+			expect(handoffEvents(box).filter(row => row.type === 'handoff.taken')).toHaveLength(2);
 		},
 		SLOW,
 	);
