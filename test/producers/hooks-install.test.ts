@@ -51,7 +51,7 @@ function hooksCli(args: readonly string[], env: NodeJS.ProcessEnv) {
 	return result.stdout;
 }
 
-type Settings = {hooks: Record<string, {matcher?: string; hooks: {command: string; timeout?: number}[]}[]>};
+type Settings = {hooks: Record<string, {matcher?: string; hooks: {command: string}[]}[]>};
 
 /** Our entries: the spool hook (the default) or the direct Node hook. */
 const isOurs = (command: string) => /spool-hook\.sh|controlroom/.test(command);
@@ -82,7 +82,7 @@ describe('controlroom hooks install --claude --project DIR', () => {
 		}
 		// And SessionStart has the handoff hook beside it (docs/handoffs.md), once
 		const handoff = installed.hooks['SessionStart']?.flatMap(group => group.hooks).filter(hook => isHandoffHook(hook.command));
-		expect(handoff?.map(hook => [hook.command, hook.timeout])).toEqual([[expect.stringMatching(/controlroom handoff-hook$/), 15]]);
+		expect(handoff?.map(hook => [hook.command, (hook as {timeout?: number}).timeout])).toEqual([[expect.stringMatching(/controlroom handoff-hook$/), 15]]);
 		// When installed twice: nothing changes
 		const second = hooksCli(['install', '--claude', '--project', project], env);
 		expect(second).toContain('already installed');
