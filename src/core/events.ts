@@ -250,7 +250,14 @@ const DECLARED = {
 	 * `path` absolute, `sha256` of its bytes, `trigger` `auto` (once per session, dedup key
 	 * `handoff:TASK`) or `command` (`controlroom handoff`).
 	 */
-	handoffWritten: declare('handoff.written', {path: text, sha256: text, repository: text, revision: text, trigger: text, bytes: count}),
+	handoffWritten: declare('handoff.written', {
+		path: text,
+		sha256: text,
+		repository: text,
+		revision: text,
+		trigger: text,
+		bytes: count,
+	}),
 	/** A session's automatic handoff was not written (it only read, or ran outside a repository): same dedup key, so it is decided once. */
 	handoffSkipped: declare('handoff.skipped', {reason: text}),
 	/** A session took a handoff as its context (dedup key `handoff-taken:SHA256`: one taker only). */

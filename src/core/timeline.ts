@@ -194,7 +194,9 @@ function describeRaw(event: LedgerEvent): string {
 				`screenshot looked at by ${event.data.by ?? 'a person'}${event.data.line ? ` (line ${event.data.line})` : ''}: sha256 ${(event.data.sha256 ?? '?').slice(0, 12)}`,
 			);
 		case EventType.handoffWritten:
-			return clip(`handoff written (${event.data.trigger ?? '?'}): ${event.data.path ?? '?'} sha256 ${(event.data.sha256 ?? '?').slice(0, 12)}`);
+			return clip(
+				`handoff written (${event.data.trigger ?? '?'}): ${event.data.path ?? '?'} sha256 ${(event.data.sha256 ?? '?').slice(0, 12)}`,
+			);
 		case EventType.handoffSkipped:
 			return clip(`no handoff: ${event.data.reason ?? ''}`);
 		case EventType.handoffTaken:

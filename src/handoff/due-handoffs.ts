@@ -22,9 +22,9 @@ function isSession(task: Task): boolean {
 
 /** Whether the once-per-session decision (written, or none) is already in the ledger. */
 function isDecided(ledger: Ledger, taskId: string): boolean {
-	return ledger.reader.latestEventsOf(taskId, [EventType.handoffWritten, EventType.handoffSkipped], 1).some(event =>
-		event.type === EventType.handoffSkipped ? true : event.data.trigger === 'auto',
-	);
+	return ledger.reader
+		.latestEventsOf(taskId, [EventType.handoffWritten, EventType.handoffSkipped], 1)
+		.some(event => (event.type === EventType.handoffSkipped ? true : event.data.trigger === 'auto'));
 }
 
 /** A repository that cannot be written (its folder read-only, a full disk) is that session's reason for none, said once. */
@@ -63,7 +63,14 @@ export function dueHandoffs(ledger: Ledger): DueHandoffs {
 				if (result.outcome === 'written') written.push(result.path);
 				if (result.outcome === 'none')
 					ledger.writer.append([
-						{taskId: id, type: EventType.handoffSkipped, at: now, source: 'controlroom', data: {reason: result.reason}, dedupKey: autoHandoffKey(id)},
+						{
+							taskId: id,
+							type: EventType.handoffSkipped,
+							at: now,
+							source: 'controlroom',
+							data: {reason: result.reason},
+							dedupKey: autoHandoffKey(id),
+						},
 					]);
 			}
 			return written;

@@ -39,7 +39,13 @@ export function handoffContext(taken: TakenHandoff): string {
  * `handoff.taken` on the handoff's task with the dedup key `handoff-taken:PATH`: of two sessions
  * starting at once, the one whose event the ledger adds takes it; the other gets none.
  */
-export function takeLatestHandoff(ledger: Ledger, cwd: string, by: string, how: string, at: number = Date.now()): TakenHandoff | null {
+export function takeLatestHandoff(
+	ledger: Ledger,
+	cwd: string,
+	by: string,
+	how: string,
+	at: number = Date.now(),
+): TakenHandoff | null {
 	const root = repositoryRootOf(cwd);
 	if (root === null) return null;
 	const real = realOrSelf(root);

@@ -2,7 +2,13 @@ import {spawnSync} from 'node:child_process';
 import {createHash} from 'node:crypto';
 import {linkSync, mkdirSync, unlinkSync, writeFileSync} from 'node:fs';
 import {join, relative, isAbsolute} from 'node:path';
-import {didSomething, handoffMarkdown, type HandoffClaim, type HandoffFacts, type HandoffRepository} from '../core/contract/handoff-text.ts';
+import {
+	didSomething,
+	handoffMarkdown,
+	type HandoffClaim,
+	type HandoffFacts,
+	type HandoffRepository,
+} from '../core/contract/handoff-text.ts';
 import {sessionTimeline} from '../core/contract/handoff-timeline.ts';
 import {EventType} from '../core/events.ts';
 import {isEnded} from '../core/status.ts';
@@ -53,7 +59,12 @@ function filesOfCommits(root: string, revisions: readonly string[]): string[] | 
 }
 
 /** What git says of the repository for a session that ran from `startedAt` to `endedAt`. */
-function repositoryFacts(root: string, baseRevision: string | null, startedAt: number | null, endedAt: number | null): HandoffRepository {
+function repositoryFacts(
+	root: string,
+	baseRevision: string | null,
+	startedAt: number | null,
+	endedAt: number | null,
+): HandoffRepository {
 	const head = git(root, ['rev-parse', '--verify', '--quiet', 'HEAD'])?.trim() || null;
 	const status = git(root, ['status', '--porcelain=v1', '-z', '--untracked-files=all']);
 	const uncommitted =
@@ -62,20 +73,37 @@ function repositoryFacts(root: string, baseRevision: string | null, startedAt: n
 			: linesOf(status, '\0')
 					.filter(entry => entry.length > 3)
 					.map(entry => entry.slice(3))
-					.filter(path => !path.startsWith(`${HANDOFF_FOLDER}/`) && path !== '.controlroom/' && !path.startsWith('.controlroom/'));
+					.filter(
+						path => !path.startsWith(`${HANDOFF_FOLDER}/`) && path !== '.controlroom/' && !path.startsWith('.controlroom/'),
+					);
 	const base = baseRevision && git(root, ['cat-file', '-e', `${baseRevision}^{commit}`]) !== null ? baseRevision : null;
 	if (head === null) return {root, head, baseRevision: base, commitsFrom: null, commits: [], filesChanged: [], uncommitted};
 	if (base !== null) {
 		const commits = commitsOf(root, [`${base}..HEAD`]);
 		const diff = git(root, ['diff', '--name-only', base, 'HEAD']);
-		return {root, head, baseRevision: base, commitsFrom: 'base revision', commits, filesChanged: diff === null ? null : linesOf(diff).sort(), uncommitted};
+		return {
+			root,
+			head,
+			baseRevision: base,
+			commitsFrom: 'base revision',
+			commits,
+			filesChanged: diff === null ? null : linesOf(diff).sort(),
+			uncommitted,
+		};
 	}
-	if (startedAt === null) return {root, head, baseRevision: null, commitsFrom: null, commits: null, filesChanged: null, uncommitted};
+	if (startedAt === null)
+		return {root, head, baseRevision: null, commitsFrom: null, commits: null, filesChanged: null, uncommitted};
 	// Committer time is in whole seconds: the window is widened to them.
 	const since = Math.floor(startedAt / 1000);
 	const until = Math.ceil((endedAt ?? Date.now()) / 1000);
 	const commits = commitsOf(root, [`--since=@${since}`, `--until=@${until}`, 'HEAD']);
-	const filesChanged = commits === null ? null : filesOfCommits(root, commits.map(commit => commit.revision));
+	const filesChanged =
+		commits === null
+			? null
+			: filesOfCommits(
+					root,
+					commits.map(commit => commit.revision),
+				);
 	return {root, head, baseRevision: null, commitsFrom: 'session time', commits, filesChanged, uncommitted};
 }
 
@@ -107,13 +135,19 @@ function openClaimsIn(ledger: Ledger, root: string): HandoffClaim[] {
 
 /** Why no handoff was written. */
 export type NoHandoff = {readonly outcome: 'none'; readonly reason: string};
-export type HandoffWritten = {readonly outcome: 'written'; readonly path: string; readonly sha256: string; readonly bytes: number};
+export type HandoffWritten = {
+	readonly outcome: 'written';
+	readonly path: string;
+	readonly sha256: string;
+	readonly bytes: number;
+};
 /** An automatic handoff another writer wrote first (the ledger's dedup key decided). */
 export type HandoffAlready = {readonly outcome: 'already'; readonly path: string | null};
 
 /** The facts a task's handoff is written from, or why there is none to write. */
 export function handoffFactsOf(ledger: Ledger, task: Task, at: number): HandoffFacts | NoHandoff {
-	if (!isEnded(task.status)) return {outcome: 'none', reason: `task ${task.id} is still ${task.status}: a handoff is written when it has ended`};
+	if (!isEnded(task.status))
+		return {outcome: 'none', reason: `task ${task.id} is still ${task.status}: a handoff is written when it has ended`};
 	if (task.role === CLAIM_ROLE) return {outcome: 'none', reason: `task ${task.id} is a claim, not a session`};
 	if (!task.cwd) return {outcome: 'none', reason: `task ${task.id} has no recorded folder, so no repository to write into`};
 	const root = repositoryRootOf(task.cwd);
@@ -122,7 +156,14 @@ export function handoffFactsOf(ledger: Ledger, task: Task, at: number): HandoffF
 	const registered = events.find(event => event.type === EventType.registered);
 	const baseRevision = registered?.type === EventType.registered ? (registered.data.baseRevision ?? null) : null;
 	const facts: HandoffFacts = {
-		task: {id: task.id, title: task.title, source: task.source, status: task.status, startedAt: task.startedAt, endedAt: task.endedAt},
+		task: {
+			id: task.id,
+			title: task.title,
+			source: task.source,
+			status: task.status,
+			startedAt: task.startedAt,
+			endedAt: task.endedAt,
+		},
 		timeline: sessionTimeline(events),
 		repository: repositoryFacts(root, baseRevision, task.startedAt, task.endedAt),
 		openClaims: openClaimsIn(ledger, root),
@@ -159,7 +200,12 @@ export const autoHandoffKey = (taskId: string): string => `handoff:${taskId}`;
  * (`handoff.written`, with its path and sha256). `auto`: once per session, decided by the
  * ledger's dedup key, so two writers at once write one file; `command`: each call writes one.
  */
-export function writeHandoff(ledger: Ledger, task: Task, trigger: 'auto' | 'command', at: number = Date.now()): HandoffWritten | NoHandoff | HandoffAlready {
+export function writeHandoff(
+	ledger: Ledger,
+	task: Task,
+	trigger: 'auto' | 'command',
+	at: number = Date.now(),
+): HandoffWritten | NoHandoff | HandoffAlready {
 	const facts = handoffFactsOf(ledger, task, at);
 	if ('outcome' in facts) return facts;
 	const text = handoffMarkdown(facts);
@@ -176,7 +222,14 @@ export function writeHandoff(ledger: Ledger, task: Task, trigger: 'auto' | 'comm
 				type: EventType.handoffWritten,
 				at,
 				source: 'controlroom',
-				data: {path, sha256, repository: facts.repository.root, revision: facts.repository.head, trigger, bytes: Buffer.byteLength(text)},
+				data: {
+					path,
+					sha256,
+					repository: facts.repository.root,
+					revision: facts.repository.head,
+					trigger,
+					bytes: Buffer.byteLength(text),
+				},
 				dedupKey: trigger === 'auto' ? autoHandoffKey(task.id) : null,
 			},
 		]);

@@ -8,7 +8,14 @@ import type {LedgerEvent} from '../../src/core/events.ts';
 let seq = 0;
 function agentEvent(event: string, payload: Record<string, unknown>, toolName: string | null = null): LedgerEvent {
 	seq += 1;
-	return {seq, taskId: 'c-1', at: 1000 + seq, source: 'claude', type: 'agent.event', data: {event, toolName, payload}} as LedgerEvent;
+	return {
+		seq,
+		taskId: 'c-1',
+		at: 1000 + seq,
+		source: 'claude',
+		type: 'agent.event',
+		data: {event, toolName, payload},
+	} as LedgerEvent;
 }
 
 function facts(events: readonly LedgerEvent[], repository: Partial<HandoffFacts['repository']> = {}): HandoffFacts {
@@ -59,7 +66,10 @@ describe('sessionTimeline', () => {
 	});
 
 	it('leaves an exit code it cannot read unknown (a Codex response without one)', () => {
-		const event = {...agentEvent('PostToolUse', {tool_input: {command: 'make'}, tool_response: 'built'}, 'Bash'), source: 'codex'};
+		const event = {
+			...agentEvent('PostToolUse', {tool_input: {command: 'make'}, tool_response: 'built'}, 'Bash'),
+			source: 'codex',
+		};
 		expect(sessionTimeline([event as LedgerEvent]).commands[0]?.exitCode).toBeNull();
 	});
 });
@@ -77,11 +87,15 @@ describe('handoffMarkdown', () => {
 		);
 		const read = parseMarkdownContract(text) as Record<string, unknown>;
 		expect(read['kind']).toBe('transfer');
-		expect(read['gotchas']).toEqual([expect.stringMatching(/^`npm test` failed \(exit 1\): 2 failed; the next command that succeeded was `npx vitest run a.test.ts` \(exit 0\)/)]);
+		expect(read['gotchas']).toEqual([
+			expect.stringMatching(
+				/^`npm test` failed \(exit 1\): 2 failed; the next command that succeeded was `npx vitest run a.test.ts` \(exit 0\)/,
+			),
+		]);
 		expect(text).toContain('- unknown: git could not be asked');
 		expect(text).toContain('- `src/a.ts`');
 		expect(text).toContain('exit code: unknown (not recorded for this session)');
-		expect(text).toContain("unknown: the agent left no final message");
+		expect(text).toContain('unknown: the agent left no final message');
 	});
 
 	it('keeps agent text as data: no heading, no front matter, no comment, no escape code gets through', () => {

@@ -64,19 +64,30 @@ function firstRequest(box: RealClientBox, log: string): string {
 
 function handoffFiles(project: string): string[] {
 	const folder = join(project, '.controlroom', 'handoffs');
-	return existsSync(folder) ? readdirSync(folder).filter(name => name.endsWith('.md')).map(name => join(folder, name)) : [];
+	return existsSync(folder)
+		? readdirSync(folder)
+				.filter(name => name.endsWith('.md'))
+				.map(name => join(folder, name))
+		: [];
 }
 
 type Row = {task_id: string; type: string; data: string; dedup_key: string | null};
 function handoffEvents(box: RealClientBox): Row[] {
-	return withRawDb(join(box.dir, 'cr', 'ledger.db'), db =>
-		db.prepare("SELECT task_id, type, data, dedup_key FROM events WHERE type LIKE 'handoff.%' ORDER BY seq").all() as Row[],
+	return withRawDb(
+		join(box.dir, 'cr', 'ledger.db'),
+		db => db.prepare("SELECT task_id, type, data, dedup_key FROM events WHERE type LIKE 'handoff.%' ORDER BY seq").all() as Row[],
 	);
 }
 
 const FAIL_THEN_COMMIT = [
 	{tool: 'Bash', input: {command: 'ls no-such-file', description: 'look'}},
-	{tool: 'Bash', input: {command: "echo ok > a.txt && git add a.txt && git -c user.email=t@example.com -c user.name=t commit -qm 'add a'", description: 'commit'}},
+	{
+		tool: 'Bash',
+		input: {
+			command: "echo ok > a.txt && git add a.txt && git -c user.email=t@example.com -c user.name=t commit -qm 'add a'",
+			description: 'commit',
+		},
+	},
 	{text: 'Added a.txt. Next: a test for a.txt.'},
 ];
 
@@ -108,7 +119,11 @@ describe('the handoff of a hooked real claude -p session', () => {
 			const [written, ...others] = handoffEvents(box);
 			expect(others).toEqual([]);
 			expect(written!.type).toBe('handoff.written');
-			expect(JSON.parse(written!.data)).toMatchObject({path: file, sha256: createHash('sha256').update(text).digest('hex'), trigger: 'auto'});
+			expect(JSON.parse(written!.data)).toMatchObject({
+				path: file,
+				sha256: createHash('sha256').update(text).digest('hex'),
+				trigger: 'auto',
+			});
 			expect(written!.dedup_key).toBe(`handoff:${written!.task_id}`);
 			expect(box.cli(['reconcile', '--once']).status).toBe(0);
 			expect(handoffFiles(project)).toHaveLength(1);
@@ -125,7 +140,9 @@ describe('the handoff of a hooked real claude -p session', () => {
 		'is not written for a session that only read, and two writers at once write one',
 		async () => {
 			const {box, project} = hookedRepository();
-			expect(claude(box, [{tool: 'Read', input: {file_path: join(project, 'README')}}, {text: 'It says hello.'}], 'read it')).toBe(0);
+			expect(
+				claude(box, [{tool: 'Read', input: {file_path: join(project, 'README')}}, {text: 'It says hello.'}], 'read it'),
+			).toBe(0);
 			expect(box.cli(['reconcile', '--once']).status).toBe(0);
 			expect(handoffFiles(project)).toEqual([]);
 			const [skipped] = handoffEvents(box);
@@ -161,7 +178,9 @@ describe('the handoff of a hooked real claude -p session', () => {
 			const text = readFileSync(file!, 'utf8');
 			const sent = JSON.parse(firstRequest(box, 'second.jsonl')) as unknown;
 			const sentText = JSON.stringify(sent);
-			expect(sentText).toContain('SessionStart hook additional context: controlroom: the handoff the previous session in this repository left');
+			expect(sentText).toContain(
+				'SessionStart hook additional context: controlroom: the handoff the previous session in this repository left',
+			);
 			expect(sentText).toContain(JSON.stringify(text.split('## Gotchas')[1]!.split('\n## ')[0]!).slice(1, -1));
 			const taken = handoffEvents(box).filter(row => row.type === 'handoff.taken');
 			expect(taken).toHaveLength(1);

@@ -23,7 +23,15 @@ function endedRun(cwd: string) {
 	ledger.writer.append([
 		event('w-1', 'task.registered', {title: 'make', cwd, agent: 'claude'}, now - 5000),
 		event('w-1', 'task.started', {pid: 1}, now - 5000),
-		{...event('w-1', 'agent.event', {event: 'PostToolUse', toolName: 'Bash', payload: {tool_input: {command: 'make'}, tool_response: {}}}, now - 4000), source: 'claude'},
+		{
+			...event(
+				'w-1',
+				'agent.event',
+				{event: 'PostToolUse', toolName: 'Bash', payload: {tool_input: {command: 'make'}, tool_response: {}}},
+				now - 4000,
+			),
+			source: 'claude',
+		},
 		event('w-1', 'task.exited', {exitCode: 0}, now - 1000),
 	]);
 	return {ledger, task: ledger.reader.task('w-1')!, now};
@@ -54,10 +62,16 @@ describe('writeHandoff', () => {
 	it('refuses a task still running, and one outside a repository, with the reason', () => {
 		const ledger = scratchLedger();
 		ledger.writer.append([event('w-2', 'task.registered', {cwd: '/'}), event('w-2', 'task.started', {pid: 1})]);
-		expect(writeHandoff(ledger, ledger.reader.task('w-2')!, 'command')).toMatchObject({outcome: 'none', reason: expect.stringMatching(/still running/)});
+		expect(writeHandoff(ledger, ledger.reader.task('w-2')!, 'command')).toMatchObject({
+			outcome: 'none',
+			reason: expect.stringMatching(/still running/),
+		});
 		const outside = scratchDir('cr-no-repo-');
 		const {ledger: other, task} = endedRun(outside);
-		expect(writeHandoff(other, task, 'command')).toMatchObject({outcome: 'none', reason: expect.stringMatching(/not in a git repository/)});
+		expect(writeHandoff(other, task, 'command')).toMatchObject({
+			outcome: 'none',
+			reason: expect.stringMatching(/not in a git repository/),
+		});
 	});
 });
 

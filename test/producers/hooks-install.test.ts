@@ -76,13 +76,17 @@ describe('controlroom hooks install --claude --project DIR', () => {
 		expect(installed.hooks.PreToolUse[0]).toEqual(USERS_OWN.hooks.PreToolUse[0]);
 		expect(installed.hooks.Stop[0]).toEqual(USERS_OWN.hooks.Stop[0]);
 		for (const event of CLAUDE_EVENTS) {
-			const ours = installed.hooks[event]?.flatMap(group => group.hooks).filter(hook => isOurs(hook.command) && !isHandoffHook(hook.command));
+			const ours = installed.hooks[event]
+				?.flatMap(group => group.hooks)
+				.filter(hook => isOurs(hook.command) && !isHandoffHook(hook.command));
 			expect(ours, event).toHaveLength(1);
 			expect(ours?.[0]?.command).toMatch(SPOOL_COMMAND);
 		}
 		// And SessionStart has the handoff hook beside it (docs/handoffs.md), once
 		const handoff = installed.hooks['SessionStart']?.flatMap(group => group.hooks).filter(hook => isHandoffHook(hook.command));
-		expect(handoff?.map(hook => [hook.command, (hook as {timeout?: number}).timeout])).toEqual([[expect.stringMatching(/controlroom handoff-hook$/), 15]]);
+		expect(handoff?.map(hook => [hook.command, (hook as {timeout?: number}).timeout])).toEqual([
+			[expect.stringMatching(/controlroom handoff-hook$/), 15],
+		]);
 		// When installed twice: nothing changes
 		const second = hooksCli(['install', '--claude', '--project', project], env);
 		expect(second).toContain('already installed');

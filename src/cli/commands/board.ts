@@ -1,4 +1,5 @@
 import {writeSync} from 'node:fs';
+import type {DueHandoffs} from '../../handoff/due-handoffs.ts';
 import {homedir} from 'node:os';
 import {join, sep} from 'node:path';
 import type {BoardAdapters} from '../../../hooks/use-control-room.ts';
@@ -188,7 +189,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 	// Live sessions' transcripts, watched from the reconciler's first pass (docs/hooks.md, "Token usage").
 	let transcripts: TranscriptFollow | undefined;
 	let resumeHeld: ((taskId: string) => void) | undefined;
-	let handoffs: import('../../handoff/due-handoffs.ts').DueHandoffs | undefined;
+	let handoffs: DueHandoffs | undefined;
 	const person = personName(run.person);
 	return {
 		feed: createBoardFeed(ledger, {

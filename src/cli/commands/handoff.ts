@@ -18,7 +18,10 @@ approves nothing. Sessions that end are given one automatically (docs/handoffs.m
 	options: [],
 	exits: [
 		['0', 'written; its path is printed'],
-		['1', 'none written: no such task, it has not ended, it only read, or it ran outside a git repository (the reason is printed)'],
+		[
+			'1',
+			'none written: no such task, it has not ended, it only read, or it ran outside a git repository (the reason is printed)',
+		],
 		['64', 'bad command line (no TASK, a TASK that matches several tasks), or no ledger at --ledger PATH'],
 	],
 	examples: [['controlroom handoff c-d7db9fab3392', 'writes .controlroom/handoffs/2026-12-03T17-32-37.428Z-c-d7db9fab3392.md']],
@@ -33,7 +36,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		const task = resolveForCommand('handoff', ledger, ref);
 		if (!task) throw new CliError(`handoff: no task '${ref}' in ${ledger.path}`, 1);
 		const result = writeHandoff(ledger, task, 'command');
-		if (result.outcome !== 'written') throw new CliError(`handoff: ${result.outcome === 'none' ? result.reason : 'already written'}`, 1);
+		if (result.outcome !== 'written')
+			throw new CliError(`handoff: ${result.outcome === 'none' ? result.reason : 'already written'}`, 1);
 		out(terminalSafe(`handoff written: ${result.path} (sha256 ${result.sha256.slice(0, 12)})`));
 		return 0;
 	} finally {

@@ -113,7 +113,9 @@ function runInstall(
 		const command = hookCommand(hookArgv(options.kind, paths, 'claude'));
 		const permission = permissionHookEntry(paths.decision, options.windowSeconds);
 		const handoff = handoffHookEntry(paths.program);
-		out(describeChange('claude', installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, command, [permission, handoff]), 'added'));
+		out(
+			describeChange('claude', installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, command, [permission, handoff]), 'added'),
+		);
 	}
 	if (agents.codex) {
 		if (options.isProject) out(`codex: reads hooks only from $CODEX_HOME (${targets.codexHome}); installing there`);

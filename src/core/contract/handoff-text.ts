@@ -5,7 +5,12 @@ import {markdownCode, markdownLine, markdownQuote} from './markdown-data.ts';
 export type HandoffCommit = {readonly revision: string; readonly subject: string};
 
 /** A claim still held in the repository, and why it was passed back before, if it was. */
-export type HandoffClaim = {readonly id: string; readonly title: string; readonly holder: string; readonly passedBack: string | null};
+export type HandoffClaim = {
+	readonly id: string;
+	readonly title: string;
+	readonly holder: string;
+	readonly passedBack: string | null;
+};
 
 /**
  * What git says of the repository when the handoff is written. `null` is unknown (git could not
@@ -61,7 +66,12 @@ function bullets(items: readonly string[], none: string): string[] {
 	return items.length === 0 ? [`- ${none}`] : items.map(item => `- ${item}`);
 }
 
-function listOrUnknown(items: readonly string[] | null, format: (item: string) => string, none: string, unknown: string): string[] {
+function listOrUnknown(
+	items: readonly string[] | null,
+	format: (item: string) => string,
+	none: string,
+	unknown: string,
+): string[] {
 	return items === null ? [`- ${unknown}`] : bullets(items.map(format), none);
 }
 
@@ -178,11 +188,17 @@ export function handoffMarkdown(facts: HandoffFacts): string {
 		'',
 		'Open questions the session raised:',
 		'',
-		...bullets(timeline.needs.map(need => markdownQuote(need, 500)), 'none'),
+		...bullets(
+			timeline.needs.map(need => markdownQuote(need, 500)),
+			'none',
+		),
 		'',
 		'Failed commands:',
 		'',
-		...bullets(failed.map(command => `${markdownCode(command.command)}: ${exitText(command)}`), 'none'),
+		...bullets(
+			failed.map(command => `${markdownCode(command.command)}: ${exitText(command)}`),
+			'none',
+		),
 		'',
 		'Pass-back reasons:',
 		'',

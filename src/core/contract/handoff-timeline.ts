@@ -93,43 +93,32 @@ export function sessionTimeline(events: readonly LedgerEvent[]): SessionTimeline
 	const plan = new Map<string, {subject: string; isDone: boolean}>();
 	const needs: string[] = [];
 	for (const event of events) {
-		switch (event.type) {
-			case EventType.agentEvent: {
-				const payload = (event.data.payload ?? {}) as Payload;
-				const name = event.data.event;
-				if (name === 'UserPromptSubmit' && firstPrompt === null) firstPrompt = stringAt(payload, 'prompt');
-				if (name === 'Stop') finalMessage = stringAt(payload, 'last_assistant_message') ?? finalMessage;
-				if (name !== 'PostToolUse' && name !== 'PostToolUseFailure') break;
-				const tool = event.data.toolName ?? stringAt(payload, 'tool_name') ?? '';
-				if (READING_TOOLS.has(tool)) break;
-				actingCalls += 1;
-				if (COMMAND_TOOLS.has(tool)) {
-					const ran = commandOf(event, payload);
-					if (ran) commands.push(ran);
-				} else if (WRITING_TOOLS.has(tool)) {
-					const file = stringAt(payload, 'tool_input', 'file_path') ?? stringAt(payload, 'tool_input', 'notebook_path');
-					if (file) filesWritten.add(file);
-				}
-				break;
+		if (event.type === EventType.agentEvent) {
+			const payload = (event.data.payload ?? {}) as Payload;
+			const name = event.data.event;
+			if (name === 'UserPromptSubmit' && firstPrompt === null) firstPrompt = stringAt(payload, 'prompt');
+			if (name === 'Stop') finalMessage = stringAt(payload, 'last_assistant_message') ?? finalMessage;
+			if (name !== 'PostToolUse' && name !== 'PostToolUseFailure') continue;
+			const tool = event.data.toolName ?? stringAt(payload, 'tool_name') ?? '';
+			if (READING_TOOLS.has(tool)) continue;
+			actingCalls += 1;
+			if (COMMAND_TOOLS.has(tool)) {
+				const ran = commandOf(event, payload);
+				if (ran) commands.push(ran);
+			} else if (WRITING_TOOLS.has(tool)) {
+				const file = stringAt(payload, 'tool_input', 'file_path') ?? stringAt(payload, 'tool_input', 'notebook_path');
+				if (file) filesWritten.add(file);
 			}
-			case EventType.registered:
-				firstPrompt ??= event.data.title ?? null;
-				break;
-			case EventType.planItem:
-				if (event.data.itemId)
-					plan.set(event.data.itemId, {subject: event.data.subject ?? event.data.itemId, isDone: event.data.isDone === true});
-				break;
-			case EventType.needRaised:
-				if (event.data.message) needs.push(event.data.message);
-				break;
-			case EventType.outputKept:
-				finalMessage = event.data.text ?? finalMessage;
-				break;
-			case EventType.exited:
-				exitCode = event.data.exitCode ?? null;
-				break;
-			default:
-				break;
+		} else if (event.type === EventType.registered) {
+			firstPrompt ??= event.data.title ?? null;
+		} else if (event.type === EventType.planItem && event.data.itemId) {
+			plan.set(event.data.itemId, {subject: event.data.subject ?? event.data.itemId, isDone: event.data.isDone === true});
+		} else if (event.type === EventType.needRaised && event.data.message) {
+			needs.push(event.data.message);
+		} else if (event.type === EventType.outputKept) {
+			finalMessage = event.data.text ?? finalMessage;
+		} else if (event.type === EventType.exited) {
+			exitCode = event.data.exitCode ?? null;
 		}
 	}
 	return {

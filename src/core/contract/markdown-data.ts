@@ -38,7 +38,9 @@ export function markdownLine(text: string): string {
  * run of backticks, one line (line breaks shown as ` ⏎ `), controls made visible.
  */
 export function markdownCode(text: string): string {
-	const line = withoutControls(text).replace(/\r\n?|\n/g, ' ⏎ ').trim();
+	const line = withoutControls(text)
+		.replace(/\r\n?|\n/g, ' ⏎ ')
+		.trim();
 	const longest = Math.max(0, ...(line.match(/`+/g) ?? []).map(run => run.length));
 	const fence = '`'.repeat(longest + 1);
 	const pad = line.startsWith('`') || line.endsWith('`') || line === '' ? ' ' : '';

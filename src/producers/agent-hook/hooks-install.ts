@@ -59,7 +59,8 @@ const NOTIFY_COMMENT = '# added by `controlroom hooks install`; `controlroom hoo
 const OUR_COMMAND = /(controlroom['"]?\s+(hook|permission-hook|handoff-hook)|spool-hook\.sh['"]?)(\s|$)/;
 /** The SessionStart handoff hook sits beside the lifecycle hook on its event: each is kept apart from the other. */
 const HANDOFF_HOOK = /controlroom['"]?\s+handoff-hook(\s|$)/;
-const roleOf = (command: unknown): 'handoff' | 'other' => (typeof command === 'string' && HANDOFF_HOOK.test(command) ? 'handoff' : 'other');
+const roleOf = (command: unknown): 'handoff' | 'other' =>
+	typeof command === 'string' && HANDOFF_HOOK.test(command) ? 'handoff' : 'other';
 const SPOOL_HOOK = /spool-hook\.sh['"]?(\s|$)/;
 
 /** Which of our hooks a command runs. */
