@@ -58,6 +58,14 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		load: () => import('./commands/contract.ts'),
 	},
 	take: {summary: 'claim a contract (exclusive; a 30-minute lease)', load: () => import('./commands/take.ts')},
+	'handoff-hook': {
+		summary: "Claude Code's SessionStart hook: the repository's latest handoff as context",
+		load: () => import('./commands/handoff-hook.ts'),
+	},
+	handoff: {
+		summary: 'write a handoff for a session that ended, into its repository',
+		load: () => import('./commands/handoff.ts'),
+	},
 	progress: {summary: 'note progress on a claim and renew its lease', load: () => import('./commands/progress.ts')},
 	'hand-in': {summary: 'hand in a claim with an evidence file', load: () => import('./commands/hand-in.ts')},
 	'pass-back': {

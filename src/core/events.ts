@@ -245,6 +245,23 @@ const DECLARED = {
 		/** The tripwires run at the hand-in, each a wrapped task. */
 		tripwires: anything,
 	}),
+	/**
+	 * A handoff file was written into the task's repository for the next session (docs/handoffs.md):
+	 * `path` absolute, `sha256` of its bytes, `trigger` `auto` (once per session, dedup key
+	 * `handoff:TASK`) or `command` (`controlroom handoff`).
+	 */
+	handoffWritten: declare('handoff.written', {
+		path: text,
+		sha256: text,
+		repository: text,
+		revision: text,
+		trigger: text,
+		bytes: count,
+	}),
+	/** A session's automatic handoff was not written (it only read, or ran outside a repository): same dedup key, so it is decided once. */
+	handoffSkipped: declare('handoff.skipped', {reason: text}),
+	/** A session took a handoff as its context (dedup key `handoff-taken:SHA256`: one taker only). */
+	handoffTaken: declare('handoff.taken', {path: text, sha256: text, handoffTask: text, by: text, how: text}),
 	/** A person marked a hand-in's screenshot looked at (`controlroom looked`): by its content hash. */
 	evidenceLooked: declare('evidence.looked', {sha256: text, line: count, file: text, by: text, osUser: text, uid: count}),
 	/**

@@ -56,7 +56,11 @@ const NOTIFY_COMMENT = '# added by `controlroom hooks install`; `controlroom hoo
  * Recognises a command of ours, whatever path it was installed from: the spool hook
  * (`/bin/sh .../spool-hook.sh`, the default) or the direct Node hook (`... controlroom hook`).
  */
-const OUR_COMMAND = /(controlroom['"]?\s+(hook|permission-hook)|spool-hook\.sh['"]?)(\s|$)/;
+const OUR_COMMAND = /(controlroom['"]?\s+(hook|permission-hook|handoff-hook)|spool-hook\.sh['"]?)(\s|$)/;
+/** The SessionStart handoff hook sits beside the lifecycle hook on its event: each is kept apart from the other. */
+const HANDOFF_HOOK = /controlroom['"]?\s+handoff-hook(\s|$)/;
+const roleOf = (command: unknown): 'handoff' | 'other' =>
+	typeof command === 'string' && HANDOFF_HOOK.test(command) ? 'handoff' : 'other';
 const SPOOL_HOOK = /spool-hook\.sh['"]?(\s|$)/;
 
 /** Which of our hooks a command runs. */
@@ -263,6 +267,14 @@ export function permissionHookEntry(
 }
 
 /**
+ * Claude Code's SessionStart handoff hook (docs/handoffs.md): `NODE BIN handoff-hook`, which prints
+ * the repository's latest handoff as the new session's context. A Node process, once per session.
+ */
+export function handoffHookEntry(program: readonly string[]): HookEntry {
+	return {event: 'SessionStart', command: hookCommand([...program, 'handoff-hook']), timeoutSeconds: 15};
+}
+
+/**
  * Adds our entry to each event (or refreshes its command and timeout), and the `extra` entries,
  * in one write, keeping every other entry as it is. An event's timeout is `timeouts[event]` when
  * given (an agent's own cap), else 10 s.
@@ -283,17 +295,18 @@ export function installHooksFile(
 	];
 	for (const {event, command: wanted, timeoutSeconds} of entries) {
 		const groups = groupsOf(hooks, event, file);
-		const mine = groups.flatMap(entriesOf).filter(isOurs);
+		const isMine = (entry: unknown) => isOurs(entry) && roleOf((entry as Json)['command']) === roleOf(wanted);
+		const mine = groups.flatMap(entriesOf).filter(isMine);
 		const isCurrent = (entry: unknown) => (entry as Json)['command'] === wanted && (entry as Json)['timeout'] === timeoutSeconds;
 		if (mine.length > 0 && mine.every(isCurrent)) continue;
 		if (mine.length > 0) {
 			// Installed from another path (the package moved) or with another window: point our entries at this one.
 			hooks[event] = groups.map(group =>
-				entriesOf(group).some(isOurs)
+				entriesOf(group).some(isMine)
 					? {
 							...(group as Json),
 							hooks: entriesOf(group).map(entry =>
-								isOurs(entry) ? {...(entry as Json), command: wanted, timeout: timeoutSeconds} : entry,
+								isMine(entry) ? {...(entry as Json), command: wanted, timeout: timeoutSeconds} : entry,
 							),
 						}
 					: group,
@@ -340,10 +353,10 @@ export function installedCommands(file: string): {event: string; command: string
 	if (settings === null) return [];
 	const hooks = hooksObject(settings, file);
 	return Object.keys(hooks).flatMap(event => {
-		const ours = groupsOf(hooks, event, file)
-			.flatMap(entriesOf)
-			.find(entry => isOurs(entry));
-		return isRecord(ours) ? [{event, command: String(ours['command'])}] : [];
+		// One per role: the lifecycle hook, and on SessionStart the handoff hook beside it.
+		const ours = groupsOf(hooks, event, file).flatMap(entriesOf).filter(isOurs);
+		const byRole = new Map(ours.map(entry => [roleOf((entry as Json)['command']), entry] as const));
+		return [...byRole.values()].flatMap(entry => (isRecord(entry) ? [{event, command: String(entry['command'])}] : []));
 	});
 }
 
