@@ -19,6 +19,7 @@ import {
 	installTargets,
 	notifyStatus,
 	permissionHookEntry,
+	collisionHookEntry,
 	SettingsError,
 	uninstallHooksFile,
 	uninstallNotify,
@@ -111,7 +112,14 @@ function runInstall(
 	if (agents.claude) {
 		const command = hookCommand(hookArgv(options.kind, paths, 'claude'));
 		const permission = permissionHookEntry(paths.decision, options.windowSeconds);
-		out(describeChange('claude', installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, command, [permission]), 'added'));
+		const collision = collisionHookEntry(paths.decision);
+		out(
+			describeChange(
+				'claude',
+				installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, command, [permission, collision]),
+				'added',
+			),
+		);
 	}
 	if (agents.codex) {
 		if (options.isProject) out(`codex: reads hooks only from $CODEX_HOME (${targets.codexHome}); installing there`);

@@ -56,7 +56,14 @@ const NOTIFY_COMMENT = '# added by `controlroom hooks install`; `controlroom hoo
  * Recognises a command of ours, whatever path it was installed from: the spool hook
  * (`/bin/sh .../spool-hook.sh`, the default) or the direct Node hook (`... controlroom hook`).
  */
-const OUR_COMMAND = /(controlroom['"]?\s+(hook|permission-hook)|spool-hook\.sh['"]?)(\s|$)/;
+const OUR_COMMAND = /(controlroom['"]?\s+(hook|permission-hook|collision-hook)|spool-hook\.sh['"]?)(\s|$)/;
+/** Our decision hooks, each one entry of its own beside the lifecycle hook in the same event. */
+const DECISION_VERB = /controlroom['"]?\s+(permission-hook|collision-hook)(\s|$)/;
+
+/** Which of our entries a command is: the lifecycle hook (spool or direct), or a decision hook by its verb. */
+function roleOf(command: string): string {
+	return DECISION_VERB.exec(command)?.[1] ?? 'lifecycle';
+}
 const SPOOL_HOOK = /spool-hook\.sh['"]?(\s|$)/;
 
 /** Which of our hooks a command runs. */
@@ -233,7 +240,29 @@ export type FileChange = {
 };
 
 /** One event's entry of ours, with a command and timeout of its own. */
-export type HookEntry = {readonly event: string; readonly command: string; readonly timeoutSeconds: number};
+export type HookEntry = {
+	readonly event: string;
+	readonly command: string;
+	readonly timeoutSeconds: number;
+	/** The tools it runs for (a tool event's matcher); `*` when not given. */
+	readonly matcher?: string;
+};
+
+/** The tools the collision hook runs for: the calls that write one named file. */
+export const COLLISION_HOOK_MATCHER = 'Edit|Write|MultiEdit|NotebookEdit';
+
+/**
+ * Claude Code's PreToolUse hook for file writes (docs/decisions.md, "Collisions"): `NODE BIN
+ * collision-hook`, only for Edit, Write, MultiEdit and NotebookEdit, so every other call pays nothing.
+ */
+export function collisionHookEntry(program: {readonly node: string; readonly bin: string}): HookEntry {
+	return {
+		event: 'PreToolUse',
+		command: hookCommand([program.node, program.bin, 'collision-hook']),
+		timeoutSeconds: HOOK_TIMEOUT_SECONDS,
+		matcher: COLLISION_HOOK_MATCHER,
+	};
+}
 
 /**
  * Claude Code's PermissionRequest hook (docs/decisions.md): `/bin/sh decision-hook.sh NODE BIN
@@ -281,26 +310,28 @@ export function installHooksFile(
 		...events.map(event => ({event, command, timeoutSeconds: timeouts[event] ?? HOOK_TIMEOUT_SECONDS})),
 		...extra,
 	];
-	for (const {event, command: wanted, timeoutSeconds} of entries) {
+	for (const {event, command: wanted, timeoutSeconds, matcher} of entries) {
 		const groups = groupsOf(hooks, event, file);
-		const mine = groups.flatMap(entriesOf).filter(isOurs);
+		const role = roleOf(wanted);
+		const isMine = (entry: unknown) => isOurs(entry) && roleOf((entry as Json)['command'] as string) === role;
+		const mine = groups.flatMap(entriesOf).filter(isMine);
 		const isCurrent = (entry: unknown) => (entry as Json)['command'] === wanted && (entry as Json)['timeout'] === timeoutSeconds;
 		if (mine.length > 0 && mine.every(isCurrent)) continue;
 		if (mine.length > 0) {
 			// Installed from another path (the package moved) or with another window: point our entries at this one.
 			hooks[event] = groups.map(group =>
-				entriesOf(group).some(isOurs)
+				entriesOf(group).some(isMine)
 					? {
 							...(group as Json),
 							hooks: entriesOf(group).map(entry =>
-								isOurs(entry) ? {...(entry as Json), command: wanted, timeout: timeoutSeconds} : entry,
+								isMine(entry) ? {...(entry as Json), command: wanted, timeout: timeoutSeconds} : entry,
 							),
 						}
 					: group,
 			);
 		} else {
 			const entry = {type: 'command', command: wanted, timeout: timeoutSeconds};
-			hooks[event] = [...groups, TOOL_EVENTS.has(event) ? {matcher: '*', hooks: [entry]} : {hooks: [entry]}];
+			hooks[event] = [...groups, TOOL_EVENTS.has(event) ? {matcher: matcher ?? '*', hooks: [entry]} : {hooks: [entry]}];
 		}
 		changed.push(event);
 	}
