@@ -166,7 +166,11 @@ describe('the second writer held (real Claude Code)', () => {
 			expect(code, run.stderr()).toBe(0);
 			expect(readFileSync(join(project, 'src', 'a.ts'), 'utf8')).toBe('export /* SECOND */ const a = FIRST;\n');
 			expect(collisions(box)).toHaveLength(1);
-			expect(box.snapshot().decisions.filter((each: {state: string}) => each.state === 'open')).toEqual([]);
+			expect(
+				(JSON.parse(box.cli(['snapshot', '--json', '--all']).stdout) as {decisions: {state: string}[]}).decisions.filter(
+					each => each.state === 'open',
+				),
+			).toEqual([]);
 		},
 		SLOW,
 	);
