@@ -114,6 +114,10 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		summary: "Claude Code's PermissionRequest hook: the dialog's question to the board (installed by hooks install)",
 		load: () => import('./commands/permission-hook.ts'),
 	},
+	'collision-hook': {
+		summary: "Claude Code's PreToolUse hook for file writes: the second writer held (installed by hooks install)",
+		load: () => import('./commands/collision-hook.ts'),
+	},
 	decide: {
 		summary: "answer an agent's question (a permission prompt, a deferred call): allow or deny",
 		load: () => import('./commands/decide.ts'),

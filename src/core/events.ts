@@ -565,7 +565,7 @@ const DECLARED = {
 	 */
 	decisionAsked: declare('decision.asked', {
 		decisionId: text,
-		/** permission, deferred, budget or effect. */
+		/** permission, deferred, budget, effect or collision. */
 		kind: text,
 		agent: text,
 		tool: text,
@@ -581,6 +581,10 @@ const DECLARED = {
 		waiter: z.optional(z.nullable(z.looseObject({pid: count, startTime: count}))),
 		/** A budget question's figures: tokens spent, the budget, tokens per turn. */
 		budget: z.optional(z.nullable(z.looseObject({spent: count, budget: count, perTurn: count}))),
+		/** A collision's other writer: the file (real path), the other task, its last edit (ms). */
+		collision: z.optional(
+			z.nullable(z.looseObject({file: text, otherTask: text, otherEditAt: count, isHeadless: z.optional(z.boolean())})),
+		),
 	}),
 	/** A person answered a question: allow or deny, with a reason, for the arguments of `argsHash` only. */
 	decisionAnswered: declare('decision.answered', {

@@ -112,6 +112,8 @@ export function readerAsOf(reader: LedgerReader, moment: Moment): LedgerReader {
 			const last = claims.at(-1);
 			return last === undefined ? null : {taskId: last.taskId, count: claims.length};
 		},
+		// The past has no hook waiting on it: only the live check reads this.
+		editsOfLiveTasks: (tools, limit) => reader.editsOfLiveTasks(tools, limit).filter(event => event.seq <= seq),
 		preToolUseOf: toolUseId => {
 			const found = reader.preToolUseOf(toolUseId);
 			return found !== undefined && found.seq <= seq ? found : undefined;

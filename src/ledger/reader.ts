@@ -92,6 +92,12 @@ export type LedgerReader = {
 	 * made the call, which the MCP request itself does not say (a sub-agent's carries `agent_id`).
 	 */
 	preToolUseOf(toolUseId: string): EventOfType<'agent.event'> | undefined;
+	/**
+	 * The file writes (PostToolUse of `tools`) of tasks not ended, newest first, at most `limit`:
+	 * what the second-writer check reads (src/core/decisions/collision.ts). Read through the live
+	 * tasks, so a long history costs nothing.
+	 */
+	editsOfLiveTasks(tools: readonly string[], limit: number): EventOfType<'agent.event'>[];
 	transcriptCursor(path: string): TranscriptCursor | undefined;
 	/**
 	 * A task's helpers at every depth: helper ids are their parent's id with `.` and a suffix
@@ -260,6 +266,13 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 		'SELECT offset, last_message_id AS lastMessageId, task_id AS taskId, cost_state AS costState FROM transcript_cursors WHERE path = ?',
 	);
 	// A call is asked about moments after its hook ran: its PreToolUse is among the newest events.
+	const liveEdits = preparedByLength(
+		db,
+		marks => `SELECT e.* FROM tasks t CROSS JOIN events e ON e.task_id = t.id
+			WHERE t.status IN ('registered', 'running', 'untracked') AND e.type = 'agent.event'
+			AND json_extract(e.data, '$.event') = 'PostToolUse' AND json_extract(e.data, '$.toolName') IN (${marks})
+			ORDER BY e.seq DESC LIMIT ?`,
+	);
 	const toolCall = db.prepare(
 		`SELECT * FROM events WHERE seq > (SELECT COALESCE(MAX(seq), 0) FROM events) - ${TOOL_CALL_WINDOW} AND type = ?
 			AND json_extract(data, '$.event') = 'PreToolUse' AND json_extract(data, '$.payload.tool_use_id') = ?
@@ -394,6 +407,10 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 				: parseRows(latestOfTypes(types.length).all(taskId, ...types, limit)).filter(event => isOfType(event, types)),
 		latestThreadUsage: threadId => oneOfType(threadUsage.get(EventType.tokensReported, threadId), EventType.tokensReported),
 		preToolUseOf: toolUseId => oneOfType(toolCall.get(EventType.agentEvent, toolUseId), EventType.agentEvent),
+		editsOfLiveTasks: (tools, limit) =>
+			tools.length === 0
+				? []
+				: parseRows(liveEdits(tools.length).all(...tools, limit)).filter(event => isOfType(event, [EventType.agentEvent])),
 		latestClaimOf: contractKey =>
 			(claimOf.get(EventType.claimTaken, contractKey) as {taskId: string; count: number} | undefined) ?? null,
 		transcriptCursor: path => cursor.get(path) as TranscriptCursor | undefined,

@@ -54,7 +54,8 @@ function hooksCli(args: readonly string[], env: NodeJS.ProcessEnv) {
 type Settings = {hooks: Record<string, {matcher?: string; hooks: {command: string}[]}[]>};
 
 /** Our entries: the spool hook (the default) or the direct Node hook. */
-const isOurs = (command: string) => /spool-hook\.sh|controlroom/.test(command);
+/** Our lifecycle hook; the collision hook, a PreToolUse entry of its own, is checked apart. */
+const isOurs = (command: string) => /spool-hook\.sh|controlroom/.test(command) && !command.endsWith(' collision-hook');
 const isHandoffHook = (command: string) => /controlroom handoff-hook$/.test(command);
 const SPOOL_COMMAND = /^\/bin\/sh \/\S+\/dist\/producers\/spool-hook\.sh$/;
 const DIRECT_COMMAND = /^\/\S+node\S* \/\S+\/bin\/controlroom hook$/;
@@ -75,6 +76,16 @@ describe('controlroom hooks install --claude --project DIR', () => {
 		expect(installed.permissions).toEqual(USERS_OWN.permissions);
 		expect(installed.hooks.PreToolUse[0]).toEqual(USERS_OWN.hooks.PreToolUse[0]);
 		expect(installed.hooks.Stop[0]).toEqual(USERS_OWN.hooks.Stop[0]);
+		// The collision hook: one group of its own, for the file-writing tools only
+		const collision = installed.hooks.PreToolUse.filter(group =>
+			group.hooks.some(hook => hook.command.endsWith(' collision-hook')),
+		);
+		expect(collision).toEqual([
+			{
+				matcher: 'Edit|Write|MultiEdit|NotebookEdit',
+				hooks: [{type: 'command', command: expect.stringMatching(/bin\/controlroom collision-hook$/), timeout: 10}],
+			},
+		]);
 		for (const event of CLAUDE_EVENTS) {
 			const ours = installed.hooks[event]
 				?.flatMap(group => group.hooks)

@@ -20,6 +20,7 @@ import {
 	notifyStatus,
 	handoffHookEntry,
 	permissionHookEntry,
+	collisionHookEntry,
 	SettingsError,
 	uninstallHooksFile,
 	uninstallNotify,
@@ -113,8 +114,13 @@ function runInstall(
 		const command = hookCommand(hookArgv(options.kind, paths, 'claude'));
 		const permission = permissionHookEntry(paths.decision, options.windowSeconds);
 		const handoff = handoffHookEntry(paths.program);
+		const collision = collisionHookEntry(paths.decision);
 		out(
-			describeChange('claude', installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, command, [permission, handoff]), 'added'),
+			describeChange(
+				'claude',
+				installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, command, [permission, collision, handoff]),
+				'added',
+			),
 		);
 	}
 	if (agents.codex) {
