@@ -382,7 +382,10 @@ export function installedCommands(file: string): {event: string; command: string
 	const hooks = hooksObject(settings, file);
 	return Object.keys(hooks).flatMap(event => {
 		// One per role: the lifecycle hook, and on SessionStart the handoff hook beside it.
-		const ours = groupsOf(hooks, event, file).flatMap(entriesOf).filter(isOurs);
+		// The collision hook is told apart by its matcher group and never named here.
+		const ours = groupsOf(hooks, event, file)
+			.flatMap(entriesOf)
+			.filter(entry => isOurs(entry) && roleOf((entry as Json)['command']) !== 'collision-hook');
 		const statusRole = (command: unknown) => (typeof command === 'string' && HANDOFF_HOOK.test(command) ? 'handoff' : 'other');
 		const byRole = new Map(ours.map(entry => [statusRole((entry as Json)['command']), entry] as const));
 		return [...byRole.values()].flatMap(entry => (isRecord(entry) ? [{event, command: String(entry['command'])}] : []));
