@@ -61,12 +61,6 @@ export function verdictsSince(ledger: Ledger, taskId: string, since: number): Li
 		}));
 }
 
-/** Where the latest hand-in of a claim stands. */
-export function standingOf(ledger: Ledger, taskId: string): {duties: HandInDuties; standing: AcceptanceStanding} {
-	const duties = handInDuties(ledger, taskId);
-	return {duties, standing: acceptanceStanding(duties.owed, verdictsSince(ledger, taskId, duties.handedInAt))};
-}
-
 /**
  * The verdicts `by` gives in one command, checked against the contract: every problem is one line
  * (joined), and nothing is recorded unless all are fine. A bare command (no `--line`) is `met` for
