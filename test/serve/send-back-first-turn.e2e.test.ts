@@ -58,7 +58,7 @@ function requestsOf(dir: string): Request[] {
 		.filter(request => request.url.startsWith('/v1/messages'));
 }
 
-describe('send-back --line to a real Claude', () => {
+describe('send-back --line to a real Claude', {timeout: 180_000}, () => {
 	it("the next attempt's first turn holds the unmet line and its reason, and not the met line", async () => {
 		const box = realClientBox();
 		mkdirSync(box.env['CONTROLROOM_HOME'] ?? '', {recursive: true});
