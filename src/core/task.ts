@@ -109,7 +109,28 @@ export type Task = {
 	 * an end with work outstanding, never `done`. Absent until a helper starts.
 	 */
 	readonly openHelpers?: readonly string[];
+	/**
+	 * `run --worktree`: the run's own git worktree (its `cwd`), branch, start commit and the main
+	 * checkout it branched from (docs/wrapper.md, "A worktree per run"). Absent on a task run in place.
+	 */
+	readonly worktree?: TaskWorktree | null;
 };
+
+/** A task's own git worktree, as its registration recorded it. */
+export type TaskWorktree = {
+	readonly path: string;
+	readonly branch: string;
+	readonly base: string | null;
+	readonly repository: string | null;
+};
+
+function worktreeOf(data: {
+	readonly worktree?: {path?: string | null; branch?: string | null; base?: string | null; repository?: string | null} | null;
+}): TaskWorktree | null {
+	const given = data.worktree;
+	if (!given || typeof given.path !== 'string' || typeof given.branch !== 'string') return null;
+	return {path: given.path, branch: given.branch, base: given.base ?? null, repository: given.repository ?? null};
+}
 
 /** How long after a stop request (beyond its grace) the session's own end is taken as the stop's doing. */
 const STOP_ENDS_WITHIN_MS = 10_000;
@@ -474,10 +495,16 @@ function registerTask(current: Task | undefined, task: Task, event: NewEvent & {
 		stepsDeclared: data.steps ?? task.stepsDeclared,
 		stallSeconds: data.stallSeconds ?? task.stallSeconds,
 		tmux: tmuxPaneFromData(data.tmux) ?? task.tmux ?? null,
+		...worktreeField(worktreeOf(data) ?? task.worktree ?? null),
 		progress: task.progress ?? declaredStart(data.steps ?? null),
 		startedAt: current ? task.startedAt : null,
 		createdAt: current ? task.createdAt : at,
 	};
+}
+
+/** Only a task run in its own worktree carries the field, so every other task's row is as before. */
+function worktreeField(worktree: TaskWorktree | null): {worktree?: TaskWorktree} {
+	return worktree ? {worktree} : {};
 }
 
 /**
