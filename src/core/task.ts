@@ -122,6 +122,18 @@ export type TaskWorktree = {
 	readonly branch: string;
 	readonly base: string | null;
 	readonly repository: string | null;
+	/** The change on its branch against `base`, as its wrapper last measured it (`task.worktree_changed`); absent until then. */
+	readonly change?: WorktreeChangeSummary;
+};
+
+/** A worktree's change: files, lines added and removed, and per file (the first 50; `more` beyond). */
+export type WorktreeChangeSummary = {
+	readonly files: number;
+	readonly added: number;
+	readonly removed: number;
+	readonly stat: readonly {readonly path: string; readonly added: number | null; readonly removed: number | null}[];
+	readonly more: number;
+	readonly at: number;
 };
 
 function worktreeOf(data: {
@@ -641,6 +653,19 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		case EventType.stopRequested:
 			return {...task, stopRequest: {at: event.at, signal: event.data.signal ?? 'SIGTERM', graceMs: event.data.graceMs ?? 0}};
 		// Events that only mark the task alive (or record a note) change nothing else in its row.
+		case EventType.worktreeChanged: {
+			if (!task.worktree) return task;
+			const {files, added, removed, stat, more} = event.data;
+			const change: WorktreeChangeSummary = {
+				files: files ?? 0,
+				added: added ?? 0,
+				removed: removed ?? 0,
+				stat: (stat ?? []).map(file => ({path: file.path ?? '', added: file.added ?? null, removed: file.removed ?? null})),
+				more: more ?? 0,
+				at: event.at,
+			};
+			return {...task, worktree: {...task.worktree, change}};
+		}
 		case EventType.heartbeat:
 		case EventType.needRaised:
 		case EventType.acknowledged:

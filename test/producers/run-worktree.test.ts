@@ -3,6 +3,9 @@ import {existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'n
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {openLedger, type Ledger} from '../../src/ledger/open-ledger.ts';
+import {layoutColumns, layoutRow} from '../../src/core/board/row-layout.ts';
+import {toRowView} from '../../src/core/board/selectors.ts';
+import {selectTimeline} from '../../src/core/board/timeline-view.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
 import {sandbox} from './helpers.ts';
 
@@ -63,7 +66,7 @@ describe('run --worktree', () => {
 		// And the task records the worktree, its branch, the commit it started from and the main checkout
 		const [task] = tasksOf(box.ledgerFile);
 		expect(task?.cwd).toBe(path);
-		expect(task?.worktree).toEqual({path, branch: 'fix/export', base: git(repo, 'rev-parse', 'main'), repository: repo});
+		expect(task?.worktree).toMatchObject({path, branch: 'fix/export', base: git(repo, 'rev-parse', 'main'), repository: repo});
 		// And the main checkout shows no untracked work, its branch unmoved
 		expect(git(repo, 'status', '--porcelain')).toBe('');
 		expect(git(repo, 'log', '--format=%s', 'fix/export')).toBe('new\nstart');
@@ -147,5 +150,56 @@ describe('run --worktree', () => {
 		expect(task?.cwd).toBe(repo);
 		expect(task && 'worktree' in task).toBe(false);
 		expect(existsSync(join(repo, '.controlroom'))).toBe(false);
+	});
+
+	it('records the change on the branch at the end of the run; the row ends its title with the branch and size, the drill-down has the stat', () => {
+		// Given a run whose agent commits a three-line file and leaves an untracked two-line one
+		const box = sandbox();
+		const repo = repository();
+		const script = 'printf "a\\nb\\nc\\n" > notes.txt; git add notes.txt; git commit -qm notes; printf "x\\ny\\n" > loose.txt';
+		const result = runCli(
+			['run', '--ledger', box.ledgerFile, '--title', 'write notes', '--worktree', 'notes', '--', 'sh', '-c', script],
+			{
+				env: {...box.env, ...GIT_ENV},
+				cwd: repo,
+			},
+		);
+		expect(result.status).toBe(0);
+		// Then the task holds the change: both files, +5
+		const [task] = tasksOf(box.ledgerFile);
+		expect(task?.worktree?.change).toMatchObject({
+			files: 2,
+			added: 5,
+			removed: 0,
+			stat: [
+				{path: 'notes.txt', added: 3, removed: 0},
+				{path: 'loose.txt', added: 2, removed: 0},
+			],
+			more: 0,
+		});
+		// And the row, at 160 and at 80 columns, ends its title with the branch and the size
+		for (const width of [160, 80]) {
+			const columns = layoutColumns([toRowView(task!, Date.now())], width, false, 14);
+			const row = layoutRow(toRowView(task!, Date.now()), columns);
+			expect(row.before).toContain('⎇ notes 2 files +5');
+		}
+		const narrow = layoutRow(toRowView(task!, Date.now()), layoutColumns([toRowView(task!, Date.now())], 80, false, 14));
+		expect(narrow.before).toMatch(/write notes ⎇ notes 2 files \+5/);
+		// And the drill-down has the branch, its start, the size and the stat by file
+		const view = selectTimeline(task, [], Date.now());
+		expect(view.worktree).toEqual([
+			`notes from ${task!.worktree!.base!.slice(0, 7)} · 2 files +5 · ${task!.worktree!.path}`,
+			'  notes.txt | +3 -0',
+			'  loose.txt | +2 -0',
+		]);
+	});
+
+	it('shows no worktree line for a task run in place', () => {
+		const box = sandbox();
+		const result = runCli(['run', '--ledger', box.ledgerFile, '--', 'true'], {env: box.env, cwd: scratchDir('cr-plain-')});
+		expect(result.status).toBe(0);
+		const [task] = tasksOf(box.ledgerFile);
+		expect(toRowView(task!, Date.now()).worktree).toBeUndefined();
+		expect(selectTimeline(task, [], Date.now()).worktree).toEqual([]);
 	});
 });
