@@ -105,8 +105,9 @@ const DECLARED = {
 	/** `run --worktree`: the change on the run's branch against its start, measured by its wrapper (docs/wrapper.md). */
 	worktreeChanged: declare('task.worktree_changed', {
 		files: count,
-		added: count,
-		removed: count,
+		/** Lines added and removed over every file (git's words: insertions, deletions). */
+		insertions: count,
+		deletions: count,
 		/** Per file, the first 50 (`more`: how many beyond); `added`/`removed` null for a binary file. */
 		stat: z.optional(z.nullable(z.array(z.looseObject({path: text, added: count, removed: count})))),
 		more: count,

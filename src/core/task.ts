@@ -655,7 +655,7 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		// Events that only mark the task alive (or record a note) change nothing else in its row.
 		case EventType.worktreeChanged: {
 			if (!task.worktree) return task;
-			const {files, added, removed, stat, more} = event.data;
+			const {files, insertions: added, deletions: removed, stat, more} = event.data;
 			const change: WorktreeChangeSummary = {
 				files: files ?? 0,
 				added: added ?? 0,

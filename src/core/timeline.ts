@@ -132,7 +132,7 @@ function describeRaw(event: LedgerEvent): string {
 		case EventType.heartbeat:
 			return 'heartbeat';
 		case EventType.worktreeChanged:
-			return `worktree change ${changeSize(event.data.files ?? 0, event.data.added ?? 0, event.data.removed ?? 0)}`;
+			return `worktree change ${changeSize(event.data.files ?? 0, event.data.insertions ?? 0, event.data.deletions ?? 0)}`;
 		case EventType.pidReported:
 			return `pid ${known(event.data.pid, 'unknown')}`;
 		case EventType.progressed:

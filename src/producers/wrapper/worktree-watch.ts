@@ -17,7 +17,13 @@ export function worktreeWatch(options: Pick<WrapperOptions, 'worktree'>, log: Ta
 			const change = measureWorktree(worktree.path, worktree.base);
 			if (change === null || isSameChange(change, last)) return;
 			last = change;
-			log.append(EventType.worktreeChanged, {...change, stat: change.stat.map(file => ({...file}))});
+			log.append(EventType.worktreeChanged, {
+				files: change.files,
+				insertions: change.added,
+				deletions: change.removed,
+				stat: change.stat.map(file => ({...file})),
+				more: change.more,
+			});
 		},
 	};
 }
