@@ -89,7 +89,7 @@ const DECLARED = {
 		/** The tmux pane the wrapper (and so its agent) runs in; absent outside tmux. */
 		tmux: tmuxPane,
 		/** `run --worktree`: the run's own git worktree and branch, the commit it started from, the main checkout (docs/wrapper.md). */
-		worktree: z.optional(z.nullable(z.looseObject({path: text, branch: text, base: text, repository: text}))),
+		worktree: z.optional(z.nullable(z.looseObject({path: text, branch: text, base: text, repository: text, from: text}))),
 	}),
 	started: declare('task.started', {
 		pid: count,

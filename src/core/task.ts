@@ -122,6 +122,8 @@ export type TaskWorktree = {
 	readonly branch: string;
 	readonly base: string | null;
 	readonly repository: string | null;
+	/** The branch it started from (what its work is to be merged into); null when that was a detached HEAD. */
+	readonly from?: string | null;
 	/** The change on its branch against `base`, as its wrapper last measured it (`task.worktree_changed`); absent until then. */
 	readonly change?: WorktreeChangeSummary;
 };
@@ -137,11 +139,23 @@ export type WorktreeChangeSummary = {
 };
 
 function worktreeOf(data: {
-	readonly worktree?: {path?: string | null; branch?: string | null; base?: string | null; repository?: string | null} | null;
+	readonly worktree?: {
+		path?: string | null;
+		branch?: string | null;
+		base?: string | null;
+		repository?: string | null;
+		from?: string | null;
+	} | null;
 }): TaskWorktree | null {
 	const given = data.worktree;
 	if (!given || typeof given.path !== 'string' || typeof given.branch !== 'string') return null;
-	return {path: given.path, branch: given.branch, base: given.base ?? null, repository: given.repository ?? null};
+	return {
+		path: given.path,
+		branch: given.branch,
+		base: given.base ?? null,
+		repository: given.repository ?? null,
+		from: given.from ?? null,
+	};
 }
 
 /** How long after a stop request (beyond its grace) the session's own end is taken as the stop's doing. */

@@ -21,6 +21,8 @@ export type WorktreePlan = {
 	readonly path: string;
 	/** The commit the branch starts from: HEAD of the folder the run was asked for. */
 	readonly base: string;
+	/** The branch checked out there (what `worktree remove` checks the work is merged into); null when detached. */
+	readonly from: string | null;
 };
 
 /** A worktree cannot be planned or made: one line naming the problem. */
@@ -108,7 +110,7 @@ export function planWorktree(cwd: string, branch: string): WorktreePlan {
 	const link = symlinkOnTheWay(root, path);
 	if (link !== null) throw new WorktreeError(`${link} is a symlink; a run's worktree must stay inside ${root}`);
 	if (existsSync(path) || isDanglingLink(path)) throw new WorktreeError(`${path} exists already`);
-	return {repository: root, commonDir, branch, path, base: head.out.trim()};
+	return {repository: root, commonDir, branch, path, base: head.out.trim(), from: currentBranch(cwd)};
 }
 
 function isDanglingLink(path: string): boolean {
@@ -154,4 +156,10 @@ export function removeWorktree(repository: string, path: string, branch: string 
 	if (existsSync(path)) git(repository, ['worktree', 'remove', '--force', '--force', path]);
 	git(repository, ['worktree', 'prune']);
 	if (branch !== null) git(repository, ['branch', '--quiet', '-D', branch]);
+}
+
+/** The branch checked out where the run was asked for, or null (a detached HEAD). */
+export function currentBranch(cwd: string): string | null {
+	const found = git(cwd, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
+	return found.ok ? found.out.trim() || null : null;
 }

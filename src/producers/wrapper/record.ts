@@ -104,6 +104,7 @@ export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: nu
 						branch: options.worktree.branch,
 						base: options.worktree.base,
 						repository: options.worktree.repository,
+						from: options.worktree.from,
 					},
 				}
 			: {}),
