@@ -158,8 +158,87 @@ export function removeWorktree(repository: string, path: string, branch: string 
 	if (branch !== null) git(repository, ['branch', '--quiet', '-D', branch]);
 }
 
+/** What stands in the way of removing a run's worktree: its uncommitted files, and its commits not on the branch it came from. */
+export type WorktreeHold = {
+	readonly uncommitted: number;
+	/** Commits of its branch not in `into`; null when git could not compare them (taken as not merged). */
+	readonly unmerged: number | null;
+	/** What they were compared with: the branch it came from, else the commit it started from. */
+	readonly into: string;
+};
+
+/**
+ * What removing the worktree would lose: files changed or untracked in it (`git status
+ * --porcelain`), and commits of its branch not merged into `from` (the branch it started from;
+ * without one, or when that branch is gone, the commits after `base`). A branch that is gone
+ * holds nothing.
+ */
+export function worktreeHold(
+	repository: string,
+	worktree: {path: string; branch: string; base: string | null; from: string | null},
+): WorktreeHold {
+	const status = existsSync(worktree.path) ? git(worktree.path, ['status', '--porcelain', '-z']) : null;
+	const uncommitted = status?.ok ? status.out.split('\0').filter(entry => /^.. /.test(entry)).length : 0;
+	const isBranchThere = git(repository, ['show-ref', '--verify', '--quiet', `refs/heads/${worktree.branch}`]).ok;
+	const fromRef = worktree.from === null ? null : `refs/heads/${worktree.from}`;
+	const isFromThere = fromRef !== null && git(repository, ['show-ref', '--verify', '--quiet', fromRef]).ok;
+	const into = isFromThere ? worktree.from! : (worktree.base?.slice(0, 7) ?? 'its start');
+	if (!isBranchThere) return {uncommitted, unmerged: 0, into};
+	const against = isFromThere ? fromRef : worktree.base;
+	const counted =
+		against === null ? null : git(repository, ['rev-list', '--count', `${against}..refs/heads/${worktree.branch}`, '--']);
+	const unmerged = counted?.ok ? Number(counted.out.trim()) : Number.NaN;
+	return {uncommitted, unmerged: Number.isInteger(unmerged) ? unmerged : null, into};
+}
+
 /** The branch checked out where the run was asked for, or null (a detached HEAD). */
 export function currentBranch(cwd: string): string | null {
 	const found = git(cwd, ['symbolic-ref', '--quiet', '--short', 'HEAD']);
 	return found.ok ? found.out.trim() || null : null;
+}
+
+/**
+ * Checks that a task's recorded worktree is one `run --worktree` made, before anything is removed:
+ * its path strictly inside `<repository>/.controlroom/worktrees`, no symlink on the way there, and,
+ * while it exists, a worktree git lists for that repository. Throws one line naming the problem;
+ * so a changed ledger or a link planted later never turns `remove` on another folder.
+ */
+export function checkRunWorktree(repository: string, worktree: {path: string}): void {
+	let root: string;
+	try {
+		root = realpathSync(repository);
+	} catch {
+		throw new WorktreeError(`the repository ${repository} is gone`);
+	}
+	const folder = join(root, WORKTREES_FOLDER);
+	const inside = relative(folder, worktree.path);
+	if (!isAbsolute(worktree.path) || inside === '' || inside.startsWith('..') || isAbsolute(inside))
+		throw new WorktreeError(`${worktree.path} is not under ${folder}; only a run's worktree is removed`);
+	const link = symlinkOnTheWay(root, worktree.path);
+	if (link !== null) throw new WorktreeError(`${link} is a symlink; only a run's worktree inside ${folder} is removed`);
+	if (!existsSync(worktree.path)) return;
+	const listed = git(root, ['worktree', 'list', '--porcelain', '-z']);
+	const isListed = listed.ok && listed.out.split('\0').includes(`worktree ${worktree.path}`);
+	if (!isListed) throw new WorktreeError(`${worktree.path} is not a worktree of ${root}; nothing removed`);
+}
+
+/**
+ * Removes a run's worktree (`--force`: whatever it holds) and then its branch when `isBranchDone`
+ * (merged into where it came from, or forced); checkRunWorktree first.
+ */
+export function removeRunWorktree(
+	repository: string,
+	worktree: {path: string; branch: string},
+	options: {readonly isForced: boolean; readonly isBranchDone: boolean},
+): {readonly isBranchKept: boolean} {
+	checkRunWorktree(repository, worktree);
+	if (existsSync(worktree.path)) {
+		const force = options.isForced ? ['--force', '--force'] : [];
+		const removed = git(repository, ['worktree', 'remove', ...force, worktree.path]);
+		if (!removed.ok) throw new WorktreeError(`git worktree remove ${worktree.path} failed: ${removed.err}`);
+	}
+	git(repository, ['worktree', 'prune']);
+	if (!git(repository, ['show-ref', '--verify', '--quiet', `refs/heads/${worktree.branch}`]).ok) return {isBranchKept: false};
+	if (!options.isBranchDone) return {isBranchKept: true};
+	return {isBranchKept: !git(repository, ['branch', '--quiet', '-D', worktree.branch]).ok};
 }
