@@ -22,6 +22,8 @@ type KindValues = {
 	readonly colors: Readonly<Record<string, string>>;
 	/** What a receiver requires of a contract (docs/contracts.md, "The receiver's policy"); as text, a comma-separated list. */
 	readonly requirements: readonly string[];
+	/** The second-writer policy by checkout root (an absolute folder, or `*` for every other): hold, warn or off. */
+	readonly collisions: Readonly<Record<string, 'hold' | 'warn' | 'off'>>;
 };
 export type SettingKind = keyof KindValues;
 
@@ -167,6 +169,13 @@ export const SETTINGS = {
 		about:
 			'passes back a contract may have since a person last handed it over; one more sends it to Needs you and refuses its next take',
 	},
+	collisions: {
+		kind: 'collisions',
+		builtIn: {},
+		usedBy: ['collision-hook'],
+		about:
+			'what happens when a task is about to write a file another live task edited and did not commit: hold (a question), warn (Needs you only) or off, by checkout root',
+	},
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -213,6 +222,7 @@ export const EXPECTED: Readonly<Record<SettingKind, string>> = {
 	keys: 'an object of board commands and their keys, like {"approve": "A"}',
 	colors: 'an object of tones and colours, like {"warn": "#ff8800"}',
 	requirements: `comma-separated policy values (${POLICY_TOKENS.join(', ')})`,
+	collisions: 'an object of checkout roots (absolute, or "*") and hold, warn or off, like {"*": "hold", "/src/app": "warn"}',
 };
 
 /**
@@ -241,6 +251,7 @@ export function settingFromText(kind: SettingKind, text: string): KindValues[Set
 			return text === 'true' ? true : text === 'false' ? false : null;
 		case 'keys':
 		case 'colors':
+		case 'collisions':
 			// Objects live in the file only: no flag or variable sets them.
 			return null;
 		case 'requirements': {

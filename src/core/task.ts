@@ -305,6 +305,9 @@ const ABOUT_A_TASK: ReadonlySet<EventTypeName> = new Set([
 	EventType.workSentBack,
 	EventType.workAccepted,
 	EventType.evidenceLooked,
+	EventType.handoffWritten,
+	EventType.handoffTaken,
+	EventType.handoffSkipped,
 	EventType.contractReady,
 	EventType.mediationOffer,
 	EventType.mediationConcluded,
@@ -686,6 +689,9 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		case EventType.seen:
 		case EventType.claimProgressed:
 		case EventType.evidenceLooked:
+		case EventType.handoffWritten:
+		case EventType.handoffTaken:
+		case EventType.handoffSkipped:
 		case EventType.contractReady:
 		case EventType.fleetRequestReceived:
 		case EventType.fleetRequestHandled:

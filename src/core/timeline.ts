@@ -201,6 +201,14 @@ function describeRaw(event: LedgerEvent): string {
 			return clip(
 				`screenshot looked at by ${event.data.by ?? 'a person'}${event.data.line ? ` (line ${event.data.line})` : ''}: sha256 ${(event.data.sha256 ?? '?').slice(0, 12)}`,
 			);
+		case EventType.handoffWritten:
+			return clip(
+				`handoff written (${event.data.trigger ?? '?'}): ${event.data.path ?? '?'} sha256 ${(event.data.sha256 ?? '?').slice(0, 12)}`,
+			);
+		case EventType.handoffSkipped:
+			return clip(`no handoff: ${event.data.reason ?? ''}`);
+		case EventType.handoffTaken:
+			return clip(`handoff taken by ${event.data.by ?? '?'} (${event.data.how ?? '?'}): ${event.data.path ?? '?'}`);
 		case EventType.contractReady:
 			return clip(`ready${event.data.acceptor ? `; ${event.data.acceptor} accepts it` : ''} (by ${event.data.by ?? 'a person'})`);
 		case EventType.claimPassedBack:

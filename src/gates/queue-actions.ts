@@ -1,3 +1,4 @@
+import type {AskedNeedKind} from '../core/stats/need-kinds.ts';
 import {NEED_MAX_CHARS, overTextLimit} from '../core/text-limits.ts';
 import {randomBytes} from 'node:crypto';
 import {EventType} from '../core/events.ts';
@@ -16,7 +17,13 @@ import {ReviewGateError} from './review/subject.ts';
  */
 export function raiseNeedByHand(
 	ledger: Ledger,
-	request: {readonly message: string; readonly taskRef: string | null; readonly source: string},
+	request: {
+		readonly message: string;
+		readonly taskRef: string | null;
+		readonly source: string;
+		/** A kind the measures count (`--kind missing_info`, docs/stats.md); null: a person's need. */
+		readonly kind?: AskedNeedKind | null;
+	},
 ): {readonly taskId: string} {
 	const message = request.message.replace(/\s+/g, ' ').trim();
 	if (message === '') throw new ReviewGateError('need: say what is needed (controlroom need "TEXT")');
@@ -29,7 +36,13 @@ export function raiseNeedByHand(
 		taskId = task.id;
 	}
 	ledger.writer.append([
-		{taskId, type: EventType.needRaised, at: Date.now(), source: request.source, data: {message, kind: 'person', lane: 'needs'}},
+		{
+			taskId,
+			type: EventType.needRaised,
+			at: Date.now(),
+			source: request.source,
+			data: {message, kind: request.kind ?? 'person', lane: 'needs'},
+		},
 	]);
 	return {taskId};
 }
