@@ -1,24 +1,28 @@
-import {execFileSync} from 'node:child_process';
-import {mkdirSync, readFileSync, writeFileSync} from 'node:fs';
+import {execFileSync, spawn, type ChildProcess} from 'node:child_process';
+import {mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import {layoutColumns, layoutRow} from '../../src/core/board/row-layout.ts';
 import {toRowView} from '../../src/core/board/selectors.ts';
+import {readDecisions} from '../../src/ledger/decisions.ts';
 import {openLedger, type Ledger} from '../../src/ledger/open-ledger.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
 import {runAsPerson} from '../helpers/person.ts';
-import {realClientScript, requireRealClients} from '../helpers/realclients.ts';
+import {installClaudeHooks, realClientBox, realClientScript, requireRealClients} from '../helpers/realclients.ts';
+import {onExit, onFileChange, onLedgerChange, waitFor} from '../helpers/wait-for.ts';
 
 const open: Ledger[] = [];
+const started: ChildProcess[] = [];
 afterEach(() => {
 	for (const ledger of open.splice(0)) ledger.close();
+	for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
 });
 
 const GIT_ENV = {GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t'};
 const git = (cwd: string, ...args: string[]): string =>
 	execFileSync('git', ['-C', cwd, ...args], {encoding: 'utf8', env: {...process.env, ...GIT_ENV}}).trim();
 
-describe('run --worktree with the real Claude Code', {timeout: 120_000}, () => {
+describe('run --worktree with the real Claude Code', {timeout: 240_000}, () => {
 	it('a scripted claude -p writes a file and commits in its worktree: the row shows the branch and 1 file +N; remove refuses while work is uncommitted', () => {
 		const env = requireRealClients();
 		const dir = scratchDir('cr-wt-claude-');
@@ -94,5 +98,88 @@ describe('run --worktree with the real Claude Code', {timeout: 120_000}, () => {
 		expect(git(repo, 'branch', '--format=%(refname:short)')).toBe('main');
 		const listed = runCli(['worktree', 'list', '--ledger', ledgerFile], {env: {CONTROLROOM_HOME: home}});
 		expect(listed.stdout).toBe(`${task!.id}  notes/project  done  gone  ${path}\n`);
+	});
+
+	it('a hooked session edits src/a.ts in the checkout and goes on; a run in its own worktree edits src/a.ts too: no collision, both edits land', async () => {
+		const box = realClientBox({SCENARIO: 'script', CLAUDE_TIMEOUT: '200'});
+		installClaudeHooks(box);
+		expect(box.cli(['reconcile', '--once', '--agents', 'cr-no-such-agent']).status).toBe(0);
+		const ledgerFile = join(box.dir, 'cr', 'ledger.db');
+		const project = join(box.dir, 'project');
+		mkdirSync(join(project, 'src'), {recursive: true});
+		writeFileSync(join(project, 'src', 'a.ts'), 'export const a = 1;\n');
+		git(project, 'init', '--quiet', '--initial-branch=main');
+		git(project, 'add', '.');
+		git(project, 'commit', '--quiet', '-m', 'init');
+		// The first session edits the checkout's src/a.ts, then stays busy (a live task with an uncommitted edit)
+		const firstScript = join(box.dir, 'first.json');
+		writeFileSync(
+			firstScript,
+			JSON.stringify([
+				{tool: 'Edit', input: {file_path: join(project, 'src', 'a.ts'), old_string: '1', new_string: 'FIRST'}},
+				{text: 'first done', delay_ms: 120_000},
+			]),
+		);
+		const first = spawn(realClientScript('claude-offline.sh'), [box.dir, '-p', 'edit a', '--dangerously-skip-permissions'], {
+			env: {...box.env, SCRIPT_FILE: firstScript, FAKE_LOG: join(box.dir, 'first.jsonl')},
+			stdio: 'ignore',
+		});
+		started.push(first);
+		const spool = join(box.dir, 'cr', 'spool');
+		mkdirSync(spool, {recursive: true});
+		const hasEdit = (): boolean => {
+			const inSpool = readdirSync(spool).some(name => {
+				try {
+					return name.endsWith('.spool') && readFileSync(join(spool, name), 'utf8').includes('"PostToolUse"');
+				} catch {
+					return false;
+				}
+			});
+			if (inSpool) return true;
+			const ledger = openLedger(ledgerFile, {isReadonly: true});
+			try {
+				return ledger.reader.editsOfLiveTasks(['Edit'], 1).length > 0;
+			} finally {
+				ledger.close();
+			}
+		};
+		await waitFor(hasEdit, {
+			what: "the first session's PostToolUse",
+			timeoutMs: 90_000,
+			on: [onFileChange(join(spool, 'any')), onLedgerChange(ledgerFile), onExit(first)],
+		});
+		expect(first.exitCode).toBe(null);
+		// The second: claude -p run with --worktree second/project, so Claude itself works in the
+		// worktree (claude-offline.sh's WORKDIR/project), with the same hook settings as the first
+		const path = join(project, '.controlroom', 'worktrees', 'second', 'project');
+		const secondScript = join(box.dir, 'second.json');
+		writeFileSync(
+			secondScript,
+			JSON.stringify([
+				{tool: 'Edit', input: {file_path: join(path, 'src', 'a.ts'), old_string: 'export', new_string: 'export /* SECOND */'}},
+				{text: 'second done'},
+			]),
+		);
+		const claude = [
+			`mkdir -p ../home && cp -R "${join(box.dir, 'home', '.claude')}" ../home/ &&`,
+			`SCRIPT_FILE="${secondScript}" FAKE_LOG="${join(box.dir, 'second.jsonl')}"`,
+			`bash "${realClientScript('claude-offline.sh')}" "$PWD/.." -p "edit a" --dangerously-skip-permissions`,
+		].join(' ');
+		const ran = runCli(['run', '--title', 'second in a worktree', '--worktree', 'second/project', '--', 'sh', '-c', claude], {
+			env: {...box.env, ...GIT_ENV},
+			cwd: project,
+		});
+		expect(ran.status, ran.stderr).toBe(0);
+		// Its Edit ran, in its worktree; the checkout holds only the first's change; no collision was asked
+		expect(readFileSync(join(path, 'src', 'a.ts'), 'utf8')).toBe('export /* SECOND */ const a = 1;\n');
+		expect(readFileSync(join(project, 'src', 'a.ts'), 'utf8')).toBe('export const a = FIRST;\n');
+		const ledger = openLedger(ledgerFile, {isReadonly: true});
+		open.push(ledger);
+		expect([...readDecisions(ledger.reader).values()].filter(decision => decision.kind === 'collision')).toEqual([]);
+		// And the hooks did run for it: its task knows its Claude session and its Edit of the worktree's file
+		const second = ledger.reader.tasksForView(null).find(task => task.title === 'second in a worktree');
+		expect(second?.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+		expect(second?.worktree?.change).toMatchObject({files: 1, added: 1, removed: 1});
+		expect(readFileSync(join(box.dir, 'second.jsonl'), 'utf8')).not.toContain('hook error');
 	});
 });
