@@ -5,6 +5,7 @@ import {formatDuration} from '../format.ts';
 import type {Task} from '../task.ts';
 import {changeSize, describeEvent, foldHeartbeats} from '../timeline.ts';
 import {toRowView, type TaskRowView} from './selectors.ts';
+import {acceptanceLinesView} from './acceptance-lines-view.ts';
 
 /** A timeline line, preformatted. */
 export type TimelineLineView = {readonly key: string; readonly time: string; readonly text: string; readonly isFolded: boolean};
@@ -16,6 +17,8 @@ export type TimelineView = {
 	readonly evidence: readonly string[];
 	/** `run --worktree`: where and on which branch, then the diff stat by file; empty for a task run in place. */
 	readonly worktree: readonly string[];
+	/** A hand-in line by line: each acceptance line's verdicts and evidence, then who owes what; [] for no hand-in. */
+	readonly acceptance: readonly string[];
 	readonly lines: readonly TimelineLineView[];
 };
 
@@ -135,6 +138,7 @@ export function selectTimeline(
 		contract: contractLines(events),
 		evidence: evidenceLines(events),
 		worktree: worktreeLines(task),
+		acceptance: acceptanceLinesView(events),
 		lines: width === undefined ? lines : lines.flatMap(line => wrapLine(line, width)),
 	};
 }
