@@ -183,7 +183,10 @@ export const HELP_GROUPS: readonly HelpGroup[] = [
 	},
 	{title: 'fleet', commands: ['sync', 'otel']},
 	{title: 'set up', commands: ['hooks', 'doctor', 'config', 'completion', 'ingest', 'rejects']},
-	{title: 'run by the agents, not by hand', commands: ['hook', 'hold-hook', 'permission-hook', 'collision-hook', 'handoff-hook', 'message-hook']},
+	{
+		title: 'run by the agents, not by hand',
+		commands: ['hook', 'hold-hook', 'permission-hook', 'collision-hook', 'handoff-hook', 'message-hook'],
+	},
 ];
 
 /** One group's lines: each command and its summary, the summary wrapped under itself. */
