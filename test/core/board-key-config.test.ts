@@ -87,9 +87,9 @@ describe('the config file’s keys', () => {
 			"keys.approve: s is already stop's key in the lanes; move stop too, or pick another key",
 		);
 		// Moving both is fine.
-		const table = tableOf({approve: 's', stop: 'S'});
+		const table = tableOf({approve: 's', stop: 'Z'});
 		expect(matchBinding('s', {}, 'list', table)?.command).toBe(BoardCommand.approve);
-		expect(matchBinding('S', {}, 'list', table)?.command).toBe(BoardCommand.stop);
+		expect(matchBinding('Z', {}, 'list', table)?.command).toBe(BoardCommand.stop);
 	});
 
 	it('refuses a letter for a key that works in a prompt, where it would be typed as text', () => {
