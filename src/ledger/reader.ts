@@ -224,7 +224,15 @@ type FoldedViewRow = [
 ];
 
 /** A folded helper from its row: as taskFromDoc would read those fields (a document older than `lastSeenAt` included). */
-function foldedHelperOf(fields: string, id: string, status: Status, parentId: string, created: number, ended: number, last: number): FoldedHelper {
+function foldedHelperOf(
+	fields: string,
+	id: string,
+	status: Status,
+	parentId: string,
+	created: number,
+	ended: number,
+	last: number,
+): FoldedHelper {
 	const [lastSeenAt, tokens, isTokensPartial, spend, hasUnpricedTokens, reportedCost, telemetry, stallSeconds, seenBy] =
 		JSON.parse(fields) as [number | null, FoldedHelper['tokens'], boolean | null, ...unknown[]];
 	return {

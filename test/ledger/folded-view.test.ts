@@ -44,8 +44,18 @@ function buildLedger(now: number): Ledger {
 	helper('c-1.b', 'c-1', 42);
 	write(EventType.failed, {error: 'tool crashed', exitCode: 3}, 'c-1.b', 41);
 	helper('c-1.c', 'c-1', 40);
-	write(EventType.telemetryRequest, {requestId: 'r-1', model: 'claude-sonnet-4-5', input: 5, output: 2, costUsd: 0.006286}, 'c-1.c', 39);
-	write(EventType.telemetryRequest, {requestId: 'r-2', model: 'claude-sonnet-4-5', input: 5, output: 2, costUsd: 0.006286}, 'c-1.c', 38);
+	write(
+		EventType.telemetryRequest,
+		{requestId: 'r-1', model: 'claude-sonnet-4-5', input: 5, output: 2, costUsd: 0.006286},
+		'c-1.c',
+		39,
+	);
+	write(
+		EventType.telemetryRequest,
+		{requestId: 'r-2', model: 'claude-sonnet-4-5', input: 5, output: 2, costUsd: 0.006286},
+		'c-1.c',
+		38,
+	);
 	write(EventType.costReported, {amount: 0.25, currency: 'USD'}, 'c-1.c', 37);
 	write(EventType.ended, {reason: 'SubagentStop'}, 'c-1.c', 36);
 	helper('c-1.d', 'c-1', 35);
