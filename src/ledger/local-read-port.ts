@@ -27,7 +27,9 @@ export function localReadPort(reader: LedgerReader, label: string | null = null)
 	return {
 		queueRows,
 		snapshotRows(request) {
-			const viewTasks = reader.tasksForView(request.viewSince);
+			const viewTasks = request.foldHelpers
+				? reader.tasksForFoldedView(request.viewSince)
+				: reader.tasksForView(request.viewSince);
 			return queueRows(queuePartOf(request, viewTasks)).map(rows => ({...rows, viewTasks, statusCounts: reader.statusCounts()}));
 		},
 		statsEvents: () => [{hostId: reader.hostId(), events: reader.eventsOfType(STATS_EVENT_TYPES)}],

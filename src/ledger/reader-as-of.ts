@@ -78,6 +78,9 @@ export function readerAsOf(reader: LedgerReader, moment: Moment): LedgerReader {
 			return found === undefined ? undefined : tasks.get(found.id);
 		},
 		tasksForView: endedSince => all().filter(task => endedSince === null || task.endedAt === null || task.endedAt >= endedSince),
+		// Whole tasks, as folded here: the ledger's own folded rows are of now, not of the moment.
+		tasksForFoldedView: endedSince =>
+			all().filter(task => endedSince === null || task.endedAt === null || task.endedAt >= endedSince),
 		tasksWithStatus: statuses => all().filter(task => statuses.includes(task.status)),
 		tasksWithPid: pid => all().filter(task => task.pid === pid),
 		statusCounts() {

@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
 import {SPEND_EVENT_TYPES, type SpendRow} from '../core/day-cost.ts';
 import {EventType, type EventOfType, type EventTypeName, type LedgerEvent, type StoredEventRow} from '../core/events.ts';
-import {STATUSES, type Status} from '../core/status.ts';
+import type {FoldedHelper, ViewRow} from '../core/read-port/host-rows.ts';
+import {isEnded, isListed, STATUSES, type Status} from '../core/status.ts';
 import type {Task} from '../core/task.ts';
 import {ambiguityText, chooseByTitle, titleKey, TITLE_CANDIDATES, type TaskRefCandidate} from '../core/task-ref.ts';
 import type {ChainChunk, ChainRow, ChainFacts} from './chain-rows.ts';
@@ -45,6 +46,12 @@ export type LedgerReader = {
 	resolveTask(ref: string): Task | undefined;
 	/** Tasks not ended, plus those that ended at or after `endedSince` (all when null). */
 	tasksForView(endedSince: number | null): Task[];
+	/**
+	 * The same tasks in the same order, but each helper that has ended and whose parent is among
+	 * them and listed (not merged) as a FoldedHelper: its few fields, which SQLite takes out of its
+	 * document, instead of the whole document parsed here (SnapshotRequest.foldHelpers).
+	 */
+	tasksForFoldedView(endedSince: number | null): ViewRow[];
 	/**
 	 * The tasks the human queue reads from the failed window on (src/core/human-queue.ts): those that
 	 * failed since `since` (each a signal), and the runs that ended done after one of them in its
@@ -177,6 +184,77 @@ type ChainChunkRow = [number, string, string, Buffer, Buffer, number, number | n
 
 type ChainRawRow = [number, string, string, number, number | null, string, Buffer, string | null, Buffer | null];
 
+const quotedList = (values: readonly string[]): string => values.map(value => `'${value.replaceAll("'", "''")}'`).join(', ');
+
+/**
+ * Whether a row of `tasks t` is a helper a folding snapshot needs only a few fields of: it has
+ * ended (so it has no health, and no clock changes it) and its parent is in the window
+ * (`@since`, null for every task) and listed, so the snapshot folds it under that parent
+ * (snapshotOf's rule, src/core/read-port/snapshot-of.ts).
+ */
+const FOLDED_HELPER_SQL = `t.ended_at IS NOT NULL AND t.parent_id IS NOT NULL AND t.parent_id <> t.id
+	AND t.status IN (${quotedList(STATUSES.filter(isEnded))})
+	AND EXISTS (SELECT 1 FROM tasks p WHERE p.id = t.parent_id
+		AND p.status NOT IN (${quotedList(STATUSES.filter(status => !isListed({status})))})
+		AND (@since IS NULL OR p.ended_at IS NULL OR p.ended_at >= @since))`;
+
+/** The document fields a FoldedHelper holds, in the order of the array json_extract gives. */
+const FOLDED_FIELDS = [
+	'lastSeenAt',
+	'tokens',
+	'isTokensPartial',
+	'spend',
+	'hasUnpricedTokens',
+	'reportedCost',
+	'telemetry',
+	'stallSeconds',
+	'seenBy',
+] as const;
+
+/** A row of the folded view: the whole document, or (a folded helper) its fields as a JSON array and its columns. */
+type FoldedViewRow = [
+	doc: string | null,
+	fields: string | null,
+	id: string,
+	status: Status,
+	parentId: string | null,
+	createdAt: number,
+	endedAt: number | null,
+	lastEventAt: number,
+];
+
+/** A folded helper from its row: as taskFromDoc would read those fields (a document older than `lastSeenAt` included). */
+function foldedHelperOf(
+	fields: string,
+	id: string,
+	status: Status,
+	parentId: string,
+	created: number,
+	ended: number,
+	last: number,
+): FoldedHelper {
+	const [lastSeenAt, tokens, isTokensPartial, spend, hasUnpricedTokens, reportedCost, telemetry, stallSeconds, seenBy] =
+		JSON.parse(fields) as [number | null, FoldedHelper['tokens'], boolean | null, ...unknown[]];
+	return {
+		isFoldedHelper: true,
+		id,
+		parentId,
+		status,
+		createdAt: created,
+		endedAt: ended,
+		lastSeenAt: lastSeenAt ?? last,
+		tokens,
+		// json_extract gives null for a field the document lacks; a whole task would have it undefined (or false, taskFromValue).
+		isTokensPartial: (lastSeenAt === null ? false : (isTokensPartial ?? undefined)) as boolean,
+		spend: spend as FoldedHelper['spend'],
+		hasUnpricedTokens: (hasUnpricedTokens ?? undefined) as FoldedHelper['hasUnpricedTokens'],
+		reportedCost: reportedCost as FoldedHelper['reportedCost'],
+		telemetry: telemetry as FoldedHelper['telemetry'],
+		stallSeconds: (stallSeconds ?? null) as FoldedHelper['stallSeconds'],
+		...(seenBy === null ? {} : {seenBy: seenBy as NonNullable<FoldedHelper['seenBy']>}),
+	};
+}
+
 /** How many of the newest events `preToolUseOf` looks through. */
 const TOOL_CALL_WINDOW = 20_000;
 
@@ -218,6 +296,19 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 		.prepare('SELECT doc FROM tasks WHERE ended_at IS NULL OR ended_at >= ? ORDER BY created_at DESC, id')
 		.pluck();
 	const allTasks = db.prepare('SELECT doc FROM tasks ORDER BY created_at DESC, id').pluck();
+	// A folded helper's document stays in SQLite: only its fields come out, as one small JSON array.
+	const foldedView = (where: string): Database.Statement =>
+		db
+			.prepare(
+				`SELECT CASE WHEN folded THEN NULL ELSE doc END,
+					CASE WHEN folded THEN json_extract(doc, ${FOLDED_FIELDS.map(field => `'$.${field}'`).join(', ')}) END,
+					id, status, parent_id, created_at, ended_at, last_event_at
+				FROM (SELECT t.*, (${FOLDED_HELPER_SQL}) AS folded FROM tasks t ${where})
+				ORDER BY created_at DESC, id`,
+			)
+			.raw();
+	const foldedAll = foldedView('');
+	const foldedSince = foldedView('WHERE t.ended_at IS NULL OR t.ended_at >= @since');
 	const failedSince = db.prepare(`SELECT doc FROM tasks WHERE status = 'failed' AND ended_at >= ?`).pluck();
 	// Only a run in a failure's folder, or of its title, that ended after it can answer it.
 	const answering = db
@@ -354,6 +445,15 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 			return chosen?.task;
 		},
 		tasksForView: endedSince => parseDocs(endedSince === null ? allTasks.all() : forView.all(endedSince)),
+		tasksForFoldedView(endedSince) {
+			const rows = (endedSince === null ? foldedAll : foldedSince).all({since: endedSince}) as FoldedViewRow[];
+			// A folded row has a parent and an end: FOLDED_HELPER_SQL asks for both.
+			return rows.map(([doc, fields, id, status, parentId, createdAt, endedAt, lastEventAt]) =>
+				fields === null
+					? taskFromDoc(doc as string)
+					: foldedHelperOf(fields, id, status, parentId as string, createdAt, endedAt as number, lastEventAt),
+			);
+		},
 		queueTasksSince: since => {
 			const failed = parseDocs(failedSince.all(since));
 			if (failed.length === 0) return failed;

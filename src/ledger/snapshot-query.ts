@@ -35,6 +35,7 @@ export function readSnapshot(reader: LedgerReader, query: SnapshotQuery): Snapsh
 		now: query.now,
 		answeredBySession: SESSION_ANSWERED_SOURCES,
 		viewSince: since,
+		...(query.foldHelpers ? {foldHelpers: true} : {}),
 	});
 	const snapshot = snapshotOf(rows, {
 		now: query.now,

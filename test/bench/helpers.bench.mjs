@@ -5,8 +5,12 @@
 // `controlroom snapshot` as text and as JSON (median of three wall times), beside `node -e 0` and
 // `controlroom --help` in the same run; the load average with each. Prints figures and never fails
 // on timing. Goals (issue figures): board idle under 25% of a core and under 300 MB, snapshot under 2 s.
+// Each snapshot's CPU (user and system) is printed beside its wall time: on a loaded machine the wall
+// time is mostly waiting. HELPERS_BENCH_BEFORE=/path/to/bin/controlroom times that build's snapshots
+// too, alternating with this one's, on the same ledger; HELPERS_BENCH_LEDGER=/path/to/ledger.db
+// starts from a copy of a ledger built before instead of ingesting one (the ingest is 2 to 3 minutes).
 import {execFileSync, spawnSync} from 'node:child_process';
-import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {loadavg, tmpdir} from 'node:os';
 import {join} from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -21,6 +25,16 @@ const tmux = (...args) => execFileSync('tmux', ['-L', socket, ...args], {encodin
 const load = () => loadavg()[0].toFixed(1);
 
 function buildLedger(dir) {
+	const given = process.env.HELPERS_BENCH_LEDGER;
+	if (given) {
+		// A copy: the board's reconciler writes to the ledger it watches.
+		const copy = join(dir, 'ledger.db');
+		copyFileSync(given, copy);
+		for (const suffix of ['-wal', '-shm'])
+			if (existsSync(`${given}${suffix}`)) copyFileSync(`${given}${suffix}`, `${copy}${suffix}`);
+		console.log(`ledger: a copy of ${given}`);
+		return copy;
+	}
 	const session = 'bench-helpers-0000-0000-000000000001';
 	const base = {session_id: session, transcript_path: `/tmp/${session}.jsonl`, cwd: '/repo/fan-out'};
 	const lines = [];
@@ -95,26 +109,40 @@ async function board(ledger) {
 	);
 }
 
-function wall(args) {
+/** CPU seconds (user and system) of this process's waited-for children: a spawnSync's child is counted once it is reaped. */
+function childCpu() {
+	const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+	return (Number(fields[13]) + Number(fields[14])) / 100;
+}
+
+function timed(args) {
+	const cpu = childCpu();
 	const started = performance.now();
 	const result = spawnSync(process.execPath, args, {stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 30});
 	if (result.status !== 0) throw new Error(`${args.join(' ')}: ${result.stderr}`);
-	return performance.now() - started;
+	return {wall: performance.now() - started, cpu: childCpu() - cpu};
 }
 
 const median = values => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 function snapshots(ledger) {
-	const runs = {'node -e 0': [], 'controlroom --help': [], 'snapshot (text)': [], 'snapshot --json': []};
-	for (let round = 0; round < 3; round += 1) {
-		runs['node -e 0'].push(wall(['-e', '0']));
-		runs['controlroom --help'].push(wall([BIN, '--help']));
-		runs['snapshot (text)'].push(wall([BIN, 'snapshot', '--ledger', ledger]));
-		runs['snapshot --json'].push(wall([BIN, 'snapshot', '--json', '--ledger', ledger]));
-	}
+	const before = process.env.HELPERS_BENCH_BEFORE;
+	const commands = {
+		'node -e 0': ['-e', '0'],
+		'controlroom --help': [BIN, '--help'],
+		'snapshot (text)': [BIN, 'snapshot', '--ledger', ledger],
+		...(before ? {'before: snapshot (text)': [before, 'snapshot', '--ledger', ledger]} : {}),
+		'snapshot --json': [BIN, 'snapshot', '--json', '--ledger', ledger],
+		...(before ? {'before: snapshot --json': [before, 'snapshot', '--json', '--ledger', ledger]} : {}),
+	};
+	const runs = Object.fromEntries(Object.keys(commands).map(name => [name, []]));
+	for (let round = 0; round < 3; round += 1) for (const [name, args] of Object.entries(commands)) runs[name].push(timed(args));
 	console.log(
 		`snapshot, medians of 3 (goal < 2 s): ${Object.entries(runs)
-			.map(([name, values]) => `${name} ${(median(values) / 1000).toFixed(2)} s`)
+			.map(
+				([name, values]) =>
+					`${name} ${(median(values.map(run => run.wall)) / 1000).toFixed(2)} s (CPU ${median(values.map(run => run.cpu)).toFixed(2)} s)`,
+			)
 			.join('; ')}; load ${load()}`,
 	);
 }

@@ -1,4 +1,5 @@
 import type {EventOfType, LedgerEvent} from '../events.ts';
+import type {FamilyMember} from '../family.ts';
 import type {Status} from '../status.ts';
 import type {Task} from '../task.ts';
 
@@ -36,10 +37,34 @@ export type HostRows = {
 	readonly gateEvents: readonly LedgerEvent[];
 };
 
+/**
+ * A helper that has ended and whose parent is listed, as a snapshot that folds helpers reads it
+ * (SnapshotRequest.foldHelpers): the fields the family tree, the lane counts and `unseen` read, not
+ * its whole document. 100,000 ended helpers of one session are 76 MB of task documents, parsed and
+ * held only to be counted in their parent's row (docs/tree-and-cost.md, "Measured").
+ */
+export type FoldedHelper = FamilyMember &
+	Pick<Task, 'createdAt' | 'stallSeconds' | 'seenBy'> & {
+		/** Tells it from a whole task: it has no title, no cwd, nothing a row of its own would show. */
+		readonly isFoldedHelper: true;
+	};
+
+/** One task of a snapshot's window: the whole task, or an ended helper folded under its listed parent. */
+export type ViewRow<T extends Task = Task> = T | FoldedHelper;
+
+/** Whether a row of the window is a whole task (not a folded helper's few fields). */
+export function isWholeTask<T extends Task>(row: ViewRow<T>): row is T {
+	return !('isFoldedHelper' in row);
+}
+
 /** A host's rows for a snapshot: its queue and gate rows, the tasks of the window and its counts. */
 export type SnapshotRows = HostRows & {
-	/** Tasks not ended, or ended at or after the window's start (every task with no window), newest first. */
-	readonly viewTasks: readonly Task[];
+	/**
+	 * Tasks not ended, or ended at or after the window's start (every task with no window), newest
+	 * first. Whole tasks, but where the request asked to fold helpers: then a store may give each
+	 * ended helper whose parent is listed here (in the window and not merged) as a FoldedHelper.
+	 */
+	readonly viewTasks: readonly ViewRow[];
 	/** Tasks per status over the host's whole ledger. */
 	readonly statusCounts: Readonly<Record<Status, number>>;
 };

@@ -1,7 +1,7 @@
 import {FAILED_WINDOW_MS} from '../human-queue.ts';
 import type {Task} from '../task.ts';
 import type {LedgerEvent} from '../events.ts';
-import type {HostRows, SnapshotRows} from './host-rows.ts';
+import {isWholeTask, type HostRows, type SnapshotRows, type ViewRow} from './host-rows.ts';
 
 /** What a read asks a store for. */
 export type RowsRequest<Held extends Task = Task> = {
@@ -19,6 +19,13 @@ export type RowsRequest<Held extends Task = Task> = {
 export type SnapshotRequest = Omit<RowsRequest, 'heldTasks'> & {
 	/** Ended tasks are listed when they ended at or after this (every task when null). */
 	readonly viewSince: number | null;
+	/**
+	 * The snapshot lists a helper whose parent is listed only in its parent's row (the text
+	 * snapshot): a store may then give such a helper that has ended as a FoldedHelper, the few
+	 * fields that row counts, instead of its whole task. The local ledger does; the fleet gives
+	 * whole tasks, as it checks each row whole (docs/fleet.md, "Rows the fleet does not trust").
+	 */
+	readonly foldHelpers?: boolean;
 };
 
 type Answer<Mode extends 'sync' | 'async', T> = Mode extends 'async' ? Promise<T> : T;
@@ -74,8 +81,15 @@ export function recentTasksOf<T extends Task, Read>(request: RowsRequest<T>, rea
 	return request.heldTasks ? request.heldTasks.filter(task => isRecent(task, request.now)) : read(recentSince(request.now));
 }
 
-/** The queue's part of a snapshot request: the window's tasks serve as the recent ones when they cover the failed window. */
-export function queuePartOf<T extends Task>(request: SnapshotRequest, viewTasks: readonly T[]): RowsRequest<T> {
+/**
+ * The queue's part of a snapshot request: the window's tasks serve as the recent ones when they
+ * cover the failed window and are all whole. Where some are folded helpers, the store reads the
+ * queue's own tasks (the failures and the successes that may answer them, `recentTasksOf`): a
+ * folded helper ended neither failed nor answering one is of no use to the queue, but which it is
+ * its document would tell.
+ */
+export function queuePartOf<T extends Task>(request: SnapshotRequest, viewTasks: readonly ViewRow<T>[]): RowsRequest<T> {
 	const {now, answeredBySession} = request;
-	return {now, answeredBySession, ...(coversRecent(request.viewSince, now) ? {heldTasks: viewTasks} : {})};
+	const isHeld = coversRecent(request.viewSince, now) && viewTasks.every(isWholeTask);
+	return {now, answeredBySession, ...(isHeld ? {heldTasks: viewTasks as readonly T[]} : {})};
 }

@@ -16,13 +16,12 @@ import {
 } from '../snapshot.ts';
 import {isListed} from '../status.ts';
 import {seenState} from '../seen.ts';
-import type {Task} from '../task.ts';
 import {familyOf} from '../family.ts';
 import {shippedPriceTable, type PriceTable} from '../price-table.ts';
 import {hostGatesOf} from './host-gates.ts';
 import {snapshotContracts, type SnapshotContract} from '../contract/intake.ts';
 import {hostQueue, openDisagreements} from './host-queue.ts';
-import type {RowsHost, SnapshotRows} from './host-rows.ts';
+import {isWholeTask, type RowsHost, type SnapshotRows, type ViewRow} from './host-rows.ts';
 import {mergeOrdered, sumStatusCounts} from './merge.ts';
 
 /** How a snapshot is made from the rows. */
@@ -82,7 +81,7 @@ function hostPart(rows: SnapshotRows, query: SnapshotOfQuery): HostPart {
 	};
 }
 
-type HostedTask = {readonly task: Task; readonly host: RowsHost};
+type HostedTask = {readonly task: ViewRow; readonly host: RowsHost};
 
 /**
  * Snapshot JSON v1 from each host's rows: the one function behind `snapshot` on a local ledger (one
@@ -121,9 +120,11 @@ export function snapshotOf(hosts: readonly SnapshotRows[], query: SnapshotOfQuer
 		seen: seenState(task, person),
 	}));
 	return buildSnapshot({
-		tasks: shown.map(({task, host}) =>
-			snapshotTaskOf(task, query.now, query.stallSeconds, host.label, family.get(task.id), seenState(task, person)),
-		),
+		tasks: shown.map(({task, host}) => {
+			// A store gives a helper's few fields only where the request folds it under a listed parent.
+			if (!isWholeTask(task)) throw new Error(`the store gave ${task.id} as a folded helper, but its parent is not listed`);
+			return snapshotTaskOf(task, query.now, query.stallSeconds, host.label, family.get(task.id), seenState(task, person));
+		}),
 		...(folded.length === 0 ? {} : {folded}),
 		seenBy: person,
 		statusCounts: sumStatusCounts(hosts.map(rows => rows.statusCounts)),

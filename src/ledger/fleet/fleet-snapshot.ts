@@ -13,7 +13,13 @@ import type {FleetLedger} from './open-fleet.ts';
  */
 export async function readFleetSnapshot(fleet: FleetLedger, query: Omit<SnapshotQuery, 'host'>): Promise<Snapshot> {
 	const since = query.windowMs === null ? null : query.now - query.windowMs;
-	const rows = await fleet.reader.snapshotRows({now: query.now, answeredBySession: SESSION_ANSWERED_SOURCES, viewSince: since});
+	// Folding is asked for as the local ledger asks; the fleet answers with whole tasks (SnapshotRequest.foldHelpers).
+	const rows = await fleet.reader.snapshotRows({
+		now: query.now,
+		answeredBySession: SESSION_ANSWERED_SOURCES,
+		viewSince: since,
+		...(query.foldHelpers ? {foldHelpers: true} : {}),
+	});
 	// An approver on another machine cannot be asked from here: a started effect is shown as started.
 	const snapshot = snapshotOf(rows, {
 		now: query.now,
