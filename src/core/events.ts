@@ -296,6 +296,22 @@ const DECLARED = {
 	handoffSkipped: declare('handoff.skipped', {reason: text}),
 	/** A session took a handoff as its context (dedup key `handoff-taken:SHA256`: one taker only). */
 	handoffTaken: declare('handoff.taken', {path: text, sha256: text, handoffTask: text, by: text, how: text}),
+	/**
+	 * A word to a running agent (`controlroom send`, the board's m, a reaction's send; docs/messages.md):
+	 * the text as given (raw; shown escaped), who sent it, and its id, which its delivery names.
+	 */
+	messageSent: declare('message.sent', {
+		messageId: text,
+		text: text,
+		/** `person` or `reaction`. */
+		from: text,
+		/** The person (their name or OS user), or the reaction's rule. */
+		by: text,
+		osUser: text,
+		uid: count,
+	}),
+	/** A message given to its agent (dedup key `message-delivered:ID`: given once): how (the Stop hook) and to which session. */
+	messageDelivered: declare('message.delivered', {messageId: text, how: text, agent: text, session: text}),
 	/** A person marked a hand-in's screenshot looked at (`controlroom looked`): by its content hash. */
 	evidenceLooked: declare('evidence.looked', {sha256: text, line: count, file: text, by: text, osUser: text, uid: count}),
 	/**

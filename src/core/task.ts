@@ -261,6 +261,8 @@ const ABOUT_A_TASK: ReadonlySet<EventTypeName> = new Set([
 	EventType.handoffWritten,
 	EventType.handoffTaken,
 	EventType.handoffSkipped,
+	EventType.messageSent,
+	EventType.messageDelivered,
 	EventType.contractReady,
 	EventType.mediationOffer,
 	EventType.mediationConcluded,
@@ -630,6 +632,8 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		case EventType.handoffWritten:
 		case EventType.handoffTaken:
 		case EventType.handoffSkipped:
+		case EventType.messageSent:
+		case EventType.messageDelivered:
 		case EventType.contractReady:
 		case EventType.fleetRequestReceived:
 		case EventType.fleetRequestHandled:

@@ -20,6 +20,8 @@ export type YesVerb =
 	| 'contract ready'
 	| 'take --for'
 	| 'looked'
+	// A word to a running agent (docs/messages.md).
+	| 'send'
 	// Letting a connector or a script in (docs/serve.md).
 	| 'serve approve'
 	| 'serve tokens new';
