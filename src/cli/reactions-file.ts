@@ -1,5 +1,7 @@
 import {dirname, join, resolve} from 'node:path';
 import {ConfigError} from '../core/config.ts';
+import type {ReactionRule} from '../core/reactions/rules.ts';
+import type {Ledger} from '../ledger/open-ledger.ts';
 import {parseReactionRules, type ReactionRules} from '../core/reactions/rules.ts';
 import {CONFIG_EXIT, configPath, readSmallTextFile} from './config-file.ts';
 import {CliError} from './errors.ts';
@@ -48,4 +50,20 @@ export function loadReactionRules(flag: string | undefined, env: NodeJS.ProcessE
 		throw new CliError(`${first ?? `reactions ${path}: refused`}${more}`, CONFIG_EXIT);
 	}
 	return read.rules;
+}
+
+/**
+ * The reactions step after a reconciler pass (docs/reactions.md, "When rules are evaluated"): a
+ * fault in it (a locked ledger) is one line on stderr, and the next pass tries again.
+ */
+export async function reactAfterPass(ledger: Ledger, rules: readonly ReactionRule[], report = true): Promise<void> {
+	try {
+		const [{runReactions}, {sendReaction}] = await Promise.all([
+			import('../producers/reactions.ts'),
+			import('../gates/reaction-send.ts'),
+		]);
+		await runReactions(ledger, {rules, deliver: sendReaction(ledger)});
+	} catch (error) {
+		if (report) process.stderr.write(`controlroom: reactions: ${(error as Error).message.split('\n')[0] ?? ''}\n`);
+	}
 }

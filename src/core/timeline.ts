@@ -212,7 +212,9 @@ function describeRaw(event: LedgerEvent): string {
 		case EventType.handoffSkipped:
 			return clip(`no handoff: ${event.data.reason ?? ''}`);
 		case EventType.messageSent:
-			return clip(`message ${event.data.messageId ?? '?'} from ${event.data.by ?? 'a person'}${event.data.from === 'reaction' ? ' (reaction)' : ''}: ${event.data.text ?? ''}`);
+			return clip(
+				`message ${event.data.messageId ?? '?'} from ${event.data.by ?? 'a person'}${event.data.from === 'reaction' ? ' (reaction)' : ''}: ${event.data.text ?? ''}`,
+			);
 		case EventType.messageDelivered:
 			return clip(`message ${event.data.messageId ?? '?'} delivered (${event.data.how ?? '?'})`);
 		case EventType.handoffTaken:

@@ -26,20 +26,32 @@ export const TRIGGER_HORIZON_MS = 24 * 3_600_000;
 /** Firings counted for the retry window and escalate-after. */
 const PAST_HORIZON_MS = 7 * 24 * 3_600_000;
 
-/** What a delivery did: delivered to the session, queued for it (delivered at its next turn), or failed. */
+/** What a delivery did: delivered to the session, queued for it (its next turn boundary delivers it), or failed. */
 export type DeliveryResult = {readonly outcome: 'delivered' | 'queued' | 'failed'; readonly detail: string | null};
 
 /** Delivers a send's message to a task's session. */
-export type Deliver = (task: Task, message: string, from: {readonly rule: string; readonly firedSeq: number}) => Promise<DeliveryResult>;
+export type Deliver = (
+	task: Task,
+	message: string,
+	from: {readonly rule: string; readonly firedSeq: number},
+) => Promise<DeliveryResult>;
 
 /** What one step did (and, in a dry run, would do). */
 export type ReactionsResult = {
 	readonly firings: readonly Firing[];
-	readonly deliveries: readonly {readonly taskId: string; readonly rule: string; readonly attempt: number; readonly result: DeliveryResult}[];
+	readonly deliveries: readonly {
+		readonly taskId: string;
+		readonly rule: string;
+		readonly attempt: number;
+		readonly result: DeliveryResult;
+	}[];
 };
 
 function fixesText(fixes: readonly string[]): string {
-	return [`controlroom: the review asks for ${fixes.length} fix${fixes.length === 1 ? '' : 'es'}:`, ...fixes.map(fix => `- ${fix}`)].join('\n');
+	return [
+		`controlroom: the review asks for ${fixes.length} fix${fixes.length === 1 ? '' : 'es'}:`,
+		...fixes.map(fix => `- ${fix}`),
+	].join('\n');
 }
 
 function liveness(ledger: Ledger): Liveness {
@@ -50,26 +62,49 @@ function liveness(ledger: Ledger): Liveness {
 	};
 }
 
+/** A failed CI report as a trigger (null for any other status). */
+export function ciTrigger(event: Pick<EventOfType<'ci.reported'>, 'seq' | 'taskId' | 'at' | 'data'>): Trigger | null {
+	if (event.data.status !== 'failed') return null;
+	const lines = event.data.logLines ?? [];
+	return {
+		key: `ci:${event.seq}`,
+		event: 'ci-failed',
+		taskId: event.taskId,
+		at: event.at,
+		seq: event.seq,
+		text: 'CI failed',
+		log: {lines, total: event.data.logTotalLines ?? lines.length, url: event.data.url ?? null},
+		chain: [],
+	};
+}
+
+/** One line per firing, for a person: what fired, on what, and what came of it. */
+export function firingLine(firing: Firing, isDryRun: boolean): string {
+	const verb = isDryRun ? 'would fire' : 'fired';
+	return `${verb} ${firing.rule.name} on ${firing.trigger.event} (task ${firing.trigger.taskId}): ${firing.outcome}, ${firing.reason}`;
+}
+
+/** One line per delivery attempt, for a person. */
+export function deliveryLine(delivery: ReactionsResult['deliveries'][number]): string {
+	const {result} = delivery;
+	return `send ${delivery.rule} to ${delivery.taskId}, attempt ${delivery.attempt}: ${result.outcome}${result.detail ? ` (${result.detail})` : ''}`;
+}
+
 /** Everything a rule may react to now, read from the ledger. */
-function readTriggers(ledger: Ledger, rules: readonly ReactionRule[], fired: readonly EventOfType<'reaction.fired'>[], now: number): Trigger[] {
+function readTriggers(
+	ledger: Ledger,
+	rules: readonly ReactionRule[],
+	fired: readonly EventOfType<'reaction.fired'>[],
+	now: number,
+): Trigger[] {
 	const since = now - TRIGGER_HORIZON_MS;
 	const wanted = new Set(rules.map(rule => rule.on));
 	const triggers: Trigger[] = [];
 	const alive = liveness(ledger);
 	if (wanted.has('ci-failed'))
 		for (const event of ledger.reader.eventsOfType([EventType.ciReported], since)) {
-			if (event.data.status !== 'failed') continue;
-			const lines = event.data.logLines ?? [];
-			triggers.push({
-				key: `ci:${event.seq}`,
-				event: 'ci-failed',
-				taskId: event.taskId,
-				at: event.at,
-				seq: event.seq,
-				text: `CI failed`,
-				log: {lines, total: event.data.logTotalLines ?? lines.length, url: event.data.url ?? null},
-				chain: [],
-			});
+			const trigger = ciTrigger(event);
+			if (trigger !== null) triggers.push(trigger);
 		}
 	if (wanted.has('review-fix'))
 		for (const event of ledger.reader.eventsOfType([EventType.reviewFixRound], since)) {
@@ -150,7 +185,7 @@ function readTriggers(ledger: Ledger, rules: readonly ReactionRule[], fired: rea
 		}
 		if (wanted.has('sent'))
 			for (const delivery of ledger.reader.eventsOfType([EventType.reactionDelivery], since)) {
-				if (delivery.data.outcome !== 'delivered') continue;
+				if (delivery.data.outcome !== 'delivered' && delivery.data.outcome !== 'queued') continue;
 				const source = bySeq.get(delivery.data.firedSeq ?? -1);
 				if (source !== undefined) follow(source, 'sent', delivery.at, `sent:${delivery.seq}`);
 			}
@@ -193,13 +228,22 @@ function firingEvents(firing: Firing, now: number): NewEvent[] {
 }
 
 /** The sends of the last day with their attempts. */
-function sendStates(ledger: Ledger, fired: readonly EventOfType<'reaction.fired'>[], since: number): (SendState & {message: string})[] {
+function sendStates(
+	ledger: Ledger,
+	fired: readonly EventOfType<'reaction.fired'>[],
+	since: number,
+): (SendState & {message: string})[] {
 	const attempts = new Map<number, SendState['attempts'][number][]>();
 	for (const event of ledger.reader.eventsOfType([EventType.reactionDelivery], since)) {
 		const seq = event.data.firedSeq;
 		if (typeof seq !== 'number') continue;
 		const list = attempts.get(seq) ?? [];
-		list.push({attempt: event.data.attempt ?? 0, outcome: event.data.outcome ?? '', at: event.at, detail: event.data.detail ?? null});
+		list.push({
+			attempt: event.data.attempt ?? 0,
+			outcome: event.data.outcome ?? '',
+			at: event.at,
+			detail: event.data.detail ?? null,
+		});
 		attempts.set(seq, list);
 	}
 	return fired
@@ -217,7 +261,14 @@ function sendStates(ledger: Ledger, fired: readonly EventOfType<'reaction.fired'
 /** One step: fire what is due, then deliver what is due. `dryRun`: decide only; nothing is written or sent. */
 export async function runReactions(
 	ledger: Ledger,
-	options: {readonly rules: readonly ReactionRule[]; readonly deliver: Deliver; readonly now?: number; readonly dryRun?: boolean},
+	options: {
+		readonly rules: readonly ReactionRule[];
+		readonly deliver: Deliver;
+		readonly now?: number;
+		readonly dryRun?: boolean;
+		/** Triggers not in the ledger (a dry run's report, which is not written). */
+		readonly extra?: readonly Trigger[];
+	},
 ): Promise<ReactionsResult> {
 	const now = options.now ?? Date.now();
 	if (options.rules.length === 0) return {firings: [], deliveries: []};
@@ -233,7 +284,7 @@ export async function runReactions(
 	const fired = new Set(before.map(event => event.dedupKey).filter((key): key is string => typeof key === 'string'));
 	const firings = planReactions({
 		rules: options.rules,
-		triggers: readTriggers(ledger, options.rules, before, now),
+		triggers: [...readTriggers(ledger, options.rules, before, now), ...(options.extra ?? [])],
 		past,
 		fired,
 		liveness: liveness(ledger),
@@ -250,7 +301,15 @@ export async function runReactions(
 		if (next.kind === 'escalate') {
 			const rule = rules.get(state.rule);
 			if (rule === undefined) continue;
-			const trigger: Trigger = {key: `delivery:${state.firedSeq}`, event: rule.on, taskId: state.taskId, at: now, seq: state.firedSeq, text: '', chain: []};
+			const trigger: Trigger = {
+				key: `delivery:${state.firedSeq}`,
+				event: rule.on,
+				taskId: state.taskId,
+				at: now,
+				seq: state.firedSeq,
+				text: '',
+				chain: [],
+			};
 			const firing: Firing = {
 				rule,
 				trigger,

@@ -19,7 +19,11 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202
 /** One line as a person reads it: a carriage return's overwrite kept as the terminal shows it (its last part). */
 function plainLine(line: string): string {
 	const withoutEscapes = line.replace(OSC, '').replace(CSI, '').replace(OTHER_ESCAPE, '');
-	const lastPart = withoutEscapes.split('\r').filter(part => part !== '').at(-1) ?? '';
+	const lastPart =
+		withoutEscapes
+			.split('\r')
+			.filter(part => part !== '')
+			.at(-1) ?? '';
 	const plain = lastPart.replace(CONTROL, '').replace(/\t/g, '  ').trimEnd();
 	return plain.length > MAX_LINE_CHARS ? `${plain.slice(0, MAX_LINE_CHARS - 1)}…` : plain;
 }
@@ -35,8 +39,26 @@ export function logTail(text: string, options: {readonly isCut: boolean; readonl
 	return lines.slice(-(options.keep ?? KEPT_LINES)).map(plainLine);
 }
 
-/** What a ci-failed send says: who asks, which report, and the lines. */
-export function ciFailedMessage(report: {readonly rule: string; readonly lines: readonly string[]; readonly total: number; readonly url: string | null}): string {
-	const head = `controlroom: CI failed for this task (reaction rule ${report.rule}${report.url === null ? '' : `, ${report.url}`}). The last ${report.lines.length} of its ${report.total} log lines:`;
-	return [head, ...report.lines].join('\n');
+/** The longest text a send carries (the message cap of docs/messages.md, "Limits"). */
+export const SEND_MAX_CHARS = 16_000;
+
+/**
+ * What a ci-failed send says: which rule, where the run is, and the lines; when they do not fit in
+ * a message, the oldest of them are left out (and the head says how many were sent).
+ */
+export function ciFailedMessage(report: {
+	readonly rule: string;
+	readonly lines: readonly string[];
+	readonly total: number;
+	readonly url: string | null;
+}): string {
+	const head = (count: number) =>
+		`controlroom: CI failed for this task (reaction rule ${report.rule}${report.url === null ? '' : `, ${report.url}`}). The last ${count} of its ${report.total} log lines:`;
+	let lines = [...report.lines];
+	let size = lines.reduce((sum, line) => sum + line.length + 1, 0);
+	while (lines.length > 0 && size + head(lines.length).length > SEND_MAX_CHARS) {
+		size -= (lines[0] ?? '').length + 1;
+		lines = lines.slice(1);
+	}
+	return [head(lines.length), ...lines].join('\n');
 }

@@ -74,7 +74,12 @@ function sendMessage(rule: ReactionRule, trigger: Trigger): string {
 function decide(rule: ReactionRule, trigger: Trigger, past: readonly PastFiring[], liveness: Liveness): Omit<Firing, 'dedupKey'> {
 	const base = {rule, trigger};
 	if (trigger.chain.includes(rule.name))
-		return {...base, outcome: 'skip', reason: `rule ${rule.name} already fired in this chain (${trigger.chain.join(' → ')})`, message: null};
+		return {
+			...base,
+			outcome: 'skip',
+			reason: `rule ${rule.name} already fired in this chain (${trigger.chain.join(' → ')})`,
+			message: null,
+		};
 	switch (rule.action) {
 		case 'collision-policy':
 			return {...base, outcome: 'policy', reason: trigger.text, message: null};
@@ -91,7 +96,9 @@ function decide(rule: ReactionRule, trigger: Trigger, past: readonly PastFiring[
 					reason: `task ${trigger.taskId} is ${live.status}: nobody to send to`,
 					message: `${rule.name}: ${trigger.event} on task ${trigger.taskId}, which is ${live.status}; nothing was sent`,
 				};
-			const sends = past.filter(firing => firing.rule === rule.name && firing.taskId === trigger.taskId && firing.outcome === 'send');
+			const sends = past.filter(
+				firing => firing.rule === rule.name && firing.taskId === trigger.taskId && firing.outcome === 'send',
+			);
 			const recent = sends.find(firing => Math.abs(trigger.at - firing.at) < rule.retryWindowMs);
 			if (recent !== undefined)
 				return {
@@ -147,17 +154,25 @@ export type SendState = {
 	readonly retries: number;
 	readonly taskId: string;
 	/** Each attempt: `attempting` when claimed, then `delivered`, `failed` or `queued` (the last wins). */
-	readonly attempts: readonly {readonly attempt: number; readonly outcome: string; readonly at: number; readonly detail: string | null}[];
+	readonly attempts: readonly {
+		readonly attempt: number;
+		readonly outcome: string;
+		readonly at: number;
+		readonly detail: string | null;
+	}[];
 };
 
-/** An attempt claimed and never finished within this time is taken as unknown: never tried again (at most once). */
+/** An attempt claimed and not finished within this time is taken as failed. */
 export const ATTEMPT_UNKNOWN_MS = 120_000;
 
 /** What to do next for one send: attempt N, escalate (why), or nothing. */
 export function nextDelivery(
 	state: SendState,
 	now: number,
-): {readonly kind: 'attempt'; readonly attempt: number} | {readonly kind: 'escalate'; readonly reason: string} | {readonly kind: 'none'} {
+):
+	| {readonly kind: 'attempt'; readonly attempt: number}
+	| {readonly kind: 'escalate'; readonly reason: string}
+	| {readonly kind: 'none'} {
 	const byAttempt = new Map<number, {outcome: string; at: number; detail: string | null}>();
 	for (const attempt of state.attempts) {
 		const known = byAttempt.get(attempt.attempt);
@@ -167,10 +182,9 @@ export function nextDelivery(
 	if (last === 0) return {kind: 'attempt', attempt: 1};
 	const outcome = byAttempt.get(last);
 	if (outcome === undefined || outcome.outcome === 'delivered' || outcome.outcome === 'queued') return {kind: 'none'};
-	if (outcome.outcome === 'attempting')
-		return now - outcome.at > ATTEMPT_UNKNOWN_MS
-			? {kind: 'escalate', reason: `delivery attempt ${last} never said how it went: not tried again`}
-			: {kind: 'none'};
+	// An attempt that never said how it went (its process died) counts as failed: the message's own
+	// key (one per firing) keeps a second attempt from queueing it twice.
+	if (outcome.outcome === 'attempting' && now - outcome.at <= ATTEMPT_UNKNOWN_MS) return {kind: 'none'};
 	if (last <= state.retries) return {kind: 'attempt', attempt: last + 1};
-	return {kind: 'escalate', reason: `not delivered after ${last} attempts: ${outcome.detail ?? 'failed'}`};
+	return {kind: 'escalate', reason: `not delivered after ${last} attempts: ${outcome.detail ?? 'no answer'}`};
 }
