@@ -8,6 +8,7 @@ import {
 	type CallAnswer,
 	type DecideOutcome,
 	type JumpOutcome,
+	type MessageOutcome,
 	type OrderSendBackOutcome,
 	type SendBackOutcome,
 	type StopOutcome,
@@ -51,6 +52,8 @@ export type BoardActions = {
 	) => Promise<DecideOutcome>;
 	/** Takes the person's tmux client to the task's pane (the function behind `controlroom jump`, docs/tmux.md). */
 	readonly jump?: (taskId: string) => Promise<JumpOutcome>;
+	/** A word to a running agent (the function behind `controlroom send`, docs/messages.md). */
+	readonly message?: (taskId: string, text: string) => Promise<MessageOutcome>;
 };
 
 type Wiring = {
@@ -72,6 +75,7 @@ function abilitiesOf(actions: BoardActions, isReadOnly: boolean): BoardAbilities
 		canSendBackOrder: actions.sendBackOrder !== undefined,
 		canDecide: actions.decide !== undefined,
 		canJump: actions.jump !== undefined,
+		canMessage: actions.message !== undefined,
 	};
 }
 
@@ -103,6 +107,8 @@ function perform(call: BoardCall, actions: BoardActions): CallAnswer | Promise<C
 			}));
 		case 'jump':
 			return wired(actions.jump, call)(call.taskId).then(outcome => ({...call, outcome}));
+		case 'message':
+			return wired(actions.message, call)(call.taskId, call.text).then(outcome => ({...call, outcome}));
 	}
 }
 

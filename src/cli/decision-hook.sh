@@ -4,7 +4,7 @@
 # ledger holds, and hands every other call to the Node hook with the same words and payload.
 #
 #   decision-hook.sh NODE BIN VERB [SHELL OPTIONS] -- [VERB'S OPTIONS]
-#     VERB          hold-hook or permission-hook (bin/controlroom's verbs)
+#     VERB          hold-hook, permission-hook or message-hook (bin/controlroom's verbs)
 #     --bash WORD   hold-hook: a word the run's hold patterns cannot match without, as it appears
 #                   in the payload's JSON (src/core/decisions/required-literals.ts); repeated
 #     --bash-any    hold-hook: a pattern needs no word known for certain: every Bash call to Node
@@ -20,6 +20,7 @@
 #     a Bash command with none of the words, a write inside the run's folder (resolved through
 #     links), an MCP tool marked read-only. A question can wait only for a call the policy held.
 #   permission-hook: a payload that is no PermissionRequest, or no ledger to ask in.
+#   message-hook: no message waits in the mailbox (the Stop of almost every turn).
 # Anything it cannot read for certain (a key twice, an escape in a value it reads, a path with dots)
 # goes to Node, which decides as it always did. If Node cannot be started, the hold hook denies a
 # headless call with the reason and the permission hook prints nothing: never allow on a fault.
@@ -61,7 +62,21 @@ fault() {
 	exit 0
 }
 
-case $verb in hold-hook | permission-hook) ;; *) fault 'the hook was given no verb it knows' ;; esac
+case $verb in hold-hook | permission-hook | message-hook) ;; *) fault 'the hook was given no verb it knows' ;; esac
+
+# message-hook (docs/messages.md): Node only when the mailbox beside the ledger holds a hint of a
+# message not known delivered; else nothing to give, and the payload is not even read.
+if [ "$verb" = message-hook ]; then
+	if [ -n "$CONTROLROOM_HOME" ]; then box=$CONTROLROOM_HOME/mailbox
+	elif [ -n "$XDG_STATE_HOME" ]; then box=$XDG_STATE_HOME/controlroom/mailbox
+	else box=$HOME/.local/state/controlroom/mailbox; fi
+	hinted=
+	for hint in "$box"/m-*; do
+		[ -e "$hint" ] && hinted=1
+		break
+	done
+	[ -n "$hinted" ] || exit 0
+fi
 
 # The payload, whole (Claude writes one line of JSON). `read` stops at each newline: lines joined back.
 payload=
@@ -140,6 +155,8 @@ inside() {
 
 # A payload that is not one JSON object is Node's to refuse (a fault: denied headless).
 case $payload in '{'*'}') ;; *) to_node "$@" ;; esac
+
+[ "$verb" = message-hook ] && to_node "$@"
 
 if [ "$verb" = permission-hook ]; then
 	field hook_event_name || to_node "$@"

@@ -11,6 +11,8 @@ export async function main(argv: readonly string[]): Promise<number> {
 			? await import('./commands/hold-hook.ts')
 			: verb === 'collision-hook'
 				? await import('./commands/collision-hook.ts')
-				: await import('./commands/permission-hook.ts');
+				: verb === 'message-hook'
+					? await import('./commands/message-hook.ts')
+					: await import('./commands/permission-hook.ts');
 	return command.run(rest);
 }

@@ -163,7 +163,7 @@ export const HELP_GROUPS: readonly HelpGroup[] = [
 	{title: 'watch', commands: ['demo', 'explain', 'jump', 'status', 'stats', 'workers']},
 	{title: 'audit', commands: ['verify', 'audit']},
 	{title: 'run agents', commands: ['reconcile', 'gateway', 'order']},
-	{title: 'answer', commands: ['decide', 'effects', 'review', 'send-back', 'ack', 'need', 'mediate', 'plan']},
+	{title: 'answer', commands: ['decide', 'send', 'effects', 'review', 'send-back', 'ack', 'need', 'mediate', 'plan']},
 	{
 		title: 'hand off',
 		commands: [
@@ -183,7 +183,7 @@ export const HELP_GROUPS: readonly HelpGroup[] = [
 	},
 	{title: 'fleet', commands: ['sync', 'otel']},
 	{title: 'set up', commands: ['hooks', 'doctor', 'config', 'completion', 'ingest', 'rejects']},
-	{title: 'run by the agents, not by hand', commands: ['hook', 'hold-hook', 'permission-hook']},
+	{title: 'run by the agents, not by hand', commands: ['hook', 'hold-hook', 'permission-hook', 'collision-hook', 'handoff-hook', 'message-hook']},
 ];
 
 /** One group's lines: each command and its summary, the summary wrapped under itself. */

@@ -123,6 +123,14 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		summary: "Claude Code's PreToolUse hook for file writes: the second writer held (installed by hooks install)",
 		load: () => import('./commands/collision-hook.ts'),
 	},
+	'message-hook': {
+		summary: "the Stop hook that gives a running agent a person's messages (installed by hooks install)",
+		load: () => import('./commands/message-hook.ts'),
+	},
+	send: {
+		summary: 'a word to a running agent: given to it at its next turn boundary',
+		load: () => import('./commands/send.ts'),
+	},
 	decide: {
 		summary: "answer an agent's question (a permission prompt, a deferred call): allow or deny",
 		load: () => import('./commands/decide.ts'),

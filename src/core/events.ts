@@ -465,12 +465,28 @@ const DECLARED = {
 		briefPath: text,
 		logPath: text,
 		claimReturned: z.optional(z.boolean()),
+		/** The acceptance lines sent back as unmet, each with its reason and who said so (docs/contracts.md, "Accepting"). */
+		unmetLines: anything,
 	}),
 	/**
 	 * A person accepted a hand-in that waited for its acceptor: `by` as given (`--as`, else the OS
 	 * user), and the OS user and uid of the process that said yes beside it.
 	 */
 	workAccepted: declare('work.accepted', {by: text, note: text, osUser: text, uid: count}),
+	/**
+	 * A person's verdict on one acceptance line of a hand-in (`accept`/`send-back --line N --met|--unmet`):
+	 * `by` the acceptor named, the OS user and uid of the process beside it (docs/contracts.md, "Accepting").
+	 */
+	workLineVerdict: declare('work.line_verdict', {
+		line: count,
+		verdict: text,
+		reason: text,
+		by: text,
+		osUser: text,
+		uid: count,
+		/** Who still owes which lines once this verdict is in (`waiting for lee: lines 2, 3`); null when nobody. */
+		waiting: text,
+	}),
 	/**
 	 * A gate refused a yes (approve, accept, ack, send-back, review) because an agent asked
 	 * (docs/security.md): on the task or order asked about, with who asked and why it is an agent.

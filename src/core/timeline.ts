@@ -267,6 +267,10 @@ function describeRaw(event: LedgerEvent): string {
 			return clip(
 				`accepted by ${event.data.by ?? 'unknown'}${event.data.osUser && event.data.osUser !== event.data.by ? ` (OS user ${event.data.osUser})` : ''}`,
 			);
+		case EventType.workLineVerdict:
+			return clip(
+				`line ${event.data.line ?? '?'} ${event.data.verdict ?? '?'} (${event.data.by ?? 'unknown'})${event.data.reason ? `: ${event.data.reason}` : ''}`,
+			);
 		case EventType.gateRefused:
 			return clip(
 				`refused: an agent asked to ${event.data.verb ?? '?'} ${event.data.target ?? ''} (${event.data.reason ?? 'not a person'})`,

@@ -137,6 +137,7 @@ describe('a read-only board (board --read-only)', () => {
 		BoardCommand.approve,
 		BoardCommand.mark,
 		BoardCommand.sendBack,
+		BoardCommand.message,
 		BoardCommand.acknowledge,
 		BoardCommand.confirm,
 		BoardCommand.cancel,

@@ -55,7 +55,10 @@ type Settings = {hooks: Record<string, {matcher?: string; hooks: {command: strin
 
 /** Our entries: the spool hook (the default) or the direct Node hook. */
 /** Our lifecycle hook; the collision hook, a PreToolUse entry of its own, is checked apart. */
-const isOurs = (command: string) => /spool-hook\.sh|controlroom/.test(command) && !command.endsWith(' collision-hook');
+const isOurs = (command: string) =>
+	/spool-hook\.sh|controlroom/.test(command) && !command.endsWith(' collision-hook') && !isMessageHook(command);
+/** The message hook (docs/messages.md): a Stop entry of its own, checked apart. */
+const isMessageHook = (command: string) => / message-hook( -- --agent codex)?$/.test(command);
 const isHandoffHook = (command: string) => /controlroom handoff-hook$/.test(command);
 const SPOOL_COMMAND = /^\/bin\/sh \/\S+\/dist\/producers\/spool-hook\.sh$/;
 const DIRECT_COMMAND = /^\/\S+node\S* \/\S+\/bin\/controlroom hook$/;
@@ -93,6 +96,11 @@ describe('controlroom hooks install --claude --project DIR', () => {
 			expect(ours, event).toHaveLength(1);
 			expect(ours?.[0]?.command).toMatch(SPOOL_COMMAND);
 		}
+		// And Stop has the message hook beside it (docs/messages.md), once, through the shell hook
+		const message = installed.hooks['Stop']?.flatMap(group => group.hooks).filter(hook => isMessageHook(hook.command));
+		expect(message?.map(hook => hook.command)).toEqual([
+			expect.stringMatching(/^\/bin\/sh \/\S+\/dist\/cli\/decision-hook\.sh \S+ \S+\/bin\/controlroom message-hook$/),
+		]);
 		// And SessionStart has the handoff hook beside it (docs/handoffs.md), once
 		const handoff = installed.hooks['SessionStart']?.flatMap(group => group.hooks).filter(hook => isHandoffHook(hook.command));
 		expect(handoff?.map(hook => [hook.command, (hook as {timeout?: number}).timeout])).toEqual([
@@ -372,7 +380,7 @@ describe('controlroom hooks install on a file the user keeps their own way', () 
 		const after = JSON.parse(readFileSync(settings, 'utf8')) as {hooks: Record<string, unknown[]>};
 		// Then every odd entry is kept as it was, and ours is added beside them
 		expect(after.hooks['Stop']?.slice(0, 5)).toEqual(odd.hooks.Stop);
-		expect(after.hooks['Stop']).toHaveLength(6);
+		expect(after.hooks['Stop']).toHaveLength(7); // the lifecycle hook and the message hook
 		expect(after.hooks['SessionStart']).toHaveLength(2); // the lifecycle hook and the handoff hook
 		expect(hooksCli(['status', '--project', project], env)).toContain('claude (project)');
 		hooksCli(['uninstall', '--claude', '--project', project], env);
@@ -380,7 +388,7 @@ describe('controlroom hooks install on a file the user keeps their own way', () 
 		// A null hooks key counts as none
 		writeFileSync(settings, '{"hooks": null, "model": "opus"}');
 		hooksCli(['install', '--claude', '--project', project], env);
-		expect(JSON.parse(readFileSync(settings, 'utf8'))).toMatchObject({model: 'opus', hooks: {Stop: [expect.anything()]}});
+		expect(JSON.parse(readFileSync(settings, 'utf8'))).toMatchObject({model: 'opus', hooks: {Stop: [expect.anything(), expect.anything()]}});
 	});
 
 	it('honours CLAUDE_CONFIG_DIR: install, status and uninstall use the settings file Claude Code reads', () => {

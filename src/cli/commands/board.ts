@@ -231,6 +231,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 			return {isStopped: result.outcome === 'stopped', message: result.message};
 		},
 		sendBack: async (taskId, reason) => (await import('../board-send-back.ts')).sendBackFromBoard(ledger, taskId, reason),
+		message: async (taskId, text) => (await import('../board-message.ts')).messageFromBoard(ledger, taskId, text),
 		approveEffects: async refs => (await import('../../gates/effects/board-actions.ts')).approveFromBoard(ledger, refs),
 		sendBackOrder: async (orderId, reason) =>
 			(await import('../../gates/effects/held.ts')).sendBackHeld(ledger, orderId, reason, 'board'),

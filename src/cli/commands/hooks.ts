@@ -21,6 +21,7 @@ import {
 	handoffHookEntry,
 	permissionHookEntry,
 	collisionHookEntry,
+	messageHookEntry,
 	SettingsError,
 	uninstallHooksFile,
 	uninstallNotify,
@@ -118,7 +119,7 @@ function runInstall(
 		out(
 			describeChange(
 				'claude',
-				installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, command, [permission, collision, handoff]),
+				installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, command, [permission, collision, handoff, messageHookEntry(paths.decision, 'claude')]),
 				'added',
 			),
 		);
@@ -127,7 +128,7 @@ function runInstall(
 		if (options.isProject) out(`codex: reads hooks only from $CODEX_HOME (${targets.codexHome}); installing there`);
 		const hooksFile = join(targets.codexHome, 'hooks.json');
 		const command = hookCommand(hookArgv(options.kind, paths, 'codex'));
-		out(describeChange('codex', installHooksFile(hooksFile, CODEX_EVENTS, command, [], CODEX_TIMEOUTS), 'added'));
+		out(describeChange('codex', installHooksFile(hooksFile, CODEX_EVENTS, command, [messageHookEntry(paths.decision, 'codex')], CODEX_TIMEOUTS), 'added'));
 		const notify = installNotify(join(targets.codexHome, 'config.toml'), hookArgv(options.kind, paths, 'codex'));
 		if (notify.existing !== null) {
 			out(

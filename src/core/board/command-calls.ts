@@ -23,6 +23,9 @@ export type DecideOutcome = {readonly isAnswered: boolean; readonly message: str
 /** What a jump to an agent's tmux pane came to (docs/tmux.md). */
 export type JumpOutcome = {readonly isJumped: boolean; readonly message: string};
 
+/** What a message to a running agent came to (docs/messages.md). */
+export type MessageOutcome = {readonly isSent: boolean; readonly message: string};
+
 /** What sending an order's held effects back came to. */
 export type OrderSendBackOutcome = {readonly message: string};
 
@@ -41,7 +44,8 @@ export type BoardCall =
 			readonly headroom?: number;
 	  }
 	| {readonly kind: 'acknowledge'; readonly taskId: string; readonly signalAt: number; readonly now: number}
-	| {readonly kind: 'jump'; readonly taskId: string};
+	| {readonly kind: 'jump'; readonly taskId: string}
+	| {readonly kind: 'message'; readonly taskId: string; readonly text: string};
 
 type Outcomes = {
 	readonly stop: StopOutcome;
@@ -52,6 +56,7 @@ type Outcomes = {
 	/** What to tell the person when it is not plain; nothing when it is. */
 	readonly acknowledge: string | void;
 	readonly jump: JumpOutcome;
+	readonly message: MessageOutcome;
 };
 
 /** A call with what its adapter answered. */
@@ -76,6 +81,7 @@ export function callStartedNotice(call: BoardCall): Notice | null {
 		case 'send-back-order':
 		case 'acknowledge':
 		case 'jump':
+		case 'message':
 			return null;
 		default:
 			return assertNever(call);
@@ -101,6 +107,8 @@ export function callAnsweredNotice(answer: CallAnswer, w: KeyWords = keyWordsOf(
 			return {tone: 'ok', text: answer.outcome ?? `acknowledged ${answer.taskId}`};
 		case 'jump':
 			return {tone: answer.outcome.isJumped ? 'ok' : 'warn', text: `${w[BoardCommand.jump]}: ${answer.outcome.message}`};
+		case 'message':
+			return {tone: answer.outcome.isSent ? 'ok' : 'warn', text: `${w[BoardCommand.message]}: ${answer.outcome.message}`};
 		default:
 			return assertNever(answer);
 	}
@@ -127,6 +135,8 @@ export function callFailedNotice(call: BoardCall, error: unknown, w: KeyWords = 
 			return {tone: 'error', text: `${w[BoardCommand.acknowledge]}: acknowledging ${call.taskId} failed: ${why}`};
 		case 'jump':
 			return {tone: 'error', text: `${w[BoardCommand.jump]}: ${call.taskId}: ${why}`};
+		case 'message':
+			return {tone: 'error', text: `${w[BoardCommand.message]}: ${call.taskId}: ${why}`};
 		default:
 			return assertNever(call);
 	}

@@ -25,6 +25,8 @@ export type BoardAbilities = {
 	readonly canDecide?: boolean;
 	/** Jumping to an agent's tmux pane (docs/tmux.md). */
 	readonly canJump?: boolean;
+	/** A word to a running agent (docs/messages.md). */
+	readonly canMessage?: boolean;
 	/** A board for a shared screen (`board --read-only`): every action key is refused, saying so. */
 	readonly isReadOnly?: boolean;
 };
@@ -159,7 +161,9 @@ function cancel(state: BoardState, w: KeyWords): BoardPlan {
 				: `${w[BoardCommand.sendBack]}: cancelled; %s still waits, nothing was denied`;
 		said.push(notify({tone: 'info', text: nothing.replace('%s', state.prompt.decisionId)}));
 	}
-	if (state.mode === 'input' && state.promptTaskId !== null) {
+	if (state.mode === 'input' && state.prompt?.kind === 'message' && state.promptTaskId !== null) {
+		said.push(notify({tone: 'info', text: `${w[BoardCommand.message]}: cancelled; nothing was sent to ${state.promptTaskId}`}));
+	} else if (state.mode === 'input' && state.promptTaskId !== null) {
 		said.push(notify({tone: 'info', text: `${w[BoardCommand.sendBack]}: cancelled; ${state.promptTaskId} was not sent back`}));
 	}
 	return act([...said, {type: 'back'}]);
@@ -269,6 +273,18 @@ function sendBack(state: BoardState, screen: ScreenView, abilities: BoardAbiliti
 	return act([{type: 'start-prompt', kind: 'reason', taskId}]);
 }
 
+/** m: a prompt for a word to the running agent under the cursor (docs/messages.md). */
+function message(state: BoardState, screen: ScreenView, abilities: BoardAbilities): BoardPlan {
+	const w = screen.keys;
+	const taskId = commandTarget(state, screen);
+	if (taskId === null) return refuse(`${w[BoardCommand.message]}: no task selected`);
+	const status = state.tasks.get(taskId)?.status;
+	if (status === 'done' || status === 'failed' || status === 'stopped' || status === 'lost')
+		return refuse(`${w[BoardCommand.message]}: ${taskId} has ended (${status}); a message reaches only a running agent`);
+	if (!abilities.canMessage) return refuse(`${w[BoardCommand.message]}: sending a message is not available here`);
+	return act([{type: 'start-prompt', kind: 'message', taskId}]);
+}
+
 /**
  * Enter in a prompt: a filter applies, a task's reason becomes the reducer's pending send-back;
  * a reason with an order sends that order's held effects back.
@@ -278,6 +294,13 @@ export function planSubmit(state: BoardState, abilities: BoardAbilities, w: KeyW
 	const committed: BoardAction[] = [{type: 'prompt-commit'}];
 	// An answer to a question is checked once the reducer holds the whole text (planPendingAnswer).
 	if (prompt?.decisionId !== undefined) return act(committed);
+	if (prompt?.kind === 'message') {
+		const taskId = state.promptTaskId;
+		if (taskId === null) return act(committed);
+		if (prompt.text.trim() === '') return refuse(`${w[BoardCommand.message]}: nothing typed; nothing was sent to ${taskId}`, committed);
+		if (!abilities.canMessage) return refuse(`${w[BoardCommand.message]}: sending a message is not available here`, committed);
+		return callAfter(committed, {kind: 'message', taskId, text: prompt.text});
+	}
 	if (prompt?.kind !== 'reason' || prompt.orderId === undefined) return act(committed);
 	const reason = prompt.text.trim();
 	if (reason === '')
@@ -409,6 +432,7 @@ const ACTION_PLANS = {
 		return callAfter([], {kind: 'acknowledge', taskId: entry.taskId, signalAt: entry.at, now});
 	},
 	[BoardCommand.sendBack]: ({state, screen, abilities}) => sendBack(state, screen, abilities),
+	[BoardCommand.message]: ({state, screen, abilities}) => message(state, screen, abilities),
 	[BoardCommand.approve]: ({state, screen, abilities}) => {
 		const w = screen.keys;
 		const decisionId = decisionUnderCursor(state, screen);

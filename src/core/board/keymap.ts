@@ -32,6 +32,7 @@ export const BoardCommand = {
 	approve: 'effects.approve',
 	mark: 'effects.mark',
 	sendBack: 'work.send-back',
+	message: 'task.message',
 	acknowledge: 'queue.acknowledge',
 	filter: 'view.filter',
 	sort: 'view.sort',
@@ -292,6 +293,15 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		modes: [...BROWSE, 'timeline', 'decisions', 'question'],
 		inBar: true,
 		short: {list: 'send back', queue: 'send back', timeline: 'send back', decisions: 'deny', question: 'deny'},
+		isAction: true,
+	},
+	{
+		command: BoardCommand.message,
+		keys: ['m'],
+		description: 'a word to the running agent under the cursor: type it, Enter sends; it gets it at its next turn boundary',
+		modes: [...BROWSE, 'timeline'],
+		inBar: false,
+		short: 'message',
 		isAction: true,
 	},
 	{

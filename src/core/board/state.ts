@@ -36,7 +36,7 @@ export type LedgerFileAlert = {
 };
 
 /** What a text prompt is for. */
-export type PromptKind = 'filter' | 'reason' | 'headroom';
+export type PromptKind = 'filter' | 'reason' | 'headroom' | 'message';
 
 /** A view opened over the lanes, and the mode Esc returns to. */
 type Opened = {readonly taskId: string; readonly returnMode: BoardMode};
@@ -403,6 +403,8 @@ function commitPrompt(state: BoardState): BoardState {
 	if (!prompt) return state;
 	const closed = {...state, mode: state.previousMode, prompt: null, promptTaskId: null};
 	if (prompt.kind === 'filter') return {...closed, filter: prompt.text.trim()};
+	// A message is sent by the plan of Enter (planSubmit), with the text as typed.
+	if (prompt.kind === 'message') return closed;
 	if (prompt.decisionId !== undefined) {
 		// Answered from its drill-in, the question closes: the panel shows whether it still waits.
 		const fromQuestion = state.previousMode === 'question' && state.question;

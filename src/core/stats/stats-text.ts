@@ -65,7 +65,7 @@ export function statsLines(stats: Stats, options: {readonly weeks?: number} = {}
 		...table.slice(0, 1 + shown.length),
 		...(hidden > 0 ? [`(${hidden} earlier week${hidden === 1 ? '' : 's'} in controlroom stats)`] : []),
 		...table.slice(1 + shown.length),
-		`Needs you (Q): ${stats.needsYou.now} now, at most ${stats.needsYou.max}, ${stats.needsYou.overFiveMs === 0 ? 'never over five' : `over five for ${formatDuration(stats.needsYou.overFiveMs)}`}`,
+		`Needs you (Q; needs, reviews, failures): ${stats.needsYou.now} now, at most ${stats.needsYou.max}, ${stats.needsYou.overFiveMs === 0 ? 'never over five' : `over five for ${formatDuration(stats.needsYou.overFiveMs)}`}`,
 		`Handoffs: ${handoffs.taken} taken, ${handoffs.cameBackMissingInfo} came back for missing information (${stats.missingInfoNeeds} missing_info need${stats.missingInfoNeeds === 1 ? '' : 's'})`,
 		`Passes back: ${passesBack.total} over ${passesBack.contracts} contract${passesBack.contracts === 1 ? '' : 's'}, at most ${passesBack.max} of one${most === '' ? '' : ` (${most})`}`,
 	];

@@ -56,9 +56,9 @@ const NOTIFY_COMMENT = '# added by `controlroom hooks install`; `controlroom hoo
  * Recognises a command of ours, whatever path it was installed from: the spool hook
  * (`/bin/sh .../spool-hook.sh`, the default) or the direct Node hook (`... controlroom hook`).
  */
-const OUR_COMMAND = /(controlroom['"]?\s+(hook|permission-hook|collision-hook|handoff-hook)|spool-hook\.sh['"]?)(\s|$)/;
+const OUR_COMMAND = /(controlroom['"]?\s+(hook|permission-hook|collision-hook|handoff-hook|message-hook)|spool-hook\.sh['"]?)(\s|$)/;
 /** Our hooks that sit beside the lifecycle hook in the same event, each one entry of its own. */
-const BESIDE_VERB = /controlroom['"]?\s+(permission-hook|collision-hook|handoff-hook)(\s|$)/;
+const BESIDE_VERB = /controlroom['"]?\s+(permission-hook|collision-hook|handoff-hook|message-hook)(\s|$)/;
 /** The SessionStart handoff hook, which `hooks status` names apart from the lifecycle hook. */
 const HANDOFF_HOOK = /controlroom['"]?\s+handoff-hook(\s|$)/;
 
@@ -294,6 +294,29 @@ export function permissionHookEntry(
 }
 
 /**
+ * The Stop hook that gives a running agent its messages (docs/messages.md): `/bin/sh
+ * decision-hook.sh NODE BIN message-hook [-- --agent codex]`. Its shell part answers the Stop of
+ * a turn with no message waiting without starting Node.
+ */
+export function messageHookEntry(
+	program: {readonly node: string; readonly bin: string; readonly script: string},
+	agent: 'claude' | 'codex',
+): HookEntry {
+	return {
+		event: 'Stop',
+		command: hookCommand([
+			'/bin/sh',
+			program.script,
+			program.node,
+			program.bin,
+			'message-hook',
+			...(agent === 'codex' ? ['--', '--agent', 'codex'] : []),
+		]),
+		timeoutSeconds: HOOK_TIMEOUT_SECONDS,
+	};
+}
+
+/**
  * Claude Code's SessionStart handoff hook (docs/handoffs.md): `NODE BIN handoff-hook`, which prints
  * the repository's latest handoff as the new session's context. A Node process, once per session.
  */
@@ -382,10 +405,10 @@ export function installedCommands(file: string): {event: string; command: string
 	const hooks = hooksObject(settings, file);
 	return Object.keys(hooks).flatMap(event => {
 		// One per role: the lifecycle hook, and on SessionStart the handoff hook beside it.
-		// The collision hook is told apart by its matcher group and never named here.
+		// The collision hook is told apart by its matcher group, the message hook by its verb: never named here.
 		const ours = groupsOf(hooks, event, file)
 			.flatMap(entriesOf)
-			.filter(entry => isOurs(entry) && roleOf((entry as Json)['command']) !== 'collision-hook');
+			.filter(entry => isOurs(entry) && !['collision-hook', 'message-hook'].includes(roleOf((entry as Json)['command'])));
 		const statusRole = (command: unknown) => (typeof command === 'string' && HANDOFF_HOOK.test(command) ? 'handoff' : 'other');
 		const byRole = new Map(ours.map(entry => [statusRole((entry as Json)['command']), entry] as const));
 		return [...byRole.values()].flatMap(entry => (isRecord(entry) ? [{event, command: String(entry['command'])}] : []));

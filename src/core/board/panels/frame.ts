@@ -61,6 +61,8 @@ function promptLabel(state: BoardState, w: KeyWords): string {
 		const decision = state.decisions.find(candidate => candidate.id === prompt.decisionId);
 		return `allow ${prompt.decisionId ?? ''} — ${decision ? terminalSafe(budgetWords(decision)) : 'budget'}; tokens to add (${enter} alone: +${decision ? defaultHeadroom(decision) : '?'}, ${esc} cancels): `;
 	}
+	if (prompt?.kind === 'message')
+		return `message to ${state.promptTaskId ?? 'it'}, given at its next turn boundary (${enter} sends, ${esc} cancels): `;
 	if (prompt?.decisionId !== undefined)
 		return `deny ${prompt.decisionId} — reason the agent reads (${enter} denies, ${esc} cancels): `;
 	return `send ${state.promptTaskId ?? 'it'} back — reason (${enter} sends, ${esc} cancels): `;
