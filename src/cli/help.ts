@@ -162,7 +162,7 @@ export const HELP_GROUPS: readonly HelpGroup[] = [
 	{title: 'most used', commands: ['board', 'run', 'snapshot', 'timeline', 'stop']},
 	{title: 'watch', commands: ['demo', 'explain', 'jump', 'status', 'stats', 'workers']},
 	{title: 'audit', commands: ['verify', 'audit']},
-	{title: 'run agents', commands: ['reconcile', 'gateway', 'order']},
+	{title: 'run agents', commands: ['reconcile', 'gateway', 'order', 'reactions', 'ci']},
 	{title: 'answer', commands: ['decide', 'send', 'effects', 'review', 'send-back', 'ack', 'need', 'mediate', 'plan']},
 	{
 		title: 'hand off',
@@ -183,7 +183,10 @@ export const HELP_GROUPS: readonly HelpGroup[] = [
 	},
 	{title: 'fleet', commands: ['sync', 'otel']},
 	{title: 'set up', commands: ['hooks', 'doctor', 'config', 'completion', 'ingest', 'rejects']},
-	{title: 'run by the agents, not by hand', commands: ['hook', 'hold-hook', 'permission-hook', 'collision-hook', 'handoff-hook', 'message-hook']},
+	{
+		title: 'run by the agents, not by hand',
+		commands: ['hook', 'hold-hook', 'permission-hook', 'collision-hook', 'handoff-hook', 'message-hook'],
+	},
 ];
 
 /** One group's lines: each command and its summary, the summary wrapped under itself. */

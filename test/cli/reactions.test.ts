@@ -112,6 +112,9 @@ describe('ci report → ci-failed → send', () => {
 			const timeline = runCli(['timeline', taskId], {env: env()}).stdout;
 			expect(timeline).toContain('reaction ci-log-to-owner on ci-failed: send');
 			expect(timeline).toContain('reaction ci-log-to-owner on ci-failed: skip');
+			const explained = runCli(['explain', taskId], {env: env()}).stdout;
+			expect(explained).toMatch(/^reactions 2 firings  \[reported\]$/m);
+			expect(explained).toMatch(/reaction\.fired #\d+ by reactions, .* ago: reaction ci-log-to-owner on ci-failed: send/);
 		},
 	);
 
