@@ -8,7 +8,11 @@ import {AmbiguousTaskError} from '../ledger/reader.ts';
  * The board's m: a word to the running agent under the cursor, through the function behind
  * `controlroom send` (the actor rule first). Loaded at the first m, as the send-back is at the first x.
  */
-export function messageFromBoard(ledger: Ledger, taskId: string, text: string): Promise<{readonly isSent: boolean; readonly message: string}> {
+export function messageFromBoard(
+	ledger: Ledger,
+	taskId: string,
+	text: string,
+): Promise<{readonly isSent: boolean; readonly message: string}> {
 	try {
 		const queued = sendAsPerson(ledger, {taskRef: taskId, text, source: 'board'});
 		return Promise.resolve({

@@ -112,7 +112,9 @@ describe('controlroom send', () => {
 		expect(ended.status, ended.stderr).toBe(0);
 		const refused = runAsPerson(['send', 'ends at once', 'hello'], {env: env()});
 		expect(refused.status).toBe(1);
-		expect(refused.stderr.trim()).toMatch(/^controlroom: send: task w-\w+ has ended \(done\); a message reaches only a running agent$/);
+		expect(refused.stderr.trim()).toMatch(
+			/^controlroom: send: task w-\w+ has ended \(done\); a message reaches only a running agent$/,
+		);
 	});
 
 	it('refuses an agent (no terminal of its own): exit 77, recorded, nothing sent', () => {

@@ -366,6 +366,28 @@ describe('questions and prompts', () => {
 		);
 	});
 
+	it('m on a running task asks for the message; enter sends it as typed; esc and an ended task send nothing', () => {
+		const wired = {...ALL_WIRED, canMessage: true};
+		expect(press(onRow('t-progress'), 'm', wired)).toEqual(acts({type: 'start-prompt', kind: 'message', taskId: 't-progress'}));
+		expect(press(onRow('t-done'), 'm', wired)).toEqual(
+			refused('m: t-done has ended (done); a message reaches only a running agent'),
+		);
+		expect(press(onRow('t-progress'), 'm')).toEqual(refused('m: sending a message is not available here'));
+		const typed = (text: string) =>
+			board({type: 'start-prompt', kind: 'message', taskId: 't-progress'}, {type: 'prompt-input', text});
+		expect(press(typed('use v2\u001b[31m'), 'enter', wired)).toEqual(
+			calls([{type: 'prompt-commit'}], {kind: 'message', taskId: 't-progress', text: 'use v2\u001b[31m'}),
+		);
+		expect(press(typed('  '), 'enter', wired)).toEqual(
+			refused('m: nothing typed; nothing was sent to t-progress', [{type: 'prompt-commit'}]),
+		);
+		expect(press(typed('use v2'), 'esc', wired)).toEqual(
+			acts(info('m: cancelled; nothing was sent to t-progress'), {type: 'back'}),
+		);
+		// Committed, the prompt closes and no send-back is pending
+		expect(reduceBoard(typed('use v2'), {type: 'prompt-commit'}).pendingSendBack).toBeNull();
+	});
+
 	it("enter with an order's reason sends its held effects back, and refuses an empty reason", () => {
 		const prompt = (text: string) => board({type: 'start-prompt', kind: 'reason', orderId: 'o-42'}, {type: 'prompt-input', text});
 		expect(press(prompt('  wrong folder '), 'enter')).toEqual(

@@ -388,7 +388,10 @@ describe('controlroom hooks install on a file the user keeps their own way', () 
 		// A null hooks key counts as none
 		writeFileSync(settings, '{"hooks": null, "model": "opus"}');
 		hooksCli(['install', '--claude', '--project', project], env);
-		expect(JSON.parse(readFileSync(settings, 'utf8'))).toMatchObject({model: 'opus', hooks: {Stop: [expect.anything(), expect.anything()]}});
+		expect(JSON.parse(readFileSync(settings, 'utf8'))).toMatchObject({
+			model: 'opus',
+			hooks: {Stop: [expect.anything(), expect.anything()]},
+		});
 	});
 
 	it('honours CLAUDE_CONFIG_DIR: install, status and uninstall use the settings file Claude Code reads', () => {

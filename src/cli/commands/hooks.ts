@@ -119,7 +119,12 @@ function runInstall(
 		out(
 			describeChange(
 				'claude',
-				installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, command, [permission, collision, handoff, messageHookEntry(paths.decision, 'claude')]),
+				installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, command, [
+					permission,
+					collision,
+					handoff,
+					messageHookEntry(paths.decision, 'claude'),
+				]),
 				'added',
 			),
 		);
@@ -128,7 +133,13 @@ function runInstall(
 		if (options.isProject) out(`codex: reads hooks only from $CODEX_HOME (${targets.codexHome}); installing there`);
 		const hooksFile = join(targets.codexHome, 'hooks.json');
 		const command = hookCommand(hookArgv(options.kind, paths, 'codex'));
-		out(describeChange('codex', installHooksFile(hooksFile, CODEX_EVENTS, command, [messageHookEntry(paths.decision, 'codex')], CODEX_TIMEOUTS), 'added'));
+		out(
+			describeChange(
+				'codex',
+				installHooksFile(hooksFile, CODEX_EVENTS, command, [messageHookEntry(paths.decision, 'codex')], CODEX_TIMEOUTS),
+				'added',
+			),
+		);
 		const notify = installNotify(join(targets.codexHome, 'config.toml'), hookArgv(options.kind, paths, 'codex'));
 		if (notify.existing !== null) {
 			out(

@@ -297,7 +297,8 @@ export function planSubmit(state: BoardState, abilities: BoardAbilities, w: KeyW
 	if (prompt?.kind === 'message') {
 		const taskId = state.promptTaskId;
 		if (taskId === null) return act(committed);
-		if (prompt.text.trim() === '') return refuse(`${w[BoardCommand.message]}: nothing typed; nothing was sent to ${taskId}`, committed);
+		if (prompt.text.trim() === '')
+			return refuse(`${w[BoardCommand.message]}: nothing typed; nothing was sent to ${taskId}`, committed);
 		if (!abilities.canMessage) return refuse(`${w[BoardCommand.message]}: sending a message is not available here`, committed);
 		return callAfter(committed, {kind: 'message', taskId, text: prompt.text});
 	}

@@ -56,7 +56,8 @@ const NOTIFY_COMMENT = '# added by `controlroom hooks install`; `controlroom hoo
  * Recognises a command of ours, whatever path it was installed from: the spool hook
  * (`/bin/sh .../spool-hook.sh`, the default) or the direct Node hook (`... controlroom hook`).
  */
-const OUR_COMMAND = /(controlroom['"]?\s+(hook|permission-hook|collision-hook|handoff-hook|message-hook)|spool-hook\.sh['"]?)(\s|$)/;
+const OUR_COMMAND =
+	/(controlroom['"]?\s+(hook|permission-hook|collision-hook|handoff-hook|message-hook)|spool-hook\.sh['"]?)(\s|$)/;
 /** Our hooks that sit beside the lifecycle hook in the same event, each one entry of its own. */
 const BESIDE_VERB = /controlroom['"]?\s+(permission-hook|collision-hook|handoff-hook|message-hook)(\s|$)/;
 /** The SessionStart handoff hook, which `hooks status` names apart from the lifecycle hook. */
