@@ -24,7 +24,9 @@ export type YesVerb =
 	| 'send'
 	// Letting a connector or a script in (docs/serve.md).
 	| 'serve approve'
-	| 'serve tokens new';
+	| 'serve tokens new'
+	// Removing a run's worktree whatever it holds (docs/wrapper.md).
+	| 'worktree remove --force';
 
 /** One ask for a yes: the verb, what it is about (a task, an order, a queue entry), and the door it came through. */
 export type YesRequest = {
