@@ -112,6 +112,11 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		load: () => import('./commands/send-back.ts'),
 	},
 	accept: {summary: 'accept a hand-in that waits for its acceptor', load: () => import('./commands/accept.ts')},
+	reactions: {
+		summary: 'check the reaction rules, or run them once (--dry-run: what would fire)',
+		load: () => import('./commands/reactions.ts'),
+	},
+	ci: {summary: "report a CI run's result for a task; the reaction rules run on it", load: () => import('./commands/ci.ts')},
 	need: {summary: 'put a need of your own in the human queue', load: () => import('./commands/need.ts')},
 	ack: {summary: "acknowledge a task's entry in the human queue", load: () => import('./commands/ack.ts')},
 	'permission-hook': {

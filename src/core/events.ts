@@ -200,6 +200,40 @@ const DECLARED = {
 		/** The payload as the agent sent it, long strings cut. */
 		payload: anything,
 	}),
+	/**
+	 * A CI run's result reported for a task (`controlroom ci report`, docs/reactions.md): the end of
+	 * its log as plain lines (escape codes taken out), how long the log was, where it came from.
+	 */
+	ciReported: declare('ci.reported', {
+		status: text,
+		logLines: z.optional(z.array(z.string())),
+		logTotalLines: count,
+		logBytes: count,
+		log: text,
+		url: text,
+	}),
+	/**
+	 * A reaction rule fired (docs/reactions.md): which rule, on which trigger (`trigger`, its key;
+	 * `triggerSeq`, the event), the action and what came of it (`outcome`: send, skip, escalate,
+	 * notify, policy), why, and the message a send carries. Never an approval.
+	 */
+	reactionFired: declare('reaction.fired', {
+		rule: text,
+		on: text,
+		action: text,
+		outcome: text,
+		reason: text,
+		trigger: text,
+		triggerSeq: count,
+		/** When the trigger happened (the retry window is measured between triggers). */
+		triggerAt: count,
+		message: text,
+		/** The rules fired before this one in a chain of firings (a firing's own events trigger rules too). */
+		chain: z.optional(z.array(z.string())),
+		retries: count,
+	}),
+	/** One delivery attempt of a send firing (`firedSeq`): attempting, then delivered or failed. */
+	reactionDelivery: declare('reaction.delivery', {rule: text, firedSeq: count, attempt: count, outcome: text, detail: text}),
 	/** `actor`: who raised it (an MCP worker, a person), where known. */
 	needRaised: declare('need.raised', {message: text, kind: text, lane: text, actor: text}),
 	acknowledged: declare('queue.acknowledged', {signalAt: count}),

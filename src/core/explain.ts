@@ -9,7 +9,7 @@ import {applyEvent, isSessionAtRest, isWaitingForPerson, type Task} from './task
 import {describeEvent} from './timeline.ts';
 
 /** The things the board shows about a task, each explained. */
-export const EXPLAINED_FIELDS = ['status', 'health', 'pid', 'progress', 'tokens', 'lane', 'queue'] as const;
+export const EXPLAINED_FIELDS = ['status', 'health', 'pid', 'progress', 'tokens', 'lane', 'queue', 'reactions'] as const;
 export type ExplainedField = (typeof EXPLAINED_FIELDS)[number];
 
 /**
@@ -411,6 +411,22 @@ function explainQueue(input: ExplainInput, setters: Setters): Fact {
 	);
 }
 
+/** The reaction rules that fired on the task and their deliveries (docs/reactions.md); null when none did. */
+function explainReactions(input: ExplainInput): Fact | null {
+	const events = input.events.filter(
+		event => event.type === EventType.reactionFired || event.type === EventType.reactionDelivery,
+	);
+	const fired = events.filter(event => event.type === EventType.reactionFired).length;
+	if (events.length === 0) return null;
+	return fact(
+		'reactions',
+		`${fired} firing${fired === 1 ? '' : 's'}`,
+		'reported',
+		events.slice(-10).map(signalOf),
+		'each firing of a reaction rule and each delivery attempt, the newest ten; a rule never approves anything',
+	);
+}
+
 /**
  * Explains a task (docs/snapshot.md, "`controlroom explain`"): for each thing shown about it, the signal that set it, which
  * producer sent it and when; where two signals disagree (a hook says running and the process is
@@ -429,6 +445,8 @@ export function explainTask(input: ExplainInput): Explanation {
 		explainTokens(input, setters),
 		explainLane(view, status),
 		explainQueue(input, setters),
+		// Only for a task a rule fired on: the other tasks' explanations stay as they were.
+		...[explainReactions(input)].filter(item => item !== null),
 	];
 	return {task: view, facts, isDisputed: facts.some(item => item.basis === 'disputed')};
 }

@@ -317,6 +317,10 @@ const ABOUT_A_TASK: ReadonlySet<EventTypeName> = new Set([
 	EventType.planReviewRound,
 	EventType.planReviewConcluded,
 	EventType.disagreementOpened,
+	// A CI report and a reaction to it are what CI and a rule say about the task (docs/reactions.md).
+	EventType.ciReported,
+	EventType.reactionFired,
+	EventType.reactionDelivery,
 	// A question and its answer are about the agent's task, and no sign of its own life.
 	EventType.decisionAsked,
 	EventType.decisionAnswered,
@@ -715,6 +719,9 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		case EventType.planReviewRound:
 		case EventType.planReviewConcluded:
 		case EventType.disagreementOpened:
+		case EventType.ciReported:
+		case EventType.reactionFired:
+		case EventType.reactionDelivery:
 		// A question is folded by src/core/decisions (docs/decisions.md); the task keeps only which wait for a person.
 		// falls through
 		case EventType.decisionAsked:

@@ -181,6 +181,18 @@ function describeRaw(event: LedgerEvent): string {
 			return describeAgentEvent(event.data);
 		case EventType.needRaised:
 			return clip(`needs you: ${event.data.message ?? ''}`);
+		case EventType.ciReported:
+			return clip(
+				`CI ${event.data.status ?? '?'}: log ${known(event.data.logTotalLines, '?')} lines, last ${event.data.logLines?.length ?? 0} kept${event.data.url ? ` (${event.data.url})` : ''}`,
+			);
+		case EventType.reactionFired:
+			return clip(
+				`reaction ${event.data.rule ?? '?'} on ${event.data.on ?? '?'}: ${event.data.outcome ?? '?'}${event.data.reason ? ` (${event.data.reason})` : ''}`,
+			);
+		case EventType.reactionDelivery:
+			return clip(
+				`reaction ${event.data.rule ?? '?'} delivery ${known(event.data.attempt, '?')}: ${event.data.outcome ?? '?'}${event.data.detail ? ` (${event.data.detail})` : ''}`,
+			);
 		case EventType.acknowledged:
 			return 'acknowledged';
 		case EventType.seen:

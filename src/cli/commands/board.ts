@@ -1,5 +1,7 @@
 import {writeSync} from 'node:fs';
 import type {DueHandoffs} from '../../handoff/due-handoffs.ts';
+import type {ReactionRule} from '../../core/reactions/rules.ts';
+import type {reactAfterPass as ReactAfterPass} from '../reactions-file.ts';
 import {homedir} from 'node:os';
 import {join, sep} from 'node:path';
 import type {BoardAdapters} from '../../../hooks/use-control-room.ts';
@@ -190,6 +192,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 	let transcripts: TranscriptFollow | undefined;
 	let resumeHeld: ((taskId: string) => void) | undefined;
 	let handoffs: DueHandoffs | undefined;
+	let reactions: {rules: readonly ReactionRule[]; react: typeof ReactAfterPass} | undefined;
 	const person = personName(run.person);
 	return {
 		feed: createBoardFeed(ledger, {
@@ -256,6 +259,19 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 			settleEffects(ledger);
 			// Questions whose waiting hook died (docs/decisions.md, "Crash safety").
 			settleDecisions(ledger);
+			// The reaction rules (docs/reactions.md); a wrong rule file makes none run here (reactions check says why).
+			const current: NonNullable<typeof reactions> =
+				reactions ??
+				(await import('../reactions-file.ts').then(module => {
+					try {
+						return {rules: module.loadReactionRules(undefined).rules, react: module.reactAfterPass};
+					} catch {
+						return {rules: [], react: module.reactAfterPass};
+					}
+				}));
+			reactions = current;
+			const {rules: reactionRules, react} = current;
+			if (reactionRules.length > 0) await react(ledger, reactionRules, false);
 			// Sessions that ended get their handoff (docs/handoffs.md); not the demo's, whose folders are made up.
 			if (run.untrackedUnder === undefined) {
 				handoffs ??= (await import('../../handoff/due-handoffs.ts')).dueHandoffs(ledger);

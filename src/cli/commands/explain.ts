@@ -55,7 +55,7 @@ function printText(explanation: Explanation, now: number): string {
 	const {task} = explanation;
 	const lines = [`${task.id}  ${task.title ?? '—'}${explanation.isDisputed ? '  (disputed)' : ''}`];
 	for (const item of explanation.facts) {
-		lines.push(`${item.field.padEnd(9)}${item.shows}  [${item.basis}]`);
+		lines.push(`${item.field.padEnd(Math.max(9, item.field.length + 1))}${item.shows}  [${item.basis}]`);
 		for (const signal of item.signals) lines.push(`           ${signalLine(signal, now, formatDuration)}`);
 		if (item.note) lines.push(`           ${item.note}`);
 	}

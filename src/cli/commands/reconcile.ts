@@ -18,6 +18,7 @@ import {commandSettings} from '../config-file.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
 import {createStatusSummaryKeeper} from '../status-summary-keeper.ts';
+import {loadReactionRules, reactAfterPass} from '../reactions-file.ts';
 import type {CommandHelp} from '../help.ts';
 import {portOf, startReceiverBeside} from '../otel-receive.ts';
 
@@ -128,6 +129,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	if (values.once && values['otel-port'] !== undefined)
 		throw new CliError('reconcile: --otel-port goes with a reconciler that keeps running (no --once)', USAGE_EXIT);
 	const otelPort = values['otel-port'] === undefined ? null : portOf(values['otel-port'], '--otel-port');
+	// The reaction rules, read once like the config file: a wrong one stops here, before anything is written.
+	const reactionRules = loadReactionRules(undefined).rules;
 	const ledger = openCommandLedger(values.ledger, {mode: 'existing'});
 	const receiver = otelPort === null ? null : await startOtelReceiver(ledger, otelPort);
 	if (!values.once) {
@@ -192,6 +195,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 			keepAnchor();
 			// Questions whose waiting hook died leave the queue (docs/decisions.md, "Crash safety").
 			settleDecisions(ledger);
+			// The reaction rules, on what this pass and the producers since recorded (docs/reactions.md).
+			if (reactionRules.length > 0) await reactAfterPass(ledger, reactionRules);
 			handoffs.pass();
 			transcripts?.catchUp();
 			if (result.ledgerChange) {
