@@ -1,0 +1,54 @@
+import {html} from './render.ts';
+
+/** What the page's script needs from the server: the view it shows and the board's keys in force. */
+export type PageContext = {
+	readonly title: string;
+	/** The board's HTML, drawn by the server: the page reads without its script. */
+	readonly board: string;
+	/** The view the stream follows (`/events?...`). */
+	readonly stream: string;
+	/** Each navigation command's keys (the config file's `keys` applied), for the script. */
+	readonly keys: Readonly<Record<string, readonly string[]>>;
+	/** Extra markup under the board (the answers a signed-in person may give). */
+	readonly below?: string;
+	readonly csrf?: string;
+};
+
+/** The whole page: the board inside, a small script for live updates and keys, a stylesheet; no inline script. */
+export function pageHtml(context: PageContext): string {
+	return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${html(context.title)}</title>
+<link rel="stylesheet" href="/board.css">
+<script src="/board.js" defer></script>
+</head><body data-stream="${html(context.stream)}" data-keys="${html(JSON.stringify(context.keys))}"${context.csrf === undefined ? '' : ` data-csrf="${html(context.csrf)}"`}>
+<div id="board">${context.board}</div>
+${context.below ?? ''}
+<noscript><p class="dim">Live updates and keys need the page's script; reload to see what changed.</p></noscript>
+</body></html>`;
+}
+
+/** The page's stylesheet: the terminal's look (monospace, the tones), one column at a phone's width. */
+export const BOARD_CSS = `
+:root{color-scheme:dark;--bg:#111417;--fg:#d8dee4;--dim:#7d8590;--ok:#3fb950;--warn:#d29922;--error:#f85149;--muted:#7d8590;--info:#58a6ff;--accent:#bc8cff}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:13px/1.45 ui-monospace,SFMono-Regular,Menlo,Consolas,"DejaVu Sans Mono",monospace}
+#board{padding:8px 10px;max-width:100%;overflow-x:auto}
+header{position:sticky;top:0;z-index:1;background:var(--bg);padding:2px 0 6px;border-bottom:1px solid #2d333b;margin-bottom:6px;display:flex;flex-wrap:wrap;justify-content:space-between;gap:0 2ch}
+.l{white-space:pre;min-height:1.45em;display:block;color:inherit;text-decoration:none}
+a.l:hover,a.l.sel{background:#1f2a37;outline:1px solid #2f81f7}
+.b{font-weight:bold}.dim{color:var(--dim)}
+.t-ok{color:var(--ok)}.t-warn{color:var(--warn)}.t-error{color:var(--error)}.t-muted{color:var(--muted)}.t-info{color:var(--info)}.t-accent{color:var(--accent)}
+.panel{margin:0 0 12px}
+.band{display:grid;grid-template-columns:repeat(auto-fit,minmax(280px,1fr));gap:12px}
+.band .l{white-space:pre-wrap;overflow-wrap:anywhere}
+table{border-collapse:collapse;margin:2px 0 6px 2ch}td,th{padding:0 1.5ch 0 0;text-align:left;white-space:pre}
+.why{white-space:pre-wrap}
+.answers{padding:8px 10px;border-top:1px solid #2d333b}
+.answers form{display:inline}
+button{font:inherit;background:#21262d;color:var(--fg);border:1px solid #3d444d;border-radius:4px;padding:6px 12px;margin:4px 6px 4px 0;min-height:36px}
+button.yes{border-color:var(--ok)}button.no{border-color:var(--error)}
+@media (max-width:600px){body{font-size:12px}#board{padding:6px}.band{grid-template-columns:1fr}}
+`;
