@@ -1,6 +1,7 @@
 import {spawn, type ChildProcess} from 'node:child_process';
-import {chromium, type Browser} from 'playwright-core';
+import {chromium, type Browser, type Page} from 'playwright-core';
 import {BIN} from './cli.ts';
+import {runAsPerson} from './person.ts';
 import {onExit, onOutput, waitFor} from './wait-for.ts';
 
 /** Debian's chromium (.ci/run installs it): the tests drive it over CDP, npm brings no browser. */
@@ -53,4 +54,39 @@ export const STREAMED = 'document.body.dataset.updated !== undefined';
 /** A headless Chromium (the system's); close it after the test. */
 export function launchBrowser(): Promise<Browser> {
 	return chromium.launch({executablePath: CHROMIUM, args: ['--no-sandbox']});
+}
+
+/** A one-time sign-in link, printed by `web link` as a person at a terminal does. */
+export function signInLink(env: NodeJS.ProcessEnv): string {
+	const said = runAsPerson(['web', 'link'], {env});
+	const link = said.stdout.match(/(http\S+\/signin\/\S+)/)?.[1];
+	if (said.status !== 0 || link === undefined) throw new Error(`web link: ${said.status} ${said.stderr}`);
+	return link;
+}
+
+/** Spends a sign-in link as the page's button does; the session cookie (`name=value`). */
+export async function signInCookie(link: string): Promise<string> {
+	const secret = new URL(link).pathname.split('/').pop() ?? '';
+	const answer = await fetch(new URL('/signin', link), {
+		method: 'POST',
+		body: new URLSearchParams({link: secret}),
+		redirect: 'manual',
+	});
+	const cookie = answer.headers.get('set-cookie');
+	if (answer.status !== 303 || cookie === null) throw new Error(`sign-in answered ${answer.status}`);
+	return cookie.split(';')[0] ?? '';
+}
+
+/** A page signed in through a sign-in link (its button pressed), at the board. */
+export async function signedInPage(
+	browser: Browser,
+	env: NodeJS.ProcessEnv,
+	viewport: {width: number; height: number},
+): Promise<Page> {
+	const page = await browser.newPage({viewport});
+	await page.goto(signInLink(env));
+	await page.getByRole('button', {name: 'Sign in'}).click();
+	await page.waitForURL(url => url.pathname === '/');
+	await page.waitForFunction(STREAMED);
+	return page;
 }

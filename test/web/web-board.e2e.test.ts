@@ -7,7 +7,7 @@ import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest';
 import {EventType, newEvent} from '../../src/core/events.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
-import {launchBrowser, startWeb, STREAMED, type WebServed} from '../helpers/web.ts';
+import {launchBrowser, signedInPage, signInCookie, signInLink, startWeb, type WebServed} from '../helpers/web.ts';
 
 // `controlroom web`: the board's panels in a browser (headless Chromium), live, escaped, small.
 
@@ -78,7 +78,8 @@ describe('controlroom web', () => {
 	it('serves the board in its first response with every agent-written string escaped, and shows it as text in Chromium', async () => {
 		const {env} = hostileHome();
 		served = await startWeb(env);
-		const first = await fetch(served.base);
+		const cookie = await signInCookie(signInLink(env));
+		const first = await fetch(served.base, {headers: {cookie}});
 		expect(first.status).toBe(200);
 		expect(first.headers.get('content-security-policy')).toContain("script-src 'self'");
 		const body = await first.text();
@@ -89,9 +90,7 @@ describe('controlroom web', () => {
 		expect(body).not.toContain('<script>window.pwned');
 		expect(body).not.toContain('<img src=x');
 		expect(body).toContain('&lt;script&gt;window.pwned=1');
-		const page = await browser.newPage({viewport: {width: 1280, height: 800}});
-		await page.goto(served.base.href);
-		await page.waitForFunction(STREAMED);
+		const page = await signedInPage(browser, env, {width: 1280, height: 800});
 		const shown = await page.locator('[data-panel="lanes"]').innerText();
 		expect(shown).toContain('<script>window.pwned=1</script>');
 		const decisions = await page.locator('[data-panel="decisions"]').innerText();
@@ -103,9 +102,7 @@ describe('controlroom web', () => {
 	it('is live: a task started after the page opened shows without a reload; keys open its drill-down and come back', async () => {
 		const {env} = hostileHome();
 		served = await startWeb(env);
-		const page = await browser.newPage({viewport: {width: 1280, height: 800}});
-		await page.goto(served.base.href);
-		await page.waitForFunction(STREAMED);
+		const page = await signedInPage(browser, env, {width: 1280, height: 800});
 		const ran = runCli(['run', '--task-id', 'w-later', '--title', 'started later', '--', process.execPath, '-e', ''], {env});
 		expect(ran.status, ran.stderr).toBe(0);
 		await page.waitForSelector('a.row[data-task="w-later"]', {timeout: 10_000});
@@ -130,9 +127,7 @@ describe('controlroom web', () => {
 	it('lays the board out in one column at a phone width', async () => {
 		const {env} = hostileHome();
 		served = await startWeb(env);
-		const page = await browser.newPage({viewport: {width: 390, height: 844}});
-		await page.goto(served.base.href);
-		await page.waitForFunction(STREAMED);
+		const page = await signedInPage(browser, env, {width: 390, height: 844});
 		// Nothing wider than the screen: the page asked for the board at its own width.
 		expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
 		const panels = await page.evaluate<number[]>(
@@ -161,7 +156,7 @@ describe('controlroom web', () => {
 			req.end();
 		});
 		expect(rebound).toBe(421);
-		expect((await fetch(served.base)).status).toBe(200);
+		expect((await fetch(served.base)).status).toBe(401);
 		const script = await (await fetch(new URL('/board.js', served.base))).text();
 		expect(gzipSync(script).length).toBeLessThan(150 * 1024);
 		expect(script).toBe(readFileSync(new URL('../../dist/web/board.js', import.meta.url), 'utf8'));

@@ -2,14 +2,21 @@ import {readFileSync} from 'node:fs';
 import {createServer} from 'node:http';
 import {join} from 'node:path';
 import {BoardCommand, KEY_TABLE, type KeyBinding} from '../../core/board/keymap.ts';
-import {terminalSafe} from '../../core/terminal-text.ts';
+import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
+import {LINK_SECONDS, makeSignInLink} from '../../gates/web/sign-in.ts';
+import {accessStorePath} from '../../ledger/access-store.ts';
+import type {Ledger} from '../../ledger/open-ledger.ts';
+import {openWebStore, type WebSessionRow, type WebStore} from '../../ledger/web-store.ts';
 import {parseCommandArgs} from '../args.ts';
 import {boardLook} from '../board-look.ts';
 import {openCommandLedger, out} from '../context.ts';
 import {CliError, USAGE_EXIT} from '../errors.ts';
+import {PORT_TAKEN_EXIT as UNAVAILABLE_EXIT} from '../otel-receive.ts';
 import type {CommandHelp} from '../help.ts';
 import {advertisedUrl, allowedHostnames, exposureWarning, listenOn, listenPlan} from '../listen.ts';
 import {packageRoot} from '../package-root.ts';
+import {personName} from '../person-name.ts';
+import {readWebAddress, removeWebAddress, writeWebAddress} from '../web/address-file.ts';
 import {stopOnSignals} from '../signals.ts';
 import {createWebApp} from '../web/app.ts';
 import {createBoardHub} from '../web/board-hub.ts';
@@ -19,28 +26,37 @@ import {boardAdapters} from './board.ts';
 const DEFAULT_PORT = 8421;
 
 export const help: CommandHelp = {
-	synopsis: ['web [--listen ADDR:PORT] [--public-url URL]'],
+	synopsis: ['web [--listen ADDR:PORT] [--public-url URL]', 'web link', 'web sessions [--json]', 'web revoke SESSION | --all'],
 	description: `The board in a browser: the same panels as the terminal board, live (an event stream),
 a task's timeline and why at /task/ID, the board's keys (j/k, enter, esc, ?) where a keyboard
 exists, one column at a phone's width. The first response carries the board, so the page reads
 without its script. Loopback unless --listen says otherwise, as serve. Runs until stopped
-(SIGTERM: exit 143). Docs: docs/web.md.`,
+(SIGTERM: exit 143). Docs: docs/web.md.
+Every page needs a session, and a session starts only from a sign-in link:
+link: a person at a terminal gets a one-time link (five minutes) to the running server's own
+address; an agent's is refused (exit 77, recorded). sessions: every session, live, expired or
+revoked. revoke: ends a session (or every one) at once; its pages stop within seconds.`,
 	options: [
 		[
 			'--listen ADDR:PORT',
 			`where to listen (default 127.0.0.1:${DEFAULT_PORT}; port 0: any free one); not loopback needs --public-url`,
 		],
 		['--public-url URL', 'the https address a TLS terminator in front serves (the address links name)'],
+		['--json', 'sessions: as JSON'],
+		['--all', 'revoke: every live session'],
 	],
 	exits: [
-		['0', 'stopped cleanly'],
+		['0', 'stopped cleanly; link, sessions, revoke: done'],
+		['1', 'revoke: no such live session'],
 		['64', 'bad command line (--listen, --public-url, a non-loopback address without --public-url)'],
-		['69', 'the port is taken'],
+		['69', 'the port is taken; link: no web board runs for this ledger'],
+		['77', 'link: refused, the asker is an agent, not a person at a terminal (recorded)'],
 		['78', 'the config file is wrong'],
 		['128+N', 'stopped by signal N (SIGTERM 143, Ctrl-C 130), after closing its connections'],
 	],
 	examples: [
 		['controlroom web', `the board at http://127.0.0.1:${DEFAULT_PORT}/ for a browser on this machine`],
+		['controlroom web link', 'prints a one-time sign-in link to open in the browser'],
 		['ssh -L 8421:127.0.0.1:8421 workstation', "from a laptop: the workstation's board at http://127.0.0.1:8421/"],
 	],
 };
@@ -74,16 +90,21 @@ async function web(argv: readonly string[]): Promise<number> {
 	http.keepAliveTimeout = 65_000;
 	http.headersTimeout = 66_000;
 	const adapters = boardAdapters(ledger, {isBellOn: false, look});
+	const store = openWebStore(accessStorePath(ledger.path));
 	const hub = createBoardHub(adapters);
 	const scriptPath = join(packageRoot(), 'dist', 'web', 'board.js');
 	let script: string | null = null;
 	try {
 		const port = await listenOn(http, plan, 'web');
 		const baseUrl = advertisedUrl(plan, port);
+		writeWebAddress(ledger.path, baseUrl);
 		http.on(
 			'request',
 			createWebApp({
 				hub,
+				store,
+				baseUrl,
+				log,
 				script: () => (script ??= readFileSync(scriptPath, 'utf8')),
 				allowedHostnames: allowedHostnames(plan),
 				keys: pageKeys(look.keyTable ?? KEY_TABLE),
@@ -101,13 +122,86 @@ async function web(argv: readonly string[]): Promise<number> {
 		return stopping.exitCode() ?? 0;
 	} finally {
 		stopping.dispose();
+		removeWebAddress(ledger.path);
 		hub.close();
+		store.close();
 		http.closeAllConnections();
 		ledger.close();
 	}
 }
 
-/** `controlroom web`. */
+function withStore<T>(ledgerFlag: string | undefined, fn: (ledger: Ledger, store: WebStore) => T): T {
+	const ledger = openCommandLedger(ledgerFlag, {mode: 'create'});
+	try {
+		const store = openWebStore(accessStorePath(ledger.path));
+		try {
+			return fn(ledger, store);
+		} finally {
+			store.close();
+		}
+	} finally {
+		ledger.close();
+	}
+}
+
+/** `web link`: a person at a terminal gets a one-time sign-in link to the running server's own address. */
+function link(argv: readonly string[]): number {
+	const {values, positionals} = parseCommandArgs('web link', argv, {});
+	if (positionals.length > 0) throw new CliError('web link: takes no arguments', USAGE_EXIT);
+	return withStore(values.ledger, (ledger, store) => {
+		const address = readWebAddress(ledger.path);
+		if (address === null)
+			throw new CliError(
+				`web link: no controlroom web runs for ${ledger.path}; start it first (controlroom web)`,
+				UNAVAILABLE_EXIT,
+			);
+		const {secret} = makeSignInLink(ledger, store, Date.now());
+		out(`sign in within ${LINK_SECONDS / 60} minutes, once: ${new URL(`/signin/${secret}`, address).href}`);
+		return 0;
+	});
+}
+
+function sessions(argv: readonly string[]): number {
+	const {values, positionals} = parseCommandArgs('web sessions', argv, {json: {type: 'boolean'}});
+	if (positionals.length > 0) throw new CliError('web sessions: takes no arguments', USAGE_EXIT);
+	return withStore(values.ledger, (_ledger, store) => {
+		const now = Date.now();
+		const rows = store.sessions();
+		if (values.json) return (out(terminalSafeJson({version: 1, sessions: rows}, 2)), 0);
+		if (rows.length === 0) return (out('no web sessions: nobody signed in to the web board'), 0);
+		const state = (row: WebSessionRow): string =>
+			row.revokedAt !== null ? `revoked by ${row.revokedBy ?? '?'}` : row.expiresAt <= now ? 'expired' : 'live';
+		out(
+			rows
+				.map(row =>
+					terminalSafe(
+						`${row.id}  ${row.person}  ${state(row)}  signed in ${new Date(row.createdAt).toISOString()}  ${row.userAgent}`,
+					),
+				)
+				.join('\n'),
+		);
+		return 0;
+	});
+}
+
+function revoke(argv: readonly string[]): number {
+	const {values, positionals} = parseCommandArgs('web revoke', argv, {all: {type: 'boolean'}});
+	const id = positionals[0];
+	if ((id === undefined) === (values.all !== true) || positionals.length > 1)
+		throw new CliError('web revoke: expected one SESSION, or --all', USAGE_EXIT);
+	return withStore(values.ledger, (_ledger, store) => {
+		const count = store.revoke(id === undefined ? {all: true} : {id}, personName(undefined), Date.now());
+		if (id !== undefined && count === 0) throw new CliError(`web revoke: no live session '${terminalSafe(id)}'`);
+		out(`revoked ${count} session${count === 1 ? '' : 's'}: their pages stop within seconds`);
+		return 0;
+	});
+}
+
+/** `controlroom web`, and the person's commands beside it. */
 export async function run(argv: readonly string[]): Promise<number> {
+	const [verb, ...rest] = argv;
+	if (verb === 'link') return link(rest);
+	if (verb === 'sessions') return sessions(rest);
+	if (verb === 'revoke') return revoke(rest);
 	return web(argv);
 }

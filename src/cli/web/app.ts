@@ -1,43 +1,43 @@
 import type {IncomingMessage, ServerResponse} from 'node:http';
+import {csrfOf, isCsrfOf, SESSION_SECONDS, sessionOf, startSession} from '../../gates/web/sign-in.ts';
+import type {WebSessionRow, WebStore} from '../../ledger/web-store.ts';
 import {DEFAULT_COLS, type BoardHub, type WebView} from './board-hub.ts';
-import {BOARD_CSS, pageHtml} from './page.ts';
+import {cookieOf, isBodyTooLarge, readForm, refuseBody, send, sendText} from './http-bits.ts';
+import {BOARD_CSS, linkRefusedPage, pageHtml, signInNeededPage, signInPage} from './page.ts';
 import {taskHref} from './render.ts';
 
-// The web board's HTTP app (docs/web.md): the page, its stream, its script and stylesheet. Plain
-// node:http: a handful of routes need no framework. Every response says what it is and forbids
-// what the page never does (inline script, framing, other origins).
+// The web board's HTTP app (docs/web.md): the page, its stream, its script and stylesheet, and
+// signing in. Plain node:http: a handful of routes need no framework. Every page but sign-in needs a
+// session; every response forbids what the page never does (inline script, framing, other origins).
 
-/** A request body larger than this is refused before it is read (the page sends small forms). */
-export const MAX_BODY_BYTES = 64 * 1024;
+export {MAX_BODY_BYTES} from './http-bits.ts';
 
 /** The page's policy: its own script and stylesheet only, no frames, forms to itself. */
 const CSP =
 	"default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const PAGE_HEADERS = {'content-security-policy': CSP, 'x-frame-options': 'DENY'};
+
+/** How often an open stream checks that its session still stands (a revoked session's pages stop within this). */
+const SESSION_CHECK_MS = 2000;
 
 export type WebAppOptions = {
 	readonly hub: BoardHub;
+	readonly store: WebStore;
 	/** The page's script, bundled (dist/web/board.js). */
 	readonly script: () => string;
 	/** Host header names accepted (DNS rebinding): src/cli/listen.ts's `allowedHostnames`. */
 	readonly allowedHostnames: readonly string[];
+	/** The address people reach it at: its scheme decides `Secure` cookies, its origin the answers' Origin. */
+	readonly baseUrl: URL;
 	/** The key table's keys for the page's navigation commands. */
 	readonly keys: Readonly<Record<string, readonly string[]>>;
+	readonly now?: () => number;
+	/** A line on the server's stderr (an answer that failed, and why). */
+	readonly log: (line: string) => void;
 };
 
-function send(response: ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}): void {
-	response.writeHead(status, {
-		'content-type': type,
-		'content-length': Buffer.byteLength(body),
-		'cache-control': 'no-store',
-		'x-content-type-options': 'nosniff',
-		'referrer-policy': 'no-referrer',
-		...headers,
-	});
-	response.end(body);
-}
-
-const sendText = (response: ServerResponse, status: number, text: string): void =>
-	send(response, status, 'text/plain; charset=utf-8', `${text}\n`);
+/** A request's session: its row and its cookie's secret (for the CSRF token). */
+type Signed = {readonly session: WebSessionRow; readonly secret: string};
 
 /** The Host header's name without its port, or null when there is none. */
 function hostnameOf(request: IncomingMessage): string | null {
@@ -71,48 +71,99 @@ function viewOf(path: string, cols: number): WebView | null {
 	return null;
 }
 
-/** The event stream of one view: the board's HTML at once and whenever it changes. */
-function stream(hub: BoardHub, view: WebView, request: IncomingMessage, response: ServerResponse): void {
+/** The event stream of one view: the board's HTML at once and whenever it changes; it ends when the session does. */
+function stream(hub: BoardHub, view: WebView, request: IncomingMessage, response: ServerResponse, isLive: () => boolean): void {
 	response.writeHead(200, {
 		'content-type': 'text/event-stream; charset=utf-8',
 		'cache-control': 'no-store',
 		'x-content-type-options': 'nosniff',
 		connection: 'keep-alive',
 	});
-	// One event: each line of the HTML its own `data:` line (the HTML has none that are empty).
+	// One event: each line of the HTML its own `data:` line.
 	const unsubscribe = hub.subscribe(view, html => {
 		response.write(`event: board\ndata: ${html.split('\n').join('\ndata: ')}\n\n`);
 	});
-	const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), 25_000);
-	request.on('close', () => {
-		clearInterval(keepAlive);
+	let beats = 0;
+	const check = setInterval(() => {
+		if (!isLive()) {
+			// The page is told, so it stops reconnecting and shows the sign-in page.
+			response.end('event: signed-out\ndata: \n\n');
+			return;
+		}
+		if ((beats += 1) % 10 === 0) response.write(': keep-alive\n\n');
+	}, SESSION_CHECK_MS);
+	const end = (): void => {
+		clearInterval(check);
 		unsubscribe();
-	});
+	};
+	request.on('close', end);
+	response.on('close', end);
 }
 
 /** The request handler. */
 export function createWebApp(options: WebAppOptions): (request: IncomingMessage, response: ServerResponse) => void {
-	const {hub} = options;
-	return (request, response) => {
-		const hostname = hostnameOf(request);
-		if (hostname === null || !options.allowedHostnames.includes(hostname))
-			return sendText(response, 421, 'this server does not answer for that Host');
-		const declared = Number(request.headers['content-length'] ?? 0);
-		if (declared > MAX_BODY_BYTES || request.headers['transfer-encoding'] !== undefined) {
-			// Refused before a byte of it is read; the connection ends once the answer is out.
-			response.setHeader('connection', 'close');
-			response.on('finish', () => request.socket.destroy());
-			return sendText(response, 413, `request body over ${MAX_BODY_BYTES} bytes`);
+	const {hub, store} = options;
+	const now = options.now ?? Date.now;
+	const isSecure = options.baseUrl.protocol === 'https:';
+	// `__Host-` binds the cookie to this host and path where it can be Secure.
+	const cookieName = isSecure ? '__Host-controlroom' : 'controlroom';
+	const cookie = (value: string, maxAge: number): string =>
+		`${cookieName}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${isSecure ? '; Secure' : ''}`;
+	const signedIn = (request: IncomingMessage): Signed | null => {
+		const secret = cookieOf(request, cookieName);
+		const session = sessionOf(store, secret, now());
+		return session === null || secret === undefined ? null : {session, secret};
+	};
+	/**
+	 * A form from this site's own page: the browser says it is same-origin (Sec-Fetch-Site) or names
+	 * our origin, and, once signed in, it carries the session's CSRF token.
+	 */
+	const isOwnForm = (request: IncomingMessage, form: URLSearchParams, signed: Signed | null): boolean => {
+		const site = request.headers['sec-fetch-site'];
+		if (site !== undefined && site !== 'same-origin') return false;
+		const origin = request.headers.origin;
+		if (origin !== undefined && origin !== 'null' && origin !== options.baseUrl.origin && !isLoopbackOrigin(origin, request))
+			return false;
+		return signed === null || isCsrfOf(signed.secret, form.get('csrf') ?? '');
+	};
+
+	const post = async (url: URL, request: IncomingMessage, response: ServerResponse): Promise<void> => {
+		const form = await readForm(request);
+		if (form === null) return refuseBody(request, response);
+		const signed = signedIn(request);
+		if (url.pathname === '/signin') {
+			if (!isOwnForm(request, form, null)) return sendText(response, 403, 'a sign-in comes from this site only');
+			const started = startSession(store, form.get('link') ?? '', String(request.headers['user-agent'] ?? ''), now());
+			if (started === null) return send(response, 403, 'text/html; charset=utf-8', linkRefusedPage(), PAGE_HEADERS);
+			response.setHeader('set-cookie', cookie(started.secret, SESSION_SECONDS));
+			return send(response, 303, 'text/plain; charset=utf-8', 'signed in\n', {location: '/'});
 		}
-		const url = new URL(request.url ?? '/', 'http://web.invalid');
-		if (request.method !== 'GET' && request.method !== 'HEAD') return sendText(response, 405, 'method not allowed');
+		if (signed === null) return send(response, 401, 'text/html; charset=utf-8', signInNeededPage(), PAGE_HEADERS);
+		if (!isOwnForm(request, form, signed)) return sendText(response, 403, 'refused: not a form of this page (CSRF)');
+		if (url.pathname === '/signout') {
+			store.revoke({id: signed.session.id}, signed.session.person, now());
+			response.setHeader('set-cookie', cookie('', 0));
+			return send(response, 303, 'text/plain; charset=utf-8', 'signed out\n', {location: '/'});
+		}
+		return sendText(response, 404, 'no such answer');
+	};
+
+	const get = (url: URL, request: IncomingMessage, response: ServerResponse): void => {
 		if (url.pathname === '/board.js') return send(response, 200, 'text/javascript; charset=utf-8', options.script());
 		if (url.pathname === '/board.css') return send(response, 200, 'text/css; charset=utf-8', BOARD_CSS);
 		if (url.pathname === '/health') return send(response, 200, 'application/json', '{"status":"ok"}');
+		const link = /^\/signin\/([A-Za-z0-9_-]{1,100})$/.exec(url.pathname);
+		if (link?.[1] !== undefined) return send(response, 200, 'text/html; charset=utf-8', signInPage(link[1]), PAGE_HEADERS);
+		const signed = signedIn(request);
+		if (signed === null) {
+			if (url.pathname === '/events') return sendText(response, 401, 'sign in first');
+			return send(response, 401, 'text/html; charset=utf-8', signInNeededPage(), PAGE_HEADERS);
+		}
 		if (url.pathname === '/events') {
 			const view = viewOf(url.searchParams.get('path') ?? '/', colsOf(url));
 			if (view === null) return sendText(response, 404, 'no such view');
-			return stream(hub, view, request, response);
+			const secret = signed.secret;
+			return stream(hub, view, request, response, () => sessionOf(store, secret, now()) !== null);
 		}
 		const view = viewOf(url.pathname, colsOf(url));
 		if (view === null) return sendText(response, 404, 'no such page');
@@ -122,8 +173,34 @@ export function createWebApp(options: WebAppOptions): (request: IncomingMessage,
 			response,
 			200,
 			'text/html; charset=utf-8',
-			pageHtml({title, board: hub.html(view), stream: `/events?path=${encodeURIComponent(path)}`, keys: options.keys}),
-			{'content-security-policy': CSP, 'x-frame-options': 'DENY'},
+			pageHtml({
+				title,
+				board: hub.html(view),
+				stream: `/events?path=${encodeURIComponent(path)}`,
+				keys: options.keys,
+				csrf: csrfOf(signed.secret),
+			}),
+			PAGE_HEADERS,
 		);
 	};
+
+	return (request, response) => {
+		const hostname = hostnameOf(request);
+		if (hostname === null || !options.allowedHostnames.includes(hostname))
+			return sendText(response, 421, 'this server does not answer for that Host');
+		if (isBodyTooLarge(request)) return refuseBody(request, response);
+		const url = new URL(request.url ?? '/', 'http://web.invalid');
+		if (request.method === 'POST')
+			return void post(url, request, response).catch((error: unknown) => {
+				options.log(`${url.pathname}: ${error instanceof Error ? error.message : String(error)}`);
+				if (!response.headersSent) sendText(response, 500, 'the answer failed; the server says why on its stderr');
+			});
+		if (request.method !== 'GET' && request.method !== 'HEAD') return sendText(response, 405, 'method not allowed');
+		get(url, request, response);
+	};
+}
+
+/** An Origin of this server reached on loopback (the Host it was asked at), as a browser on this machine sends. */
+function isLoopbackOrigin(origin: string, request: IncomingMessage): boolean {
+	return origin === `http://${request.headers.host ?? ''}`;
 }

@@ -50,5 +50,44 @@ table{border-collapse:collapse;margin:2px 0 6px 2ch}td,th{padding:0 1.5ch 0 0;te
 .answers form{display:inline}
 button{font:inherit;background:#21262d;color:var(--fg);border:1px solid #3d444d;border-radius:4px;padding:6px 12px;margin:4px 6px 4px 0;min-height:36px}
 button.yes{border-color:var(--ok)}button.no{border-color:var(--error)}
+.plain{max-width:40em;white-space:normal;line-height:1.6}.plain pre,.plain code{background:#21262d;padding:2px 6px}
 @media (max-width:600px){body{font-size:12px}#board{padding:6px}.band{grid-template-columns:1fr}}
 `;
+
+/** A page with no board: sign-in, a refusal. No script; its markup is made here, its words escaped. */
+export function plainPage(title: string, body: string): string {
+	return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${html(title)}</title>
+<link rel="stylesheet" href="/board.css">
+</head><body><div id="board" class="plain">${body}</div></body></html>`;
+}
+
+/** What a browser without a session sees: how a person signs in. */
+export function signInNeededPage(): string {
+	return plainPage(
+		'controlroom: sign in',
+		`<h1>Sign in</h1><p>This board shows what your agents do, and answers for you: it opens only to a person.</p>
+<p>At a terminal on the machine the agents run on, run</p><pre>controlroom web link</pre>
+<p>and open the link it prints (it works once, for five minutes).</p>`,
+	);
+}
+
+/** The page a sign-in link opens: one button that spends the link (a link preview that fetches it spends nothing). */
+export function signInPage(linkSecret: string): string {
+	return plainPage(
+		'controlroom: sign in',
+		`<h1>Sign in to controlroom</h1><p>This link was printed at a terminal with <code>controlroom web link</code>. It works once.</p>
+<form method="post" action="/signin"><input type="hidden" name="link" value="${html(linkSecret)}"><button class="yes" type="submit">Sign in</button></form>`,
+	);
+}
+
+/** A link that was used, expired, or never made. */
+export function linkRefusedPage(): string {
+	return plainPage(
+		'controlroom: link refused',
+		`<h1>This sign-in link does not work</h1><p>It was used already, or it expired (a link works once, for five minutes), or it was never made here.</p><p>Run <code>controlroom web link</code> at a terminal for a new one.</p>`,
+	);
+}

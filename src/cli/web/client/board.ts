@@ -34,6 +34,11 @@ function follow(): void {
 		if (selected !== undefined) board.querySelector(`a.row[data-task="${CSS.escape(selected)}"]`)?.classList.add('sel');
 		document.body.dataset['updated'] = String(Date.now());
 	});
+	// The session was revoked or expired: the page shows the sign-in page instead of retrying.
+	source.addEventListener('signed-out', () => {
+		source?.close();
+		location.reload();
+	});
 }
 follow();
 let resizing: number | undefined;
