@@ -69,7 +69,10 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		load: () => import('./commands/looked.ts'),
 	},
 	mcp: {summary: 'serve the claim verbs to agents over stdio (MCP)', load: () => import('./commands/mcp.ts')},
-	web: {summary: 'the board in a browser, live, for this machine or a phone through a tunnel', load: () => import('./commands/web.ts')},
+	web: {
+		summary: 'the board in a browser, live, for this machine or a phone through a tunnel',
+		load: () => import('./commands/web.ts'),
+	},
 	serve: {
 		summary: 'a remote MCP server (HTTP, OAuth) for connectors and scripts to write contracts',
 		load: () => import('./commands/serve.ts'),

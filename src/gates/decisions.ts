@@ -109,7 +109,13 @@ function notAnswerable(decision: DecisionRecord, now: number): string | null {
 }
 
 /** How an answer came: who writes it, and the door it came through (a fleet board's request). */
-export type AnswerOptions = {readonly source: string; readonly door?: Door; readonly now?: number};
+export type AnswerOptions = {
+	readonly source: string;
+	readonly door?: Door;
+	readonly now?: number;
+	/** The arguments' hash the person was shown (the web page's form): refused unless it is the question's. */
+	readonly shownArgsHash?: string;
+};
 
 /**
  * A person answers a question (`controlroom decide`, the board's `a`/`x`): only a person says yes
@@ -141,6 +147,8 @@ export function answerDecision(
 		const decision = findDecision(ledger, ref);
 		const why = notAnswerable(decision, now);
 		if (why !== null) throw new ReviewGateError(`${decision.id}: ${why}`);
+		if (options.shownArgsHash !== undefined && options.shownArgsHash !== decision.argsHash)
+			throw new ReviewGateError(`${decision.id}: the call shown is not the call asked about (its arguments' hash differs); look again`);
 		// A hook killed while it waited (kill -9) takes no answer: the agent's own dialog answers it.
 		if (decision.waiter !== null && !isApproverAlive(decision.waiter)) {
 			throw new ReviewGateError(`${decision.id}: no longer waiting (its hook is gone); answer it in the agent's own pane`);

@@ -83,7 +83,8 @@ export async function signedInPage(
 	env: NodeJS.ProcessEnv,
 	viewport: {width: number; height: number},
 ): Promise<Page> {
-	const page = await browser.newPage({viewport});
+	// A context of its own (its own cookies), in which a test can open a second tab of the same session.
+	const page = await (await browser.newContext({viewport})).newPage();
 	await page.goto(signInLink(env));
 	await page.getByRole('button', {name: 'Sign in'}).click();
 	await page.waitForURL(url => url.pathname === '/');

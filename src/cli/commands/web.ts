@@ -2,7 +2,9 @@ import {readFileSync} from 'node:fs';
 import {createServer} from 'node:http';
 import {join} from 'node:path';
 import {BoardCommand, KEY_TABLE, type KeyBinding} from '../../core/board/keymap.ts';
+import {defaultHeadroom} from '../../core/board/decisions-view.ts';
 import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
+import {answerDecision} from '../../gates/decisions.ts';
 import {LINK_SECONDS, makeSignInLink} from '../../gates/web/sign-in.ts';
 import {accessStorePath} from '../../ledger/access-store.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
@@ -104,6 +106,18 @@ async function web(argv: readonly string[]): Promise<number> {
 				hub,
 				store,
 				baseUrl,
+				answer: (given, session) => {
+					const decision = hub.decision(given.id);
+					// A budget question allowed adds what the board's allow adds (docs/decisions.md).
+					const headroom = given.answer === 'allow' && decision?.kind === 'budget' ? defaultHeadroom(decision) : null;
+					const record = answerDecision(ledger, given.id, given.answer, given.reason, headroom, {
+						source: 'web',
+						door: {kind: 'web', sessionId: session.id, person: session.person},
+						shownArgsHash: given.hash,
+					});
+					hub.refresh();
+					return `${given.answer === 'allow' ? 'allowed' : 'denied'} ${record.id} (${record.tool}) for ${session.person}; the agent goes on`;
+				},
 				log,
 				script: () => (script ??= readFileSync(scriptPath, 'utf8')),
 				allowedHostnames: allowedHostnames(plan),

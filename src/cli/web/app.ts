@@ -3,7 +3,7 @@ import {csrfOf, isCsrfOf, SESSION_SECONDS, sessionOf, startSession} from '../../
 import type {WebSessionRow, WebStore} from '../../ledger/web-store.ts';
 import {DEFAULT_COLS, type BoardHub, type WebView} from './board-hub.ts';
 import {cookieOf, isBodyTooLarge, readForm, refuseBody, send, sendText} from './http-bits.ts';
-import {BOARD_CSS, linkRefusedPage, pageHtml, signInNeededPage, signInPage} from './page.ts';
+import {answeredPage, BOARD_CSS, linkRefusedPage, pageHtml, questionPage, signInNeededPage, signInPage} from './page.ts';
 import {taskHref} from './render.ts';
 
 // The web board's HTTP app (docs/web.md): the page, its stream, its script and stylesheet, and
@@ -20,7 +20,18 @@ const PAGE_HEADERS = {'content-security-policy': CSP, 'x-frame-options': 'DENY'}
 /** How often an open stream checks that its session still stands (a revoked session's pages stop within this). */
 const SESSION_CHECK_MS = 2000;
 
+/** An answer a signed-in person gave on a question's page, as its form carried it. */
+export type WebAnswer = {
+	readonly id: string;
+	/** The arguments' hash the page showed: the answer is for that call only. */
+	readonly hash: string;
+	readonly answer: 'allow' | 'deny';
+	readonly reason: string | null;
+};
+
 export type WebAppOptions = {
+	/** Carries out an answer through the gate the CLI uses; returns what was done, or throws one line why not. */
+	readonly answer: (answer: WebAnswer, session: WebSessionRow) => string;
 	readonly hub: BoardHub;
 	readonly store: WebStore;
 	/** The page's script, bundled (dist/web/board.js). */
@@ -145,6 +156,23 @@ export function createWebApp(options: WebAppOptions): (request: IncomingMessage,
 			response.setHeader('set-cookie', cookie('', 0));
 			return send(response, 303, 'text/plain; charset=utf-8', 'signed out\n', {location: '/'});
 		}
+		if (url.pathname === '/answer') {
+			const id = form.get('id') ?? '';
+			const answer = form.get('answer');
+			if (!/^d-[0-9a-f]{12}$/.test(id) || (answer !== 'allow' && answer !== 'deny'))
+				return sendText(response, 400, 'an answer names a question (id) and allow or deny');
+			const reason = (form.get('reason') ?? '').trim();
+			try {
+				const done = options.answer(
+					{id, hash: form.get('hash') ?? '', answer, reason: reason === '' ? null : reason},
+					signed.session,
+				);
+				return send(response, 200, 'text/html; charset=utf-8', answeredPage(done, true), PAGE_HEADERS);
+			} catch (error) {
+				const why = error instanceof Error ? error.message : String(error);
+				return send(response, 409, 'text/html; charset=utf-8', answeredPage(why, false), PAGE_HEADERS);
+			}
+		}
 		return sendText(response, 404, 'no such answer');
 	};
 
@@ -164,6 +192,17 @@ export function createWebApp(options: WebAppOptions): (request: IncomingMessage,
 			if (view === null) return sendText(response, 404, 'no such view');
 			const secret = signed.secret;
 			return stream(hub, view, request, response, () => sessionOf(store, secret, now()) !== null);
+		}
+		const question = /^\/decision\/(d-[0-9a-f]{12})$/.exec(url.pathname)?.[1];
+		if (question !== undefined) {
+			const decision = hub.decision(question);
+			return send(
+				response,
+				decision === undefined ? 404 : 200,
+				'text/html; charset=utf-8',
+				questionPage(hub.questionHtml(question, colsOf(url)), decision, csrfOf(signed.secret), now()),
+				PAGE_HEADERS,
+			);
 		}
 		const view = viewOf(url.pathname, colsOf(url));
 		if (view === null) return sendText(response, 404, 'no such page');

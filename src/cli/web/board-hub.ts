@@ -2,7 +2,8 @@ import type {BoardAdapters} from '../../../hooks/use-control-room.ts';
 import {openingBoard} from '../../core/board/opening.ts';
 import {selectScreen} from '../../core/board/screen.ts';
 import {reduceBoard, type BoardState} from '../../core/board/state.ts';
-import {boardHtml} from './render.ts';
+import {boardHtml, questionHtml} from './render.ts';
+import type {DecisionRecord} from '../../core/decisions/fold.ts';
 
 // One board for every page: the terminal board's feed and reducer (the same state the TUI keeps),
 // read at most every READ_MS, and each page's view of it (its width, the task it drilled into, help)
@@ -26,6 +27,10 @@ type Source = Pick<BoardAdapters, 'feed' | 'options' | 'reconcile' | 'reconcileI
 type Subscriber = {readonly view: WebView; readonly send: (html: string) => void};
 
 export type BoardHub = {
+	/** An open question as the board knows it (its arguments' hash is what an answer is bound to). */
+	decision(id: string): DecisionRecord | undefined;
+	/** A question's page body: the board's drill-in view of it, whole. */
+	questionHtml(id: string, cols: number): string;
 	/** The view's HTML now. */
 	html(view: WebView): string;
 	/** Calls `send` with the view's HTML whenever it changes; returns the unsubscribe. */
@@ -95,6 +100,11 @@ export function createBoardHub(source: Source, now: () => number = Date.now): Bo
 	const unsubscribe = feed.subscribe?.(read);
 	return {
 		html: view => render(view, now()),
+		decision: id => state.decisions.find(decision => decision.id === id),
+		questionHtml(id, cols) {
+			const opened = reduceBoard(state, {type: 'open-question', id});
+			return questionHtml(selectScreen(opened, now(), {width: cols, height: WEB_ROWS}, options));
+		},
 		subscribe(view, send) {
 			const subscriber = {view, send};
 			subscribers.add(subscriber);

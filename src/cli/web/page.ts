@@ -1,3 +1,4 @@
+import {decisionState, type DecisionRecord} from '../../core/decisions/fold.ts';
 import {html} from './render.ts';
 
 /** What the page's script needs from the server: the view it shows and the board's keys in force. */
@@ -89,5 +90,32 @@ export function linkRefusedPage(): string {
 	return plainPage(
 		'controlroom: link refused',
 		`<h1>This sign-in link does not work</h1><p>It was used already, or it expired (a link works once, for five minutes), or it was never made here.</p><p>Run <code>controlroom web link</code> at a terminal for a new one.</p>`,
+	);
+}
+
+/**
+ * A question's page: the call whole (the board's drill-in), and, while it is open, allow and deny
+ * bound to this question and the arguments' hash shown (a changed call, or a second tab's answer,
+ * is refused). Forms carry the session's CSRF token and work without the page's script.
+ */
+export function questionPage(body: string, decision: DecisionRecord | undefined, csrf: string, now: number): string {
+	const state = decision === undefined ? null : decisionState(decision, now);
+	const isOpen = decision !== undefined && state === 'open';
+	const hidden = (name: string, value: string): string => `<input type="hidden" name="${name}" value="${html(value)}">`;
+	const fields =
+		decision === undefined ? '' : hidden('id', decision.id) + hidden('hash', decision.argsHash) + hidden('csrf', csrf);
+	const answers = isOpen
+		? `<div class="answers"><p class="dim">arguments' hash ${html(decision.argsHash.slice(0, 16))}…: the answer is for this call only, once.</p>
+<form method="post" action="/answer">${fields}<input type="hidden" name="answer" value="allow"><button class="yes" type="submit">Allow this call once</button></form>
+<form method="post" action="/answer">${fields}<input type="hidden" name="answer" value="deny"><input name="reason" maxlength="500" placeholder="reason the agent reads"><button class="no" type="submit">Deny</button></form></div>`
+		: `<div class="answers"><p class="dim">${decision === undefined ? 'No such question is open.' : `This question is ${html(state ?? '')}.`}</p></div>`;
+	return plainPage(`controlroom · ${decision?.id ?? 'question'}`, `<p><a href="/">← the board</a></p>${body}${answers}`);
+}
+
+/** What an answer did, or why it was refused, with the way back. */
+export function answeredPage(text: string, isDone: boolean): string {
+	return plainPage(
+		'controlroom · answer',
+		`<p class="${isDone ? 't-ok' : 't-error'}">${html(text)}</p><p><a href="/">← the board</a></p>`,
 	);
 }

@@ -92,7 +92,9 @@ function decisionsHtml(screen: ScreenView): string {
 	if (decisions === null) return '';
 	const parts = [line(`DECISIONS (${decisions.count})`, 'warn', 'b')];
 	for (const entry of decisions.lines)
-		parts.push(`<div class="l decision" data-decision="${html(entry.id)}">${html(`   ${entry.text}`)}</div>`);
+		parts.push(
+			`<a class="l decision" data-decision="${html(entry.id)}" href="/decision/${encodeURIComponent(entry.id)}">${html(`   ${entry.text}`)}</a>`,
+		);
 	return panel('decisions', parts.join(''));
 }
 
@@ -168,4 +170,11 @@ export function boardHtml(screen: ScreenView): string {
 			blocksHtml(screen),
 		].join('');
 	return `${headerHtml(screen)}<main>${body}</main>`;
+}
+
+/** A question shown whole (the board's drill-in view of it): every line of the call, escaped. */
+export function questionHtml(screen: ScreenView): string {
+	const {question} = screen;
+	if (question === null) return panel('question', line('no such question open', 'muted'));
+	return panel('question', [line(`QUESTION ${question.id}`, 'warn', 'b'), ...question.lines.map(text => line(text))].join(''));
 }
