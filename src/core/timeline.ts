@@ -242,7 +242,9 @@ function describeRaw(event: LedgerEvent): string {
 				`accepted by ${event.data.by ?? 'unknown'}${event.data.osUser && event.data.osUser !== event.data.by ? ` (OS user ${event.data.osUser})` : ''}`,
 			);
 		case EventType.passkeyEnrolled:
-			return clip(`passkey "${event.data.name ?? '?'}" enrolled by ${event.data.by ?? 'a person'} (credential ${(event.data.credentialId ?? '').slice(0, 12)})`);
+			return clip(
+				`passkey "${event.data.name ?? '?'}" enrolled by ${event.data.by ?? 'a person'} (credential ${(event.data.credentialId ?? '').slice(0, 12)})`,
+			);
 		case EventType.passkeyAsserted: {
 			const signed = event.data.signed as {item?: {kind?: string; id?: string}; answer?: string} | undefined;
 			return clip(
@@ -250,7 +252,9 @@ function describeRaw(event: LedgerEvent): string {
 			);
 		}
 		case EventType.approvalsSet:
-			return clip(`approvals policy set to ${event.data.policy ?? '?'} by ${event.data.by ?? 'a person'} (${event.data.how ?? '?'})`);
+			return clip(
+				`approvals policy set to ${event.data.policy ?? '?'} by ${event.data.by ?? 'a person'} (${event.data.how ?? '?'})`,
+			);
 		case EventType.gateRefused:
 			return clip(
 				`refused: an agent asked to ${event.data.verb ?? '?'} ${event.data.target ?? ''} (${event.data.reason ?? 'not a person'})`,

@@ -123,8 +123,15 @@ function recordRefusal(
 /** A yes that carries a passkey answer checked in this process: the passkey's holder says it. */
 function passkeySigner(request: YesRequest, proof: PasskeyProof): PersonActor {
 	if (!isGenuineProof(proof))
-		throw new PasskeyRequiredError(`${request.verb} ${recordedTarget(request.target)}: refused: the passkey answer was not checked here, or was already used`);
-	return {kind: 'person', user: `passkey ${proof.passkey.name}`, uid: null, reason: 'an answer signed by an enrolled passkey, checked'};
+		throw new PasskeyRequiredError(
+			`${request.verb} ${recordedTarget(request.target)}: refused: the passkey answer was not checked here, or was already used`,
+		);
+	return {
+		kind: 'person',
+		user: `passkey ${proof.passkey.name}`,
+		uid: null,
+		reason: 'an answer signed by an enrolled passkey, checked',
+	};
 }
 
 /**
@@ -150,7 +157,15 @@ function refuseUnsigned(
 					type: EventType.gateRefused,
 					at: Date.now(),
 					source: request.source,
-					data: {verb: request.verb, target, reason, pid: facts.pid, user: facts.user, uid: facts.uid, door: request.door?.kind ?? 'terminal'},
+					data: {
+						verb: request.verb,
+						target,
+						reason,
+						pid: facts.pid,
+						user: facts.user,
+						uid: facts.uid,
+						door: request.door?.kind ?? 'terminal',
+					},
 				},
 			]);
 		} catch {

@@ -91,7 +91,9 @@ describe('passkey registration', () => {
 		const key = new SoftAuthenticator();
 		const {pending, options} = await registrationOptions(ledger, RP, {name: 'k', user: 'alice'});
 		expect(
-			await refusal(verifyRegistration(ledger, RP, pending, key.register(options, {origin: ORIGIN, userVerified: false}), {by: 'a'})),
+			await refusal(
+				verifyRegistration(ledger, RP, pending, key.register(options, {origin: ORIGIN, userVerified: false}), {by: 'a'}),
+			),
 		).toMatch(/^refused: .*[Uu]ser verification/);
 		expect(
 			await refusal(verifyRegistration(ledger, RP, pending, key.register(options, {origin: 'http://localhost:9999'}), {by: 'a'})),
@@ -144,7 +146,12 @@ describe('a decision answered with a passkey', () => {
 		const [event] = asserted(ledger);
 		expect(event?.taskId).toBe('c-0123456789ab');
 		const check = await verifyRecordedAnswer(event!);
-		expect(check).toMatchObject({ok: true, name: 'laptop', credentialId: key.id, signed: {item: {kind: 'decision', id}, answer: 'allow'}});
+		expect(check).toMatchObject({
+			ok: true,
+			name: 'laptop',
+			credentialId: key.id,
+			signed: {item: {kind: 'decision', id}, answer: 'allow'},
+		});
 	});
 
 	it('a recorded answer whose signed data was changed no longer verifies', async () => {
@@ -211,7 +218,16 @@ describe('a decision answered with a passkey', () => {
 		await enroll(ledger, key, 'laptop');
 		const id = ask(ledger);
 		const good = await signedAnswer(ledger, key, allowOf(id));
-		const forged = {...good, response: {...good.response, response: {...good.response.response, signature: new SoftAuthenticator().assert({challenge: 'x'}, {origin: ORIGIN}).response.signature}}};
+		const forged = {
+			...good,
+			response: {
+				...good.response,
+				response: {
+					...good.response.response,
+					signature: new SoftAuthenticator().assert({challenge: 'x'}, {origin: ORIGIN}).response.signature,
+				},
+			},
+		};
 		expect(await refusal(verifyAnswer(ledger, RP, forged))).toMatch(/^refused: /);
 		const impostor = new SoftAuthenticator();
 		const wrongKey = {...good, response: {...impostor.assert({challenge: 'x'}, {origin: ORIGIN}), id: key.id, rawId: key.id}};
@@ -219,14 +235,17 @@ describe('a decision answered with a passkey', () => {
 		expect(await refusal(verifyAnswer(ledger, RP, {...good, now: good.signed.expiresAt + 1}))).toMatch(
 			/^refused: the signed answer expired at .*; answer again$/,
 		);
-		expect(await refusal(verifyAnswer(ledger, RP, await signedAnswer(ledger, key, allowOf(id), {origin: 'http://localhost:1'})))).toMatch(
-			/^refused: .*origin/i,
-		);
+		expect(
+			await refusal(verifyAnswer(ledger, RP, await signedAnswer(ledger, key, allowOf(id), {origin: 'http://localhost:1'}))),
+		).toMatch(/^refused: .*origin/i);
 		const wrongRp = await signedAnswer(ledger, key, allowOf(id), {origin: ORIGIN, rpId: 'evil.example'} as never);
 		expect(await refusal(verifyAnswer(ledger, RP, wrongRp))).toMatch(/^refused: .*RP ID/i);
 		const noUv = await signedAnswer(ledger, key, allowOf(id), {origin: ORIGIN, userVerified: false} as never);
 		expect(await refusal(verifyAnswer(ledger, RP, noUv))).toMatch(/^refused: .*[Uu]ser verification/);
-		const huge = {...good, response: {...good.response, response: {...good.response.response, clientDataJSON: 'A'.repeat(10_000_000)}}};
+		const huge = {
+			...good,
+			response: {...good.response, response: {...good.response.response, clientDataJSON: 'A'.repeat(10_000_000)}},
+		};
 		expect(await refusal(verifyAnswer(ledger, RP, huge))).toMatch(/^refused: assertion\.response\.clientDataJSON: /);
 		const hugeId = {...good, signed: {...good.signed, item: {kind: 'decision', id: 'd'.repeat(1_000_000)}}};
 		expect(await refusal(verifyAnswer(ledger, RP, hugeId))).toMatch(/^refused: item\.id: /);
@@ -251,9 +270,17 @@ describe('the approvals policy', () => {
 		expect(() => turnPolicyOff(ledger, undefined)).toThrow(
 			'refused: turning `approvals: passkey` off needs an answer signed by an enrolled passkey',
 		);
-		const wrong = await verifyAnswer(ledger, RP, await signedAnswer(ledger, key, {item: {kind: 'policy', id: 'approvals'}, digest: 'passkey', answer: 'on'}));
+		const wrong = await verifyAnswer(
+			ledger,
+			RP,
+			await signedAnswer(ledger, key, {item: {kind: 'policy', id: 'approvals'}, digest: 'passkey', answer: 'on'}),
+		);
 		expect(() => turnPolicyOff(ledger, wrong)).toThrow('refused: it was signed to on, not to off');
-		const off = await verifyAnswer(ledger, RP, await signedAnswer(ledger, key, {item: {kind: 'policy', id: 'approvals'}, digest: 'passkey', answer: 'off'}));
+		const off = await verifyAnswer(
+			ledger,
+			RP,
+			await signedAnswer(ledger, key, {item: {kind: 'policy', id: 'approvals'}, digest: 'passkey', answer: 'off'}),
+		);
 		turnPolicyOff(ledger, off);
 		expect(readPasskeys(ledger.reader).policy).toBe('terminal');
 	});
@@ -263,7 +290,9 @@ describe('the approvals policy', () => {
 		adoptConfiguredPolicy(ledger, 'passkey', 'alice');
 		const id = ask(ledger);
 		expect(() => answerDecision(ledger, id, 'allow', null)).toThrow(
-			new RegExp(`^decide ${id}: refused: approvals: passkey is on and this answer is not passkey-signed; answer it with your passkey at \`controlroom web\`, then /item/decision/${id}$`),
+			new RegExp(
+				`^decide ${id}: refused: approvals: passkey is on and this answer is not passkey-signed; answer it with your passkey at \`controlroom web\`, then /item/decision/${id}$`,
+			),
 		);
 		expect(takeAnswer(ledger, id, argsHash(ARGS))).toBeNull();
 		expect(ledger.reader.eventsOfType([EventType.gateRefused])).toHaveLength(1);

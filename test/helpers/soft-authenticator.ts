@@ -125,7 +125,12 @@ export class SoftAuthenticator {
 			id: this.id,
 			rawId: this.id,
 			type: 'public-key' as const,
-			response: {authenticatorData: b64u(authData), clientDataJSON: b64u(clientData), signature: b64u(signature), userHandle: null},
+			response: {
+				authenticatorData: b64u(authData),
+				clientDataJSON: b64u(clientData),
+				signature: b64u(signature),
+				userHandle: null,
+			},
 			clientExtensionResults: {},
 			authenticatorAttachment: 'platform',
 		};

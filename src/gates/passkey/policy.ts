@@ -29,7 +29,13 @@ export function adoptConfiguredPolicy(ledger: Ledger, configured: ApprovalsPolic
 	return ledger.writer.transaction(() => {
 		if (approvalsPolicy(ledger) === 'passkey') return 'passkey';
 		ledger.writer.append([
-			{taskId: 'passkeys', type: EventType.approvalsSet, at: Date.now(), source: 'config', data: {policy: 'passkey', by, credentialId: null, how: 'config file'}},
+			{
+				taskId: 'passkeys',
+				type: EventType.approvalsSet,
+				at: Date.now(),
+				source: 'config',
+				data: {policy: 'passkey', by, credentialId: null, how: 'config file'},
+			},
 		]);
 		return 'passkey';
 	});
@@ -46,7 +52,13 @@ export function turnPolicyOff(ledger: Ledger, proof: PasskeyProof | undefined, s
 		const at = Date.now();
 		const by = recordPasskeyAnswer(ledger, proof, {taskId: 'passkeys', ...POLICY_OFF_ANSWER, source, at});
 		ledger.writer.append([
-			{taskId: 'passkeys', type: EventType.approvalsSet, at, source, data: {policy: 'terminal', by, credentialId: proof.passkey.credentialId, how: 'passkey'}},
+			{
+				taskId: 'passkeys',
+				type: EventType.approvalsSet,
+				at,
+				source,
+				data: {policy: 'terminal', by, credentialId: proof.passkey.credentialId, how: 'passkey'},
+			},
 		]);
 	});
 }

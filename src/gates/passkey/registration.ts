@@ -39,7 +39,8 @@ export type PendingRegistration = {
 export function checkPasskeyName(name: string): string {
 	const line = name.replace(/\s+/g, ' ').trim();
 	if (line === '') throw new PasskeyError('--name: give the passkey a name you will recognise (e.g. "laptop Touch ID")');
-	if (line.length > PASSKEY_NAME_MAX) throw new PasskeyError(`--name: at most ${PASSKEY_NAME_MAX} characters, got ${line.length}`);
+	if (line.length > PASSKEY_NAME_MAX)
+		throw new PasskeyError(`--name: at most ${PASSKEY_NAME_MAX} characters, got ${line.length}`);
 	// eslint-disable-next-line no-control-regex -- control characters are what is refused
 	if (/[\u0000-\u001f\u007f-\u009f]/.test(line)) throw new PasskeyError('--name: control characters are not allowed');
 	return line;
