@@ -125,6 +125,10 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		summary: "each worker's track record: approvals, rework, failures, expiries, spend",
 		load: () => import('./commands/workers.ts'),
 	},
+	web: {
+		summary: 'the board in a browser; enroll the passkeys that sign its answers (web enroll)',
+		load: () => import('./commands/web.ts'),
+	},
 	config: {
 		summary: 'show the config file, every setting and where its value came from (config show|path)',
 		load: () => import('./commands/config.ts'),

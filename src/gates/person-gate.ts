@@ -27,7 +27,9 @@ export type YesVerb =
 	| 'looked'
 	// Letting a connector or a script in (docs/serve.md).
 	| 'serve approve'
-	| 'serve tokens new';
+	| 'serve tokens new'
+	// Enrolling a passkey (docs/passkeys.md).
+	| 'web enroll';
 
 /** One ask for a yes: the verb, what it is about (a task, an order, a queue entry), and the door it came through. */
 export type YesRequest = {
