@@ -9,6 +9,13 @@ import {
 	registrationOptions,
 	turnPolicyOff,
 	adoptConfiguredPolicy,
+	ANSWER_TTL_MS,
+	approvalsPolicy,
+	itemLink,
+	itemPath,
+	POLICY_OFF_ANSWER,
+	readWebAddress,
+	recordWebAddress,
 	verifyAnswer,
 	verifyRecordedAnswer,
 	verifyRegistration,
@@ -258,6 +265,29 @@ describe('a decision answered with a passkey', () => {
 	});
 });
 
+describe("an item's link", () => {
+	it('names the page of the running server when one recorded its address, else how to reach it', () => {
+		const ledger = scratchLedger();
+		expect(itemPath('decision', 'd-1 2')).toBe('/item/decision/d-1%202');
+		expect(itemLink(ledger.path, 'decision', 'd-1')).toBe('`controlroom web`, then /item/decision/d-1');
+		recordWebAddress(ledger.path, 'http://localhost:8421/');
+		expect(readWebAddress(ledger.path)).toBe('http://localhost:8421');
+		expect(itemLink(ledger.path, 'decision', 'd-1')).toBe('http://localhost:8421/item/decision/d-1');
+		// Anything but an address (an escape code, a javascript: link) is not printed.
+		recordWebAddress(ledger.path, 'javascript:alert(1)\u001b[2J');
+		expect(readWebAddress(ledger.path)).toBeNull();
+		recordWebAddress(ledger.path, null);
+		expect(readWebAddress(ledger.path)).toBeNull();
+	});
+
+	it('a signed answer expires after ANSWER_TTL_MS by default', async () => {
+		const ledger = scratchLedger();
+		await enroll(ledger, new SoftAuthenticator(), 'k');
+		const {signed} = await answerOptions(ledger, RP, {...allowOf('d-1'), now: 1_000});
+		expect(signed.expiresAt).toBe(1_000 + ANSWER_TTL_MS);
+	});
+});
+
 describe('the approvals policy', () => {
 	it('once adopted from the config, the ledger keeps it; only a passkey answer turns it off', async () => {
 		const ledger = scratchLedger();
@@ -276,12 +306,9 @@ describe('the approvals policy', () => {
 			await signedAnswer(ledger, key, {item: {kind: 'policy', id: 'approvals'}, digest: 'passkey', answer: 'on'}),
 		);
 		expect(() => turnPolicyOff(ledger, wrong)).toThrow('refused: it was signed to on, not to off');
-		const off = await verifyAnswer(
-			ledger,
-			RP,
-			await signedAnswer(ledger, key, {item: {kind: 'policy', id: 'approvals'}, digest: 'passkey', answer: 'off'}),
-		);
+		const off = await verifyAnswer(ledger, RP, await signedAnswer(ledger, key, POLICY_OFF_ANSWER));
 		turnPolicyOff(ledger, off);
+		expect(approvalsPolicy(ledger)).toBe('terminal');
 		expect(readPasskeys(ledger.reader).policy).toBe('terminal');
 	});
 

@@ -39,7 +39,6 @@ export const registrationSchema = z.looseObject({
 	clientExtensionResults: z.optional(z.record(z.string(), z.unknown())),
 	authenticatorAttachment: z.optional(z.nullable(z.string().check(z.maxLength(40)))),
 });
-export type RegistrationJSON = z.infer<typeof registrationSchema>;
 
 /** Parses an edge value, or one line naming the first problem. */
 export function parseEdge<T>(
