@@ -163,7 +163,7 @@ export const HELP_GROUPS: readonly HelpGroup[] = [
 	{title: 'watch', commands: ['demo', 'explain', 'jump', 'status', 'workers']},
 	{title: 'audit', commands: ['verify', 'audit']},
 	{title: 'run agents', commands: ['reconcile', 'gateway', 'order']},
-	{title: 'answer', commands: ['decide', 'effects', 'review', 'send-back', 'ack', 'need', 'mediate', 'plan']},
+	{title: 'answer', commands: ['decide', 'effects', 'review', 'send-back', 'ack', 'need', 'mediate', 'plan', 'web']},
 	{
 		title: 'hand off',
 		commands: ['contract', 'take', 'progress', 'hand-in', 'pass-back', 'looked', 'accept', 'work', 'mcp', 'serve', 'pickup'],

@@ -69,10 +69,6 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		load: () => import('./commands/looked.ts'),
 	},
 	mcp: {summary: 'serve the claim verbs to agents over stdio (MCP)', load: () => import('./commands/mcp.ts')},
-	web: {
-		summary: 'the board in a browser, live, for this machine or a phone through a tunnel',
-		load: () => import('./commands/web.ts'),
-	},
 	serve: {
 		summary: 'a remote MCP server (HTTP, OAuth) for connectors and scripts to write contracts',
 		load: () => import('./commands/serve.ts'),
@@ -128,6 +124,10 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 	workers: {
 		summary: "each worker's track record: approvals, rework, failures, expiries, spend",
 		load: () => import('./commands/workers.ts'),
+	},
+	web: {
+		summary: 'the board in a browser, live, answered with a passkey; enroll passkeys (web enroll)',
+		load: () => import('./commands/web.ts'),
 	},
 	config: {
 		summary: 'show the config file, every setting and where its value came from (config show|path)',

@@ -17,6 +17,8 @@ import type {Ledger} from '../ledger/open-ledger.ts';
 import {NotAPersonError, type Door} from '../core/actor.ts';
 import {isApproverAlive} from './effects/liveness.ts';
 import {requirePerson} from './person-gate.ts';
+import type {PasskeyProof} from './passkey/answer.ts';
+import {recordPasskeyAnswer} from './passkey/record.ts';
 import {ReviewGateError} from './gate-error.ts';
 
 // The questions agents ask and the answers people give (docs/decisions.md). Asking is anyone's
@@ -115,7 +117,14 @@ export type AnswerOptions = {
 	readonly now?: number;
 	/** The arguments' hash the person was shown (the web page's form): refused unless it is the question's. */
 	readonly shownArgsHash?: string;
+	/** A passkey answer checked by verifyAnswer, for exactly this question, its hash and this answer (docs/passkeys.md). */
+	readonly passkey?: PasskeyProof;
 };
+
+/** What a passkey signs as a question's answer: `allow`, `deny`, or `allow-N` with N tokens of headroom. */
+export function decisionAnswerWord(answer: DecisionAnswer, headroom: number | null): string {
+	return headroom === null ? answer : `${answer}-${headroom}`;
+}
 
 /**
  * A person answers a question (`controlroom decide`, the board's `a`/`x`): only a person says yes
@@ -135,6 +144,7 @@ export function answerDecision(
 		target: ref,
 		source: options.source,
 		...(options.door ? {door: options.door} : {}),
+		...(options.passkey ? {passkey: options.passkey} : {}),
 	});
 	const line = reason === null ? null : reason.replace(/\s+/g, ' ').trim();
 	const tooLong = line === null ? null : overTextLimit('--reason', line, REASON_MAX_CHARS);
@@ -153,6 +163,17 @@ export function answerDecision(
 		if (decision.waiter !== null && !isApproverAlive(decision.waiter)) {
 			throw new ReviewGateError(`${decision.id}: no longer waiting (its hook is gone); answer it in the agent's own pane`);
 		}
+		// A passkey answer is recorded first, in this transaction: refused unless it signed this very answer.
+		const by = options.passkey
+			? recordPasskeyAnswer(ledger, options.passkey, {
+					taskId: decision.taskId,
+					item: {kind: 'decision', id: decision.id},
+					digest: decision.argsHash,
+					answer: decisionAnswerWord(answer, headroom),
+					source: options.source,
+					at: now,
+				})
+			: person.user;
 		ledger.writer.append([
 			{
 				taskId: decision.taskId,
@@ -163,7 +184,7 @@ export function answerDecision(
 					decisionId: decision.id,
 					answer,
 					reason: line === '' ? null : line,
-					by: person.user,
+					by,
 					argsHash: decision.argsHash,
 					headroom,
 				},

@@ -18,7 +18,7 @@ import type {CommandHelp} from '../help.ts';
 import {advertisedUrl, allowedHostnames, exposureWarning, listenOn, listenPlan} from '../listen.ts';
 import {packageRoot} from '../package-root.ts';
 import {personName} from '../person-name.ts';
-import {readWebAddress, removeWebAddress, writeWebAddress} from '../web/address-file.ts';
+import {readWebAddress, removeWebAddress, writeWebAddress} from '../../ledger/web-address.ts';
 import {stopOnSignals} from '../signals.ts';
 import {createWebApp} from '../web/app.ts';
 import {createBoardHub} from '../web/board-hub.ts';
@@ -28,7 +28,13 @@ import {boardAdapters} from './board.ts';
 const DEFAULT_PORT = 8421;
 
 export const help: CommandHelp = {
-	synopsis: ['web [--listen ADDR:PORT] [--public-url URL]', 'web link', 'web sessions [--json]', 'web revoke SESSION | --all'],
+	synopsis: [
+		'web [--listen ADDR:PORT] [--public-url URL]',
+		'web link',
+		'web sessions [--json]',
+		'web revoke SESSION | --all',
+		'web enroll --name NAME [--port N] [--timeout 5m]',
+	],
 	description: `The board in a browser: the same panels as the terminal board, live (an event stream),
 a task's timeline and why at /task/ID, the board's keys (j/k, enter, esc, ?) where a keyboard
 exists, one column at a phone's width. The first response carries the board, so the page reads
@@ -37,7 +43,13 @@ without its script. Loopback unless --listen says otherwise, as serve. Runs unti
 Every page needs a session, and a session starts only from a sign-in link:
 link: a person at a terminal gets a one-time link (five minutes) to the running server's own
 address; an agent's is refused (exit 77, recorded). sessions: every session, live, expired or
-revoked. revoke: ends a session (or every one) at once; its pages stop within seconds.`,
+revoked. revoke: ends a session (or every one) at once; its pages stop within seconds.
+Answers are signed by a passkey once one is enrolled (docs/passkeys.md); under approvals: passkey
+nothing else answers. enroll: a person at a terminal adds a passkey. It lists every enrolled
+passkey (name, id, when), so you see one you did not make, then prints a one-time link to a page
+this command serves on loopback (http://localhost:PORT/...); open it in a browser on this machine
+and confirm with your fingerprint, face or PIN. Once a passkey is enrolled, another needs an
+answer signed by an enrolled one first.`,
 	options: [
 		[
 			'--listen ADDR:PORT',
@@ -46,19 +58,23 @@ revoked. revoke: ends a session (or every one) at once; its pages stop within se
 		['--public-url URL', 'the https address a TLS terminator in front serves (the address links name)'],
 		['--json', 'sessions: as JSON'],
 		['--all', 'revoke: every live session'],
+		['--name NAME', 'enroll: what you call this passkey ("laptop Touch ID"); required'],
+		['--port N', 'enroll: the loopback port of the page (default: any free port)'],
+		['--timeout D', 'enroll: how long the link works (default 5m)'],
 	],
 	exits: [
-		['0', 'stopped cleanly; link, sessions, revoke: done'],
-		['1', 'revoke: no such live session'],
+		['0', 'stopped cleanly; link, sessions, revoke: done; enroll: enrolled'],
+		['1', 'revoke: no such live session; enroll: the time was up, or the registration was refused'],
 		['64', 'bad command line (--listen, --public-url, a non-loopback address without --public-url)'],
 		['69', 'the port is taken; link: no web board runs for this ledger'],
-		['77', 'link: refused, the asker is an agent, not a person at a terminal (recorded)'],
+		['77', 'link, enroll: refused, the asker is an agent, not a person at a terminal (recorded)'],
 		['78', 'the config file is wrong'],
 		['128+N', 'stopped by signal N (SIGTERM 143, Ctrl-C 130), after closing its connections'],
 	],
 	examples: [
 		['controlroom web', `the board at http://127.0.0.1:${DEFAULT_PORT}/ for a browser on this machine`],
 		['controlroom web link', 'prints a one-time sign-in link to open in the browser'],
+		['controlroom web enroll --name "laptop Touch ID"', "enroll this laptop's passkey"],
 		['ssh -L 8421:127.0.0.1:8421 workstation', "from a laptop: the workstation's board at http://127.0.0.1:8421/"],
 	],
 };
@@ -217,5 +233,6 @@ export async function run(argv: readonly string[]): Promise<number> {
 	if (verb === 'link') return link(rest);
 	if (verb === 'sessions') return sessions(rest);
 	if (verb === 'revoke') return revoke(rest);
+	if (verb === 'enroll') return (await import('./web-enroll.ts')).runEnroll(rest);
 	return web(argv);
 }

@@ -1,12 +1,21 @@
 import {readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {basename, dirname, extname, join} from 'node:path';
 import * as z from 'zod';
-import {PRIVATE_FILE_MODE} from '../../ledger/private-files.ts';
+import {PRIVATE_FILE_MODE} from './private-files.ts';
 
 // Where the running web board of a ledger listens, so `web link` prints a link to the server's own
-// address (`ledger.web.json` beside the ledger, private): written when it listens, removed when it stops.
+// address, and a refusal under `approvals: passkey` the item's page (`ledger.web.json` beside the
+// ledger, private): written when it listens, removed when it stops; a dead server's is ignored.
 
-const AddressFile = z.object({url: z.string().url(), pid: z.number().int().positive()});
+// Only an http(s) address is taken: a file written by anyone else (an escape code, a javascript:
+// link) is never printed.
+const AddressFile = z.object({
+	url: z
+		.string()
+		.url()
+		.refine(url => /^https?:\/\/[A-Za-z0-9.:[\]-]+\/[A-Za-z0-9._~/-]*$/.test(url)),
+	pid: z.number().int().positive(),
+});
 
 export function webAddressPath(ledgerFile: string): string {
 	return join(dirname(ledgerFile), `${basename(ledgerFile, extname(ledgerFile))}.web.json`);
