@@ -4,7 +4,10 @@ import {join} from 'node:path';
 import {BoardCommand, KEY_TABLE, type KeyBinding} from '../../core/board/keymap.ts';
 import {defaultHeadroom} from '../../core/board/decisions-view.ts';
 import {terminalSafe, terminalSafeJson} from '../../core/terminal-text.ts';
-import {answerDecision} from '../../gates/decisions.ts';
+import {answerDecision, decisionAnswerWord} from '../../gates/decisions.ts';
+import {answerOptions, approvalsPolicy, localRelyingParty, verifyAnswer, type PasskeyProof} from '../../gates/passkey/index.ts';
+import type {RelyingParty} from '../../gates/passkey/relying-party.ts';
+import {readPasskeys} from '../../ledger/passkeys.ts';
 import {LINK_SECONDS, makeSignInLink} from '../../gates/web/sign-in.ts';
 import {accessStorePath} from '../../ledger/access-store.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
@@ -93,6 +96,22 @@ function pageKeys(table: readonly KeyBinding[]): Record<string, readonly string[
 	};
 }
 
+/**
+ * Where people reach the page: the public URL, or, on loopback, http://localhost:PORT (WebAuthn
+ * takes no IP address as the relying party, and localhost is a secure context; docs/passkeys.md).
+ */
+function pageAddress(plan: ReturnType<typeof listenPlan>, port: number): URL {
+	if (plan.publicUrl === null && ['127.0.0.1', '::1', 'localhost'].includes(plan.host))
+		return new URL(`http://localhost:${port}/`);
+	return advertisedUrl(plan, port);
+}
+
+/** The relying party passkeys answer for: the page's host name and origin. */
+function relyingParty(baseUrl: URL): RelyingParty {
+	if (baseUrl.hostname === 'localhost') return localRelyingParty(Number(baseUrl.port));
+	return {rpId: baseUrl.hostname, rpName: 'controlroom', origins: [baseUrl.origin]};
+}
+
 async function web(argv: readonly string[]): Promise<number> {
 	const {values, positionals} = parseCommandArgs('web', argv, {
 		listen: {type: 'string'},
@@ -110,38 +129,66 @@ async function web(argv: readonly string[]): Promise<number> {
 	const adapters = boardAdapters(ledger, {isBellOn: false, look});
 	const store = openWebStore(accessStorePath(ledger.path));
 	const hub = createBoardHub(adapters);
-	const scriptPath = join(packageRoot(), 'dist', 'web', 'board.js');
-	let script: string | null = null;
+	const scripts = new Map<string, string>();
 	try {
 		const port = await listenOn(http, plan, 'web');
-		const baseUrl = advertisedUrl(plan, port);
+		const baseUrl = pageAddress(plan, port);
+		const rp = relyingParty(baseUrl);
 		writeWebAddress(ledger.path, baseUrl);
+		/** What an answer signs: a budget question allowed adds what the board's allow adds (docs/decisions.md). */
+		const headroomOf = (id: string, answer: 'allow' | 'deny'): number | null => {
+			const decision = hub.decision(id);
+			return answer === 'allow' && decision?.kind === 'budget' ? defaultHeadroom(decision) : null;
+		};
 		http.on(
 			'request',
 			createWebApp({
 				hub,
 				store,
 				baseUrl,
-				answer: (given, session) => {
+				isPasskeyOn: () => readPasskeys(ledger.reader).passkeys.length > 0,
+				answerOptions: async given => {
 					const decision = hub.decision(given.id);
-					// A budget question allowed adds what the board's allow adds (docs/decisions.md).
-					const headroom = given.answer === 'allow' && decision?.kind === 'budget' ? defaultHeadroom(decision) : null;
-					const record = answerDecision(ledger, given.id, given.answer, given.reason, headroom, {
+					if (decision === undefined) throw new Error(`${given.id}: no such question`);
+					if (decision.argsHash !== given.hash)
+						throw new Error(`${given.id}: the call shown is not the call asked about (its arguments' hash differs); look again`);
+					return answerOptions(ledger, rp, {
+						item: {kind: 'decision', id: decision.id},
+						digest: decision.argsHash,
+						answer: decisionAnswerWord(given.answer, headroomOf(given.id, given.answer)),
+					});
+				},
+				answer: async (given, session) => {
+					// A passkey's answer is checked here (signature, origin, user verification, expiry, nonce); the
+					// gate then refuses it unless it signed this question, this hash and this answer, and records it.
+					const passkey: PasskeyProof | undefined =
+						given.passkey === undefined ? undefined : await verifyAnswer(ledger, rp, given.passkey);
+					const record = answerDecision(ledger, given.id, given.answer, given.reason, headroomOf(given.id, given.answer), {
 						source: 'web',
 						door: {kind: 'web', sessionId: session.id, person: session.person},
 						shownArgsHash: given.hash,
+						...(passkey ? {passkey} : {}),
 					});
 					hub.refresh();
-					return `${given.answer === 'allow' ? 'allowed' : 'denied'} ${record.id} (${record.tool}) for ${session.person}; the agent goes on`;
+					const who = passkey ? `passkey ${passkey.passkey.name}` : session.person;
+					return `${given.answer === 'allow' ? 'allowed' : 'denied'} ${record.id} (${record.tool}) for ${who}; the agent goes on`;
 				},
 				log,
-				script: () => (script ??= readFileSync(scriptPath, 'utf8')),
+				script: name => {
+					const known = scripts.get(name) ?? readFileSync(join(packageRoot(), 'dist', 'web', `${name}.js`), 'utf8');
+					scripts.set(name, known);
+					return known;
+				},
 				allowedHostnames: allowedHostnames(plan),
 				keys: pageKeys(look.keyTable ?? KEY_TABLE),
 			}),
 		);
 		const warning = exposureWarning(plan);
 		if (warning !== null) log(`warning: ${warning}`);
+		if (approvalsPolicy(ledger) === 'passkey' && readPasskeys(ledger.reader).passkeys.length === 0)
+			log(
+				'approvals: passkey is on and no passkey is enrolled: nothing can be answered until a person runs `controlroom web enroll`',
+			);
 		out(`web: listening on ${plan.host}:${port}; the board at ${baseUrl.href}`);
 		await new Promise<void>(resolve => stopping.signal.addEventListener('abort', () => resolve(), {once: true}));
 		await new Promise<void>(resolve => {

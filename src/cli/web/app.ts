@@ -27,15 +27,31 @@ export type WebAnswer = {
 	readonly hash: string;
 	readonly answer: 'allow' | 'deny';
 	readonly reason: string | null;
+	/**
+	 * The passkey's signature over this answer (docs/passkeys.md), as the page posted it: the signed
+	 * answer the server made and the authenticator's assertion, untrusted JSON the gate checks.
+	 */
+	readonly passkey?: {readonly signed: unknown; readonly response: unknown};
 };
+
+/** What the page asks for before the passkey signs: the question, the hash shown, the answer. */
+export type WebAnswerStart = Pick<WebAnswer, 'id' | 'hash' | 'answer'>;
 
 export type WebAppOptions = {
 	/** Carries out an answer through the gate the CLI uses; returns what was done, or throws one line why not. */
-	readonly answer: (answer: WebAnswer, session: WebSessionRow) => string;
+	readonly answer: (answer: WebAnswer, session: WebSessionRow) => Promise<string>;
+	/**
+	 * The browser's passkey prompt for one answer: the signed answer and navigator.credentials.get's
+	 * options, as JSON. Throws one line when the question is not open, its hash is not the one
+	 * shown, or no passkey is enrolled.
+	 */
+	readonly answerOptions: (start: WebAnswerStart) => Promise<{readonly signed: unknown; readonly options: unknown}>;
+	/** Whether the page signs answers with a passkey: one is enrolled (and, under approvals: passkey, only such answers count). */
+	readonly isPasskeyOn: () => boolean;
 	readonly hub: BoardHub;
 	readonly store: WebStore;
-	/** The page's script, bundled (dist/web/board.js). */
-	readonly script: () => string;
+	/** The pages' scripts, bundled: dist/web/board.js (the board), dist/web/answer.js (a question's passkey). */
+	readonly script: (name: 'board' | 'answer') => string;
 	/** Host header names accepted (DNS rebinding): src/cli/listen.ts's `allowedHostnames`. */
 	readonly allowedHostnames: readonly string[];
 	/** The address people reach it at: its scheme decides `Secure` cookies, its origin the answers' Origin. */
@@ -113,7 +129,7 @@ function stream(hub: BoardHub, view: WebView, request: IncomingMessage, response
 
 /** The request handler. */
 export function createWebApp(options: WebAppOptions): (request: IncomingMessage, response: ServerResponse) => void {
-	const {hub, store} = options;
+	const {hub, store, answerOptions} = options;
 	const now = options.now ?? Date.now;
 	const isSecure = options.baseUrl.protocol === 'https:';
 	// `__Host-` binds the cookie to this host and path where it can be Secure.
@@ -156,28 +172,41 @@ export function createWebApp(options: WebAppOptions): (request: IncomingMessage,
 			response.setHeader('set-cookie', cookie('', 0));
 			return send(response, 303, 'text/plain; charset=utf-8', 'signed out\n', {location: '/'});
 		}
-		if (url.pathname === '/answer') {
+		if (url.pathname === '/answer' || url.pathname === '/answer/begin') {
 			const id = form.get('id') ?? '';
 			const answer = form.get('answer');
 			if (!/^d-[0-9a-f]{12}$/.test(id) || (answer !== 'allow' && answer !== 'deny'))
 				return sendText(response, 400, 'an answer names a question (id) and allow or deny');
+			const hash = form.get('hash') ?? '';
+			if (url.pathname === '/answer/begin') {
+				// The passkey's prompt for this answer: JSON for the page's script.
+				try {
+					const made = await answerOptions({id, hash, answer});
+					return send(response, 200, 'application/json', JSON.stringify(made));
+				} catch (error) {
+					return send(response, 409, 'application/json', JSON.stringify({error: messageOf(error)}));
+				}
+			}
 			const reason = (form.get('reason') ?? '').trim();
+			const signedAnswer = form.get('signed');
+			const assertion = form.get('assertion');
 			try {
-				const done = options.answer(
-					{id, hash: form.get('hash') ?? '', answer, reason: reason === '' ? null : reason},
+				const passkey = signedAnswer && assertion ? {signed: parseJson(signedAnswer), response: parseJson(assertion)} : undefined;
+				const done = await options.answer(
+					{id, hash, answer, reason: reason === '' ? null : reason, ...(passkey ? {passkey} : {})},
 					signed.session,
 				);
 				return send(response, 200, 'text/html; charset=utf-8', answeredPage(done, true), PAGE_HEADERS);
 			} catch (error) {
-				const why = error instanceof Error ? error.message : String(error);
-				return send(response, 409, 'text/html; charset=utf-8', answeredPage(why, false), PAGE_HEADERS);
+				return send(response, 409, 'text/html; charset=utf-8', answeredPage(messageOf(error), false), PAGE_HEADERS);
 			}
 		}
 		return sendText(response, 404, 'no such answer');
 	};
 
 	const get = (url: URL, request: IncomingMessage, response: ServerResponse): void => {
-		if (url.pathname === '/board.js') return send(response, 200, 'text/javascript; charset=utf-8', options.script());
+		if (url.pathname === '/board.js') return send(response, 200, 'text/javascript; charset=utf-8', options.script('board'));
+		if (url.pathname === '/answer.js') return send(response, 200, 'text/javascript; charset=utf-8', options.script('answer'));
 		if (url.pathname === '/board.css') return send(response, 200, 'text/css; charset=utf-8', BOARD_CSS);
 		if (url.pathname === '/health') return send(response, 200, 'application/json', '{"status":"ok"}');
 		const link = /^\/signin\/([A-Za-z0-9_-]{1,100})$/.exec(url.pathname);
@@ -200,7 +229,7 @@ export function createWebApp(options: WebAppOptions): (request: IncomingMessage,
 				response,
 				decision === undefined ? 404 : 200,
 				'text/html; charset=utf-8',
-				questionPage(hub.questionHtml(question, colsOf(url)), decision, csrfOf(signed.secret), now()),
+				questionPage(hub.questionHtml(question, colsOf(url)), decision, csrfOf(signed.secret), now(), options.isPasskeyOn()),
 				PAGE_HEADERS,
 			);
 		}
@@ -242,4 +271,18 @@ export function createWebApp(options: WebAppOptions): (request: IncomingMessage,
 /** An Origin of this server reached on loopback (the Host it was asked at), as a browser on this machine sends. */
 function isLoopbackOrigin(origin: string, request: IncomingMessage): boolean {
 	return origin === `http://${request.headers.host ?? ''}`;
+}
+
+/** An error's one line. */
+function messageOf(error: unknown): string {
+	return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? '';
+}
+
+/** A form field holding JSON (the page's passkey fields); a field that is not JSON is kept as text, which the check refuses. */
+function parseJson(text: string): unknown {
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return text;
+	}
 }

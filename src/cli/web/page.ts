@@ -55,15 +55,15 @@ button.yes{border-color:var(--ok)}button.no{border-color:var(--error)}
 @media (max-width:600px){body{font-size:12px}#board{padding:6px}.band{grid-template-columns:1fr}}
 `;
 
-/** A page with no board: sign-in, a refusal. No script; its markup is made here, its words escaped. */
-export function plainPage(title: string, body: string): string {
+/** A page with no board: sign-in, a refusal, a question. Its markup is made here, its words escaped; a script of this server's only when named. */
+export function plainPage(title: string, body: string, script?: string): string {
 	return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${html(title)}</title>
 <link rel="stylesheet" href="/board.css">
-</head><body><div id="board" class="plain">${body}</div></body></html>`;
+${script === undefined ? '' : `<script src="${html(script)}" defer></script>\n`}</head><body><div id="board" class="plain">${body}</div></body></html>`;
 }
 
 /** What a browser without a session sees: how a person signs in. */
@@ -96,20 +96,39 @@ export function linkRefusedPage(): string {
 /**
  * A question's page: the call whole (the board's drill-in), and, while it is open, allow and deny
  * bound to this question and the arguments' hash shown (a changed call, or a second tab's answer,
- * is refused). Forms carry the session's CSRF token and work without the page's script.
+ * is refused). Forms carry the session's CSRF token. With a passkey enrolled (`isPasskeyOn`) the
+ * page's script has the passkey sign each answer over exactly this call before the form goes
+ * (docs/passkeys.md); without one the forms work without the script.
  */
-export function questionPage(body: string, decision: DecisionRecord | undefined, csrf: string, now: number): string {
+export function questionPage(
+	body: string,
+	decision: DecisionRecord | undefined,
+	csrf: string,
+	now: number,
+	isPasskeyOn = false,
+): string {
 	const state = decision === undefined ? null : decisionState(decision, now);
 	const isOpen = decision !== undefined && state === 'open';
 	const hidden = (name: string, value: string): string => `<input type="hidden" name="${name}" value="${html(value)}">`;
 	const fields =
-		decision === undefined ? '' : hidden('id', decision.id) + hidden('hash', decision.argsHash) + hidden('csrf', csrf);
+		decision === undefined
+			? ''
+			: hidden('id', decision.id) +
+				hidden('hash', decision.argsHash) +
+				hidden('csrf', csrf) +
+				(isPasskeyOn ? hidden('signed', '') + hidden('assertion', '') : '');
+	const how = isPasskeyOn ? ' Your passkey signs it (fingerprint, face or PIN).' : '';
 	const answers = isOpen
-		? `<div class="answers"><p class="dim">arguments' hash ${html(decision.argsHash.slice(0, 16))}…: the answer is for this call only, once.</p>
-<form method="post" action="/answer">${fields}<input type="hidden" name="answer" value="allow"><button class="yes" type="submit">Allow this call once</button></form>
-<form method="post" action="/answer">${fields}<input type="hidden" name="answer" value="deny"><input name="reason" maxlength="500" placeholder="reason the agent reads"><button class="no" type="submit">Deny</button></form></div>`
+		? `<div class="answers"${isPasskeyOn ? ' data-passkey="on"' : ''}><p class="dim">arguments' hash ${html(decision.argsHash.slice(0, 16))}…: the answer is for this call only, once.${how}</p>
+<form class="answer" method="post" action="/answer">${fields}<input type="hidden" name="answer" value="allow"><button class="yes" type="submit">Allow this call once</button></form>
+<form class="answer" method="post" action="/answer">${fields}<input type="hidden" name="answer" value="deny"><input name="reason" maxlength="500" placeholder="reason the agent reads"><button class="no" type="submit">Deny</button></form>
+<p id="passkey-status" role="status"></p></div>`
 		: `<div class="answers"><p class="dim">${decision === undefined ? 'No such question is open.' : `This question is ${html(state ?? '')}.`}</p></div>`;
-	return plainPage(`controlroom · ${decision?.id ?? 'question'}`, `<p><a href="/">← the board</a></p>${body}${answers}`);
+	return plainPage(
+		`controlroom · ${decision?.id ?? 'question'}`,
+		`<p><a href="/">← the board</a></p>${body}${answers}`,
+		isOpen && isPasskeyOn ? '/answer.js' : undefined,
+	);
 }
 
 /** What an answer did, or why it was refused, with the way back. */
