@@ -40,6 +40,16 @@ export function TimelinePanel({timeline}: Props) {
 					{timeline.evidence.length === 0 ? 'none recorded' : timeline.evidence.join(' · ')}
 				</Text>
 			</Text>
+			{timeline.acceptance.map((line, index) =>
+				index === 0 ? (
+					<Text key="acceptance" wrap="truncate-end">
+						<Text bold>acceptance: </Text>
+						<Text>{line}</Text>
+					</Text>
+				) : (
+					<Text key={`acceptance-${index}`} wrap="truncate-end">{`  ${line}`}</Text>
+				),
+			)}
 			{timeline.why ? (
 				<Text wrap="truncate-end">
 					<Text bold>why: </Text>

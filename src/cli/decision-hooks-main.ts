@@ -6,6 +6,11 @@
 /** `argv` is the verb and its words, as bin/controlroom got them. */
 export async function main(argv: readonly string[]): Promise<number> {
 	const [verb, ...rest] = argv;
-	const command = verb === 'hold-hook' ? await import('./commands/hold-hook.ts') : await import('./commands/permission-hook.ts');
+	const command =
+		verb === 'hold-hook'
+			? await import('./commands/hold-hook.ts')
+			: verb === 'collision-hook'
+				? await import('./commands/collision-hook.ts')
+				: await import('./commands/permission-hook.ts');
 	return command.run(rest);
 }

@@ -160,13 +160,26 @@ export type HelpGroup = {readonly title: string; readonly commands: readonly str
  */
 export const HELP_GROUPS: readonly HelpGroup[] = [
 	{title: 'most used', commands: ['board', 'run', 'snapshot', 'timeline', 'stop']},
-	{title: 'watch', commands: ['demo', 'explain', 'jump', 'status', 'workers']},
+	{title: 'watch', commands: ['demo', 'explain', 'jump', 'status', 'stats', 'workers']},
 	{title: 'audit', commands: ['verify', 'audit']},
 	{title: 'run agents', commands: ['reconcile', 'gateway', 'order']},
 	{title: 'answer', commands: ['decide', 'effects', 'review', 'send-back', 'ack', 'need', 'mediate', 'plan', 'web']},
 	{
 		title: 'hand off',
-		commands: ['contract', 'take', 'progress', 'hand-in', 'pass-back', 'looked', 'accept', 'work', 'mcp', 'serve', 'pickup'],
+		commands: [
+			'contract',
+			'handoff',
+			'take',
+			'progress',
+			'hand-in',
+			'pass-back',
+			'looked',
+			'accept',
+			'work',
+			'mcp',
+			'serve',
+			'pickup',
+		],
 	},
 	{title: 'fleet', commands: ['sync', 'otel']},
 	{title: 'set up', commands: ['hooks', 'doctor', 'config', 'completion', 'ingest', 'rejects']},

@@ -36,6 +36,7 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 	},
 	stop: {summary: 'stop a task: signal its process group, escalate, confirm', load: () => import('./commands/stop.ts')},
 	jump: {summary: "take your tmux client to the pane a task's agent runs in", load: () => import('./commands/jump.ts')},
+	stats: {summary: 'is the process working? verdicts, Needs you, handoffs, per week', load: () => import('./commands/stats.ts')},
 	status: {
 		summary: "one line for tmux's status line: needs you, decisions, running, stalled, lost, cost today",
 		load: () => import('./commands/status.ts'),
@@ -57,6 +58,14 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		load: () => import('./commands/contract.ts'),
 	},
 	take: {summary: 'claim a contract (exclusive; a 30-minute lease)', load: () => import('./commands/take.ts')},
+	'handoff-hook': {
+		summary: "Claude Code's SessionStart hook: the repository's latest handoff as context",
+		load: () => import('./commands/handoff-hook.ts'),
+	},
+	handoff: {
+		summary: 'write a handoff for a session that ended, into its repository',
+		load: () => import('./commands/handoff.ts'),
+	},
 	progress: {summary: 'note progress on a claim and renew its lease', load: () => import('./commands/progress.ts')},
 	'hand-in': {summary: 'hand in a claim with an evidence file', load: () => import('./commands/hand-in.ts')},
 	'pass-back': {
@@ -104,6 +113,10 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 	'permission-hook': {
 		summary: "Claude Code's PermissionRequest hook: the dialog's question to the board (installed by hooks install)",
 		load: () => import('./commands/permission-hook.ts'),
+	},
+	'collision-hook': {
+		summary: "Claude Code's PreToolUse hook for file writes: the second writer held (installed by hooks install)",
+		load: () => import('./commands/collision-hook.ts'),
 	},
 	decide: {
 		summary: "answer an agent's question (a permission prompt, a deferred call): allow or deny",

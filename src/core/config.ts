@@ -37,6 +37,7 @@ const KIND_SCHEMAS = {
 	colors: z.record(z.string(), z.string()),
 	requirements: z.array(z.string().check(z.refine(value => POLICY_TOKENS.includes(value)))),
 	approvals: z.enum(['terminal', 'passkey']),
+	collisions: z.record(z.string().check(z.refine(root => root === '*' || root.startsWith('/'))), z.enum(['hold', 'warn', 'off'])),
 } as const satisfies Record<SettingKind, z.ZodMiniType>;
 
 /** What a value of each kind looks like in the file, for the line that refuses one. */

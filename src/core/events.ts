@@ -245,6 +245,23 @@ const DECLARED = {
 		/** The tripwires run at the hand-in, each a wrapped task. */
 		tripwires: anything,
 	}),
+	/**
+	 * A handoff file was written into the task's repository for the next session (docs/handoffs.md):
+	 * `path` absolute, `sha256` of its bytes, `trigger` `auto` (once per session, dedup key
+	 * `handoff:TASK`) or `command` (`controlroom handoff`).
+	 */
+	handoffWritten: declare('handoff.written', {
+		path: text,
+		sha256: text,
+		repository: text,
+		revision: text,
+		trigger: text,
+		bytes: count,
+	}),
+	/** A session's automatic handoff was not written (it only read, or ran outside a repository): same dedup key, so it is decided once. */
+	handoffSkipped: declare('handoff.skipped', {reason: text}),
+	/** A session took a handoff as its context (dedup key `handoff-taken:SHA256`: one taker only). */
+	handoffTaken: declare('handoff.taken', {path: text, sha256: text, handoffTask: text, by: text, how: text}),
 	/** A person marked a hand-in's screenshot looked at (`controlroom looked`): by its content hash. */
 	evidenceLooked: declare('evidence.looked', {sha256: text, line: count, file: text, by: text, osUser: text, uid: count}),
 	/**
@@ -398,12 +415,28 @@ const DECLARED = {
 		briefPath: text,
 		logPath: text,
 		claimReturned: z.optional(z.boolean()),
+		/** The acceptance lines sent back as unmet, each with its reason and who said so (docs/contracts.md, "Accepting"). */
+		unmetLines: anything,
 	}),
 	/**
 	 * A person accepted a hand-in that waited for its acceptor: `by` as given (`--as`, else the OS
 	 * user), and the OS user and uid of the process that said yes beside it.
 	 */
 	workAccepted: declare('work.accepted', {by: text, note: text, osUser: text, uid: count}),
+	/**
+	 * A person's verdict on one acceptance line of a hand-in (`accept`/`send-back --line N --met|--unmet`):
+	 * `by` the acceptor named, the OS user and uid of the process beside it (docs/contracts.md, "Accepting").
+	 */
+	workLineVerdict: declare('work.line_verdict', {
+		line: count,
+		verdict: text,
+		reason: text,
+		by: text,
+		osUser: text,
+		uid: count,
+		/** Who still owes which lines once this verdict is in (`waiting for lee: lines 2, 3`); null when nobody. */
+		waiting: text,
+	}),
 	/**
 	 * A gate refused a yes (approve, accept, ack, send-back, review) because an agent asked
 	 * (docs/security.md): on the task or order asked about, with who asked and why it is an agent.
@@ -548,7 +581,7 @@ const DECLARED = {
 	 */
 	decisionAsked: declare('decision.asked', {
 		decisionId: text,
-		/** permission, deferred, budget or effect. */
+		/** permission, deferred, budget, effect or collision. */
 		kind: text,
 		agent: text,
 		tool: text,
@@ -564,6 +597,10 @@ const DECLARED = {
 		waiter: z.optional(z.nullable(z.looseObject({pid: count, startTime: count}))),
 		/** A budget question's figures: tokens spent, the budget, tokens per turn. */
 		budget: z.optional(z.nullable(z.looseObject({spent: count, budget: count, perTurn: count}))),
+		/** A collision's other writer: the file (real path), the other task, its last edit (ms). */
+		collision: z.optional(
+			z.nullable(z.looseObject({file: text, otherTask: text, otherEditAt: count, isHeadless: z.optional(z.boolean())})),
+		),
 	}),
 	/** A person answered a question: allow or deny, with a reason, for the arguments of `argsHash` only. */
 	decisionAnswered: declare('decision.answered', {

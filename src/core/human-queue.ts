@@ -2,6 +2,7 @@ import {disagreementReason, type DisagreementRecord} from './disagreements.ts';
 import {effectState, stagedEffects, type ApproverCheck, type OrderRecord} from './effects/fold.ts';
 import type {EventOfType} from './events.ts';
 import type {ReviewSignal} from './review/reviews.ts';
+import {MISSING_INFO_KIND} from './stats/need-kinds.ts';
 import type {Task} from './task.ts';
 
 /** The lanes of the human queue (docs/board.md, "The human queue"). */
@@ -165,7 +166,7 @@ export function queueSignals(rows: SignalRows): QueueSignal[] {
 			lane: event.data.lane === 'waiting' ? 'waiting' : 'needs',
 			// An agent's need names who raised it: the person answers that worker, not any.
 			reason:
-				event.data.kind === 'agent' && event.data.actor
+				(event.data.kind === 'agent' || event.data.kind === MISSING_INFO_KIND) && event.data.actor
 					? `${event.data.actor} asks: ${event.data.message ?? 'needs you'}`
 					: (event.data.message ?? 'needs you'),
 			at: event.at,

@@ -24,6 +24,8 @@ type KindValues = {
 	readonly requirements: readonly string[];
 	/** Who may say yes: `terminal` (the actor rule) or `passkey` (only passkey-signed answers; docs/passkeys.md). */
 	readonly approvals: 'terminal' | 'passkey';
+	/** The second-writer policy by checkout root (an absolute folder, or `*` for every other): hold, warn or off. */
+	readonly collisions: Readonly<Record<string, 'hold' | 'warn' | 'off'>>;
 };
 export type SettingKind = keyof KindValues;
 
@@ -176,6 +178,13 @@ export const SETTINGS = {
 		about:
 			'passes back a contract may have since a person last handed it over; one more sends it to Needs you and refuses its next take',
 	},
+	collisions: {
+		kind: 'collisions',
+		builtIn: {},
+		usedBy: ['collision-hook'],
+		about:
+			'what happens when a task is about to write a file another live task edited and did not commit: hold (a question), warn (Needs you only) or off, by checkout root',
+	},
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingKey = keyof typeof SETTINGS;
@@ -223,6 +232,7 @@ export const EXPECTED: Readonly<Record<SettingKind, string>> = {
 	colors: 'an object of tones and colours, like {"warn": "#ff8800"}',
 	requirements: `comma-separated policy values (${POLICY_TOKENS.join(', ')})`,
 	approvals: 'terminal or passkey',
+	collisions: 'an object of checkout roots (absolute, or "*") and hold, warn or off, like {"*": "hold", "/src/app": "warn"}',
 };
 
 /**
@@ -251,6 +261,7 @@ export function settingFromText(kind: SettingKind, text: string): KindValues[Set
 			return text === 'true' ? true : text === 'false' ? false : null;
 		case 'keys':
 		case 'colors':
+		case 'collisions':
 			// Objects live in the file only: no flag or variable sets them.
 			return null;
 		case 'approvals':

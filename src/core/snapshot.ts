@@ -1,3 +1,4 @@
+import type {Stats} from './stats/measures.ts';
 import type {SnapshotContract} from './contract/intake.ts';
 import {assertNever} from './assert-never.ts';
 import type {SnapshotDecision} from './decisions/view.ts';
@@ -266,6 +267,8 @@ export type Snapshot = {
 	seenBy: string | null;
 	/** Listed tasks that are finished work `seenBy` has not looked at. */
 	unseen: number;
+	/** The measures of docs/stats.md over the whole ledger (what `controlroom stats --json` prints); in JSON only. */
+	stats?: Stats;
 };
 
 /** A host of a fleet snapshot. */

@@ -257,7 +257,11 @@ const ABOUT_A_TASK: ReadonlySet<EventTypeName> = new Set([
 	EventType.reviewConcluded,
 	EventType.workSentBack,
 	EventType.workAccepted,
+	EventType.workLineVerdict,
 	EventType.evidenceLooked,
+	EventType.handoffWritten,
+	EventType.handoffTaken,
+	EventType.handoffSkipped,
 	EventType.contractReady,
 	EventType.mediationOffer,
 	EventType.mediationConcluded,
@@ -611,6 +615,9 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		// Accepting a hand-in closes it: the claim then reads accepted everywhere (src/core/claim-state.ts).
 		case EventType.workAccepted:
 			return task.status === 'done' ? {...task, endReason: `accepted by ${event.data.by ?? 'a person'}`} : task;
+		// A verdict on one line leaves the hand-in open, saying who still owes which lines.
+		case EventType.workLineVerdict:
+			return task.status === 'done' && event.data.waiting ? {...task, endReason: `handed in, ${event.data.waiting}`} : task;
 		case EventType.stopRequested:
 			return {...task, stopRequest: {at: event.at, signal: event.data.signal ?? 'SIGTERM', graceMs: event.data.graceMs ?? 0}};
 		// Events that only mark the task alive (or record a note) change nothing else in its row.
@@ -620,6 +627,9 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		case EventType.seen:
 		case EventType.claimProgressed:
 		case EventType.evidenceLooked:
+		case EventType.handoffWritten:
+		case EventType.handoffTaken:
+		case EventType.handoffSkipped:
 		case EventType.contractReady:
 		case EventType.fleetRequestReceived:
 		case EventType.fleetRequestHandled:

@@ -193,6 +193,14 @@ function describeRaw(event: LedgerEvent): string {
 			return clip(
 				`screenshot looked at by ${event.data.by ?? 'a person'}${event.data.line ? ` (line ${event.data.line})` : ''}: sha256 ${(event.data.sha256 ?? '?').slice(0, 12)}`,
 			);
+		case EventType.handoffWritten:
+			return clip(
+				`handoff written (${event.data.trigger ?? '?'}): ${event.data.path ?? '?'} sha256 ${(event.data.sha256 ?? '?').slice(0, 12)}`,
+			);
+		case EventType.handoffSkipped:
+			return clip(`no handoff: ${event.data.reason ?? ''}`);
+		case EventType.handoffTaken:
+			return clip(`handoff taken by ${event.data.by ?? '?'} (${event.data.how ?? '?'}): ${event.data.path ?? '?'}`);
 		case EventType.contractReady:
 			return clip(`ready${event.data.acceptor ? `; ${event.data.acceptor} accepts it` : ''} (by ${event.data.by ?? 'a person'})`);
 		case EventType.claimPassedBack:
@@ -254,6 +262,10 @@ function describeRaw(event: LedgerEvent): string {
 		case EventType.approvalsSet:
 			return clip(
 				`approvals policy set to ${event.data.policy ?? '?'} by ${event.data.by ?? 'a person'} (${event.data.how ?? '?'})`,
+			);
+		case EventType.workLineVerdict:
+			return clip(
+				`line ${event.data.line ?? '?'} ${event.data.verdict ?? '?'} (${event.data.by ?? 'unknown'})${event.data.reason ? `: ${event.data.reason}` : ''}`,
 			);
 		case EventType.gateRefused:
 			return clip(

@@ -6,6 +6,7 @@ import {
 	usableAnswer,
 	type DecisionAnswer,
 	type DecisionBudget,
+	type DecisionCollision,
 	type DecisionKind,
 	type DecisionRecord,
 	type DecisionWaiter,
@@ -39,6 +40,8 @@ export type DecisionQuestion = {
 	readonly session: string | null;
 	readonly waiter: DecisionWaiter | null;
 	readonly budget: DecisionBudget | null;
+	/** A collision question's other writer. */
+	readonly collision?: DecisionCollision | null;
 	/** Who writes the event: claude, wrapper, cli. */
 	readonly source: string;
 	readonly at?: number;
@@ -75,6 +78,7 @@ export function askDecision(
 				session: question.session,
 				waiter: question.waiter,
 				budget: question.budget,
+				...(question.collision ? {collision: question.collision} : {}),
 			},
 		},
 	]);

@@ -1,4 +1,4 @@
-import {decisionState} from '../core/decisions/fold.ts';
+import {decisionState, holdsHeadlessRun} from '../core/decisions/fold.ts';
 import {readDecisions} from '../ledger/decisions.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import type {HeldDecisions, HeldQuestion} from '../producers/wrapper/hold-options.ts';
@@ -13,12 +13,13 @@ export function heldDecisionsOf(ledger: Ledger): HeldDecisions {
 		waiting(taskId) {
 			const now = Date.now();
 			for (const decision of readDecisions(ledger.reader).values()) {
-				if (decision.taskId !== taskId || (decision.kind !== 'deferred' && decision.kind !== 'budget')) continue;
+				const kind = decision.kind;
+				if (decision.taskId !== taskId || !holdsHeadlessRun(decision) || kind === 'permission' || kind === 'effect') continue;
 				const state = decisionState(decision, now);
 				if (state !== 'open' && state !== 'answered') continue;
 				const question: HeldQuestion = {
 					decisionId: decision.id,
-					kind: decision.kind,
+					kind,
 					session: decision.session,
 					toolUseId: decision.toolUseId,
 					argsHash: decision.argsHash,

@@ -43,7 +43,13 @@ function confirmedCarried(
 	if (!isRecord(value) || typeof value['decisionId'] !== 'string') return null;
 	const decision = decisions.get(value['decisionId']);
 	// Only what the ledger holds counts: the answer a person gave, taken once, for this task.
-	if (!decision || decision.taskId !== taskId || decision.kind !== 'deferred' || decision.usedAt === null || !decision.answer)
+	if (
+		!decision ||
+		decision.taskId !== taskId ||
+		(decision.kind !== 'deferred' && decision.kind !== 'collision') ||
+		decision.usedAt === null ||
+		!decision.answer
+	)
 		return null;
 	return {
 		decisionId: decision.id,

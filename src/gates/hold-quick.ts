@@ -22,7 +22,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 	value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The real path a write would land on: the nearest folder that exists, resolved, and the rest. */
-function realTarget(path: string, cwd: string): string {
+export function realTarget(path: string, cwd: string): string {
 	let head = isAbsolute(path) ? resolve(path) : resolve(cwd, path);
 	const rest: string[] = [];
 	while (!existsSync(head) && dirname(head) !== head) {

@@ -1,12 +1,15 @@
+import type {AskedNeedKind} from '../core/stats/need-kinds.ts';
 import {NEED_MAX_CHARS, overTextLimit} from '../core/text-limits.ts';
 import {randomBytes} from 'node:crypto';
-import {EventType} from '../core/events.ts';
+import {waitingLine, type AskedVerdict, type LineVerdict} from '../core/contract/line-verdicts.ts';
+import {EventType, type NewEvent} from '../core/events.ts';
 import type {QueueItem, QueueLane} from '../core/human-queue.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {acknowledgeEntry as recordAcknowledgement, loadHumanQueue} from '../ledger/queue.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
 import {requirePerson} from './person-gate.ts';
 import {handedInScreenshots, implementersOf, lookedSince} from './screenshots-looked.ts';
+import {checkedVerdicts, handInDuties, verdictEvents, verdictsSince} from './line-verdicts.ts';
 import {isWaitingHandIn} from './review/send-back.ts';
 import {ReviewGateError} from './review/subject.ts';
 
@@ -16,7 +19,13 @@ import {ReviewGateError} from './review/subject.ts';
  */
 export function raiseNeedByHand(
 	ledger: Ledger,
-	request: {readonly message: string; readonly taskRef: string | null; readonly source: string},
+	request: {
+		readonly message: string;
+		readonly taskRef: string | null;
+		readonly source: string;
+		/** A kind the measures count (`--kind missing_info`, docs/stats.md); null: a person's need. */
+		readonly kind?: AskedNeedKind | null;
+	},
 ): {readonly taskId: string} {
 	const message = request.message.replace(/\s+/g, ' ').trim();
 	if (message === '') throw new ReviewGateError('need: say what is needed (controlroom need "TEXT")');
@@ -29,7 +38,13 @@ export function raiseNeedByHand(
 		taskId = task.id;
 	}
 	ledger.writer.append([
-		{taskId, type: EventType.needRaised, at: Date.now(), source: request.source, data: {message, kind: 'person', lane: 'needs'}},
+		{
+			taskId,
+			type: EventType.needRaised,
+			at: Date.now(),
+			source: request.source,
+			data: {message, kind: request.kind ?? 'person', lane: 'needs'},
+		},
 	]);
 	return {taskId};
 }
@@ -100,6 +115,19 @@ function notYetAcceptable(ledger: Ledger, taskId: string): string | null {
 	return `${taskId}: a screenshot the acceptance asks for has not been looked at (${which}): look at it, then controlroom looked ${taskId}`;
 }
 
+/** What an accept did: closed the hand-in, or recorded this acceptor's lines and left it open. */
+export type AcceptResult = {
+	readonly taskId: string;
+	/** The acceptor, as the contract spells the name. */
+	readonly by: string;
+	/** Every acceptor has now said met for every line of theirs: the hand-in is accepted. */
+	readonly accepted: boolean;
+	/** Who still owes which lines (`waiting for lee: lines 2, 3`), or null. */
+	readonly waiting: string | null;
+	/** Lines someone said are unmet on this round (send-back carries them). */
+	readonly unmet: readonly LineVerdict[];
+};
+
 /**
  * Accepts a hand-in that waits for its acceptor (`controlroom accept TASK`): only a person, and
  * never the one who did the work (docs/security.md, "Acceptance"). `as` names the person accepting
@@ -109,8 +137,15 @@ function notYetAcceptable(ledger: Ledger, taskId: string): string | null {
  */
 export function acceptHandIn(
 	ledger: Ledger,
-	request: {readonly ref: string; readonly as: string | null; readonly note: string | null; readonly source: string},
-): {readonly taskId: string; readonly by: string} {
+	request: {
+		readonly ref: string;
+		readonly as: string | null;
+		readonly note: string | null;
+		readonly source: string;
+		/** `--line N --met|--unmet REASON`; none: every line of this acceptor's is met. */
+		readonly lines?: readonly AskedVerdict[];
+	},
+): AcceptResult {
 	const person = requirePerson(ledger, {verb: 'accept', target: request.ref, source: request.source});
 	const task = ledger.reader.resolveTask(request.ref);
 	if (!task) throw new ReviewGateError(`no task '${request.ref}' in ${ledger.path}`);
@@ -140,14 +175,25 @@ export function acceptHandIn(
 			`--as ${by}: ${by} is a worker in this ledger (it holds claims or work orders): --as names a person`,
 		);
 	}
-	ledger.writer.append([
-		{
-			taskId: task.id,
-			type: EventType.workAccepted,
-			at: Date.now(),
-			source: request.source,
-			data: {by, note: request.note, osUser, uid: person.uid},
-		},
-	]);
-	return {taskId: task.id, by};
+	return ledger.writer.transaction(() => {
+		const duties = handInDuties(ledger, task.id);
+		const {acceptor, verdicts} = checkedVerdicts(task.id, duties, by, request.lines ?? [], 'all-met');
+		const at = Date.now();
+		const before = verdictsSince(ledger, task.id, duties.handedInAt);
+		const giver = {by: acceptor, osUser, uid: person.uid, source: request.source, at};
+		const {events, standing} = verdictEvents(task.id, duties, before, verdicts, giver);
+		const closing: NewEvent[] = standing.complete
+			? [
+					{
+						taskId: task.id,
+						type: EventType.workAccepted,
+						at,
+						source: request.source,
+						data: {by: acceptor, note: request.note, osUser, uid: person.uid},
+					},
+				]
+			: [];
+		ledger.writer.append([...events, ...closing]);
+		return {taskId: task.id, by: acceptor, accepted: standing.complete, waiting: waitingLine(standing), unmet: standing.unmet};
+	});
 }

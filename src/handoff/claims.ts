@@ -1,3 +1,4 @@
+import type {AskedNeedKind} from '../core/stats/need-kinds.ts';
 import {createHash} from 'node:crypto';
 import {realpathSync} from 'node:fs';
 import {resolve} from 'node:path';
@@ -597,7 +598,13 @@ export function handIn(actor: Actor, ref: string, evidenceFile: string | null, o
  * started the server belongs to, CONTROLROOM_TASK_ID); another's claim or task is refused, naming
  * why, and kept in rejects.
  */
-export function raiseNeed(actor: Actor, ref: string, message: string, ownTask: string | null = null): Task {
+export function raiseNeed(
+	actor: Actor,
+	ref: string,
+	message: string,
+	ownTask: string | null = null,
+	kind: AskedNeedKind | null = null,
+): Task {
 	if (message.trim() === '') throw new HandoffError('message: required');
 	const task = keepingImpersonation(actor, () => {
 		const found = actor.ledger.reader.resolveTask(ref);
@@ -615,7 +622,8 @@ export function raiseNeed(actor: Actor, ref: string, message: string, ownTask: s
 			type: EventType.needRaised,
 			at: (actor.now ?? Date.now)(),
 			source: actor.source,
-			data: {message, kind: 'agent', actor: actorName(actor)},
+			// A kind the worker gave (missing_info) is counted by the measures (docs/stats.md); else it is the agent's.
+			data: {message, kind: kind ?? 'agent', actor: actorName(actor)},
 		},
 	]);
 	return task;

@@ -203,7 +203,10 @@ export function prepareStoredContractRun(
 			checked.problems.filter(problem => problem.severity === 'error'),
 		);
 	const contract = checked.contract;
+	// Sent back (or passed back) before this claim was taken: what the last attempt lacked comes first.
+	const back = record.passedBack && record.claim && record.passedBack.at <= record.claim.at ? record.passedBack : null;
 	const rendered = [
+		...(back === null ? [] : [`This contract came back from its last attempt: ${back.reason}`, 'Fix what that names first.', '']),
 		renderContract(contract, id, checked.guesses),
 		...storedContractNotes(id, writerLine(record.writer), claim),
 	].join('\n');

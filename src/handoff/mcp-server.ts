@@ -1,5 +1,6 @@
 import {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import {NEED_MAX_CHARS} from '../core/text-limits.ts';
+import {ASKED_NEED_KINDS} from '../core/stats/need-kinds.ts';
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import type {Ledger} from '../ledger/open-ledger.ts';
@@ -157,9 +158,17 @@ export function createHandoffServer(
 		'raise_need',
 		{
 			description: `Ask a person for something, on a claim ${identity} holds${ownTask ? ` or on its own run ${ownTask}` : ''}: it shows in the human queue under needs, naming ${identity}.`,
-			inputSchema: {task, message: z.string().min(1).max(NEED_MAX_CHARS)},
+			inputSchema: {
+				task,
+				message: z.string().min(1).max(NEED_MAX_CHARS),
+				kind: z
+					.enum(ASKED_NEED_KINDS)
+					.optional()
+					.describe('missing_info: what you were handed lacks something you need to go on (counted, docs/stats.md)'),
+			},
 		},
-		({task: ref, message}) => call(() => noted('raised a need on %s', raiseNeed(actor, ref, message, ownTask).id)),
+		({task: ref, message, kind}) =>
+			call(() => noted('raised a need on %s', raiseNeed(actor, ref, message, ownTask, kind ?? null).id)),
 	);
 	server.registerTool(
 		'list_work',

@@ -1,3 +1,4 @@
+import {foldStats, STATS_EVENT_TYPES, type Stats} from '../core/stats/measures.ts';
 import type {BoardContract} from '../core/contract/intake.ts';
 import type {OrdersSnapshot} from '../core/board/effects-view.ts';
 import type {MomentIndex, PastMoment} from '../core/board/past-moment.ts';
@@ -45,6 +46,8 @@ export type FeedBatch = {
 	readonly ledgerChange?: LedgerFileChange;
 	/** Events the hook could not record anywhere (the `hook.dropped` counter), when it is not 0. */
 	readonly dropped?: number;
+	/** The measures (docs/stats.md), read at the first read and again when an event they count arrived. */
+	readonly stats?: Stats;
 };
 
 /**
@@ -86,6 +89,8 @@ export type PastBoardFeed = BoardFeed & {
 
 /** At most this many events are read per poll (one a frame), so a burst never blocks the board for long. */
 const PAGE = 5000;
+
+const STATS_TYPES: ReadonlySet<string> = new Set(STATS_EVENT_TYPES);
 
 const isOrderType = (type: string): boolean => type.startsWith('order.') || type.startsWith('effect.');
 
@@ -132,6 +137,8 @@ export function createBoardFeed(
 			}),
 			{now, windowMs, isApproverAlive: isAlive, isFleet: false},
 		);
+	// The stats panel's figures: the same fold as controlroom stats, over the whole ledger.
+	const statsAt = (now: number): Stats => foldStats(localReadPort(readerOf()).statsEvents(), null, now);
 	const load = (now: number): FeedBatch => {
 		generation = ledger.generation;
 		const reader = readerOf();
@@ -139,7 +146,7 @@ export function createBoardFeed(
 		const tasks = reader.tasksForView(now - windowMs);
 		// The board's tasks are the queue's recent tasks too when its window covers the failed window.
 		const {queue, verdicts, orders, decisions, contracts} = round(now, coversRecent(now - windowMs, now) ? tasks : undefined);
-		return {tasks, queue, verdicts, lastSeq, isFull: true, orders, decisions, contracts, ...dropped()};
+		return {tasks, queue, verdicts, lastSeq, isFull: true, orders, decisions, contracts, stats: statsAt(now), ...dropped()};
 	};
 	const reloaded = (now: number): FeedBatch => {
 		const change = ledger.lastChange;
@@ -169,6 +176,7 @@ export function createBoardFeed(
 			}
 			const isOpenChanged = openTaskId !== null && changed.has(openTaskId);
 			const isOrderChanged = events.some(event => isOrderType(event.type));
+			const isCounted = events.some(event => STATS_TYPES.has(event.type));
 			const {queue, verdicts, orders, decisions, contracts} = round(now);
 			return {
 				tasks,
@@ -182,6 +190,7 @@ export function createBoardFeed(
 				...dropped(),
 				...(isOpenChanged ? {timelineEvents: reader.eventsOf(openTaskId)} : {}),
 				...(isOrderChanged ? {orders} : {}),
+				...(isCounted ? {stats: statsAt(now)} : {}),
 			};
 		},
 		eventsOf: taskId => readerOf().eventsOf(taskId),

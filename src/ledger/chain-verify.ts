@@ -1,6 +1,7 @@
 import {classifyBreak, truncation, type ChainBreak} from '../core/chain-break.ts';
 import {chainHash, GENESIS} from './chain.ts';
 import type {ChainRow} from './chain-rows.ts';
+import {linkRun} from './chain-verify-fast.ts';
 import type {LedgerReader} from './reader.ts';
 
 /** Rows read at a time: a chunk's memory, not the ledger's. */
@@ -56,8 +57,26 @@ export function verifyChain(reader: LedgerReader, range: VerifyRange = {}): Veri
 	let expectedSeq = fromSeq;
 	let checked = 0;
 	let after = fromSeq - 1;
+	// The last event that held, when the bulk path checked it (its row is read again only if a break follows it).
+	let previousSeq: number | null = null;
 	for (;;) {
+		const chunk = reader.chainChunk(after, toSeq, CHUNK);
+		if (chunk === null) break;
+		const run = linkRun(chunk, previousHash, expectedSeq);
+		if (run !== null) {
+			beforePreviousHash = run.beforeLastHash;
+			previousHash = run.lastHash;
+			previousSeq = run.lastSeq;
+			previous = null;
+			expectedSeq = run.lastSeq + 1;
+			checked += chunk.count;
+			after = run.lastSeq;
+			if (chunk.count < CHUNK) break;
+			continue;
+		}
+		// Something in this run does not hold (or is not in the bulk path's shape): read it row by row.
 		const rows = reader.chainRows(after, toSeq, CHUNK);
+		if (previous === null && previousSeq !== null) previous = reader.chainRows(previousSeq - 1, previousSeq, 1)[0] ?? null;
 		for (let index = 0; index < rows.length; index += 1) {
 			const row = rows[index] as ChainRow;
 			// Before the chain, an ignored insert could use up a seq: a gap there is no deletion if the link holds.
@@ -74,6 +93,7 @@ export function verifyChain(reader: LedgerReader, range: VerifyRange = {}): Veri
 			beforePreviousHash = previousHash;
 			previousHash = row.hash as Buffer;
 			previous = row;
+			previousSeq = row.seq;
 			expectedSeq = row.seq + 1;
 			checked += 1;
 		}
@@ -95,6 +115,6 @@ export function verifyChain(reader: LedgerReader, range: VerifyRange = {}): Veri
 		isIntact: true,
 		checked,
 		fromSeq,
-		head: previous === null ? null : {seq: previous.seq, hash: Buffer.from(previousHash).toString('hex')},
+		head: previousSeq === null ? null : {seq: previousSeq, hash: Buffer.from(previousHash).toString('hex')},
 	};
 }

@@ -1,6 +1,7 @@
 import {GATE_EVENT_TYPES} from '../core/read-port/host-gates.ts';
 import type {HostRows} from '../core/read-port/host-rows.ts';
 import {queuePartOf, recentTasksOf, type ReadPort, type RowsRequest} from '../core/read-port/read-port.ts';
+import {STATS_EVENT_TYPES} from '../core/stats/measures.ts';
 import type {LedgerReader} from './reader.ts';
 
 /**
@@ -29,5 +30,6 @@ export function localReadPort(reader: LedgerReader, label: string | null = null)
 			const viewTasks = reader.tasksForView(request.viewSince);
 			return queueRows(queuePartOf(request, viewTasks)).map(rows => ({...rows, viewTasks, statusCounts: reader.statusCounts()}));
 		},
+		statsEvents: () => [{hostId: reader.hostId(), events: reader.eventsOfType(STATS_EVENT_TYPES)}],
 	};
 }

@@ -112,6 +112,8 @@ export function readerAsOf(reader: LedgerReader, moment: Moment): LedgerReader {
 			const last = claims.at(-1);
 			return last === undefined ? null : {taskId: last.taskId, count: claims.length};
 		},
+		// The past has no hook waiting on it: only the live check reads this.
+		editsOfLiveTasks: (tools, limit) => reader.editsOfLiveTasks(tools, limit).filter(event => event.seq <= seq),
 		preToolUseOf: toolUseId => {
 			const found = reader.preToolUseOf(toolUseId);
 			return found !== undefined && found.seq <= seq ? found : undefined;
@@ -133,6 +135,7 @@ export function readerAsOf(reader: LedgerReader, moment: Moment): LedgerReader {
 		storedEventsSince: (afterSeq, limit) => cut(reader.storedEventsSince(afterSeq, limit)),
 		storedEventAt: at => (at <= seq ? reader.storedEventAt(at) : undefined),
 		chainRows: (afterSeq, upToSeq, limit) => reader.chainRows(afterSeq, Math.min(upToSeq, seq), limit),
+		chainChunk: (afterSeq, upToSeq, limit) => reader.chainChunk(afterSeq, Math.min(upToSeq, seq), limit),
 		seqArrivedBy: at => Math.min(reader.seqArrivedBy(at), seq),
 		taskIdsAfter: afterSeq =>
 			afterSeq >= seq ? [] : [...new Set(reader.eventsSince(afterSeq, seq - afterSeq).map(e => e.taskId))],

@@ -4,7 +4,7 @@ import {EventType, type EventOfType, type EventTypeName, type LedgerEvent, type 
 import {STATUSES, type Status} from '../core/status.ts';
 import type {Task} from '../core/task.ts';
 import {ambiguityText, chooseByTitle, titleKey, TITLE_CANDIDATES, type TaskRefCandidate} from '../core/task-ref.ts';
-import type {ChainRow, ChainFacts} from './chain-rows.ts';
+import type {ChainChunk, ChainRow, ChainFacts} from './chain-rows.ts';
 import {eventFromRow, taskFromDoc, type EventRow} from './rows.ts';
 
 export type RejectRow = {
@@ -92,6 +92,12 @@ export type LedgerReader = {
 	 * made the call, which the MCP request itself does not say (a sub-agent's carries `agent_id`).
 	 */
 	preToolUseOf(toolUseId: string): EventOfType<'agent.event'> | undefined;
+	/**
+	 * The file writes (PostToolUse of `tools`) of tasks not ended, newest first, at most `limit`:
+	 * what the second-writer check reads (src/core/decisions/collision.ts). Read through the live
+	 * tasks, so a long history costs nothing.
+	 */
+	editsOfLiveTasks(tools: readonly string[], limit: number): EventOfType<'agent.event'>[];
 	transcriptCursor(path: string): TranscriptCursor | undefined;
 	/**
 	 * A task's helpers at every depth: helper ids are their parent's id with `.` and a suffix
@@ -116,6 +122,8 @@ export type LedgerReader = {
 	storedEventAt(seq: number): StoredEventRow | undefined;
 	/** Events after `afterSeq` up to `upToSeq`, oldest first, at most `limit`, with their links in the chain: what verify reads. */
 	chainRows(afterSeq: number, upToSeq: number, limit: number): ChainRow[];
+	/** The same events as chainRows, in bulk: what verify hashes (null: none). */
+	chainChunk(afterSeq: number, upToSeq: number, limit: number): ChainChunk | null;
 	/** Where the chain starts and how far seqs were handed out (docs/ledger.md, "The hash chain"). */
 	chainFacts(): ChainFacts;
 	/** The last seq whose event had arrived by `at` (0: none had): arrival follows seq (writer.ts). */
@@ -146,6 +154,26 @@ export type LedgerReader = {
 export function likeEscaped(text: string): string {
 	return text.replace(/[\\%_]/g, match => `\\${match}`);
 }
+
+/**
+ * The events of chainRows in one row (chain-verify-fast.ts): each one's canonical envelope is the
+ * text canonicalEnvelope (chain.ts) writes, built here, where json_quote escapes as JSON.stringify
+ * does (tested on every character), after 32 bytes of room for the hash before it; only events whose
+ * columns have the types the writer gives them get one. Rows in an aggregate over an ordered
+ * subquery come in its order: the seqs are listed so that the check sees the order it hashed.
+ */
+const CHAIN_CHUNK_SQL = `SELECT count(*), group_concat(seq, ','), group_concat(length(preimage), ','),
+	CAST(group_concat(preimage, '') AS BLOB), CAST(group_concat(hash, '') AS BLOB), count(preimage),
+	sum(typeof(hash) = 'blob' AND length(hash) = 32)
+	FROM (SELECT seq, hash, CASE WHEN typeof(at) = 'integer' AND typeof(arrived_at) IN ('integer', 'null')
+			AND typeof(task_id) = 'text' AND typeof(type) = 'text' AND typeof(source) = 'text'
+			AND typeof(dedup_key) IN ('text', 'null') AND typeof(data) = 'text'
+		THEN CAST(zeroblob(32) || '{"arrivedAt":' || ifnull(arrived_at, 'null') || ',"at":' || at || ',"dedupKey":'
+			|| json_quote(dedup_key) || ',"source":' || json_quote(source) || ',"taskId":' || json_quote(task_id)
+			|| ',"type":' || json_quote(type) || '}' || char(10) || data AS BLOB) END AS preimage
+		FROM events WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?)`;
+
+type ChainChunkRow = [number, string, string, Buffer, Buffer, number, number | null];
 
 type ChainRawRow = [number, string, string, number, number | null, string, Buffer, string | null, Buffer | null];
 
@@ -238,6 +266,13 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 		'SELECT offset, last_message_id AS lastMessageId, task_id AS taskId, cost_state AS costState FROM transcript_cursors WHERE path = ?',
 	);
 	// A call is asked about moments after its hook ran: its PreToolUse is among the newest events.
+	const liveEdits = preparedByLength(
+		db,
+		marks => `SELECT e.* FROM tasks t CROSS JOIN events e ON e.task_id = t.id
+			WHERE t.status IN ('registered', 'running', 'untracked') AND e.type = 'agent.event'
+			AND json_extract(e.data, '$.event') = 'PostToolUse' AND json_extract(e.data, '$.toolName') IN (${marks})
+			ORDER BY e.seq DESC LIMIT ?`,
+	);
 	const toolCall = db.prepare(
 		`SELECT * FROM events WHERE seq > (SELECT COALESCE(MAX(seq), 0) FROM events) - ${TOOL_CALL_WINDOW} AND type = ?
 			AND json_extract(data, '$.event') = 'PreToolUse' AND json_extract(data, '$.payload.tool_use_id') = ?
@@ -272,6 +307,7 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 			WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?`,
 		)
 		.raw();
+	const chainBulk = db.prepare(CHAIN_CHUNK_SQL).raw();
 	const issued = db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'events'`).pluck();
 	const firstSeq = db.prepare('SELECT MIN(seq) FROM events').pluck();
 	const arrivalAt = db.prepare('SELECT COALESCE(arrived_at, at) FROM events WHERE seq <= ? ORDER BY seq DESC LIMIT 1').pluck();
@@ -371,6 +407,10 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 				: parseRows(latestOfTypes(types.length).all(taskId, ...types, limit)).filter(event => isOfType(event, types)),
 		latestThreadUsage: threadId => oneOfType(threadUsage.get(EventType.tokensReported, threadId), EventType.tokensReported),
 		preToolUseOf: toolUseId => oneOfType(toolCall.get(EventType.agentEvent, toolUseId), EventType.agentEvent),
+		editsOfLiveTasks: (tools, limit) =>
+			tools.length === 0
+				? []
+				: parseRows(liveEdits(tools.length).all(...tools, limit)).filter(event => isOfType(event, [EventType.agentEvent])),
 		latestClaimOf: contractKey =>
 			(claimOf.get(EventType.claimTaken, contractKey) as {taskId: string; count: number} | undefined) ?? null,
 		transcriptCursor: path => cursor.get(path) as TranscriptCursor | undefined,
@@ -418,6 +458,11 @@ export function createLedgerReader(db: Database.Database): LedgerReader {
 					hash,
 				}),
 			),
+		chainChunk(afterSeq, upToSeq, limit) {
+			const [count, seqs, lengths, preimages, hashes, whole, linked] = chainBulk.get(afterSeq, upToSeq, limit) as ChainChunkRow;
+			if (count === 0) return null;
+			return {count, seqs, lengths, preimages, hashes: linked === count ? hashes : null, isWhole: whole === count};
+		},
 		chainFacts() {
 			const since = metaValue.get('chain_since') as string | undefined;
 			const from = metaValue.get('chain_from_seq') as string | undefined;

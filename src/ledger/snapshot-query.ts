@@ -3,6 +3,7 @@ import {SESSION_ANSWERED_SOURCES} from '../core/human-queue.ts';
 import {snapshotOf} from '../core/read-port/snapshot-of.ts';
 import type {PriceTable} from '../core/price-table.ts';
 import type {Snapshot} from '../core/snapshot.ts';
+import {foldStats} from '../core/stats/measures.ts';
 import {localReadPort} from './local-read-port.ts';
 import type {LedgerReader} from './reader.ts';
 
@@ -22,17 +23,20 @@ export type SnapshotQuery = {
 	readonly person?: string;
 	/** List helpers whose parent is listed only in its `children` (the text snapshot, as the board folds them). */
 	readonly foldHelpers?: boolean;
+	/** Add the measures of docs/stats.md (`stats`, the JSON snapshot's): one more read of the ledger. */
+	readonly withStats?: boolean;
 };
 
 /** Snapshot JSON v1 of the local ledger: a fleet of one host, read through the read port and made by snapshotOf. */
 export function readSnapshot(reader: LedgerReader, query: SnapshotQuery): Snapshot {
 	const since = query.windowMs === null ? null : query.now - query.windowMs;
-	const rows = localReadPort(reader, query.host ?? null).snapshotRows({
+	const port = localReadPort(reader, query.host ?? null);
+	const rows = port.snapshotRows({
 		now: query.now,
 		answeredBySession: SESSION_ANSWERED_SOURCES,
 		viewSince: since,
 	});
-	return snapshotOf(rows, {
+	const snapshot = snapshotOf(rows, {
 		now: query.now,
 		since,
 		isApproverAlive: query.isApproverAlive,
@@ -42,4 +46,5 @@ export function readSnapshot(reader: LedgerReader, query: SnapshotQuery): Snapsh
 		...(query.stallSeconds === undefined ? {} : {stallSeconds: query.stallSeconds}),
 		...(query.foldHelpers ? {foldHelpers: true} : {}),
 	});
+	return query.withStats ? {...snapshot, stats: foldStats(port.statsEvents(), null, query.now)} : snapshot;
 }

@@ -1,6 +1,6 @@
 import {raiseOverTimeClaims} from './claim-time-limits.ts';
 import type {NewEvent} from '../core/events.ts';
-import {decisionState} from '../core/decisions/fold.ts';
+import {decisionState, holdsHeadlessRun} from '../core/decisions/fold.ts';
 import {agentNameOf, descendsFrom, pidFate, type ProcessInfo} from '../core/process-tree.ts';
 import {
 	adoptedTasks,
@@ -154,7 +154,7 @@ function applyPlan(ledger: Ledger, plan: ReconcilePlan, discoveries: readonly Ne
 function heldTaskIds(ledger: Ledger, now: number): Map<string, boolean> {
 	const held = new Map<string, boolean>();
 	for (const decision of readDecisions(ledger.reader).values()) {
-		if (decision.kind !== 'deferred' && decision.kind !== 'budget') continue;
+		if (!holdsHeadlessRun(decision)) continue;
 		const state = decisionState(decision, now);
 		if (state === 'open' || state === 'answered')
 			held.set(decision.taskId, (held.get(decision.taskId) ?? false) || state === 'answered');

@@ -6,7 +6,7 @@ import type {Ledger} from '../ledger/open-ledger.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
 import {agentTreeOf, type AgentTree, type RefusedStamp, type TreeProcess} from './agent-tree.ts';
 import {processStartTime, readProcess} from './proc-table.ts';
-import {decisionState} from '../core/decisions/fold.ts';
+import {decisionState, holdsHeadlessRun} from '../core/decisions/fold.ts';
 import {readDecisions} from '../ledger/decisions.ts';
 
 /** Time a task gets to end after SIGTERM before SIGKILL. */
@@ -148,7 +148,7 @@ export type StopOptions = {readonly graceMs?: number; readonly source?: 'cli' | 
  */
 function waitingWrapperOf(ledger: Ledger, taskId: string, procRoot: string | undefined): number | null {
 	const isHeld = [...readDecisions(ledger.reader).values()].some(decision => {
-		if (decision.taskId !== taskId || (decision.kind !== 'deferred' && decision.kind !== 'budget')) return false;
+		if (decision.taskId !== taskId || !holdsHeadlessRun(decision)) return false;
 		const state = decisionState(decision, Date.now());
 		return state === 'open' || state === 'answered';
 	});

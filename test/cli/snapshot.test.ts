@@ -89,6 +89,7 @@ describe('snapshot', () => {
 			'contracts',
 			'seenBy',
 			'unseen',
+			'stats',
 		]);
 		expect(json.version).toBe(1);
 		expect(json.counts).toEqual({

@@ -1,12 +1,11 @@
 import {spawn} from 'node:child_process';
 import {writeFileSync} from 'node:fs';
 import {join} from 'node:path';
-import {afterAll, describe, expect} from 'vitest';
+import {describe, expect} from 'vitest';
 import {BIN} from '../helpers/cli.ts';
-import {Tmux} from '../helpers/tmux.ts';
 import {waitFor} from '../helpers/wait-for.ts';
-import {Box, CLAUDE_AT, type SnapshotTask} from './box.ts';
-import {FakeServers} from './fake-servers.ts';
+import {type Box, CLAUDE_AT, type SnapshotTask} from './box.ts';
+import {conformanceRig} from './rig.ts';
 import {isAlive, processesOfTask} from './processes.ts';
 import {row} from './table.ts';
 import {say, tui} from './tui.ts';
@@ -16,23 +15,9 @@ import {say, tui} from './tui.ts';
 // while the helper works (listing it in `background_tasks`), and `claude -p` waits for it. A parent
 // that ends, or dies, before the helper is not done; the helper's own status is its own.
 
-const fakes = new FakeServers();
-const boxes: Box[] = [];
-const tmux = new Tmux();
-afterAll(() => {
-	for (const box of boxes) box.close();
-	fakes.close();
-	tmux.kill();
-});
+const {fakes, tmux, hookedBox} = conformanceRig();
 
 const SLOW = 240_000;
-
-async function hookedBox(): Promise<Box> {
-	const box = new Box();
-	boxes.push(box);
-	await box.installClaudeHooks();
-	return box;
-}
 
 /** A parent that starts one helper in the background and ends its turn; the helper's answer takes two minutes. */
 function scriptBackgroundHelper(marker: string): void {

@@ -1,32 +1,20 @@
-import {afterAll, describe, expect} from 'vitest';
+import {describe, expect} from 'vitest';
 import type {Snapshot} from '../../src/core/snapshot.ts';
 import {BIN} from '../helpers/cli.ts';
 import {waitFor} from '../helpers/wait-for.ts';
-import {Box, CLAUDE_AT, CODEX_AT, type SnapshotTask} from './box.ts';
-import {FakeServers} from './fake-servers.ts';
+import {type Box, CLAUDE_AT, CODEX_AT, type SnapshotTask} from './box.ts';
+import {conformanceRig} from './rig.ts';
 import {isAlive, processesOfTask} from './processes.ts';
 import {row, type Answer} from './table.ts';
 
 // "How did it end?" against the real Claude Code 2.1.328: a clean end never turned lost, a
 // helper ending with its parent, one task per process, and a stranger that went away never done.
 
-const fakes = new FakeServers();
-const boxes: Box[] = [];
-afterAll(() => {
-	for (const box of boxes) box.close();
-	fakes.close();
-});
+const {fakes, plainBox, hookedBox} = conformanceRig();
 
 const SLOW = 240_000;
 /** Claude's own name as the process table shows it: a reconciler looking for it finds untracked sessions. */
 const LOOK_FOR_CLAUDE = {CONTROLROOM_AGENT_NAMES: 'claude'};
-
-async function hookedBox(): Promise<Box> {
-	const box = new Box();
-	boxes.push(box);
-	await box.installClaudeHooks();
-	return box;
-}
 
 /** A program that waits, as a Bash tool call (Claude Code refuses a bare long `sleep`). */
 const wait = (seconds: number) => `node -e 'setTimeout(() => {}, ${seconds * 1000})'`;
@@ -195,8 +183,7 @@ describe.concurrent('ends', () => {
 		SLOW,
 		async () => {
 			// Given a Claude session without hooks, that a reconciler found untracked
-			const box = new Box();
-			boxes.push(box);
+			const box = plainBox();
 			await box.reconcile();
 			fakes.script('ROW-E4', [{text: 'slow', delay_ms: 120_000}]);
 			box.start(process.execPath, [BIN, 'reconcile', '--interval', '1'], LOOK_FOR_CLAUDE);
@@ -268,8 +255,7 @@ describe.concurrent('ends', () => {
 		"a Codex run whose model fails: failed, with the model's words, exit code as Codex exited",
 		SLOW,
 		async () => {
-			const box = new Box();
-			boxes.push(box);
+			const box = plainBox();
 			const port = await fakes.openai('fail');
 			const run = box.run(['--agent', 'codex'], [CODEX_AT, box.dir, 'exec', '--json', '--skip-git-repo-check', 'ROW-C1 hi'], {
 				FAKE_OPENAI_PORT: String(port),

@@ -1,32 +1,17 @@
-import {afterAll, describe, expect} from 'vitest';
-import {Tmux} from '../helpers/tmux.ts';
+import {describe, expect} from 'vitest';
 import {waitFor} from '../helpers/wait-for.ts';
-import {Box, CLAUDE_AT, type SnapshotTask} from './box.ts';
-import {FakeServers} from './fake-servers.ts';
+import {CLAUDE_AT, type SnapshotTask} from './box.ts';
+import {conformanceRig} from './rig.ts';
 import {row} from './table.ts';
 import {say, tui} from './tui.ts';
 
 // "Is it stuck?" against the real Claude Code 2.1.328: health from the agent's own last sign,
 // the same threshold everywhere, and "last seen" meaning the agent's last sign.
 
-const fakes = new FakeServers();
-const boxes: Box[] = [];
-const tmux = new Tmux();
-afterAll(() => {
-	for (const box of boxes) box.close();
-	fakes.close();
-	tmux.kill();
-});
+const {fakes, tmux, hookedBox} = conformanceRig();
 
 const SLOW = 240_000;
 const STALL_S = 20;
-
-async function hookedBox(extra: NodeJS.ProcessEnv = {}): Promise<Box> {
-	const box = new Box(extra);
-	boxes.push(box);
-	await box.installClaudeHooks();
-	return box;
-}
 
 /** The lane heading a task's row is drawn under on the board's pane. */
 export function paneLane(pane: string, id: string): string | null {

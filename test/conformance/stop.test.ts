@@ -1,36 +1,21 @@
 import {spawn} from 'node:child_process';
-import {afterAll, describe, expect} from 'vitest';
+import {describe, expect} from 'vitest';
 import {BIN} from '../helpers/cli.ts';
-import {Tmux} from '../helpers/tmux.ts';
 import {onOutput, waitFor} from '../helpers/wait-for.ts';
 import {say, tui} from './tui.ts';
-import {Box, CLAUDE_AT, type SnapshotTask} from './box.ts';
-import {FakeServers} from './fake-servers.ts';
+import {type Box, CLAUDE_AT, type SnapshotTask} from './box.ts';
+import {conformanceRig} from './rig.ts';
 import {aliveByPs, isAlive, processesOfTask, startTimeOf} from './processes.ts';
 import {row, type Answer} from './table.ts';
 
 // "Did my stop work?" against the real Claude Code 2.1.328: each launcher a person really puts
 // between the wrapper and the agent, then `controlroom stop`, checked with ps.
 
-const fakes = new FakeServers();
-const boxes: Box[] = [];
-const tmux = new Tmux();
-afterAll(() => {
-	for (const box of boxes) box.close();
-	fakes.close();
-	tmux.kill();
-});
+const {fakes, tmux, hookedBox} = conformanceRig();
 
 const SLOW = 180_000;
 /** The stop's grace in these rows, and the bound the acceptance puts on the tree's end: grace + 2 s. */
 const GRACE_S = 2;
-
-async function hookedBox(): Promise<Box> {
-	const box = new Box();
-	boxes.push(box);
-	await box.installClaudeHooks();
-	return box;
-}
 
 /** A wrapped Claude whose one model turn takes a minute and a half, once its session is on the run's task. */
 async function wrappedClaude(box: Box, marker: string, launch: (claude: readonly string[]) => readonly string[]) {

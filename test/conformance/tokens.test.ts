@@ -2,34 +2,19 @@ import {randomUUID} from 'node:crypto';
 import {existsSync, readFileSync, statSync} from 'node:fs';
 import {join} from 'node:path';
 import {CLAUDE_BIN} from '../helpers/realclients.ts';
-import {afterAll, describe, expect} from 'vitest';
+import {describe, expect} from 'vitest';
 import {BIN} from '../helpers/cli.ts';
-import {Tmux} from '../helpers/tmux.ts';
 import {onOutput, waitFor} from '../helpers/wait-for.ts';
-import {Box, CLAUDE_AT, CODEX_AT} from './box.ts';
-import {FakeServers} from './fake-servers.ts';
+import {type Box, CLAUDE_AT, CODEX_AT} from './box.ts';
+import {conformanceRig} from './rig.ts';
 import {row} from './table.ts';
 import {say, tui} from './tui.ts';
 
 // "What has it spent?" against the real Claude Code 2.1.328 and Codex 0.169.0: exact, or marked.
 
-const fakes = new FakeServers();
-const boxes: Box[] = [];
-const tmux = new Tmux();
-afterAll(() => {
-	for (const box of boxes) box.close();
-	fakes.close();
-	tmux.kill();
-});
+const {fakes, tmux, plainBox, hookedBox} = conformanceRig();
 
 const SLOW = 240_000;
-
-async function hookedBox(): Promise<Box> {
-	const box = new Box();
-	boxes.push(box);
-	await box.installClaudeHooks();
-	return box;
-}
 
 /** The parts of a Claude transcript line the test reads. */
 type TranscriptLine = {
@@ -285,8 +270,7 @@ describe.concurrent('tokens', () => {
 	});
 
 	row('T7', 'held', 'a Codex run over its --budget is stopped, exit 125, on the exact tokens it reported', SLOW, async () => {
-		const box = new Box();
-		boxes.push(box);
+		const box = plainBox();
 		const port = await fakes.openai('plan');
 		const run = box.run(
 			// (codex-at.sh is no `codex` by name: the run is told which agent it runs, as a person with a launcher does)
@@ -391,8 +375,7 @@ describe.concurrent('tokens', () => {
 		SLOW,
 		async () => {
 			// Given no hooks installed at all
-			const box = new Box();
-			boxes.push(box);
+			const box = plainBox();
 			fakes.script('ROW-TEN-JSON', [{text: 'hi'}]);
 			fakes.script('ROW-TEN-LAUNCHER', [{text: 'hi'}]);
 			fakes.script('ROW-TEN-STREAM', [

@@ -39,6 +39,7 @@ const SAMPLES: Record<string, {file: unknown; value: unknown; text: string}> = {
 	// Objects live in the file only: no variable sets them (text is never read).
 	keys: {file: {approve: 'A'}, value: {approve: 'A'}, text: ''},
 	colors: {file: {warn: '#ff8800'}, value: {warn: '#ff8800'}, text: ''},
+	collisions: {file: {'*': 'hold', '/src/app': 'warn'}, value: {'*': 'hold', '/src/app': 'warn'}, text: ''},
 	requirements: {
 		file: ['authority', 'trace:exception'],
 		value: ['authority', 'trace:exception'],

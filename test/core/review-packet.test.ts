@@ -56,6 +56,12 @@ describe('the review packet', () => {
 		expect(packet.text).toContain('no changes since the base revision');
 	});
 
+	it("lists the contract's acceptance lines, numbered as accept --line names them", () => {
+		const packet = buildPacket(input([], {acceptance: ['`npm test` passes', 'the CSV header keeps its order']}));
+		expect(packet.text).toContain('## Acceptance lines\n1. `npm test` passes\n2. the CSV header keeps its order\n');
+		expect(buildPacket(input([])).text).not.toContain('## Acceptance lines');
+	});
+
 	it('lists the fixes the previous round asked for', () => {
 		const packet = buildPacket(input([], {round: 2, fixesAsked: ['add a test', 'rename x']}));
 		expect(packet.text).toContain('## Fixes asked for in the previous round\n1. add a test\n2. rename x');

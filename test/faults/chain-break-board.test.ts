@@ -1,6 +1,6 @@
 import {afterAll, describe, expect, it} from 'vitest';
 import {EventType} from '../../src/core/events.ts';
-import {chainHash} from '../../src/ledger/chain.ts';
+import {rewriteChainFrom} from '../helpers/rewrite-chain.ts';
 import {openLedger} from '../../src/ledger/open-ledger.ts';
 import {BIN, runCli, scratchDir} from '../helpers/cli.ts';
 import {event} from '../helpers/ledger.ts';
@@ -22,41 +22,6 @@ function home(): {home: string; file: string} {
 	}
 	ledger.close();
 	return {home: dir, file};
-}
-
-/** The agent's user rewrites the ledger from seq `from`, every link after it too, while the board reads it. */
-function rewriteFrom(file: string, from: number): void {
-	withRawDb(file, db => {
-		db.exec('DROP TRIGGER events_refuse_update');
-		type Row = {
-			seq: number;
-			task_id: string;
-			type: string;
-			at: number;
-			arrived_at: number;
-			source: string;
-			data: string;
-			dedup_key: string | null;
-		};
-		let previous = db
-			.prepare('SELECT hash FROM events WHERE seq = ?')
-			.pluck()
-			.get(from - 1) as Buffer;
-		for (const row of db.prepare('SELECT * FROM events WHERE seq >= ? ORDER BY seq').all(from) as Row[]) {
-			const data = row.seq === from ? '{"exitCode":1,"signal":null}' : row.data;
-			const content = {
-				taskId: row.task_id,
-				type: row.type,
-				at: row.at,
-				arrivedAt: row.arrived_at,
-				source: row.source,
-				data,
-				dedupKey: row.dedup_key,
-			};
-			previous = chainHash(previous, content);
-			db.prepare('UPDATE events SET data = ?, hash = ? WHERE seq = ?').run(data, previous, row.seq);
-		}
-	});
 }
 
 describe("the board's own check of the hash chain", () => {
@@ -82,7 +47,7 @@ describe("the board's own check of the hash chain", () => {
 		tmux.type('live', `node ${BIN}`);
 		tmux.send('live', 'Enter');
 		await tmux.waitFor('live', text => text.includes('RECENTLY ENDED (3)'), 20_000);
-		rewriteFrom(file, 4);
+		rewriteChainFrom(file, 4, '{"exitCode":1,"signal":null}');
 		const pane = await tmux.waitFor('live', text => text.includes('hash chain'), 30_000);
 		// Whether the board's first look came before the rewrite or after: its head, or the anchor, no longer holds
 		expect(pane.pane).toMatch(/⚠ the ledger's hash chain is broken: seq \d+ (is not the event the board checked|rewritten: )/);

@@ -1,7 +1,7 @@
 import {writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {chainHash} from '../../src/ledger/chain.ts';
+import {rewriteChainFrom} from '../helpers/rewrite-chain.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
 import {freshDatabase, query, stopOwnPgServer} from '../helpers/pg.ts';
 import {freshLedgerFile} from '../helpers/ledger.ts';
@@ -49,41 +49,6 @@ function ingestSessions(host: TestHost, sessions: number): void {
 	const file = join(scratchDir('cr-history-'), 'history.jsonl');
 	writeFileSync(file, `${lines.join('\n')}\n`);
 	expect(runCli(['ingest', file, '--ledger', host.ledgerFile], {env: host.env}).status).toBe(0);
-}
-
-/** The agent's user rewrites the ledger from seq `from` on, every link after it too, so its own chain holds. */
-function rewriteFrom(file: string, from: number): void {
-	withRawDb(file, db => {
-		db.exec('DROP TRIGGER events_refuse_update');
-		type Row = {
-			seq: number;
-			task_id: string;
-			type: string;
-			at: number;
-			arrived_at: number;
-			source: string;
-			data: string;
-			dedup_key: string | null;
-		};
-		let previous = db
-			.prepare('SELECT hash FROM events WHERE seq = ?')
-			.pluck()
-			.get(from - 1) as Buffer;
-		for (const row of db.prepare('SELECT * FROM events WHERE seq >= ? ORDER BY seq').all(from) as Row[]) {
-			const data = row.seq === from ? `${row.data.slice(0, -1)},"quiet":true}` : row.data;
-			const content = {
-				taskId: row.task_id,
-				type: row.type,
-				at: row.at,
-				arrivedAt: row.arrived_at,
-				source: row.source,
-				data,
-				dedupKey: row.dedup_key,
-			};
-			previous = chainHash(previous, content);
-			db.prepare('UPDATE events SET data = ?, hash = ? WHERE seq = ?').run(data, previous, row.seq);
-		}
-	});
 }
 
 describe('the chain on the fleet', () => {
@@ -146,7 +111,7 @@ describe('the chain on the fleet', () => {
 
 		// When the agent's user rewrites the local ledger from seq N on, links and all
 		const rewrittenFrom = 9;
-		rewriteFrom(host.ledgerFile, rewrittenFrom);
+		rewriteChainFrom(host.ledgerFile, rewrittenFrom, data => `${data.slice(0, -1)},"quiet":true}`);
 		// Then the ledger's own chain still holds, but against the fleet verify names N
 		expect(runCli(['verify', '--ledger', host.ledgerFile]).status).toBe(0);
 		const against = runCli(['verify', '--against', owner, '--ledger', host.ledgerFile]);

@@ -103,6 +103,10 @@ describe('the contract a run started with', {timeout: 120_000}, () => {
 			expect(tests).toContain('the original tests ran');
 			expect(tests).not.toContain('touch');
 			expect(text).toContain('Note: the contract');
+			// The packet lists the contract's acceptance lines, numbered as accept and send-back --line name them
+			expect(text).toContain(
+				'## Acceptance lines\n1. `npm test -- export` passes, with a new test for the filtered export\n2. `make check` exits 0\n',
+			);
 		} finally {
 			reviewed.close();
 		}

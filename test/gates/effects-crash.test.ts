@@ -19,17 +19,15 @@ afterEach(async () => {
 	client = undefined;
 });
 
-describe('at most once, across a crash', {timeout: SPAWNS_TIMEOUT_MS}, () => {
-	it('shows an effect killed mid-call as outcome unknown, never sends it again, and still runs the others once', async () => {
-		// Given an order over our slow upstream, which logs every call it receives and holds
-		// slow_append until a release file appears (the test never makes it)
-		const dir = scratchDir('cr-effects-crash-');
-		const calls = join(dir, 'calls.log');
-		const out = join(dir, 'out.txt');
-		const ledger = freshLedgerFile(dir);
-		const order = writeOrder(
-			dir,
-			`order: o-crash
+/** An order over the slow upstream, which logs each call it receives in `calls` and writes lines to `out`. */
+function slowOrder(prefix: string, id: string) {
+	const dir = scratchDir(prefix);
+	const calls = join(dir, 'calls.log');
+	const out = join(dir, 'out.txt');
+	const ledger = freshLedgerFile(dir);
+	const order = writeOrder(
+		dir,
+		`order: ${id}
 worker: worker-9
 budget: {calls: 10}
 upstreams:
@@ -39,7 +37,15 @@ upstreams:
     env: {CALLS_LOG: ${calls}}
     allow: [append_line, slow_append]
 `,
-		);
+	);
+	return {dir, calls, out, ledger, order};
+}
+
+describe('at most once, across a crash', {timeout: SPAWNS_TIMEOUT_MS}, () => {
+	it('shows an effect killed mid-call as outcome unknown, never sends it again, and still runs the others once', async () => {
+		// Given an order over our slow upstream, which logs every call it receives and holds
+		// slow_append until a release file appears (the test never makes it)
+		const {dir, calls, out, ledger, order} = slowOrder('cr-effects-crash-', 'o-crash');
 		client = await connectGateway(order, ledger);
 		for (const [tool, line] of [
 			['append_line', 'a'],
@@ -97,23 +103,7 @@ upstreams:
 
 	it('an approval waiting behind the lock re-reads the order: the effect before it ended outcome unknown, so the later one does not run', async () => {
 		// Given an order with a slow effect and a later one, and an approval stuck in the slow one's call
-		const dir = scratchDir('cr-effects-wait-');
-		const calls = join(dir, 'calls.log');
-		const out = join(dir, 'out.txt');
-		const ledger = freshLedgerFile(dir);
-		const order = writeOrder(
-			dir,
-			`order: o-wait
-worker: worker-9
-budget: {calls: 10}
-upstreams:
-  slow:
-    command: ${process.execPath}
-    args: [${SLOW_SERVER}]
-    env: {CALLS_LOG: ${calls}}
-    allow: [append_line, slow_append]
-`,
-		);
+		const {dir, calls, out, ledger, order} = slowOrder('cr-effects-wait-', 'o-wait');
 		client = await connectGateway(order, ledger);
 		expect(
 			(await callTool(client, 'slow__slow_append', {file: out, line: 'b', release: join(dir, 'never')})).content[0]?.text,

@@ -48,7 +48,10 @@ describe('accepting a hand-in', {timeout: 90_000}, () => {
 		const stillWaiting = JSON.parse(cli(['work', '--json']).stdout) as WorkJson;
 		expect(stillWaiting.items.find(item => item.taskId === claim)?.state).toBe('handed in');
 
-		// The acceptor accepts
+		// Both acceptors own every line: the first leaves it open, the second accepts it
+		const first = person(['accept', claim, '--as', 'lee']);
+		expect(first.status, first.stderr).toBe(0);
+		expect(first.stdout).toBe(`${claim} still open: waiting for dana: lines 1, 2\n`);
 		const accepted = person(['accept', claim, '--as', 'dana', '--note', 'checked the CSV by hand']);
 		expect(accepted.status, accepted.stderr).toBe(0);
 		expect(accepted.stdout).toBe(`accepted ${claim} (by dana)\n`);
@@ -93,7 +96,7 @@ describe('accepting a hand-in', {timeout: 90_000}, () => {
 		tmux.send('accept', 'q');
 	});
 
-	it('refuses --as a worker of this ledger, and accepts as the OS user without --as', () => {
+	it('refuses --as a worker of this ledger, and the OS user without --as when the contract names others', () => {
 		const repo = makeContractRepo();
 		const home = scratchDir('cr-accept-');
 		const ledger = freshLedgerFile(home);
@@ -108,8 +111,11 @@ describe('accepting a hand-in', {timeout: 90_000}, () => {
 		const asWorker = runAsPerson(['accept', claim, '--as', 'Worker-2', '--ledger', ledger], {env});
 		expect(asWorker.status).toBe(1);
 		expect(asWorker.stderr).toContain('--as Worker-2: Worker-2 is a worker in this ledger');
+		// A hand-in is accepted by the acceptors its contract names, each for their lines (docs/contracts.md, "Accepting")
 		const byOsUser = runAsPerson(['accept', claim, '--ledger', ledger], {env});
-		expect(byOsUser.status, byOsUser.stderr).toBe(0);
-		expect(byOsUser.stdout).toBe(`accepted ${claim} (by ${userInfo().username})\n`);
+		expect(byOsUser.status).toBe(1);
+		expect(byOsUser.stderr).toBe(
+			`controlroom: ${claim}: ${userInfo().username} is not an acceptor of this hand-in (dana: lines 1, 2; lee: lines 1, 2): --as names one of them\n`,
+		);
 	});
 });

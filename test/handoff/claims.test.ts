@@ -33,6 +33,9 @@ function claimId(result: CliResult): string {
 	return id;
 }
 
+/** Ten CLI runs in a row: on a loaded 2-core machine each start takes seconds, so these get the real-CLI tests' room. */
+const SPAWNS_UNDER_LOAD_MS = 120_000;
+
 describe('claims', () => {
 	it.each([1, 2, 3, 4, 5])('lets exactly one of two processes taking at once win (round %i)', async () => {
 		// Given one contract and two takers started together
@@ -113,7 +116,7 @@ describe('claims', () => {
 		expect(cli('take', contract).stderr).toContain('handed in by worker-1');
 		expect(cli('timeline', id).stdout).toContain('handed in, waiting for lee');
 		expect(cli('hand-in', id, '--evidence', repo.write('again.yaml', COMPLETE)).stderr).toContain('has ended');
-	});
+	}, SPAWNS_UNDER_LOAD_MS);
 
 	it('shows the pass-back reason first to the next taker, and keeps the ended claim on the timeline', () => {
 		const {contract, cli, ledger: file} = setup();
@@ -141,7 +144,7 @@ describe('claims', () => {
 		expect(timeline).toContain('taken by ana');
 		expect(timeline).toContain('progress: query rewritten');
 		expect(timeline).toContain('passed back: the fixture database is gone');
-	});
+	}, SPAWNS_UNDER_LOAD_MS);
 
 	it('pass-back without a reason is a usage error', () => {
 		const {contract, cli} = setup();

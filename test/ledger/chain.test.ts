@@ -12,6 +12,7 @@ import {SCHEMA_VERSION} from '../../src/ledger/migrations.ts';
 import {openLedger, type Ledger} from '../../src/ledger/open-ledger.ts';
 import {runCli, scratchDir} from '../helpers/cli.ts';
 import {event} from '../helpers/ledger.ts';
+import {rewriteChainFrom} from '../helpers/rewrite-chain.ts';
 import {withRawDb} from '../helpers/raw-db.ts';
 
 let ledger: Ledger | undefined;
@@ -211,34 +212,7 @@ describe('controlroom verify on a scratch ledger opened directly, triggers dropp
 		expect(verify(file, '--against', `${head.seq}:${head.hash}`)).toMatchObject({status: 0});
 		// The agent's user rewrites from seq 100 on, and every link after it, so the chain itself holds.
 		const rewritten = tampered(file, 'SELECT 1');
-		withRawDb(rewritten, db => {
-			let previous = db.prepare('SELECT hash FROM events WHERE seq = 99').pluck().get() as Buffer;
-			type Row = {
-				seq: number;
-				task_id: string;
-				type: string;
-				at: number;
-				arrived_at: number;
-				source: string;
-				data: string;
-				dedup_key: string | null;
-			};
-			const rows = db.prepare('SELECT * FROM events WHERE seq >= 100 ORDER BY seq').all() as Row[];
-			for (const row of rows) {
-				const data = row.seq === 100 ? '{"message":"nothing happened"}' : row.data;
-				const content = {
-					taskId: row.task_id,
-					type: row.type,
-					at: row.at,
-					arrivedAt: row.arrived_at,
-					source: row.source,
-					data,
-					dedupKey: row.dedup_key,
-				};
-				previous = chainHash(previous, content);
-				db.prepare('UPDATE events SET data = ?, hash = ? WHERE seq = ?').run(data, previous, row.seq);
-			}
-		});
+		rewriteChainFrom(rewritten, 100, '{"message":"nothing happened"}');
 		expect(verify(rewritten)).toMatchObject({status: 0});
 		const against = verify(rewritten, '--against', kept);
 		expect(against.stdout).toMatch(/^tampered: seq 1 rewritten: seq 120 does not carry the anchor's hash/);

@@ -54,7 +54,9 @@ function hooksCli(args: readonly string[], env: NodeJS.ProcessEnv) {
 type Settings = {hooks: Record<string, {matcher?: string; hooks: {command: string}[]}[]>};
 
 /** Our entries: the spool hook (the default) or the direct Node hook. */
-const isOurs = (command: string) => /spool-hook\.sh|controlroom/.test(command);
+/** Our lifecycle hook; the collision hook, a PreToolUse entry of its own, is checked apart. */
+const isOurs = (command: string) => /spool-hook\.sh|controlroom/.test(command) && !command.endsWith(' collision-hook');
+const isHandoffHook = (command: string) => /controlroom handoff-hook$/.test(command);
 const SPOOL_COMMAND = /^\/bin\/sh \/\S+\/dist\/producers\/spool-hook\.sh$/;
 const DIRECT_COMMAND = /^\/\S+node\S* \/\S+\/bin\/controlroom hook$/;
 
@@ -74,11 +76,28 @@ describe('controlroom hooks install --claude --project DIR', () => {
 		expect(installed.permissions).toEqual(USERS_OWN.permissions);
 		expect(installed.hooks.PreToolUse[0]).toEqual(USERS_OWN.hooks.PreToolUse[0]);
 		expect(installed.hooks.Stop[0]).toEqual(USERS_OWN.hooks.Stop[0]);
+		// The collision hook: one group of its own, for the file-writing tools only
+		const collision = installed.hooks.PreToolUse.filter(group =>
+			group.hooks.some(hook => hook.command.endsWith(' collision-hook')),
+		);
+		expect(collision).toEqual([
+			{
+				matcher: 'Edit|Write|MultiEdit|NotebookEdit',
+				hooks: [{type: 'command', command: expect.stringMatching(/bin\/controlroom collision-hook$/), timeout: 10}],
+			},
+		]);
 		for (const event of CLAUDE_EVENTS) {
-			const ours = installed.hooks[event]?.flatMap(group => group.hooks).filter(hook => isOurs(hook.command));
+			const ours = installed.hooks[event]
+				?.flatMap(group => group.hooks)
+				.filter(hook => isOurs(hook.command) && !isHandoffHook(hook.command));
 			expect(ours, event).toHaveLength(1);
 			expect(ours?.[0]?.command).toMatch(SPOOL_COMMAND);
 		}
+		// And SessionStart has the handoff hook beside it (docs/handoffs.md), once
+		const handoff = installed.hooks['SessionStart']?.flatMap(group => group.hooks).filter(hook => isHandoffHook(hook.command));
+		expect(handoff?.map(hook => [hook.command, (hook as {timeout?: number}).timeout])).toEqual([
+			[expect.stringMatching(/controlroom handoff-hook$/), 15],
+		]);
 		// When installed twice: nothing changes
 		const second = hooksCli(['install', '--claude', '--project', project], env);
 		expect(second).toContain('already installed');
@@ -98,7 +117,7 @@ describe('controlroom hooks install --claude --project DIR', () => {
 			CLAUDE_EVENTS.map(event =>
 				(JSON.parse(readFileSync(settings, 'utf8')) as Settings).hooks[event]
 					?.flatMap(group => group.hooks)
-					.filter(hook => isOurs(hook.command))
+					.filter(hook => isOurs(hook.command) && !isHandoffHook(hook.command))
 					.map(hook => hook.command),
 			);
 		hooksCli(['install', '--claude', '--project', project, '--direct'], env);
@@ -354,7 +373,7 @@ describe('controlroom hooks install on a file the user keeps their own way', () 
 		// Then every odd entry is kept as it was, and ours is added beside them
 		expect(after.hooks['Stop']?.slice(0, 5)).toEqual(odd.hooks.Stop);
 		expect(after.hooks['Stop']).toHaveLength(6);
-		expect(after.hooks['SessionStart']).toHaveLength(1);
+		expect(after.hooks['SessionStart']).toHaveLength(2); // the lifecycle hook and the handoff hook
 		expect(hooksCli(['status', '--project', project], env)).toContain('claude (project)');
 		hooksCli(['uninstall', '--claude', '--project', project], env);
 		expect((JSON.parse(readFileSync(settings, 'utf8')) as typeof odd).hooks.Stop).toEqual(odd.hooks.Stop);

@@ -1,4 +1,5 @@
 import {writeSync} from 'node:fs';
+import type {DueHandoffs} from '../../handoff/due-handoffs.ts';
 import {homedir} from 'node:os';
 import {join, sep} from 'node:path';
 import type {BoardAdapters} from '../../../hooks/use-control-room.ts';
@@ -188,6 +189,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 	// Live sessions' transcripts, watched from the reconciler's first pass (docs/hooks.md, "Token usage").
 	let transcripts: TranscriptFollow | undefined;
 	let resumeHeld: ((taskId: string) => void) | undefined;
+	let handoffs: DueHandoffs | undefined;
 	const person = personName(run.person);
 	return {
 		feed: createBoardFeed(ledger, {
@@ -253,6 +255,11 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 			settleEffects(ledger);
 			// Questions whose waiting hook died (docs/decisions.md, "Crash safety").
 			settleDecisions(ledger);
+			// Sessions that ended get their handoff (docs/handoffs.md); not the demo's, whose folders are made up.
+			if (run.untrackedUnder === undefined) {
+				handoffs ??= (await import('../../handoff/due-handoffs.ts')).dueHandoffs(ledger);
+				handoffs.pass();
+			}
 			keepStatusSummary();
 		},
 		reconcileIntervalMs: run.reconcileIntervalMs ?? DEFAULT_RECONCILE_INTERVAL_MS,

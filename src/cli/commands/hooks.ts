@@ -18,7 +18,9 @@ import {
 	installNotify,
 	installTargets,
 	notifyStatus,
+	handoffHookEntry,
 	permissionHookEntry,
+	collisionHookEntry,
 	SettingsError,
 	uninstallHooksFile,
 	uninstallNotify,
@@ -111,7 +113,15 @@ function runInstall(
 	if (agents.claude) {
 		const command = hookCommand(hookArgv(options.kind, paths, 'claude'));
 		const permission = permissionHookEntry(paths.decision, options.windowSeconds);
-		out(describeChange('claude', installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, command, [permission]), 'added'));
+		const handoff = handoffHookEntry(paths.program);
+		const collision = collisionHookEntry(paths.decision);
+		out(
+			describeChange(
+				'claude',
+				installHooksFile(targets.claudeSettings, CLAUDE_EVENTS, command, [permission, collision, handoff]),
+				'added',
+			),
+		);
 	}
 	if (agents.codex) {
 		if (options.isProject) out(`codex: reads hooks only from $CODEX_HOME (${targets.codexHome}); installing there`);
@@ -150,18 +160,21 @@ function describeInstalled(agent: string, file: string, expected: readonly strin
 	const all = installedCommands(file);
 	// The PermissionRequest hook is told apart: it is not the lifecycle hook (docs/decisions.md).
 	const isPermission = (entry: {event: string}) => entry.event === 'PermissionRequest';
-	const commands = all.filter(entry => !isPermission(entry));
+	// So is the SessionStart handoff hook (docs/handoffs.md).
+	const isHandoff = (entry: {command: string}) => /\shandoff-hook(\s|$)/.test(entry.command);
+	const commands = all.filter(entry => !isPermission(entry) && !isHandoff(entry));
+	const handoffText = all.some(isHandoff) ? '; SessionStart: the handoff hook' : '';
 	const permission = all.find(isPermission);
 	const permissionText = permission
 		? `; PermissionRequest: ${permission.command.includes('permission-hook') ? 'the decisions hook' : KIND_NAMES[hookKind(permission.command)]}`
 		: '';
-	if (commands.length === 0) return `${agent}: ${file}: not installed${permissionText}`;
+	if (commands.length === 0) return `${agent}: ${file}: not installed${permissionText}${handoffText}`;
 	const events = commands.map(entry => entry.event);
 	const missing = expected.filter(event => !events.includes(event));
 	const kinds = [...new Set(commands.map(entry => KIND_NAMES[hookKind(entry.command)]))].join(' and ');
 	const scripts = [...new Set(commands.flatMap(entry => missingScript(entry.command) ?? []))];
 	return (
-		`${agent}: ${file}: installed for ${events.length} events (${kinds})${missing.length > 0 ? ` (missing: ${missing.join(', ')})` : ''}${permissionText}` +
+		`${agent}: ${file}: installed for ${events.length} events (${kinds})${missing.length > 0 ? ` (missing: ${missing.join(', ')})` : ''}${permissionText}${handoffText}` +
 		(scripts.length > 0 ? `; its script ${scripts.join(', ')} is missing, so nothing is recorded: run hooks install again` : '')
 	);
 }

@@ -9,6 +9,7 @@ import {isFleetUrl} from '../../ledger/fleet/connection.ts';
 import {hostIdentity} from '../../ledger/host.ts';
 import {selfLauncher} from '../gate-call.ts';
 import {settleDecisions} from '../../gates/decisions.ts';
+import {dueHandoffs} from '../../handoff/due-handoffs.ts';
 import type {Ledger} from '../../ledger/open-ledger.ts';
 import {createFleetSyncer} from '../../fleet/fleet-sync.ts';
 import {stopOnSignals} from '../signals.ts';
@@ -182,6 +183,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const keepStatusSummary = createStatusSummaryKeeper(ledger);
 	// A held run answered after its wrapper was killed: its resume is started here (docs/headless-holds.md).
 	const resumeHeld = spawnResume(ledger.path);
+	// Sessions that ended get their handoff here, not in their SessionEnd hook (docs/handoffs.md).
+	const handoffs = dueHandoffs(ledger);
 	try {
 		for (;;) {
 			const result = reconcileOnce(ledger, {agentNames, resumeHeld});
@@ -189,6 +192,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 			keepAnchor();
 			// Questions whose waiting hook died leave the queue (docs/decisions.md, "Crash safety").
 			settleDecisions(ledger);
+			handoffs.pass();
 			transcripts?.catchUp();
 			if (result.ledgerChange) {
 				exitCode = LEDGER_REPLACED_EXIT;

@@ -158,10 +158,17 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const snapshot = isFleetUrl(values.ledger)
 		? await withFleet(values.ledger, 'snapshot', fleet =>
 				at === undefined
-					? readFleetSnapshot(fleet, {now: Date.now(), windowMs, stallSeconds, person, foldHelpers})
+					? readFleetSnapshot(fleet, {
+							now: Date.now(),
+							windowMs,
+							stallSeconds,
+							person,
+							foldHelpers,
+							withStats: values.json === true,
+						})
 					: readFleetSnapshotAt(fleet, fleetTime(at), {windowMs, stallSeconds, person, foldHelpers}),
 			)
-		: readLocal(values.ledger, windowMs, stallSeconds, person, foldHelpers, at);
+		: readLocal(values.ledger, windowMs, stallSeconds, person, foldHelpers, at, values.json === true);
 	const ledger = isFleetUrl(values.ledger) ? `fleet ${redactUrl(values.ledger)}` : undefined;
 	const width = process.stdout.isTTY ? process.stdout.columns : undefined;
 	if (values.json) outJson(terminalSafeJson(snapshot, 2));
@@ -182,6 +189,7 @@ function readLocal(
 	person: string,
 	foldHelpers: boolean,
 	at: AtFlag | undefined,
+	withStats: boolean,
 ): Snapshot {
 	const ledger = openReadingLedger(ledgerFlag);
 	try {
@@ -196,6 +204,7 @@ function readLocal(
 			prices,
 			person,
 			foldHelpers,
+			withStats,
 		});
 		if (at === undefined) return ledger.readAt(now => readSnapshot(ledger.reader, query(now)));
 		const moment = momentOf(ledger.reader, at);

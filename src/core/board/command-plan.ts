@@ -393,6 +393,7 @@ const VIEW_PLANS = {
 	[BoardCommand.interrupt]: () => act([], {kind: 'exit', status: INTERRUPT_STATUS}),
 	[BoardCommand.filter]: () => act([{type: 'start-prompt', kind: 'filter'}]),
 	[BoardCommand.sort]: () => act([{type: 'cycle-sort'}]),
+	[BoardCommand.stats]: () => act([{type: 'toggle-stats'}]),
 	[BoardCommand.submit]: ({state, screen, abilities}) => planSubmit(state, abilities, screen.keys),
 } satisfies Partial<Record<BoardCommand, (input: PlanInput) => BoardPlan>>;
 

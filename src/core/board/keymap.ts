@@ -50,6 +50,7 @@ export const BoardCommand = {
 	minuteForward: 'moment.minute-forward',
 	toNow: 'moment.now',
 	decisions: 'view.decisions',
+	stats: 'view.stats',
 } as const;
 export type BoardCommand = (typeof BoardCommand)[keyof typeof BoardCommand];
 
@@ -308,6 +309,13 @@ export const KEY_TABLE: readonly KeyBinding[] = [
 		modes: BROWSE,
 		inBar: true,
 		short: 'sort',
+	},
+	{
+		command: BoardCommand.stats,
+		keys: ['S'],
+		description: 'show or hide the stats: is the process working? verdicts, fix/approve, INVALID share, Needs you, handoffs',
+		modes: [...BROWSE, 'effects'],
+		inBar: false,
 	},
 	{
 		command: BoardCommand.help,

@@ -1,3 +1,4 @@
+import type {Stats} from '../stats/measures.ts';
 import {assertNever} from '../assert-never.ts';
 import type {DecisionRecord} from '../decisions/fold.ts';
 import type {LedgerEvent} from '../events.ts';
@@ -132,6 +133,10 @@ export type BoardState = {
 	} | null;
 	/** How far `?` help is scrolled, where it is taller than the screen (80×24). */
 	readonly helpScroll: number;
+	/** The measures as the feed last read them (docs/stats.md); null until read, or on a feed that reads none. */
+	readonly stats: Stats | null;
+	/** The stats panel is shown (its key toggles it). */
+	readonly isStatsShown: boolean;
 };
 
 /** Where a jump goes. */
@@ -156,6 +161,7 @@ export type BoardAction =
 			readonly ledgerChange?: LedgerFileAlert;
 			readonly dropped?: number;
 			readonly decisions?: readonly DecisionRecord[];
+			readonly stats?: Stats;
 	  }
 	| {readonly type: 'move'; readonly delta: number; readonly order: readonly string[]}
 	| {readonly type: 'move-to'; readonly edge: Edge; readonly order: readonly string[]}
@@ -174,6 +180,7 @@ export type BoardAction =
 	| {readonly type: 'toggle-help'}
 	| {readonly type: 'ask-stop'; readonly taskId: string}
 	| {readonly type: 'cycle-sort'}
+	| {readonly type: 'toggle-stats'}
 	/** A reason prompt is about a task (send it back) or, in Held effects, an order (send its effects back). */
 	| {
 			readonly type: 'start-prompt';
@@ -240,6 +247,8 @@ export function initialBoardState(): BoardState {
 		decisionIndex: 0,
 		question: null,
 		helpScroll: 0,
+		stats: null,
+		isStatsShown: false,
 	};
 }
 
@@ -277,6 +286,7 @@ function readLedger(state: BoardState, action: Extract<BoardAction, {type: 'ledg
 		isLoaded: true,
 		bells: isNewNeed ? state.bells + 1 : state.bells,
 		orders: action.orders ?? state.orders,
+		stats: action.stats ?? state.stats,
 		...(action.decisions ? readDecisions(state, action.decisions) : {}),
 	};
 }
@@ -442,6 +452,7 @@ const LANES_TRANSITIONS = {
 	// d: whatever view it was pressed in closes; Esc from Decisions goes back to the lanes.
 	'focus-decisions': state => ({...state, mode: 'decisions', timeline: null, log: null, question: null, notice: null}),
 	'cycle-sort': state => ({...state, sort: nextSortOrder(state.sort)}),
+	'toggle-stats': state => ({...state, isStatsShown: !state.isStatsShown}),
 	'ask-stop': (state, action) => ({
 		...state,
 		mode: 'confirm',

@@ -5,6 +5,7 @@ import {formatDuration} from '../format.ts';
 import type {Task} from '../task.ts';
 import {describeEvent, foldHeartbeats} from '../timeline.ts';
 import {toRowView, type TaskRowView} from './selectors.ts';
+import {acceptanceLinesView} from './acceptance-lines-view.ts';
 
 /** A timeline line, preformatted. */
 export type TimelineLineView = {readonly key: string; readonly time: string; readonly text: string; readonly isFolded: boolean};
@@ -14,6 +15,8 @@ export type TimelineView = {
 	readonly row: TaskRowView | null;
 	readonly contract: readonly string[];
 	readonly evidence: readonly string[];
+	/** A hand-in line by line: each acceptance line's verdicts and evidence, then who owes what; [] for no hand-in. */
+	readonly acceptance: readonly string[];
 	readonly lines: readonly TimelineLineView[];
 };
 
@@ -111,6 +114,7 @@ export function selectTimeline(
 		row: task ? toRowView(task, now, stallSeconds) : null,
 		contract: contractLines(events),
 		evidence: evidenceLines(events),
+		acceptance: acceptanceLinesView(events),
 		lines: width === undefined ? lines : lines.flatMap(line => wrapLine(line, width)),
 	};
 }

@@ -11,7 +11,7 @@ export const DECISION_EVENT_TYPES = [
 type DecisionEventType = (typeof DECISION_EVENT_TYPES)[number];
 export type DecisionEvent = EventOfType<DecisionEventType>;
 
-export const DECISION_KINDS = ['permission', 'deferred', 'budget', 'effect'] as const;
+export const DECISION_KINDS = ['permission', 'deferred', 'budget', 'effect', 'collision'] as const;
 export type DecisionKind = (typeof DECISION_KINDS)[number];
 export type DecisionAnswer = 'allow' | 'deny';
 
@@ -20,6 +20,28 @@ export type DecisionWaiter = {readonly pid: number; readonly startTime: number |
 
 /** A budget question's figures (tokens). */
 export type DecisionBudget = {readonly spent: number | null; readonly budget: number | null; readonly perTurn: number | null};
+
+/** A collision question's other writer (src/core/decisions/collision.ts). */
+export type DecisionCollision = {
+	readonly file: string;
+	readonly otherTask: string;
+	readonly otherEditAt: number | null;
+	/** Asked for a wrapped `claude -p` (deferred: its wrapper waits and resumes), not an interactive session (denied). */
+	readonly isHeadless: boolean;
+};
+
+/**
+ * Whether a question holds a wrapped headless run: its wrapper waits for the answer and resumes
+ * the session carrying it (docs/headless-holds.md). A collision asked of an interactive session
+ * holds no process: the call was denied and the answer applies to its next try.
+ */
+export function holdsHeadlessRun(decision: Pick<DecisionRecord, 'kind' | 'collision'>): boolean {
+	return (
+		decision.kind === 'deferred' ||
+		decision.kind === 'budget' ||
+		(decision.kind === 'collision' && decision.collision?.isHeadless === true)
+	);
+}
 
 /**
  * Where a question is: waiting for a person (open), answered and not yet carried out, carried out
@@ -46,6 +68,8 @@ export type DecisionRecord = {
 	readonly session: string | null;
 	readonly waiter: DecisionWaiter | null;
 	readonly budget: DecisionBudget | null;
+	/** A collision question's other writer; absent for every other kind. */
+	readonly collision?: DecisionCollision | null;
 	readonly answer: {
 		readonly answer: DecisionAnswer;
 		readonly reason: string | null;
@@ -65,6 +89,16 @@ function kindOf(value: string | null | undefined): DecisionKind {
 function waiterOf(value: EventOfType<'decision.asked'>['data']['waiter']): DecisionWaiter | null {
 	if (!value || typeof value.pid !== 'number') return null;
 	return {pid: value.pid, startTime: value.startTime ?? null};
+}
+
+function collisionOf(value: EventOfType<'decision.asked'>['data']['collision']): DecisionCollision | null {
+	if (!value || typeof value.file !== 'string' || typeof value.otherTask !== 'string') return null;
+	return {
+		file: value.file,
+		otherTask: value.otherTask,
+		otherEditAt: value.otherEditAt ?? null,
+		isHeadless: value.isHeadless === true,
+	};
 }
 
 function budgetOf(value: EventOfType<'decision.asked'>['data']['budget']): DecisionBudget | null {
@@ -96,6 +130,7 @@ function applyDecisionEvent(decisions: Map<string, DecisionRecord>, event: Decis
 				session: event.data.session ?? null,
 				waiter: waiterOf(event.data.waiter),
 				budget: budgetOf(event.data.budget),
+				collision: collisionOf(event.data.collision),
 				answer: null,
 				usedAt: null,
 				withdrawn: null,

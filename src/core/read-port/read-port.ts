@@ -1,5 +1,6 @@
 import {FAILED_WINDOW_MS} from '../human-queue.ts';
 import type {Task} from '../task.ts';
+import type {LedgerEvent} from '../events.ts';
 import type {HostRows, SnapshotRows} from './host-rows.ts';
 
 /** What a read asks a store for. */
@@ -34,7 +35,16 @@ export type ReadPort<Mode extends 'sync' | 'async', Held extends Task = Task> = 
 	queueRows(request: RowsRequest<Held>): Answer<Mode, HostRows[]>;
 	/** Each host's rows for a snapshot: the queue's and gates' rows, the window's tasks, the counts. */
 	snapshotRows(request: SnapshotRequest): Answer<Mode, SnapshotRows[]>;
+	/**
+	 * Each host's events of STATS_EVENT_TYPES (src/core/stats/measures.ts), oldest first, over its
+	 * whole history: what the measures fold (docs/stats.md). The whole history, because Needs you at
+	 * a window's start and the claim a later need is on were made by earlier events.
+	 */
+	statsEvents(): Answer<Mode, HostEvents[]>;
 };
+
+/** One host's events, oldest first. */
+export type HostEvents = {readonly hostId: string; readonly events: readonly LedgerEvent[]};
 
 /** Where the queue's recent tasks start at `now`: the failed window. */
 export function recentSince(now: number): number {

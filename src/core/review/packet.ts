@@ -34,6 +34,8 @@ export type PacketInput = {
 	readonly diff: {readonly base: string | null; readonly note: string | null; readonly files: readonly DiffFile[]};
 	/** What the previous round asked for (round 2 onward), so the reviewer can check it was done. */
 	readonly fixesAsked: readonly string[];
+	/** The contract's acceptance lines (numbered from 1), what the reviewer judges the work against; absent or [] with no contract. */
+	readonly acceptance?: readonly string[];
 	/**
 	 * The diff's files against the contract's scope (docs/contracts.md, "Scope against the change"):
 	 * those outside it, each with why; null when the contract names no paths (nothing to compare).
@@ -179,11 +181,18 @@ type Shape = {
 	testLines: number;
 };
 
+/** The acceptance lines, numbered as accept and send-back --line name them (docs/review.md). */
+function acceptanceSection(lines: readonly string[]): string[] {
+	if (lines.length === 0) return [];
+	return ['## Acceptance lines', ...lines.map((line, index) => `${index + 1}. ${line}`), ''];
+}
+
 function render(input: PacketInput, shape: Shape, limitBytes: number): string {
 	const kept = input.diff.files.filter(file => !shape.dropped.has(file.path));
 	const listed = input.diff.files.filter(file => shape.dropped.has(file.path));
 	const lines = [
 		...header(input),
+		...acceptanceSection(input.acceptance ?? []),
 		...scopeSection(input.scope),
 		...fixesSection(input.fixesAsked),
 		...reportSection(input.report, shape.reportBytes),

@@ -1,3 +1,4 @@
+import {acceptanceLines} from '../../core/contract/model.ts';
 import {randomBytes} from 'node:crypto';
 import {join} from 'node:path';
 import type {Writable} from 'node:stream';
@@ -132,6 +133,7 @@ async function reviewRound(
 		diff,
 		scope,
 		fixesAsked: state.fixesAsked,
+		acceptance: subject.contract?.value ? acceptanceLines(subject.contract.value) : [],
 		...(request.limitBytes === undefined ? {} : {limitBytes: request.limitBytes}),
 	});
 	const path = join(reviewFolder(request.ledger, subject.task.id), `${reviewId}-round${round}.md`);

@@ -1,5 +1,6 @@
 import type {Door} from '../../core/actor.ts';
-import {EventType} from '../../core/events.ts';
+import {acceptanceStanding, unmetForNextAttempt, type AskedVerdict} from '../../core/contract/line-verdicts.ts';
+import {EventType, type NewEvent} from '../../core/events.ts';
 import {renderFixes} from '../../core/review/chain.ts';
 import {latestReviews} from '../../core/review/reviews.ts';
 import type {Task} from '../../core/task.ts';
@@ -7,6 +8,7 @@ import type {Ledger} from '../../ledger/open-ledger.ts';
 import {loadReviews} from '../../ledger/reviews.ts';
 import {CLAIM_ROLE} from '../../handoff/claims.ts';
 import {contractKeyOfClaim, DEFAULT_PASS_BACK_LIMIT, passBackLimitNeed} from '../../handoff/pass-back-limit.ts';
+import {checkedVerdicts, handInDuties, verdictEvents, verdictsSince} from '../line-verdicts.ts';
 import {requirePerson} from '../person-gate.ts';
 import {DEFAULT_FAILED_RUN_LIMIT, failedRunsRefusal} from './failed-runs.ts';
 import {prepareRerun, startRerun, type Launcher} from './rerun.ts';
@@ -19,6 +21,8 @@ export type SendBackRequest = {
 	readonly ledger: Ledger;
 	readonly ref: string;
 	readonly reason: string;
+	/** `--line N --met|--unmet REASON` on a hand-in: recorded first; the unmet lines (these and earlier ones) go back. */
+	readonly lines?: readonly AskedVerdict[];
 	/** Who sends it back (recorded, and named in the worker's brief); null: the OS user asking. */
 	readonly by: string | null;
 	/** Which door: `cli`, `board` or `fleet`. */
@@ -70,6 +74,43 @@ function waitingIn(ledger: Ledger, task: Task): SentBackFrom | null {
 	return null;
 }
 
+/**
+ * What goes back with a hand-in: the person's line verdicts (checked against the contract, as the
+ * acceptor the contract names), then every line unmet on this round with its text and reasons, and
+ * the free-text reason if any; never a met line. Nothing unmet and no reason: refused.
+ */
+function linesGoingBack(
+	ledger: Ledger,
+	taskId: string,
+	by: string,
+	asked: readonly AskedVerdict[],
+	reason: string,
+	asker: {readonly user: string | null; readonly uid: number | null; readonly source: string; readonly at: number},
+): {events: NewEvent[]; by: string; reason: string; unmetLines: {line: number; reason: string | null; by: string}[]} {
+	const duties = handInDuties(ledger, taskId);
+	const before = verdictsSince(ledger, taskId, duties.handedInAt);
+	let events: NewEvent[] = [];
+	let standing = acceptanceStanding(duties.owed, before);
+	let name = by;
+	if (asked.length > 0) {
+		const {acceptor, verdicts} = checkedVerdicts(taskId, duties, by, asked, 'none');
+		const giver = {by: acceptor, osUser: asker.user ?? 'unknown', uid: asker.uid, source: asker.source, at: asker.at};
+		({events, standing} = verdictEvents(taskId, duties, before, verdicts, giver));
+		name = acceptor;
+	}
+	const carried = unmetForNextAttempt(standing.unmet, duties.checks);
+	if (carried.length === 0 && reason === '')
+		throw new ReviewGateError(
+			`${taskId}: nothing to send back: no line is unmet (--line N --unmet "REASON" says which), and no --reason`,
+		);
+	return {
+		events,
+		by: name,
+		reason: [...carried, ...(reason === '' ? [] : [reason])].join('; '),
+		unmetLines: standing.unmet.map(verdict => ({line: verdict.line, reason: verdict.reason, by: verdict.by})),
+	};
+}
+
 /** One line: what the person typed, its runs of whitespace (a pasted newline) made single spaces. */
 function oneLine(reason: string): string {
 	return reason.replace(/\s+/g, ' ').trim();
@@ -91,9 +132,15 @@ export function sendBack(request: SendBackRequest): SendBackResult {
 	});
 	const by = request.by ?? person.user ?? 'a person';
 	const reason = oneLine(request.reason);
-	if (reason === '') throw new ReviewGateError('send-back: a reason is required (what should be done differently?)');
+	const asked = request.lines ?? [];
+	if (reason === '' && asked.length === 0)
+		throw new ReviewGateError('send-back: a reason is required (what should be done differently?)');
 	const task = request.ledger.reader.resolveTask(request.ref);
 	if (!task) throw new ReviewGateError(`no task '${request.ref}' in ${request.ledger.path}`);
+	if (asked.length > 0 && !(task.role === CLAIM_ROLE && isWaitingHandIn(request.ledger, task)))
+		throw new ReviewGateError(
+			`${task.id}: --line is for a hand-in waiting for its acceptors (its contract's acceptance lines); send this back with --reason`,
+		);
 	const from = waitingIn(request.ledger, task);
 	if (from === null) {
 		throw new ReviewGateError(
@@ -105,16 +152,27 @@ export function sendBack(request: SendBackRequest): SendBackResult {
 	if (task.role === CLAIM_ROLE) {
 		if (task.status !== 'done')
 			throw new ReviewGateError(`claim ${task.id} is ${task.status}: only a handed-in claim can be returned`);
+		const back = linesGoingBack(request.ledger, task.id, by, asked, reason, {
+			user: person.user,
+			uid: person.uid,
+			source: request.source,
+			at,
+		});
 		request.ledger.writer.append([
-			{...base, type: EventType.workSentBack, data: {reason, by, from, claimReturned: true}},
-			{...base, type: EventType.claimPassedBack, data: {reason: `sent back by ${by}: ${reason}`, holder: by}},
+			...back.events,
+			{
+				...base,
+				type: EventType.workSentBack,
+				data: {reason: back.reason, by: back.by, from, claimReturned: true, unmetLines: back.unmetLines},
+			},
+			{...base, type: EventType.claimPassedBack, data: {reason: `sent back by ${back.by}: ${back.reason}`, holder: back.by}},
 			...passBackLimitNeed(
 				request.ledger,
 				{taskId: task.id, contractKey: contractKeyOfClaim(request.ledger, task.id)},
 				// After the send-back, which closes the task's entries up to its own time (src/core/human-queue.ts).
 				at + 1,
 				request.source,
-				by,
+				back.by,
 				request.passBackLimit ?? DEFAULT_PASS_BACK_LIMIT,
 			),
 		]);
@@ -125,7 +183,7 @@ export function sendBack(request: SendBackRequest): SendBackResult {
 			logPath: null,
 			briefPath: null,
 			claimReturned: true,
-			message: `sent back ${task.id}: the claim is free again; its next taker reads “${reason}” first`,
+			message: `sent back ${task.id}: the claim is free again; its next taker reads “${back.reason}” first`,
 		};
 	}
 	const subject = reviewSubject(request.ledger, task);

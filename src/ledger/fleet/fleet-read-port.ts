@@ -2,6 +2,7 @@ import type {EventOfType} from '../../core/events.ts';
 import {GATE_EVENT_TYPES} from '../../core/read-port/host-gates.ts';
 import type {HostRows, SnapshotRows} from '../../core/read-port/host-rows.ts';
 import {queuePartOf, recentTasksOf, type ReadPort, type RowsRequest} from '../../core/read-port/read-port.ts';
+import {STATS_EVENT_TYPES} from '../../core/stats/measures.ts';
 import {STATUSES, type Status} from '../../core/status.ts';
 import type {Task} from '../../core/task.ts';
 import {eventFromRow, type EventRow as LocalEventRow} from '../rows.ts';
@@ -108,6 +109,11 @@ export function createFleetReadPort(client: FleetClient, rows: FleetRows): ReadP
 
 	return {
 		queueRows: async request => queueRowsOf(await rows.hosts(), request),
+		async statsEvents() {
+			const hosts = await rows.hosts();
+			const byHost = groupBy(await rows.events('type = ANY($1::text[])', [STATS_EVENT_TYPES]), row => row.host_id);
+			return hosts.map(host => ({hostId: host.id, events: (byHost.get(host.id) ?? []).map(eventFromRow)}));
+		},
 		async snapshotRows(request): Promise<SnapshotRows[]> {
 			const hosts = await rows.hosts();
 			const view = await rows.viewTasks(request.viewSince, labelsOf(hosts));

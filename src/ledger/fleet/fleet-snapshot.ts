@@ -1,3 +1,4 @@
+import {foldStats} from '../../core/stats/measures.ts';
 import {SESSION_ANSWERED_SOURCES} from '../../core/human-queue.ts';
 import {snapshotOf} from '../../core/read-port/snapshot-of.ts';
 import type {Snapshot} from '../../core/snapshot.ts';
@@ -14,7 +15,7 @@ export async function readFleetSnapshot(fleet: FleetLedger, query: Omit<Snapshot
 	const since = query.windowMs === null ? null : query.now - query.windowMs;
 	const rows = await fleet.reader.snapshotRows({now: query.now, answeredBySession: SESSION_ANSWERED_SOURCES, viewSince: since});
 	// An approver on another machine cannot be asked from here: a started effect is shown as started.
-	return snapshotOf(rows, {
+	const snapshot = snapshotOf(rows, {
 		now: query.now,
 		since,
 		isFleet: true,
@@ -22,6 +23,7 @@ export async function readFleetSnapshot(fleet: FleetLedger, query: Omit<Snapshot
 		...(query.stallSeconds === undefined ? {} : {stallSeconds: query.stallSeconds}),
 		...(query.foldHelpers ? {foldHelpers: true} : {}),
 	});
+	return query.withStats ? {...snapshot, stats: foldStats(await fleet.reader.statsEvents(), null, query.now)} : snapshot;
 }
 
 /** Snapshot JSON v1 of the fleet as it was at `time`: each host by its own arrival clock. */

@@ -56,7 +56,16 @@ const NOTIFY_COMMENT = '# added by `controlroom hooks install`; `controlroom hoo
  * Recognises a command of ours, whatever path it was installed from: the spool hook
  * (`/bin/sh .../spool-hook.sh`, the default) or the direct Node hook (`... controlroom hook`).
  */
-const OUR_COMMAND = /(controlroom['"]?\s+(hook|permission-hook)|spool-hook\.sh['"]?)(\s|$)/;
+const OUR_COMMAND = /(controlroom['"]?\s+(hook|permission-hook|collision-hook|handoff-hook)|spool-hook\.sh['"]?)(\s|$)/;
+/** Our hooks that sit beside the lifecycle hook in the same event, each one entry of its own. */
+const BESIDE_VERB = /controlroom['"]?\s+(permission-hook|collision-hook|handoff-hook)(\s|$)/;
+/** The SessionStart handoff hook, which `hooks status` names apart from the lifecycle hook. */
+const HANDOFF_HOOK = /controlroom['"]?\s+handoff-hook(\s|$)/;
+
+/** Which of our entries a command is: the lifecycle hook (spool or direct), or a hook beside it by its verb. */
+function roleOf(command: unknown): string {
+	return (typeof command === 'string' ? BESIDE_VERB.exec(command)?.[1] : undefined) ?? 'lifecycle';
+}
 const SPOOL_HOOK = /spool-hook\.sh['"]?(\s|$)/;
 
 /** Which of our hooks a command runs. */
@@ -233,7 +242,29 @@ export type FileChange = {
 };
 
 /** One event's entry of ours, with a command and timeout of its own. */
-export type HookEntry = {readonly event: string; readonly command: string; readonly timeoutSeconds: number};
+export type HookEntry = {
+	readonly event: string;
+	readonly command: string;
+	readonly timeoutSeconds: number;
+	/** The tools it runs for (a tool event's matcher); `*` when not given. */
+	readonly matcher?: string;
+};
+
+/** The tools the collision hook runs for: the calls that write one named file. */
+export const COLLISION_HOOK_MATCHER = 'Edit|Write|MultiEdit|NotebookEdit';
+
+/**
+ * Claude Code's PreToolUse hook for file writes (docs/decisions.md, "Collisions"): `NODE BIN
+ * collision-hook`, only for Edit, Write, MultiEdit and NotebookEdit, so every other call pays nothing.
+ */
+export function collisionHookEntry(program: {readonly node: string; readonly bin: string}): HookEntry {
+	return {
+		event: 'PreToolUse',
+		command: hookCommand([program.node, program.bin, 'collision-hook']),
+		timeoutSeconds: HOOK_TIMEOUT_SECONDS,
+		matcher: COLLISION_HOOK_MATCHER,
+	};
+}
 
 /**
  * Claude Code's PermissionRequest hook (docs/decisions.md): `/bin/sh decision-hook.sh NODE BIN
@@ -263,6 +294,14 @@ export function permissionHookEntry(
 }
 
 /**
+ * Claude Code's SessionStart handoff hook (docs/handoffs.md): `NODE BIN handoff-hook`, which prints
+ * the repository's latest handoff as the new session's context. A Node process, once per session.
+ */
+export function handoffHookEntry(program: readonly string[]): HookEntry {
+	return {event: 'SessionStart', command: hookCommand([...program, 'handoff-hook']), timeoutSeconds: 15};
+}
+
+/**
  * Adds our entry to each event (or refreshes its command and timeout), and the `extra` entries,
  * in one write, keeping every other entry as it is. An event's timeout is `timeouts[event]` when
  * given (an agent's own cap), else 10 s.
@@ -281,26 +320,28 @@ export function installHooksFile(
 		...events.map(event => ({event, command, timeoutSeconds: timeouts[event] ?? HOOK_TIMEOUT_SECONDS})),
 		...extra,
 	];
-	for (const {event, command: wanted, timeoutSeconds} of entries) {
+	for (const {event, command: wanted, timeoutSeconds, matcher} of entries) {
 		const groups = groupsOf(hooks, event, file);
-		const mine = groups.flatMap(entriesOf).filter(isOurs);
+		const role = roleOf(wanted);
+		const isMine = (entry: unknown) => isOurs(entry) && roleOf((entry as Json)['command']) === role;
+		const mine = groups.flatMap(entriesOf).filter(isMine);
 		const isCurrent = (entry: unknown) => (entry as Json)['command'] === wanted && (entry as Json)['timeout'] === timeoutSeconds;
 		if (mine.length > 0 && mine.every(isCurrent)) continue;
 		if (mine.length > 0) {
 			// Installed from another path (the package moved) or with another window: point our entries at this one.
 			hooks[event] = groups.map(group =>
-				entriesOf(group).some(isOurs)
+				entriesOf(group).some(isMine)
 					? {
 							...(group as Json),
 							hooks: entriesOf(group).map(entry =>
-								isOurs(entry) ? {...(entry as Json), command: wanted, timeout: timeoutSeconds} : entry,
+								isMine(entry) ? {...(entry as Json), command: wanted, timeout: timeoutSeconds} : entry,
 							),
 						}
 					: group,
 			);
 		} else {
 			const entry = {type: 'command', command: wanted, timeout: timeoutSeconds};
-			hooks[event] = [...groups, TOOL_EVENTS.has(event) ? {matcher: '*', hooks: [entry]} : {hooks: [entry]}];
+			hooks[event] = [...groups, TOOL_EVENTS.has(event) ? {matcher: matcher ?? '*', hooks: [entry]} : {hooks: [entry]}];
 		}
 		changed.push(event);
 	}
@@ -340,10 +381,14 @@ export function installedCommands(file: string): {event: string; command: string
 	if (settings === null) return [];
 	const hooks = hooksObject(settings, file);
 	return Object.keys(hooks).flatMap(event => {
+		// One per role: the lifecycle hook, and on SessionStart the handoff hook beside it.
+		// The collision hook is told apart by its matcher group and never named here.
 		const ours = groupsOf(hooks, event, file)
 			.flatMap(entriesOf)
-			.find(entry => isOurs(entry));
-		return isRecord(ours) ? [{event, command: String(ours['command'])}] : [];
+			.filter(entry => isOurs(entry) && roleOf((entry as Json)['command']) !== 'collision-hook');
+		const statusRole = (command: unknown) => (typeof command === 'string' && HANDOFF_HOOK.test(command) ? 'handoff' : 'other');
+		const byRole = new Map(ours.map(entry => [statusRole((entry as Json)['command']), entry] as const));
+		return [...byRole.values()].flatMap(entry => (isRecord(entry) ? [{event, command: String(entry['command'])}] : []));
 	});
 }
 

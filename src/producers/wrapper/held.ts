@@ -90,7 +90,7 @@ export async function awaitHeldAnswer(
 		});
 		return {kind: 'end', exitCode: OVER_BUDGET_EXIT};
 	}
-	if (question.kind === 'deferred' && taken.answer === 'deny' && hold.onDeny === 'stop') {
+	if (question.kind !== 'budget' && taken.answer === 'deny' && hold.onDeny === 'stop') {
 		log.end(EventType.stopped, {
 			signal: null,
 			reason: `the person denied a held call (--on-deny stop)${taken.reason ? `: ${taken.reason}` : ''}`,
@@ -105,7 +105,7 @@ export async function awaitHeldAnswer(
 	}
 	// A budget approval carries nothing: the headroom is in the ledger, and the call still meets the policy.
 	const carried =
-		question.kind === 'deferred'
+		question.kind !== 'budget'
 			? JSON.stringify({
 					decisionId: question.decisionId,
 					toolUseId: question.toolUseId,

@@ -4,7 +4,8 @@
 /** A question of a wrapped run that holds it: a deferred call, or its budget crossed. */
 export type HeldQuestion = {
 	readonly decisionId: string;
-	readonly kind: 'deferred' | 'budget';
+	/** A collision held in a headless run is carried as a deferred call is. */
+	readonly kind: 'deferred' | 'budget' | 'collision';
 	readonly session: string | null;
 	readonly toolUseId: string | null;
 	readonly argsHash: string;

@@ -11,6 +11,7 @@ import {NEEDS_YOU} from './needs-you.ts';
 import type {BoardPanel} from './panel.ts';
 import {QUESTION} from './question.ts';
 import {REVIEWS} from './reviews.ts';
+import {STATS} from './stats.ts';
 import {TIMELINE} from './timeline.ts';
 
 /**
@@ -26,6 +27,7 @@ export const PANELS: readonly BoardPanel[] = [
 	HELD_EFFECTS,
 	DECISIONS,
 	CONTRACTS,
+	STATS,
 	FIRST_STEPS,
 	APPROVAL,
 	QUESTION,
