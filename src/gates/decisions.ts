@@ -162,7 +162,9 @@ export function answerDecision(
 		const why = notAnswerable(decision, now);
 		if (why !== null) throw new ReviewGateError(`${decision.id}: ${why}`);
 		if (options.shownArgsHash !== undefined && options.shownArgsHash !== decision.argsHash)
-			throw new ReviewGateError(`${decision.id}: the call shown is not the call asked about (its arguments' hash differs); look again`);
+			throw new ReviewGateError(
+				`${decision.id}: the call shown is not the call asked about (its arguments' hash differs); look again`,
+			);
 		// A hook killed while it waited (kill -9) takes no answer: the agent's own dialog answers it.
 		if (decision.waiter !== null && !isApproverAlive(decision.waiter)) {
 			throw new ReviewGateError(`${decision.id}: no longer waiting (its hook is gone); answer it in the agent's own pane`);

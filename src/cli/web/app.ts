@@ -10,8 +10,6 @@ import {taskHref} from './render.ts';
 // signing in. Plain node:http: a handful of routes need no framework. Every page but sign-in needs a
 // session; every response forbids what the page never does (inline script, framing, other origins).
 
-export {MAX_BODY_BYTES} from './http-bits.ts';
-
 /** The page's policy: its own script and stylesheet only, no frames, forms to itself. */
 const CSP =
 	"default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
