@@ -40,6 +40,12 @@ export function TimelinePanel({timeline}: Props) {
 					{timeline.evidence.length === 0 ? 'none recorded' : timeline.evidence.join(' · ')}
 				</Text>
 			</Text>
+			{timeline.worktree.map((line, index) => (
+				<Text key={`worktree-${index}`} wrap="truncate-end">
+					{index === 0 ? <Text bold>worktree: </Text> : null}
+					<Text dimColor={index > 0}>{line}</Text>
+				</Text>
+			))}
 			{timeline.acceptance.map((line, index) =>
 				index === 0 ? (
 					<Text key="acceptance" wrap="truncate-end">

@@ -162,7 +162,7 @@ export const HELP_GROUPS: readonly HelpGroup[] = [
 	{title: 'most used', commands: ['board', 'run', 'snapshot', 'timeline', 'stop']},
 	{title: 'watch', commands: ['demo', 'explain', 'jump', 'status', 'stats', 'workers']},
 	{title: 'audit', commands: ['verify', 'audit']},
-	{title: 'run agents', commands: ['reconcile', 'gateway', 'order']},
+	{title: 'run agents', commands: ['reconcile', 'gateway', 'order', 'worktree']},
 	{title: 'answer', commands: ['decide', 'effects', 'review', 'send-back', 'ack', 'need', 'mediate', 'plan', 'web']},
 	{
 		title: 'hand off',
@@ -183,7 +183,7 @@ export const HELP_GROUPS: readonly HelpGroup[] = [
 	},
 	{title: 'fleet', commands: ['sync', 'otel']},
 	{title: 'set up', commands: ['hooks', 'doctor', 'config', 'completion', 'ingest', 'rejects']},
-	{title: 'run by the agents, not by hand', commands: ['hook', 'hold-hook', 'permission-hook']},
+	{title: 'run by the agents, not by hand', commands: ['hook', 'hold-hook', 'permission-hook', 'collision-hook', 'handoff-hook']},
 ];
 
 /** One group's lines: each command and its summary, the summary wrapped under itself. */
@@ -243,11 +243,11 @@ export const EXIT_CODES: readonly (readonly [code: string, meaning: string])[] =
 	['69', 'sync --once: the fleet server cannot be reached; serve, otel receive: the port is taken (EX_UNAVAILABLE)'],
 	[
 		'75',
-		'try again later (EX_TEMPFAIL): run --no-wait, every admission slot is held; sync, another sync of this host holds its lock; stop on a fleet ledger, the host has not answered yet',
+		"try again later (EX_TEMPFAIL): run --no-wait, every admission slot is held; sync, another sync of this host holds its lock; stop on a fleet ledger, the host has not answered yet; worktree remove, the task's run is still live",
 	],
 	[
 		'77',
-		'refused because an agent asked (EX_NOPERM): effects approve and reject, accept, ack, send-back, review, decide, contract ready, take --for, looked, serve approve and serve tokens new say yes only for a person at a terminal; the attempt is recorded and shown in Needs you (docs/security.md)',
+		'refused because an agent asked (EX_NOPERM): effects approve and reject, accept, ack, send-back, review, decide, contract ready, take --for, looked, serve approve, serve tokens new and worktree remove --force say yes only for a person at a terminal; the attempt is recorded and shown in Needs you (docs/security.md)',
 	],
 	[
 		'78',

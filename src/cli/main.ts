@@ -30,6 +30,10 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		load: () => import('./commands/audit.ts'),
 	},
 	run: {summary: 'run an agent command as a recorded task (wrapper)', load: () => import('./commands/run.ts')},
+	worktree: {
+		summary: "list run worktrees, or remove a task's (refused while it holds work)",
+		load: () => import('./commands/worktree.ts'),
+	},
 	sync: {
 		summary: 'ship this ledger to a fleet ledger on PostgreSQL, carry out fleet requests',
 		load: () => import('./commands/sync.ts'),

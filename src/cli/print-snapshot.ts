@@ -1,5 +1,5 @@
 import {layoutColumns, layoutHeadings, layoutRow, type TaskRowCells} from '../core/board/row-layout.ts';
-import {costCell} from '../core/board/selectors.ts';
+import {costCell, worktreeCell} from '../core/board/selectors.ts';
 import {cellWidth} from '../core/cell-width.ts';
 import {summarizeArgs} from '../core/effects/view.ts';
 import {helpersSummary} from '../core/family.ts';
@@ -23,6 +23,7 @@ function rowOf(task: SnapshotTask, now: number): TaskRowCells {
 		host: task.host === null ? null : terminalSafe(task.host),
 		pending: null,
 		title: treeTitle(task),
+		...(task.worktree ? {worktree: worktreeCell(task.worktree)} : {}),
 		source: terminalSafe(task.source),
 		status: task.state?.startsWith('active (') ? task.state : statusLabel(task),
 		age: task.startedAt ? formatDuration(now - Date.parse(task.startedAt)) : UNKNOWN,

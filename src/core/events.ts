@@ -88,6 +88,8 @@ const DECLARED = {
 		),
 		/** The tmux pane the wrapper (and so its agent) runs in; absent outside tmux. */
 		tmux: tmuxPane,
+		/** `run --worktree`: the run's own git worktree and branch, the commit it started from, the main checkout (docs/wrapper.md). */
+		worktree: z.optional(z.nullable(z.looseObject({path: text, branch: text, base: text, repository: text, from: text}))),
 	}),
 	started: declare('task.started', {
 		pid: count,
@@ -100,6 +102,16 @@ const DECLARED = {
 	}),
 	/** The wrapper's child lives; `outputAt`: when the child last wrote output (the agent's own sign of life), if it has. */
 	heartbeat: declare('task.heartbeat', {outputAt: count}),
+	/** `run --worktree`: the change on the run's branch against its start, measured by its wrapper (docs/wrapper.md). */
+	worktreeChanged: declare('task.worktree_changed', {
+		files: count,
+		/** Lines added and removed over every file (git's words: insertions, deletions). */
+		insertions: count,
+		deletions: count,
+		/** Per file, the first 50 (`more`: how many beyond); `added`/`removed` null for a binary file. */
+		stat: z.optional(z.nullable(z.array(z.looseObject({path: text, added: count, removed: count})))),
+		more: count,
+	}),
 	pidReported: declare('task.pid_reported', {pid: count, startTime: count}),
 	progressed: declare('task.progressed', {done: count, total: count, from: text}),
 	planItem: declare('task.plan_item', {itemId: text, isDone: z.optional(z.boolean()), subject: text, from: text}),

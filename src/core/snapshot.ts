@@ -17,7 +17,7 @@ import {
 	type ListedStatus,
 	type Status,
 } from './status.ts';
-import {isWaitingForPerson, type Task, type TaskTelemetry} from './task.ts';
+import {isWaitingForPerson, type Task, type TaskTelemetry, type TaskWorktree} from './task.ts';
 import type {Tokens} from './tokens.ts';
 import type {Cost} from './cost.ts';
 import {helpersRunningLabel, type FamilyFacts} from './family.ts';
@@ -72,6 +72,8 @@ export type SnapshotTask = {
 	 */
 	helpersUnfinished?: number;
 	cwd: string | null;
+	/** `run --worktree`: the run's own worktree (its `cwd`) and branch (docs/wrapper.md); absent on a task run in place. */
+	worktree?: TaskWorktree;
 	parentId: string | null;
 	sessionId: string | null;
 	progress: Progress | null;
@@ -341,6 +343,7 @@ export function toSnapshotTask(
 		endReason: task.endReason,
 		...unfinishedOf(task),
 		cwd: task.cwd,
+		...(task.worktree ? {worktree: task.worktree} : {}),
 		parentId: task.parentId,
 		sessionId: task.sessionId,
 		progress: task.progress,

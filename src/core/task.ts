@@ -109,7 +109,54 @@ export type Task = {
 	 * an end with work outstanding, never `done`. Absent until a helper starts.
 	 */
 	readonly openHelpers?: readonly string[];
+	/**
+	 * `run --worktree`: the run's own git worktree (its `cwd`), branch, start commit and the main
+	 * checkout it branched from (docs/wrapper.md, "A worktree per run"). Absent on a task run in place.
+	 */
+	readonly worktree?: TaskWorktree | null;
 };
+
+/** A task's own git worktree, as its registration recorded it. */
+export type TaskWorktree = {
+	readonly path: string;
+	readonly branch: string;
+	readonly base: string | null;
+	readonly repository: string | null;
+	/** The branch it started from (what its work is to be merged into); null when that was a detached HEAD. */
+	readonly from?: string | null;
+	/** The change on its branch against `base`, as its wrapper last measured it (`task.worktree_changed`); absent until then. */
+	readonly change?: WorktreeChangeSummary;
+};
+
+/** A worktree's change: files, lines added and removed, and per file (the first 50; `more` beyond). */
+export type WorktreeChangeSummary = {
+	readonly files: number;
+	readonly added: number;
+	readonly removed: number;
+	readonly stat: readonly {readonly path: string; readonly added: number | null; readonly removed: number | null}[];
+	readonly more: number;
+	readonly at: number;
+};
+
+function worktreeOf(data: {
+	readonly worktree?: {
+		path?: string | null;
+		branch?: string | null;
+		base?: string | null;
+		repository?: string | null;
+		from?: string | null;
+	} | null;
+}): TaskWorktree | null {
+	const given = data.worktree;
+	if (!given || typeof given.path !== 'string' || typeof given.branch !== 'string') return null;
+	return {
+		path: given.path,
+		branch: given.branch,
+		base: given.base ?? null,
+		repository: given.repository ?? null,
+		from: given.from ?? null,
+	};
+}
 
 /** How long after a stop request (beyond its grace) the session's own end is taken as the stop's doing. */
 const STOP_ENDS_WITHIN_MS = 10_000;
@@ -478,10 +525,16 @@ function registerTask(current: Task | undefined, task: Task, event: NewEvent & {
 		stepsDeclared: data.steps ?? task.stepsDeclared,
 		stallSeconds: data.stallSeconds ?? task.stallSeconds,
 		tmux: tmuxPaneFromData(data.tmux) ?? task.tmux ?? null,
+		...worktreeField(worktreeOf(data) ?? task.worktree ?? null),
 		progress: task.progress ?? declaredStart(data.steps ?? null),
 		startedAt: current ? task.startedAt : null,
 		createdAt: current ? task.createdAt : at,
 	};
+}
+
+/** Only a task run in its own worktree carries the field, so every other task's row is as before. */
+function worktreeField(worktree: TaskWorktree | null): {worktree?: TaskWorktree} {
+	return worktree ? {worktree} : {};
 }
 
 /**
@@ -621,6 +674,19 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		case EventType.stopRequested:
 			return {...task, stopRequest: {at: event.at, signal: event.data.signal ?? 'SIGTERM', graceMs: event.data.graceMs ?? 0}};
 		// Events that only mark the task alive (or record a note) change nothing else in its row.
+		case EventType.worktreeChanged: {
+			if (!task.worktree) return task;
+			const {files, insertions: added, deletions: removed, stat, more} = event.data;
+			const change: WorktreeChangeSummary = {
+				files: files ?? 0,
+				added: added ?? 0,
+				removed: removed ?? 0,
+				stat: (stat ?? []).map(file => ({path: file.path ?? '', added: file.added ?? null, removed: file.removed ?? null})),
+				more: more ?? 0,
+				at: event.at,
+			};
+			return {...task, worktree: {...task.worktree, change}};
+		}
 		case EventType.heartbeat:
 		case EventType.needRaised:
 		case EventType.acknowledged:

@@ -115,6 +115,12 @@ function describeTokens(data: EventDataOf<'task.tokens_reported'>): string {
 	return compactions > 0 ? `${delta} (${compactions} /compact: its model calls are not in the transcript)` : delta;
 }
 
+/** A worktree's change in a few cells: `1 file +12`, `3 files +40 -7`, `no change`. */
+export function changeSize(files: number, added: number, removed: number): string {
+	if (files === 0) return 'no change';
+	return `${files} file${files === 1 ? '' : 's'} +${added}${removed > 0 ? ` -${removed}` : ''}`;
+}
+
 function describeRaw(event: LedgerEvent): string {
 	switch (event.type) {
 		case EventType.registered:
@@ -125,6 +131,8 @@ function describeRaw(event: LedgerEvent): string {
 		}
 		case EventType.heartbeat:
 			return 'heartbeat';
+		case EventType.worktreeChanged:
+			return `worktree change ${changeSize(event.data.files ?? 0, event.data.insertions ?? 0, event.data.deletions ?? 0)}`;
 		case EventType.pidReported:
 			return `pid ${known(event.data.pid, 'unknown')}`;
 		case EventType.progressed:

@@ -31,7 +31,9 @@ export type YesVerb =
 	// A sign-in link for the web board (docs/web.md).
 	| 'web link'
 	// Enrolling a passkey (docs/passkeys.md).
-	| 'web enroll';
+	| 'web enroll'
+	// Removing a run's worktree whatever it holds (docs/wrapper.md).
+	| 'worktree remove --force';
 
 /** One ask for a yes: the verb, what it is about (a task, an order, a queue entry), and the door it came through. */
 export type YesRequest = {

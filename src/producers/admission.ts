@@ -2,9 +2,10 @@ import {spawn, type ChildProcess} from 'node:child_process';
 import {createHash} from 'node:crypto';
 import {closeSync, existsSync, ftruncateSync, openSync, readFileSync, realpathSync, writeSync} from 'node:fs';
 import {createRequire} from 'node:module';
-import {dirname, join, resolve} from 'node:path';
+import {basename, dirname, join, resolve} from 'node:path';
 import {builtInOf} from '../core/settings.ts';
 import {makePrivateDir, PRIVATE_FILE_MODE} from '../ledger/private-files.ts';
+import {gitCommonDir} from './worktree.ts';
 
 /** Slots per repository unless `--slots`, CONTROLROOM_SLOTS or the config file says otherwise (docs/config.md). */
 export const DEFAULT_SLOTS = builtInOf('slots');
@@ -35,8 +36,21 @@ function tryLock(fd: number): boolean {
 	}
 }
 
-/** The checkout a folder belongs to: the nearest folder above it holding `.git`, else itself. */
+/**
+ * Whose slots a folder takes: its repository, named by the shared git directory (`git rev-parse
+ * --git-common-dir`), so every worktree of one repository shares one pool. The main checkout names
+ * it when the shared directory is its `.git` (the same lock root as a plain checkout had); a bare
+ * repository or a submodule by the shared directory itself. Where git cannot say (not installed,
+ * not a repository to it), the nearest folder above holding `.git`, else the folder itself.
+ */
 export function checkoutRoot(dir: string): string {
+	const commonDir = gitCommonDir(dir);
+	if (commonDir !== null) return basename(commonDir) === '.git' ? dirname(commonDir) : commonDir;
+	return nearestCheckout(dir);
+}
+
+/** The nearest folder at or above `dir` holding `.git` (file or folder), after realpath; else `dir` itself. */
+function nearestCheckout(dir: string): string {
 	const start = realpathSync(resolve(dir));
 	for (let current = start; ; current = dirname(current)) {
 		if (existsSync(join(current, '.git'))) return current;

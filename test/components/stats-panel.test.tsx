@@ -59,7 +59,9 @@ describe('the stats panel', () => {
 			expect(lines.some(line => line.startsWith('IS THE PROCESS WORKING?'))).toBe(true);
 			expect(lines.find(line => line.startsWith('total'))).toMatch(/^total +1 +2 +1 +0 +2\.00 +25% +\d+ +0 *$/);
 			// The fixture's own failures and needs are in Needs you beside the missing_info need.
-			expect(lines.some(line => /^Needs you \(Q; needs, reviews, failures\): \d+ now, at most \d+, never over five$/.test(line))).toBe(true);
+			expect(
+				lines.some(line => /^Needs you \(Q; needs, reviews, failures\): \d+ now, at most \d+, never over five$/.test(line)),
+			).toBe(true);
 		}
 		expect(frame(shown, now, {width: 160, height: 45})).toContain(
 			'Handoffs: 0 taken, 0 came back for missing information (1 missing_info need)',

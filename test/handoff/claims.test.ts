@@ -68,83 +68,91 @@ describe('claims', () => {
 		expect(cli('take', repo.place('valid-bug.yaml')).status).toBe(0);
 	});
 
-	it('refuses a hand-in missing an acceptance line, or without uncertainty, and accepts a complete one', () => {
-		const {repo, contract, cli, ledger} = setup();
-		const id = claimId(cli('take', contract));
+	it(
+		'refuses a hand-in missing an acceptance line, or without uncertainty, and accepts a complete one',
+		() => {
+			const {repo, contract, cli, ledger} = setup();
+			const id = claimId(cli('take', contract));
 
-		const missingLine = repo.write('missing-line.yaml', COMPLETE.replace(/ {2}- \{check: 2.*\n/, ''));
-		const refusedLine = cli('hand-in', id, '--evidence', missingLine);
-		expect(refusedLine.status).toBe(1);
-		expect(refusedLine.stderr).toMatch(/^error +after: no entry for acceptance line 2/m);
+			const missingLine = repo.write('missing-line.yaml', COMPLETE.replace(/ {2}- \{check: 2.*\n/, ''));
+			const refusedLine = cli('hand-in', id, '--evidence', missingLine);
+			expect(refusedLine.status).toBe(1);
+			expect(refusedLine.stderr).toMatch(/^error +after: no entry for acceptance line 2/m);
 
-		const noUncertainty = repo.write('no-uncertainty.yaml', COMPLETE.replace('uncertainty: []\n', ''));
-		const refusedUncertainty = cli('hand-in', id, '--evidence', noUncertainty);
-		expect(refusedUncertainty.status).toBe(1);
-		expect(refusedUncertainty.stderr).toMatch(/^error +uncertainty: required, even when empty/m);
+			const noUncertainty = repo.write('no-uncertainty.yaml', COMPLETE.replace('uncertainty: []\n', ''));
+			const refusedUncertainty = cli('hand-in', id, '--evidence', noUncertainty);
+			expect(refusedUncertainty.status).toBe(1);
+			expect(refusedUncertainty.stderr).toMatch(/^error +uncertainty: required, even when empty/m);
 
-		const fakeExit = repo.write(
-			'fake-exit.yaml',
-			COMPLETE.replace('exit_code: 0, output: "12 passed"', 'exit_code: unknown, output: "12 passed"'),
-		);
-		expect(cli('hand-in', id, '--evidence', fakeExit).stderr).toMatch(
-			/^error +after\[0\]\.exit_code: expected a real exit code/m,
-		);
-
-		const operatorReview = repo.write('self-review.yaml', COMPLETE.replace('acceptor: lee', 'acceptor: worker-1'));
-		expect(cli('hand-in', id, '--evidence', operatorReview).stderr).toMatch(/^error +review\.acceptor: is the operator/m);
-
-		const rejects = openLedger(ledger);
-		try {
-			expect(rejects.reader.rejects(10).map(reject => reject.reason.split('\n')[1])).toContain(
-				'uncertainty: required, even when empty (write uncertainty: [])',
+			const fakeExit = repo.write(
+				'fake-exit.yaml',
+				COMPLETE.replace('exit_code: 0, output: "12 passed"', 'exit_code: unknown, output: "12 passed"'),
 			);
-		} finally {
-			rejects.close();
-		}
+			expect(cli('hand-in', id, '--evidence', fakeExit).stderr).toMatch(
+				/^error +after\[0\]\.exit_code: expected a real exit code/m,
+			);
 
-		const accepted = cli('hand-in', id, '--evidence', repo.write('evidence.yaml', COMPLETE));
-		expect(accepted.stderr).toBe('');
-		expect(accepted.status).toBe(0);
-		expect(accepted.stdout).toContain('waiting for lee');
+			const operatorReview = repo.write('self-review.yaml', COMPLETE.replace('acceptor: lee', 'acceptor: worker-1'));
+			expect(cli('hand-in', id, '--evidence', operatorReview).stderr).toMatch(/^error +review\.acceptor: is the operator/m);
 
-		const snapshot = JSON.parse(cli('snapshot', '--json').stdout) as {
-			queue: {lanes: {name: string; items: {taskId: string; reason: string}[]}[]};
-		};
-		const waiting = snapshot.queue.lanes.find(lane => lane.name === 'waiting');
-		expect(waiting?.items).toEqual([expect.objectContaining({taskId: id, reason: 'hand-in waits for lee'})]);
-		// A handed-in contract is not free to take again, and the claim ended but stays on the timeline.
-		expect(cli('take', contract).stderr).toContain('handed in by worker-1');
-		expect(cli('timeline', id).stdout).toContain('handed in, waiting for lee');
-		expect(cli('hand-in', id, '--evidence', repo.write('again.yaml', COMPLETE)).stderr).toContain('has ended');
-	}, SPAWNS_UNDER_LOAD_MS);
+			const rejects = openLedger(ledger);
+			try {
+				expect(rejects.reader.rejects(10).map(reject => reject.reason.split('\n')[1])).toContain(
+					'uncertainty: required, even when empty (write uncertainty: [])',
+				);
+			} finally {
+				rejects.close();
+			}
 
-	it('shows the pass-back reason first to the next taker, and keeps the ended claim on the timeline', () => {
-		const {contract, cli, ledger: file} = setup();
-		const first = claimId(cli('take', contract, '--as', 'ana', '--lease', '5'));
-		const db = openLedger(file);
-		try {
-			expect(db.reader.task(first)?.stallSeconds).toBe(300);
-		} finally {
-			db.close();
-		}
-		expect(cli('progress', first, 'query rewritten').status).toBe(0);
-		const passed = cli('pass-back', first, '--reason', 'the fixture database is gone');
-		expect(passed.status).toBe(0);
-		expect(cli('progress', first, 'too late').status).toBe(1);
+			const accepted = cli('hand-in', id, '--evidence', repo.write('evidence.yaml', COMPLETE));
+			expect(accepted.stderr).toBe('');
+			expect(accepted.status).toBe(0);
+			expect(accepted.stdout).toContain('waiting for lee');
 
-		const next = cli('take', contract, '--as', 'bo');
-		expect(next.status).toBe(0);
-		expect(next.stdout.split('\n')[0]).toBe('passed back by ana: the fixture database is gone');
-		expect(claimId(next)).not.toBe(first);
+			const snapshot = JSON.parse(cli('snapshot', '--json').stdout) as {
+				queue: {lanes: {name: string; items: {taskId: string; reason: string}[]}[]};
+			};
+			const waiting = snapshot.queue.lanes.find(lane => lane.name === 'waiting');
+			expect(waiting?.items).toEqual([expect.objectContaining({taskId: id, reason: 'hand-in waits for lee'})]);
+			// A handed-in contract is not free to take again, and the claim ended but stays on the timeline.
+			expect(cli('take', contract).stderr).toContain('handed in by worker-1');
+			expect(cli('timeline', id).stdout).toContain('handed in, waiting for lee');
+			expect(cli('hand-in', id, '--evidence', repo.write('again.yaml', COMPLETE)).stderr).toContain('has ended');
+		},
+		SPAWNS_UNDER_LOAD_MS,
+	);
 
-		const work = JSON.parse(cli('work', '--json').stdout) as {items: {taskId: string; state: string; holder: string}[]};
-		expect(work.items).toEqual([expect.objectContaining({taskId: claimId(next), state: 'held', holder: 'bo'})]);
+	it(
+		'shows the pass-back reason first to the next taker, and keeps the ended claim on the timeline',
+		() => {
+			const {contract, cli, ledger: file} = setup();
+			const first = claimId(cli('take', contract, '--as', 'ana', '--lease', '5'));
+			const db = openLedger(file);
+			try {
+				expect(db.reader.task(first)?.stallSeconds).toBe(300);
+			} finally {
+				db.close();
+			}
+			expect(cli('progress', first, 'query rewritten').status).toBe(0);
+			const passed = cli('pass-back', first, '--reason', 'the fixture database is gone');
+			expect(passed.status).toBe(0);
+			expect(cli('progress', first, 'too late').status).toBe(1);
 
-		const timeline = cli('timeline', first).stdout;
-		expect(timeline).toContain('taken by ana');
-		expect(timeline).toContain('progress: query rewritten');
-		expect(timeline).toContain('passed back: the fixture database is gone');
-	}, SPAWNS_UNDER_LOAD_MS);
+			const next = cli('take', contract, '--as', 'bo');
+			expect(next.status).toBe(0);
+			expect(next.stdout.split('\n')[0]).toBe('passed back by ana: the fixture database is gone');
+			expect(claimId(next)).not.toBe(first);
+
+			const work = JSON.parse(cli('work', '--json').stdout) as {items: {taskId: string; state: string; holder: string}[]};
+			expect(work.items).toEqual([expect.objectContaining({taskId: claimId(next), state: 'held', holder: 'bo'})]);
+
+			const timeline = cli('timeline', first).stdout;
+			expect(timeline).toContain('taken by ana');
+			expect(timeline).toContain('progress: query rewritten');
+			expect(timeline).toContain('passed back: the fixture database is gone');
+		},
+		SPAWNS_UNDER_LOAD_MS,
+	);
 
 	it('pass-back without a reason is a usage error', () => {
 		const {contract, cli} = setup();

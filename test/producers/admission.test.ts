@@ -1,4 +1,5 @@
-import {mkdirSync, writeFileSync} from 'node:fs';
+import {execFileSync} from 'node:child_process';
+import {mkdirSync, realpathSync, writeFileSync} from 'node:fs';
 import {join} from 'node:path';
 import {afterEach, describe, expect, it} from 'vitest';
 import type {Task} from '../../src/core/task.ts';
@@ -157,5 +158,50 @@ describe('admission slots', () => {
 			{env: box.env},
 		);
 		expect(reviewer.status).toBe(0);
+	});
+
+	it('shares one pool among the worktrees of one repository: two worktrees hold both slots, a third worktree waits', async () => {
+		// Given a real repository with two linked worktrees besides its main checkout
+		const box = sandbox();
+		const repo = join(box.dir, 'shared');
+		const env = {
+			...process.env,
+			GIT_AUTHOR_NAME: 't',
+			GIT_AUTHOR_EMAIL: 't@t',
+			GIT_COMMITTER_NAME: 't',
+			GIT_COMMITTER_EMAIL: 't@t',
+		};
+		const git = (...args: string[]) => execFileSync('git', ['-C', repo, ...args], {env, stdio: 'ignore'});
+		mkdirSync(repo);
+		git('init', '--quiet');
+		git('commit', '--quiet', '--allow-empty', '-m', 'start');
+		const left = join(box.dir, 'left');
+		const right = join(box.dir, 'right');
+		git('worktree', 'add', '--quiet', '-b', 'left', left);
+		git('worktree', 'add', '--quiet', '-b', 'right', right);
+		// When one run holds a slot in each linked worktree (each has its own .git file)
+		const holders = [startHolder(box, left, 'in-left'), startHolder(box, right, 'in-right')];
+		const ledger = await ledgerOf(box.ledgerFile);
+		open.push(ledger);
+		const running = await untilRunning(ledger, box.ledgerFile, 2);
+		for (const task of running) started.push({child: {pid: -task.pgid!}} as Started);
+		// Then the main checkout has no slot left: --no-wait is refused naming both, under the repository's name
+		const refused = runCli(['run', '--ledger', box.ledgerFile, '--slots', '2', '--cwd', repo, '--no-wait', '--', 'true'], {
+			env: box.env,
+		});
+		expect(refused.status).toBe(75);
+		expect(refused.stderr).toContain(`no free slot in ${realpathSync(repo)}: 2 of 2 held by`);
+		for (const task of running) expect(refused.stderr).toContain(task.id);
+		// And a run --worktree of its own waits for the same pool, and starts once one is released
+		const third = startRun(box, repo, 'third', ['true'], ['--worktree', 'third']);
+		await waitFor(() => third.stderr().includes('waiting for a slot'), {
+			what: 'third waiting',
+			on: [onOutput(third.child.stderr)],
+		});
+		holders[0]!.release();
+		expect((await third.done).code).toBe(0);
+		holders[1]!.release();
+		expect((await holders[0]!.run.done).code).toBe(0);
+		expect((await holders[1]!.run.done).code).toBe(0);
 	});
 });

@@ -32,6 +32,7 @@ import {holdOf} from '../hold-run.ts';
 import {resumeFromLedger} from '../resume-held.ts';
 import {otlpBaseUrl} from '../../core/otel/claude-telemetry.ts';
 import {terminalSafe} from '../../core/terminal-text.ts';
+import {defaultBranchOf, planWorktree, WorktreeError, type WorktreePlan} from '../../producers/worktree.ts';
 
 export const help: CommandHelp = {
 	synopsis: ['run [OPTIONS] -- CMD [ARGS...]', 'run --resume TASK'],
@@ -118,7 +119,7 @@ config file (docs/config.md).`,
 	exits: [
 		['N', "the child's own exit code"],
 		['1', 'the --contract is invalid (its problems are listed; nothing registered or run)'],
-		['64', 'bad command line (one line naming the flag); nothing registered'],
+		['64', 'bad command line (one line naming the flag), or --worktree cannot be made; nothing registered'],
 		['75', '--no-wait and every admission slot is held (the line names the holders)'],
 		['78', 'the config file or a CONTROLROOM_* variable is wrong (the line names it; docs/config.md); nothing registered'],
 		['122', '--on-deny stop and a person denied a held call: the task is stopped (the reason in explain)'],
@@ -136,6 +137,7 @@ config file (docs/config.md).`,
 		],
 		['controlroom run --log build.log -- npm test', 'any command, its output to build.log'],
 		['controlroom run --contract task.yaml -- claude -p', 'a checked contract as the first turn of Claude Code'],
+		['controlroom run --worktree fix-export -- claude', 'Claude Code in its own worktree on a new branch fix-export'],
 	],
 };
 
@@ -187,8 +189,34 @@ function storedContractRun(
 	}
 }
 
+/**
+ * `--worktree` takes an optional value: the word after it is the branch unless it is a flag or
+ * `--`; alone, it is given as empty (the default branch).
+ */
+function worktreeValueJoined(argv: readonly string[]): string[] {
+	const end = argv.indexOf('--');
+	const flags = end === -1 ? argv : argv.slice(0, end);
+	const index = flags.indexOf('--worktree');
+	if (index === -1) return [...argv];
+	const next = flags[index + 1];
+	const hasValue = next !== undefined && !next.startsWith('-');
+	return [...argv.slice(0, index), `--worktree=${hasValue ? next : ''}`, ...argv.slice(index + (hasValue ? 2 : 1))];
+}
+
+/** `--worktree [BRANCH]`: the worktree planned before anything runs (a bad one: exit 64, nothing made). */
+function worktreePlanOf(branch: string | undefined, cwd: string, taskId: string): WorktreePlan | null {
+	if (branch === undefined) return null;
+	try {
+		return planWorktree(cwd, branch === '' ? defaultBranchOf(taskId) : branch);
+	} catch (error) {
+		if (error instanceof WorktreeError) throw new CliError(`--worktree: ${error.message}; nothing made`, USAGE_EXIT);
+		throw error;
+	}
+}
+
 /** `controlroom run`: the launch wrapper (docs/wrapper.md). */
-export async function run(argv: readonly string[]): Promise<number> {
+export async function run(given: readonly string[]): Promise<number> {
+	const argv = worktreeValueJoined(given);
 	const {values, positionals} = parseCommandArgs('run', argv, {
 		title: {type: 'string'},
 		steps: {type: 'string'},
@@ -217,6 +245,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		resume: {type: 'string'},
 		claim: {type: 'string'},
 		repo: {type: 'string', multiple: true},
+		worktree: {type: 'string'},
 	});
 	if (values.resume !== undefined) return resumeHeld(values.resume, values.ledger, positionals);
 	const [command, ...args] = positionals;
@@ -256,6 +285,9 @@ export async function run(argv: readonly string[]): Promise<number> {
 	const taskId = values['task-id'];
 	if (taskId !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/.test(taskId))
 		throw new CliError(`--task-id: expected letters, digits, '.', '_' or '-', got '${taskId}'`, USAGE_EXIT);
+	// The default branch names the task, so a run given --worktree alone knows its id now.
+	const worktreeTaskId = values.worktree === '' && taskId === undefined ? newTaskId() : (taskId ?? null);
+	const worktree = worktreePlanOf(values.worktree, cwd, worktreeTaskId ?? '');
 	const runAs = values.user === undefined ? null : lookupUser(values.user);
 	if (values.user !== undefined && runAs === null) throw new CliError(`--user: no OS user named '${values.user}'`, USAGE_EXIT);
 	const userRefusal = runAs ? runAsUserProblem(runAs, process.getuid?.() ?? -1) : null;
@@ -311,7 +343,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 		graceMs: settings.runGraceSeconds * 1000,
 		logFile: values.log === undefined ? null : resolve(values.log),
 		notice: (line: string) => process.stderr.write(`controlroom: ${line}\n`),
-		taskId: taskId ?? null,
+		taskId: worktreeTaskId ?? taskId ?? null,
+		worktree,
 		rerunOf: values['rerun-of'] ?? null,
 		parentId: values.parent ?? null,
 		argv: [command, ...args],
@@ -353,6 +386,9 @@ export async function run(argv: readonly string[]): Promise<number> {
 			recordTraceException(ledger, options.taskId, contractRun.traceException);
 		}
 		return await runWrapped({...options, ledger, hold: held ? {...held.hold, decisions: heldDecisionsOf(ledger)} : null});
+	} catch (error) {
+		if (error instanceof WorktreeError) throw new CliError(`--worktree: ${error.message}; nothing registered`, USAGE_EXIT);
+		throw error;
 	} finally {
 		ledger.close();
 	}

@@ -58,7 +58,8 @@ const MIN_TITLE = 6;
 export type TaskRowCells = Pick<
 	TaskRowView,
 	'shownId' | 'host' | 'pending' | 'title' | 'source' | 'status' | 'age' | 'seen' | 'progress' | 'tokens' | 'cost' | 'pid'
->;
+> &
+	Partial<Pick<TaskRowView, 'worktree'>>;
 
 /** A row's cells as the columns write them (the words the headings say are left out). */
 function rowCells(row: TaskRowCells): Readonly<Record<RowColumnKey, string>> {
@@ -124,11 +125,31 @@ export function layoutColumns(
 /** A row as three strings around the status cell (which alone is coloured). */
 export type RowLayout = {readonly before: string; readonly status: string; readonly after: string};
 
-function joinCells(columns: RowColumns, keys: readonly RowColumnKey[], cells: Readonly<Record<RowColumnKey, string>>): string {
+function joinCells(
+	columns: RowColumns,
+	keys: readonly RowColumnKey[],
+	cells: Readonly<Record<RowColumnKey, string>>,
+	worktree: string | null = null,
+): string {
 	return keys
 		.filter(key => columns.shown.includes(key))
-		.map(key => `${fitCells(cells[key], columns.widths[key])} `)
+		.map(
+			key =>
+				`${key === 'title' ? titleCell(cells.title, worktree, columns.widths.title) : fitCells(cells[key], columns.widths[key])} `,
+		)
 		.join('');
+}
+
+/**
+ * The title cell: a worktree task's branch and change stay at its end, the title cut before them,
+ * so they show at 80 columns too; where even they do not fit, the cell is cut as one.
+ */
+function titleCell(title: string, worktree: string | null, width: number): string {
+	if (worktree === null) return fitCells(title, width);
+	const suffix = `⎇ ${worktree}`;
+	const room = width - cellWidth(suffix) - 1;
+	if (room < MIN_TITLE) return fitCells(`${suffix} ${title}`, width);
+	return fitCells(`${fitCells(title, room).trimEnd()} ${suffix}`, width);
 }
 
 const BEFORE_STATUS: readonly RowColumnKey[] = ['id', 'host', 'title', 'source'];
@@ -138,7 +159,7 @@ const AFTER_STATUS: readonly RowColumnKey[] = ['age', 'seen', 'progress', 'token
 export function layoutRow(row: TaskRowCells, columns: RowColumns): RowLayout {
 	const cells = rowCells(row);
 	return {
-		before: joinCells(columns, BEFORE_STATUS, cells),
+		before: joinCells(columns, BEFORE_STATUS, cells, row.worktree ?? null),
 		status: `${fitCells(cells.status, columns.widths.status)} `,
 		after: joinCells(columns, AFTER_STATUS, cells).trimEnd(),
 	};

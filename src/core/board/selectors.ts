@@ -5,7 +5,8 @@ import {BOARD_LANES, taskStateAt, type BoardLane} from '../snapshot.ts';
 import {builtInOf} from '../settings.ts';
 import {DEFAULT_STALL_SECONDS, isEnded, isListed} from '../status.ts';
 import {taskKey} from '../fleet.ts';
-import type {Task} from '../task.ts';
+import type {Task, TaskWorktree} from '../task.ts';
+import {changeSize} from '../timeline.ts';
 import type {BoardTask} from './state.ts';
 import type {KeyBinding} from './keymap.ts';
 import {layoutIds} from './ids.ts';
@@ -31,6 +32,8 @@ export type TaskRowView = {
 	/** Fleet requests for this task not answered yet, e.g. `stop pending`; null when none. */
 	readonly pending: string | null;
 	readonly title: string;
+	/** `run --worktree`: its branch and the change on it (`fix/export 1 file +12`), kept at the title's end; absent otherwise. */
+	readonly worktree?: string | null;
 	readonly source: string;
 	readonly status: string;
 	readonly tone: Tone;
@@ -131,6 +134,7 @@ export function toRowView(
 		host: task.host === undefined ? null : terminalSafe(task.host),
 		pending: pending.length > 0 ? `${pending.join(', ')} pending` : null,
 		title: task.title === null ? '—' : terminalSafe(task.title),
+		...(task.worktree ? {worktree: worktreeCell(task.worktree)} : {}),
 		source: terminalSafe(task.source),
 		status: running ?? rowStatus(task, statusLabel(view)),
 		tone: statusTone(view.status, isCarried || running !== null ? 'active' : view.health),
@@ -147,6 +151,12 @@ export function toRowView(
 		lane: isCarried ? 'running' : view.lane,
 		stopBlocked: stopBlockedReason(task),
 	};
+}
+
+/** A worktree task's branch and the size of its change, as the row ends its title with them. */
+export function worktreeCell(worktree: TaskWorktree): string {
+	const change = worktree.change;
+	return terminalSafe(`${worktree.branch}${change ? ` ${changeSize(change.files, change.added, change.removed)}` : ''}`);
 }
 
 /** The cost cell: the amount, `*` after a figure the agent reported itself. */

@@ -3,7 +3,7 @@ import {wrapCells} from '../cell-width.ts';
 import {terminalSafe} from '../terminal-text.ts';
 import {formatDuration} from '../format.ts';
 import type {Task} from '../task.ts';
-import {describeEvent, foldHeartbeats} from '../timeline.ts';
+import {changeSize, describeEvent, foldHeartbeats} from '../timeline.ts';
 import {toRowView, type TaskRowView} from './selectors.ts';
 import {acceptanceLinesView} from './acceptance-lines-view.ts';
 
@@ -15,10 +15,33 @@ export type TimelineView = {
 	readonly row: TaskRowView | null;
 	readonly contract: readonly string[];
 	readonly evidence: readonly string[];
+	/** `run --worktree`: where and on which branch, then the diff stat by file; empty for a task run in place. */
+	readonly worktree: readonly string[];
 	/** A hand-in line by line: each acceptance line's verdicts and evidence, then who owes what; [] for no hand-in. */
 	readonly acceptance: readonly string[];
 	readonly lines: readonly TimelineLineView[];
 };
+
+/** The drill-down shows at most this many files of a worktree's diff stat (the rest counted). */
+const STAT_LINES = 5;
+
+/** A worktree task's lines: its branch, path and change, then the diff stat (`src/a.ts | +12 -3`). Ledger text: made terminal-safe. */
+function worktreeLines(task: Task | undefined): string[] {
+	const worktree = task?.worktree;
+	if (!worktree) return [];
+	const change = worktree.change;
+	const size = change ? changeSize(change.files, change.added, change.removed) : 'not measured yet';
+	const base = worktree.base ? ` from ${worktree.base.slice(0, 7)}` : '';
+	const files = (change?.stat ?? []).map(file =>
+		file.added === null ? `${file.path} | binary` : `${file.path} | +${file.added} -${file.removed ?? 0}`,
+	);
+	const more = files.length - STAT_LINES + (change?.more ?? 0);
+	return [
+		`${worktree.branch}${base} · ${size} · ${worktree.path}`,
+		...files.slice(0, STAT_LINES).map(line => `  ${line}`),
+		...(more > 0 ? [`  ${more} more file${more === 1 ? '' : 's'}`] : []),
+	].map(line => terminalSafe(line));
+}
 
 const clock = (at: number): string => new Date(at).toISOString().slice(11, 19);
 
@@ -114,6 +137,7 @@ export function selectTimeline(
 		row: task ? toRowView(task, now, stallSeconds) : null,
 		contract: contractLines(events),
 		evidence: evidenceLines(events),
+		worktree: worktreeLines(task),
 		acceptance: acceptanceLinesView(events),
 		lines: width === undefined ? lines : lines.flatMap(line => wrapLine(line, width)),
 	};

@@ -1,4 +1,5 @@
 import {withoutTelemetry} from '../../core/task.ts';
+import {worktreeWatch} from './worktree-watch.ts';
 import {StringDecoder} from 'node:string_decoder';
 import type {Readable, Writable} from 'node:stream';
 import {EventType} from '../../core/events.ts';
@@ -218,8 +219,10 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 	// The child's last output is the agent's own sign of life; the heartbeat itself proves only that it lives.
 	let outputAt: number | null = null;
 	const beat = (): void => log.append(EventType.heartbeat, outputAt === null ? {} : {outputAt});
+	const worktree = worktreeWatch(options, log);
 	const heartbeat = setInterval(() => {
 		beat();
+		worktree.measure();
 		watch.look();
 	}, options.heartbeatMs);
 	const onOutput = (): void => {
@@ -261,6 +264,8 @@ export function attach(options: WrapperOptions, log: TaskLog, child: Watched, re
 	return {
 		async finish() {
 			clearInterval(heartbeat);
+			// What the run leaves on its branch, recorded before its end.
+			worktree.measure();
 			for (const splitter of splitters) splitter.end();
 			// The child has exited: a total that passes the budget now stops nothing (it finished on its own).
 			watch.close();

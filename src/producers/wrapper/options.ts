@@ -5,6 +5,7 @@ import type {Ledger} from '../../ledger/open-ledger.ts';
 import type {AgentKind} from '../agent-kind.ts';
 import type {HoldOptions} from './hold-options.ts';
 import type {RunAsUser} from './run-as.ts';
+import type {WorktreePlan} from '../worktree.ts';
 
 // The built-in defaults live with the settings that override them (src/core/settings.ts, docs/config.md).
 /** Default token budget of a wrapped run. */
@@ -74,6 +75,8 @@ export type WrapperOptions = {
 	readonly runAs?: RunAsUser | null;
 	/** A headless Claude run whose held calls wait for a person and resume (docs/headless-holds.md). */
 	readonly hold?: HoldOptions | null;
+	/** `run --worktree`: the run's own worktree, made once admitted; the child runs in it (docs/wrapper.md). */
+	readonly worktree?: WorktreePlan | null;
 };
 
 /** The task's title: the one given, or the start of the command line. */

@@ -97,6 +97,17 @@ export function recordRegistered(options: WrapperOptions, log: TaskLog, slot: nu
 		output,
 		// The agent inherits the wrapper's TMUX and TMUX_PANE: its pane is the wrapper's (docs/tmux.md).
 		...tmuxField(tmuxPaneFromEnv(process.env['TMUX'], process.env['TMUX_PANE'])),
+		...(options.worktree
+			? {
+					worktree: {
+						path: options.worktree.path,
+						branch: options.worktree.branch,
+						base: options.worktree.base,
+						repository: options.worktree.repository,
+						from: options.worktree.from,
+					},
+				}
+			: {}),
 		// What `run --resume` needs to carry on a held run whose wrapper is gone: its own words and hold.
 		...(options.hold
 			? {

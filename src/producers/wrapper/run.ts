@@ -13,6 +13,7 @@ import {childExit, leftRunning, releaseOutput} from './child-exit.ts';
 import {awaitEscapedAgents} from './escaped.ts';
 import {watchLedgerFile} from './ledger-watch.ts';
 import {titleOf, type WrapperOptions} from './options.ts';
+import {createWorktree, removeWorktree} from '../worktree.ts';
 import {
 	recordOutcome,
 	recordRegistered,
@@ -62,10 +63,20 @@ export async function runWrapped(options: WrapperOptions): Promise<number> {
 async function runAdmitted(given: WrapperOptions, lease: SlotLease | null, relay: SignalRelay): Promise<number> {
 	const log = taskLog(given, given.taskId ?? newTaskId());
 	// The run's trace is known before it is registered: the registration records it, the agent gets it in TRACEPARENT.
-	const options: WrapperOptions = {...given, trace: given.trace ?? runTrace(given.ledger, log.taskId, given)};
+	const traced: WrapperOptions = {...given, trace: given.trace ?? runTrace(given.ledger, log.taskId, given)};
+	const worktree = traced.worktree ?? null;
+	// A run of its own worktree: made once admitted, and the child runs (and its diff is read) there.
+	if (worktree) createWorktree(worktree);
+	const options: WrapperOptions = worktree ? {...traced, cwd: worktree.path} : traced;
 	const isPiped = isOutputPiped(options);
 	const outputPath = isPiped ? outputFileOf(options.home, log.taskId) : null;
-	recordRegistered(options, log, lease?.slot ?? null, outputPath);
+	try {
+		recordRegistered(options, log, lease?.slot ?? null, outputPath);
+	} catch (error) {
+		// No worktree without its task: one the ledger could not record is taken back.
+		if (worktree) removeWorktree(worktree.repository, worktree.path, worktree.branch);
+		throw error;
+	}
 	lease?.label({taskId: log.taskId, title: titleOf(options)});
 	return runChildren(options, log, lease, relay, outputPath, null);
 }

@@ -48,7 +48,12 @@ export const TIMELINE: BoardPanel = {
 		const view = {...selected, row: lanes.rows?.get(taskId) ?? selected.row};
 		const tables = tablesOf(input, taskId);
 		const fixed =
-			5 + Math.max(1, view.contract.length) + Math.max(1, view.evidence.length) + view.acceptance.length + tables.lines;
+			5 +
+			Math.max(1, view.contract.length) +
+			Math.max(1, view.evidence.length) +
+			view.worktree.length +
+			view.acceptance.length +
+			tables.lines;
 		const visible = Math.max(3, bodyRows(input) - fixed);
 		const windowed = windowTimeline(view.lines, scroll, visible);
 		// Cut in cells here: Ink's own cut let a wide character at the edge wrap `…` onto a line of its own.
