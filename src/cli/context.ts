@@ -1,10 +1,13 @@
 import {accessSync, constants, statSync, type Stats} from 'node:fs';
+import {userInfo} from 'node:os';
 import {basename, dirname, join} from 'node:path';
+import {adoptConfiguredPolicy} from '../gates/passkey/policy.ts';
 import {LedgerFromFutureError} from '../ledger/migrations.ts';
 import {LedgerWalHeldError, openLedger, type Ledger, type OpenOptions} from '../ledger/open-ledger.ts';
 import {ledgerPath} from '../ledger/paths.ts';
 import {AmbiguousTaskError} from '../ledger/reader.ts';
 import type {Task} from '../core/task.ts';
+import {loadConfig} from './config-file.ts';
 import {CliError, USAGE_EXIT} from './errors.ts';
 
 /**
@@ -93,7 +96,30 @@ export function openCommandLedger(
 	}
 	// A typo in --ledger must not go unseen: the command says it made a new ledger (docs/cli.md).
 	if (ledger.isNewFile && isExplicit) process.stderr.write(`controlroom: created a new, empty ledger at ${file}\n`);
+	if (!isReadonly) adoptPolicyOfConfig(ledger);
 	return ledger;
+}
+
+/**
+ * `"approvals": "passkey"` in the config file is recorded in the ledger the first time a command
+ * that writes opens it (docs/passkeys.md); from then on the ledger decides. A config file that
+ * cannot be read is left to the command's own settings to report.
+ */
+function adoptPolicyOfConfig(ledger: Ledger): void {
+	let configured: string | undefined;
+	try {
+		configured = loadConfig()?.values.approvals;
+	} catch {
+		return;
+	}
+	if (configured !== 'passkey') return;
+	let user = 'unknown';
+	try {
+		user = userInfo().username;
+	} catch {
+		// No name for this uid (a container): the event still records the change.
+	}
+	adoptConfiguredPolicy(ledger, 'passkey', user);
 }
 
 /** What a path that is not a regular file is, in words. */

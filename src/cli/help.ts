@@ -163,7 +163,7 @@ export const HELP_GROUPS: readonly HelpGroup[] = [
 	{title: 'watch', commands: ['demo', 'explain', 'jump', 'status', 'stats', 'workers']},
 	{title: 'audit', commands: ['verify', 'audit']},
 	{title: 'run agents', commands: ['reconcile', 'gateway', 'order', 'worktree', 'reactions', 'ci']},
-	{title: 'answer', commands: ['decide', 'send', 'effects', 'review', 'send-back', 'ack', 'need', 'mediate', 'plan']},
+	{title: 'answer', commands: ['decide', 'send', 'effects', 'review', 'send-back', 'ack', 'need', 'mediate', 'plan', 'web']},
 	{
 		title: 'hand off',
 		commands: [

@@ -155,6 +155,10 @@ export const COMMANDS: Record<string, {readonly summary: string; readonly load: 
 		summary: "each worker's track record: approvals, rework, failures, expiries, spend",
 		load: () => import('./commands/workers.ts'),
 	},
+	web: {
+		summary: 'the board in a browser, live, answered with a passkey; enroll passkeys (web enroll)',
+		load: () => import('./commands/web.ts'),
+	},
 	config: {
 		summary: 'show the config file, every setting and where its value came from (config show|path)',
 		load: () => import('./commands/config.ts'),

@@ -58,6 +58,8 @@ export type FleetAsker = {readonly isPerson: boolean; readonly user: string | nu
 /** Where the yes comes in: this process's own terminal, or a request from a fleet board carried out by `sync`. */
 export type Door =
 	| {readonly kind: 'terminal'}
+	/** A web board's signed-in session, started from a link a person printed at a terminal (docs/web.md). */
+	| {readonly kind: 'web'; readonly sessionId: string; readonly person: string}
 	| {
 			readonly kind: 'fleet';
 			readonly requestId: number;
@@ -137,6 +139,15 @@ export function decideActor(facts: ActorFacts): Actor {
 				agent: {pid: ancestor.pid, name, taskId: null},
 			};
 		}
+	}
+	if (facts.door.kind === 'web') {
+		const {sessionId, person} = facts.door;
+		return {
+			kind: 'person',
+			user: person,
+			uid: null,
+			reason: `web session ${sessionId} of ${person}, started from a sign-in link ${person} printed at a terminal`,
+		};
 	}
 	if (facts.door.kind === 'fleet') {
 		const {asker, requestId, requestedBy} = facts.door;

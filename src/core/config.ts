@@ -36,6 +36,7 @@ const KIND_SCHEMAS = {
 	keys: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
 	colors: z.record(z.string(), z.string()),
 	requirements: z.array(z.string().check(z.refine(value => POLICY_TOKENS.includes(value)))),
+	approvals: z.enum(['terminal', 'passkey']),
 	collisions: z.record(z.string().check(z.refine(root => root === '*' || root.startsWith('/'))), z.enum(['hold', 'warn', 'off'])),
 } as const satisfies Record<SettingKind, z.ZodMiniType>;
 
@@ -45,6 +46,7 @@ const FILE_EXPECTED: Readonly<Record<SettingKind, string>> = {
 	duration: 'a duration like "90m", "24h" or "7d"',
 	names: 'a list of process names like ["claude", "codex"]',
 	requirements: `a list of policy values like ["authority", "trace"] (${POLICY_TOKENS.join(', ')})`,
+	approvals: '"terminal" or "passkey"',
 };
 
 type FileShape = {[K in SettingKey]: z.ZodMiniOptional<(typeof KIND_SCHEMAS)[(typeof SETTINGS)[K]['kind']]>};

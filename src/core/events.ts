@@ -674,6 +674,41 @@ const DECLARED = {
 		/** A budget question allowed: the tokens added to the budget. */
 		headroom: count,
 	}),
+	/**
+	 * A passkey was enrolled (docs/passkeys.md): its credential id and COSE public key (base64url),
+	 * its signature counter, the name the person gave it, the relying party it was made for, and
+	 * the passkey that approved it (an enrollment while one exists needs one; null for the first).
+	 */
+	passkeyEnrolled: declare('passkey.enrolled', {
+		credentialId: text,
+		publicKey: text,
+		counter: count,
+		name: text,
+		transports: z.optional(z.nullable(z.array(z.string()))),
+		rpId: text,
+		origin: text,
+		by: text,
+		approvedBy: text,
+	}),
+	/**
+	 * A person answered with a passkey: the signed answer (the item, its digest, the answer, expiry,
+	 * nonce) and what the authenticator returned (base64url), with the public key it was checked
+	 * against, so anyone can check the signature from this event alone (docs/passkeys.md).
+	 */
+	passkeyAsserted: declare('passkey.asserted', {
+		credentialId: text,
+		name: text,
+		publicKey: text,
+		signed: anything,
+		authenticatorData: text,
+		clientDataJSON: text,
+		signature: text,
+		origin: text,
+		rpId: text,
+		counter: count,
+	}),
+	/** The approvals policy changed: `passkey` (every yes needs a passkey) or `terminal`; who and how (docs/passkeys.md). */
+	approvalsSet: declare('approvals.set', {policy: text, by: text, credentialId: text, how: text}),
 	/** An answer was carried out (returned to the hook, or a resume ran with it): once only. */
 	decisionUsed: declare('decision.used', {decisionId: text, argsHash: text}),
 	/** A question stopped waiting unanswered: answered in the agent's pane, its hook died, or it expired. */

@@ -22,6 +22,8 @@ type KindValues = {
 	readonly colors: Readonly<Record<string, string>>;
 	/** What a receiver requires of a contract (docs/contracts.md, "The receiver's policy"); as text, a comma-separated list. */
 	readonly requirements: readonly string[];
+	/** Who may say yes: `terminal` (the actor rule) or `passkey` (only passkey-signed answers; docs/passkeys.md). */
+	readonly approvals: 'terminal' | 'passkey';
 	/** The second-writer policy by checkout root (an absolute folder, or `*` for every other): hold, warn or off. */
 	readonly collisions: Readonly<Record<string, 'hold' | 'warn' | 'off'>>;
 };
@@ -162,6 +164,13 @@ export const SETTINGS = {
 		about:
 			'failed runs of one task (a run and the runs started again from it) after which it is not run again but waits in Needs you',
 	},
+	approvals: {
+		kind: 'approvals',
+		builtIn: 'terminal',
+		usedBy: ['decide', 'effects', 'accept', 'ack', 'send-back', 'review', 'board', 'sync'],
+		about:
+			'"passkey": every yes must be signed by an enrolled passkey; recorded in the ledger once seen, and only a passkey answer turns it off (docs/passkeys.md)',
+	},
 	passBackLimit: {
 		kind: 'count',
 		builtIn: 2,
@@ -222,6 +231,7 @@ export const EXPECTED: Readonly<Record<SettingKind, string>> = {
 	keys: 'an object of board commands and their keys, like {"approve": "A"}',
 	colors: 'an object of tones and colours, like {"warn": "#ff8800"}',
 	requirements: `comma-separated policy values (${POLICY_TOKENS.join(', ')})`,
+	approvals: 'terminal or passkey',
 	collisions: 'an object of checkout roots (absolute, or "*") and hold, warn or off, like {"*": "hold", "/src/app": "warn"}',
 };
 
@@ -254,6 +264,8 @@ export function settingFromText(kind: SettingKind, text: string): KindValues[Set
 		case 'collisions':
 			// Objects live in the file only: no flag or variable sets them.
 			return null;
+		case 'approvals':
+			return text === 'terminal' || text === 'passkey' ? text : null;
 		case 'requirements': {
 			const values = text
 				.split(',')

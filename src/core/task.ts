@@ -733,6 +733,11 @@ function foldEvent(current: Task | undefined, given: NewEvent, seq: number, reco
 		// attempt at a yes is about its target and is no sign of the target's own life.
 		// A stored contract and an access grant are folded elsewhere too (src/core/contract/intake.ts, docs/serve.md).
 		case EventType.gateRefused:
+		// Passkeys and the approvals policy are folded by src/core/passkey (docs/passkeys.md).
+		// falls through
+		case EventType.passkeyEnrolled:
+		case EventType.passkeyAsserted:
+		case EventType.approvalsSet:
 		case EventType.contractDrafted:
 		case EventType.contractText:
 		case EventType.contractReadied:

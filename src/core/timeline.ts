@@ -275,6 +275,20 @@ function describeRaw(event: LedgerEvent): string {
 			return clip(
 				`accepted by ${event.data.by ?? 'unknown'}${event.data.osUser && event.data.osUser !== event.data.by ? ` (OS user ${event.data.osUser})` : ''}`,
 			);
+		case EventType.passkeyEnrolled:
+			return clip(
+				`passkey "${event.data.name ?? '?'}" enrolled by ${event.data.by ?? 'a person'} (credential ${(event.data.credentialId ?? '').slice(0, 12)})`,
+			);
+		case EventType.passkeyAsserted: {
+			const signed = event.data.signed as {item?: {kind?: string; id?: string}; answer?: string} | undefined;
+			return clip(
+				`${signed?.answer ?? '?'} ${signed?.item?.kind ?? '?'} ${signed?.item?.id ?? '?'} signed by passkey "${event.data.name ?? '?'}" (credential ${(event.data.credentialId ?? '').slice(0, 12)})`,
+			);
+		}
+		case EventType.approvalsSet:
+			return clip(
+				`approvals policy set to ${event.data.policy ?? '?'} by ${event.data.by ?? 'a person'} (${event.data.how ?? '?'})`,
+			);
 		case EventType.workLineVerdict:
 			return clip(
 				`line ${event.data.line ?? '?'} ${event.data.verdict ?? '?'} (${event.data.by ?? 'unknown'})${event.data.reason ? `: ${event.data.reason}` : ''}`,

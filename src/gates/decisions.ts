@@ -18,6 +18,8 @@ import type {Ledger} from '../ledger/open-ledger.ts';
 import {NotAPersonError, type Door} from '../core/actor.ts';
 import {isApproverAlive} from './effects/liveness.ts';
 import {requirePerson} from './person-gate.ts';
+import type {PasskeyProof} from './passkey/answer.ts';
+import {recordPasskeyAnswer} from './passkey/record.ts';
 import {ReviewGateError} from './gate-error.ts';
 
 // The questions agents ask and the answers people give (docs/decisions.md). Asking is anyone's
@@ -113,7 +115,20 @@ function notAnswerable(decision: DecisionRecord, now: number): string | null {
 }
 
 /** How an answer came: who writes it, and the door it came through (a fleet board's request). */
-export type AnswerOptions = {readonly source: string; readonly door?: Door; readonly now?: number};
+export type AnswerOptions = {
+	readonly source: string;
+	readonly door?: Door;
+	readonly now?: number;
+	/** The arguments' hash the person was shown (the web page's form): refused unless it is the question's. */
+	readonly shownArgsHash?: string;
+	/** A passkey answer checked by verifyAnswer, for exactly this question, its hash and this answer (docs/passkeys.md). */
+	readonly passkey?: PasskeyProof;
+};
+
+/** What a passkey signs as a question's answer: `allow`, `deny`, or `allow-N` with N tokens of headroom. */
+export function decisionAnswerWord(answer: DecisionAnswer, headroom: number | null): string {
+	return headroom === null ? answer : `${answer}-${headroom}`;
+}
 
 /**
  * A person answers a question (`controlroom decide`, the board's `a`/`x`): only a person says yes
@@ -133,6 +148,7 @@ export function answerDecision(
 		target: ref,
 		source: options.source,
 		...(options.door ? {door: options.door} : {}),
+		...(options.passkey ? {passkey: options.passkey} : {}),
 	});
 	const line = reason === null ? null : reason.replace(/\s+/g, ' ').trim();
 	const tooLong = line === null ? null : overTextLimit('--reason', line, REASON_MAX_CHARS);
@@ -145,10 +161,25 @@ export function answerDecision(
 		const decision = findDecision(ledger, ref);
 		const why = notAnswerable(decision, now);
 		if (why !== null) throw new ReviewGateError(`${decision.id}: ${why}`);
+		if (options.shownArgsHash !== undefined && options.shownArgsHash !== decision.argsHash)
+			throw new ReviewGateError(
+				`${decision.id}: the call shown is not the call asked about (its arguments' hash differs); look again`,
+			);
 		// A hook killed while it waited (kill -9) takes no answer: the agent's own dialog answers it.
 		if (decision.waiter !== null && !isApproverAlive(decision.waiter)) {
 			throw new ReviewGateError(`${decision.id}: no longer waiting (its hook is gone); answer it in the agent's own pane`);
 		}
+		// A passkey answer is recorded first, in this transaction: refused unless it signed this very answer.
+		const by = options.passkey
+			? recordPasskeyAnswer(ledger, options.passkey, {
+					taskId: decision.taskId,
+					item: {kind: 'decision', id: decision.id},
+					digest: decision.argsHash,
+					answer: decisionAnswerWord(answer, headroom),
+					source: options.source,
+					at: now,
+				})
+			: person.user;
 		ledger.writer.append([
 			{
 				taskId: decision.taskId,
@@ -159,7 +190,7 @@ export function answerDecision(
 					decisionId: decision.id,
 					answer,
 					reason: line === '' ? null : line,
-					by: person.user,
+					by,
 					argsHash: decision.argsHash,
 					headroom,
 				},

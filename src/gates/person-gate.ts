@@ -3,6 +3,11 @@ import {decideActor, NotAPersonError, type Actor, type Door, type FleetAsker} fr
 import {EventType} from '../core/events.ts';
 import type {Ledger} from '../ledger/open-ledger.ts';
 import {gatherActorFacts} from '../producers/actor-facts.ts';
+import {PasskeyRequiredError} from '../core/passkey/required-error.ts';
+import type {PasskeyItemKind} from '../core/passkey/signed-answer.ts';
+import {isGenuineProof, type PasskeyProof} from './passkey/answer.ts';
+import {itemLink} from './passkey/item-link.ts';
+import {approvalsPolicy} from './passkey/policy.ts';
 
 // Every gate function that says yes (or sends work back) asks here first, before it reads or
 // writes anything else (docs/security.md): the one asking must be a person. There is no way
@@ -25,6 +30,10 @@ export type YesVerb =
 	// Letting a connector or a script in (docs/serve.md).
 	| 'serve approve'
 	| 'serve tokens new'
+	// A sign-in link for the web board (docs/web.md).
+	| 'web link'
+	// Enrolling a passkey (docs/passkeys.md).
+	| 'web enroll'
 	// Removing a run's worktree whatever it holds (docs/wrapper.md).
 	| 'worktree remove --force';
 
@@ -36,6 +45,22 @@ export type YesRequest = {
 	readonly source: string;
 	/** A fleet board's request, carried out by this host's sync; absent: this process's own terminal. */
 	readonly door?: Door;
+	/** A passkey answer checked by verifyAnswer (docs/passkeys.md): the gate records it with its own event. */
+	readonly passkey?: PasskeyProof;
+};
+
+/**
+ * The verbs `approvals: passkey` binds (docs/passkeys.md), each with the kind of item its page
+ * answers. The others (contract ready, take --for, looked, serve's) stay under the actor rule.
+ */
+const PASSKEY_BOUND: Partial<Record<YesVerb, PasskeyItemKind>> = {
+	'effects approve': 'order',
+	'effects reject': 'order',
+	accept: 'handin',
+	ack: 'need',
+	'send-back': 'handin',
+	review: 'review',
+	decide: 'decision',
 };
 
 /** The person who said yes, as recorded beside it. */
@@ -103,13 +128,72 @@ function recordRefusal(
 	}
 }
 
+/** A yes that carries a passkey answer checked in this process: the passkey's holder says it. */
+function passkeySigner(request: YesRequest, proof: PasskeyProof): PersonActor {
+	if (!isGenuineProof(proof))
+		throw new PasskeyRequiredError(
+			`${request.verb} ${recordedTarget(request.target)}: refused: the passkey answer was not checked here, or was already used`,
+		);
+	return {
+		kind: 'person',
+		user: `passkey ${proof.passkey.name}`,
+		uid: null,
+		reason: 'an answer signed by an enrolled passkey, checked',
+	};
+}
+
+/**
+ * Under `approvals: passkey` an answer without a passkey is refused whoever gives it, a person at
+ * a terminal included: recorded (an agent's attempt as the actor rule records it), and one line
+ * saying where to answer: the item's page.
+ */
+function refuseUnsigned(
+	ledger: Ledger,
+	request: YesRequest,
+	kind: PasskeyItemKind,
+	actor: Actor,
+	facts: {pid: number; user: string | null; uid: number | null},
+): never {
+	const target = recordedTarget(request.target);
+	const reason = 'not passkey-signed (approvals: passkey)';
+	if (actor.kind === 'agent') recordRefusal(ledger, request, {...actor, reason: `${actor.reason}; ${reason}`}, facts);
+	else
+		try {
+			ledger.writer.append([
+				{
+					taskId: target === '' ? 'passkeys' : target,
+					type: EventType.gateRefused,
+					at: Date.now(),
+					source: request.source,
+					data: {
+						verb: request.verb,
+						target,
+						reason,
+						pid: facts.pid,
+						user: facts.user,
+						uid: facts.uid,
+						door: request.door?.kind ?? 'terminal',
+					},
+				},
+			]);
+		} catch {
+			// A ledger this process cannot write: the refusal stands unrecorded.
+		}
+	throw new PasskeyRequiredError(
+		`${request.verb} ${target}: refused: approvals: passkey is on and this answer is not passkey-signed; answer it with your passkey at ${itemLink(ledger.path, kind, request.target)}`,
+	);
+}
+
 /**
  * The actor rule at a gate: returns the person asking, or records the refused attempt and throws
  * NotAPersonError (one line: what was refused and why the asker is an agent; exit 77).
  */
 export function requirePerson(ledger: Ledger, request: YesRequest): PersonActor {
+	if (request.passkey !== undefined) return passkeySigner(request, request.passkey);
 	const facts = gatherActorFacts(ledger, request.door ?? {kind: 'terminal'});
 	const actor = decideActor(facts);
+	const bound = PASSKEY_BOUND[request.verb];
+	if (bound !== undefined && approvalsPolicy(ledger) === 'passkey') refuseUnsigned(ledger, request, bound, actor, facts);
 	if (actor.kind === 'person') return actor;
 	recordRefusal(ledger, request, actor, facts);
 	throw new NotAPersonError(

@@ -58,6 +58,9 @@ export type PersonRun = {
 	/** What it wrote to stderr so far, and a wakeup for each write (for waitFor). */
 	stderr(): string;
 	readonly onStderr: Wakeup;
+	/** What it wrote to stdout so far, and a wakeup for each write. */
+	stdout(): string;
+	readonly onStdout: Wakeup;
 	readonly done: Promise<CliResult>;
 };
 
@@ -74,7 +77,15 @@ export function spawnAsPerson(args: readonly string[], options: PersonOptions = 
 		child.once('exit', code => resolve(resultOf(dir, code)));
 	});
 	const pid = () => waitFor(() => readPid(dir), {what: "the person's command to start", on: [onFileChange(join(dir, 'pid'))]});
-	return {child, pid, stderr: () => resultOf(dir, null).stderr, onStderr: onFileChange(join(dir, 'err')), done};
+	return {
+		child,
+		pid,
+		stderr: () => resultOf(dir, null).stderr,
+		onStderr: onFileChange(join(dir, 'err')),
+		stdout: () => resultOf(dir, null).stdout,
+		onStdout: onFileChange(join(dir, 'out')),
+		done,
+	};
 }
 
 function readPid(dir: string): number | null {

@@ -20,7 +20,10 @@ once; a deny's reason reaches the agent. See docs/decisions.md.`,
 	exits: [
 		['0', 'answered'],
 		['1', 'refused: no such question, or it is no longer waiting (answered, withdrawn, past its window)'],
-		['77', 'refused: an agent asked (only a person at a terminal says yes; recorded, and shown on the board; docs/security.md)'],
+		[
+			'77',
+			'refused: an agent asked (only a person at a terminal says yes; recorded, and shown on the board; docs/security.md), or approvals: passkey is on and the answer is not passkey-signed (the line names its web page)',
+		],
 		['64', 'bad command line (no ID, an answer other than allow or deny), or no ledger at --ledger PATH'],
 	],
 	examples: [

@@ -1,3 +1,4 @@
+import {passkeyAnswerLine, passkeyAnswersOf} from '../../core/passkey/answer-lines.ts';
 import {familyLines, familyNames} from '../../core/family.ts';
 import {traceOfTask} from '../../core/otel/trace-chain.ts';
 import {taskSpanId} from '../../core/otel/trace-context.ts';
@@ -109,6 +110,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 		const family = familyNames(task, parent, reader.helpersOf(task.id));
 		// The trace its spans are exported in, and the TRACEPARENT its agent got (docs/otel.md).
 		const found = traceOfTask(task.id, id => traceFactsOf(ledger, id));
+		const passkeyAnswers = passkeyAnswersOf(reader.eventsOf(task.id));
 		const trace = {traceId: found.traceId, spanId: taskSpanId(task.id), parentSpanId: found.parentSpanId};
 		if (values.json) {
 			const facts = explanation.facts.map(item => ({
@@ -125,6 +127,7 @@ export async function run(argv: readonly string[]): Promise<number> {
 						family,
 						facts,
 						trace,
+						passkeyAnswers,
 					},
 					2,
 				),
@@ -133,6 +136,8 @@ export async function run(argv: readonly string[]): Promise<number> {
 			const [heading = '', ...rest] = printText(explanation, now).split('\n');
 			outText([heading, ...familyLines(family).map(line => terminalSafe(line)), ...rest].join('\n'));
 			out(`trace    ${trace.traceId}  [span ${trace.spanId}${trace.parentSpanId ? `, parent ${trace.parentSpanId}` : ''}]`);
+			// Who answered with a passkey, from the signed record (docs/passkeys.md); names are a person's, escaped all the same.
+			for (const answer of passkeyAnswers) out(terminalSafe(passkeyAnswerLine(answer)));
 		}
 		return 0;
 	} finally {

@@ -19,7 +19,11 @@ const SHAPES: readonly CredentialShape[] = [
 	{name: 'Google API key', hints: ['AIza'], pattern: /\bAIza[0-9A-Za-z_-]{35}\b/},
 	{name: 'npm token', hints: ['npm_'], pattern: /\bnpm_[A-Za-z0-9]{36}\b/},
 	// controlroom's own (src/core/access.ts): access, refresh, a script's, an authorization code.
-	{name: 'controlroom token', hints: ['cra_', 'crr_', 'crp_', 'crc_'], pattern: /\bcr[arpc]_[A-Za-z0-9_-]{32,}/},
+	{
+		name: 'controlroom token',
+		hints: ['cra_', 'crr_', 'crp_', 'crc_', 'crw_', 'crs_'],
+		pattern: /\bcr[arpcws]_[A-Za-z0-9_-]{32,}/,
+	},
 	{name: 'password in a URL', hints: ['://'], pattern: /\b[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^/\s@]+@/i},
 ];
 
