@@ -72,6 +72,19 @@ describe('TaskRow', () => {
 		expect(detail).toContain('pid 4242');
 		expect(detail).toContain('2/4');
 	});
+
+	it('keeps a readable title under 70 columns (a phone page): LAST SEEN goes, a long status is cut', () => {
+		const row = toRowView(tasks.get('t-progress')!, FIXED_NOW);
+		const at80 = layoutColumns([row], 80, false, 14);
+		expect(at80.shown).toContain('seen');
+		const at52 = layoutColumns([{...row, status: 'vanished (outcome unknown)'}], 52, false, 14);
+		expect(at52.shown).toEqual(['id', 'title', 'status']);
+		expect(at52.widths.status).toBe(14);
+		// 52 - the marker (2) - id (14 + 1) - status (14 + 1) - the free edge (2)
+		expect(at52.widths.title).toBe(18);
+		const frame = renderToString(<TaskRow row={row} isSelected={false} columns={at52} />, {columns: 52});
+		expect(Math.max(...frame.split('\n').map(line => line.length))).toBeLessThanOrEqual(52);
+	});
 });
 
 describe('NeedsYouPanel', () => {

@@ -51,6 +51,10 @@ const COLUMN_CAPS: Readonly<Record<Exclude<RowColumnKey, 'title' | 'id'>, number
 
 /** The marker column (`› ` on the selected row). */
 const MARKER = 2;
+/** Below this many columns the row drops LAST SEEN and cuts a long status (layoutColumns). */
+const NARROW_WIDTH = 70;
+/** `running/active` whole; `vanished (outcome unknown)` is cut on a narrow row. */
+const NARROW_STATUS_CAP = 14;
 /** The title keeps at least this many columns. */
 const MIN_TITLE = 6;
 
@@ -87,7 +91,8 @@ export type RowColumns = {
 
 /**
  * Sizes the columns to the terminal and the rows: every column when `isWide`; otherwise id, title,
- * status, last seen, and progress from 100 columns (the rest go to the detail line). Each column is
+ * status, last seen (not under 70 columns), and progress from 100 columns (the rest go to the
+ * detail line). Each column is
  * as wide as its heading and its widest value (capped); the title takes every column left, so a
  * wide terminal shows long titles rather than padding.
  */
@@ -98,8 +103,12 @@ export function layoutColumns(
 	idWidth: number,
 	showHost = false,
 ): RowColumns {
+	// A phone's page (docs/web.md) or a split pane under 70 columns: LAST SEEN gives its room to the
+	// title and a long status is cut, else the title shrinks to a few letters nobody can read.
+	const isNarrow = !isWide && width < NARROW_WIDTH;
 	const shown = ROW_COLUMN_KEYS.filter(key => {
 		if (key === 'host') return showHost;
+		if (key === 'seen') return !isNarrow;
 		if (key === 'progress') return isWide || width >= 100;
 		if (key === 'source' || key === 'age' || key === 'tokens' || key === 'cost' || key === 'pid') return isWide;
 		return true;
@@ -114,7 +123,7 @@ export function layoutColumns(
 		}
 		let widest = cellWidth(ROW_HEADINGS[key]);
 		for (const cell of cells) widest = Math.max(widest, cellWidth(cell[key]));
-		widths[key] = Math.min(widest, COLUMN_CAPS[key]);
+		widths[key] = Math.min(widest, isNarrow && key === 'status' ? NARROW_STATUS_CAP : COLUMN_CAPS[key]);
 	}
 	// One space after each column; one column kept free at the right edge.
 	const others = shown.filter(key => key !== 'title').reduce((sum, key) => sum + widths[key] + 1, 0);
