@@ -7,7 +7,7 @@ import {join, sep} from 'node:path';
 import type {BoardAdapters} from '../../../hooks/use-control-room.ts';
 import {parseDuration} from '../../core/duration.ts';
 import {loadWithGlobalsHidden} from '../../core/hidden-globals.ts';
-import {createNoticeChannel, type NoticeSource} from '../../core/board/notice-channel.ts';
+import {createNoticeChannel, mergeNoticeSources, type NoticeSource} from '../../core/board/notice-channel.ts';
 import type {BoardOptions} from '../../core/board/selectors.ts';
 import {acknowledgeSignal} from '../../gates/acknowledge.ts';
 import {isApproverAlive} from '../../gates/effects/liveness.ts';
@@ -194,6 +194,8 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 	let handoffs: DueHandoffs | undefined;
 	let reactions: {rules: readonly ReactionRule[]; react: typeof ReactAfterPass} | undefined;
 	const person = personName(run.person);
+	// The board's own notices (a wrong reaction rule file), beside a receiver's if one runs.
+	const boardNotices = createNoticeChannel();
 	return {
 		feed: createBoardFeed(ledger, {
 			isApproverAlive,
@@ -265,7 +267,10 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 				(await import('../reactions-file.ts').then(module => {
 					try {
 						return {rules: module.loadReactionRules(undefined).rules, react: module.reactAfterPass};
-					} catch {
+					} catch (error) {
+						// Said once on the notice line, so a person does not trust rules that never run.
+						const problem = error instanceof Error ? error.message : String(error);
+						boardNotices.post({tone: 'error', text: `${problem}; no reaction rule runs on this board`});
 						return {rules: [], react: module.reactAfterPass};
 					}
 				}));
@@ -288,7 +293,7 @@ export function boardAdapters(ledger: Ledger, run: BoardRun = {}): BoardAdapters
 		// BEL is one byte that moves no cursor, so it can be written beside Ink's frames; tmux turns it into a window alert.
 		...(run.isBellOn === false ? {} : {bell: () => void process.stdout.write(BELL)}),
 		...notifierOf(run),
-		...(run.notices ? {notices: run.notices} : {}),
+		notices: run.notices ? mergeNoticeSources(run.notices, boardNotices) : boardNotices,
 	};
 }
 

@@ -28,3 +28,15 @@ export function createNoticeChannel(): NoticeChannel {
 		},
 	};
 }
+
+/** Both sources' notices on one line: the board takes one source (a receiver's, and the board's own). */
+export function mergeNoticeSources(first: NoticeSource, second: NoticeSource): NoticeSource {
+	return {
+		subscribe(listener) {
+			const stops = [first.subscribe(listener), second.subscribe(listener)];
+			return () => {
+				for (const stop of stops) stop();
+			};
+		},
+	};
+}
