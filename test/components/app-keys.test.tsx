@@ -376,7 +376,7 @@ describe('the keys in force (the config file’s keys) and a read-only board', (
 	}
 
 	it('acts on the remapped key, not the built-in one, and ? help lists the key in force', async () => {
-		const board = await renderBoard({options: {keyTable: remapped({stop: 'S', help: 'H'})}});
+		const board = await renderBoard({options: {keyTable: remapped({stop: 'Z', help: 'H'})}});
 		board.stdin.write('j');
 		await waitForFrame(board, '› t-quiet');
 		board.stdin.write('s');
@@ -385,11 +385,11 @@ describe('the keys in force (the config file’s keys) and a read-only board', (
 		board.stdin.write('j');
 		await waitForFrame(board, '› t-progress');
 		expect(board.lastFrame()).not.toContain('stopping is not wired');
-		board.stdin.write('S');
-		await waitForFrame(board, 'S: stopping is not wired in this test');
+		board.stdin.write('Z');
+		await waitForFrame(board, 'Z: stopping is not wired in this test');
 		board.stdin.write('H');
 		const help = await waitForFrame(board, 'KEYS');
-		expect(help).toMatch(/\bS +stop the task/);
+		expect(help).toMatch(/\bZ +stop the task/);
 		expect(help).not.toMatch(/\bs +stop the task/);
 	});
 

@@ -40,6 +40,7 @@ const SAMPLES: Record<string, {file: unknown; value: unknown; text: string}> = {
 	keys: {file: {approve: 'A'}, value: {approve: 'A'}, text: ''},
 	colors: {file: {warn: '#ff8800'}, value: {warn: '#ff8800'}, text: ''},
 	collisions: {file: {'*': 'hold', '/src/app': 'warn'}, value: {'*': 'hold', '/src/app': 'warn'}, text: ''},
+	approvals: {file: 'passkey', value: 'passkey', text: 'passkey'},
 	requirements: {
 		file: ['authority', 'trace:exception'],
 		value: ['authority', 'trace:exception'],
