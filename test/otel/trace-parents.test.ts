@@ -57,7 +57,7 @@ describe('trace parents across work', () => {
 			parentSpanId: taskSpanId(taskId),
 		});
 		expect(readFileSync(out, 'utf8')).toBe(`00-${TRACE}-${taskSpanId(rerun)}-01`);
-	});
+	}, 120_000);
 
 	it('a run with no contract starts a trace of its own, or joins the TRACEPARENT it was started with', () => {
 		const ledger = join(scratchDir('cr-trace-'), 'ledger.db');
